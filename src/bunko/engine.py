@@ -1,0 +1,218 @@
+"""`Bunko`: one collection, its stages wired together. The CLI and server are shells over it."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from bunko.chunk.registry import get_chunker
+from bunko.config import CONFIG_FILE, Config
+from bunko.embed.base import Embedder
+from bunko.embed.registry import build_embedder
+from bunko.errors import CollectionError
+from bunko.generate.extractive import ExtractiveGenerator, render_answer
+from bunko.generate.grade import grade, keyword_coverage
+from bunko.generate.language import abstain_message, detect_language
+from bunko.ingest.lock import WriterLock
+from bunko.ingest.pipeline import Ingestor, IngestReport, Progress, embed_hash
+from bunko.parse.registry import ParserRegistry, default_registry
+from bunko.retrieve.analyzers import get_analyzer
+from bunko.retrieve.searcher import Searcher, SearchResult
+from bunko.schema import Answer, Chunk, DocumentInfo, Element, Hit, IngestJob
+from bunko.store.base import Store
+from bunko.store.local import LocalStore
+
+DEFAULT_COLLECTION = ".bunko"
+
+
+class Bunko:
+    """A collection folder (``bunko.toml`` + store), opened for ingest, search and ask.
+
+    ``embedder`` and ``registry`` may be injected (tests share one loaded model;
+    applications add parsers); by default they are built from the config.
+    """
+
+    def __init__(
+        self,
+        path: str | Path = DEFAULT_COLLECTION,
+        *,
+        config: Config | None = None,
+        embedder: Embedder | None = None,
+        registry: ParserRegistry | None = None,
+        create: bool = True,
+    ) -> None:
+        self.path = Path(path)
+        config_file = self.path / CONFIG_FILE
+        if not config_file.exists():
+            if not create:
+                raise CollectionError(f"{self.path}: no bunko collection here (run `bunko init` or `bunko ingest` first)")
+            self.path.mkdir(parents=True, exist_ok=True)
+            (config or Config()).save(config_file)
+        self.config = config or Config.load(config_file)
+        self.root = self.path.resolve().parent
+        self.store: Store = LocalStore(self.path / "store")
+        self.registry = registry or default_registry()
+        self.analyzer = get_analyzer(self.config.retrieve.analyzer)
+        self.chunker = get_chunker(self.config.chunk.strategy)
+        self._embedder = embedder
+        self._lock = WriterLock(self.path / "write.lock")
+        self._check_embedder(self.embedder_name)
+
+    # -- wiring -------------------------------------------------------------
+    @property
+    def embedder_name(self) -> str:
+        return self._embedder.name if self._embedder is not None else self.config.embed.model
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = build_embedder(self.config.embed)
+        return self._embedder
+
+    def _check_embedder(self, name: str) -> None:
+        recorded = self.store.get_meta("embedder")
+        if recorded is not None and recorded != name and self.store.chunk_count() > 0:
+            raise CollectionError(
+                f"{self.path}: this collection was embedded with {recorded!r} "
+                f"({self.store.get_meta('dimension')} dimensions) but the embedder now is {name!r}; "
+                f"run `bunko reembed` to re-embed the stored chunks with it, or set [embed] model = {recorded!r}"
+            )
+
+    def _record_embedder(self) -> None:
+        embedder = self.embedder
+        self.store.set_meta("embedder", embedder.name)
+        self.store.set_meta("dimension", str(embedder.dimension))
+
+    @property
+    def searcher(self) -> Searcher:
+        return Searcher(self.store, self.embedder, self.analyzer, self.config.retrieve)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Bunko:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- ingest -------------------------------------------------------------
+    def ingest(self, paths: str | Path | Iterable[str | Path], *, prune: bool = False, progress: Progress | None = None) -> IngestReport:
+        """Parse, chunk, embed and index files and folders; unchanged files are skipped."""
+        items = [Path(paths)] if isinstance(paths, str | Path) else [Path(p) for p in paths]
+        with self._lock:
+            self.store.fail_unfinished_jobs("the ingest process stopped before this job finished; it will be retried")
+            if self.store.get_meta("embedder") is None or self.store.chunk_count() == 0:
+                self._record_embedder()
+            ingestor = Ingestor(
+                self.store, self.registry, self.chunker, lambda: self.embedder, self.analyzer, self.config, self.root
+            )
+            return ingestor.run(items, prune=prune, progress=progress)
+
+    def delete(self, source: str) -> bool:
+        """Remove a document from every index; `source` as listed by `documents()`."""
+        with self._lock:
+            return self.store.delete_document(source)
+
+    def reembed(self, progress: Progress | None = None) -> int:
+        """Re-embed every stored chunk with the configured embedder; no re-parsing."""
+        with self._lock:
+            embedder = self.embedder
+            chunks = self.store.chunks()
+            vectors = {}
+            batch = 256
+            for start in range(0, len(chunks), batch):
+                part = chunks[start : start + batch]
+                for chunk, vector in zip(part, embedder.embed([c.embed_text for c in part]), strict=True):
+                    vectors[chunk.chunk_id] = vector
+            self.store.replace_vectors(vectors, {c.chunk_id: embed_hash(embedder.name, c.embed_text) for c in chunks})
+            self._record_embedder()
+            return len(chunks)
+
+    # -- read ---------------------------------------------------------------
+    def documents(self) -> list[DocumentInfo]:
+        return self.store.documents()
+
+    def chunks(self, source: str | None = None) -> list[Chunk]:
+        return self.store.chunks(source)
+
+    def elements(self, source: str) -> list[Element]:
+        return self.store.elements(source)
+
+    def jobs(self, all_runs: bool = False, limit: int = 1000) -> list[IngestJob]:
+        run_id = None if all_runs else self.store.last_run_id()
+        return self.store.jobs(run_id, limit)
+
+    def status(self) -> dict[str, Any]:
+        jobs = self.jobs()
+        by_status: dict[str, int] = {}
+        for job in jobs:
+            by_status[job.status] = by_status.get(job.status, 0) + 1
+        return {
+            "collection": str(self.path),
+            "documents": len(self.store.documents()),
+            "chunks": self.store.chunk_count(),
+            "embedder": self.store.get_meta("embedder") or self.embedder_name,
+            "dimension": int(self.store.get_meta("dimension") or 0) or None,
+            "chunk_strategy": self.config.chunk.strategy,
+            "last_run": by_status,
+        }
+
+    def search(self, query: str, k: int | None = None, filters: Mapping[str, Any] | None = None, mode: str | None = None) -> list[Hit]:
+        return self.search_detailed(query, k=k, filters=filters, mode=mode).hits
+
+    def search_detailed(self, query: str, k: int | None = None, filters: Mapping[str, Any] | None = None, mode: str | None = None) -> SearchResult:
+        return self.searcher.search(query, k=k, where=filters, mode=mode)
+
+    def trace(self, trace_id: str) -> dict[str, Any] | None:
+        return self.store.get_trace(trace_id)
+
+    # -- ask ----------------------------------------------------------------
+    def ask(self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None) -> Answer:
+        """A grounded answer: cited sentences from the evidence, or an abstention in the question's language."""
+        started = time.perf_counter()
+        language = detect_language(question)
+        result = self.search_detailed(question, k=k, filters=filters)
+        hits = result.hits
+        query_vector = result.query_vector if result.query_vector is not None else self.embedder.embed([question])[0]
+        generator = ExtractiveGenerator(self.embedder, self.analyzer, self.config.answer.max_sentences)
+
+        timer = time.perf_counter()
+        scored = generator.score_units(hits, query_vector, result.query_tokens)
+        top = hits[:3]
+        similarity = max((1.0 - h.distance for h in top if h.distance is not None), default=0.0)
+        coverage = max((keyword_coverage(result.query_tokens, set(self.analyzer(h.chunk.embed_text))) for h in top), default=0.0)
+        verdict = grade(hits, similarity, coverage, self.config.answer.min_confidence)
+        sentences = generator.answer(hits, scored) if verdict.sufficient else []
+        abstained = not sentences
+        text = abstain_message(language) if abstained else render_answer(sentences, language)
+        generate_time = time.perf_counter() - timer
+
+        trace_id = uuid.uuid4().hex[:16]
+        answer = Answer(
+            question=question, text=text, sentences=sentences, abstained=abstained,
+            confidence=verdict.confidence, trace_id=trace_id, language=language,
+        )
+        self.store.save_trace(trace_id, question, {
+            "question": question,
+            "language": language,
+            "route": {"mode": result.mode, "filters": dict(filters or {})},
+            "query_tokens": result.query_tokens,
+            "hits": [
+                {"chunk_id": h.chunk.chunk_id, "source": h.chunk.source, "score": h.score, "distance": h.distance, "signals": h.signals}
+                for h in hits
+            ],
+            "grade": asdict(verdict),
+            "units": [
+                {"text": s.unit.text, "hit": s.unit.hit_index, "similarity": s.similarity, "coverage": s.coverage, "score": s.score}
+                for s in sorted(scored, key=lambda s: -s.score)[:10]
+            ],
+            "generator": generator.name,
+            "answer": asdict(answer),
+            "timings": {**result.timings, "generate": generate_time, "total": time.perf_counter() - started},
+        })
+        return answer

@@ -1,0 +1,196 @@
+"""The ingest workflow: every file is a job that walks PARSING → … → READY or FAILED.
+
+A job's status is saved before each stage, so `bunko jobs` tells the truth
+while a run is going and after it was killed. The document itself becomes
+visible only in the final INDEXING transaction. A failure is confined to its
+file: it is recorded with a code and a one-line reason, and the run goes on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bunko.chunk.base import Chunker
+from bunko.config import Config
+from bunko.embed.base import Embedder
+from bunko.errors import DocumentError
+from bunko.ingest.sources import SourceFile, discover, source_name
+from bunko.parse.registry import ParserRegistry
+from bunko.retrieve.analyzers import Analyzer
+from bunko.schema import ErrorCode, IngestJob, JobStatus
+from bunko.store.base import Store, StoredChunk
+from bunko.store.local import doc_id_for
+
+Progress = Callable[[int, int, IngestJob], None]
+
+_STAGE_ERRORS = {
+    JobStatus.PENDING: ErrorCode.PARSE_FAILED,
+    JobStatus.PARSING: ErrorCode.PARSE_FAILED,
+    JobStatus.CHUNKING: ErrorCode.PARSE_FAILED,
+    JobStatus.EMBEDDING: ErrorCode.EMBED_FAILED,
+    JobStatus.INDEXING: ErrorCode.INDEX_FAILED,
+}
+
+
+@dataclass
+class IngestReport:
+    run_id: str
+    jobs: list[IngestJob] = field(default_factory=list)
+    pruned: list[str] = field(default_factory=list)
+
+    def count(self, status: JobStatus) -> int:
+        return sum(1 for job in self.jobs if job.status == status)
+
+    @property
+    def failed(self) -> list[IngestJob]:
+        return [job for job in self.jobs if job.status == JobStatus.FAILED]
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+
+def content_hash(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def embed_hash(embedder_name: str, text: str) -> str:
+    return hashlib.sha1(f"{embedder_name}\0{text}".encode()).hexdigest()
+
+
+class Ingestor:
+    def __init__(
+        self, store: Store, registry: ParserRegistry, chunker: Chunker, embedder: Callable[[], Embedder],
+        analyzer: Analyzer, config: Config, root: Path,
+    ) -> None:
+        self.store = store
+        self.registry = registry
+        self.chunker = chunker
+        self._embedder_factory = embedder
+        self.analyzer = analyzer
+        self.config = config
+        self.root = root
+
+    def run(self, paths: Iterable[Path], prune: bool = False, progress: Progress | None = None) -> IngestReport:
+        paths = list(paths)
+        report = IngestReport(run_id=uuid.uuid4().hex[:12])
+        items = list(discover(paths, self.root, self.config.ingest.include, self.config.ingest.exclude))
+        for done, item in enumerate(items, start=1):
+            job = self._process(item, report.run_id)
+            report.jobs.append(job)
+            if progress:
+                progress(done, len(items), job)
+        if prune:
+            seen = {item.source for item in items if isinstance(item, SourceFile)}
+            report.pruned = self._prune([p for p in paths if p.is_dir()], seen)
+        return report
+
+    def _prune(self, folders: list[Path], seen: set[str]) -> list[str]:
+        prefixes = [source_name(folder, self.root).rstrip("/") + "/" for folder in folders]
+        pruned = []
+        for doc in self.store.documents():
+            under = any(doc.source.startswith(p) or p == "./" for p in prefixes)
+            if under and doc.source not in seen and not self._path_of(doc.source).exists():
+                self.store.delete_document(doc.source)
+                pruned.append(doc.source)
+        return pruned
+
+    def _path_of(self, source: str) -> Path:
+        path = Path(source)
+        return path if path.is_absolute() else self.root / path
+
+    def _save(self, job: IngestJob, run_id: str, status: JobStatus) -> None:
+        job.status = status
+        job.updated_at = time.time()
+        self.store.save_job(job, run_id)
+
+    def _process(self, item: SourceFile | Path, run_id: str) -> IngestJob:
+        now = time.time()
+        source = item.source if isinstance(item, SourceFile) else str(item)
+        job = IngestJob(job_id=uuid.uuid4().hex[:16], source=source, created_at=now, updated_at=now)
+        self._save(job, run_id, JobStatus.PENDING)
+        started = time.perf_counter()
+        try:
+            if not isinstance(item, SourceFile):
+                raise DocumentError(ErrorCode.NOT_FOUND, f"{item}: no such file or directory")
+            self._ingest_file(item, job, run_id)
+        except DocumentError as exc:
+            self._fail(job, run_id, exc.code, exc.detail)
+        except Exception as exc:  # noqa: BLE001 - one bad file must not stop the run
+            code = _STAGE_ERRORS.get(JobStatus(job.status), ErrorCode.PARSE_FAILED)
+            self._fail(job, run_id, code, f"{source}: {type(exc).__name__}: {exc}".splitlines()[0])
+        job.timings["total"] = round(time.perf_counter() - started, 4)
+        self.store.save_job(job, run_id)
+        return job
+
+    def _fail(self, job: IngestJob, run_id: str, code: ErrorCode, detail: str) -> None:
+        job.error_code = code.value
+        job.error_detail = detail
+        self._save(job, run_id, JobStatus.FAILED)
+
+    def _ingest_file(self, item: SourceFile, job: IngestJob, run_id: str) -> None:
+        path, source = item.path, item.source
+        size = path.stat().st_size
+        limit = self.config.ingest.max_file_mb * 1024 * 1024
+        if size > limit:
+            raise DocumentError(ErrorCode.TOO_LARGE, f"{source}: {size / 1048576:.1f} MB is over the {self.config.ingest.max_file_mb:g} MB limit (ingest.max_file_mb)")
+        if size == 0:
+            raise DocumentError(ErrorCode.EMPTY, f"{source}: the file is empty")
+        digest = content_hash(path)
+        if self.store.document_hash(source) == digest:
+            self._save(job, run_id, JobStatus.SKIPPED)
+            return
+
+        timer = time.perf_counter()
+        self._save(job, run_id, JobStatus.PARSING)
+        parser, mime = self.registry.parser_for(path, source)
+        doc = parser.parse(path, source, mime)
+        doc.doc_id = doc_id_for(source)
+        if not any(e.text.strip() for e in doc.elements):
+            raise DocumentError(ErrorCode.EMPTY, f"{source}: no text found")
+        job.timings["parse"] = round(time.perf_counter() - timer, 4)
+
+        timer = time.perf_counter()
+        self._save(job, run_id, JobStatus.CHUNKING)
+        chunks = self.chunker.chunk(doc, self.config.chunk)
+        if not chunks:
+            raise DocumentError(ErrorCode.EMPTY, f"{source}: no text to index after chunking")
+        job.timings["chunk"] = round(time.perf_counter() - timer, 4)
+
+        timer = time.perf_counter()
+        self._save(job, run_id, JobStatus.EMBEDDING)
+        embedder = self._embedder_factory()
+        hashes = [embed_hash(embedder.name, c.embed_text) for c in chunks]
+        vectors = self.store.cached_vectors(hashes)
+        missing = [i for i, h in enumerate(hashes) if h not in vectors]
+        if missing:
+            try:
+                fresh = embedder.embed([chunks[i].embed_text for i in missing])
+            except Exception as exc:  # noqa: BLE001 - any embedder failure is this document's EMBED_FAILED
+                raise DocumentError(ErrorCode.EMBED_FAILED, f"{source}: {type(exc).__name__}: {exc}".splitlines()[0]) from exc
+            for row, i in enumerate(missing):
+                vectors[hashes[i]] = fresh[row]
+        job.timings["embed"] = round(time.perf_counter() - timer, 4)
+
+        timer = time.perf_counter()
+        self._save(job, run_id, JobStatus.INDEXING)
+        stored = [
+            StoredChunk(chunk=c, vector=vectors[h], tokens=self.analyzer(c.embed_text), embed_hash=h)
+            for c, h in zip(chunks, hashes, strict=True)
+        ]
+        doc.meta["chunk_strategy"] = self.chunker.name
+        try:
+            self.store.replace_document(doc, digest, stored)
+        except Exception as exc:
+            raise DocumentError(ErrorCode.INDEX_FAILED, f"{source}: {type(exc).__name__}: {exc}".splitlines()[0]) from exc
+        job.timings["index"] = round(time.perf_counter() - timer, 4)
+        self._save(job, run_id, JobStatus.READY)

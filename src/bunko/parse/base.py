@@ -1,0 +1,67 @@
+"""The parser interface and the helpers every parser shares."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Protocol
+
+from bunko.schema import Element, ParsedDocument
+
+
+class Parser(Protocol):
+    """Turns one file into elements, keeping page, section path and structure.
+
+    A parser raises `bunko.errors.DocumentError` with a specific code
+    (PARSE_FAILED, ENCRYPTED, ENCODING, …) when the file cannot be read.
+    """
+
+    name: str
+    version: str
+    mimes: tuple[str, ...]
+
+    def parse(self, path: Path, source: str, mime: str) -> ParsedDocument: ...
+
+
+def element_id(source: str, ordinal: int) -> str:
+    """Stable across re-parses of unchanged content: the source plus the element's position."""
+    return f"{hashlib.sha1(source.encode('utf-8')).hexdigest()[:12]}:e{ordinal}"
+
+
+class ElementBuilder:
+    """Accumulates elements and tracks the heading stack that becomes `section_path`."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.elements: list[Element] = []
+        self._headings: list[tuple[int, str]] = []
+
+    @property
+    def section_path(self) -> list[str]:
+        return [text for _, text in self._headings]
+
+    def heading(self, level: int, text: str, **kwargs: object) -> Element:
+        while self._headings and self._headings[-1][0] >= level:
+            self._headings.pop()
+        self._headings.append((level, text))
+        meta = dict(kwargs.pop("meta", {}) or {})  # type: ignore[call-overload]
+        meta["level"] = level
+        return self.add("heading", text, meta=meta, **kwargs)
+
+    def add(self, kind: str, text: str, **kwargs: object) -> Element:
+        element = Element(
+            element_id=element_id(self.source, len(self.elements)),
+            kind=kind,
+            text=text,
+            section_path=self.section_path,
+            **kwargs,  # type: ignore[arg-type]
+        )
+        self.elements.append(element)
+        return element
+
+
+def title_from(elements: list[Element], fallback: str) -> str:
+    for element in elements:
+        if element.kind == "heading":
+            return element.text
+    return fallback

@@ -1,0 +1,122 @@
+"""Markdown through markdown-it-py: headings give section paths; tables, code and lists stay whole."""
+
+from __future__ import annotations
+
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+import yaml
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from mdit_py_plugins.front_matter import front_matter_plugin
+
+from bunko.parse.base import ElementBuilder, title_from
+from bunko.parse.encoding import decode_text
+from bunko.parse.tables import table_markdown, table_meta
+from bunko.schema import ParsedDocument
+
+
+def _inline_text(token: Token) -> str:
+    parts: list[str] = []
+    for child in token.children or []:
+        if child.type in ("text", "code_inline", "html_inline"):
+            parts.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            parts.append("\n")
+        elif child.type == "image":
+            parts.append(child.content or str(child.attrs.get("alt", "")))
+    return "".join(parts).strip()
+
+
+def _front_matter(content: str) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(content)
+    except yaml.YAMLError:
+        return {}
+    return {str(k): v for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+class MarkdownParser:
+    name = "markdown"
+    version = version("markdown-it-py")
+    mimes = ("text/markdown",)
+
+    def __init__(self) -> None:
+        self._md = MarkdownIt("commonmark").enable("table").use(front_matter_plugin)
+
+    def parse(self, path: Path, source: str, mime: str) -> ParsedDocument:
+        text, encoding = decode_text(path.read_bytes(), source)
+        return self.parse_text(text, source, meta={"encoding": encoding})
+
+    def parse_text(self, text: str, source: str, meta: dict[str, Any] | None = None) -> ParsedDocument:
+        lines = text.splitlines()
+        tokens = self._md.parse(text)
+        builder = ElementBuilder(source)
+        fields: dict[str, Any] = {}
+        i = 0
+        while i < len(tokens):
+            token = tokens[i]
+            end = self._block_end(tokens, i)
+            line_meta = {"lines": [token.map[0] + 1, token.map[1]]} if token.map else {}
+            if token.type == "front_matter":
+                fields = _front_matter(token.content)
+            elif token.type == "heading_open":
+                builder.heading(int(token.tag[1:]), _inline_text(tokens[i + 1]), meta=line_meta)
+            elif token.type == "paragraph_open":
+                builder.add("paragraph", _inline_text(tokens[i + 1]), meta=line_meta)
+            elif token.type in ("fence", "code_block"):
+                lang = token.info.strip()
+                code = token.content.rstrip("\n")
+                builder.add("code", f"```{lang}\n{code}\n```", meta={**line_meta, "language": lang})
+            elif token.type == "table_open":
+                header, rows = self._table_cells(tokens[i:end])
+                builder.add("table", table_markdown(header, rows), meta={**line_meta, **table_meta(header, rows)})
+            elif token.type in ("bullet_list_open", "ordered_list_open", "blockquote_open") and token.map:
+                kind = "paragraph" if token.type == "blockquote_open" else "list"
+                body = "\n".join(lines[token.map[0] : token.map[1]]).strip()
+                builder.add(kind, body, meta=line_meta)
+            elif token.type == "html_block" and token.content.strip():
+                builder.add("paragraph", token.content.strip(), meta={**line_meta, "html": True})
+            i = end
+        elements = [e for e in builder.elements if e.text.strip()]
+        title = str(fields.get("title") or title_from(elements, Path(source).stem))
+        doc_meta = {**(meta or {}), "fields": fields} if fields else dict(meta or {})
+        return ParsedDocument(
+            doc_id="", source=source, title=title, mime="text/markdown", parser=f"{self.name}/{self.version}",
+            elements=elements, meta=doc_meta,
+        )
+
+    @staticmethod
+    def _block_end(tokens: list[Token], start: int) -> int:
+        """Index after the block that starts at `start` (its matching close token)."""
+        if tokens[start].nesting != 1:
+            return start + 1
+        depth = 0
+        for j in range(start, len(tokens)):
+            depth += tokens[j].nesting
+            if depth == 0:
+                return j + 1
+        return len(tokens)
+
+    @staticmethod
+    def _table_cells(tokens: list[Token]) -> tuple[list[str], list[list[str]]]:
+        header: list[str] = []
+        rows: list[list[str]] = []
+        in_head = False
+        current: list[str] = []
+        for j, token in enumerate(tokens):
+            if token.type == "thead_open":
+                in_head = True
+            elif token.type == "thead_close":
+                in_head = False
+            elif token.type == "tr_open":
+                current = []
+            elif token.type == "tr_close":
+                if in_head:
+                    header = current
+                else:
+                    rows.append(current)
+            elif token.type == "inline":
+                current.append(_inline_text(tokens[j]))
+        return header, rows

@@ -1,0 +1,32 @@
+"""Plain text: encoding detected, paragraphs split on blank lines."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from bunko.parse.base import ElementBuilder
+from bunko.parse.encoding import decode_text
+from bunko.schema import ParsedDocument
+
+_BLOCK = re.compile(r"\S.*?(?=\n[ \t]*\n|\Z)", re.DOTALL)
+
+
+class TextParser:
+    name = "text"
+    version = "1"
+    mimes = ("text/plain",)
+
+    def parse(self, path: Path, source: str, mime: str) -> ParsedDocument:
+        text, encoding = decode_text(path.read_bytes(), source)
+        builder = ElementBuilder(source)
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        for match in _BLOCK.finditer(text):
+            first = text.count("\n", 0, match.start()) + 1
+            block = match.group().rstrip()
+            builder.add("paragraph", block, meta={"lines": [first, first + block.count("\n")]})
+        title = builder.elements[0].text.splitlines()[0][:120] if builder.elements else Path(source).stem
+        return ParsedDocument(
+            doc_id="", source=source, title=title, mime="text/plain", parser=f"{self.name}/{self.version}",
+            elements=builder.elements, meta={"encoding": encoding},
+        )

@@ -1,0 +1,62 @@
+"""Text → keyword tokens, the same for documents and queries.
+
+Whitespace tokenizers find nothing in Japanese or Chinese, which have no spaces.
+The multilingual analyzer turns every run of CJK characters into overlapping
+character bigrams (the approach of Lucene's CJKAnalyzer), lower-cases Latin
+words, and keeps identifiers such as ``E-1024``, ``ERR_CONN_RESET`` or
+``v2.3.1`` whole *and* as parts, so both exact codes and their pieces match.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable
+
+_CJK = (
+    r"\u3040-\u309f"  # hiragana
+    r"\u30a0-\u30ff"  # katakana
+    r"\u3400-\u4dbf"  # CJK extension A
+    r"\u4e00-\u9fff"  # CJK unified ideographs
+    r"\uf900-\ufaff"  # compatibility ideographs
+    r"\uac00-\ud7af"  # hangul syllables
+)
+_WORD_CHAR = rf"[^\W_{_CJK}]"
+_TOKEN = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>{_WORD_CHAR}+(?:[-_./:,]{_WORD_CHAR}+)*)", re.UNICODE)
+_SPLIT_CODE = re.compile(r"[-_./:,]")
+
+Analyzer = Callable[[str], list[str]]
+
+
+def normalize(text: str) -> str:
+    """NFKC folds full-width letters and digits (ＡＢＣ１２３ → ABC123) and lower-cases."""
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+def cjk_bigrams(run: str) -> list[str]:
+    if len(run) == 1:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def multilingual(text: str) -> list[str]:
+    tokens: list[str] = []
+    for match in _TOKEN.finditer(normalize(text)):
+        if match.group("cjk"):
+            tokens.extend(cjk_bigrams(match.group("cjk")))
+            continue
+        word = match.group("word")
+        tokens.append(word)
+        if _SPLIT_CODE.search(word):
+            tokens.extend(part for part in _SPLIT_CODE.split(word) if part)
+    return tokens
+
+
+ANALYZERS: dict[str, Analyzer] = {"multilingual": multilingual}
+
+
+def get_analyzer(name: str) -> Analyzer:
+    try:
+        return ANALYZERS[name]
+    except KeyError:
+        raise ValueError(f"unknown analyzer {name!r}; available: {', '.join(sorted(ANALYZERS))}") from None

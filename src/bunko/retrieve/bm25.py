@@ -1,0 +1,74 @@
+"""BM25 (Lucene variant) as a sparse matrix, so a query is one column slice and a sum.
+
+Scores are precomputed per (chunk, term) at build time, as bm25s does; a query
+costs O(postings of its terms), not O(chunks × terms) Python work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from scipy import sparse
+
+
+class BM25Index:
+    def __init__(self, k1: float = 1.5, b: float = 0.75) -> None:
+        self.k1 = k1
+        self.b = b
+        self.vocab: dict[str, int] = {}
+        self.matrix = sparse.csc_matrix((0, 0), dtype=np.float32)
+
+    @property
+    def size(self) -> int:
+        return self.matrix.shape[0]
+
+    def build(self, corpus_tokens: Sequence[Sequence[str]]) -> BM25Index:
+        vocab: dict[str, int] = {}
+        rows: list[int] = []
+        cols: list[int] = []
+        for row, tokens in enumerate(corpus_tokens):
+            for token in tokens:
+                cols.append(vocab.setdefault(token, len(vocab)))
+            rows.extend([row] * len(tokens))
+        n_docs = len(corpus_tokens)
+        counts = sparse.coo_matrix(
+            (np.ones(len(cols), dtype=np.float32), (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))),
+            shape=(n_docs, len(vocab)),
+        ).tocsr()
+        counts.sum_duplicates()
+        self.vocab = vocab
+        self.matrix = self._weights(counts).tocsc()
+        return self
+
+    def _weights(self, counts: sparse.csr_matrix) -> sparse.csr_matrix:
+        n_docs = counts.shape[0]
+        doc_len = np.asarray(counts.sum(axis=1)).ravel()
+        avg_len = doc_len.mean() if n_docs else 0.0
+        df = np.bincount(counts.indices, minlength=counts.shape[1]).astype(np.float64)
+        idf = np.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+        row_of_entry = np.repeat(np.arange(n_docs), np.diff(counts.indptr))
+        tf = counts.data.astype(np.float64)
+        norm = self.k1 * (1.0 - self.b + self.b * doc_len[row_of_entry] / (avg_len or 1.0))
+        weights = idf[counts.indices] * tf * (self.k1 + 1.0) / (tf + norm)
+        return sparse.csr_matrix((weights.astype(np.float32), counts.indices, counts.indptr), shape=counts.shape)
+
+    def scores(self, query_tokens: Sequence[str]) -> np.ndarray:
+        """BM25 score of every row; each distinct query term counts once (as in bm25s)."""
+        columns = sorted({self.vocab[t] for t in query_tokens if t in self.vocab})
+        if not columns or self.size == 0:
+            return np.zeros(self.size, dtype=np.float32)
+        return np.asarray(self.matrix[:, columns].sum(axis=1), dtype=np.float32).ravel()
+
+    def save(self, path_prefix: str) -> None:
+        sparse.save_npz(path_prefix + ".npz", self.matrix, compressed=False)
+        terms = np.array(sorted(self.vocab, key=self.vocab.__getitem__), dtype=object)
+        np.save(path_prefix + ".vocab.npy", terms, allow_pickle=True)
+
+    @classmethod
+    def load(cls, path_prefix: str) -> BM25Index:
+        index = cls()
+        index.matrix = sparse.load_npz(path_prefix + ".npz").tocsc()
+        terms = np.load(path_prefix + ".vocab.npy", allow_pickle=True)
+        index.vocab = {term: i for i, term in enumerate(terms.tolist())}
+        return index

@@ -1,0 +1,80 @@
+"""Query → ranked `Hit`s: dense and keyword retrieval in parallel, fused, thresholded."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from bunko.config import RetrieveConfig
+from bunko.embed.base import Embedder
+from bunko.retrieve.analyzers import Analyzer
+from bunko.retrieve.fusion import reciprocal_rank_fusion
+from bunko.schema import Hit
+from bunko.store.base import Store
+
+
+@dataclass
+class SearchResult:
+    hits: list[Hit]
+    query_vector: np.ndarray | None
+    query_tokens: list[str]
+    mode: str
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+class Searcher:
+    def __init__(self, store: Store, embedder: Embedder, analyzer: Analyzer, config: RetrieveConfig) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.analyzer = analyzer
+        self.config = config
+
+    def search(
+        self, query: str, k: int | None = None, where: Mapping[str, Any] | None = None, mode: str | None = None
+    ) -> SearchResult:
+        config = self.config
+        k = k or config.k
+        mode = mode or config.mode
+        if mode not in ("hybrid", "dense", "keyword"):
+            raise ValueError(f"unknown search mode {mode!r}; use hybrid, dense or keyword")
+        candidates = max(config.candidates, k)
+        timings: dict[str, float] = {}
+        ranked: dict[str, list[tuple[str, float]]] = {}
+        vector: np.ndarray | None = None
+        tokens = self.analyzer(query)
+
+        if mode in ("hybrid", "dense"):
+            started = time.perf_counter()
+            vector = self.embedder.embed([query])[0]
+            timings["embed_query"] = time.perf_counter() - started
+            started = time.perf_counter()
+            dense = self.store.dense_search(vector, candidates, where)
+            if config.max_distance is not None:
+                dense = [(cid, sim) for cid, sim in dense if 1.0 - sim <= config.max_distance]
+            ranked["dense"] = dense
+            timings["dense"] = time.perf_counter() - started
+        if mode in ("hybrid", "keyword"):
+            started = time.perf_counter()
+            ranked["keyword"] = self.store.keyword_search(tokens, candidates, where)
+            timings["keyword"] = time.perf_counter() - started
+
+        started = time.perf_counter()
+        weights = {"dense": config.dense_weight, "keyword": config.keyword_weight}
+        fused = reciprocal_rank_fusion(ranked, weights, config.rrf_k)[:k]
+        chunks = {c.chunk_id: c for c in self.store.get_chunks([cid for cid, _, _ in fused])}
+        hits: list[Hit] = []
+        for chunk_id, score, signals in fused:
+            if chunk_id not in chunks:
+                continue  # deleted between search and fetch by another writer
+            dense_signal = signals.get("dense")
+            signals["fusion"] = {"score": score, "rank": float(len(hits) + 1)}
+            hits.append(Hit(
+                chunk=chunks[chunk_id], score=score, signals=signals,
+                distance=None if dense_signal is None else 1.0 - dense_signal["score"],
+            ))
+        timings["fuse"] = time.perf_counter() - started
+        return SearchResult(hits=hits, query_vector=vector, query_tokens=tokens, mode=mode, timings=timings)

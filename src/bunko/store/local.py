@@ -1,0 +1,325 @@
+"""The embedded store: SQLite (WAL) is the truth; vectors and BM25 live in memory.
+
+Every document is written in one SQLite transaction — its row, elements,
+chunks, vectors and keyword tokens together — so a process killed at any
+instant leaves either the old document or the new one, never half of one.
+Each write bumps ``generation``; the in-memory search index (and its cache
+files under ``index/``) is rebuilt from SQLite when the generation it was
+built at is no longer current, which also makes other processes' writes
+visible to a long-running reader.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bunko.schema import TERMINAL_STATUSES, Chunk, DocumentInfo, Element, ErrorCode, IngestJob, JobStatus, ParsedDocument
+from bunko.store.base import StoredChunk
+from bunko.store.memory_index import MemoryIndex
+
+SCHEMA_VERSION = "1"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS documents (
+    doc_id TEXT PRIMARY KEY, source TEXT NOT NULL UNIQUE, title TEXT, mime TEXT, parser TEXT,
+    content_hash TEXT NOT NULL, ingested_at REAL NOT NULL, chunk_count INTEGER NOT NULL, meta TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS elements (
+    doc_id TEXT NOT NULL, ordinal INTEGER NOT NULL, element_id TEXT NOT NULL, kind TEXT NOT NULL, text TEXT NOT NULL,
+    page INTEGER, section_path TEXT NOT NULL, bbox TEXT, parent_id TEXT, meta TEXT NOT NULL,
+    PRIMARY KEY (doc_id, ordinal)
+);
+CREATE TABLE IF NOT EXISTS chunks (
+    chunk_id TEXT PRIMARY KEY, doc_id TEXT NOT NULL, source TEXT NOT NULL, ordinal INTEGER NOT NULL,
+    text TEXT NOT NULL, embed_text TEXT NOT NULL, embed_hash TEXT NOT NULL,
+    element_ids TEXT NOT NULL, pages TEXT NOT NULL, section_path TEXT NOT NULL, kinds TEXT NOT NULL,
+    parent_id TEXT, meta TEXT NOT NULL, tokens TEXT NOT NULL, vector BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_by_doc ON chunks (doc_id, ordinal);
+CREATE INDEX IF NOT EXISTS chunks_by_embed_hash ON chunks (embed_hash);
+CREATE TABLE IF NOT EXISTS jobs (
+    job_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, source TEXT NOT NULL, status TEXT NOT NULL,
+    error_code TEXT, error_detail TEXT, created_at REAL NOT NULL, updated_at REAL NOT NULL, timings TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS jobs_by_run ON jobs (run_id, created_at);
+CREATE TABLE IF NOT EXISTS traces (trace_id TEXT PRIMARY KEY, created_at REAL NOT NULL, question TEXT, payload TEXT NOT NULL);
+"""
+
+_CHUNK_COLUMNS = "chunk_id, doc_id, source, ordinal, text, embed_text, element_ids, pages, section_path, kinds, parent_id, meta"
+
+
+def doc_id_for(source: str) -> str:
+    return hashlib.sha1(source.encode("utf-8")).hexdigest()[:16]
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _chunk_from_row(row: Sequence[Any]) -> Chunk:
+    return Chunk(
+        chunk_id=row[0], doc_id=row[1], source=row[2], ordinal=row[3], text=row[4], embed_text=row[5],
+        element_ids=json.loads(row[6]), pages=json.loads(row[7]), section_path=json.loads(row[8]),
+        kinds=json.loads(row[9]), parent_id=row[10], meta=json.loads(row[11]),
+    )
+
+
+class LocalStore:
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        self._db = sqlite3.connect(folder / "bunko.db", check_same_thread=False, isolation_level=None, timeout=60)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+        if self.get_meta("schema_version") is None:
+            self.set_meta("schema_version", SCHEMA_VERSION)
+        self._index = MemoryIndex(folder / "index")
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    # -- meta ---------------------------------------------------------------
+    def get_meta(self, key: str) -> str | None:
+        with self._lock:
+            row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    def generation(self) -> int:
+        return int(self.get_meta("generation") or 0)
+
+    def _bump_generation(self) -> None:
+        self._db.execute(
+            "INSERT INTO meta (key, value) VALUES ('generation', '1') "
+            "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+        )
+
+    # -- documents ----------------------------------------------------------
+    def document_hash(self, source: str) -> str | None:
+        with self._lock:
+            row = self._db.execute("SELECT content_hash FROM documents WHERE source = ?", (source,)).fetchone()
+        return row[0] if row else None
+
+    def replace_document(self, doc: ParsedDocument, content_hash: str, chunks: Sequence[StoredChunk]) -> None:
+        with self._lock:
+            db = self._db
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                self._delete_rows(doc.doc_id)
+                db.execute(
+                    "INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (doc.doc_id, doc.source, doc.title, doc.mime, doc.parser, content_hash, time.time(), len(chunks), _dumps(doc.meta)),
+                )
+                db.executemany(
+                    "INSERT INTO elements VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [
+                        (doc.doc_id, i, e.element_id, str(e.kind), e.text, e.page, _dumps(e.section_path),
+                         _dumps(e.bbox) if e.bbox else None, e.parent_id, _dumps(e.meta))
+                        for i, e in enumerate(doc.elements)
+                    ],
+                )
+                db.executemany(
+                    "INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [
+                        (c.chunk.chunk_id, c.chunk.doc_id, c.chunk.source, c.chunk.ordinal, c.chunk.text, c.chunk.embed_text,
+                         c.embed_hash, _dumps(c.chunk.element_ids), _dumps(c.chunk.pages), _dumps(c.chunk.section_path),
+                         _dumps(c.chunk.kinds), c.chunk.parent_id, _dumps(c.chunk.meta), " ".join(c.tokens),
+                         np.ascontiguousarray(c.vector, dtype=np.float32).tobytes())
+                        for c in chunks
+                    ],
+                )
+                self._bump_generation()
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+
+    def _delete_rows(self, doc_id: str) -> None:
+        for table in ("chunks", "elements", "documents"):
+            self._db.execute(f"DELETE FROM {table} WHERE doc_id = ?", (doc_id,))
+
+    def delete_document(self, source: str) -> bool:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                row = self._db.execute("SELECT doc_id FROM documents WHERE source = ?", (source,)).fetchone()
+                if row:
+                    self._delete_rows(row[0])
+                    self._bump_generation()
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        return row is not None
+
+    def documents(self) -> list[DocumentInfo]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT doc_id, source, title, mime, parser, content_hash, chunk_count, ingested_at, meta FROM documents ORDER BY source"
+            ).fetchall()
+        return [DocumentInfo(*r[:8], meta=json.loads(r[8])) for r in rows]
+
+    def elements(self, source: str) -> list[Element]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT e.element_id, e.kind, e.text, e.page, e.section_path, e.bbox, e.parent_id, e.meta "
+                "FROM elements e JOIN documents d ON d.doc_id = e.doc_id WHERE d.source = ? ORDER BY e.ordinal",
+                (source,),
+            ).fetchall()
+        return [
+            Element(r[0], r[1], r[2], r[3], json.loads(r[4]), tuple(json.loads(r[5])) if r[5] else None, r[6], json.loads(r[7]))
+            for r in rows
+        ]
+
+    def chunks(self, source: str | None = None) -> list[Chunk]:
+        sql = f"SELECT {_CHUNK_COLUMNS} FROM chunks"
+        params: tuple[Any, ...] = ()
+        if source is not None:
+            sql += " WHERE source = ?"
+            params = (source,)
+        with self._lock:
+            rows = self._db.execute(sql + " ORDER BY source, ordinal", params).fetchall()
+        return [_chunk_from_row(r) for r in rows]
+
+    def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
+        found: dict[str, Chunk] = {}
+        ids = list(chunk_ids)
+        with self._lock:
+            for start in range(0, len(ids), 500):
+                batch = ids[start : start + 500]
+                marks = ",".join("?" * len(batch))
+                for row in self._db.execute(f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE chunk_id IN ({marks})", batch):
+                    found[row[0]] = _chunk_from_row(row)
+        return [found[i] for i in ids if i in found]
+
+    def chunk_count(self) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
+
+    def cached_vectors(self, embed_hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        hashes = list(set(embed_hashes))
+        with self._lock:
+            for start in range(0, len(hashes), 500):
+                batch = hashes[start : start + 500]
+                marks = ",".join("?" * len(batch))
+                for h, blob in self._db.execute(f"SELECT embed_hash, vector FROM chunks WHERE embed_hash IN ({marks})", batch):
+                    out[h] = np.frombuffer(blob, dtype=np.float32)
+        return out
+
+    def replace_vectors(self, vectors: Mapping[str, np.ndarray], embed_hashes: Mapping[str, str]) -> None:
+        """Swap chunks' vectors in one transaction (re-embedding): the index never mixes two models."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.executemany(
+                    "UPDATE chunks SET vector = ?, embed_hash = ? WHERE chunk_id = ?",
+                    [(np.ascontiguousarray(v, dtype=np.float32).tobytes(), embed_hashes[cid], cid) for cid, v in vectors.items()],
+                )
+                self._bump_generation()
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    # -- search -------------------------------------------------------------
+    def _current_index(self) -> MemoryIndex:
+        with self._lock:
+            generation = self.generation()
+            if self._index.generation != generation:
+                self._index.load(generation, self._read_rows)
+            return self._index
+
+    def _read_rows(self, with_tokens: bool) -> tuple[list[str], np.ndarray | None, list[list[str]], list[dict[str, Any]]]:
+        doc_rows = self._db.execute("SELECT doc_id, title, mime, ingested_at, meta FROM documents").fetchall()
+        docs = {r[0]: {"title": r[1], "mime": r[2], "ingested_at": r[3], **json.loads(r[4]).get("fields", {})} for r in doc_rows}
+        ids: list[str] = []
+        blobs: list[bytes] = []
+        tokens: list[list[str]] = []
+        records: list[dict[str, Any]] = []
+        token_column = "tokens" if with_tokens else "''"
+        cursor = self._db.execute(
+            f"SELECT chunk_id, doc_id, source, pages, section_path, kinds, {token_column}, vector FROM chunks ORDER BY doc_id, ordinal"
+        )
+        for chunk_id, doc_id, source, pages, section, kinds, toks, blob in cursor:
+            ids.append(chunk_id)
+            blobs.append(blob)
+            if with_tokens:
+                tokens.append(toks.split())
+            records.append({
+                **docs.get(doc_id, {}), "chunk_id": chunk_id, "doc_id": doc_id, "source": source,
+                "pages": pages, "section_path": section, "kinds": kinds,
+            })
+        vectors = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(ids), -1) if ids else None
+        return ids, vectors, tokens, records
+
+    def filter_fields(self) -> set[str]:
+        return self._current_index().known_fields
+
+    def dense_search(self, vector: np.ndarray, k: int, where: Mapping[str, Any] | None = None) -> list[tuple[str, float]]:
+        return self._current_index().dense(vector, k, where)
+
+    def keyword_search(self, tokens: Sequence[str], k: int, where: Mapping[str, Any] | None = None) -> list[tuple[str, float]]:
+        return self._current_index().keyword(tokens, k, where)
+
+    # -- jobs ---------------------------------------------------------------
+    def save_job(self, job: IngestJob, run_id: str) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO jobs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (job.job_id, run_id, job.source, str(job.status), job.error_code, job.error_detail, job.created_at,
+                 job.updated_at, _dumps(job.timings)),
+            )
+
+    def jobs(self, run_id: str | None = None, limit: int = 1000) -> list[IngestJob]:
+        sql = "SELECT job_id, source, status, error_code, error_detail, created_at, updated_at, timings FROM jobs"
+        params: tuple[Any, ...] = ()
+        if run_id is not None:
+            sql += " WHERE run_id = ?"
+            params = (run_id,)
+        with self._lock:
+            rows = self._db.execute(sql + " ORDER BY created_at DESC, rowid DESC LIMIT ?", (*params, limit)).fetchall()
+        return [IngestJob(*r[:7], timings=json.loads(r[7])) for r in rows]
+
+    def last_run_id(self) -> str | None:
+        with self._lock:
+            row = self._db.execute("SELECT run_id FROM jobs ORDER BY created_at DESC, rowid DESC LIMIT 1").fetchone()
+        return row[0] if row else None
+
+    def fail_unfinished_jobs(self, detail: str) -> int:
+        """Mark jobs left mid-flight by a killed process; their documents were never committed."""
+        marks = ",".join("?" * len(TERMINAL_STATUSES))
+        with self._lock:
+            cursor = self._db.execute(
+                f"UPDATE jobs SET status = ?, error_code = ?, error_detail = ?, updated_at = ? WHERE status NOT IN ({marks})",
+                (JobStatus.FAILED.value, ErrorCode.INTERRUPTED.value, detail, time.time(), *[s.value for s in TERMINAL_STATUSES]),
+            )
+        return cursor.rowcount
+
+    # -- traces -------------------------------------------------------------
+    def save_trace(self, trace_id: str, question: str, payload: dict[str, Any]) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO traces VALUES (?, ?, ?, ?)", (trace_id, time.time(), question, _dumps(payload))
+            )
+
+    def get_trace(self, trace_id: str) -> dict[str, Any] | None:
+        with self._lock:
+            row = self._db.execute("SELECT payload FROM traces WHERE trace_id = ?", (trace_id,)).fetchone()
+        return json.loads(row[0]) if row else None

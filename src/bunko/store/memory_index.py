@@ -1,0 +1,107 @@
+"""The in-memory search structures of the local store, rebuilt per generation.
+
+Dense search is exact cosine over a normalised float32 matrix (one matrix-vector
+product); keyword search is a BM25 sparse matrix. The BM25 matrix, the costly
+part to rebuild, is cached on disk under the generation that produced it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bunko.retrieve.bm25 import BM25Index
+from bunko.retrieve.filters import BUILTIN_FIELDS, filter_key, mask_for
+from bunko.retrieve.topk import top_k
+
+RowReader = Callable[[bool], tuple[list[str], np.ndarray | None, list[list[str]], list[dict[str, Any]]]]
+
+_MASK_CACHE_SIZE = 64
+
+
+class MemoryIndex:
+    def __init__(self, cache_dir: Path) -> None:
+        self.cache_dir = cache_dir
+        self.generation = -1
+        self.ids: list[str] = []
+        self.vectors = np.zeros((0, 0), dtype=np.float32)
+        self.bm25 = BM25Index()
+        self._raw_records: list[dict[str, Any]] = []
+        self._records: list[dict[str, Any]] | None = None
+        self._masks: OrderedDict[str, np.ndarray | None] = OrderedDict()
+        self.known_fields: set[str] = set(BUILTIN_FIELDS)
+
+    def load(self, generation: int, read_rows: RowReader) -> None:
+        prefix = str(self.cache_dir / f"bm25-{generation}")
+        cached = Path(prefix + ".npz").exists() and Path(prefix + ".vocab.npy").exists()
+        ids, vectors, tokens, records = read_rows(not cached)
+        if cached:
+            try:
+                bm25 = BM25Index.load(prefix)
+                cached = bm25.size == len(ids)
+            except (OSError, ValueError):
+                cached = False
+            if not cached:
+                ids, vectors, tokens, records = read_rows(True)
+        if not cached:
+            bm25 = BM25Index().build(tokens)
+            self._save_bm25(bm25, prefix)
+        self.ids = ids
+        self.vectors = vectors if vectors is not None else np.zeros((0, 0), dtype=np.float32)
+        self.bm25 = bm25
+        self._raw_records = records
+        self._records = None
+        self._masks.clear()
+        self.known_fields = set(BUILTIN_FIELDS) | {key for r in records for key in r} - {"pages", "section_path", "kinds"}
+        self.generation = generation
+
+    def _save_bm25(self, bm25: BM25Index, prefix: str) -> None:
+        """Write the cache atomically enough: a torn cache fails the size check and is rebuilt."""
+        try:
+            self.cache_dir.mkdir(parents=True, exist_ok=True)
+            for old in self.cache_dir.glob("bm25-*"):
+                old.unlink(missing_ok=True)
+            bm25.save(prefix)
+        except OSError:
+            pass  # a read-only collection still searches; it just rebuilds next time
+
+    def _records_for_filter(self) -> list[dict[str, Any]]:
+        if self._records is None:
+            self._records = [
+                {**r, "page": json.loads(r["pages"]), "section": json.loads(r["section_path"]), "kind": json.loads(r["kinds"])}
+                for r in self._raw_records
+            ]
+        return self._records
+
+    def mask(self, where: Mapping[str, Any] | None) -> np.ndarray | None:
+        if not where:
+            return None
+        key = filter_key(where)
+        if key not in self._masks:
+            self._masks[key] = mask_for(where, self._records_for_filter(), self.known_fields)
+            if len(self._masks) > _MASK_CACHE_SIZE:
+                self._masks.popitem(last=False)
+        self._masks.move_to_end(key)
+        return self._masks[key]
+
+    def dense(self, vector: np.ndarray, k: int, where: Mapping[str, Any] | None) -> list[tuple[str, float]]:
+        allowed = self.mask(where)
+        if not self.ids:
+            return []
+        query = np.asarray(vector, dtype=np.float32).ravel()
+        if query.shape[0] != self.vectors.shape[1]:
+            raise ValueError(f"query vector has dimension {query.shape[0]}, the collection {self.vectors.shape[1]}")
+        scores = self.vectors @ query
+        return [(self.ids[i], s) for i, s in top_k(scores, k, allowed)]
+
+    def keyword(self, tokens: Sequence[str], k: int, where: Mapping[str, Any] | None) -> list[tuple[str, float]]:
+        allowed = self.mask(where)
+        if not self.ids:
+            return []
+        scores = self.bm25.scores(tokens)
+        return [(self.ids[i], s) for i, s in top_k(scores, k, allowed, min_score=0.0)]
