@@ -44,6 +44,7 @@ class Bunko:
         embedder: Embedder | None = None,
         registry: ParserRegistry | None = None,
         create: bool = True,
+        allow_embedder_change: bool = False,
     ) -> None:
         self.path = Path(path)
         config_file = self.path / CONFIG_FILE
@@ -60,7 +61,13 @@ class Bunko:
         self.chunker = get_chunker(self.config.chunk.strategy)
         self._embedder = embedder
         self._lock = WriterLock(self.path / "write.lock")
-        self._check_embedder(self.embedder_name)
+        if not allow_embedder_change:
+            self._check_embedder(self.embedder_name)
+
+    @classmethod
+    def for_reembed(cls, path: str | Path, config: Config | None = None) -> Bunko:
+        """Open a collection whose recorded embedder differs from the configured one, to re-embed it."""
+        return cls(path, config=config, create=False, allow_embedder_change=True)
 
     # -- wiring -------------------------------------------------------------
     @property

@@ -1,0 +1,316 @@
+"""The `bunko` command: a thin shell over `Bunko`. Every command has `--json` for scripts."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from bunko.config import CONFIG_FILE, Config
+from bunko.engine import DEFAULT_COLLECTION, Bunko
+from bunko.errors import BunkoError
+from bunko.schema import Hit, IngestJob, JobStatus, to_dict
+
+app = typer.Typer(help="bunko: ask your own documents, with every answer cited.", no_args_is_help=True, add_completion=False)
+console = Console()
+errors = Console(stderr=True)
+
+T = TypeVar("T")
+
+CollectionOption = Annotated[
+    Path | None,
+    typer.Option("--collection", "-c", envvar="BUNKO_COLLECTION", help="Collection folder (default: nearest ./.bunko, like git)."),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+
+
+def find_collection(explicit: Path | None) -> Path:
+    """An explicit path wins; else the nearest `.bunko` in this folder or a parent; else `./.bunko`."""
+    if explicit is not None:
+        return explicit
+    here = Path.cwd()
+    for folder in (here, *here.parents):
+        if (folder / DEFAULT_COLLECTION / CONFIG_FILE).exists():
+            return folder / DEFAULT_COLLECTION
+    return here / DEFAULT_COLLECTION
+
+
+def run(action: Callable[[], T]) -> T:
+    """Run a command body; a BunkoError becomes a one-line message and exit code 2."""
+    try:
+        return action()
+    except BunkoError as exc:
+        errors.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(2) from None
+    except (ValueError, FileNotFoundError) as exc:
+        errors.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(2) from None
+
+
+def open_kb(collection: Path | None, create: bool = False) -> Bunko:
+    return run(lambda: Bunko(find_collection(collection), create=create))
+
+
+def print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+
+
+def parse_filters(source: str | None, section: str | None, where: str | None) -> dict[str, Any] | None:
+    clauses: list[dict[str, Any]] = []
+    if source:
+        clauses.append({"source": {"$glob": source}})
+    if section:
+        clauses.append({"section": {"$glob": section} if any(c in section for c in "*?[") else section})
+    if where:
+        try:
+            clauses.append(json.loads(where))
+        except json.JSONDecodeError as exc:
+            errors.print(f"[red]error:[/red] --where is not valid JSON: {exc}")
+            raise typer.Exit(2) from None
+    if not clauses:
+        return None
+    return clauses[0] if len(clauses) == 1 else {"$and": clauses}
+
+
+@app.command()
+def init(collection: CollectionOption = None, as_json: JsonOption = False) -> None:
+    """Create an empty collection with a default bunko.toml."""
+    path = collection or Path.cwd() / DEFAULT_COLLECTION
+    existed = (path / CONFIG_FILE).exists()
+    kb = run(lambda: Bunko(path, create=True))
+    kb.close()
+    if as_json:
+        print_json({"collection": str(path), "created": not existed})
+    else:
+        console.print(f"{'Using existing' if existed else 'Created'} collection {escape(str(path))} (config: {escape(str(path / CONFIG_FILE))})")
+
+
+def _job_row(job: IngestJob) -> list[str]:
+    colour = {"READY": "green", "SKIPPED": "dim", "FAILED": "red"}.get(job.status, "yellow")
+    reason = job.error_detail or ""
+    return [f"[{colour}]{job.status}[/{colour}]", escape(job.source), job.error_code or "", escape(reason)]
+
+
+@app.command()
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Files or folders to ingest.")],
+    prune: Annotated[bool, typer.Option("--prune", help="Remove documents whose files are gone from these folders.")] = False,
+    collection: CollectionOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Parse, chunk, embed and index documents. Re-runs skip unchanged files."""
+    kb = open_kb(collection, create=True)
+    with Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        TextColumn("{task.fields[current]}"), console=errors, disable=as_json or not errors.is_terminal, transient=True,
+    ) as bar:
+        task = bar.add_task("ingesting", total=None, current="")
+
+        def progress(done: int, total: int, job: IngestJob) -> None:
+            bar.update(task, completed=done, total=total, current=job.source[-50:])
+
+        report = run(lambda: kb.ingest(paths, prune=prune, progress=progress))
+    kb.close()
+    if as_json:
+        print_json({"run_id": report.run_id, "jobs": [to_dict(j) for j in report.jobs], "pruned": report.pruned})
+    else:
+        for job in report.failed:
+            errors.print(f"[red]FAILED[/red] {escape(job.source)}: {job.error_code} {escape(job.error_detail or '')}")
+        for source in report.pruned:
+            console.print(f"pruned {escape(source)}")
+        console.print(
+            f"{report.count(JobStatus.READY)} indexed, {report.count(JobStatus.SKIPPED)} unchanged, "
+            f"{len(report.failed)} failed, {len(report.pruned)} pruned"
+        )
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+def _hit_json(hit: Hit) -> dict[str, Any]:
+    chunk = hit.chunk
+    return {
+        "chunk_id": chunk.chunk_id, "source": chunk.source, "section_path": chunk.section_path, "pages": chunk.pages,
+        "kinds": chunk.kinds, "score": hit.score, "distance": hit.distance, "signals": hit.signals, "text": chunk.text,
+    }
+
+
+def _location(hit: Hit) -> str:
+    parts = [hit.chunk.source, *hit.chunk.section_path]
+    if hit.chunk.pages:
+        parts.append("p." + ",".join(map(str, hit.chunk.pages)))
+    return " > ".join(parts)
+
+
+@app.command()
+def search(
+    query: str,
+    k: Annotated[int | None, typer.Option("-k", help="Number of hits.")] = None,
+    mode: Annotated[str | None, typer.Option(help="hybrid, dense or keyword.")] = None,
+    source: Annotated[str | None, typer.Option(help="Only sources matching this glob.")] = None,
+    section: Annotated[str | None, typer.Option(help="Only chunks under this section (text or glob).")] = None,
+    where: Annotated[str | None, typer.Option(help='Filter as JSON, e.g. \'{"kind": "table"}\'.')] = None,
+    explain: Annotated[bool, typer.Option("--explain", help="Show each retriever's rank and score.")] = False,
+    collection: CollectionOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Ranked evidence with source > section > page."""
+    kb = open_kb(collection)
+    filters = parse_filters(source, section, where)
+    hits = run(lambda: kb.search(query, k=k, filters=filters, mode=mode))
+    kb.close()
+    if as_json:
+        print_json({"query": query, "filters": filters, "hits": [_hit_json(h) for h in hits]})
+        return
+    if not hits:
+        console.print("no hits")
+    for rank, hit in enumerate(hits, start=1):
+        console.print(f"[bold]{rank}.[/bold] [cyan]{escape(_location(hit))}[/cyan]  score {hit.score:.4f}")
+        if explain:
+            for name, signal in hit.signals.items():
+                detail = ", ".join(f"{key} {value:.4g}" for key, value in signal.items())
+                console.print(f"   [dim]{name}: {detail}[/dim]")
+            if hit.distance is not None:
+                console.print(f"   [dim]dense distance {hit.distance:.4f} (max_distance {kb.config.retrieve.max_distance})[/dim]")
+        snippet = hit.chunk.text if len(hit.chunk.text) <= 300 else hit.chunk.text[:300] + "…"
+        console.print("   " + escape(snippet).replace("\n", "\n   "))
+
+
+@app.command()
+def ask(
+    question: str,
+    source: Annotated[str | None, typer.Option(help="Only sources matching this glob.")] = None,
+    section: Annotated[str | None, typer.Option(help="Only chunks under this section.")] = None,
+    where: Annotated[str | None, typer.Option(help="Filter as JSON.")] = None,
+    collection: CollectionOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """A grounded answer, each sentence cited; or a plain statement that the documents do not say."""
+    kb = open_kb(collection)
+    answer = run(lambda: kb.ask(question, filters=parse_filters(source, section, where)))
+    kb.close()
+    if as_json:
+        print_json(to_dict(answer))
+        return
+    console.print(escape(answer.text))
+    numbers: dict[str, int] = {}
+    for sentence in answer.sentences:
+        for citation in sentence.citations:
+            if citation.chunk_id not in numbers:
+                numbers[citation.chunk_id] = len(numbers) + 1
+                console.print(f"  [dim][{numbers[citation.chunk_id]}] {escape(citation.label())}[/dim]")
+    console.print(f"[dim]confidence {answer.confidence:.2f} · trace {answer.trace_id}[/dim]")
+
+
+@app.command()
+def status(collection: CollectionOption = None, as_json: JsonOption = False) -> None:
+    """Documents, chunks, embedder, and the last ingest run."""
+    kb = open_kb(collection)
+    info = kb.status()
+    kb.close()
+    if as_json:
+        print_json(info)
+        return
+    for key, value in info.items():
+        console.print(f"{key:>15}: {escape(str(value))}")
+
+
+@app.command()
+def jobs(
+    all_runs: Annotated[bool, typer.Option("--all", help="Jobs of every run, not only the last.")] = False,
+    failed: Annotated[bool, typer.Option("--failed", help="Only failed jobs.")] = False,
+    collection: CollectionOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Ingest jobs with their state and, for failures, the code and reason."""
+    kb = open_kb(collection)
+    listed = [j for j in kb.jobs(all_runs=all_runs) if not failed or j.status == JobStatus.FAILED]
+    kb.close()
+    if as_json:
+        print_json([to_dict(j) for j in listed])
+        return
+    table = Table("status", "source", "code", "reason")
+    for job in listed:
+        table.add_row(*_job_row(job))
+    console.print(table)
+
+
+@app.command()
+def docs(collection: CollectionOption = None, as_json: JsonOption = False) -> None:
+    """Documents in the collection."""
+    kb = open_kb(collection)
+    listed = kb.documents()
+    kb.close()
+    if as_json:
+        print_json([to_dict(d) for d in listed])
+        return
+    table = Table("source", "title", "chunks", "parser")
+    for doc in listed:
+        table.add_row(escape(doc.source), escape(doc.title), str(doc.chunk_count), doc.parser)
+    console.print(table)
+
+
+@app.command()
+def rm(source: str, collection: CollectionOption = None, as_json: JsonOption = False) -> None:
+    """Remove a document (as listed by `bunko docs`) from every index."""
+    kb = open_kb(collection)
+    removed = run(lambda: kb.delete(source))
+    kb.close()
+    if as_json:
+        print_json({"source": source, "removed": removed})
+    elif removed:
+        console.print(f"removed {escape(source)}")
+    else:
+        errors.print(f"[red]error:[/red] no document {escape(source)} (see `bunko docs`)")
+    if not removed:
+        raise typer.Exit(1)
+
+
+@app.command()
+def reembed(
+    model: Annotated[str | None, typer.Option(help="Switch [embed] model to this embedder first.")] = None,
+    collection: CollectionOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Re-embed all stored chunks with the configured embedder (no re-parsing)."""
+    path = find_collection(collection)
+    config_file = path / CONFIG_FILE
+    if not config_file.exists():
+        errors.print(f"[red]error:[/red] {escape(str(path))}: no bunko collection here")
+        raise typer.Exit(2)
+    config = run(lambda: Config.load(config_file))
+    if model:
+        config.embed.model = model
+        config.save(config_file)
+    kb = run(lambda: Bunko.for_reembed(path, config))
+    count = run(kb.reembed)
+    kb.close()
+    if as_json:
+        print_json({"chunks": count, "embedder": config.embed.model})
+    else:
+        console.print(f"re-embedded {count} chunks with {config.embed.model}")
+
+
+@app.command()
+def trace(trace_id: str, collection: CollectionOption = None) -> None:
+    """Everything recorded for one `ask`: route, hits and signals, grade, answer, timings."""
+    kb = open_kb(collection)
+    payload = kb.trace(trace_id)
+    kb.close()
+    if payload is None:
+        errors.print(f"[red]error:[/red] no trace {escape(trace_id)}")
+        raise typer.Exit(1)
+    print_json(payload)
+
+
+def main() -> None:  # pragma: no cover - console entry point
+    os.environ.setdefault("PYTHONIOENCODING", "utf-8")
+    app()
