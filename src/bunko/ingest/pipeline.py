@@ -125,7 +125,7 @@ class Ingestor:
             self._ingest_file(item, job, run_id)
         except DocumentError as exc:
             self._fail(job, run_id, exc.code, exc.detail)
-        except Exception as exc:  # noqa: BLE001 - one bad file must not stop the run
+        except Exception as exc:
             code = _STAGE_ERRORS.get(JobStatus(job.status), ErrorCode.PARSE_FAILED)
             self._fail(job, run_id, code, f"{source}: {type(exc).__name__}: {exc}".splitlines()[0])
         job.timings["total"] = round(time.perf_counter() - started, 4)
@@ -175,7 +175,7 @@ class Ingestor:
         if missing:
             try:
                 fresh = embedder.embed([chunks[i].embed_text for i in missing])
-            except Exception as exc:  # noqa: BLE001 - any embedder failure is this document's EMBED_FAILED
+            except Exception as exc:
                 raise DocumentError(ErrorCode.EMBED_FAILED, f"{source}: {type(exc).__name__}: {exc}".splitlines()[0]) from exc
             for row, i in enumerate(missing):
                 vectors[hashes[i]] = fresh[row]

@@ -10,7 +10,7 @@ def _cell(text: Any) -> str:
 
 
 def table_markdown(header: list[str], rows: list[list[str]]) -> str:
-    width = max([len(header), *(len(r) for r in rows)] or [0])
+    width = max(len(header), *(len(r) for r in rows)) if rows else len(header)
     if width == 0:
         return ""
     header = [*header, *[""] * (width - len(header))]
@@ -22,4 +22,4 @@ def table_markdown(header: list[str], rows: list[list[str]]) -> str:
 
 
 def table_meta(header: list[str], rows: list[list[str]]) -> dict[str, Any]:
-    return {"cells": {"header": header, "rows": rows}, "n_rows": len(rows), "n_cols": max([len(header), *(len(r) for r in rows)] or [0])}
+    return {"cells": {"header": header, "rows": rows}, "n_rows": len(rows), "n_cols": max(len(header), *(len(r) for r in rows)) if rows else len(header)}
