@@ -67,7 +67,7 @@ class AnswerConfig(_Section):
     generator: Literal["extractive"] = "extractive"
     max_sentences: int = Field(3, ge=1)
     min_confidence: float = Field(
-        0.35, ge=0, le=1, description="Below this grade confidence the engine abstains instead of answering."
+        0.5, ge=0, le=1, description="Below this grade confidence the engine abstains instead of answering."
     )
 
 

@@ -189,10 +189,11 @@ class Bunko:
         generator = ExtractiveGenerator(self.embedder, self.analyzer, self.config.answer.max_sentences)
 
         timer = time.perf_counter()
-        scored = generator.score_units(hits, query_vector, result.query_tokens)
+        weights = self.store.term_weights(result.query_tokens)
+        scored = generator.score_units(question, hits, query_vector, result.query_tokens, weights)
         top = hits[:3]
         similarity = max((1.0 - h.distance for h in top if h.distance is not None), default=0.0)
-        coverage = max((keyword_coverage(result.query_tokens, set(self.analyzer(h.chunk.embed_text))) for h in top), default=0.0)
+        coverage = max((keyword_coverage(result.query_tokens, set(self.analyzer(h.chunk.embed_text)), weights) for h in top), default=0.0)
         verdict = grade(hits, similarity, coverage, self.config.answer.min_confidence)
         sentences = generator.answer(hits, scored) if verdict.sufficient else []
         abstained = not sentences

@@ -8,6 +8,8 @@ light reranker would) and putting them in reading order.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,6 +19,15 @@ from bunko.generate.grade import keyword_coverage
 from bunko.generate.units import Unit, split_units
 from bunko.retrieve.analyzers import Analyzer
 from bunko.schema import AnswerSentence, Citation, Hit
+
+_QUANTITY_QUESTION = re.compile(
+    r"いくら|何[日回人件年時分文字円%％度台名ヶか]|どのくらい|どれくらい|何時|いつ|"
+    r"多少|几|多长|多久|多大|何时|什么时候|"
+    r"\bhow (?:many|much|long|often|soon|old|large|big)\b|\bwhen\b|\bwhat (?:is|are) the (?:limit|maximum|minimum|rate|number|amount|price|period)",
+    re.IGNORECASE,
+)
+_LEAD_IN = re.compile(r"[:：]\s*$|次のとおり|以下のとおり|下記|如下|以下(?:几|各)|as follows|the following", re.IGNORECASE)
+_DIGIT = re.compile(r"\d")
 
 MAX_EVIDENCE_HITS = 3
 MAX_UNITS = 80
@@ -48,7 +59,15 @@ class ExtractiveGenerator:
         self.analyzer = analyzer
         self.max_sentences = max_sentences
 
-    def score_units(self, hits: list[Hit], query_vector: np.ndarray, query_tokens: list[str]) -> list[ScoredUnit]:
+    def score_units(
+        self, question: str, hits: list[Hit], query_vector: np.ndarray, query_tokens: list[str], weights: Mapping[str, float] | None = None
+    ) -> list[ScoredUnit]:
+        """Similarity + idf-weighted keyword coverage, nudged by what kind of answer the question wants.
+
+        A unit is embedded with its section heading, because a table row such as
+        "東京23区 / 12,000円" only means "hotel limit" under its heading. Lead-in
+        sentences ("…は次のとおりです。") point at the answer without being it.
+        """
         units = [
             Unit(text, hit_index, position)
             for hit_index, hit in enumerate(hits[:MAX_EVIDENCE_HITS])
@@ -56,13 +75,19 @@ class ExtractiveGenerator:
         ][:MAX_UNITS]
         if not units:
             return []
-        vectors = self.embedder.embed([u.text for u in units])
+        contexts = [" > ".join(hits[u.hit_index].chunk.section_path[-1:]) for u in units]
+        vectors = self.embedder.embed([f"{c}\n{u.text}" if c else u.text for c, u in zip(contexts, units, strict=True)])
         similarities = vectors @ np.asarray(query_vector, dtype=np.float32)
+        wants_quantity = bool(_QUANTITY_QUESTION.search(question))
         scored = []
-        for unit, similarity in zip(units, similarities, strict=True):
-            coverage = keyword_coverage(query_tokens, set(self.analyzer(unit.text)))
-            rank_bonus = 0.03 * (MAX_EVIDENCE_HITS - unit.hit_index)
-            scored.append(ScoredUnit(unit, float(similarity), coverage, float(similarity) + 0.5 * coverage + rank_bonus))
+        for unit, context, similarity in zip(units, contexts, similarities, strict=True):
+            coverage = keyword_coverage(query_tokens, set(self.analyzer(f"{context} {unit.text}")), weights)
+            score = float(similarity) + 0.5 * coverage + 0.03 * (MAX_EVIDENCE_HITS - unit.hit_index)
+            if wants_quantity and _DIGIT.search(unit.text):
+                score += 0.12
+            if _LEAD_IN.search(unit.text):
+                score -= 0.2
+            scored.append(ScoredUnit(unit, float(similarity), coverage, score))
         return scored
 
     def answer(self, hits: list[Hit], scored: list[ScoredUnit]) -> list[AnswerSentence]:

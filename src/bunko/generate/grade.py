@@ -1,14 +1,17 @@
 """Is the evidence enough to answer? A confidence in [0, 1] from retrieval signals.
 
-Two independent signals, because each fails differently: dense similarity
-drifts upward for any on-topic question, while keyword coverage is exact but
-blind to paraphrase. Confidence is the larger of the two calibrated scores;
-`min_confidence` in bunko.toml is the abstention threshold.
+Two signals, because each fails differently: dense similarity drifts upward for
+any on-topic question, while idf-weighted keyword coverage is exact but blind
+to paraphrase. Their sum, `similarity + COVERAGE_WEIGHT * coverage`, goes
+through a logistic centred where the sample golden set separates answerable
+from absent-answer questions (bench/sample_quality.py shows the distribution);
+`[answer] min_confidence` is the abstention threshold on the result.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from bunko.schema import Hit
@@ -22,27 +25,31 @@ class Grade:
     coverage: float
 
 
-SIMILARITY_CENTER = 0.40
-SIMILARITY_SCALE = 0.06
-COVERAGE_CENTER = 0.55
-COVERAGE_SCALE = 0.10
+COVERAGE_WEIGHT = 0.5
+EVIDENCE_CENTER = 0.55
+EVIDENCE_SCALE = 0.04
 
 
 def _logistic(x: float, center: float, scale: float) -> float:
     return 1.0 / (1.0 + math.exp(-(x - center) / scale))
 
 
-def keyword_coverage(query_tokens: list[str], text_tokens: set[str]) -> float:
+def keyword_coverage(query_tokens: list[str], text_tokens: set[str], weights: Mapping[str, float] | None = None) -> float:
+    """Share of the question's terms found in the text, each weighted by its idf.
+
+    Weighting matters: "What is the … of Aozora Sync?" shares its common words
+    with every document; only the rare terms say whether this text is about it.
+    """
     distinct = set(query_tokens)
     if not distinct:
         return 0.0
-    return len(distinct & text_tokens) / len(distinct)
+    weight = (lambda t: weights.get(t, 1.0)) if weights else (lambda t: 1.0)
+    total = sum(weight(t) for t in distinct)
+    return sum(weight(t) for t in distinct & text_tokens) / total if total else 0.0
 
 
 def grade(hits: list[Hit], similarity: float, coverage: float, min_confidence: float) -> Grade:
     if not hits:
         return Grade(False, 0.0, similarity, coverage)
-    confidence = max(
-        _logistic(similarity, SIMILARITY_CENTER, SIMILARITY_SCALE), _logistic(coverage, COVERAGE_CENTER, COVERAGE_SCALE)
-    )
+    confidence = _logistic(similarity + COVERAGE_WEIGHT * coverage, EVIDENCE_CENTER, EVIDENCE_SCALE)
     return Grade(confidence >= min_confidence, round(confidence, 4), similarity, coverage)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _dist_version
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from bunko.schema import Element, ParsedDocument
 
@@ -65,3 +67,24 @@ def title_from(elements: list[Element], fallback: str) -> str:
         if element.kind == "heading":
             return element.text
     return fallback
+
+
+def dist_version(distribution: str) -> str:
+    """Installed version of a library, so ParsedDocument.parser names what really read the file."""
+    try:
+        return _dist_version(distribution)
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def parser_label(parser: Parser) -> str:
+    """The "name/version" recorded on every ParsedDocument."""
+    return f"{parser.name}/{parser.version}"
+
+
+def page_error(meta: dict[str, Any], page: int | None, code: str, detail: str) -> None:
+    """Record one page's failure on the document instead of failing the document.
+
+    A scanned page without OCR must not cost the user the 99 readable pages around it.
+    """
+    meta.setdefault("page_errors", []).append({"page": page, "code": code, "detail": detail})

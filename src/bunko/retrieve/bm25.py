@@ -60,6 +60,16 @@ class BM25Index:
             return np.zeros(self.size, dtype=np.float32)
         return np.asarray(self.matrix[:, columns].sum(axis=1), dtype=np.float32).ravel()
 
+    def idf(self, tokens: Sequence[str]) -> dict[str, float]:
+        """BM25 idf per distinct token; a token the corpus lacks gets the idf of df = 0."""
+        n_docs = self.size
+        doc_freq = np.diff(self.matrix.indptr) if self.matrix.shape[1] else np.zeros(0)
+        out = {}
+        for token in set(tokens):
+            df = float(doc_freq[self.vocab[token]]) if token in self.vocab else 0.0
+            out[token] = float(np.log(1.0 + (n_docs - df + 0.5) / (df + 0.5)))
+        return out
+
     def save(self, path_prefix: str) -> None:
         sparse.save_npz(path_prefix + ".npz", self.matrix, compressed=False)
         terms = np.array(sorted(self.vocab, key=self.vocab.__getitem__), dtype=object)

@@ -278,6 +278,9 @@ class LocalStore:
     def keyword_search(self, tokens: Sequence[str], k: int, where: Mapping[str, Any] | None = None) -> list[tuple[str, float]]:
         return self._current_index().keyword(tokens, k, where)
 
+    def term_weights(self, tokens: Sequence[str]) -> dict[str, float]:
+        return self._current_index().bm25.idf(tokens)
+
     # -- jobs ---------------------------------------------------------------
     def save_job(self, job: IngestJob, run_id: str) -> None:
         with self._lock:
