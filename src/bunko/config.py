@@ -54,9 +54,10 @@ class RetrieveConfig(_Section):
     mode: Literal["hybrid", "dense", "keyword"] = "hybrid"
     k: int = Field(5, ge=1)
     candidates: int = Field(50, ge=1, description="Hits each retriever hands to fusion.")
-    rrf_k: int = Field(60, ge=1)
+    rrf_k: int = Field(20, ge=1, description="k in 1/(k + rank); smaller k favours each list's top hits.")
     dense_weight: float = Field(1.0, ge=0)
-    keyword_weight: float = Field(1.0, ge=0)
+    keyword_weight: float = Field(0.3, ge=0, description="Keyword weight for natural-language questions.")
+    exact_keyword_weight: float = Field(1.0, ge=0, description="Keyword weight when the query has codes/IDs or quotes.")
     max_distance: float | None = Field(
         0.9, ge=0, le=2, description="Dense hits farther than this cosine distance (1 - similarity) are dropped."
     )

@@ -20,7 +20,7 @@ from bunko.generate.language import abstain_message, detect_language
 from bunko.ingest.lock import WriterLock
 from bunko.ingest.pipeline import Ingestor, IngestReport, Progress, embed_hash
 from bunko.parse.registry import ParserRegistry, default_registry
-from bunko.retrieve.analyzers import get_analyzer
+from bunko.retrieve.analyzers import get_analyzer, identifiers
 from bunko.retrieve.searcher import Searcher, SearchResult
 from bunko.schema import Answer, Chunk, DocumentInfo, Element, Hit, IngestJob
 from bunko.store.base import Store
@@ -193,8 +193,11 @@ class Bunko:
         scored = generator.score_units(question, hits, query_vector, result.query_tokens, weights)
         top = hits[:3]
         similarity = max((1.0 - h.distance for h in top if h.distance is not None), default=0.0)
-        coverage = max((keyword_coverage(result.query_tokens, set(self.analyzer(h.chunk.embed_text)), weights) for h in top), default=0.0)
-        verdict = grade(hits, similarity, coverage, self.config.answer.min_confidence)
+        top_tokens = [set(self.analyzer(h.chunk.embed_text)) for h in top]
+        coverage = max((keyword_coverage(result.query_tokens, tokens, weights) for tokens in top_tokens), default=0.0)
+        codes = identifiers(result.query_tokens)
+        codes_found = bool(codes) and any(codes <= tokens for tokens in top_tokens)
+        verdict = grade(hits, similarity, coverage, self.config.answer.min_confidence, codes_found)
         sentences = generator.answer(hits, scored) if verdict.sufficient else []
         abstained = not sentences
         text = abstain_message(language) if abstained else render_answer(sentences, language)
@@ -208,7 +211,7 @@ class Bunko:
         self.store.save_trace(trace_id, question, {
             "question": question,
             "language": language,
-            "route": {"mode": result.mode, "filters": dict(filters or {})},
+            "route": {"mode": result.mode, "filters": dict(filters or {}), **(asdict(result.route) if result.route else {})},
             "query_tokens": result.query_tokens,
             "hits": [
                 {"chunk_id": h.chunk.chunk_id, "source": h.chunk.source, "score": h.score, "distance": h.distance, "signals": h.signals}

@@ -17,19 +17,20 @@ import numpy as np
 from bunko.embed.base import Embedder
 from bunko.generate.grade import keyword_coverage
 from bunko.generate.units import Unit, split_units
-from bunko.retrieve.analyzers import Analyzer
+from bunko.retrieve.analyzers import Analyzer, identifiers
 from bunko.schema import AnswerSentence, Citation, Hit
 
 _QUANTITY_QUESTION = re.compile(
     r"いくら|何[日回人件年時分文字円%％度台名ヶか]|どのくらい|どれくらい|何時|いつ|"
     r"多少|几|多长|多久|多大|何时|什么时候|"
-    r"\bhow (?:many|much|long|often|soon|old|large|big)\b|\bwhen\b|\bwhat (?:is|are) the (?:limit|maximum|minimum|rate|number|amount|price|period)",
+    r"\bhow (?:many|much|long|often|soon|old|large|big)\b|\bwhen\b"
+    r"|\b(?:limit|maximum|minimum|rate|number|amount|price|period|deadline|duration|fee|cost|size)s?\b",
     re.IGNORECASE,
 )
 _LEAD_IN = re.compile(r"[:：]\s*$|次のとおり|以下のとおり|下記|如下|以下(?:几|各)|as follows|the following", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
 
-MAX_EVIDENCE_HITS = 3
+MAX_EVIDENCE_HITS = 5
 MAX_UNITS = 80
 KEEP_RATIO = 0.85
 """A unit joins the answer only when it scores within this fraction of the best one."""
@@ -79,10 +80,14 @@ class ExtractiveGenerator:
         vectors = self.embedder.embed([f"{c}\n{u.text}" if c else u.text for c, u in zip(contexts, units, strict=True)])
         similarities = vectors @ np.asarray(query_vector, dtype=np.float32)
         wants_quantity = bool(_QUANTITY_QUESTION.search(question))
+        codes = identifiers(query_tokens)
         scored = []
         for unit, context, similarity in zip(units, contexts, similarities, strict=True):
-            coverage = keyword_coverage(query_tokens, set(self.analyzer(f"{context} {unit.text}")), weights)
+            unit_tokens = set(self.analyzer(f"{context} {unit.text}"))
+            coverage = keyword_coverage(query_tokens, unit_tokens, weights)
             score = float(similarity) + 0.5 * coverage + 0.03 * (MAX_EVIDENCE_HITS - unit.hit_index)
+            if codes:
+                score += 0.3 * len(codes & unit_tokens) / len(codes)
             if wants_quantity and _DIGIT.search(unit.text):
                 score += 0.12
             if _LEAD_IN.search(unit.text):

@@ -48,8 +48,17 @@ def keyword_coverage(query_tokens: list[str], text_tokens: set[str], weights: Ma
     return sum(weight(t) for t in distinct & text_tokens) / total if total else 0.0
 
 
-def grade(hits: list[Hit], similarity: float, coverage: float, min_confidence: float) -> Grade:
+IDENTIFIER_CONFIDENCE = 0.8
+"""Floor when every identifier of the question (E-1024, ERR_CONN_RESET) occurs in the evidence.
+
+An exact code match is the strongest evidence there is, and the one that
+embeddings and cross-language bigrams both miss."""
+
+
+def grade(hits: list[Hit], similarity: float, coverage: float, min_confidence: float, identifiers_found: bool = False) -> Grade:
     if not hits:
         return Grade(False, 0.0, similarity, coverage)
     confidence = _logistic(similarity + COVERAGE_WEIGHT * coverage, EVIDENCE_CENTER, EVIDENCE_SCALE)
+    if identifiers_found:
+        confidence = max(confidence, IDENTIFIER_CONFIDENCE)
     return Grade(confidence >= min_confidence, round(confidence, 4), similarity, coverage)

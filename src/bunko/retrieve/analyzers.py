@@ -27,6 +27,13 @@ _SPLIT_CODE = re.compile(r"[-_./:,]")
 
 Analyzer = Callable[[str], list[str]]
 
+ENGLISH_STOPWORDS = frozenset(
+    "a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with"
+    " what which who whom how when where why do does did can could should would may i you we our your my".split()
+)
+"""Lucene's English stop set plus question words: they match every English chunk and
+would let an English question's grammar outrank a Japanese document's content."""
+
 
 def normalize(text: str) -> str:
     """NFKC folds full-width letters and digits (ＡＢＣ１２３ → ABC123) and lower-cases."""
@@ -46,10 +53,20 @@ def multilingual(text: str) -> list[str]:
             tokens.extend(cjk_bigrams(match.group("cjk")))
             continue
         word = match.group("word")
+        if word in ENGLISH_STOPWORDS:
+            continue
         tokens.append(word)
         if _SPLIT_CODE.search(word):
-            tokens.extend(part for part in _SPLIT_CODE.split(word) if part)
+            tokens.extend(part for part in _SPLIT_CODE.split(word) if len(part) > 1 or part.isdigit())
     return tokens
+
+
+_IDENTIFIER = re.compile(r"^(?=.*\d)(?=.*[a-z])[a-z0-9]+(?:[-_./:][a-z0-9]+)*$|^[a-z0-9]+(?:_[a-z0-9]+)+$")
+
+
+def identifiers(tokens: list[str]) -> set[str]:
+    """Tokens that name one thing exactly — error codes, IDs, versions: E-1024, err_conn_reset, v2.3."""
+    return {t for t in tokens if _IDENTIFIER.match(t)}
 
 
 ANALYZERS: dict[str, Analyzer] = {"multilingual": multilingual}

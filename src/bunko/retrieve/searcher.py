@@ -13,6 +13,7 @@ from bunko.config import RetrieveConfig
 from bunko.embed.base import Embedder
 from bunko.retrieve.analyzers import Analyzer
 from bunko.retrieve.fusion import reciprocal_rank_fusion
+from bunko.retrieve.router import Route, route
 from bunko.schema import Hit
 from bunko.store.base import Store
 
@@ -23,6 +24,7 @@ class SearchResult:
     query_vector: np.ndarray | None
     query_tokens: list[str]
     mode: str
+    route: Route | None = None
     timings: dict[str, float] = field(default_factory=dict)
 
 
@@ -63,8 +65,8 @@ class Searcher:
             timings["keyword"] = time.perf_counter() - started
 
         started = time.perf_counter()
-        weights = {"dense": config.dense_weight, "keyword": config.keyword_weight}
-        fused = reciprocal_rank_fusion(ranked, weights, config.rrf_k)[:k]
+        chosen = route(query, tokens, config)
+        fused = reciprocal_rank_fusion(ranked, chosen.weights, config.rrf_k)[:k]
         chunks = {c.chunk_id: c for c in self.store.get_chunks([cid for cid, _, _ in fused])}
         hits: list[Hit] = []
         for chunk_id, score, signals in fused:
@@ -77,4 +79,4 @@ class Searcher:
                 distance=None if dense_signal is None else 1.0 - dense_signal["score"],
             ))
         timings["fuse"] = time.perf_counter() - started
-        return SearchResult(hits=hits, query_vector=vector, query_tokens=tokens, mode=mode, timings=timings)
+        return SearchResult(hits=hits, query_vector=vector, query_tokens=tokens, mode=mode, route=chosen, timings=timings)

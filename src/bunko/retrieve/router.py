@@ -1,0 +1,37 @@
+"""Rule-based query routing: which retrievers to trust, and how much, for this query.
+
+Measured on the sample golden set (bench/sample_quality.py), dense retrieval
+beats keyword retrieval on natural-language questions, and equal-weight RRF
+falls below dense alone; but exact identifiers (E-1024, ERR_CONN_RESET, v2.3.1)
+and quoted phrases are what keyword search finds and embeddings miss. So
+natural questions lean on dense; identifier and quoted queries weigh keyword
+search fully.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from bunko.config import RetrieveConfig
+from bunko.retrieve.analyzers import identifiers
+
+_QUOTED = re.compile(r"\"[^\"]+\"|「[^」]+」|“[^”]+”|『[^』]+』")
+
+
+@dataclass
+class Route:
+    name: str
+    weights: dict[str, float] = field(default_factory=dict)
+    reason: str = ""
+
+
+def route(query: str, tokens: list[str], config: RetrieveConfig) -> Route:
+    codes = identifiers(tokens)
+    if codes:
+        return Route("exact", {"dense": config.dense_weight, "keyword": config.exact_keyword_weight},
+                     f"identifiers {sorted(codes)} favour keyword search")
+    if _QUOTED.search(query):
+        return Route("exact", {"dense": config.dense_weight, "keyword": config.exact_keyword_weight},
+                     "a quoted phrase favours keyword search")
+    return Route("semantic", {"dense": config.dense_weight, "keyword": config.keyword_weight}, "natural-language question")
