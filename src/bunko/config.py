@@ -34,7 +34,7 @@ class IngestConfig(_Section):
 
 class ChunkConfig(_Section):
     strategy: str = "heading"
-    max_chars: int = Field(800, ge=50)
+    max_chars: int = Field(800, ge=20)
     min_chars: int = Field(0, ge=0, description="Sections shorter than this are merged with the next one.")
     overlap_chars: int = Field(0, ge=0)
 

@@ -50,7 +50,7 @@ class BM25Index:
         row_of_entry = np.repeat(np.arange(n_docs), np.diff(counts.indptr))
         tf = counts.data.astype(np.float64)
         norm = self.k1 * (1.0 - self.b + self.b * doc_len[row_of_entry] / (avg_len or 1.0))
-        weights = idf[counts.indices] * tf * (self.k1 + 1.0) / (tf + norm)
+        weights = idf[counts.indices] * tf / (tf + norm)  # Lucene >= 8 drops the constant (k1 + 1)
         return sparse.csr_matrix((weights.astype(np.float32), counts.indices, counts.indptr), shape=counts.shape)
 
     def scores(self, query_tokens: Sequence[str]) -> np.ndarray:

@@ -1,0 +1,29 @@
+from __future__ import annotations
+
+import pytest
+
+from bunko.retrieve.fusion import reciprocal_rank_fusion
+
+
+def test_rrf_matches_hand_computed_scores() -> None:
+    fused = reciprocal_rank_fusion(
+        {"dense": [("a", 0.9), ("b", 0.8), ("c", 0.7)], "keyword": [("c", 12.0), ("a", 3.0), ("d", 1.0)]},
+        weights={"dense": 1.0, "keyword": 0.5},
+        k=60,
+    )
+    expected = {
+        "a": 1 / 61 + 0.5 / 62,
+        "b": 1 / 62,
+        "c": 1 / 63 + 0.5 / 61,
+        "d": 0.5 / 63,
+    }
+    assert [cid for cid, _, _ in fused] == sorted(expected, key=lambda c: -expected[c])
+    for chunk_id, score, signals in fused:
+        assert score == pytest.approx(expected[chunk_id])
+    signals = {cid: s for cid, _, s in fused}
+    assert signals["c"] == {"dense": {"rank": 3.0, "score": 0.7}, "keyword": {"rank": 1.0, "score": 12.0}}
+
+
+def test_duplicates_within_one_list_count_once() -> None:
+    fused = reciprocal_rank_fusion({"dense": [("a", 0.9), ("a", 0.9)]}, k=60)
+    assert fused[0][1] == pytest.approx(1 / 61)

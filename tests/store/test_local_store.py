@@ -1,0 +1,52 @@
+"""The local store: results survive close and reopen; a changed embedder is refused until reembed."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bunko import Bunko, CollectionError
+
+
+def test_results_identical_after_close_and_reopen(make_kb, tmp_path: Path, samples_dir: Path, embedder) -> None:
+    kb = make_kb()
+    kb.ingest(samples_dir)
+    queries = ["宿泊費の上限", "年假有几天", "API rate limit", "E-1024"]
+    before = [[(h.chunk.chunk_id, round(h.score, 6)) for h in kb.search(q, k=5)] for q in queries]
+    kb.close()
+    reopened = Bunko(tmp_path / ".bunko", embedder=embedder)
+    after = [[(h.chunk.chunk_id, round(h.score, 6)) for h in reopened.search(q, k=5)] for q in queries]
+    reopened.close()
+    assert before == after
+
+
+class ReversedUse:
+    """A genuinely different embedder: USE vectors with the dimensions reversed."""
+
+    name = "use-m3-reversed"
+    dimension = 512
+
+    def __init__(self, inner) -> None:
+        self.inner = inner
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return np.ascontiguousarray(self.inner.embed(texts)[:, ::-1])
+
+
+def test_other_embedder_is_refused_until_reembed(make_kb, tmp_path: Path, embedder) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\n経費精算は三十日以内に行います。\n", encoding="utf-8")
+    make_kb().ingest(docs)
+    with pytest.raises(CollectionError, match="bunko reembed"):
+        Bunko(tmp_path / ".bunko", embedder=ReversedUse(embedder))
+    kb = Bunko(tmp_path / ".bunko", embedder=ReversedUse(embedder), allow_embedder_change=True)
+    assert kb.reembed() == 1
+    assert kb.store.get_meta("embedder") == "use-m3-reversed"
+    hit = kb.search("経費精算", mode="dense")[0]
+    assert hit.chunk.source == "docs/a.md" and hit.distance is not None and hit.distance < 0.5
+    kb.close()
+    Bunko(tmp_path / ".bunko", embedder=ReversedUse(embedder)).close()  # now accepted
