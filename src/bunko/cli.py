@@ -22,7 +22,7 @@ from bunko.schema import Hit, IngestJob, JobStatus, to_dict
 
 app = typer.Typer(help="bunko: ask your own documents, with every answer cited.", no_args_is_help=True, add_completion=False)
 console = Console()
-errors = Console(stderr=True)
+errors = Console(stderr=True, soft_wrap=True)
 
 T = TypeVar("T")
 

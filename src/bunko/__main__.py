@@ -1,0 +1,3 @@
+from bunko.cli import app
+
+app(prog_name="bunko")

@@ -1,0 +1,83 @@
+"""The CLI is a shell over Bunko: JSON for scripts, exit codes that tell what happened."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from bunko.cli import app
+
+
+@pytest.fixture
+def runner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("BUNKO_COLLECTION", raising=False)
+    return CliRunner()
+
+
+def _json(result) -> object:
+    assert result.exit_code in (0, 1), result.output
+    return json.loads(result.stdout)
+
+
+def test_ingest_search_ask_in_the_current_folder(runner: CliRunner, tmp_path: Path, samples_dir: Path) -> None:
+    result = runner.invoke(app, ["ingest", str(samples_dir), "--json"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / ".bunko" / "bunko.toml").exists()
+    assert all(job["status"] == "READY" for job in json.loads(result.stdout)["jobs"])
+
+    hits = _json(runner.invoke(app, ["search", "年假有几天", "--json", "-k", "3"]))["hits"]
+    assert len(hits) == 3
+    assert hits[0]["source"].endswith("leave-policy-zh.md")
+    assert {"chunk_id", "source", "section_path", "pages", "score", "signals"} <= set(hits[0])
+
+    answer = _json(runner.invoke(app, ["ask", "東京23区の一般社員の宿泊費の上限はいくら？", "--json"]))
+    assert not answer["abstained"] and "12,000円" in answer["text"]
+    assert answer["sentences"][0]["citations"][0]["source"].endswith("travel-expense-policy-ja.md")
+    assert answer["trace_id"]
+
+    status = _json(runner.invoke(app, ["status", "--json"]))
+    assert status["documents"] == 12 and status["embedder"] == "use-m3"
+    docs = _json(runner.invoke(app, ["docs", "--json"]))
+    source = docs[0]["source"]
+    assert _json(runner.invoke(app, ["rm", source, "--json"]))["removed"] is True
+    assert runner.invoke(app, ["rm", source]).exit_code == 1
+    trace = _json(runner.invoke(app, ["trace", answer["trace_id"]]))
+    assert trace["answer"]["text"] == answer["text"]
+
+
+def test_failed_files_set_the_exit_code_and_show_in_jobs(runner: CliRunner, tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "ok.md").write_text("# OK\n\nFine text.\n", encoding="utf-8")
+    (docs / "empty.md").write_bytes(b"")
+    result = runner.invoke(app, ["ingest", "docs"])
+    assert result.exit_code == 1
+    jobs = _json(runner.invoke(app, ["jobs", "--failed", "--json"]))
+    assert [(Path(j["source"]).name, j["error_code"]) for j in jobs] == [("empty.md", "EMPTY")]
+
+
+def test_missing_collection_is_a_clear_error(runner: CliRunner, tmp_path: Path) -> None:
+    result = runner.invoke(app, ["search", "x", "--collection", str(tmp_path / "nowhere")])
+    assert result.exit_code == 2
+    assert "no bunko collection" in result.stderr
+
+
+def test_bad_filter_json_and_unknown_field_are_errors(runner: CliRunner, tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nalpha text\n", encoding="utf-8")
+    runner.invoke(app, ["ingest", "docs"])
+    assert runner.invoke(app, ["search", "alpha", "--where", "{oops"]).exit_code == 2
+    result = runner.invoke(app, ["search", "alpha", "--where", '{"colour": "red"}'])
+    assert result.exit_code == 2 and "unknown filter field 'colour'" in result.stderr
+
+
+def test_console_script_runs(tmp_path: Path) -> None:
+    result = subprocess.run([sys.executable, "-m", "bunko", "--help"], capture_output=True, text=True, cwd=tmp_path, check=False)
+    assert result.returncode == 0 and "ingest" in result.stdout
