@@ -88,3 +88,11 @@ def page_error(meta: dict[str, Any], page: int | None, code: str, detail: str) -
     A scanned page without OCR must not cost the user the 99 readable pages around it.
     """
     meta.setdefault("page_errors", []).append({"page": page, "code": code, "detail": detail})
+
+
+BBox = tuple[float, float, float, float]
+
+
+def union_bbox(boxes: list[BBox]) -> BBox:
+    """The smallest box (x0, top, x1, bottom) holding every box: the bbox of a paragraph made of lines."""
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))

@@ -1,0 +1,274 @@
+"""PDF: text layer through pdfplumber, rendering and password checks through PDFium, OCR for scanned pages.
+
+Pages are read one at a time and each page's parsed objects are released
+before the next (``page.close()``), so a 1,000-page file costs the memory of
+one page plus the elements found so far; only a page that needs OCR is
+rendered, alone. Layout (reading order, headings, paragraphs) lives in
+`pdf_layout`; this module does the I/O, tables, figures and captions, and
+joins a table that runs over a page break back into one element.
+
+Both libraries are permissively licensed (pdfplumber MIT, pypdfium2
+Apache/BSD); PyMuPDF is avoided because it is AGPL.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pdfplumber
+import pypdfium2 as pdfium
+from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
+from pdfminer.pdfparser import PDFSyntaxError
+
+from bunko.errors import DocumentError
+from bunko.parse.base import BBox, ElementBuilder, dist_version, page_error
+from bunko.parse.cjk import normalize
+from bunko.parse.ocr import OCR_DPI, Tesseract, add_ocr_lines
+from bunko.parse.pdf_layout import Block, TextRun, is_caption, joined, reading_order, segments_from_words, text_runs
+from bunko.parse.tables import table_markdown, table_meta
+from bunko.schema import Element, ErrorCode, ParsedDocument
+
+MARGIN = 0.07
+"""Share of the page height at top and bottom where running headers and page numbers live."""
+_PAGE_NUMBER = re.compile(r"^\s*(?:[-–—]\s*)?(?:page\s+|p\.\s*)?\d+(?:\s*(?:/|of)\s*\d+)?(?:\s*[-–—])?\s*$|^\s*第\s*\d+\s*[页頁]\s*$", re.IGNORECASE)
+_MIN_FIGURE = 24.0
+
+
+@dataclass
+class _OpenTable:
+    """The last table of the previous page, which the next page's first table may continue."""
+
+    element: Element
+    header: list[str]
+    rows: list[list[str]]
+    x_span: tuple[float, float]
+
+
+@dataclass
+class _State:
+    builder: ElementBuilder
+    meta: dict[str, Any]
+    sizes: Counter[float] = field(default_factory=Counter)
+    open_table: _OpenTable | None = None
+
+    @property
+    def body_size(self) -> float:
+        return self.sizes.most_common(1)[0][0] if self.sizes else 10.0
+
+
+def _cell_text(value: Any) -> str:
+    return joined([line.strip() for line in normalize(str(value or "")).split("\n") if line.strip()])
+
+
+def _in_box(obj: dict[str, Any], box: BBox) -> bool:
+    x = (obj["x0"] + obj["x1"]) / 2
+    y = (obj["top"] + obj["bottom"]) / 2
+    return box[0] <= x <= box[2] and box[1] <= y <= box[3]
+
+
+class PdfParser:
+    name = "pdf"
+    mimes = ("application/pdf",)
+
+    def __init__(self, ocr: Tesseract | None = None, ocr_dpi: int = OCR_DPI) -> None:
+        self.ocr = ocr or Tesseract()
+        self.ocr_dpi = ocr_dpi
+        self.version = f"pdfplumber-{dist_version('pdfplumber')}+pdfium-{dist_version('pypdfium2')}"
+
+    def parse(self, path: Path, source: str, mime: str) -> ParsedDocument:
+        rendering = self._open_pdfium(path, source)
+        state = _State(ElementBuilder(source), {})
+        try:
+            try:
+                pdf = pdfplumber.open(path)
+            except (PDFPasswordIncorrect, PDFEncryptionError) as exc:
+                raise DocumentError(ErrorCode.ENCRYPTED, f"{source}: the PDF is encrypted ({type(exc).__name__})") from None
+            except (PDFSyntaxError, ValueError, KeyError, TypeError) as exc:
+                raise DocumentError(ErrorCode.PARSE_FAILED, f"{source}: not a readable PDF ({type(exc).__name__}: {exc})") from None
+            with pdf:
+                title = self._title(pdf.metadata)
+                n_pages = len(pdf.pages)
+                for index in range(n_pages):
+                    page = pdf.pages[index]
+                    try:
+                        self._page(page, index + 1, state, rendering)
+                    except DocumentError as exc:
+                        page_error(state.meta, index + 1, exc.code.value, exc.detail)
+                    except Exception as exc:  # one unreadable page must not lose the others
+                        page_error(state.meta, index + 1, ErrorCode.PARSE_FAILED.value, f"{type(exc).__name__}: {exc}".splitlines()[0])
+                    finally:
+                        page.close()
+        finally:
+            rendering.close()
+        elements = state.builder.elements
+        errors = state.meta.get("page_errors", [])
+        if errors and not any(e.text.strip() for e in elements):
+            codes = Counter(e["code"] for e in errors)
+            code = ErrorCode(codes.most_common(1)[0][0])
+            raise DocumentError(code, f"{source}: no page could be read; page {errors[0]['page']}: {errors[0]['detail']}")
+        state.meta["pages"] = n_pages
+        heading = next((e.text for e in elements if e.kind == "heading"), None)
+        return ParsedDocument(
+            doc_id="", source=source, title=title or heading or Path(source).stem, mime="application/pdf",
+            parser=f"{self.name}/{self.version}", elements=elements, meta=state.meta,
+        )
+
+    @staticmethod
+    def _open_pdfium(path: Path, source: str) -> pdfium.PdfDocument:
+        """PDFium opens what pdfminer opens and tells a password apart from corruption."""
+        try:
+            return pdfium.PdfDocument(path)
+        except pdfium.PdfiumError as exc:
+            if "password" in str(exc).lower():
+                raise DocumentError(ErrorCode.ENCRYPTED, f"{source}: the PDF is password-protected; remove the password and ingest it again") from None
+            raise DocumentError(ErrorCode.PARSE_FAILED, f"{source}: not a readable PDF ({exc})") from None
+
+    @staticmethod
+    def _title(metadata: dict[str, Any]) -> str | None:
+        title = metadata.get("Title")
+        if isinstance(title, bytes):
+            title = title.decode("utf-8", "replace")
+        return str(title).strip() or None if title else None
+
+    # --- one page --------------------------------------------------------------------------------
+
+    def _page(self, page: Any, number: int, state: _State, rendering: pdfium.PdfDocument) -> None:
+        chars = [c for c in page.chars if c["text"].strip()]
+        if not chars:
+            if page.images:
+                self._ocr_page(number, state, rendering)
+            return
+        state.sizes.update(round(float(c["size"]), 1) for c in chars)
+        blocks: list[Block] = []
+        for table in page.find_tables() if (page.rects or page.lines) else []:
+            rows = [[_cell_text(c) for c in row] for row in table.extract()]
+            if len(rows) >= 2 and max(len(r) for r in rows) >= 2:
+                blocks.append(Block("table", tuple(table.bbox), payload=rows))  # type: ignore[arg-type]
+        table_boxes = [b.bbox for b in blocks]
+        for image in page.images:
+            box = (float(image["x0"]), float(image["top"]), float(image["x1"]), float(image["bottom"]))
+            if box[2] - box[0] >= _MIN_FIGURE and box[3] - box[1] >= _MIN_FIGURE:
+                blocks.append(Block("figure", box, payload={"name": image.get("name")}))
+        text_page = page.filter(lambda o: o.get("object_type") != "char" or not any(_in_box(o, b) for b in table_boxes))
+        words = text_page.extract_words(extra_attrs=["size", "fontname"])
+        for word in words:
+            word["text"] = normalize(word["text"])
+        height = float(page.height)
+        for segment in segments_from_words(words):
+            in_margin = segment.bbox[3] <= height * MARGIN or segment.bbox[1] >= height * (1 - MARGIN)
+            if in_margin and _PAGE_NUMBER.match(segment.text):
+                continue
+            blocks.append(Block("text", segment.bbox, [segment], payload={"margin": in_margin}))
+        self._emit(reading_order(blocks), number, height, state)
+
+    def _emit(self, blocks: list[Block], number: int, height: float, state: _State) -> None:
+        builder = state.builder
+        first = len(builder.elements)
+        content_seen = False
+        pending: list[Block] = []
+
+        def flush() -> None:
+            for run in text_runs([s for b in pending for s in b.segments], state.body_size):
+                self._add_run(run, number, state)
+            pending.clear()
+
+        for block in blocks:
+            margin = block.bbox[3] <= height * MARGIN or block.bbox[1] >= height * (1 - MARGIN)
+            if block.kind == "text":
+                pending.append(block)
+                if not margin:
+                    content_seen = True
+                    state.open_table = None
+                continue
+            flush()
+            if block.kind == "table":
+                continued = not content_seen and self._continue_table(block, number, state)
+                if not continued:
+                    self._add_table(block, number, state)
+                content_seen = True
+            else:
+                builder.add("figure", "", page=number, bbox=block.bbox, meta={"method": "pdf-image", **block.payload})
+                content_seen = True
+                state.open_table = None
+        flush()
+        self._link_captions(builder.elements[first:])
+
+    def _add_run(self, run: TextRun, number: int, state: _State) -> None:
+        meta = {"method": "text-layer", "font_size": run.segments[0].size}
+        if run.segments[0].bold:
+            meta["bold"] = True
+        if run.kind == "heading":
+            state.builder.heading(run.level or 1, run.text, page=number, bbox=run.bbox, meta=meta)
+        else:
+            state.builder.add(run.kind, run.text, page=number, bbox=run.bbox, meta=meta)
+
+    def _add_table(self, block: Block, number: int, state: _State) -> None:
+        rows: list[list[str]] = block.payload
+        header, body = rows[0], rows[1:]
+        element = state.builder.add(
+            "table", table_markdown(header, body), page=number, bbox=block.bbox,
+            meta={"method": "pdf-ruling-lines", **table_meta(header, body), "pages": [number]},
+        )
+        state.open_table = _OpenTable(element, header, body, (block.bbox[0], block.bbox[2]))
+
+    def _continue_table(self, block: Block, number: int, state: _State) -> bool:
+        """Join a table at the top of this page to the one that ended the previous page.
+
+        Same column count and same horizontal extent mean the same table; a
+        header row repeated on the new page is dropped.
+        """
+        open_table = state.open_table
+        rows: list[list[str]] = block.payload
+        if open_table is None or open_table.element.page is None or number - max(open_table.element.meta["pages"]) != 1:
+            return False
+        same_width = abs(open_table.x_span[0] - block.bbox[0]) < 3 and abs(open_table.x_span[1] - block.bbox[2]) < 3
+        if not same_width or len(rows[0]) != len(open_table.header):
+            return False
+        if rows[0] == open_table.header:
+            rows = rows[1:]
+        open_table.rows.extend(rows)
+        element = open_table.element
+        element.text = table_markdown(open_table.header, open_table.rows)
+        element.meta.update(table_meta(open_table.header, open_table.rows))
+        element.meta["pages"].append(number)
+        element.meta.setdefault("continued_bboxes", []).append({"page": number, "bbox": list(block.bbox)})
+        return True
+
+    @staticmethod
+    def _link_captions(elements: list[Element]) -> None:
+        """A caption names the figure or table next to it: link them both ways."""
+        for i, element in enumerate(elements):
+            if element.kind != "caption" or not is_caption(element.text):
+                continue
+            wants_table = bool(re.match(r"\s*(table|表)", element.text, re.IGNORECASE)) and not element.text.lstrip().startswith("図表")
+            neighbours = [elements[j] for j in (i - 1, i + 1) if 0 <= j < len(elements)]
+            preferred = [n for n in neighbours if n.kind == ("table" if wants_table else "figure")]
+            others = [n for n in neighbours if n.kind in ("table", "figure") and "caption" not in n.meta]
+            for owner in preferred + others:
+                if "caption" not in owner.meta:
+                    owner.meta["caption"] = element.text
+                    element.parent_id = owner.element_id
+                    break
+
+    def _ocr_page(self, number: int, state: _State, rendering: pdfium.PdfDocument) -> None:
+        """A page without a text layer: render it alone and read it with Tesseract."""
+        if not self.ocr.available:
+            page_error(state.meta, number, ErrorCode.OCR_UNAVAILABLE.value, self.ocr.unavailable_reason())
+            return
+        scale = self.ocr_dpi / 72.0
+        page = rendering[number - 1]
+        try:
+            bitmap = page.render(scale=scale)
+            image = bitmap.to_pil()
+            bitmap.close()
+        finally:
+            page.close()
+        lines = self.ocr.recognize(image, scale=scale)
+        added = add_ocr_lines(state.builder, lines, number, self.ocr)
+        state.meta.setdefault("ocr_pages", []).append(number)
+        if not added:
+            page_error(state.meta, number, ErrorCode.EMPTY.value, "OCR found no text on this scanned page")

@@ -1,0 +1,305 @@
+"""Page layout from positioned words: lines, reading order, paragraphs and headings.
+
+A PDF text layer is a bag of glyphs with coordinates, in whatever order the
+producing program wrote them. Reading order is recovered geometrically:
+
+1. words are grouped into line *segments*: words on one baseline, split where
+   the horizontal gap is wider than a column gutter could be mistaken for a
+   word space;
+2. segments, tables and figures are ordered by a recursive cut: a vertical
+   white stripe crossing a region means columns (read left column first);
+   otherwise the region is cut into horizontal bands, and consecutive bands
+   that share a gutter are put back together so a two-column stretch is read
+   column by column even where both columns happen to have a blank line at the
+   same height;
+3. consecutive segments of one style are joined into paragraphs; a segment set
+   larger than the body text, or bold and numbered, or numbered like a chapter
+   (第1章, Article 3), is a heading.
+
+Everything here is pure computation on plain data, so it is tested without PDFs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from itertools import pairwise
+from typing import Any
+
+from bunko.parse.base import BBox, union_bbox
+from bunko.parse.cjk import is_cjk
+
+COLUMN_GAP = 12.0
+"""Narrowest white stripe (points) read as a gutter between columns."""
+
+_BOLD = re.compile(r"bold|black|heavy|semibold|demi|-w[6-9]\b|w[6-9]$", re.IGNORECASE)
+_NUMBERED = re.compile(r"^\s*(\d+(?:[.．]\d+)*)[.．)）]?\s+\S|^\s*(\d+(?:[.．]\d+)+)\S")
+_CHAPTER = re.compile(
+    r"^\s*(?:第\s*[0-9０-９一二三四五六七八九十百千]+\s*([章部編节節条條款項项])|(chapter|part|section|article)\s+[0-9ivxlc]+\b)",
+    re.IGNORECASE,
+)
+_CHAPTER_DEPTH = {"部": 1, "編": 1, "章": 1, "节": 2, "節": 2, "条": 3, "條": 3, "款": 4, "項": 4, "项": 4,
+                  "part": 1, "chapter": 1, "section": 2, "article": 3}
+_CN_ENUM = re.compile(r"^\s*([一二三四五六七八九十]+)[、.．]\S|^\s*[（(]([一二三四五六七八九十]+)[）)]\S")
+_BULLET = re.compile(r"^\s*(?:[•●○◦▪■□・‐–—\-*]|\(?\d{1,2}[).）]|[（(][0-9０-９a-z][)）]|[①-⑳])\s*\S")
+_CAPTION = re.compile(r"^\s*(figure|fig\.|table|chart|photo|図表?|表|图|圖|圖表)\s*[0-9０-９一二三四五六七八九十]+", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[。.!?！？:：;；,，、]$")
+
+
+@dataclass
+class Segment:
+    """Words on one baseline within one column."""
+
+    text: str
+    bbox: BBox
+    size: float
+    bold: bool
+
+
+@dataclass
+class Block:
+    """One item of the ordered page: a run of text, a table or a figure."""
+
+    kind: str  # "text", "table", "figure"
+    bbox: BBox
+    segments: list[Segment] = field(default_factory=list)
+    payload: Any = None
+
+
+def is_bold(fontname: str) -> bool:
+    return bool(_BOLD.search(fontname.split("+", 1)[-1]))
+
+
+def _line_text(words: list[dict[str, Any]]) -> str:
+    """Join words where the page shows white space between them, whatever the script.
+
+    The gap, not the script, decides: "1. 概要" keeps its space, a Japanese
+    sentence split into two words by a font change gets none.
+    """
+    out = words[0]["text"]
+    for prev, word in pairwise(words):
+        size = float(word.get("size", 10.0))
+        out += (" " if word["x0"] - prev["x1"] > 0.15 * size else "") + word["text"]
+    return out
+
+
+def segments_from_words(words: list[dict[str, Any]]) -> list[Segment]:
+    """Group words (pdfplumber dicts with text, x0, x1, top, bottom, size, fontname) into line segments."""
+    if not words:
+        return []
+    words = sorted(words, key=lambda w: (w["top"], w["x0"]))
+    lines: list[list[dict[str, Any]]] = []
+    for word in words:
+        mid = (word["top"] + word["bottom"]) / 2
+        for line in reversed(lines[-4:]):
+            top = min(w["top"] for w in line)
+            bottom = max(w["bottom"] for w in line)
+            if top <= mid <= bottom:
+                line.append(word)
+                break
+        else:
+            lines.append([word])
+    segments = []
+    for line in lines:
+        line.sort(key=lambda w: w["x0"])
+        run = [line[0]]
+        for word in line[1:]:
+            size = max(float(word.get("size", 10.0)), 1.0)
+            if word["x0"] - run[-1]["x1"] > max(1.5 * size, 0.9 * COLUMN_GAP):
+                segments.append(_segment(run))
+                run = [word]
+            else:
+                run.append(word)
+        segments.append(_segment(run))
+    return segments
+
+
+def _segment(words: list[dict[str, Any]]) -> Segment:
+    chars = Counter()
+    bold = 0
+    for word in words:
+        n = len(word["text"])
+        chars[round(float(word.get("size", 10.0)), 1)] += n
+        bold += n if is_bold(str(word.get("fontname", ""))) else 0
+    size = chars.most_common(1)[0][0]
+    total = sum(chars.values())
+    bbox = union_bbox([(w["x0"], w["top"], w["x1"], w["bottom"]) for w in words])
+    return Segment(_line_text(words), bbox, size, bold * 2 > total)
+
+
+# --- reading order -----------------------------------------------------------------------------
+
+
+def _x_gaps(blocks: list[Block], min_gap: float) -> list[float]:
+    """Centres of vertical white stripes at least `min_gap` wide that no block crosses."""
+    spans = sorted((b.bbox[0], b.bbox[2]) for b in blocks)
+    gaps = []
+    reach = spans[0][1]
+    for x0, x1 in spans[1:]:
+        if x0 - reach >= min_gap:
+            gaps.append((x0 + reach) / 2)
+        reach = max(reach, x1)
+    return gaps
+
+
+def _y_bands(blocks: list[Block]) -> list[list[Block]]:
+    """Horizontal bands separated by white space that crosses the whole region."""
+    ordered = sorted(blocks, key=lambda b: b.bbox[1])
+    bands = [[ordered[0]]]
+    reach = ordered[0].bbox[3]
+    for block in ordered[1:]:
+        # Overlap of less than a quarter of a line still separates bands (descenders, tight leading).
+        tolerance = min(2.0, 0.25 * (block.bbox[3] - block.bbox[1]))
+        if block.bbox[1] >= reach - tolerance:
+            bands.append([block])
+        else:
+            bands[-1].append(block)
+        reach = max(reach, block.bbox[3])
+    return bands
+
+
+def reading_order(blocks: list[Block], depth: int = 0) -> list[Block]:
+    """Blocks in the order a person reads them: top to bottom, columns left to right."""
+    if len(blocks) <= 1 or depth > 12:
+        return sorted(blocks, key=lambda b: (b.bbox[1], b.bbox[0]))
+    gaps = _x_gaps(blocks, COLUMN_GAP)
+    if gaps:
+        columns: list[list[Block]] = [[] for _ in range(len(gaps) + 1)]
+        for block in blocks:
+            centre = (block.bbox[0] + block.bbox[2]) / 2
+            columns[sum(1 for g in gaps if centre > g)].append(block)
+        return [b for column in columns for b in reading_order(column, depth + 1)]
+    bands = _y_bands(blocks)
+    if len(bands) == 1:
+        return sorted(blocks, key=lambda b: (b.bbox[1], b.bbox[0]))
+    groups: list[list[Block]] = []
+    for band in bands:
+        if groups and _x_gaps(groups[-1] + band, COLUMN_GAP) and (len(groups[-1]) > 1 or len(band) > 1):
+            groups[-1].extend(band)
+        else:
+            groups.append(list(band))
+    if len(groups) == 1 and len(bands) > 1 and _x_gaps(groups[0], COLUMN_GAP):
+        return reading_order(groups[0], depth + 1)
+    out: list[Block] = []
+    for group in groups:
+        if len(group) > 1 and _x_gaps(group, COLUMN_GAP):
+            out.extend(reading_order(group, depth + 1))
+        else:
+            out.extend(sorted(group, key=lambda b: (b.bbox[1], b.bbox[0])))
+    return out
+
+
+# --- paragraphs and headings --------------------------------------------------------------------
+
+
+def heading_depth(text: str) -> int | None:
+    """Depth implied by the numbering of a heading (1.2.3 → 3, 第2節 → 2), or None if unnumbered."""
+    match = _CHAPTER.match(text)
+    if match:
+        return _CHAPTER_DEPTH[(match.group(1) or match.group(2)).lower()]
+    match = _NUMBERED.match(text)
+    if match:
+        number = match.group(1) or match.group(2)
+        return len(re.split(r"[.．]", number))
+    match = _CN_ENUM.match(text)
+    if match:
+        return 1 if match.group(1) else 2
+    return None
+
+
+def heading_level(segment: Segment, text: str, body_size: float) -> int | None:
+    """Heading level of a one-style run of text, or None when it is body text.
+
+    Size gives the outline's coarse level (a title is far larger than a section
+    heading); numbering refines it within one size (1.1 under 1.), so documents
+    that use one bold size for every level still nest correctly.
+    """
+    if len(text) > 120 or not text.strip():
+        return None
+    ratio = segment.size / body_size if body_size else 1.0
+    depth = heading_depth(text)
+    if ratio >= 1.15:
+        base = 1 if ratio >= 1.6 else 2 if ratio >= 1.3 else 3
+    elif (segment.bold and (depth is not None or (len(text) <= 60 and not _SENTENCE_END.search(text)))) or _starts_article(text):
+        base = 4
+    else:
+        return None
+    return base + (depth - 1 if depth else 0)
+
+
+def _continues(prev: Segment, cur: Segment) -> bool:
+    """Whether `cur` is the next line of the paragraph that `prev` belongs to."""
+    if abs(prev.size - cur.size) > 0.6 or prev.bold != cur.bold:
+        return False
+    line_height = prev.bbox[3] - prev.bbox[1]
+    gap = cur.bbox[1] - prev.bbox[3]
+    if gap < -0.5 * line_height or gap > 0.8 * line_height:
+        return False
+    overlaps = min(prev.bbox[2], cur.bbox[2]) - max(prev.bbox[0], cur.bbox[0]) > 0
+    return overlaps and not _BULLET.match(cur.text) and not _starts_article(cur.text) and not _starts_article(prev.text)
+
+
+def _starts_article(text: str) -> bool:
+    """A short line such as 第3条（目的） stands alone even in body type: it heads what follows."""
+    return bool(_CHAPTER.match(text)) and len(text) <= 40 and not _SENTENCE_END.search(text)
+
+
+def joined(texts: list[str]) -> str:
+    """Lines of one paragraph: a wrapped Latin line gets a space, a wrapped CJK line none."""
+    out = ""
+    for text in texts:
+        if out and not (is_cjk(out[-1]) or is_cjk(text[:1])):
+            out += " "
+        out += text
+    return out
+
+
+@dataclass
+class TextRun:
+    """A paragraph, list, caption or heading recovered from segments."""
+
+    kind: str
+    text: str
+    bbox: BBox
+    level: int | None = None
+    segments: list[Segment] = field(default_factory=list)
+
+
+def text_runs(segments: list[Segment], body_size: float) -> list[TextRun]:
+    """Group ordered segments of one block-run into paragraphs, lists, captions and headings."""
+    groups: list[list[Segment]] = []
+    for segment in segments:
+        if groups and _continues(groups[-1][-1], segment):
+            groups[-1].append(segment)
+        else:
+            groups.append([segment])
+    runs: list[TextRun] = []
+    for group in groups:
+        text = joined([s.text for s in group])
+        bbox = union_bbox([s.bbox for s in group])
+        level = heading_level(group[0], text, body_size) if len(group) <= 3 else None
+        if level is not None:
+            runs.append(TextRun("heading", text, bbox, level, group))
+        elif _CAPTION.match(text):
+            runs.append(TextRun("caption", text, bbox, None, group))
+        elif _BULLET.match(text):
+            if runs and runs[-1].kind == "list" and cur_follows(runs[-1], bbox):
+                runs[-1].text += "\n" + text
+                runs[-1].bbox = union_bbox([runs[-1].bbox, bbox])
+                runs[-1].segments.extend(group)
+            else:
+                runs.append(TextRun("list", text, bbox, None, group))
+        else:
+            runs.append(TextRun("paragraph", text, bbox, None, group))
+    return runs
+
+
+def cur_follows(prev: TextRun, bbox: BBox) -> bool:
+    """A list item directly below the previous one (same column) continues that list."""
+    line_height = prev.segments[-1].bbox[3] - prev.segments[-1].bbox[1]
+    return 0 <= bbox[1] - prev.bbox[3] <= 1.5 * line_height and abs(bbox[0] - prev.bbox[0]) < 3 * line_height
+
+
+def is_caption(text: str) -> bool:
+    return bool(_CAPTION.match(text))

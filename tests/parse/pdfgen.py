@@ -1,0 +1,222 @@
+"""Builds the test PDFs with reportlab, in en, ja and zh, with positions known exactly.
+
+Imported by tests/parse/conftest.py; every test document is generated here,
+so what a test asserts is what this file drew.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pypdfium2 as pdfium
+from PIL import Image
+from reportlab.lib.pagesizes import A4
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.cidfonts import UnicodeCIDFont
+from reportlab.pdfgen.canvas import Canvas
+
+for _font in ("HeiseiMin-W3", "HeiseiKakuGo-W5", "STSong-Light"):
+    pdfmetrics.registerFont(UnicodeCIDFont(_font))
+
+WIDTH, HEIGHT = A4
+
+
+@dataclass(frozen=True)
+class Texts:
+    regular: str
+    bold: str
+    title: str
+    h1: str
+    p1: str
+    h11: str
+    p11: str
+    table_caption: str
+    table: tuple[tuple[str, ...], ...]
+    figure_caption: str
+    h2: str
+    left: str
+    right: str
+    long_table: tuple[tuple[str, ...], ...]
+    after_table: str
+    scanned: str
+
+
+TEXTS = {
+    "en": Texts(
+        regular="Helvetica", bold="Helvetica-Bold", title="Travel Policy", h1="1. Overview",
+        p1="This policy explains how employees book travel and claim their expenses after every business trip.",
+        h11="1.1 Scope", p11="It applies to all staff, contractors and interns travelling on company business.",
+        table_caption="Table 1: Daily allowance",
+        table=(("Grade", "Domestic", "Overseas"), ("Staff", "3000", "5000"), ("Manager", "4000", "7000")),
+        figure_caption="Figure 1: Approval flow", h2="2. Details",
+        left="The left column describes booking: use the travel portal, choose economy fares and attach the itinerary to the request.",
+        right="The right column describes claims: submit receipts within thirty days and the finance team pays them monthly.",
+        long_table=(("City", "Hotel limit"), ("Tokyo", "15000"), ("Osaka", "12000"), ("Nagoya", "11000"),
+                    ("Fukuoka", "10000"), ("Sapporo", "9500")),
+        after_table="Cities not listed use the lowest limit.",
+        scanned="Scanned receipts are accepted",
+    ),
+    "ja": Texts(
+        regular="HeiseiMin-W3", bold="HeiseiKakuGo-W5", title="出張規程", h1="1. 概要",
+        p1="この規程は、社員が出張を手配し、出張後に経費を精算する方法を定めるものである。すべての出張に適用する。",
+        h11="1.1 適用範囲", p11="本規程は、会社の業務で出張するすべての社員、契約社員および実習生に適用する。",
+        table_caption="表1 日当",
+        table=(("等級", "国内", "海外"), ("一般", "3000", "5000"), ("管理職", "4000", "7000")),
+        figure_caption="図1 承認の流れ", h2="2. 詳細",
+        left="左の段は予約について述べる。旅行ポータルを使い、普通運賃を選び、行程表を申請に添付すること。",
+        right="右の段は精算について述べる。領収書は三十日以内に提出し、経理部が毎月支払う。",
+        long_table=(("都市", "宿泊上限"), ("東京", "15000"), ("大阪", "12000"), ("名古屋", "11000"),
+                    ("福岡", "10000"), ("札幌", "9500")),
+        after_table="記載のない都市は最も低い上限を用いる。",
+        scanned="領収書の写しを受け付ける",
+    ),
+    "zh": Texts(
+        regular="STSong-Light", bold="STSong-Light", title="差旅制度", h1="1. 概述",
+        p1="本制度说明员工如何预订差旅，以及每次出差结束后如何报销费用。本制度适用于所有出差。",
+        h11="1.1 适用范围", p11="本制度适用于因公出差的全体员工、合同工以及实习生。",
+        table_caption="表1 每日补贴",
+        table=(("级别", "国内", "海外"), ("员工", "300", "500"), ("经理", "400", "700")),
+        figure_caption="图1 审批流程", h2="2. 详情",
+        left="左栏说明预订方式：使用差旅平台，选择经济舱票价，并将行程单附在申请中。",
+        right="右栏说明报销方式：三十天内提交发票，财务部每月统一支付。",
+        long_table=(("城市", "住宿上限"), ("北京", "800"), ("上海", "800"), ("广州", "600"),
+                    ("深圳", "600"), ("成都", "500")),
+        after_table="未列出的城市按最低标准执行。",
+        scanned="本公司接受扫描件",
+    ),
+}
+
+
+def wrap(text: str, font: str, size: float, width: float) -> list[str]:
+    """Break text into lines no wider than `width`: at spaces for Latin, anywhere for CJK."""
+    lines: list[str] = []
+    current = ""
+    tokens = text.split(" ") if " " in text and not any(ord(c) > 0x3000 for c in text) else list(text)
+    sep = " " if len(tokens) > 1 and tokens != list(text) else ""
+    for token in tokens:
+        candidate = f"{current}{sep}{token}" if current else token
+        if pdfmetrics.stringWidth(candidate, font, size) > width and current:
+            lines.append(current)
+            current = token
+        else:
+            current = candidate
+    if current:
+        lines.append(current)
+    return lines
+
+
+class Pen:
+    """A canvas with a cursor that moves down the page, like a typesetter."""
+
+    def __init__(self, canvas: Canvas, texts: Texts) -> None:
+        self.c = canvas
+        self.t = texts
+        self.y = HEIGHT - 72
+
+    def text(self, text: str, size: float = 10, bold: bool = False, x: float = 72, width: float = WIDTH - 144, after: float = 8) -> None:
+        font = self.t.bold if bold else self.t.regular
+        self.c.setFont(font, size)
+        for line in wrap(text, font, size, width):
+            self.y -= size * 1.3
+            self.c.drawString(x, self.y, line)
+        self.y -= after
+
+    def table(self, rows: tuple[tuple[str, ...], ...], x: float = 72, col: float = 120, row_h: float = 20) -> None:
+        """A ruled table: every cell boxed, as office programs export them."""
+        n_cols = len(rows[0])
+        top = self.y
+        for r, row in enumerate(rows):
+            y = top - (r + 1) * row_h
+            for i, cell in enumerate(row):
+                self.c.rect(x + i * col, y, col, row_h)
+                self.c.setFont(self.t.bold if r == 0 else self.t.regular, 10)
+                self.c.drawString(x + i * col + 4, y + 6, cell)
+        self.c.line(x, top, x + n_cols * col, top)
+        self.y = top - len(rows) * row_h - 12
+
+
+def figure_png(path: Path) -> Path:
+    image = Image.new("RGB", (300, 150), (40, 120, 200))
+    for x in range(40, 260):
+        for y in range(60, 90):
+            image.putpixel((x, y), (250, 250, 250))
+    image.save(path)
+    return path
+
+
+def make_report(path: Path, lang: str) -> Path:
+    """Four pages: headings + table + figure; a two-column page; a ruled table that runs over a page break."""
+    t = TEXTS[lang]
+    c = Canvas(str(path), pagesize=A4)
+    c.setTitle(t.title)
+    pen = Pen(c, t)
+    pen.text(t.title, size=20, bold=True, after=12)
+    pen.text(t.h1, size=14, bold=True)
+    pen.text(t.p1)
+    pen.text(t.h11, size=12, bold=True)
+    pen.text(t.p11)
+    pen.text(t.table_caption, after=4)
+    pen.table(t.table)
+    image = figure_png(path.with_suffix(".png"))
+    pen.y -= 150
+    c.drawImage(str(image), 72, pen.y, width=200, height=100)
+    pen.text(t.figure_caption)
+    c.setFont("Helvetica", 9)
+    c.drawCentredString(WIDTH / 2, 30, "1")
+    c.showPage()
+
+    pen = Pen(c, t)
+    pen.text(t.h2, size=14, bold=True, after=14)
+    top = pen.y
+    pen.text(t.left, x=72, width=210)
+    pen.y = top
+    pen.text(t.right, x=WIDTH / 2 + 20, width=210)
+    c.setFont("Helvetica", 9)
+    c.drawCentredString(WIDTH / 2, 30, "2")
+    c.showPage()
+
+    pen = Pen(c, t)
+    pen.y = 200
+    pen.table(t.long_table[:4])
+    c.showPage()
+    pen = Pen(c, t)
+    pen.table((t.long_table[0], *t.long_table[4:]))
+    pen.text(t.after_table)
+    c.showPage()
+    c.save()
+    return path
+
+
+def make_text_pdf(path: Path, lang: str, lines: list[str], encrypt: str | None = None) -> Path:
+    t = TEXTS[lang]
+    c = Canvas(str(path), pagesize=A4, encrypt=encrypt)
+    pen = Pen(c, t)
+    for line in lines:
+        pen.text(line)
+    c.showPage()
+    c.save()
+    return path
+
+
+def make_scanned(path: Path, lang: str, text_page_first: bool = True) -> Path:
+    """A text page followed by a page that is only a picture of text, as a scanner makes it."""
+    t = TEXTS[lang]
+    source = path.with_name(path.stem + "-source.pdf")
+    c = Canvas(str(source), pagesize=A4)
+    c.setFont(t.bold, 32)
+    c.drawString(72, HEIGHT - 120, t.scanned)
+    c.showPage()
+    c.save()
+    pdf = pdfium.PdfDocument(source)
+    scan = path.with_name(path.stem + "-scan.png")
+    pdf[0].render(scale=300 / 72).to_pil().convert("L").save(scan)
+    pdf.close()
+    c = Canvas(str(path), pagesize=A4)
+    if text_page_first:
+        Pen(c, t).text(t.p1)
+        c.showPage()
+    c.drawImage(str(scan), 0, 0, width=WIDTH, height=HEIGHT)
+    c.showPage()
+    c.save()
+    return path
