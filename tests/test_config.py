@@ -32,5 +32,5 @@ def test_collection_with_invalid_config_does_not_open(tmp_path: Path) -> None:
     folder = tmp_path / ".bunko"
     folder.mkdir()
     (folder / "bunko.toml").write_text("[embed]\nthreads = 0\n", encoding="utf-8")
-    with pytest.raises(ConfigError, match="embed.threads"):
+    with pytest.raises(ConfigError, match=r"embed\.threads"):
         Bunko(folder)

@@ -311,6 +311,21 @@ def trace(trace_id: str, collection: CollectionOption = None) -> None:
     print_json(payload)
 
 
+SAMPLES = Path(__file__).resolve().parent / "samples" / "docs"
+DEMO_QUESTIONS = ("東京23区に出張する一般社員の宿泊費の上限はいくらですか？", "婚假有几天？", "How many API requests per minute are allowed per key?")
+
+
+@app.command()
+def demo(collection: CollectionOption = None) -> None:
+    """Ingest the bundled sample documents and ask one question in each language."""
+    path = collection or Path.cwd() / DEFAULT_COLLECTION
+    console.print(f"Ingesting the bundled samples ({escape(str(SAMPLES))}) into {escape(str(path))} …")
+    ingest([SAMPLES], prune=False, collection=path, as_json=False)
+    for question in DEMO_QUESTIONS:
+        console.rule(escape(question))
+        ask(question, source=None, section=None, where=None, collection=path, as_json=False)
+
+
 def main() -> None:  # pragma: no cover - console entry point
     os.environ.setdefault("PYTHONIOENCODING", "utf-8")
     app()

@@ -67,7 +67,7 @@ def test_long_paragraph_splits_at_cjk_and_latin_sentence_ends() -> None:
 
 
 def test_ids_are_stable_and_embed_text_carries_headings() -> None:
-    doc, first = _chunks()
+    _, first = _chunks()
     _, second = _chunks()
     assert [c.chunk_id for c in first] == [c.chunk_id for c in second] == [f"policy.md#{i}" for i in range(len(first))]
     assert first[0].embed_text.startswith("出張規程 > 宿泊費\n")

@@ -18,7 +18,7 @@ def test_rrf_matches_hand_computed_scores() -> None:
         "d": 0.5 / 63,
     }
     assert [cid for cid, _, _ in fused] == sorted(expected, key=lambda c: -expected[c])
-    for chunk_id, score, signals in fused:
+    for chunk_id, score, _ in fused:
         assert score == pytest.approx(expected[chunk_id])
     signals = {cid: s for cid, _, s in fused}
     assert signals["c"] == {"dense": {"rank": 3.0, "score": 0.7}, "keyword": {"rank": 1.0, "score": 12.0}}

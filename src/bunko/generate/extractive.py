@@ -118,4 +118,5 @@ def render_answer(sentences: list[AnswerSentence], language: str) -> str:
     for sentence in sentences:
         marks = "".join(f"[{numbers.setdefault(c.chunk_id, len(numbers) + 1)}]" for c in sentence.citations)
         parts.append(f"{sentence.text} {marks}" if language == "en" else f"{sentence.text}{marks}")
-    return ("\n" if any("\n" in s.text for s in sentences) else (" " if language == "en" else "")).join(parts)
+    prose = all(s.text.rstrip().endswith(tuple("。！？.!?」）)\"'")) and "\n" not in s.text for s in sentences)
+    return (" " if language == "en" else "").join(parts) if prose else "\n".join(parts)

@@ -28,8 +28,7 @@ _SPLIT_CODE = re.compile(r"[-_./:,]")
 Analyzer = Callable[[str], list[str]]
 
 ENGLISH_STOPWORDS = frozenset(
-    "a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with"
-    " what which who whom how when where why do does did can could should would may i you we our your my".split()
+    ["a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these", "they", "this", "to", "was", "will", "with", "what", "which", "who", "whom", "how", "when", "where", "why", "do", "does", "did", "can", "could", "should", "would", "may", "i", "you", "we", "our", "your", "my"]
 )
 """Lucene's English stop set plus question words: they match every English chunk and
 would let an English question's grammar outrank a Japanese document's content."""

@@ -36,8 +36,10 @@ class Searcher:
         self.config = config
 
     def search(
-        self, query: str, k: int | None = None, where: Mapping[str, Any] | None = None, mode: str | None = None
+        self, query: str, k: int | None = None, where: Mapping[str, Any] | None = None, mode: str | None = None,
+        query_vector: np.ndarray | None = None,
     ) -> SearchResult:
+        """`query_vector` skips embedding the query (benchmarks, callers with their own vectors)."""
         config = self.config
         k = k or config.k
         mode = mode or config.mode
@@ -46,13 +48,14 @@ class Searcher:
         candidates = max(config.candidates, k)
         timings: dict[str, float] = {}
         ranked: dict[str, list[tuple[str, float]]] = {}
-        vector: np.ndarray | None = None
+        vector = query_vector
         tokens = self.analyzer(query)
 
         if mode in ("hybrid", "dense"):
-            started = time.perf_counter()
-            vector = self.embedder.embed([query])[0]
-            timings["embed_query"] = time.perf_counter() - started
+            if vector is None:
+                started = time.perf_counter()
+                vector = self.embedder.embed([query])[0]
+                timings["embed_query"] = time.perf_counter() - started
             started = time.perf_counter()
             dense = self.store.dense_search(vector, candidates, where)
             if config.max_distance is not None:
