@@ -1,0 +1,206 @@
+"""Word (.docx) through python-docx: heading styles → section paths, lists, tables, footnotes.
+
+The body is walked in document order (paragraphs and tables interleaved), so
+a table stays between the paragraphs around it. Headers and footers are a
+separate part of the package and never enter the body. Footnotes, which
+python-docx does not expose, are read from their part and placed right after
+the paragraph that cites them, linked to it by parent_id.
+
+Word has no fixed pages; when the file was last saved by Word it carries
+"rendered page break" marks, which give the page a reader saw. Otherwise
+explicit page breaks are counted. meta["page_source"] says which.
+"""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from docx import Document
+from docx.opc.exceptions import PackageNotFoundError
+from docx.oxml.ns import qn
+from docx.table import Table
+from docx.text.paragraph import Paragraph
+from lxml import etree
+
+from bunko.errors import DocumentError
+from bunko.parse.base import ElementBuilder, dist_version
+from bunko.parse.tables import table_markdown, table_meta
+from bunko.schema import ErrorCode, ParsedDocument
+
+MIME = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+_HEADING_STYLE = re.compile(r"^(?:heading|見出し|标题|標題)\s*(\d)$", re.IGNORECASE)
+_FOOTNOTES_REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/footnotes"
+
+
+def _style_level(paragraph: Paragraph) -> int | None:
+    """Heading level from the paragraph's style chain or its outline level; Title is level 0."""
+    style = paragraph.style
+    seen = 0
+    while style is not None and seen < 10:
+        name = (style.name or "").strip()
+        if name.lower() == "title":
+            return 0
+        match = _HEADING_STYLE.match(name)
+        if match:
+            return int(match.group(1))
+        outline = style.element.find(f"{qn('w:pPr')}/{qn('w:outlineLvl')}")
+        if outline is not None and outline.get(qn("w:val"), "9").isdigit() and int(outline.get(qn("w:val"), "9")) < 9:
+            return int(outline.get(qn("w:val"))) + 1
+        style = style.base_style
+        seen += 1
+    direct = paragraph._p.find(f"{qn('w:pPr')}/{qn('w:outlineLvl')}")
+    if direct is not None and direct.get(qn("w:val"), "9").isdigit() and int(direct.get(qn("w:val"), "9")) < 9:
+        return int(direct.get(qn("w:val"))) + 1
+    return None
+
+
+class _Numbering:
+    """Which list levels are numbered (1., 2.) and which bulleted, from numbering.xml."""
+
+    def __init__(self, document: Any) -> None:
+        self._formats: dict[tuple[str, int], str] = {}
+        try:
+            root = document.part.numbering_part.element
+        except (KeyError, NotImplementedError, AttributeError):
+            return
+        abstract = {}
+        for node in root.findall(qn("w:abstractNum")):
+            levels = {}
+            for lvl in node.findall(qn("w:lvl")):
+                fmt = lvl.find(qn("w:numFmt"))
+                levels[int(lvl.get(qn("w:ilvl"), "0"))] = fmt.get(qn("w:val")) if fmt is not None else "bullet"
+            abstract[node.get(qn("w:abstractNumId"))] = levels
+        for num in root.findall(qn("w:num")):
+            ref = num.find(qn("w:abstractNumId"))
+            if ref is not None:
+                for level, fmt in abstract.get(ref.get(qn("w:val")), {}).items():
+                    self._formats[(num.get(qn("w:numId")), level)] = fmt
+
+    def is_bullet(self, num_id: str, level: int) -> bool:
+        return self._formats.get((num_id, level), "bullet") in ("bullet", "none")
+
+
+def _list_info(paragraph: Paragraph) -> tuple[str, int] | None:
+    """(numId, level) of a list paragraph, directly or through its style; None for body text."""
+    num_pr = paragraph._p.find(f"{qn('w:pPr')}/{qn('w:numPr')}")
+    style = paragraph.style
+    while num_pr is None and style is not None:
+        num_pr = style.element.find(f"{qn('w:pPr')}/{qn('w:numPr')}")
+        style = style.base_style
+    if num_pr is None:
+        name = (paragraph.style.name or "") if paragraph.style is not None else ""
+        return ("style", 0) if name.lower().startswith("list") else None
+    num_id = num_pr.find(qn("w:numId"))
+    ilvl = num_pr.find(qn("w:ilvl"))
+    if num_id is None or num_id.get(qn("w:val")) == "0":
+        return None
+    return num_id.get(qn("w:val")), int(ilvl.get(qn("w:val"))) if ilvl is not None else 0
+
+
+def _footnotes(document: Any) -> dict[str, str]:
+    """Footnote id → text (separator notes, ids -1 and 0, left out)."""
+    for rel in document.part.rels.values():
+        if rel.reltype == _FOOTNOTES_REL:
+            root = etree.fromstring(rel.target_part.blob)
+            notes = {}
+            for note in root.findall(qn("w:footnote")):
+                note_id = note.get(qn("w:id"))
+                if note_id is None or int(note_id) <= 0:
+                    continue
+                paragraphs = ["".join(t.text or "" for t in p.iter(qn("w:t"))) for p in note.iter(qn("w:p"))]
+                notes[note_id] = "\n".join(p.strip() for p in paragraphs if p.strip())
+            return notes
+    return {}
+
+
+class DocxParser:
+    name = "docx"
+    mimes = (MIME,)
+
+    def __init__(self) -> None:
+        self.version = f"python-docx-{dist_version('python-docx')}"
+
+    def parse(self, path: Path, source: str, mime: str) -> ParsedDocument:
+        try:
+            document = Document(str(path))
+        except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError, etree.XMLSyntaxError) as exc:
+            raise DocumentError(ErrorCode.PARSE_FAILED, f"{source}: not a readable Word document ({type(exc).__name__}: {exc})") from None
+        builder = ElementBuilder(source)
+        body = document.element.body
+        rendered = any(True for _ in body.iter(qn("w:lastRenderedPageBreak")))
+        state = {"page": 1, "list": None, "numbering": _Numbering(document), "footnotes": _footnotes(document), "rendered": rendered}
+        for child in body.iterchildren():
+            if child.tag == qn("w:p"):
+                self._paragraph(Paragraph(child, document), builder, state)
+            elif child.tag == qn("w:tbl"):
+                state["list"] = None
+                self._table(Table(child, document), builder, state["page"])
+        title = (document.core_properties.title or "").strip()
+        heading = next((e.text for e in builder.elements if e.kind == "heading"), None)
+        meta = {"page_source": "rendered-page-breaks" if rendered else "explicit-page-breaks", "pages": state["page"]}
+        return ParsedDocument(
+            doc_id="", source=source, title=title or heading or Path(source).stem, mime=MIME,
+            parser=f"{self.name}/{self.version}", elements=builder.elements, meta=meta,
+        )
+
+    @staticmethod
+    def _page_breaks(paragraph: Paragraph, rendered: bool) -> int:
+        if rendered:
+            return sum(1 for _ in paragraph._p.iter(qn("w:lastRenderedPageBreak")))
+        return sum(1 for br in paragraph._p.iter(qn("w:br")) if br.get(qn("w:type")) == "page")
+
+    def _paragraph(self, paragraph: Paragraph, builder: ElementBuilder, state: dict[str, Any]) -> None:
+        breaks = self._page_breaks(paragraph, state["rendered"])
+        before = paragraph._p.find(f"{qn('w:pPr')}/{qn('w:pageBreakBefore')}") is not None
+        if before and not state["rendered"]:
+            state["page"] += 1
+        text = paragraph.text.strip()
+        page = state["page"]
+        state["page"] += breaks
+        if not text:
+            return
+        level = _style_level(paragraph)
+        style = paragraph.style.name if paragraph.style is not None else ""
+        meta: dict[str, Any] = {"method": "docx-style", "style": style}
+        if level is not None:
+            state["list"] = None
+            element = builder.heading(level, text, page=page, meta=meta)
+        elif (info := _list_info(paragraph)) is not None:
+            num_id, ilvl = info
+            marker = "-" if num_id == "style" or state["numbering"].is_bullet(num_id, ilvl) else None
+            current = state["list"]
+            if current is not None and current["num_id"] == num_id:
+                counters = current["counters"]
+                counters[ilvl] = counters.get(ilvl, 0) + 1
+                for deeper in [k for k in counters if k > ilvl]:
+                    del counters[deeper]
+                line = "  " * ilvl + (marker or f"{counters[ilvl]}.") + " " + text
+                current["element"].text += "\n" + line
+                element = current["element"]
+            else:
+                line = "  " * ilvl + (marker or "1.") + " " + text
+                element = builder.add("list", line, page=page, meta={**meta, "method": "docx-numbering"})
+                state["list"] = {"num_id": num_id, "element": element, "counters": {ilvl: 1}}
+        else:
+            state["list"] = None
+            element = builder.add("paragraph", text, page=page, meta=meta)
+        for ref in paragraph._p.iter(qn("w:footnoteReference")):
+            note_id = ref.get(qn("w:id"))
+            note = state["footnotes"].get(note_id)
+            if note:
+                builder.add("footnote", note, page=page, parent_id=element.element_id, meta={"method": "docx-footnotes", "footnote_id": note_id})
+                state["list"] = None
+
+    @staticmethod
+    def _table(table: Table, builder: ElementBuilder, page: int) -> None:
+        rows = []
+        for row in table.rows:
+            rows.append([cell.text.strip() for cell in row.cells])
+        rows = [r for r in rows if any(r)]
+        if not rows:
+            return
+        header, body = rows[0], rows[1:]
+        builder.add("table", table_markdown(header, body), page=page, meta={"method": "docx-table", **table_meta(header, body)})
