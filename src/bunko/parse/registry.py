@@ -7,12 +7,15 @@ Markdown parser, so the first bytes are sniffed before the extension is trusted.
 from __future__ import annotations
 
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
+
+import olefile
 
 from bunko.errors import DocumentError
 from bunko.parse.base import Parser
 from bunko.parse.encoding import has_bom
-from bunko.schema import ErrorCode
+from bunko.schema import ErrorCode, ParsedDocument
 
 _MAGIC = (
     (b"%PDF-", "application/pdf"),
@@ -39,6 +42,31 @@ TEXT_EXTENSIONS = {
     ".json": "application/json", ".jsonl": "application/x-ndjson", ".ndjson": "application/x-ndjson",
 }
 BINARY_EXTENSIONS = {".msg": "application/vnd.ms-outlook"}
+ENCRYPTED_OFFICE = "application/x-encrypted-office"
+_OLE_STREAMS = (
+    ("EncryptedPackage", ENCRYPTED_OFFICE),
+    ("WordDocument", "application/msword"),
+    ("Workbook", "application/vnd.ms-excel"),
+    ("Book", "application/vnd.ms-excel"),
+    ("PowerPoint Document", "application/vnd.ms-powerpoint"),
+)
+_MAIL_HEADERS = (b"from:", b"received:", b"return-path:", b"mime-version:", b"message-id:", b"delivered-to:", b"subject:", b"date:", b"to:")
+
+
+def _ole_mime(path: Path) -> str:
+    """Which kind of OLE compound file: an encrypted Office file, an Outlook message, a legacy Office file."""
+    try:
+        with olefile.OleFileIO(str(path)) as ole:
+            entries = ole.listdir(streams=True, storages=True)
+    except (OSError, ValueError, TypeError):
+        return "application/x-ole-storage"
+    top = {entry[0] for entry in entries}
+    for stream, mime in _OLE_STREAMS:
+        if stream in top:
+            return mime
+    if any(name.startswith("__substg1.0_") for name in top):
+        return BINARY_EXTENSIONS[".msg"]
+    return "application/x-ole-storage"
 
 
 def _looks_binary(head: bytes) -> bool:
@@ -51,8 +79,8 @@ def sniff_mime(path: Path) -> str:
     suffix = path.suffix.lower()
     for magic, mime in _MAGIC:
         if head.startswith(magic):
-            if mime == "application/x-ole-storage" and suffix in BINARY_EXTENSIONS:
-                return BINARY_EXTENSIONS[suffix]
+            if mime == "application/x-ole-storage":
+                return _ole_mime(path)
             return mime
     if head.startswith(b"PK\x03\x04"):
         try:
@@ -71,6 +99,8 @@ def sniff_mime(path: Path) -> str:
     stripped = head.lstrip().lower()
     if stripped.startswith((b"<!doctype html", b"<html")):
         return "text/html"
+    if stripped.startswith(_MAIL_HEADERS) and b"\n\n" in head.replace(b"\r\n", b"\n"):
+        return "message/rfc822"
     if not suffix or suffix in {".text"}:
         return "text/plain"
     return f"application/x-unknown{suffix}"
@@ -93,6 +123,10 @@ class ParserRegistry:
     def parser_for(self, path: Path, source: str) -> tuple[Parser, str]:
         mime = sniff_mime(path)
         parser = self._by_mime.get(mime)
+        suffix = path.suffix.lower()
+        if suffix in TEXT_EXTENSIONS and _is_binary_mime(mime):
+            # A PNG renamed to .md is a mistake to report, not an image to OCR.
+            parser = None
         if parser is None:
             suffix = path.suffix.lower() or "(no extension)"
             if mime == "application/octet-stream" or (suffix in TEXT_EXTENSIONS and TEXT_EXTENSIONS[suffix] != mime):
@@ -103,11 +137,49 @@ class ParserRegistry:
         return parser, mime
 
 
-def default_registry() -> ParserRegistry:
+def _is_binary_mime(mime: str) -> bool:
+    return not (mime.startswith("text/") or mime in ("application/json", "application/x-ndjson", "message/rfc822"))
+
+
+class EncryptedOfficeParser:
+    """Password-protected Word/Excel/PowerPoint files are OLE containers around an encrypted package."""
+
+    name = "encrypted-office"
+    version = "1"
+    mimes = (ENCRYPTED_OFFICE,)
+
+    def parse(self, path: Path, source: str, mime: str) -> ParsedDocument:
+        raise DocumentError(ErrorCode.ENCRYPTED, f"{source}: the Office file is password-protected; remove the password and ingest it again")
+
+
+def default_registry(adapters: Sequence[str] = ()) -> ParserRegistry:
+    """Every built-in parser; `adapters` (e.g. ["markitdown"]) then take over the formats they read.
+
+    Imports are local so that importing the registry stays cheap: a run over
+    Markdown files never loads PDF or Office libraries.
+    """
+    from bunko.parse.docx import DocxParser
+    from bunko.parse.email import EmailParser
+    from bunko.parse.html import HtmlParser
     from bunko.parse.markdown import MarkdownParser
+    from bunko.parse.ocr import ImageParser, Tesseract
+    from bunko.parse.pdf import PdfParser
+    from bunko.parse.pptx import PptxParser
+    from bunko.parse.records import RecordsParser
     from bunko.parse.text import TextParser
+    from bunko.parse.xlsx import XlsxParser
 
     registry = ParserRegistry()
-    registry.register(MarkdownParser())
-    registry.register(TextParser())
+    ocr = Tesseract()
+    for parser in (
+        MarkdownParser(), TextParser(), HtmlParser(), PdfParser(ocr=ocr), ImageParser(ocr=ocr), DocxParser(), PptxParser(),
+        XlsxParser(), RecordsParser(), EncryptedOfficeParser(),
+    ):
+        registry.register(parser)
+    registry.register(EmailParser(registry))
+    if adapters:
+        from bunko.parse.adapters import adapter
+
+        for name in adapters:
+            registry.register(adapter(name))
     return registry

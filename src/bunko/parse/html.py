@@ -1,0 +1,227 @@
+"""HTML through BeautifulSoup (lxml): the page's main content as headings, paragraphs, lists, tables.
+
+Navigation, headers, footers, sidebars, scripts and forms are dropped before
+anything is read, because a search hit in a site menu cites nothing useful.
+When the page marks its content (<main>, <article>, role="main") only that is
+read. Links keep their text in place (the reader's words) and their targets
+in meta["links"]. The walker is shared with the mail parser for HTML bodies.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from bs4 import BeautifulSoup, NavigableString, Tag
+
+from bunko.parse.base import ElementBuilder, dist_version
+from bunko.parse.encoding import decode_text
+from bunko.parse.tables import table_markdown, table_meta
+from bunko.schema import ParsedDocument
+
+_DROP_TAGS = ("script", "style", "noscript", "template", "nav", "aside", "form", "iframe", "svg", "button", "select", "input", "head")
+_DROP_ROLES = {"navigation", "banner", "contentinfo", "complementary", "search"}
+_DROP_NAMES = re.compile(r"(?:^|[\s_-])(nav|navbar|menu|footer|sidebar|breadcrumbs?|cookie|advert|ads|social|share|skip-link)(?:$|[\s_-])", re.IGNORECASE)
+_BLOCKS = {"p", "div", "section", "article", "main", "header", "footer", "ul", "ol", "dl", "table", "pre", "blockquote",
+           "figure", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "br", "li", "body", "html", "center", "details", "summary", "address"}
+_META_CHARSET = re.compile(rb"<meta[^>]+charset=[\"']?([A-Za-z0-9_.:-]+)", re.IGNORECASE)
+
+
+def _space(text: str) -> str:
+    return re.sub(r"[ \t\r\f\v]*\n[ \t\r\f\v]*", "\n", re.sub(r"[ \t\r\f\v]+", " ", text)).strip()
+
+
+def decode_html(data: bytes, source: str) -> tuple[str, str]:
+    """UTF-8 first; then the page's own <meta charset>; then detection."""
+    try:
+        return data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        pass
+    match = _META_CHARSET.search(data[:4096])
+    if match:
+        name = match.group(1).decode("ascii", "replace")
+        try:
+            return data.decode(name), name
+        except (LookupError, UnicodeDecodeError):
+            pass
+    return decode_text(data, source)
+
+
+def _junk(tag: Tag) -> bool:
+    if tag.name in _DROP_TAGS:
+        return True
+    if (tag.get("role") or "") in _DROP_ROLES or tag.has_attr("hidden") or tag.get("aria-hidden") == "true":
+        return True
+    names = " ".join([*tag.get("class", []), str(tag.get("id") or "")])
+    return bool(names and _DROP_NAMES.search(names))
+
+
+def content_root(soup: BeautifulSoup) -> Tag:
+    """The page's main content with the page furniture removed."""
+    for tag in list(soup.find_all(True)):
+        if not getattr(tag, "decomposed", False) and _junk(tag):
+            tag.decompose()
+    main = soup.find("main") or soup.find(attrs={"role": "main"}) or soup.find("article")
+    root = main if isinstance(main, Tag) else (soup.body or soup)
+    for tag in root.find_all(["header", "footer"]):
+        # A page's header and footer are furniture; an article's own header holds its title.
+        if tag.name == "footer" or tag.find_parent(["article", "main"]) is None:
+            tag.decompose()
+    return root
+
+
+class HtmlWalker:
+    """Turns a content root into elements; heading levels shifted by `level_offset` (mail bodies nest under the subject)."""
+
+    def __init__(self, builder: ElementBuilder, level_offset: int = 0, extra_meta: dict[str, Any] | None = None) -> None:
+        self.builder = builder
+        self.offset = level_offset
+        self.extra = extra_meta or {}
+        self._inline: list[str] = []
+        self._links: list[dict[str, str]] = []
+
+    def walk(self, root: Tag) -> None:
+        self._children(root)
+        self._flush()
+
+    def _meta(self, **more: Any) -> dict[str, Any]:
+        return {"method": "html-dom", **self.extra, **more}
+
+    def _text(self, tag: Tag | NavigableString, links: list[dict[str, str]]) -> str:
+        if isinstance(tag, NavigableString):
+            return str(tag)
+        if tag.name == "br":
+            return "\n"
+        if tag.name == "img":
+            return str(tag.get("alt") or "")
+        parts = [self._text(child, links) for child in tag.children if not (isinstance(child, NavigableString) and type(child).__name__ in ("Comment", "Doctype"))]
+        text = "".join(parts)
+        if tag.name == "a" and tag.get("href") and text.strip():
+            links.append({"text": _space(text), "href": str(tag["href"])})
+        return text
+
+    def _flush(self) -> None:
+        text = _space("".join(self._inline))
+        if text:
+            meta = self._meta(links=self._links) if self._links else self._meta()
+            self.builder.add("paragraph", text, meta=meta)
+        self._inline, self._links = [], []
+
+    def _children(self, tag: Tag) -> None:
+        for child in tag.children:
+            if isinstance(child, NavigableString):
+                if type(child).__name__ not in ("Comment", "Doctype", "CData", "ProcessingInstruction"):
+                    self._inline.append(str(child))
+            elif isinstance(child, Tag):
+                if child.name in _BLOCKS:
+                    self._flush()
+                    self._block(child)
+                else:
+                    self._inline.append(self._text(child, self._links))
+
+    def _block(self, tag: Tag) -> None:
+        name = tag.name
+        if name in ("h1", "h2", "h3", "h4", "h5", "h6"):
+            text = _space(self._text(tag, []))
+            if text:
+                self.builder.heading(int(name[1]) + self.offset, text, meta=self._meta())
+        elif name in ("p", "blockquote", "address", "summary"):
+            links: list[dict[str, str]] = []
+            text = _space(self._text(tag, links))
+            if text:
+                self.builder.add("paragraph", text, meta=self._meta(links=links) if links else self._meta())
+        elif name in ("ul", "ol"):
+            links = []
+            text = "\n".join(self._list(tag, 0, links))
+            if text.strip():
+                self.builder.add("list", text, meta=self._meta(links=links) if links else self._meta())
+        elif name == "dl":
+            lines = []
+            for item in tag.find_all(["dt", "dd"], recursive=False):
+                lines.append(("" if item.name == "dt" else "  ") + _space(self._text(item, [])))
+            if lines:
+                self.builder.add("list", "\n".join(lines), meta=self._meta())
+        elif name == "table":
+            self._table(tag)
+        elif name == "pre":
+            code = tag.get_text().strip("\n")
+            if code.strip():
+                self.builder.add("code", f"```\n{code}\n```", meta=self._meta())
+        elif name == "figure":
+            caption = tag.find("figcaption")
+            image = tag.find("img")
+            alt = str(image.get("alt") or "") if isinstance(image, Tag) else ""
+            figure = self.builder.add("figure", alt, meta=self._meta(src=str(image.get("src") or "") if isinstance(image, Tag) else ""))
+            if isinstance(caption, Tag) and _space(caption.get_text()):
+                figure.meta["caption"] = _space(caption.get_text())
+                self.builder.add("caption", figure.meta["caption"], parent_id=figure.element_id, meta=self._meta())
+        elif name in ("hr", "br"):
+            return
+        else:
+            self._children(tag)
+            self._flush()
+
+    def _list(self, tag: Tag, depth: int, links: list[dict[str, str]]) -> list[str]:
+        lines = []
+        ordered = tag.name == "ol"
+        for number, item in enumerate(tag.find_all("li", recursive=False), start=1):
+            nested = item.find_all(["ul", "ol"], recursive=False)
+            for sub in nested:
+                sub.extract()
+            marker = f"{number}." if ordered else "-"
+            lines.append("  " * depth + f"{marker} {_space(self._text(item, links))}")
+            for sub in nested:
+                lines.extend(self._list(sub, depth + 1, links))
+        return lines
+
+    def _table(self, tag: Tag) -> None:
+        rows: list[list[str]] = []
+        header: list[str] | None = None
+        for tr in tag.find_all("tr"):
+            if tr.find_parent("table") is not tag:
+                continue
+            cells = tr.find_all(["th", "td"], recursive=False)
+            values = []
+            for cell in cells:
+                text = _space(self._text(cell, [])).replace("\n", " ")
+                span = str(cell.get("colspan") or "1")
+                values.extend([text] * (int(span) if span.isdigit() and 0 < int(span) < 100 else 1))
+            in_head = tr.find_parent("thead") is not None
+            if header is None and (in_head or (cells and all(c.name == "th" for c in cells) and not rows)):
+                header = values
+            else:
+                rows.append(values)
+        if header is None and rows:
+            header, rows = rows[0], rows[1:]
+        if header is None:
+            return
+        caption = tag.find("caption")
+        meta = self._meta(**table_meta(header, rows))
+        if isinstance(caption, Tag) and _space(caption.get_text()):
+            meta["caption"] = _space(caption.get_text())
+        self.builder.add("table", table_markdown(header, rows), meta=meta)
+
+
+class HtmlParser:
+    name = "html"
+    mimes = ("text/html", "application/xhtml+xml")
+
+    def __init__(self) -> None:
+        self.version = f"bs4-{dist_version('beautifulsoup4')}"
+
+    def parse(self, path: Path, source: str, mime: str) -> ParsedDocument:
+        text, encoding = decode_html(path.read_bytes(), source)
+        return self.parse_text(text, source, {"encoding": encoding})
+
+    def parse_text(self, html: str, source: str, meta: dict[str, Any] | None = None) -> ParsedDocument:
+        soup = BeautifulSoup(html, "lxml")
+        title_tag = soup.find("title")
+        page_title = _space(title_tag.get_text()) if isinstance(title_tag, Tag) else ""
+        builder = ElementBuilder(source)
+        HtmlWalker(builder).walk(content_root(soup))
+        heading = next((e.text for e in builder.elements if e.kind == "heading"), None)
+        return ParsedDocument(
+            doc_id="", source=source, title=page_title or heading or Path(source).stem, mime="text/html",
+            parser=f"{self.name}/{self.version}", elements=builder.elements, meta=dict(meta or {}),
+        )
