@@ -45,6 +45,9 @@ class EmbedConfig(_Section):
     batch_size: int = Field(32, ge=1)
     model_path: str | None = Field(None, description="Local model folder for sentence-transformers.")
     base_url: str | None = Field(None, description="OpenAI-compatible endpoint for the openai embedder.")
+    remote_model: str | None = Field(None, description="The server's model name for the openai embedder.")
+    query_prefix: str = Field("", description="Prepended to queries by the openai embedder (e.g. 'query: ' for e5).")
+    passage_prefix: str = Field("", description="Prepended to passages by the openai embedder.")
     api_key_env: str = "OPENAI_API_KEY"
     dimension: int | None = Field(None, ge=1, description="Expected dimension of a remote embedder.")
     timeout_s: float = Field(60.0, gt=0)

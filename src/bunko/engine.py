@@ -11,8 +11,8 @@ from typing import Any
 
 from bunko.chunk.registry import get_chunker
 from bunko.config import CONFIG_FILE, Config
-from bunko.embed.base import Embedder
-from bunko.embed.registry import build_embedder
+from bunko.embed.base import Embedder, embed_queries
+from bunko.embed.registry import build_embedder, embedder_name
 from bunko.errors import CollectionError
 from bunko.generate.extractive import ExtractiveGenerator, render_answer
 from bunko.generate.grade import grade, keyword_coverage
@@ -72,7 +72,7 @@ class Bunko:
     # -- wiring -------------------------------------------------------------
     @property
     def embedder_name(self) -> str:
-        return self._embedder.name if self._embedder is not None else self.config.embed.model
+        return self._embedder.name if self._embedder is not None else embedder_name(self.config.embed)
 
     @property
     def embedder(self) -> Embedder:
@@ -185,7 +185,7 @@ class Bunko:
         language = detect_language(question)
         result = self.search_detailed(question, k=k, filters=filters)
         hits = result.hits
-        query_vector = result.query_vector if result.query_vector is not None else self.embedder.embed([question])[0]
+        query_vector = result.query_vector if result.query_vector is not None else embed_queries(self.embedder, [question])[0]
         generator = ExtractiveGenerator(self.embedder, self.analyzer, self.config.answer.max_sentences)
 
         timer = time.perf_counter()

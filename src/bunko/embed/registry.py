@@ -9,20 +9,14 @@ when it is opened. The two must agree; tests/embed checks that they do.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from bunko.config import EmbedConfig
 from bunko.embed.base import Embedder, EmbedderError
 from bunko.errors import ConfigError
 
 
-def _pending(config: EmbedConfig, field: str, default: Any = None) -> Any:
-    """A config field the openai embedder needs that EmbedConfig may not declare yet (remote_model, prefixes)."""
-    return getattr(config, field, default)
-
-
 def _remote_model(config: EmbedConfig) -> str:
-    model = _pending(config, "remote_model")
+    model = config.remote_model
     if not model:
         raise ConfigError("[embed] model = 'openai' needs remote_model, the server's model name (e.g. text-embedding-3-small)")
     return str(model)
@@ -60,8 +54,8 @@ def _openai(config: EmbedConfig) -> Embedder:
         api_key_env=config.api_key_env,
         timeout_s=config.timeout_s,
         batch_size=config.batch_size,
-        query_prefix=_pending(config, "query_prefix", "") or "",
-        passage_prefix=_pending(config, "passage_prefix", "") or "",
+        query_prefix=config.query_prefix,
+        passage_prefix=config.passage_prefix,
     )
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from bunko.config import RetrieveConfig
-from bunko.embed.base import Embedder
+from bunko.embed.base import Embedder, embed_queries
 from bunko.retrieve.analyzers import Analyzer
 from bunko.retrieve.fusion import reciprocal_rank_fusion
 from bunko.retrieve.router import Route, route
@@ -54,7 +54,7 @@ class Searcher:
         if mode in ("hybrid", "dense"):
             if vector is None:
                 started = time.perf_counter()
-                vector = self.embedder.embed([query])[0]
+                vector = embed_queries(self.embedder, [query])[0]
                 timings["embed_query"] = time.perf_counter() - started
             started = time.perf_counter()
             dense = self.store.dense_search(vector, candidates, where)
