@@ -97,7 +97,8 @@ def _mail(storage: _Storage, depth: int) -> Mail:
     parsed = HeaderParser().parsestr(raw_headers) if raw_headers else None
     sender_name = storage.string(PR_SENDER_NAME)
     sender_mail = storage.string(PR_SMTP_SENDER) or storage.string(PR_SENDER_EMAIL)
-    sender = email.utils.formataddr((sender_name or "", sender_mail)) if sender_mail and "@" in sender_mail else sender_name
+    # Not email.utils.formataddr: it would RFC 2047-encode a Japanese display name.
+    sender = (f"{sender_name} <{sender_mail}>" if sender_name else sender_mail) if sender_mail and "@" in sender_mail else sender_name
     when = storage.time(PR_CLIENT_SUBMIT_TIME) or storage.time(PR_DELIVERY_TIME)
     headers = {
         "from": sender or (parsed.get("From", "") if parsed else ""),

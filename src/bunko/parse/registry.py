@@ -59,7 +59,8 @@ def _ole_mime(path: Path) -> str:
         with olefile.OleFileIO(str(path)) as ole:
             entries = ole.listdir(streams=True, storages=True)
     except (OSError, ValueError, TypeError):
-        return "application/x-ole-storage"
+        # A damaged .msg is still a mail to report as unreadable, not an unknown format.
+        return BINARY_EXTENSIONS.get(path.suffix.lower(), "application/x-ole-storage")
     top = {entry[0] for entry in entries}
     for stream, mime in _OLE_STREAMS:
         if stream in top:

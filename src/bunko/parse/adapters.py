@@ -1,0 +1,170 @@
+"""Adapters that let third-party converters (MarkItDown, Docling, Unstructured) act as bunko parsers.
+
+They are optional: none is installed by default, each is imported only when
+chosen (``default_registry(adapters=["docling"])``), and a missing one fails
+with the pip command that installs it. An adapter returns the same
+ParsedDocument as a built-in parser, with parser = "<tool>/<version>" and
+meta["method"] = the tool's name on every element, so a collection records
+which converter produced each citation.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, ClassVar
+
+from bunko.errors import BunkoError, DocumentError
+from bunko.parse.base import ElementBuilder, Parser, dist_version
+from bunko.parse.tables import table_markdown, table_meta
+from bunko.schema import Element, ErrorCode, ParsedDocument
+
+OFFICE = (
+    "application/pdf",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    "text/html",
+)
+
+
+def _failed(source: str, tool: str, exc: Exception) -> DocumentError:
+    return DocumentError(ErrorCode.PARSE_FAILED, f"{source}: {tool} could not convert it ({type(exc).__name__}: {exc})".splitlines()[0])
+
+
+class MarkItDownAdapter:
+    """Microsoft's MarkItDown turns a file into Markdown; bunko's Markdown parser then finds the structure."""
+
+    name = "markitdown"
+    module = "markitdown"
+    mimes = OFFICE
+
+    def __init__(self) -> None:
+        from markitdown import MarkItDown
+
+        self._converter = MarkItDown()
+        self.version = dist_version("markitdown")
+
+    def parse(self, path: Path, source: str, mime: str) -> ParsedDocument:
+        from bunko.parse.markdown import MarkdownParser
+
+        try:
+            markdown = self._converter.convert(str(path)).text_content
+        except Exception as exc:  # the tool's own error types vary by format
+            raise _failed(source, self.name, exc) from None
+        doc = MarkdownParser().parse_text(markdown, source)
+        for element in doc.elements:
+            element.meta["method"] = self.name
+        doc.mime, doc.parser = mime, f"{self.name}/{self.version}"
+        return doc
+
+
+class DoclingAdapter:
+    """IBM's Docling: layout models for PDFs, with page numbers and boxes per item."""
+
+    name = "docling"
+    module = "docling"
+    mimes = (*OFFICE, "image/png", "image/jpeg", "image/tiff")
+    _KINDS: ClassVar[dict[str, str]] = {"title": "heading", "section_header": "heading", "list_item": "list", "table": "table", "picture": "figure",
+              "caption": "caption", "footnote": "footnote", "code": "code", "formula": "equation"}
+
+    def __init__(self) -> None:
+        from docling.document_converter import DocumentConverter
+
+        self._converter = DocumentConverter()
+        self.version = dist_version("docling")
+
+    def parse(self, path: Path, source: str, mime: str) -> ParsedDocument:
+        try:
+            document = self._converter.convert(str(path)).document
+        except Exception as exc:  # the tool's own error types vary by format
+            raise _failed(source, self.name, exc) from None
+        builder = ElementBuilder(source)
+        for item, depth in document.iterate_items():
+            label = str(getattr(item, "label", "text")).split(".")[-1].lower()
+            if label in ("page_header", "page_footer"):
+                continue
+            prov = item.prov[0] if getattr(item, "prov", None) else None
+            page = getattr(prov, "page_no", None)
+            box = getattr(prov, "bbox", None)
+            bbox = (box.l, box.t, box.r, box.b) if box is not None else None
+            meta: dict[str, Any] = {"method": self.name, "label": label}
+            kind = self._KINDS.get(label, "paragraph")
+            if kind == "table":
+                frame = item.export_to_dataframe()
+                header = [str(c) for c in frame.columns]
+                rows = [[str(v) for v in row] for row in frame.itertuples(index=False)]
+                builder.add("table", table_markdown(header, rows), page=page, bbox=bbox, meta={**meta, **table_meta(header, rows)})
+            elif kind == "heading":
+                builder.heading(1 if label == "title" else max(1, int(getattr(item, "level", depth) or 1)) + 1, item.text, page=page, bbox=bbox, meta=meta)
+            elif getattr(item, "text", "") or kind == "figure":
+                builder.add(kind, getattr(item, "text", "") or "", page=page, bbox=bbox, meta=meta)
+        return _document(builder.elements, source, mime, self)
+
+
+class UnstructuredAdapter:
+    """Unstructured's partition(): a category and page number per element, tables as HTML."""
+
+    name = "unstructured"
+    module = "unstructured"
+    mimes = (*OFFICE, "message/rfc822", "application/vnd.ms-outlook", "image/png", "image/jpeg")
+    _KINDS: ClassVar[dict[str, str]] = {"Title": "heading", "ListItem": "list", "Table": "table", "Image": "figure", "FigureCaption": "caption",
+              "Footnote": "footnote", "CodeSnippet": "code", "Formula": "equation"}
+
+    def __init__(self) -> None:
+        from unstructured.partition.auto import partition
+
+        self._partition = partition
+        self.version = dist_version("unstructured")
+
+    def parse(self, path: Path, source: str, mime: str) -> ParsedDocument:
+        from bunko.parse.html import HtmlParser
+
+        try:
+            items = self._partition(filename=str(path))
+        except Exception as exc:  # the tool's own error types vary by format
+            raise _failed(source, self.name, exc) from None
+        builder = ElementBuilder(source)
+        for item in items:
+            category = getattr(item, "category", "NarrativeText")
+            if category in ("Header", "Footer", "PageBreak", "PageNumber"):
+                continue
+            metadata = item.metadata
+            page = getattr(metadata, "page_number", None)
+            meta: dict[str, Any] = {"method": self.name, "category": category}
+            kind = self._KINDS.get(category, "paragraph")
+            html = getattr(metadata, "text_as_html", None)
+            if kind == "table" and html:
+                table = next((e for e in HtmlParser().parse_text(html, source).elements if e.kind == "table"), None)
+                if table is not None:
+                    builder.add("table", table.text, page=page, meta={**meta, **{k: table.meta[k] for k in ("cells", "n_rows", "n_cols")}})
+                    continue
+            if kind == "heading":
+                builder.heading((getattr(metadata, "category_depth", 0) or 0) + 1, item.text, page=page, meta=meta)
+            elif item.text:
+                builder.add(kind, item.text, page=page, meta=meta)
+        return _document(builder.elements, source, mime, self)
+
+
+def _document(elements: list[Element], source: str, mime: str, parser: Any) -> ParsedDocument:
+    title = next((e.text for e in elements if e.kind == "heading"), Path(source).stem)
+    return ParsedDocument(doc_id="", source=source, title=title, mime=mime, parser=f"{parser.name}/{parser.version}", elements=elements)
+
+
+ADAPTERS: dict[str, Callable[[], Parser]] = {"markitdown": MarkItDownAdapter, "docling": DoclingAdapter, "unstructured": UnstructuredAdapter}
+_MODULES = {"markitdown": "markitdown", "docling": "docling", "unstructured": "unstructured"}
+
+
+def available_adapters() -> list[str]:
+    """Adapters whose tool is installed in this environment."""
+    return [name for name, module in _MODULES.items() if importlib.util.find_spec(module) is not None]
+
+
+def adapter(name: str) -> Parser:
+    """The named adapter, or a BunkoError saying how to install its tool."""
+    if name not in ADAPTERS:
+        raise BunkoError(f"unknown parser adapter {name!r}; known: {', '.join(ADAPTERS)}")
+    if importlib.util.find_spec(_MODULES[name]) is None:
+        raise BunkoError(f"parser adapter {name!r} needs its package: pip install {name}")
+    return ADAPTERS[name]()
