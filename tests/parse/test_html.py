@@ -1,0 +1,86 @@
+"""HTML pages: main content only, headings, lists, tables, links kept as text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bunko.parse.html import HtmlParser
+
+PAGES = {
+    "en": ("Leave policy", "Annual leave", "Staff get twenty days of leave.", "Read the", "full rules", "Apply early", "Get approval",
+           ("Years", "Days"), ("1", "10")),
+    "ja": ("休暇規程", "年次休暇", "社員は年間二十日の休暇を取得できる。", "詳しくは", "規程全文", "早めに申請する", "承認を得る",
+           ("勤続年数", "日数"), ("1年", "10日")),
+    "zh": ("休假制度", "年假", "员工每年可享受二十天年假。", "详见", "完整制度", "提前申请", "获得批准",
+           ("工龄", "天数"), ("1年", "10天")),
+}
+
+
+def page(lang: str) -> str:
+    title, h2, para, lead, link, item1, item2, header, row = PAGES[lang]
+    return f"""<!doctype html><html><head><title>{title} | Intranet</title><style>body{{color:red}}</style>
+<script>var tracking = "do not index";</script></head><body>
+<header><a href="/">Home</a> <a href="/hr">HR</a></header>
+<nav class="menu"><ul><li>Home</li><li>Search</li></ul></nav>
+<main>
+  <h1>{title}</h1>
+  <div class="cookie-banner">We use cookies</div>
+  <h2>{h2}</h2>
+  <p>{para}</p>
+  <p>{lead} <a href="https://intranet.example/leave">{link}</a>.</p>
+  <ol><li>{item1}<ul><li>{item2}</li></ul></li></ol>
+  <table><thead><tr><th>{header[0]}</th><th>{header[1]}</th></tr></thead><tbody><tr><td>{row[0]}</td><td>{row[1]}</td></tr></tbody></table>
+</main>
+<aside>Related: nothing</aside>
+<footer>© Example Corp</footer>
+</body></html>"""
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
+def test_main_content_only_with_headings_lists_tables_and_links(tmp_path: Path, lang: str) -> None:
+    title, h2, para, lead, link, item1, item2, header, row = PAGES[lang]
+    path = tmp_path / f"{lang}.html"
+    path.write_text(page(lang), encoding="utf-8")
+    doc = HtmlParser().parse(path, path.name, "text/html")
+    got = [(e.kind, e.text, e.section_path) for e in doc.elements]
+    assert got == [
+        ("heading", title, [title]),
+        ("heading", h2, [title, h2]),
+        ("paragraph", para, [title, h2]),
+        ("paragraph", f"{lead} {link}.", [title, h2]),
+        ("list", f"1. {item1}\n  - {item2}", [title, h2]),
+        ("table", f"| {header[0]} | {header[1]} |\n|---|---|\n| {row[0]} | {row[1]} |", [title, h2]),
+    ]
+    assert doc.elements[3].meta["links"] == [{"text": link, "href": "https://intranet.example/leave"}]
+    assert doc.elements[5].meta["cells"] == {"header": list(header), "rows": [list(row)]}
+    assert doc.title == f"{title} | Intranet"
+    text = "\n".join(e.text for e in doc.elements)
+    for furniture in ("Home", "Search", "cookies", "tracking", "Related", "Example Corp", "color"):
+        assert furniture not in text
+
+
+def test_page_without_main_drops_navigation_and_reads_loose_text(tmp_path: Path) -> None:
+    path = tmp_path / "plain.html"
+    path.write_text("<html><body><nav>Menu</nav><div>Loose text <b>bold</b> here<p>Para</p>tail</div><footer>F</footer></body></html>", encoding="utf-8")
+    doc = HtmlParser().parse(path, path.name, "text/html")
+    assert [(e.kind, e.text) for e in doc.elements] == [("paragraph", "Loose text bold here"), ("paragraph", "Para"), ("paragraph", "tail")]
+    assert all(e.meta["method"] == "html-dom" for e in doc.elements)
+
+
+def test_shift_jis_page_declared_by_meta_charset(tmp_path: Path) -> None:
+    path = tmp_path / "sjis.html"
+    html = '<html><head><meta charset="shift_jis"></head><body><p>出張旅費の規程</p></body></html>'
+    path.write_bytes(html.encode("shift_jis"))
+    doc = HtmlParser().parse(path, path.name, "text/html")
+    assert [e.text for e in doc.elements] == ["出張旅費の規程"]
+    assert doc.meta["encoding"] == "shift_jis"
+
+
+def test_figure_and_its_caption_stay_together(tmp_path: Path) -> None:
+    path = tmp_path / "fig.html"
+    path.write_text('<body><figure><img src="flow.png" alt="Flow chart"><figcaption>Figure 1: Approval flow</figcaption></figure></body>', encoding="utf-8")
+    figure, caption = HtmlParser().parse(path, path.name, "text/html").elements
+    assert (figure.kind, figure.text, figure.meta["src"], figure.meta["caption"]) == ("figure", "Flow chart", "flow.png", "Figure 1: Approval flow")
+    assert (caption.kind, caption.parent_id) == ("caption", figure.element_id)
