@@ -108,8 +108,15 @@ class Bunko:
         self.close()
 
     # -- ingest -------------------------------------------------------------
-    def ingest(self, paths: str | Path | Iterable[str | Path], *, prune: bool = False, progress: Progress | None = None) -> IngestReport:
-        """Parse, chunk, embed and index files and folders; unchanged files are skipped."""
+    def ingest(
+        self, paths: str | Path | Iterable[str | Path], *, prune: bool = False, progress: Progress | None = None,
+        fields: Mapping[str, Any] | None = None,
+    ) -> IngestReport:
+        """Parse, chunk, embed and index files and folders; unchanged files are skipped.
+
+        `fields` are stored in each document's ``meta["fields"]`` and become filter fields, e.g.
+        ``fields={"groups": ["hr"]}`` lets the server restrict retrieval with ``{"groups": {"$in": [...]}}``.
+        """
         items = [Path(paths)] if isinstance(paths, str | Path) else [Path(p) for p in paths]
         with self._lock:
             self.store.fail_unfinished_jobs("the ingest process stopped before this job finished; it will be retried")
@@ -118,7 +125,7 @@ class Bunko:
             ingestor = Ingestor(
                 self.store, self.registry, self.chunker, lambda: self.embedder, self.analyzer, self.config, self.root
             )
-            return ingestor.run(items, prune=prune, progress=progress)
+            return ingestor.run(items, prune=prune, progress=progress, fields=fields)
 
     def delete(self, source: str) -> bool:
         """Remove a document from every index; `source` as listed by `documents()`."""

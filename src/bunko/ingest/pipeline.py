@@ -9,11 +9,13 @@ file: it is recorded with a code and a one-line reason, and the run goes on.
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from bunko.chunk.base import Chunker
 from bunko.config import Config
@@ -80,12 +82,16 @@ class Ingestor:
         self.config = config
         self.root = root
 
-    def run(self, paths: Iterable[Path], prune: bool = False, progress: Progress | None = None) -> IngestReport:
+    def run(
+        self, paths: Iterable[Path], prune: bool = False, progress: Progress | None = None, fields: Mapping[str, Any] | None = None,
+    ) -> IngestReport:
+        """`fields` are caller-given metadata (e.g. the server's access `groups`) stored in every document's
+        ``meta["fields"]``, where filters see them; they override the file's own front-matter fields."""
         paths = list(paths)
         report = IngestReport(run_id=uuid.uuid4().hex[:12])
         items = list(discover(paths, self.root, self.config.ingest.include, self.config.ingest.exclude))
         for done, item in enumerate(items, start=1):
-            job = self._process(item, report.run_id)
+            job = self._process(item, report.run_id, dict(fields or {}))
             report.jobs.append(job)
             if progress:
                 progress(done, len(items), job)
@@ -113,7 +119,7 @@ class Ingestor:
         job.updated_at = time.time()
         self.store.save_job(job, run_id)
 
-    def _process(self, item: SourceFile | Path, run_id: str) -> IngestJob:
+    def _process(self, item: SourceFile | Path, run_id: str, fields: dict[str, Any]) -> IngestJob:
         now = time.time()
         source = item.source if isinstance(item, SourceFile) else str(item)
         job = IngestJob(job_id=uuid.uuid4().hex[:16], source=source, created_at=now, updated_at=now)
@@ -122,7 +128,7 @@ class Ingestor:
         try:
             if not isinstance(item, SourceFile):
                 raise DocumentError(ErrorCode.NOT_FOUND, f"{item}: no such file or directory")
-            self._ingest_file(item, job, run_id)
+            self._ingest_file(item, job, run_id, fields)
         except DocumentError as exc:
             self._fail(job, run_id, exc.code, exc.detail)
         except Exception as exc:
@@ -137,7 +143,7 @@ class Ingestor:
         job.error_detail = detail
         self._save(job, run_id, JobStatus.FAILED)
 
-    def _ingest_file(self, item: SourceFile, job: IngestJob, run_id: str) -> None:
+    def _ingest_file(self, item: SourceFile, job: IngestJob, run_id: str, fields: dict[str, Any]) -> None:
         path, source = item.path, item.source
         size = path.stat().st_size
         limit = self.config.ingest.max_file_mb * 1024 * 1024
@@ -146,6 +152,8 @@ class Ingestor:
         if size == 0:
             raise DocumentError(ErrorCode.EMPTY, f"{source}: the file is empty")
         digest = content_hash(path)
+        if fields:  # same bytes with other fields (say, new access groups) must be re-indexed, not skipped
+            digest = hashlib.sha256(f"{digest}\0{json.dumps(fields, sort_keys=True, default=str)}".encode()).hexdigest()
         if self.store.document_hash(source) == digest:
             self._save(job, run_id, JobStatus.SKIPPED)
             return
@@ -155,6 +163,8 @@ class Ingestor:
         parser, mime = self.registry.parser_for(path, source)
         doc = parser.parse(path, source, mime)
         doc.doc_id = doc_id_for(source)
+        if fields:
+            doc.meta["fields"] = {**doc.meta.get("fields", {}), **fields}
         if not any(e.text.strip() for e in doc.elements):
             raise DocumentError(ErrorCode.EMPTY, f"{source}: no text found")
         job.timings["parse"] = round(time.perf_counter() - timer, 4)
