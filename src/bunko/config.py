@@ -67,12 +67,46 @@ class RetrieveConfig(_Section):
     analyzer: str = "multilingual"
 
 
+class RerankConfig(_Section):
+    method: Literal["none", "light", "cross_encoder", "llm"] = Field(
+        "light", description="none, light (sentence-level evidence, no model), cross_encoder (local model), llm."
+    )
+    candidates: int = Field(20, ge=1, description="Fused hits that are re-scored before the top k are kept.")
+    model_path: str | None = Field(None, description="Local cross-encoder folder for method = cross_encoder.")
+    llm_mode: Literal["pointwise", "listwise"] = "listwise"
+    dedup_similarity: float = Field(
+        0.9, gt=0, le=1, description="Hits whose token sets overlap this much (Jaccard) with a better hit are dropped."
+    )
+
+
+class LLMConfig(_Section):
+    backend: Literal["openai", "llamacpp"] = Field(
+        "openai", description="Model for the llm reranker and grader when the generator is extractive."
+    )
+    base_url: str | None = Field(None, description="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1.")
+    model: str | None = Field(None, description="The server's model name (openai backend).")
+    api_key_env: str = Field("OPENAI_API_KEY", description="Environment variable holding the API key, if any.")
+    model_path: str | None = Field(None, description="GGUF file for the llamacpp backend.")
+    context_tokens: int = Field(8192, ge=256, description="The model's context window; the prompt is kept inside it.")
+    max_tokens: int = Field(512, ge=16, description="Longest answer the model may write.")
+    temperature: float = Field(0.0, ge=0, le=2)
+    timeout_s: float = Field(60.0, gt=0)
+    retries: int = Field(2, ge=0, description="Retries on connection errors, time-outs, 429 and 5xx.")
+    threads: int | None = Field(None, ge=1, description="CPU threads for the llamacpp backend.")
+
+
 class AnswerConfig(_Section):
-    generator: Literal["extractive"] = "extractive"
+    generator: Literal["extractive", "openai", "llamacpp"] = "extractive"
+    policy: Literal["standard", "strict", "regulated"] = Field(
+        "standard", description="strict drops unsupported sentences and masks personal data; regulated adds dates and a notice."
+    )
     max_sentences: int = Field(3, ge=1)
     min_confidence: float = Field(
         0.5, ge=0, le=1, description="Below this grade confidence the engine abstains instead of answering."
     )
+    review_below: float = Field(0.7, ge=0, le=1, description="regulated: answers below this confidence ask for human review.")
+    llm_grader: bool = Field(True, description="With an LLM configured, let it judge sufficiency (CRAG) and rewrite once.")
+    context_chars: int = Field(6000, ge=200, description="Most characters of evidence put into a prompt.")
 
 
 class Config(_Section):
@@ -80,7 +114,9 @@ class Config(_Section):
     chunk: ChunkConfig = Field(default_factory=ChunkConfig)
     embed: EmbedConfig = Field(default_factory=EmbedConfig)
     retrieve: RetrieveConfig = Field(default_factory=RetrieveConfig)
+    rerank: RerankConfig = Field(default_factory=RerankConfig)
     answer: AnswerConfig = Field(default_factory=AnswerConfig)
+    llm: LLMConfig = Field(default_factory=LLMConfig)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], origin: str = CONFIG_FILE) -> Config:

@@ -1,0 +1,114 @@
+"""Sentence-level evidence: how well each sentence or table row of the hits answers the question.
+
+Shared by the light reranker (a chunk is as good as its best sentence) and the
+extractive generator (which quotes the best sentences), so both judge evidence
+the same way: embedding similarity of the unit (with its section heading, since
+a table row such as "東京23区 / 12,000円" only means "hotel limit" under its
+heading) plus idf-weighted keyword coverage of the question, nudged by what
+kind of answer the question wants (a quantity question prefers units with
+digits; a lead-in such as "…は次のとおりです。" points at the answer without
+being it). Units that read like instructions to a model are never evidence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from bunko.embed.base import Embedder
+from bunko.generate.grade import keyword_coverage
+from bunko.generate.injection import looks_like_instruction
+from bunko.generate.units import Unit, split_units
+from bunko.retrieve.analyzers import Analyzer, identifiers
+from bunko.schema import Hit
+
+_QUANTITY_QUESTION = re.compile(
+    r"いくら|何[日回人件年時分文字円%％度台名ヶか点]|どのくらい|どれくらい|何時|いつ|"
+    r"多少|几|多长|多久|多大|何时|什么时候|"
+    r"\bhow (?:many|much|long|often|soon|old|large|big|quickly)\b|\bwhen\b"
+    r"|\b(?:limit|maximum|minimum|rate|number|amount|price|period|deadline|duration|fee|cost|size)s?\b",
+    re.IGNORECASE,
+)
+_LEAD_IN = re.compile(r"[:：]\s*$|次のとおり|以下のとおり|下記|如下|以下(?:几|各)|as follows|the following", re.IGNORECASE)
+_DIGIT = re.compile(r"\d")
+
+COVERAGE_WEIGHT = 0.5
+RANK_BONUS = 0.03
+RANK_DEPTH = 5
+"""A unit of hit i gets RANK_BONUS * (RANK_DEPTH - i): retrieval order is a weak prior, not a verdict."""
+IDENTIFIER_BONUS = 0.3
+QUANTITY_BONUS = 0.12
+LEAD_IN_PENALTY = 0.2
+INSTRUCTION_PENALTY = 10.0
+"""Large enough that an injected instruction never outranks a real sentence."""
+
+
+@dataclass
+class ScoredUnit:
+    unit: Unit
+    similarity: float
+    coverage: float
+    score: float
+    instruction: bool = False
+
+
+def wants_quantity(question: str) -> bool:
+    return bool(_QUANTITY_QUESTION.search(question))
+
+
+def section_context(hit: Hit) -> str:
+    return " > ".join(hit.chunk.section_path[-1:])
+
+
+def hit_units(hits: Sequence[Hit], max_units: int) -> list[Unit]:
+    """Every quotable unit of the hits, in rank then reading order, at most `max_units`."""
+    return [
+        Unit(text, hit_index, position)
+        for hit_index, hit in enumerate(hits)
+        for position, text in enumerate(split_units(hit.chunk.text))
+    ][:max_units]
+
+
+def score_units(
+    question: str,
+    hits: Sequence[Hit],
+    units: Sequence[Unit],
+    query_vector: np.ndarray,
+    query_tokens: list[str],
+    embedder: Embedder,
+    analyzer: Analyzer,
+    weights: Mapping[str, float] | None = None,
+    rank_prior: bool = True,
+) -> list[ScoredUnit]:
+    """Score each unit against the question; `rank_prior` adds the small bonus for the hit's retrieval rank.
+
+    The reranker turns the rank prior off: it exists to overrule retrieval order.
+    """
+    if not units:
+        return []
+    contexts = [section_context(hits[u.hit_index]) for u in units]
+    vectors = embedder.embed([f"{c}\n{u.text}" if c else u.text for c, u in zip(contexts, units, strict=True)])
+    similarities = vectors @ np.asarray(query_vector, dtype=np.float32)
+    quantity = wants_quantity(question)
+    codes = identifiers(query_tokens)
+    scored = []
+    for unit, context, similarity in zip(units, contexts, similarities, strict=True):
+        unit_tokens = set(analyzer(f"{context} {unit.text}"))
+        coverage = keyword_coverage(query_tokens, unit_tokens, weights)
+        score = float(similarity) + COVERAGE_WEIGHT * coverage
+        if rank_prior:
+            score += RANK_BONUS * (RANK_DEPTH - unit.hit_index)
+        if codes:
+            score += IDENTIFIER_BONUS * len(codes & unit_tokens) / len(codes)
+        if quantity and _DIGIT.search(unit.text):
+            score += QUANTITY_BONUS
+        if _LEAD_IN.search(unit.text):
+            score -= LEAD_IN_PENALTY
+        instruction = looks_like_instruction(unit.text)
+        if instruction:
+            score -= INSTRUCTION_PENALTY
+        scored.append(ScoredUnit(unit, float(similarity), coverage, score, instruction))
+    return scored
