@@ -88,6 +88,8 @@ class Citation:
     section_path: list[str]
     element_ids: list[str]
     quote: str
+    updated: str | None = None
+    """The source's update date (front-matter date or ingest day); set under the regulated policy."""
 
     def label(self) -> str:
         """Human-readable pointer: source > section > page."""
@@ -103,6 +105,7 @@ class AnswerSentence:
     citations: list[Citation] = field(default_factory=list)
     support: float | None = None
     verdict: str = "supported"
+    """supported | unsupported (the cited chunks do not back it) | uncited (no valid [n] marker)."""
 
 
 @dataclass
@@ -114,6 +117,11 @@ class Answer:
     confidence: float
     trace_id: str
     language: str = "en"
+    needs_review: bool = False
+    """regulated policy: low confidence or removed sentences; a person should check before use."""
+    notices: list[str] = field(default_factory=list)
+    """Lines the policy appended to `text` (source dates, not-advice notice)."""
+    policy: str = "standard"
 
 
 class JobStatus(enum.StrEnum):
