@@ -220,3 +220,19 @@ def make_scanned(path: Path, lang: str, text_page_first: bool = True) -> Path:
     c.showPage()
     c.save()
     return path
+
+
+def make_long(path: Path, pages: int, lang: str = "en", table_every: int = 0) -> Path:
+    """Many pages of numbered sections and paragraphs (and a ruled table every `table_every` pages)."""
+    t = TEXTS[lang]
+    c = Canvas(str(path), pagesize=A4)
+    for number in range(1, pages + 1):
+        pen = Pen(c, t)
+        pen.text(f"{number}. {t.h1}", size=14, bold=True)
+        for _ in range(3):
+            pen.text(t.p1)
+        if table_every and number % table_every == 0:
+            pen.table(t.table)
+        c.showPage()
+    c.save()
+    return path

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Callable
 from difflib import SequenceMatcher
 from pathlib import Path
 
 import pytest
-from pdfgen import TEXTS, make_scanned, make_text_pdf
+from pdfgen import TEXTS, make_long, make_scanned, make_text_pdf
 
 from bunko.errors import DocumentError
 from bunko.parse.ocr import Tesseract
@@ -185,3 +187,20 @@ def test_scanned_page_goes_through_ocr_with_its_confidence(
     assert doc.meta["ocr_pages"] == [2] and "page_errors" not in doc.meta
     x0, top, _x1, bottom = scanned.bbox or (0, 0, 0, 0)
     assert 60 < x0 < 90 and 80 < top < bottom < 140, "OCR boxes are in PDF points like text-layer boxes"
+
+
+def _peak_rss_mb(path: Path) -> float:
+    script = (
+        "import resource, sys; from pathlib import Path; from bunko.parse.pdf import PdfParser; "
+        "p = Path(sys.argv[1]); d = PdfParser().parse(p, p.name, 'application/pdf'); "
+        "print(len(d.elements), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)"
+    )
+    out = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, check=True)
+    return float(out.stdout.split()[1])
+
+
+def test_memory_does_not_grow_with_the_page_count(tmp_path: Path) -> None:
+    """Pages are parsed one at a time and released: ten times the pages costs only the extra elements."""
+    small = _peak_rss_mb(make_long(tmp_path / "short.pdf", 20))
+    large = _peak_rss_mb(make_long(tmp_path / "long.pdf", 200))
+    assert large - small < 25, f"peak RSS grew from {small:.0f} MB to {large:.0f} MB"

@@ -70,6 +70,19 @@ def _in_box(obj: dict[str, Any], box: BBox) -> bool:
     return box[0] <= x <= box[2] and box[1] <= y <= box[3]
 
 
+def _forget_objects(pdf: Any) -> None:
+    """Drop pdfminer's cache of parsed objects, which otherwise keeps every decoded content stream.
+
+    Fonts are cached separately by the resource manager, so the next page only
+    re-reads its own objects; without this, memory grows with the page count.
+    """
+    document = getattr(pdf, "doc", None)
+    for cache in ("_cached_objs", "_parsed_objs"):
+        store = getattr(document, cache, None)
+        if isinstance(store, dict):
+            store.clear()
+
+
 class PdfParser:
     name = "pdf"
     mimes = ("application/pdf",)
@@ -102,6 +115,7 @@ class PdfParser:
                         page_error(state.meta, index + 1, ErrorCode.PARSE_FAILED.value, f"{type(exc).__name__}: {exc}".splitlines()[0])
                     finally:
                         page.close()
+                        _forget_objects(pdf)
         finally:
             rendering.close()
         elements = state.builder.elements

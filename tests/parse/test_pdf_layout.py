@@ -1,0 +1,67 @@
+"""Reading order and heading rules on synthetic boxes, where the expected order is unambiguous."""
+
+from __future__ import annotations
+
+import pytest
+
+from bunko.parse.pdf_layout import Block, Segment, heading_depth, heading_level, reading_order, segments_from_words
+
+
+def seg(text: str, x0: float, top: float, x1: float, size: float = 10.0, bold: bool = False) -> Block:
+    segment = Segment(text, (x0, top, x1, top + size), size, bold)
+    return Block("text", segment.bbox, [segment])
+
+
+def order(blocks: list[Block]) -> list[str]:
+    return [b.segments[0].text for b in reading_order(blocks)]
+
+
+def test_two_columns_with_aligned_blank_lines_are_still_read_column_by_column() -> None:
+    """Both columns have a paragraph gap at the same height: a naive horizontal cut would interleave them."""
+    blocks = [seg("title", 72, 60, 520, 20)]
+    for i, top in enumerate((100, 114, 150, 164)):
+        blocks.append(seg(f"L{i}", 72, top, 280))
+        blocks.append(seg(f"R{i}", 310, top, 520))
+    blocks.append(seg("footer note", 72, 200, 520))
+    assert order(blocks) == ["title", "L0", "L1", "L2", "L3", "R0", "R1", "R2", "R3", "footer note"]
+
+
+def test_three_columns_read_left_to_right() -> None:
+    blocks = [seg(f"{c}{r}", x, 100 + 14 * r, x + 140) for r in range(3) for c, x in (("a", 50), ("b", 220), ("c", 390))]
+    assert order(blocks) == ["a0", "a1", "a2", "b0", "b1", "b2", "c0", "c1", "c2"]
+
+
+def test_single_column_keeps_top_to_bottom_order_even_with_short_lines() -> None:
+    blocks = [seg("first line of text", 72, 100, 500), seg("short", 72, 114, 120), seg("next paragraph", 72, 140, 500)]
+    assert order(blocks) == ["first line of text", "short", "next paragraph"]
+
+
+def test_words_split_into_segments_at_a_gutter_but_not_at_word_spaces() -> None:
+    words = [
+        {"text": "Left", "x0": 72, "x1": 92, "top": 100, "bottom": 110, "size": 10, "fontname": "Helvetica"},
+        {"text": "words", "x0": 95, "x1": 120, "top": 100, "bottom": 110, "size": 10, "fontname": "Helvetica"},
+        {"text": "Right", "x0": 310, "x1": 335, "top": 101, "bottom": 111, "size": 10, "fontname": "Helvetica-Bold"},
+    ]
+    segments = segments_from_words(words)
+    assert [(s.text, s.bold) for s in segments] == [("Left words", False), ("Right", True)]
+
+
+@pytest.mark.parametrize(("text", "depth"), [
+    ("1. Overview", 1), ("1.2 Scope", 2), ("2.3.1 Detail", 3), ("第1章 総則", 1), ("第2節 範囲", 2), ("第3条（目的）", 3),
+    ("一、总则", 1), ("（二）范围", 2), ("Chapter 4 Results", 1), ("Article 7 Fees", 3), ("Overview", None), ("2024年度", None),
+])
+def test_numbering_gives_heading_depth(text: str, depth: int | None) -> None:
+    assert heading_depth(text) == depth
+
+
+def test_heading_level_combines_size_and_numbering() -> None:
+    def level(text: str, size: float, bold: bool = False) -> int | None:
+        return heading_level(Segment(text, (0, 0, 1, 1), size, bold), text, 10.0)
+
+    assert level("Annual Report", 20) == 1
+    assert level("1. Overview", 14) == 2
+    assert level("1.1 Scope", 14) == 3
+    assert level("Terms", 10, bold=True) == 4
+    assert level("第5条（支給）", 10) == 6
+    assert level("A normal sentence in body type.", 10) is None
+    assert level("A bold sentence that ends like prose.", 10, bold=True) is None
