@@ -110,6 +110,10 @@ class AnswerConfig(_Section):
 
 
 class Config(_Section):
+    store: str = Field(
+        "local", pattern=r"^(local|postgres(ql)?://.+)$",
+        description="Where the collection lives: 'local' (this folder) or a postgresql:// DSN (pgvector; ?schema=NAME, default bunko).",
+    )
     ingest: IngestConfig = Field(default_factory=IngestConfig)
     chunk: ChunkConfig = Field(default_factory=ChunkConfig)
     embed: EmbedConfig = Field(default_factory=EmbedConfig)
