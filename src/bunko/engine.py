@@ -2,25 +2,21 @@
 
 from __future__ import annotations
 
-import time
-import uuid
-from collections.abc import Iterable, Mapping
-from dataclasses import asdict
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from bunko.chunk.registry import get_chunker
 from bunko.config import CONFIG_FILE, Config
-from bunko.embed.base import Embedder, embed_queries
+from bunko.embed.base import Embedder
 from bunko.embed.registry import build_embedder, embedder_name
 from bunko.errors import CollectionError
-from bunko.generate.extractive import ExtractiveGenerator, render_answer
-from bunko.generate.grade import grade, keyword_coverage
-from bunko.generate.language import abstain_message, detect_language
+from bunko.generate.answerer import Answerer
+from bunko.generate.llm import build_chat_model
 from bunko.ingest.lock import WriterLock
 from bunko.ingest.pipeline import Ingestor, IngestReport, Progress, embed_hash
 from bunko.parse.registry import ParserRegistry, default_registry
-from bunko.retrieve.analyzers import get_analyzer, identifiers
+from bunko.retrieve.analyzers import get_analyzer
 from bunko.retrieve.searcher import Searcher, SearchResult
 from bunko.schema import Answer, Chunk, DocumentInfo, Element, Hit, IngestJob
 from bunko.store.base import Store
@@ -60,6 +56,7 @@ class Bunko:
         self.analyzer = get_analyzer(self.config.retrieve.analyzer)
         self.chunker = get_chunker(self.config.chunk.strategy)
         self._embedder = embedder
+        self._answerer: Answerer | None = None
         self._lock = WriterLock(self.path / "write.lock")
         if not allow_embedder_change:
             self._check_embedder(self.embedder_name)
@@ -186,51 +183,19 @@ class Bunko:
         return self.store.get_trace(trace_id)
 
     # -- ask ----------------------------------------------------------------
+    @property
+    def answerer(self) -> Answerer:
+        """The answer pipeline (generate/answerer.py); its models (LLM, cross-encoder) load on first use."""
+        if self._answerer is None:
+            self._answerer = Answerer(
+                self.store, self.searcher, self.embedder, self.analyzer, self.config, chat_model=build_chat_model(self.config)
+            )
+        return self._answerer
+
     def ask(self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None) -> Answer:
         """A grounded answer: cited sentences from the evidence, or an abstention in the question's language."""
-        started = time.perf_counter()
-        language = detect_language(question)
-        result = self.search_detailed(question, k=k, filters=filters)
-        hits = result.hits
-        query_vector = result.query_vector if result.query_vector is not None else embed_queries(self.embedder, [question])[0]
-        generator = ExtractiveGenerator(self.embedder, self.analyzer, self.config.answer.max_sentences)
+        return self.answerer.ask(question, filters=filters, k=k)
 
-        timer = time.perf_counter()
-        weights = self.store.term_weights(result.query_tokens)
-        scored = generator.score_units(question, hits, query_vector, result.query_tokens, weights)
-        top = hits[:3]
-        similarity = max((1.0 - h.distance for h in top if h.distance is not None), default=0.0)
-        top_tokens = [set(self.analyzer(h.chunk.embed_text)) for h in top]
-        coverage = max((keyword_coverage(result.query_tokens, tokens, weights) for tokens in top_tokens), default=0.0)
-        codes = identifiers(result.query_tokens)
-        codes_found = bool(codes) and any(codes <= tokens for tokens in top_tokens)
-        verdict = grade(hits, similarity, coverage, self.config.answer.min_confidence, codes_found)
-        sentences = generator.answer(hits, scored) if verdict.sufficient else []
-        abstained = not sentences
-        text = abstain_message(language) if abstained else render_answer(sentences, language)
-        generate_time = time.perf_counter() - timer
-
-        trace_id = uuid.uuid4().hex[:16]
-        answer = Answer(
-            question=question, text=text, sentences=sentences, abstained=abstained,
-            confidence=verdict.confidence, trace_id=trace_id, language=language,
-        )
-        self.store.save_trace(trace_id, question, {
-            "question": question,
-            "language": language,
-            "route": {"mode": result.mode, "filters": dict(filters or {}), **(asdict(result.route) if result.route else {})},
-            "query_tokens": result.query_tokens,
-            "hits": [
-                {"chunk_id": h.chunk.chunk_id, "source": h.chunk.source, "score": h.score, "distance": h.distance, "signals": h.signals}
-                for h in hits
-            ],
-            "grade": asdict(verdict),
-            "units": [
-                {"text": s.unit.text, "hit": s.unit.hit_index, "similarity": s.similarity, "coverage": s.coverage, "score": s.score}
-                for s in sorted(scored, key=lambda s: -s.score)[:10]
-            ],
-            "generator": generator.name,
-            "answer": asdict(answer),
-            "timings": {**result.timings, "generate": generate_time, "total": time.perf_counter() - started},
-        })
-        return answer
+    def ask_stream(self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None) -> Iterator[str | Answer]:
+        """Text deltas of the answer as each sentence passes the citation check, then the final `Answer`."""
+        return self.answerer.ask_stream(question, filters=filters, k=k)

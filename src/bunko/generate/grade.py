@@ -14,6 +14,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from bunko.retrieve.analyzers import Analyzer, identifiers
 from bunko.schema import Hit
 
 
@@ -62,3 +63,20 @@ def grade(hits: list[Hit], similarity: float, coverage: float, min_confidence: f
     if identifiers_found:
         confidence = max(confidence, IDENTIFIER_CONFIDENCE)
     return Grade(confidence >= min_confidence, round(confidence, 4), similarity, coverage)
+
+
+GRADE_DEPTH = 3
+"""The grade looks at the best few hits: the answer, when present, is near the top after rerank."""
+
+
+def grade_hits(
+    hits: list[Hit], query_tokens: list[str], weights: Mapping[str, float] | None, analyzer: Analyzer, min_confidence: float,
+) -> Grade:
+    """Grade the top hits: best dense similarity, best keyword coverage, and whether every identifier was found."""
+    top = hits[:GRADE_DEPTH]
+    similarity = max((1.0 - h.distance for h in top if h.distance is not None), default=0.0)
+    top_tokens = [set(analyzer(h.chunk.embed_text)) for h in top]
+    coverage = max((keyword_coverage(query_tokens, tokens, weights) for tokens in top_tokens), default=0.0)
+    codes = identifiers(query_tokens)
+    codes_found = bool(codes) and any(codes <= tokens for tokens in top_tokens)
+    return grade(hits, similarity, coverage, min_confidence, codes_found)

@@ -1,0 +1,373 @@
+"""One question, end to end: retrieve → rerank → grade → generate → check citations → policy → trace.
+
+`Bunko.ask` and `Bunko.ask_stream` are thin calls into `Answerer`, and so are
+the HTTP server and the evaluation runner, so every caller gets the same
+answer, the same guardrails and the same trace.
+
+Whatever the generator, its output goes through one sentence pipeline: split
+into sentences, each sentence's ``[n]`` markers checked against the chunks
+they name, the policy applied (strict drops what is not supported, masks
+personal data), and the kept sentences rendered with citation numbers in
+order of first use. Streaming runs the same pipeline sentence by sentence,
+so what a user watches appear is exactly the final ``Answer.text``.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+from collections.abc import Iterator, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from bunko.config import Config
+from bunko.embed.base import Embedder, embed_queries
+from bunko.generate.citations import SUPPORTED, UNCITED, CheckedSentence, CitationChecker, parse_sentences
+from bunko.generate.crag import NOT_FOUND, REWRITE, LLMGrade, llm_grade
+from bunko.generate.extractive import ExtractiveGenerator, citation_for
+from bunko.generate.grade import Grade, grade_hits
+from bunko.generate.guardrails import STANDARD, mask_pii, regulated_notices, source_date
+from bunko.generate.injection import looks_like_instruction
+from bunko.generate.language import ABSTAIN_MESSAGES, abstain_message, detect_language
+from bunko.generate.llm import ChatModel, estimate_tokens
+from bunko.generate.prompts import build_messages, prompt_overhead
+from bunko.rerank.base import Reranker, RerankQuery
+from bunko.rerank.budget import fit_budget
+from bunko.rerank.dedup import dedup_hits
+from bunko.rerank.light import CachingEmbedder
+from bunko.rerank.registry import build_reranker
+from bunko.retrieve.analyzers import Analyzer
+from bunko.retrieve.searcher import Searcher, SearchResult
+from bunko.schema import Answer, AnswerSentence, Hit
+from bunko.store.base import Store
+
+TOKEN_MARGIN = 64
+"""Tokens kept free beyond the estimate: chat templates add role markers the estimate does not see."""
+
+_ABSTAIN_CORE = [re.sub(r"[。.！!？?\s]+$", "", m) for m in ABSTAIN_MESSAGES.values()] + [
+    "documents do not contain", "sources do not contain", "資料内では確認できません", "资料中未找到",
+]
+
+
+def is_abstention(sentence: str) -> bool:
+    """A model's "the documents do not say" sentence, in any of the three languages."""
+    lowered = sentence.lower()
+    return any(core.lower() in lowered for core in _ABSTAIN_CORE)
+
+
+@dataclass
+class Evidence:
+    """What retrieval, rerank and the score grade produced for one query."""
+
+    query: str
+    result: SearchResult
+    query_vector: np.ndarray
+    weights: dict[str, float]
+    candidates: list[Hit]
+    hits: list[Hit]
+    duplicates: list[str]
+    grade: Grade
+    rerank_notes: list[str] = field(default_factory=list)
+
+    def trace(self) -> dict[str, Any]:
+        route = asdict(self.result.route) if self.result.route else {}
+        return {
+            "query": self.query,
+            "route": {"mode": self.result.mode, **route},
+            "query_tokens": self.result.query_tokens,
+            "candidates": [_hit_trace(h) for h in self.candidates],
+            "hits": [_hit_trace(h) for h in self.hits],
+            "rerank": {
+                "order": [h.chunk.chunk_id for h in self.hits],
+                "duplicates_dropped": self.duplicates,
+                "notes": self.rerank_notes,
+            },
+            "grade": asdict(self.grade),
+        }
+
+
+def _hit_trace(hit: Hit) -> dict[str, Any]:
+    return {
+        "chunk_id": hit.chunk.chunk_id, "source": hit.chunk.source, "section_path": hit.chunk.section_path,
+        "score": hit.score, "distance": hit.distance, "signals": hit.signals,
+        "instruction_like": looks_like_instruction(hit.chunk.text),
+    }
+
+
+class Answerer:
+    """The answer pipeline over one collection's store, searcher and config; models are loaded once."""
+
+    def __init__(
+        self, store: Store, searcher: Searcher, embedder: Embedder, analyzer: Analyzer, config: Config,
+        chat_model: ChatModel | None = None, reranker: Reranker | None = None,
+    ) -> None:
+        self.store = store
+        self.searcher = searcher
+        self.embedder = CachingEmbedder(embedder)
+        self.analyzer = analyzer
+        self.config = config
+        self.chat_model = chat_model
+        self.reranker = reranker or build_reranker(config, self.embedder, analyzer, chat_model)
+        self.checker = CitationChecker(self.embedder, analyzer)
+        self.extractive = ExtractiveGenerator(self.embedder, analyzer, config.answer.max_sentences)
+
+    @property
+    def generator_name(self) -> str:
+        return self.chat_model.name if self.chat_model is not None and self.config.answer.generator != "extractive" else "extractive"
+
+    # -- public -----------------------------------------------------------
+    def ask(self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None) -> Answer:
+        for item in self.run(question, filters, k, stream=False):
+            if isinstance(item, Answer):
+                return item
+        raise AssertionError("the answer pipeline ended without an Answer")  # pragma: no cover
+
+    def ask_stream(self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None) -> Iterator[str | Answer]:
+        """Text deltas as sentences are checked, then the final `Answer` (whose text they add up to)."""
+        return self.run(question, filters, k, stream=True)
+
+    # -- retrieval ----------------------------------------------------------
+    def evidence(self, query: str, filters: Mapping[str, Any] | None, k: int, timings: dict[str, float], prefix: str = "") -> Evidence:
+        started = time.perf_counter()
+        depth = max(k, self.config.rerank.candidates) if self.reranker.name != "none" else k
+        result = self.searcher.search(query, k=depth, where=filters)
+        vector = result.query_vector if result.query_vector is not None else embed_queries(self.embedder, [query])[0]
+        weights = self.store.term_weights(result.query_tokens)
+        timings[prefix + "search"] = time.perf_counter() - started
+        for name, seconds in result.timings.items():
+            timings[f"{prefix}search.{name}"] = seconds
+
+        started = time.perf_counter()
+        reranked = self.reranker.rerank(RerankQuery(query, vector, result.query_tokens, weights), result.hits)
+        kept, duplicates = dedup_hits(reranked, self.analyzer, self.config.rerank.dedup_similarity)
+        hits = kept[:k]
+        timings[prefix + "rerank"] = time.perf_counter() - started
+        notes = list(getattr(self.reranker, "failures", []))
+
+        started = time.perf_counter()
+        verdict = grade_hits(hits, result.query_tokens, weights, self.analyzer, self.config.answer.min_confidence)
+        timings[prefix + "grade"] = time.perf_counter() - started
+        return Evidence(query, result, vector, weights, result.hits, hits, duplicates, verdict, notes)
+
+    # -- the pipeline -------------------------------------------------------
+    def run(self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None, stream: bool = False) -> Iterator[str | Answer]:
+        started = time.perf_counter()
+        config = self.config.answer
+        k = k or self.searcher.config.k
+        language = detect_language(question)
+        timings: dict[str, float] = {}
+        trace: dict[str, Any] = {
+            "question": question, "language": language, "filters": dict(filters or {}), "policy": config.policy,
+            "generator": self.generator_name, "reranker": self.reranker.name,
+        }
+        evidence = self.evidence(question, filters, k, timings)
+        trace.update(evidence.trace())
+        abstain_reason = None if evidence.hits else "no_hits"
+
+        if self.chat_model is not None and config.llm_grader and evidence.hits:
+            timer = time.perf_counter()
+            graded: LLMGrade = llm_grade(self.chat_model, question, evidence.hits)
+            timings["llm_grade"] = time.perf_counter() - timer
+            trace["llm_grade"] = asdict(graded)
+            if graded.verdict == REWRITE and graded.query:
+                evidence = self.evidence(graded.query, filters, k, timings, prefix="rewrite.")
+                trace["rewrite"] = evidence.trace()
+                abstain_reason = None if evidence.hits else "no_hits"
+            elif graded.verdict == NOT_FOUND:
+                abstain_reason = "llm_grade_not_found"
+        if abstain_reason is None and not evidence.grade.sufficient:
+            abstain_reason = "low_confidence"
+
+        hits = evidence.hits
+        pipeline = _SentencePipeline(self, hits, language)
+        timer = time.perf_counter()
+        if abstain_reason is None:
+            if self.generator_name == "extractive":
+                yield from pipeline.feed_checked(self._extractive(question, evidence), stream)
+            else:
+                hits = self._budget(question, hits, language)
+                pipeline.hits = hits
+                messages = build_messages(question, hits, language, config.max_sentences)
+                trace["prompt"] = messages
+                assert self.chat_model is not None
+                deltas = self.chat_model.stream(messages) if stream else iter([self.chat_model.complete(messages)])
+                yield from pipeline.feed_text(deltas, stream)
+                trace["raw_output"] = pipeline.raw
+        timings["generate"] = time.perf_counter() - timer - pipeline.check_seconds
+        timings["check"] = pipeline.check_seconds
+        if abstain_reason is None and not pipeline.kept:
+            abstain_reason = "model_abstained" if pipeline.model_abstained else "no_supported_sentence"
+
+        answer = self._finish(question, language, evidence, pipeline, abstain_reason, trace)
+        if stream:
+            tail = answer.text[len(pipeline.text):] if answer.text.startswith(pipeline.text) else ""
+            if tail:
+                yield tail
+        timings["total"] = time.perf_counter() - started
+        trace["timings"] = timings
+        self.store.save_trace(answer.trace_id, question, trace)
+        yield answer
+
+    def _extractive(self, question: str, evidence: Evidence) -> list[CheckedSentence]:
+        scored = self.extractive.score_units(question, evidence.hits, evidence.query_vector, evidence.result.query_tokens, evidence.weights)
+        sentences = self.extractive.answer(evidence.hits, scored)
+        index = {h.chunk.chunk_id: i + 1 for i, h in enumerate(evidence.hits)}
+        pairs = [(s.text, [index[c.chunk_id] for c in s.citations]) for s in sentences]
+        checked = self.checker.check_sentences(pairs, evidence.hits)
+        for item, sentence in zip(checked, sentences, strict=True):
+            item.quotes = {index[c.chunk_id]: c.quote for c in sentence.citations}
+        return checked
+
+    def _budget(self, question: str, hits: list[Hit], language: str) -> list[Hit]:
+        """Evidence that fits `context_chars` and the model's window after the prompt and the answer."""
+        model = self.chat_model
+        assert model is not None
+        count = getattr(model, "count_tokens", None) or estimate_tokens
+        overhead = count(prompt_overhead(question, language, self.config.answer.max_sentences))
+        per_block = 24  # the fence and its location line
+        room = model.context_tokens - self.config.llm.max_tokens - overhead - TOKEN_MARGIN - per_block * len(hits)
+        return fit_budget(hits, self.config.answer.context_chars, max(room, 0), count)
+
+    def _finish(
+        self, question: str, language: str, evidence: Evidence, pipeline: _SentencePipeline, abstain_reason: str | None,
+        trace: dict[str, Any],
+    ) -> Answer:
+        config = self.config.answer
+        policy = config.policy
+        confidence = evidence.grade.confidence
+        sentences = pipeline.kept if abstain_reason is None else []
+        abstained = not sentences
+        text = abstain_message(language) if abstained else pipeline.text
+        needs_review = False
+        notices: list[str] = []
+        if policy == "regulated":
+            needs_review = confidence < config.review_below or bool(pipeline.removed)
+            if not abstained:
+                dates = self._source_dates(sentences)
+                notices = regulated_notices(language, dates, needs_review)
+                text = text + "\n\n" + "\n".join(notices)
+        answer = Answer(
+            question=question, text=text, sentences=sentences, abstained=abstained, confidence=confidence,
+            trace_id=uuid.uuid4().hex[:16], language=language, needs_review=needs_review, notices=notices, policy=policy,
+        )
+        trace.update({
+            "abstain_reason": abstain_reason,
+            "budget": [h.chunk.chunk_id for h in pipeline.hits] if trace.get("prompt") else None,
+            "sentences": pipeline.verdicts,
+            "removed": pipeline.removed,
+            "pii_masked": dict(pipeline.masked),
+            "answer": asdict(answer),
+        })
+        return answer
+
+    def _source_dates(self, sentences: list[AnswerSentence]) -> dict[str, str]:
+        documents = {d.source: d for d in self.store.documents()}
+        dates: dict[str, str] = {}
+        for sentence in sentences:
+            for citation in sentence.citations:
+                doc = documents.get(citation.source)
+                day = source_date(doc.meta.get("fields") if doc else None, doc.ingested_at if doc else None)
+                citation.updated = day
+                if day:
+                    dates.setdefault(citation.source, day)
+        return dates
+
+
+_CLOSERS = tuple("。！？.!?」）)\"'")
+
+
+class _SentencePipeline:
+    """Checks, filters, masks and renders sentences one at a time, so streaming and `ask` agree."""
+
+    def __init__(self, answerer: Answerer, hits: list[Hit], language: str) -> None:
+        self.answerer = answerer
+        self.hits = hits
+        self.language = language
+        self.policy = answerer.config.answer.policy
+        self.max_sentences = answerer.config.answer.max_sentences
+        self.kept: list[AnswerSentence] = []
+        self.numbers: dict[str, int] = {}
+        self.text = ""
+        self.raw = ""
+        self.verdicts: list[dict[str, Any]] = []
+        self.removed: list[str] = []
+        self.masked: dict[str, int] = {}
+        self.model_abstained = False
+        self.check_seconds = 0.0
+
+    def feed_checked(self, checked: list[CheckedSentence], stream: bool) -> Iterator[str]:
+        for item in checked:
+            piece = self._accept(item)
+            if piece and stream:
+                yield piece
+
+    def feed_text(self, deltas: Iterator[str], stream: bool) -> Iterator[str]:
+        """Sentences are final once the next one has begun (a trailing "[1]" still belongs to its sentence)."""
+        done = 0
+        for delta in deltas:
+            self.raw += delta
+            parsed = parse_sentences(self.raw)
+            while done < len(parsed) - 1:
+                yield from self._one(parsed[done], stream)
+                done += 1
+        for pair in parse_sentences(self.raw)[done:]:
+            yield from self._one(pair, stream)
+
+    def _one(self, pair: tuple[str, list[int]], stream: bool) -> Iterator[str]:
+        text, _ = pair
+        if is_abstention(text):
+            self.model_abstained = True
+            self.verdicts.append({"text": text, "verdict": "abstention"})
+            return
+        timer = time.perf_counter()
+        [item] = self.answerer.checker.check_sentences([pair], self.hits)
+        self.check_seconds += time.perf_counter() - timer
+        piece = self._accept(item)
+        if piece and stream:
+            yield piece
+
+    def _accept(self, item: CheckedSentence) -> str:
+        """Record the verdict; under strict/regulated drop what is not supported and mask personal data."""
+        verdict = item.verdict if item.source_ids else UNCITED
+        self.verdicts.append({
+            "text": item.text, "sources": item.source_ids, "invalid_sources": item.invalid_ids, "lexical": item.lexical,
+            "semantic": item.semantic, "numbers_ok": item.numbers_ok, "verdict": verdict,
+        })
+        guarded = self.policy != STANDARD
+        if guarded and verdict != SUPPORTED:
+            self.removed.append(item.text)
+            return ""
+        if len(self.kept) >= max(self.max_sentences * 2, self.max_sentences + 2):
+            return ""  # a runaway model; the prompt asked for max_sentences
+        text = item.text
+        citations = [citation_for(self.hits[i - 1], item.quotes.get(i, self.hits[i - 1].chunk.text)) for i in item.source_ids]
+        if guarded:
+            text, found = mask_pii(text, self.language)
+            for citation in citations:
+                citation.quote, quote_found = mask_pii(citation.quote, self.language)
+                found.update(quote_found)
+            for kind, count in found.items():
+                self.masked[kind] = self.masked.get(kind, 0) + count
+        sentence = AnswerSentence(text=text, citations=citations, support=item.support, verdict=verdict)
+        piece = self._separator(sentence) + self._render(sentence)
+        self.kept.append(sentence)
+        self.text += piece
+        return piece
+
+    def _render(self, sentence: AnswerSentence) -> str:
+        marks = "".join(f"[{self.numbers.setdefault(c.chunk_id, len(self.numbers) + 1)}]" for c in sentence.citations)
+        text = sentence.text.rstrip()
+        return f"{text} {marks}" if self.language == "en" and marks else f"{text}{marks}"
+
+    def _separator(self, sentence: AnswerSentence) -> str:
+        """Nothing before the first sentence; prose flows on (a space in English); rows and items take a line each."""
+        if not self.kept:
+            return ""
+        previous = self.kept[-1].text.rstrip()
+        prose = all(t.endswith(_CLOSERS) and "\n" not in t for t in (previous, sentence.text.rstrip()))
+        if not prose:
+            return "\n"
+        return " " if self.language == "en" else ""

@@ -1,0 +1,167 @@
+"""The citation check: every sentence of a model's answer is held against the chunks it cites.
+
+The answer is split into sentences the way documents are (。！？ as well as
+. ! ?, `bunko.chunk.sentences`); ``[n]`` markers become citations of source
+n. A marker standing at the start of a sentence ("…です。[1]" splits as
+"…です。" + "[1]") belongs to the sentence before it.
+
+A sentence is *supported* when its cited chunks back it up by either of two
+signals, and every number it states appears in them:
+
+- lexical: the share of the sentence's keyword tokens (CJK bigrams, words)
+  found in the cited chunks — high for quotes and close paraphrases;
+- semantic: the best cosine between the sentence and any sentence or row of
+  the cited chunks — catches paraphrase and a Japanese answer citing an
+  English source, where no token is shared.
+
+Numbers are checked separately because "上限は15,000円です" against a chunk
+saying 12,000円 shares almost every token and most of the meaning, and is
+exactly the error that matters. The thresholds are calibrated by
+``bench/bench_answers.py`` (section "calibration") on the sample documents:
+answer-like sentences against the chunk that holds their fact versus against
+the best-ranked chunk of another document.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from bunko.chunk.sentences import split_sentences
+from bunko.embed.base import Embedder
+from bunko.generate.units import split_units
+from bunko.retrieve.analyzers import Analyzer
+from bunko.schema import Chunk, Hit
+
+LEXICAL_MIN = 0.6
+"""Share of a sentence's tokens that must occur in its cited chunks (see the module docstring)."""
+SEMANTIC_MIN = 0.62
+"""Cosine (USE multilingual) between the sentence and its best-matching cited unit."""
+
+SUPPORTED, UNSUPPORTED, UNCITED = "supported", "unsupported", "uncited"
+
+_MARKER = re.compile(r"\s?[\[［【]\s*(\d{1,3}(?:\s*[,，、]\s*\d{1,3})*)\s*[\]］】]")
+_LEADING_MARKERS = re.compile(r"^(?:\s*[\[［【]\s*\d{1,3}(?:\s*[,，、]\s*\d{1,3})*\s*[\]］】])+")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+@dataclass
+class CheckedSentence:
+    text: str
+    """Without its markers."""
+    source_ids: list[int] = field(default_factory=list)
+    """Valid 1-based source ids cited by the sentence."""
+    invalid_ids: list[int] = field(default_factory=list)
+    lexical: float = 0.0
+    semantic: float = 0.0
+    numbers_ok: bool = True
+    verdict: str = UNCITED
+    quotes: dict[int, str] = field(default_factory=dict)
+    """Per cited source id, its unit that best matches the sentence (the citation's quote)."""
+
+    @property
+    def support(self) -> float:
+        return round(max(self.lexical, self.semantic), 4)
+
+
+def _ids(group: str) -> list[int]:
+    return [int(n) for n in re.findall(r"\d+", group)]
+
+
+def parse_sentences(answer: str) -> list[tuple[str, list[int]]]:
+    """(sentence without markers, cited ids in order) for each sentence of the answer."""
+    parsed: list[tuple[str, list[int]]] = []
+    for raw in split_sentences(answer.strip()):
+        leading = _LEADING_MARKERS.match(raw)
+        if leading and parsed:
+            parsed[-1][1].extend(i for i in _ids(leading.group()) if i not in parsed[-1][1])
+            raw = raw[leading.end():]
+        ids: list[int] = []
+        for match in _MARKER.finditer(raw):
+            ids.extend(i for i in _ids(match.group(1)) if i not in ids)
+        text = _MARKER.sub("", raw).strip()
+        text = re.sub(r"\s+([.,;:!?。、，；：！？])", r"\1", text)
+        if text and re.search(r"\w", text):
+            parsed.append((text, ids))
+        elif ids and parsed:
+            parsed[-1][1].extend(i for i in ids if i not in parsed[-1][1])
+    return parsed
+
+
+def numbers(text: str) -> set[str]:
+    """Numbers as written, without thousands separators: "12,000" and "12000" are the same number."""
+    folded = unicodedata.normalize("NFKC", text)
+    return {n.replace(",", "") for n in _NUMBER.findall(folded)}
+
+
+class CitationChecker:
+    def __init__(
+        self, embedder: Embedder, analyzer: Analyzer, lexical_min: float = LEXICAL_MIN, semantic_min: float = SEMANTIC_MIN,
+        lazy: bool = True,
+    ) -> None:
+        """`lazy` skips embedding sentences that the lexical signal already backs (calibration turns it off)."""
+        self.lazy = lazy
+        self.embedder = embedder
+        self.analyzer = analyzer
+        self.lexical_min = lexical_min
+        self.semantic_min = semantic_min
+
+    def check(self, answer: str, hits: Sequence[Hit]) -> list[CheckedSentence]:
+        """Each sentence with its valid citations, support signals and verdict; `hits[n-1]` is source n."""
+        return self.check_sentences(parse_sentences(answer), hits)
+
+    def check_sentences(self, sentences: Sequence[tuple[str, list[int]]], hits: Sequence[Hit]) -> list[CheckedSentence]:
+        """Like `check`, for sentences already split (a stream, or extractive units)."""
+        checked = []
+        for text, ids in sentences:
+            valid = [i for i in ids if 1 <= i <= len(hits)]
+            checked.append(CheckedSentence(text, valid, [i for i in ids if i not in valid]))
+        cited = [c for c in checked if c.source_ids]
+        if cited:
+            self._score(cited, hits)
+        return checked
+
+    def support(self, sentence: str, chunks_text: Sequence[str]) -> CheckedSentence:
+        """Check one sentence against explicit texts (for tests and calibration)."""
+        hits = [Hit(Chunk(f"t#{i}", "t", "t", i, t, t), 0.0) for i, t in enumerate(chunks_text)]
+        item = CheckedSentence(sentence, list(range(1, len(hits) + 1)))
+        self._score([item], hits)
+        return item
+
+    def _score(self, items: list[CheckedSentence], hits: Sequence[Hit]) -> None:
+        """Lexical first; only sentences it does not settle are embedded (quotes, as from extractive, never are)."""
+        needed = sorted({i for item in items for i in item.source_ids})
+        units = {i: split_units(hits[i - 1].chunk.text) or [hits[i - 1].chunk.text] for i in needed}
+        unit_tokens = {i: [set(self.analyzer(u)) for u in units[i]] for i in needed}
+        tokens = {i: set(self.analyzer(hits[i - 1].chunk.embed_text)) for i in needed}
+        for item in items:
+            sentence_tokens = set(self.analyzer(item.text))
+            cited_tokens = set().union(*(tokens[i] for i in item.source_ids))
+            item.lexical = round(len(sentence_tokens & cited_tokens) / len(sentence_tokens), 4) if sentence_tokens else 0.0
+            cited_text = " ".join(hits[i - 1].chunk.text for i in item.source_ids)
+            item.numbers_ok = numbers(item.text) <= numbers(cited_text)
+            for i in item.source_ids:
+                overlaps = [len(sentence_tokens & t) for t in unit_tokens[i]]
+                item.quotes[i] = units[i][int(np.argmax(overlaps))] if overlaps else hits[i - 1].chunk.text
+        unsettled = [item for item in items if not self.lazy or (item.lexical < self.lexical_min and item.numbers_ok)]
+        if unsettled:
+            wanted = sorted({i for item in unsettled for i in item.source_ids})
+            flat = [(i, u) for i in wanted for u in units[i]]
+            vectors = self.embedder.embed([item.text for item in unsettled] + [u for _, u in flat])
+            sentence_vectors, unit_vectors = vectors[: len(unsettled)], vectors[len(unsettled):]
+            owner = np.array([i for i, _ in flat])
+            for item, vector in zip(unsettled, sentence_vectors, strict=True):
+                mask = np.isin(owner, item.source_ids)
+                if not mask.any():
+                    continue
+                similarities = unit_vectors[mask] @ vector
+                item.semantic = round(float(similarities.max()), 4)
+                best_owner, best_unit = [flat[j] for j in np.flatnonzero(mask)][int(np.argmax(similarities))]
+                item.quotes[best_owner] = best_unit
+        for item in items:
+            backed = item.lexical >= self.lexical_min or item.semantic >= self.semantic_min
+            item.verdict = SUPPORTED if backed and item.numbers_ok else UNSUPPORTED

@@ -1,0 +1,105 @@
+"""Answer policies (``[answer] policy``): standard, strict, regulated.
+
+- standard: every sentence is shown; unsupported ones carry the verdict.
+- strict: only sentences that cite a source and are supported by it are
+  shown, and personal data in them is masked: e-mail addresses, phone
+  numbers (international, Japanese, Chinese, North American), card-like
+  digit runs, 12-digit My Number-like and 18-character Chinese ID numbers.
+  Documents legitimately hold a contact list; an answer that repeats one to
+  whoever asks is a leak.
+- regulated: strict, plus the update date of each cited source, a notice that
+  the answer is not professional advice, and ``needs_review`` when the
+  confidence is low or a sentence had to be removed.
+
+Masking works on digit boundaries, not word boundaries: in Japanese and
+Chinese a number touches the characters around it ("電話03-1234-5678まで").
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from datetime import UTC, date, datetime
+
+STANDARD, STRICT, REGULATED = "standard", "strict", "regulated"
+
+_D = r"(?<![\d.])"
+_E = r"(?![\d])"
+PII_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    ("email", re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")),
+    ("card", re.compile(_D + r"(?:\d{4}[ -]){3}\d{1,7}" + _E + "|" + _D + r"\d{13,16}" + _E)),
+    ("id", re.compile(_D + r"\d{17}[\dXx]" + r"(?![\dA-Za-z])")),  # Chinese resident ID
+    ("id", re.compile(_D + r"\d{4}[ -]\d{4}[ -]\d{4}" + _E + "|" + _D + r"\d{12}" + _E)),  # My Number
+    ("phone", re.compile(r"\+\d{1,3}[ -]?(?:\(\d{1,4}\)[ -]?)?\d{1,4}(?:[ -]?\d{2,4}){1,4}" + _E)),
+    ("phone", re.compile(_D + r"0\d{1,4}[-(（ ]\d{1,4}[-)） ]\d{3,4}" + _E)),  # 03-1234-5678, 090-1234-5678, 03(1234)5678
+    ("phone", re.compile(_D + r"0\d{2,3}-\d{7,8}" + _E)),  # 010-12345678 (China landline)
+    ("phone", re.compile(_D + r"1[3-9]\d[ -]?\d{4}[ -]?\d{4}" + _E)),  # Chinese mobile
+    ("phone", re.compile(_D + r"0[5-9]0\d{8}" + _E)),  # Japanese mobile without hyphens
+    ("phone", re.compile(r"\(\d{3}\)\s?\d{3}-\d{4}" + _E + "|" + _D + r"\d{3}-\d{3}-\d{4}" + _E)),  # North America
+]
+
+MASKS = {
+    "ja": {"email": "［メールアドレス］", "phone": "［電話番号］", "card": "［カード番号］", "id": "［個人番号］"},
+    "zh": {"email": "［邮箱］", "phone": "［电话号码］", "card": "［卡号］", "id": "［证件号码］"},
+    "en": {"email": "[email]", "phone": "[phone]", "card": "[card number]", "id": "[ID number]"},
+}
+
+NOT_ADVICE = {
+    "ja": "※この回答は資料に基づく参考情報であり、法律・税務・医療などの専門的な助言ではありません。",
+    "zh": "※本回答是基于资料的参考信息，不构成法律、税务、医疗等专业建议。",
+    "en": "Note: this answer is information from the documents, not professional (legal, tax, medical) advice.",
+}
+NEEDS_REVIEW = {
+    "ja": "※確信度が低いため、担当者による確認が必要です。",
+    "zh": "※置信度较低，需要人工审核。",
+    "en": "Confidence is low: a person should review this answer before it is used.",
+}
+UPDATED = {"ja": "出典の更新日", "zh": "来源更新日期", "en": "Source last updated"}
+
+DATE_FIELDS = ("updated", "last_updated", "updated_at", "modified", "last_modified", "revised", "date", "更新日", "改訂日", "施行日", "更新日期", "修订日期")
+"""Front-matter keys that state when a document was last changed, most specific first."""
+
+
+def mask_pii(text: str, language: str = "en") -> tuple[str, Counter[str]]:
+    """The text with personal data replaced by a label in the answer's language, and what was masked."""
+    masks = MASKS.get(language, MASKS["en"])
+    found: Counter[str] = Counter()
+    for kind, pattern in PII_PATTERNS:
+        def replace(match: re.Match[str], kind: str = kind) -> str:
+            found[kind] += 1
+            return masks[kind]
+
+        text = pattern.sub(replace, text)
+    return text, found
+
+
+def _as_date(value: object) -> str | None:
+    if isinstance(value, datetime):
+        return value.date().isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    return None
+
+
+def source_date(fields: dict[str, object] | None, ingested_at: float | None) -> str | None:
+    """A front-matter date field if the document has one, else the day it was ingested (UTC)."""
+    for key in DATE_FIELDS:
+        value = _as_date((fields or {}).get(key))
+        if value:
+            return value
+    if ingested_at:
+        return datetime.fromtimestamp(ingested_at, UTC).date().isoformat()
+    return None
+
+
+def regulated_notices(language: str, dates: dict[str, str], needs_review: bool) -> list[str]:
+    """Lines appended to a regulated answer: source dates, the not-advice notice, and a review request."""
+    label = UPDATED.get(language, UPDATED["en"])
+    sep = "：" if language in ("ja", "zh") else ": "
+    lines = [f"{label}{sep}" + ", ".join(f"{source} ({day})" for source, day in dates.items())] if dates else []
+    lines.append(NOT_ADVICE.get(language, NOT_ADVICE["en"]))
+    if needs_review:
+        lines.append(NEEDS_REVIEW.get(language, NEEDS_REVIEW["en"]))
+    return lines

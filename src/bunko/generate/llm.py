@@ -1,0 +1,85 @@
+"""The chat-model interface the LLM stages share (generator, grader, reranker), and its builder.
+
+A model takes chat messages and returns text, whole or as deltas. Keeping the
+interface this small is what lets an OpenAI-compatible server, an in-process
+GGUF model and a test fake stand in for each other.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from typing import Protocol
+
+from bunko.config import Config
+from bunko.errors import BunkoError
+
+Message = dict[str, str]
+
+
+class LLMError(BunkoError):
+    """A language model failed: server down or too slow, a refusal, an answer that is not a chat reply.
+
+    One line, naming the URL or file, because the user has to know which
+    model to look at; the CLI prints it without a traceback.
+    """
+
+
+class ChatModel(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def context_tokens(self) -> int:
+        """The model's window: prompt plus answer must fit."""
+        ...
+
+    def complete(self, messages: Sequence[Message], max_tokens: int | None = None) -> str: ...
+
+    def stream(self, messages: Sequence[Message], max_tokens: int | None = None) -> Iterator[str]:
+        """Text deltas as the model writes them."""
+        ...
+
+
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]")
+
+
+def estimate_tokens(text: str) -> int:
+    """A deliberately high token count: one per CJK character, one per three other characters.
+
+    Real tokenizers give about one token per CJK character and four Latin
+    characters; erring high means a prompt that fits by the estimate fits the
+    model, which is the only direction of error that matters here.
+    """
+    cjk = len(_CJK.findall(text))
+    return cjk + (len(text) - cjk + 2) // 3
+
+
+def llm_backend(config: Config) -> str | None:
+    """Which model backend the configuration asks for, or None when no LLM is configured.
+
+    An LLM generator names its backend; with the extractive generator an LLM is
+    configured only when [llm] points at a server or a model file (for the llm
+    reranker or grader).
+    """
+    if config.answer.generator in ("openai", "llamacpp"):
+        return config.answer.generator
+    llm = config.llm
+    if llm.backend == "openai" and llm.base_url:
+        return "openai"
+    if llm.backend == "llamacpp" and llm.model_path:
+        return "llamacpp"
+    return None
+
+
+def build_chat_model(config: Config) -> ChatModel | None:
+    backend = llm_backend(config)
+    if backend == "openai":
+        from bunko.generate.openai_chat import OpenAIChatModel
+
+        return OpenAIChatModel.from_config(config.llm)
+    if backend == "llamacpp":
+        from bunko.generate.llamacpp import LlamaCppChatModel
+
+        return LlamaCppChatModel.from_config(config.llm)
+    return None

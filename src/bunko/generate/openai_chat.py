@@ -1,0 +1,212 @@
+"""Chat completions from any OpenAI-compatible server: vLLM, Ollama, LM Studio, llama.cpp server, OpenAI.
+
+Opt-in, never the default. What can go wrong with a remote model — nobody
+listening, too slow, a refused key, a 5xx while it loads, a reply that is not
+a chat completion at all — becomes one `LLMError` line naming the URL and
+what happened, after bounded retries for what a retry can cure (connection
+errors, time-outs, 429, 5xx, honouring ``Retry-After``). Streaming retries
+only until the first delta: after that a retry would repeat text the user has
+already seen.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import time
+from collections.abc import Iterator, Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from bunko.config import LLMConfig
+from bunko.generate.llm import LLMError, Message
+
+RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+MAX_RETRY_AFTER_S = 30.0
+
+
+def chat_url(base_url: str) -> str:
+    """``…/v1`` (what OpenAI clients take), the full ``…/chat/completions``, or bare ``http://host:port``."""
+    url = base_url.strip().rstrip("/")
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise LLMError(f"[llm] base_url {base_url!r} is not an http(s) URL, e.g. http://127.0.0.1:8000/v1")
+    if url.endswith("/chat/completions"):
+        return url
+    if parts.path in ("", "/"):
+        return url + "/v1/chat/completions"
+    return url + "/chat/completions"
+
+
+def _snippet(text: str, limit: int = 160) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[:limit] + "…"
+
+
+def _server_message(response: httpx.Response) -> str:
+    try:
+        body = response.json()
+    except ValueError:
+        return _snippet(response.text) or response.reason_phrase
+    if isinstance(body, dict):
+        error = body.get("error")
+        if isinstance(error, dict) and error.get("message"):
+            return _snippet(str(error["message"]))
+        for key in ("error", "detail", "message"):
+            if isinstance(body.get(key), str):
+                return _snippet(body[key])
+    return _snippet(response.text)
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    try:
+        seconds = float(response.headers.get("retry-after", ""))
+    except ValueError:
+        return None
+    return min(seconds, MAX_RETRY_AFTER_S) if seconds >= 0 else None
+
+
+class OpenAIChatModel:
+    """`ChatModel` over HTTP. ``model`` is the server's model name; the key comes from ``api_key_env``."""
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        api_key_env: str = "OPENAI_API_KEY",
+        context_tokens: int = 8192,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        timeout_s: float = 60.0,
+        retries: int = 2,
+        backoff_s: float = 0.5,
+    ) -> None:
+        if not model or not model.strip():
+            raise LLMError("the openai generator needs [llm] model, the server's model name (e.g. qwen2.5-7b-instruct)")
+        self.url = chat_url(base_url)
+        self.model = model
+        self.name = f"openai:{model}"
+        self.context_tokens = context_tokens
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.timeout_s = timeout_s
+        self.retries = retries
+        self.backoff_s = backoff_s
+        self.api_key_env = api_key_env
+        self._client = httpx.Client(timeout=httpx.Timeout(timeout_s), headers={"User-Agent": "bunko"})
+
+    @classmethod
+    def from_config(cls, config: LLMConfig) -> OpenAIChatModel:
+        if not config.base_url:
+            raise LLMError("the openai generator needs [llm] base_url, e.g. http://127.0.0.1:8000/v1")
+        return cls(
+            config.base_url, config.model or "", api_key_env=config.api_key_env, context_tokens=config.context_tokens,
+            max_tokens=config.max_tokens, temperature=config.temperature, timeout_s=config.timeout_s, retries=config.retries,
+        )
+
+    def close(self) -> None:
+        self._client.close()
+
+    # -- ChatModel ----------------------------------------------------------
+    def complete(self, messages: Sequence[Message], max_tokens: int | None = None) -> str:
+        response = self._post(self._payload(messages, max_tokens, stream=False), stream=False)
+        return self._content(response)
+
+    def stream(self, messages: Sequence[Message], max_tokens: int | None = None) -> Iterator[str]:
+        payload = self._payload(messages, max_tokens, stream=True)
+        response = self._post(payload, stream=True)
+        try:
+            if "text/event-stream" not in response.headers.get("content-type", ""):
+                # Some servers ignore "stream": a whole completion is still an answer.
+                response.read()
+                yield self._content(response)
+                return
+            yield from self._events(response)
+        except httpx.TransportError as exc:
+            raise LLMError(f"{self.url}: the stream broke off ({type(exc).__name__}: {_snippet(str(exc), 100)})") from None
+        finally:
+            response.close()
+
+    # -- HTTP ---------------------------------------------------------------
+    def _payload(self, messages: Sequence[Message], max_tokens: int | None, stream: bool) -> dict[str, Any]:
+        return {
+            "model": self.model, "messages": list(messages), "temperature": self.temperature,
+            "max_tokens": max_tokens or self.max_tokens, "stream": stream,
+        }
+
+    def _headers(self) -> dict[str, str]:
+        key = os.environ.get(self.api_key_env, "").strip()
+        return {"Authorization": f"Bearer {key}"} if key else {}
+
+    def _post(self, payload: dict[str, Any], stream: bool) -> httpx.Response:
+        """A 200 response (open, when streaming), or an LLMError after the retries are spent."""
+        problem = ""
+        for attempt in range(self.retries + 1):
+            delay: float | None = None
+            try:
+                request = self._client.build_request("POST", self.url, json=payload, headers=self._headers())
+                response = self._client.send(request, stream=stream)
+            except httpx.TimeoutException:
+                problem = f"no answer within {self.timeout_s:g} s ([llm] timeout_s)"
+            except httpx.TransportError as exc:
+                problem = f"cannot connect ({type(exc).__name__}); is the server running and [llm] base_url right?"
+            else:
+                if response.status_code == 200:
+                    return response
+                if stream:
+                    response.read()
+                    response.close()
+                if response.status_code in (401, 403):
+                    raise LLMError(f"{self.url} refused the request (HTTP {response.status_code}: {_server_message(response)}); "
+                                   f"check the key in ${self.api_key_env}")
+                if response.status_code not in RETRY_STATUS:
+                    raise LLMError(f"{self.url} refused the request (HTTP {response.status_code}: {_server_message(response)})")
+                problem = f"HTTP {response.status_code}: {_server_message(response)}"
+                delay = _retry_after(response)
+            if attempt < self.retries:
+                backoff = self.backoff_s * 2**attempt * (1 + 0.25 * random.random())
+                time.sleep(backoff if delay is None else delay)
+        tries = self.retries + 1
+        raise LLMError(f"chat model at {self.url} failed after {tries} attempt{'s' if tries > 1 else ''}: {problem}")
+
+    def _content(self, response: httpx.Response) -> str:
+        try:
+            body = response.json()
+            content = body["choices"][0]["message"]["content"]
+        except (ValueError, KeyError, IndexError, TypeError):
+            raise LLMError(f"{self.url} answered something that is not a chat completion: {_snippet(response.text)!r}") from None
+        if not isinstance(content, str):
+            raise LLMError(f"{self.url} answered a chat completion without text content: {_snippet(response.text)!r}")
+        return content
+
+    def _events(self, response: httpx.Response) -> Iterator[str]:
+        """Server-sent events: ``data: {json}`` lines until ``data: [DONE]``; anything else is refused."""
+        for line in response.iter_lines():
+            line = line.strip()
+            if not line or line.startswith(":") or line.startswith(("event:", "id:", "retry:")):
+                continue
+            if not line.startswith("data:"):
+                raise LLMError(f"{self.url} streamed something that is not server-sent events: {_snippet(line)!r}")
+            data = line[5:].strip()
+            if data == "[DONE]":
+                return
+            try:
+                event = json.loads(data)
+            except json.JSONDecodeError:
+                raise LLMError(f"{self.url} streamed an event that is not JSON: {_snippet(data)!r}") from None
+            if isinstance(event, dict) and "error" in event:
+                error = event["error"]
+                message = error.get("message") if isinstance(error, dict) else error
+                raise LLMError(f"{self.url} reported an error mid-stream: {_snippet(str(message))}")
+            try:
+                choice = event["choices"][0] if event["choices"] else {}
+                delta = choice.get("delta") or {}
+                content = delta.get("content")
+            except (KeyError, IndexError, TypeError, AttributeError):
+                raise LLMError(f"{self.url} streamed an event that is not a chat completion chunk: {_snippet(data)!r}") from None
+            if isinstance(content, str) and content:
+                yield content

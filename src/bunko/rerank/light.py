@@ -1,0 +1,76 @@
+"""The default reranker: a chunk is as good as its best sentence. No model beyond the embedder.
+
+Fusion scores whole chunks, so a long chunk that mentions the topic in
+passing can outrank the short one whose single sentence *is* the answer.
+This reranker splits each candidate into sentences and table rows, scores
+them like the extractive generator does (`bunko.rerank.evidence`: similarity
+to the question plus idf-weighted keyword overlap, in ja/zh/en alike) and
+ranks chunks by their best unit, with the fused score as a small prior so a
+tie does not throw away what retrieval knew. Unit vectors are cached per ask,
+so the generator that scores the same units again pays nothing twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from bunko.embed.base import Embedder
+from bunko.generate.units import Unit, split_units
+from bunko.rerank.base import RerankQuery, ordered
+from bunko.rerank.evidence import score_units
+from bunko.retrieve.analyzers import Analyzer
+from bunko.schema import Hit
+
+FUSION_PRIOR = 0.1
+"""Weight of the normalised fusion score (best candidate = 1) added to the best-unit score."""
+MAX_UNITS_PER_HIT = 12
+"""Enough for any paragraph or table that answers one question; long chunks are judged by their start."""
+
+
+class CachingEmbedder:
+    """Wraps an embedder with a per-ask text → vector memo."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self._embedder = embedder
+        self._cache: dict[str, np.ndarray] = {}
+        self.name = embedder.name
+        self.dimension = embedder.dimension
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+        if missing:
+            for text, vector in zip(missing, self._embedder.embed(missing), strict=True):
+                self._cache[text] = vector
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return np.stack([self._cache[t] for t in texts])
+
+
+class LightReranker:
+    name = "light"
+
+    def __init__(self, embedder: Embedder, analyzer: Analyzer) -> None:
+        self.embedder = embedder
+        self.analyzer = analyzer
+
+    def rerank(self, query: RerankQuery, hits: list[Hit]) -> list[Hit]:
+        if len(hits) < 2 or query.vector is None:
+            return list(hits)
+        units = [
+            Unit(text, index, position)
+            for index, hit in enumerate(hits)
+            for position, text in enumerate(split_units(hit.chunk.text)[:MAX_UNITS_PER_HIT])
+        ]
+        scored = score_units(
+            query.question, hits, units, query.vector, query.tokens, self.embedder, self.analyzer, query.weights, rank_prior=False,
+        )
+        best = [float("-inf")] * len(hits)
+        for s in scored:
+            best[s.unit.hit_index] = max(best[s.unit.hit_index], s.score)
+        top_fusion = max(h.score for h in hits) or 1.0
+        scores = [
+            (b if b != float("-inf") else 0.0) + FUSION_PRIOR * hit.score / top_fusion for b, hit in zip(best, hits, strict=True)
+        ]
+        return ordered(hits, scores)
