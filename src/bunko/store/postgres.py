@@ -1,0 +1,590 @@
+"""The PostgreSQL + pgvector store: the local store's behaviour, shared by many processes and machines.
+
+* One document's ingest is one transaction (its row, elements, chunks with
+  vectors, keyword postings and the corpus totals), taken under a
+  transaction-level advisory lock on the document, so two writers of the same
+  document serialise and never leave two copies.
+* Dense search is cosine distance over a pgvector column with an HNSW index;
+  small collections (and filtered queries the index cannot fill) are searched
+  exactly, so a filtered search returns k hits whenever k rows match.
+* Keyword search is BM25 computed in SQL over a postings table with the
+  formula of `bunko.retrieve.bm25` (Lucene idf, k1 = 1.5, b = 0.75, each distinct
+  query term once), over the same analyzer tokens the local store indexes.
+* Filters are translated to SQL by `sql_filters` and applied in those queries.
+* Jobs carry their writer's id; a live writer holds a session advisory lock on
+  it, so `fail_unfinished_jobs` fails only jobs whose writer is gone, not
+  those of another process ingesting right now.
+
+PostgreSQL text cannot hold NUL characters; they are stored as U+FFFD.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import psycopg
+from pgvector.psycopg import register_vector
+from psycopg import sql
+from psycopg.types.json import Jsonb
+from psycopg_pool import ConnectionPool
+
+from bunko.errors import CollectionError
+from bunko.schema import TERMINAL_STATUSES, Chunk, DocumentInfo, Element, ErrorCode, IngestJob, JobStatus, ParsedDocument
+from bunko.store.base import StoredChunk
+from bunko.store.postgres_schema import LOCK_NAMESPACE, migrate, set_search_path
+from bunko.store.sql_filters import FilterCompiler, field_names, known_fields_from
+
+K1 = 1.5
+B = 0.75
+OWNER_NAMESPACE = LOCK_NAMESPACE + 1
+"""Advisory lock space of live writers (key 2 = writer id); documents use LOCK_NAMESPACE + 2."""
+DOCUMENT_NAMESPACE = LOCK_NAMESPACE + 2
+HNSW_INDEX = "chunks_embedding_hnsw"
+
+_CHUNK_COLUMNS = "chunk_id, doc_id, source, ordinal, text, embed_text, element_ids, pages, section_path, kinds, parent_id, meta"
+_TERMINAL = [s.value for s in TERMINAL_STATUSES]
+
+_KEYWORD_SQL = """
+WITH q AS (SELECT DISTINCT t AS term FROM unnest(%(terms)s::text[]) AS t),
+p AS MATERIALIZED (SELECT p.term, p.chunk, p.tf, p.dl FROM postings p JOIN q ON p.term = q.term),
+df AS (SELECT term, count(*)::float8 AS df FROM p GROUP BY term),
+s AS (SELECT chunks::float8 AS n, CASE WHEN tokens > 0 THEN tokens::float8 / chunks ELSE 1.0 END AS avgdl FROM corpus),
+scored AS (
+    SELECT p.chunk,
+           sum(ln(1.0 + (s.n - df.df + 0.5) / (df.df + 0.5)) * p.tf / (p.tf + {k1} * (1.0 - {b} + {b} * p.dl / s.avgdl))) AS score
+    FROM p JOIN df ON df.term = p.term CROSS JOIN s
+    GROUP BY p.chunk
+)
+SELECT c.chunk_id, scored.score FROM scored JOIN chunks c ON c.id = scored.chunk
+WHERE {where}
+ORDER BY scored.score DESC, c.doc_id, c.ordinal
+LIMIT %(k)s
+"""
+
+
+def _text(value: str | None) -> str | None:
+    return None if value is None else value.replace("\x00", "\ufffd")
+
+
+def _dumps(value: Any) -> str:
+    """JSON as the local store writes it (non-JSON values as str), NUL-free for PostgreSQL."""
+    return json.dumps(value, ensure_ascii=False, default=str).replace("\\u0000", "\\ufffd")
+
+
+def _finite(value: Any) -> Any:
+    """jsonb has no NaN or infinity; such values become null (no value) in the filter record."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    return value
+
+
+def filter_record(doc: ParsedDocument, ingested_at: float, chunk: Chunk) -> dict[str, Any]:
+    """The record the local store filters one chunk by (see LocalStore._read_rows), as jsonb.
+
+    Precedence is the local store's: chunk fields over document fields over title/mime/ingested_at;
+    ``section`` also holds its joined path so ``$glob`` matches ``"A > B"``.
+    """
+    fields = json.loads(_dumps(doc.meta)).get("fields", {})
+    record: dict[str, Any] = {"title": doc.title, "mime": doc.mime, "ingested_at": ingested_at, **fields}
+    for hidden in ("pages", "section_path", "kinds"):
+        record.pop(hidden, None)
+    section = json.loads(_dumps(chunk.section_path))
+    record.update(
+        chunk_id=chunk.chunk_id, doc_id=chunk.doc_id, source=chunk.source,
+        page=json.loads(_dumps(chunk.pages)), kind=json.loads(_dumps(chunk.kinds)),
+        section=[*section, " > ".join(str(s) for s in section)] if section else [],
+    )
+    return _finite(json.loads(_dumps(record)))
+
+
+def _vector(value: Any) -> np.ndarray:
+    if hasattr(value, "to_numpy"):
+        value = value.to_numpy()
+    return np.asarray(value, dtype=np.float32)
+
+
+def _chunk_from_row(row: Sequence[Any]) -> Chunk:
+    return Chunk(
+        chunk_id=row[0], doc_id=row[1], source=row[2], ordinal=row[3], text=row[4], embed_text=row[5],
+        element_ids=json.loads(row[6]), pages=json.loads(row[7]), section_path=json.loads(row[8]),
+        kinds=json.loads(row[9]), parent_id=row[10], meta=json.loads(row[11]),
+    )
+
+
+class PostgresStore:
+    """A collection in one PostgreSQL schema (default ``bunko``), reached through a connection pool.
+
+    `exact_below`: collections with at most this many chunks are searched exactly (a scan of a
+    few thousand vectors costs less than an index walk and is never approximate).
+    `ef_search`: the HNSW candidate list, raised to at least 2·k per query.
+    """
+
+    def __init__(
+        self, dsn: str, schema: str = "bunko", *, pool_size: int = 4, exact_below: int = 10_000, ef_search: int = 100,
+    ) -> None:
+        self.dsn = dsn
+        self.schema = schema
+        self.exact_below = exact_below
+        self.ef_search = ef_search
+        self._writer_id = random.randint(1, 2**31 - 1)
+        self._owner_conn: psycopg.Connection | None = None
+        self._owner_lock = threading.Lock()
+        self._dimension: int | None = None
+        try:
+            with psycopg.connect(dsn, autocommit=True) as conn:
+                migrate(conn, schema)
+        except psycopg.OperationalError as exc:
+            raise CollectionError(f"cannot connect to PostgreSQL ({_redact(dsn)}): {str(exc).strip()}") from None
+        self._pool = ConnectionPool(
+            dsn, min_size=1, max_size=pool_size, configure=self._configure, open=False, name=f"bunko-{schema}",
+        )
+        self._pool.open(wait=True, timeout=30)
+        self._compiler = FilterCompiler("c")
+
+    def _configure(self, conn: psycopg.Connection) -> None:
+        set_search_path(conn, self.schema)
+        register_vector(conn)
+        conn.commit()
+
+    def close(self) -> None:
+        self._pool.close()
+        with self._owner_lock:
+            if self._owner_conn is not None:
+                self._owner_conn.close()
+                self._owner_conn = None
+
+    # -- meta ---------------------------------------------------------------
+    def get_meta(self, key: str) -> str | None:
+        with self._pool.connection() as conn:
+            row = conn.execute("SELECT value FROM meta WHERE key = %s", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._pool.connection() as conn:
+            conn.execute(
+                "INSERT INTO meta (key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+                (key, value),
+            )
+
+    def all_meta(self) -> dict[str, str]:
+        with self._pool.connection() as conn:
+            return dict(conn.execute("SELECT key, value FROM meta ORDER BY key").fetchall())
+
+    def generation(self) -> int:
+        with self._pool.connection() as conn:
+            row = conn.execute("SELECT generation FROM corpus").fetchone()
+        return int(row[0]) if row else 0
+
+    # -- documents ----------------------------------------------------------
+    def document_hash(self, source: str) -> str | None:
+        with self._pool.connection() as conn:
+            row = conn.execute("SELECT content_hash FROM documents WHERE source = %s", (source,)).fetchone()
+        return row[0] if row else None
+
+    def replace_document(
+        self, doc: ParsedDocument, content_hash: str, chunks: Sequence[StoredChunk], *, ingested_at: float | None = None,
+    ) -> None:
+        """Swap a document's rows in one transaction; `ingested_at` is given only when copying a collection."""
+        if chunks:
+            self._ensure_dimension(int(np.asarray(chunks[0].vector).size))
+        ingested_at = time.time() if ingested_at is None else ingested_at
+        with self._pool.connection() as conn, conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (DOCUMENT_NAMESPACE, doc.doc_id))
+            removed, removed_tokens = self._delete_rows(conn, doc.doc_id)
+            conn.execute(
+                "INSERT INTO documents VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                (doc.doc_id, _text(doc.source), _text(doc.title), doc.mime, doc.parser, content_hash, ingested_at, len(chunks),
+                 _dumps(doc.meta)),
+            )
+            with conn.cursor().copy(
+                "COPY elements (doc_id, ordinal, element_id, kind, text, page, section_path, bbox, parent_id, meta) "
+                "FROM STDIN (FORMAT BINARY)"
+            ) as copy:
+                copy.set_types(["text", "int4", "text", "text", "text", "int4", "text", "text", "text", "text"])
+                for i, e in enumerate(doc.elements):
+                    copy.write_row((
+                        doc.doc_id, i, _text(e.element_id), str(e.kind), _text(e.text), e.page, _dumps(e.section_path),
+                        _dumps(e.bbox) if e.bbox else None, _text(e.parent_id), _dumps(e.meta),
+                    ))
+            tokens = self._write_chunks(conn, doc, ingested_at, chunks)
+            conn.execute(
+                "UPDATE corpus SET chunks = chunks + %s, tokens = tokens + %s, generation = generation + 1",
+                (len(chunks) - removed, tokens - removed_tokens),
+            )
+
+    def _write_chunks(self, conn: psycopg.Connection, doc: ParsedDocument, ingested_at: float, chunks: Sequence[StoredChunk]) -> int:
+        if not chunks:
+            return 0
+        ids = [r[0] for r in conn.execute("SELECT nextval('chunks_id_seq') FROM generate_series(1, %s)", (len(chunks),))]
+        total = 0
+        with conn.cursor().copy(
+            "COPY chunks (id, chunk_id, doc_id, source, ordinal, text, embed_text, embed_hash, element_ids, pages, "
+            "section_path, kinds, parent_id, meta, tokens, dl, attrs, embedding) FROM STDIN (FORMAT BINARY)"
+        ) as copy:
+            copy.set_types(["int8", *["text"] * 3, "int4", *["text"] * 9, "text[]", "int4", "jsonb", "vector"])
+            for key, stored in zip(ids, chunks, strict=True):
+                c = stored.chunk
+                total += len(stored.tokens)
+                copy.write_row((
+                    key, _text(c.chunk_id), c.doc_id, _text(c.source), c.ordinal, _text(c.text), _text(c.embed_text),
+                    stored.embed_hash, _dumps(c.element_ids), _dumps(c.pages), _dumps(c.section_path), _dumps(c.kinds),
+                    _text(c.parent_id), _dumps(c.meta), list(stored.tokens), len(stored.tokens),
+                    Jsonb(filter_record(doc, ingested_at, c), dumps=_dumps),
+                    np.ascontiguousarray(stored.vector, dtype=np.float32),
+                ))
+        with conn.cursor().copy("COPY postings (term, chunk, tf, dl) FROM STDIN (FORMAT BINARY)") as copy:
+            copy.set_types(["text", "int8", "int4", "int4"])
+            for key, stored in zip(ids, chunks, strict=True):
+                dl = len(stored.tokens)
+                for term, tf in Counter(stored.tokens).items():
+                    copy.write_row((term, key, tf, dl))
+        return total
+
+    def _delete_rows(self, conn: psycopg.Connection, doc_id: str) -> tuple[int, int]:
+        """Remove a document's rows; return how many chunks and tokens left the corpus."""
+        gone = conn.execute("DELETE FROM chunks WHERE doc_id = %s RETURNING id, dl", (doc_id,)).fetchall()
+        if gone:
+            conn.execute("DELETE FROM postings WHERE chunk = ANY(%s)", ([r[0] for r in gone],))
+        conn.execute("DELETE FROM elements WHERE doc_id = %s", (doc_id,))
+        conn.execute("DELETE FROM documents WHERE doc_id = %s", (doc_id,))
+        return len(gone), sum(r[1] for r in gone)
+
+    def delete_document(self, source: str) -> bool:
+        with self._pool.connection() as conn, conn.transaction():
+            row = conn.execute("SELECT doc_id FROM documents WHERE source = %s", (source,)).fetchone()
+            if row is None:
+                return False
+            conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (DOCUMENT_NAMESPACE, row[0]))
+            removed, tokens = self._delete_rows(conn, row[0])
+            conn.execute(
+                "UPDATE corpus SET chunks = chunks - %s, tokens = tokens - %s, generation = generation + 1", (removed, tokens)
+            )
+            return True
+
+    def documents(self) -> list[DocumentInfo]:
+        with self._pool.connection() as conn:
+            rows = conn.execute(
+                "SELECT doc_id, source, title, mime, parser, content_hash, chunk_count, ingested_at, meta FROM documents ORDER BY source"
+            ).fetchall()
+        return [DocumentInfo(*r[:8], meta=json.loads(r[8])) for r in rows]
+
+    def elements(self, source: str) -> list[Element]:
+        with self._pool.connection() as conn:
+            rows = conn.execute(
+                "SELECT e.element_id, e.kind, e.text, e.page, e.section_path, e.bbox, e.parent_id, e.meta "
+                "FROM elements e JOIN documents d ON d.doc_id = e.doc_id WHERE d.source = %s ORDER BY e.ordinal",
+                (source,),
+            ).fetchall()
+        return [
+            Element(r[0], r[1], r[2], r[3], json.loads(r[4]), tuple(json.loads(r[5])) if r[5] else None, r[6], json.loads(r[7]))
+            for r in rows
+        ]
+
+    def chunks(self, source: str | None = None) -> list[Chunk]:
+        query = f"SELECT {_CHUNK_COLUMNS} FROM chunks"
+        params: tuple[Any, ...] = ()
+        if source is not None:
+            query += " WHERE source = %s"
+            params = (source,)
+        with self._pool.connection() as conn:
+            rows = conn.execute(query + " ORDER BY source, ordinal", params).fetchall()  # type: ignore[arg-type]
+        return [_chunk_from_row(r) for r in rows]
+
+    def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
+        ids = list(chunk_ids)
+        if not ids:
+            return []
+        with self._pool.connection() as conn:
+            rows = conn.execute(f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE chunk_id = ANY(%s)", (ids,)).fetchall()  # type: ignore[arg-type]
+        found = {r[0]: _chunk_from_row(r) for r in rows}
+        return [found[i] for i in ids if i in found]
+
+    def chunk_count(self) -> int:
+        with self._pool.connection() as conn:
+            row = conn.execute("SELECT chunks FROM corpus").fetchone()
+        return int(row[0]) if row else 0
+
+    def cached_vectors(self, embed_hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        hashes = sorted(set(embed_hashes))
+        if not hashes:
+            return {}
+        with self._pool.connection() as conn, conn.cursor(binary=True) as cur:
+            cur.execute(
+                "SELECT DISTINCT ON (embed_hash) embed_hash, embedding FROM chunks WHERE embed_hash = ANY(%s)", (hashes,)
+            )
+            return {h: _vector(v) for h, v in cur.fetchall()}
+
+    def replace_vectors(self, vectors: Mapping[str, np.ndarray], embed_hashes: Mapping[str, str]) -> None:
+        """Swap chunks' vectors in one transaction (re-embedding): the index never mixes two models.
+
+        A new dimension retypes the column and rebuilds the HNSW index in the same transaction;
+        it fails (and changes nothing) unless every chunk gets a vector of the new dimension.
+        """
+        if not vectors:
+            return
+        dimension = int(np.asarray(next(iter(vectors.values()))).size)
+        with self._pool.connection() as conn, conn.transaction():
+            conn.execute("LOCK TABLE chunks IN SHARE ROW EXCLUSIVE MODE")
+            current = self._column_dimension(conn)
+            retype = current is not None and current != dimension
+            if retype:
+                conn.execute(f"DROP INDEX IF EXISTS {HNSW_INDEX}")
+                conn.execute("ALTER TABLE chunks ALTER COLUMN embedding TYPE vector")
+            conn.execute("CREATE TEMPORARY TABLE new_vectors (chunk_id text COLLATE \"C\", embed_hash text, embedding vector) ON COMMIT DROP")
+            with conn.cursor().copy("COPY new_vectors (chunk_id, embed_hash, embedding) FROM STDIN (FORMAT BINARY)") as copy:
+                copy.set_types(["text", "text", "vector"])
+                for chunk_id, vector in vectors.items():
+                    copy.write_row((chunk_id, embed_hashes[chunk_id], np.ascontiguousarray(vector, dtype=np.float32)))
+            conn.execute(
+                "UPDATE chunks c SET embedding = n.embedding, embed_hash = n.embed_hash FROM new_vectors n WHERE c.chunk_id = n.chunk_id"
+            )
+            conn.execute("UPDATE corpus SET generation = generation + 1")
+            if retype or current is None:
+                stale = conn.execute("SELECT count(*) FROM chunks WHERE vector_dims(embedding) <> %s", (dimension,)).fetchone()
+                if stale and stale[0]:
+                    raise ValueError(
+                        f"{stale[0]} chunks would keep vectors of another dimension than {dimension}; re-embed all chunks at once"
+                    )
+                self._type_column(conn, dimension)
+        self._dimension = dimension
+
+    # -- vector column ------------------------------------------------------
+    def _column_dimension(self, conn: psycopg.Connection) -> int | None:
+        row = conn.execute(
+            "SELECT atttypmod FROM pg_attribute WHERE attrelid = 'chunks'::regclass AND attname = 'embedding'"
+        ).fetchone()
+        return int(row[0]) if row and row[0] > 0 else None
+
+    def _type_column(self, conn: psycopg.Connection, dimension: int) -> None:
+        conn.execute(f"DROP INDEX IF EXISTS {HNSW_INDEX}")
+        conn.execute(sql.SQL("ALTER TABLE chunks ALTER COLUMN embedding TYPE vector({})").format(sql.Literal(dimension)))
+        conn.execute(f"CREATE INDEX {HNSW_INDEX} ON chunks USING hnsw (embedding vector_cosine_ops)")
+
+    def _ensure_dimension(self, dimension: int) -> None:
+        """Type the vector column and build its HNSW index when the first vectors arrive.
+
+        An empty collection may change dimension (a new embedder); a filled one refuses,
+        as its vectors could not be compared with the new ones.
+        """
+        if self._dimension == dimension:
+            return
+        with self._pool.connection() as conn, conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s, 0)", (DOCUMENT_NAMESPACE,))
+            current = self._column_dimension(conn)
+            if current != dimension:
+                if conn.execute("SELECT EXISTS (SELECT 1 FROM chunks)").fetchone()[0]:  # type: ignore[index]
+                    raise ValueError(f"the collection holds {current}-dimensional vectors; these have {dimension}")
+                self._type_column(conn, dimension)
+        self._dimension = dimension
+
+    # -- search -------------------------------------------------------------
+    def _where(self, conn: psycopg.Connection, where: Mapping[str, Any] | None) -> sql.Composable | None:
+        """Validate a filter against this collection's fields (as the local store does) and translate it."""
+        extra = field_names(where) - set(known_fields_from(set()))
+        present = set()
+        for name in sorted(extra):
+            row = conn.execute("SELECT EXISTS (SELECT 1 FROM chunks WHERE attrs ? %s)", (name,)).fetchone()
+            if row and row[0]:
+                present.add(name)
+        return self._compiler.where(where, known_fields_from(present))
+
+    def filter_fields(self) -> set[str]:
+        with self._pool.connection() as conn:
+            rows = conn.execute("SELECT DISTINCT jsonb_object_keys(attrs) FROM chunks").fetchall()
+        return known_fields_from({r[0] for r in rows})
+
+    def dense_search(self, vector: np.ndarray, k: int, where: Mapping[str, Any] | None = None) -> list[tuple[str, float]]:
+        query = np.ascontiguousarray(np.asarray(vector, dtype=np.float32).ravel())
+        with self._pool.connection() as conn, conn.transaction():
+            condition = self._where(conn, where)
+            if k <= 0:
+                return []
+            total = self.chunk_count_in(conn)
+            if total == 0:
+                return []
+            dimension = self._column_dimension(conn)
+            if dimension is not None and query.shape[0] != dimension:
+                raise ValueError(f"query vector has dimension {query.shape[0]}, the collection {dimension}")
+            rows: list[tuple[Any, ...]] = []
+            if total > self.exact_below:
+                conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(min(1000, max(self.ef_search, 2 * k))),))
+                rows = self._dense_rows(conn, query, k, condition, exact=False)
+            if len(rows) < k:
+                rows = self._dense_rows(conn, query, k, condition, exact=True)
+        rows.sort(key=lambda r: (-r[1], r[2], r[3]))
+        return [(r[0], r[1]) for r in rows]
+
+    def _dense_rows(
+        self, conn: psycopg.Connection, query: np.ndarray, k: int, condition: sql.Composable | None, exact: bool,
+    ) -> list[tuple[Any, ...]]:
+        """One query; `exact` orders by an expression the index cannot serve, so every matching row is ranked."""
+        order = sql.SQL("(c.embedding <=> %(q)s) + 0" if exact else "c.embedding <=> %(q)s")
+        statement = sql.SQL(
+            "SELECT c.chunk_id, 1 - (c.embedding <=> %(q)s), c.doc_id, c.ordinal FROM chunks c WHERE {} ORDER BY {} LIMIT %(k)s"
+        ).format(condition or sql.SQL("TRUE"), order)
+        return conn.execute(statement, {"q": query, "k": k}).fetchall()
+
+    @staticmethod
+    def chunk_count_in(conn: psycopg.Connection) -> int:
+        row = conn.execute("SELECT chunks FROM corpus").fetchone()
+        return int(row[0]) if row else 0
+
+    def keyword_search(self, tokens: Sequence[str], k: int, where: Mapping[str, Any] | None = None) -> list[tuple[str, float]]:
+        with self._pool.connection() as conn:
+            condition = self._where(conn, where)
+            terms = sorted(set(tokens))
+            if not terms or k <= 0:
+                return []
+            statement = sql.SQL(_KEYWORD_SQL).format(
+                k1=sql.Literal(K1), b=sql.Literal(B), where=condition or sql.SQL("TRUE")
+            )
+            rows = conn.execute(statement, {"terms": terms, "k": k}).fetchall()
+        return [(r[0], float(r[1])) for r in rows]
+
+    def term_weights(self, tokens: Sequence[str]) -> dict[str, float]:
+        """BM25 idf per distinct token; a token the corpus lacks gets the idf of df = 0."""
+        terms = sorted(set(tokens))
+        with self._pool.connection() as conn:
+            n = float(self.chunk_count_in(conn))
+            df = dict(conn.execute(
+                "SELECT term, count(*) FROM postings WHERE term = ANY(%s::text[]) GROUP BY term", (terms,)
+            ).fetchall()) if terms else {}
+        return {t: float(np.log(1.0 + (n - df.get(t, 0) + 0.5) / (df.get(t, 0) + 0.5))) for t in terms}
+
+    # -- jobs ---------------------------------------------------------------
+    def _hold_writer_lock(self) -> None:
+        """Hold this writer's liveness lock for as long as the store is open (first job saved)."""
+        with self._owner_lock:
+            if self._owner_conn is None:
+                conn = psycopg.connect(self.dsn, autocommit=True)
+                conn.execute("SELECT pg_advisory_lock(%s, %s)", (OWNER_NAMESPACE, self._writer_id))
+                self._owner_conn = conn
+
+    def save_job(self, job: IngestJob, run_id: str) -> None:
+        self._hold_writer_lock()
+        with self._pool.connection() as conn:
+            conn.execute(
+                "INSERT INTO jobs (job_id, run_id, source, status, error_code, error_detail, created_at, updated_at, timings, owner) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (job_id) DO UPDATE SET "
+                "run_id = EXCLUDED.run_id, source = EXCLUDED.source, status = EXCLUDED.status, error_code = EXCLUDED.error_code, "
+                "error_detail = EXCLUDED.error_detail, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at, "
+                "timings = EXCLUDED.timings, owner = EXCLUDED.owner, seq = nextval('jobs_seq')",
+                (job.job_id, run_id, _text(job.source), str(job.status), job.error_code, _text(job.error_detail), job.created_at,
+                 job.updated_at, _dumps(job.timings), self._writer_id),
+            )
+
+    def jobs(self, run_id: str | None = None, limit: int = 1000) -> list[IngestJob]:
+        query = "SELECT job_id, source, status, error_code, error_detail, created_at, updated_at, timings FROM jobs"
+        params: tuple[Any, ...] = ()
+        if run_id is not None:
+            query += " WHERE run_id = %s"
+            params = (run_id,)
+        with self._pool.connection() as conn:
+            rows = conn.execute(query + " ORDER BY created_at DESC, seq DESC LIMIT %s", (*params, limit)).fetchall()  # type: ignore[arg-type]
+        return [IngestJob(*r[:7], timings=json.loads(r[7])) for r in rows]
+
+    def last_run_id(self) -> str | None:
+        with self._pool.connection() as conn:
+            row = conn.execute("SELECT run_id FROM jobs ORDER BY created_at DESC, seq DESC LIMIT 1").fetchone()
+        return row[0] if row else None
+
+    def fail_unfinished_jobs(self, detail: str) -> int:
+        """Mark jobs left mid-flight by a writer that is gone (or by this one); their documents were never committed.
+
+        A writer that is alive holds its liveness lock, so the try-lock below fails for it
+        and its in-flight jobs are left alone.
+        """
+        with self._pool.connection() as conn, conn.transaction():
+            owners = [r[0] for r in conn.execute(
+                "SELECT DISTINCT owner FROM jobs WHERE status <> ALL(%s)", (_TERMINAL,)
+            ).fetchall()]
+            gone = []
+            for owner in owners:
+                if owner is None or owner == self._writer_id:
+                    gone.append(owner)
+                    continue
+                row = conn.execute("SELECT pg_try_advisory_xact_lock(%s, %s)", (OWNER_NAMESPACE, owner)).fetchone()
+                if row and row[0]:
+                    gone.append(owner)
+            if not gone:
+                return 0
+            cursor = conn.execute(
+                "UPDATE jobs SET status = %s, error_code = %s, error_detail = %s, updated_at = %s "
+                "WHERE status <> ALL(%s) AND (owner IS NULL AND %s OR owner = ANY(%s))",
+                (JobStatus.FAILED.value, ErrorCode.INTERRUPTED.value, _text(detail), time.time(), _TERMINAL,
+                 None in gone, [o for o in gone if o is not None]),
+            )
+            return cursor.rowcount
+
+    # -- traces -------------------------------------------------------------
+    def save_trace(self, trace_id: str, question: str, payload: dict[str, Any], *, created_at: float | None = None) -> None:
+        with self._pool.connection() as conn:
+            conn.execute(
+                "INSERT INTO traces VALUES (%s, %s, %s, %s) ON CONFLICT (trace_id) DO UPDATE SET "
+                "created_at = EXCLUDED.created_at, question = EXCLUDED.question, payload = EXCLUDED.payload",
+                (trace_id, time.time() if created_at is None else created_at, _text(question), _dumps(payload)),
+            )
+
+    def get_trace(self, trace_id: str) -> dict[str, Any] | None:
+        with self._pool.connection() as conn:
+            row = conn.execute("SELECT payload FROM traces WHERE trace_id = %s", (trace_id,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    # -- export / import (bunko migrate) -----------------------------------
+    def export_documents(self) -> Iterator[tuple[ParsedDocument, str, float, list[StoredChunk]]]:
+        """Every document with its elements and chunks (vectors, tokens, embed hashes), one at a time."""
+        with self._pool.connection() as conn:
+            heads = conn.execute(
+                "SELECT doc_id, source, title, mime, parser, content_hash, ingested_at, meta FROM documents ORDER BY source"
+            ).fetchall()
+        for doc_id, source, title, mime, parser, content_hash, ingested_at, meta in heads:
+            with self._pool.connection() as conn, conn.cursor(binary=True) as cur:
+                cur.execute(
+                    f"SELECT {_CHUNK_COLUMNS}, embedding, tokens, embed_hash FROM chunks WHERE doc_id = %s ORDER BY ordinal",
+                    (doc_id,),
+                )
+                chunks = [StoredChunk(_chunk_from_row(r[:12]), _vector(r[12]), list(r[13]), r[14]) for r in cur.fetchall()]
+            doc = ParsedDocument(doc_id, source, title, mime, parser, self.elements(source), json.loads(meta))
+            yield doc, content_hash, ingested_at, chunks
+
+    def export_jobs(self) -> Iterator[tuple[IngestJob, str]]:
+        with self._pool.connection() as conn:
+            rows = conn.execute(
+                "SELECT job_id, source, status, error_code, error_detail, created_at, updated_at, timings, run_id FROM jobs ORDER BY seq"
+            ).fetchall()
+        for r in rows:
+            yield IngestJob(*r[:7], timings=json.loads(r[7])), r[8]
+
+    def export_traces(self) -> Iterator[tuple[str, float, str, dict[str, Any]]]:
+        with self._pool.connection() as conn:
+            rows = conn.execute("SELECT trace_id, created_at, question, payload FROM traces ORDER BY created_at, trace_id").fetchall()
+        for trace_id, created_at, question, payload in rows:
+            yield trace_id, created_at, question, json.loads(payload)
+
+    def clear(self) -> None:
+        """Empty the collection (documents, jobs, traces, meta) in one transaction; the schema stays."""
+        with self._pool.connection() as conn, conn.transaction():
+            conn.execute("TRUNCATE postings, chunks, elements, documents, jobs, traces, meta")
+            conn.execute("UPDATE corpus SET chunks = 0, tokens = 0, generation = generation + 1")
+
+
+def _redact(dsn: str) -> str:
+    """The DSN without its password, for messages."""
+    try:
+        params = psycopg.conninfo.conninfo_to_dict(dsn)
+    except psycopg.ProgrammingError:
+        return "<invalid dsn>"
+    params.pop("password", None)
+    return " ".join(f"{k}={v}" for k, v in params.items())

@@ -1,0 +1,159 @@
+"""The postgres store's schema as numbered migrations, applied once each under a lock.
+
+A version table records what a database has; opening a store applies the
+missing steps in one transaction while holding an advisory lock, so two
+processes that open a new database at the same time do not both create it,
+and a database written by a newer bunko is refused rather than misread.
+
+The HNSW index is not a migration: its column type needs the embedding
+dimension, which is known only when the first vectors arrive (see
+`PostgresStore._ensure_dimension`).
+"""
+
+from __future__ import annotations
+
+import psycopg
+from psycopg import sql
+
+from bunko.errors import CollectionError
+
+LOCK_NAMESPACE = 0x62756E6B  # "bunk": the first key of every advisory lock this store takes
+MIGRATION_LOCK = 1
+
+MIGRATIONS: list[tuple[int, str, str]] = [
+    (1, "documents, elements, chunks with vector and BM25 postings, jobs, traces, meta", """
+CREATE TABLE meta (key text PRIMARY KEY, value text NOT NULL);
+
+CREATE TABLE documents (
+    doc_id text COLLATE "C" PRIMARY KEY,
+    source text COLLATE "C" NOT NULL UNIQUE,
+    title text, mime text, parser text,
+    content_hash text NOT NULL,
+    ingested_at double precision NOT NULL,
+    chunk_count integer NOT NULL,
+    meta text NOT NULL
+);
+
+CREATE TABLE elements (
+    doc_id text COLLATE "C" NOT NULL REFERENCES documents (doc_id) ON DELETE CASCADE,
+    ordinal integer NOT NULL,
+    element_id text NOT NULL, kind text NOT NULL, text text NOT NULL, page integer,
+    section_path text NOT NULL, bbox text, parent_id text, meta text NOT NULL,
+    PRIMARY KEY (doc_id, ordinal)
+);
+
+-- attrs: the filter record (see sql_filters); tokens: the analyzer's output, kept for export;
+-- dl: the token count BM25 normalises by; embedding: typed vector(d) once d is known.
+CREATE TABLE chunks (
+    id bigint PRIMARY KEY,
+    chunk_id text COLLATE "C" NOT NULL UNIQUE,
+    doc_id text COLLATE "C" NOT NULL REFERENCES documents (doc_id) ON DELETE CASCADE,
+    source text COLLATE "C" NOT NULL,
+    ordinal integer NOT NULL,
+    text text NOT NULL, embed_text text NOT NULL, embed_hash text NOT NULL,
+    element_ids text NOT NULL, pages text NOT NULL, section_path text NOT NULL, kinds text NOT NULL,
+    parent_id text, meta text NOT NULL,
+    tokens text[] NOT NULL,
+    dl integer NOT NULL,
+    attrs jsonb NOT NULL,
+    embedding vector NOT NULL
+);
+CREATE SEQUENCE chunks_id_seq OWNED BY chunks.id;
+CREATE INDEX chunks_by_doc ON chunks (doc_id, ordinal);
+CREATE INDEX chunks_by_source ON chunks (source, ordinal);
+CREATE INDEX chunks_by_embed_hash ON chunks (embed_hash);
+CREATE INDEX chunks_attrs ON chunks USING gin (attrs);
+
+-- One row per (term, chunk): a keyword query reads only its terms' postings.
+CREATE TABLE postings (term text COLLATE "C" NOT NULL, chunk bigint NOT NULL, tf integer NOT NULL, dl integer NOT NULL);
+CREATE INDEX postings_by_term ON postings (term) INCLUDE (chunk, tf, dl);
+CREATE INDEX postings_by_chunk ON postings (chunk);
+
+-- N and total length for BM25, kept in step with chunks inside each write transaction.
+CREATE TABLE corpus (
+    id integer PRIMARY KEY CHECK (id = 1),
+    chunks bigint NOT NULL, tokens bigint NOT NULL, generation bigint NOT NULL
+);
+INSERT INTO corpus VALUES (1, 0, 0, 0);
+
+CREATE SEQUENCE jobs_seq;
+CREATE TABLE jobs (
+    job_id text PRIMARY KEY, run_id text NOT NULL, source text COLLATE "C" NOT NULL, status text NOT NULL,
+    error_code text, error_detail text, created_at double precision NOT NULL, updated_at double precision NOT NULL,
+    timings text NOT NULL,
+    owner integer,
+    seq bigint NOT NULL DEFAULT nextval('jobs_seq')
+);
+CREATE INDEX jobs_by_run ON jobs (run_id, created_at);
+CREATE INDEX jobs_by_time ON jobs (created_at DESC, seq DESC);
+CREATE INDEX jobs_unfinished ON jobs (owner) WHERE status NOT IN ('READY', 'SKIPPED', 'FAILED');
+
+CREATE TABLE traces (trace_id text PRIMARY KEY, created_at double precision NOT NULL, question text, payload text NOT NULL);
+
+-- A field's values as a set: a list gives its elements, a missing or null field none.
+CREATE FUNCTION bunko_values(x jsonb) RETURNS SETOF jsonb LANGUAGE sql IMMUTABLE AS $$
+    SELECT jsonb_array_elements(CASE
+        WHEN x IS NULL OR jsonb_typeof(x) = 'null' THEN '[]'::jsonb
+        WHEN jsonb_typeof(x) = 'array' THEN x
+        ELSE jsonb_build_array(x) END)
+$$;
+
+-- Python's str() of a JSON scalar, which $glob matches against.
+CREATE FUNCTION bunko_pystr(v jsonb) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE jsonb_typeof(v)
+        WHEN 'string' THEN v #>> '{}'
+        WHEN 'boolean' THEN CASE WHEN v = 'true'::jsonb THEN 'True' ELSE 'False' END
+        WHEN 'null' THEN 'None'
+        ELSE v::text END
+$$;
+"""),
+]
+
+LATEST_VERSION = MIGRATIONS[-1][0]
+
+
+def migrate(conn: psycopg.Connection, schema: str) -> int:
+    """Bring `schema` up to LATEST_VERSION; return the version it had before (0 for a new one).
+
+    `conn` must be in autocommit mode and its search_path not yet pointed at `schema`:
+    the pgvector extension is created (if missing) in the database's default schema,
+    so every bunko schema in the database shares one `vector` type.
+    """
+    conn.execute("SELECT pg_advisory_lock(%s, %s)", (LOCK_NAMESPACE, MIGRATION_LOCK))
+    try:
+        if conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone() is None:
+            try:
+                conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            except psycopg.Error as exc:
+                raise CollectionError(
+                    f"the pgvector extension is not installed in this database and could not be created ({exc}); "
+                    "ask an administrator to run CREATE EXTENSION vector"
+                ) from None
+        conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema)))
+        set_search_path(conn, schema)
+        with conn.transaction():
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_version ("
+                "version integer PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
+            )
+            row = conn.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchone()
+            before = int(row[0]) if row else 0
+            if before > LATEST_VERSION:
+                raise CollectionError(
+                    f"the postgres schema {schema!r} is at version {before}, newer than this bunko understands "
+                    f"({LATEST_VERSION}); upgrade bunko"
+                )
+            for version, description, statements in MIGRATIONS:
+                if version > before:
+                    conn.execute(statements)  # type: ignore[arg-type]  # trusted, constant DDL
+                    conn.execute("INSERT INTO schema_version (version, description) VALUES (%s, %s)", (version, description))
+        return before
+    finally:
+        conn.execute("SELECT pg_advisory_unlock(%s, %s)", (LOCK_NAMESPACE, MIGRATION_LOCK))
+
+
+def set_search_path(conn: psycopg.Connection, schema: str) -> None:
+    """Put `schema` first and keep the rest, so the `vector` type is found wherever it lives."""
+    current = conn.execute("SELECT current_setting('search_path')").fetchone()
+    rest = current[0] if current else "public"
+    conn.execute("SELECT set_config('search_path', %s, false)", (f"{sql.Identifier(schema).as_string(conn)}, {rest}",))
