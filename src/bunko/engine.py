@@ -13,14 +13,13 @@ from bunko.embed.registry import build_embedder, embedder_name
 from bunko.errors import CollectionError
 from bunko.generate.answerer import Answerer
 from bunko.generate.llm import build_chat_model
-from bunko.ingest.lock import WriterLock
 from bunko.ingest.pipeline import Ingestor, IngestReport, Progress, embed_hash
 from bunko.parse.registry import ParserRegistry, default_registry
 from bunko.retrieve.analyzers import get_analyzer
 from bunko.retrieve.searcher import Searcher, SearchResult
 from bunko.schema import Answer, Chunk, DocumentInfo, Element, Hit, IngestJob
 from bunko.store.base import Store
-from bunko.store.local import LocalStore
+from bunko.store.registry import open_store, writer_lock
 
 DEFAULT_COLLECTION = ".bunko"
 
@@ -51,13 +50,13 @@ class Bunko:
             (config or Config()).save(config_file)
         self.config = config or Config.load(config_file)
         self.root = self.path.resolve().parent
-        self.store: Store = LocalStore(self.path / "store")
+        self.store: Store = open_store(self.config, self.path)
         self.registry = registry or default_registry()
         self.analyzer = get_analyzer(self.config.retrieve.analyzer)
         self.chunker = get_chunker(self.config.chunk.strategy)
         self._embedder = embedder
         self._answerer: Answerer | None = None
-        self._lock = WriterLock(self.path / "write.lock")
+        self._lock = writer_lock(self.config, self.path)
         if not allow_embedder_change:
             self._check_embedder(self.embedder_name)
 
