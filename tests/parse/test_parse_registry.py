@@ -110,3 +110,14 @@ def test_mixed_folder_ingests_with_pages_and_sections_and_a_scanned_page_recorde
     assert hit.chunk.source.endswith("report-ja.pdf")
     assert 3 in hit.chunk.pages and "| 名古屋 | 11000 |" in hit.chunk.text
     assert hit.chunk.section_path == [TEXTS["ja"].title, TEXTS["ja"].h2]
+
+
+@pytest.mark.parametrize("kind", ["pdf", "docx", "pptx", "xlsx", "html", "eml", "msg", "csv", "json", "jsonl", "md", "txt"])
+def test_every_document_names_its_parser_version_and_every_element_its_method(mixed: dict[str, Path], kind: str) -> None:
+    path = mixed[kind]
+    parser, mime = default_registry().parser_for(path, path.name)
+    doc = parser.parse(path, path.name, mime)
+    name, _, version = doc.parser.partition("/")
+    assert name == parser.name and version
+    assert doc.elements
+    assert all(e.meta.get("method") for e in doc.elements), [e for e in doc.elements if not e.meta.get("method")][:1]

@@ -80,6 +80,8 @@ class MarkdownParser:
                 builder.add("paragraph", token.content.strip(), meta={**line_meta, "html": True})
             i = end
         elements = [e for e in builder.elements if e.text.strip()]
+        for element in elements:
+            element.meta.setdefault("method", "markdown")
         title = str(fields.get("title") or title_from(elements, Path(source).stem))
         doc_meta = {**(meta or {}), "fields": fields} if fields else dict(meta or {})
         return ParsedDocument(
