@@ -147,8 +147,10 @@ class Answerer:
         timings[prefix + "rerank"] = time.perf_counter() - started
         notes = list(getattr(self.reranker, "failures", []))
 
+        # The grade reads fusion order, the order its logistic was calibrated on: the light reranker
+        # promotes keyword-rich chunks, which would inflate coverage for questions the documents do not answer.
         started = time.perf_counter()
-        verdict = grade_hits(hits, result.query_tokens, weights, self.analyzer, self.config.answer.min_confidence)
+        verdict = grade_hits(result.hits[:k], result.query_tokens, weights, self.analyzer, self.config.answer.min_confidence)
         timings[prefix + "grade"] = time.perf_counter() - started
         return Evidence(query, result, vector, weights, result.hits, hits, duplicates, verdict, notes)
 
