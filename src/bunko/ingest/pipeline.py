@@ -17,7 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bunko.chunk.base import Chunker
+import numpy as np
+
+from bunko.chunk.base import Chunker, is_searchable
+from bunko.chunk.sizing import mark_truncated
+from bunko.chunk.templates import resolve_chunker
 from bunko.config import Config
 from bunko.embed.base import Embedder
 from bunko.errors import DocumentError
@@ -138,6 +142,12 @@ class Ingestor:
         self.store.save_job(job, run_id)
         return job
 
+    def _load_embedder(self, source: str) -> Embedder:
+        try:
+            return self._embedder_factory()
+        except Exception as exc:
+            raise DocumentError(ErrorCode.EMBED_FAILED, f"{source}: {type(exc).__name__}: {exc}".splitlines()[0]) from exc
+
     def _fail(self, job: IngestJob, run_id: str, code: ErrorCode, detail: str) -> None:
         job.error_code = code.value
         job.error_detail = detail
@@ -169,18 +179,24 @@ class Ingestor:
             raise DocumentError(ErrorCode.EMPTY, f"{source}: no text found")
         job.timings["parse"] = round(time.perf_counter() - timer, 4)
 
-        timer = time.perf_counter()
         self._save(job, run_id, JobStatus.CHUNKING)
-        chunks = self.chunker.chunk(doc, self.config.chunk)
+        embedder = self._load_embedder(source)  # chunkers may measure with it (semantic, token sizes, input limit)
+        timer = time.perf_counter()
+        chunker = resolve_chunker(doc, self.config.chunk, self.chunker)  # records doc.meta["chunk_strategy"]
+        chunks = chunker.chunk(doc, self.config.chunk, embedder=embedder)
         if not chunks:
             raise DocumentError(ErrorCode.EMPTY, f"{source}: no text to index after chunking")
+        truncated = mark_truncated(chunks, embedder, source)
+        if truncated:
+            doc.meta["truncated_chunks"] = truncated
         job.timings["chunk"] = round(time.perf_counter() - timer, 4)
 
         timer = time.perf_counter()
         self._save(job, run_id, JobStatus.EMBEDDING)
-        embedder = self._embedder_factory()
-        hashes = [embed_hash(embedder.name, c.embed_text) for c in chunks]
-        vectors = self.store.cached_vectors(hashes)
+        # context-only chunks (parents) are never searched: no embedding, a blank vector, a hash no search chunk shares
+        hashes = [embed_hash(embedder.name, c.embed_text) if is_searchable(c) else "context:" + embed_hash(embedder.name, c.embed_text) for c in chunks]
+        vectors = self.store.cached_vectors([h for c, h in zip(chunks, hashes, strict=True) if is_searchable(c)])
+        vectors.update({h: np.zeros(embedder.dimension, dtype=np.float32) for c, h in zip(chunks, hashes, strict=True) if not is_searchable(c)})
         missing = [i for i, h in enumerate(hashes) if h not in vectors]
         if missing:
             try:
@@ -194,10 +210,9 @@ class Ingestor:
         timer = time.perf_counter()
         self._save(job, run_id, JobStatus.INDEXING)
         stored = [
-            StoredChunk(chunk=c, vector=vectors[h], tokens=self.analyzer(c.embed_text), embed_hash=h)
+            StoredChunk(chunk=c, vector=vectors[h], tokens=self.analyzer(c.embed_text) if is_searchable(c) else [], embed_hash=h)
             for c, h in zip(chunks, hashes, strict=True)
         ]
-        doc.meta["chunk_strategy"] = self.chunker.name
         try:
             self.store.replace_document(doc, digest, stored)
         except Exception as exc:

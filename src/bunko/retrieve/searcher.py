@@ -13,6 +13,8 @@ from bunko.config import RetrieveConfig
 from bunko.embed.base import Embedder, embed_queries
 from bunko.retrieve.analyzers import Analyzer
 from bunko.retrieve.fusion import reciprocal_rank_fusion
+from bunko.retrieve.parents import WINDOW as PARENT_WINDOW
+from bunko.retrieve.parents import expand_parents
 from bunko.retrieve.router import Route, route
 from bunko.schema import Hit
 from bunko.store.base import Store
@@ -69,17 +71,19 @@ class Searcher:
 
         started = time.perf_counter()
         chosen = route(query, tokens, config)
-        fused = reciprocal_rank_fusion(ranked, chosen.weights, config.rrf_k)[:k]
+        fused = reciprocal_rank_fusion(ranked, chosen.weights, config.rrf_k)[: k * PARENT_WINDOW]
         chunks = {c.chunk_id: c for c in self.store.get_chunks([cid for cid, _, _ in fused])}
         hits: list[Hit] = []
         for chunk_id, score, signals in fused:
             if chunk_id not in chunks:
                 continue  # deleted between search and fetch by another writer
             dense_signal = signals.get("dense")
-            signals["fusion"] = {"score": score, "rank": float(len(hits) + 1)}
             hits.append(Hit(
                 chunk=chunks[chunk_id], score=score, signals=signals,
                 distance=None if dense_signal is None else 1.0 - dense_signal["score"],
             ))
+        hits = expand_parents(hits, self.store, k)
+        for rank, hit in enumerate(hits, start=1):
+            hit.signals["fusion"] = {"score": hit.score, "rank": float(rank)}
         timings["fuse"] = time.perf_counter() - started
         return SearchResult(hits=hits, query_vector=vector, query_tokens=tokens, mode=mode, route=chosen, timings=timings)

@@ -55,6 +55,9 @@ CREATE INDEX IF NOT EXISTS jobs_by_run ON jobs (run_id, created_at);
 CREATE TABLE IF NOT EXISTS traces (trace_id TEXT PRIMARY KEY, created_at REAL NOT NULL, question TEXT, payload TEXT NOT NULL);
 """
 
+SEARCHABLE = "COALESCE(json_extract(meta, '$.searchable'), 1) != 0"
+"""Chunks with meta {"searchable": false} (parent_child's parents) are kept for context and never indexed."""
+
 _CHUNK_COLUMNS = "chunk_id, doc_id, source, ordinal, text, embed_text, element_ids, pages, section_path, kinds, parent_id, meta"
 
 
@@ -255,7 +258,8 @@ class LocalStore:
         records: list[dict[str, Any]] = []
         token_column = "tokens" if with_tokens else "''"
         cursor = self._db.execute(
-            f"SELECT chunk_id, doc_id, source, pages, section_path, kinds, {token_column}, vector FROM chunks ORDER BY doc_id, ordinal"
+            f"SELECT chunk_id, doc_id, source, pages, section_path, kinds, {token_column}, vector FROM chunks "
+            f"WHERE {SEARCHABLE} ORDER BY doc_id, ordinal"
         )
         for chunk_id, doc_id, source, pages, section, kinds, toks, blob in cursor:
             ids.append(chunk_id)
