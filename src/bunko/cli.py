@@ -19,6 +19,7 @@ from bunko.config import CONFIG_FILE, Config
 from bunko.engine import DEFAULT_COLLECTION, Bunko
 from bunko.errors import BunkoError
 from bunko.schema import Hit, IngestJob, JobStatus, to_dict
+from bunko.server.commands import register as register_server_commands
 
 app = typer.Typer(help="bunko: ask your own documents, with every answer cited.", no_args_is_help=True, add_completion=False)
 console = Console()
@@ -324,6 +325,9 @@ def demo(collection: CollectionOption = None) -> None:
     for question in DEMO_QUESTIONS:
         console.rule(escape(question))
         ask(question, source=None, section=None, where=None, collection=path, as_json=False)
+
+
+register_server_commands(app)  # `bunko serve`, `bunko keys`
 
 
 def main() -> None:  # pragma: no cover - console entry point

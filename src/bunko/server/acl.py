@@ -1,0 +1,85 @@
+"""Document-level access, enforced inside retrieval and checked again on the way out.
+
+The retrieval filter is the primary control: a restricted caller's filter is
+``{"$and": [<their filter>, {"groups": {"$in": <their groups>}}]}``, so a
+caller's ``$or`` or ``$not`` can only narrow what they may see, never widen it,
+and the forbidden chunks never reach fusion, grading or the answer. The output
+checks (`visible_hits`, `redact_answer`, `redact_trace`) are a second wall: if
+anything upstream ever changes, a forbidden chunk is dropped rather than sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from bunko.generate.extractive import render_answer
+from bunko.generate.language import abstain_message
+from bunko.schema import Answer, AnswerSentence, Citation, DocumentInfo, Hit
+from bunko.server.auth import Principal
+
+MATCH_NOTHING: dict[str, Any] = {"doc_id": {"$in": []}}
+"""A valid filter that no chunk satisfies: used when no document carries a ``groups`` field yet."""
+
+
+def document_groups(doc: DocumentInfo) -> Any:
+    return (doc.meta.get("fields") or {}).get("groups")
+
+
+def access_filter(principal: Principal, known_fields: set[str] | frozenset[str]) -> dict[str, Any] | None:
+    """The filter every retrieval of this caller is ANDed with; None for unrestricted callers."""
+    if principal.unrestricted:
+        return None
+    if "groups" not in known_fields:
+        return MATCH_NOTHING
+    return {"groups": {"$in": list(principal.groups or ())}}
+
+
+def combine(user_filter: Mapping[str, Any] | None, guard: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    if guard is None:
+        return dict(user_filter) if user_filter else None
+    if not user_filter:
+        return dict(guard)
+    return {"$and": [dict(user_filter), dict(guard)]}
+
+
+def visible_hits(hits: list[Hit], visible: Callable[[str], bool]) -> list[Hit]:
+    return [h for h in hits if visible(h.chunk.doc_id)]
+
+
+def redact_answer(answer: Answer, visible_source: Callable[[str], bool]) -> Answer:
+    """Drop every sentence that cites a document the caller may not see; abstain if none is left."""
+    kept = [s for s in answer.sentences if all(visible_source(c.source) for c in s.citations)]
+    if len(kept) == len(answer.sentences):
+        return answer
+    answer.sentences = kept
+    answer.abstained = not kept
+    answer.text = render_answer(kept, answer.language) if kept else abstain_message(answer.language)
+    return answer
+
+
+def redact_trace(trace: dict[str, Any], visible_source: Callable[[str], bool]) -> dict[str, Any]:
+    """A trace with the hits, units and citations of invisible documents removed (indices renumbered)."""
+    hits = trace.get("hits") or []
+    keep = [i for i, h in enumerate(hits) if visible_source(str(h.get("source", "")))]
+    if len(keep) == len(hits):
+        return trace
+    renumber = {old: new for new, old in enumerate(keep)}
+    out = dict(trace)
+    out["hits"] = [hits[i] for i in keep]
+    out["units"] = [{**u, "hit": renumber[u["hit"]]} for u in trace.get("units") or [] if u.get("hit") in renumber]
+    answer = dict(trace.get("answer") or {})
+    sentences = [
+        s for s in answer.get("sentences") or [] if all(visible_source(str(c.get("source", ""))) for c in s.get("citations") or [])
+    ]
+    if len(sentences) != len(answer.get("sentences") or []):
+        answer["sentences"] = sentences
+        language = str(answer.get("language", "en"))
+        kept = [
+            AnswerSentence(text=s["text"], citations=[Citation(**c) for c in s.get("citations") or []], support=s.get("support"))
+            for s in sentences
+        ]
+        answer["text"] = render_answer(kept, language) if kept else abstain_message(language)
+        answer["abstained"] = not sentences
+    out["answer"] = answer
+    return out

@@ -1,0 +1,161 @@
+"""One served collection: its `Bunko`, keys, ingest worker, and access-checked reads.
+
+Every read that touches the in-memory search index (search, ask, filter
+validation) runs under `read_lock`. The local store rebuilds that index lazily,
+on the first read after a write, by swapping several arrays one after another;
+a second reader mid-search could pair old ids with new vectors. Serialising the
+index reads of one collection closes that window; SQLite reads (documents,
+chunks, jobs, traces) and the writer thread still run in parallel.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bunko.engine import Bunko
+from bunko.errors import FilterError
+from bunko.ingest.lock import WriterLock
+from bunko.retrieve.filters import compile_filter
+from bunko.retrieve.searcher import SearchResult
+from bunko.schema import Answer, DocumentInfo
+from bunko.server import acl
+from bunko.server.auth import ANONYMOUS, KeyStore, Principal
+from bunko.server.uploads import INCOMING, UPLOADS, accepted_extensions
+from bunko.server.worker import IngestWorker, UploadJob
+
+
+@dataclass
+class AskOutcome:
+    answer: Answer
+    timings: dict[str, float]
+
+
+class ServedCollection:
+    def __init__(self, name: str, kb: Bunko, max_upload_mb: float | None = None) -> None:
+        self.name = name
+        self.kb = kb
+        self.keys = KeyStore(kb.path)
+        self.read_lock = threading.Lock()
+        self.max_upload_bytes = int((max_upload_mb or kb.config.ingest.max_file_mb) * 1024 * 1024)
+        self.allowed_extensions = accepted_extensions(kb.registry)
+        self.uploads = kb.path / UPLOADS
+        self.incoming = self.uploads / INCOMING
+        self.worker = IngestWorker(kb, self._may_replace)
+        self._docs_cache: tuple[int, dict[str, DocumentInfo]] = (-1, {})
+        self._docs_lock = threading.Lock()
+
+    # -- life ---------------------------------------------------------------
+    @staticmethod
+    def check_writable(path: Path) -> None:
+        """Refuse to serve a collection another process is writing: say who, instead of hanging uploads."""
+        with WriterLock(path / "write.lock", timeout=0):
+            pass
+
+    def start(self) -> None:
+        self.kb.embedder.embed(["warm up"])  # load the model now, not in the first user's request
+        self.worker.start()
+
+    def stop(self) -> None:
+        self.worker.stop()
+        self.keys.close()
+
+    @property
+    def open_access(self) -> bool:
+        """No keys at all: anyone reaching the server is admin (the CLI allows this on loopback only)."""
+        return not self.keys.has_keys()
+
+    def authenticate(self, key: str | None) -> Principal | None:
+        if self.open_access:
+            return ANONYMOUS
+        return self.keys.verify(key) if key else None
+
+    # -- visibility ---------------------------------------------------------
+    def documents_by_id(self) -> dict[str, DocumentInfo]:
+        """All documents, cached per store generation (a write anywhere bumps it)."""
+        generation = self.kb.store.generation()
+        with self._docs_lock:
+            if self._docs_cache[0] != generation:
+                self._docs_cache = (generation, {d.doc_id: d for d in self.kb.documents()})
+            return self._docs_cache[1]
+
+    def visible_documents(self, who: Principal) -> dict[str, DocumentInfo]:
+        docs = self.documents_by_id()
+        return docs if who.unrestricted else {i: d for i, d in docs.items() if who.can_see(acl.document_groups(d))}
+
+    def document(self, who: Principal, doc_id: str) -> DocumentInfo | None:
+        return self.visible_documents(who).get(doc_id)
+
+    def _visible_source(self, who: Principal) -> Any:
+        sources = {d.source for d in self.visible_documents(who).values()}
+        return lambda source: source in sources
+
+    def _may_replace(self, job: UploadJob) -> str | None:
+        """An upload may replace a stored document only if its uploader can see that document."""
+        stored = next((d for d in self.documents_by_id().values() if d.source == job.source), None)
+        if stored is None:
+            return None
+        if Principal(job.owner, "editor", job.owner_groups).can_see(acl.document_groups(stored)):
+            return None
+        return f"{job.filename}: a document of this name exists that you may not access; rename the file"
+
+    # -- index reads ------------------------------------------------------------
+    def _guarded(self, who: Principal, filters: Mapping[str, Any] | None) -> dict[str, Any] | None:
+        """The caller's filter, validated, ANDed with their access filter. Call under `read_lock`."""
+        known = self.kb.store.filter_fields()
+        if filters is not None and not isinstance(filters, Mapping):
+            raise FilterError("filters must be a JSON object")
+        compile_filter(filters, known)  # the caller's own mistakes are reported as theirs
+        return acl.combine(filters, acl.access_filter(who, known))
+
+    def check_filters(self, filters: Mapping[str, Any] | None) -> None:
+        """Raise `FilterError` for a filter naming unknown fields or operators."""
+        with self.read_lock:
+            self._guarded(ANONYMOUS, filters)
+
+    def search(self, who: Principal, query: str, k: int | None, mode: str | None, filters: Mapping[str, Any] | None) -> SearchResult:
+        with self.read_lock:
+            where = self._guarded(who, filters)
+            try:
+                result = self.kb.search_detailed(query, k=k, filters=where, mode=mode)
+            except FilterError:
+                if who.unrestricted:
+                    raise
+                # the groups field vanished between validation and search (its last document was deleted)
+                result = self.kb.search_detailed(query, k=k, filters=acl.combine(filters, acl.MATCH_NOTHING), mode=mode)
+        visible = self.visible_documents(who)
+        result.hits = acl.visible_hits(result.hits, lambda doc_id: doc_id in visible)
+        return result
+
+    def ask(self, who: Principal, question: str, k: int | None, filters: Mapping[str, Any] | None) -> AskOutcome:
+        with self.read_lock:
+            where = self._guarded(who, filters)
+            try:
+                answer = self.kb.ask(question, filters=where, k=k)
+            except FilterError:
+                if who.unrestricted:
+                    raise
+                answer = self.kb.ask(question, filters=acl.combine(filters, acl.MATCH_NOTHING), k=k)
+        self.keys.own_trace(answer.trace_id, who.name)
+        answer = acl.redact_answer(answer, self._visible_source(who))
+        trace = self.kb.trace(answer.trace_id) or {}
+        return AskOutcome(answer=answer, timings=dict(trace.get("timings") or {}))
+
+    def trace(self, who: Principal, trace_id: str) -> dict[str, Any] | None:
+        """A trace is its asker's (admins see all), with anything now invisible to them removed."""
+        if who.role != "admin" and self.keys.trace_owner(trace_id) != who.name:
+            return None
+        trace = self.kb.trace(trace_id)
+        if trace is None:
+            return None
+        return acl.redact_trace(trace, self._visible_source(who))
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "documents": len(self.documents_by_id()), "chunks": self.kb.store.chunk_count(),
+            "queued": self.worker.queued, "embedder": self.kb.embedder_name,
+        }
+

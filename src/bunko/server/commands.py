@@ -1,0 +1,146 @@
+"""`bunko serve` and `bunko keys`: argument parsing only; the web stack is imported when serving starts.
+
+Key management needs no server extra, so `bunko keys create` works on a
+machine that only prepares collections.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from bunko.config import CONFIG_FILE
+from bunko.errors import BunkoError
+from bunko.server.auth import ROLES, KeyStore, parse_groups
+
+keys_app = typer.Typer(help="API keys of a collection for `bunko serve` (stored hashed; a new key is shown once).", no_args_is_help=True)
+console = Console()
+errors = Console(stderr=True, soft_wrap=True)
+
+RoleOption = Annotated[str, typer.Option("--role", help=f"One of {', '.join(ROLES)}.")]
+GroupsOption = Annotated[
+    str | None,
+    typer.Option("--groups", help="Comma-separated access groups (e.g. hr,finance); omitted or '*' = every document."),
+]
+
+
+def _fail(message: str) -> typer.Exit:
+    errors.print(f"[red]error:[/red] {escape(message)}")
+    return typer.Exit(2)
+
+
+def _collection(explicit: Path | None) -> Path:
+    from bunko.cli import find_collection  # lazy: bunko.cli imports this module
+
+    path = find_collection(explicit)
+    if not (path / CONFIG_FILE).exists():
+        raise _fail(f"{path}: no bunko collection here (run `bunko init` or `bunko ingest` first)")
+    return path
+
+
+def _create_key(path: Path, name: str, role: str, groups: str | None, as_json: bool) -> None:
+    store = KeyStore(path)
+    try:
+        parsed = parse_groups(groups)
+        key = store.create(name, role, parsed)
+    except BunkoError as exc:
+        raise _fail(str(exc)) from None
+    finally:
+        store.close()
+    scope = ", ".join(parsed) if parsed is not None else "every document"
+    if as_json:
+        sys.stdout.write(json.dumps({"name": name, "role": role, "groups": list(parsed) if parsed else None, "key": key}) + "\n")
+        return
+    errors.print(f"created {role} key {escape(name)} for {escape(str(path))} (sees: {escape(scope)}); it is shown only now:")
+    sys.stdout.write(key + "\n")
+
+
+@keys_app.command("create")
+def keys_create(
+    name: str,
+    role: RoleOption = "reader",
+    groups: GroupsOption = None,
+    collection: Annotated[Path | None, typer.Option("--collection", "-c", envvar="BUNKO_COLLECTION")] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Create a key and print it once."""
+    _create_key(_collection(collection), name, role, groups, as_json)
+
+
+@keys_app.command("list")
+def keys_list(
+    collection: Annotated[Path | None, typer.Option("--collection", "-c", envvar="BUNKO_COLLECTION")] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Key names, roles and groups (the keys themselves are not stored)."""
+    store = KeyStore(_collection(collection))
+    listed = store.list()
+    store.close()
+    if as_json:
+        sys.stdout.write(json.dumps(listed, ensure_ascii=False) + "\n")
+        return
+    table = Table("name", "role", "groups")
+    for key in listed:
+        table.add_row(escape(key["name"]), key["role"], escape(",".join(key["groups"])) if key["groups"] else "*")
+    console.print(table)
+
+
+@keys_app.command("revoke")
+def keys_revoke(name: str, collection: Annotated[Path | None, typer.Option("--collection", "-c", envvar="BUNKO_COLLECTION")] = None) -> None:
+    """Delete a key: requests with it are refused from now on."""
+    store = KeyStore(_collection(collection))
+    removed = store.revoke(name)
+    store.close()
+    if not removed:
+        raise _fail(f"no key named {name}")
+    console.print(f"revoked {escape(name)}")
+
+
+def serve(
+    collection: Annotated[
+        list[str] | None,
+        typer.Option("--collection", "-c", envvar="BUNKO_COLLECTION", help="Collection folder, or NAME=PATH; repeat to serve several."),
+    ] = None,
+    host: Annotated[str, typer.Option(help="Address to listen on; collections without keys are served on loopback only.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port.")] = 8765,
+    max_upload_mb: Annotated[float | None, typer.Option(help="Per-file upload limit (default: the collection's ingest.max_file_mb).")] = None,
+    max_request_mb: Annotated[float, typer.Option(help="Limit of one upload request (all its files).")] = 200.0,
+    create_key: Annotated[str | None, typer.Option("--create-key", help="Create an API key with this name, print it once, and exit.")] = None,
+    role: RoleOption = "reader",
+    groups: GroupsOption = None,
+) -> None:
+    """HTTP API, OpenAI-compatible /v1/chat/completions and a web page, over one or more collections."""
+    from bunko.server.serve import CollectionSpec, check_exposure, collection_name, open_collections, parse_spec, run
+
+    specs = [parse_spec(text) for text in collection] if collection else []
+    if not specs:
+        path = _collection(None)
+        specs = [CollectionSpec(collection_name(path), path)]
+    if create_key is not None:
+        if len(specs) != 1:
+            raise _fail("--create-key needs exactly one --collection")
+        _create_key(specs[0].path, create_key, role, groups, as_json=False)
+        return
+    try:
+        served = open_collections(specs, max_upload_mb)
+        check_exposure(served, host)
+    except BunkoError as exc:
+        raise _fail(str(exc)) from None
+    for item in served:
+        access = "API keys required" if not item.open_access else "NO KEYS: anyone on this machine is admin (create one: bunko keys create)"
+        errors.print(f"collection [bold]{escape(item.name)}[/bold] = {escape(str(item.kb.path))} — {access}")
+    errors.print(f"web page http://{host}:{port}/ · API docs /docs · OpenAI base URL http://{host}:{port}/v1")
+    run(served, host, port, max_request_mb)
+
+
+def register(app: typer.Typer) -> None:
+    """Add `serve` and `keys` to the main CLI."""
+    app.command()(serve)
+    app.add_typer(keys_app, name="keys")

@@ -1,0 +1,61 @@
+"""Request bodies, validated by pydantic: a bad request is a 422 naming the field, never a 500."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+MAX_QUERY_CHARS = 4000
+
+
+class SearchRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+    k: int | None = Field(None, ge=1, le=100)
+    mode: Literal["hybrid", "dense", "keyword"] | None = None
+    filters: dict[str, Any] | None = Field(None, description='Filter language of `bunko search --where`, e.g. {"kind": "table"}.')
+    explain: bool = Field(False, description="Include each retriever's rank and score, the route and stage timings.")
+
+
+class AskRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    question: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+    k: int | None = Field(None, ge=1, le=100)
+    filters: dict[str, Any] | None = None
+    stream: bool = Field(False, description="Answer as Server-Sent Events (start, delta…, done) instead of one JSON body.")
+
+
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    role: str
+    content: str | list[dict[str, Any]] | None = None
+
+    def text(self) -> str:
+        if isinstance(self.content, str):
+            return self.content
+        parts = self.content or []
+        return "\n".join(str(p.get("text", "")) for p in parts if p.get("type") in ("text", "input_text"))
+
+
+class ChatRequest(BaseModel):
+    """OpenAI's chat completion request; sampling parameters are accepted and ignored (answers are extractive)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    model: str = Field(description="A collection name, as listed by GET /v1/models.")
+    messages: list[ChatMessage] = Field(min_length=1)
+    stream: bool = False
+    filters: dict[str, Any] | None = Field(None, description="bunko extension (extra_body): a retrieval filter.")
+    k: int | None = Field(None, ge=1, le=100, description="bunko extension (extra_body): hits to retrieve.")
+
+
+class KeyRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=64)
+    role: Literal["reader", "editor", "admin"] = "reader"
+    groups: list[str] | None = Field(None, description="Access groups; null means every document.")

@@ -1,0 +1,136 @@
+"""Upload, ingest jobs, and documents: list, show (with chunks), delete."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, File, Form, Query, UploadFile
+
+from bunko.ingest.sources import source_name
+from bunko.schema import to_dict
+from bunko.server import acl
+from bunko.server.auth import KeyAdminError, parse_groups
+from bunko.server.deps import ApiError, Caller, caller
+from bunko.server.uploads import UploadRejected, check_type, sanitize_filename, stage, upload_target
+from bunko.server.views import chunk_view, document_view, element_view
+from bunko.server.worker import UploadJob, new_job_id
+
+router = APIRouter(prefix="/api/collections/{name}", tags=["documents"])
+Reader = Annotated[Caller, Depends(caller("reader"))]
+Editor = Annotated[Caller, Depends(caller("editor"))]
+
+
+def _document_groups(c: Caller, groups: str | None) -> list[str] | None:
+    """The groups an upload is stored with. A restricted editor may only label within their own groups."""
+    try:
+        wanted = parse_groups(groups) if groups and groups.strip() else None
+    except KeyAdminError as exc:
+        raise ApiError(400, "BAD_GROUPS", str(exc)) from None
+    if c.who.unrestricted:
+        return list(wanted) if wanted is not None else None
+    own = set(c.who.groups or ())
+    if wanted is None:
+        return sorted(own)
+    outside = sorted(set(wanted) - own)
+    if outside:
+        raise ApiError(403, "FORBIDDEN", f"your key may not label documents with groups {', '.join(outside)}; yours: {', '.join(sorted(own))}")
+    return list(wanted)
+
+
+@router.post("/documents", status_code=202, summary="Upload files; they are ingested in the background")
+def upload(
+    c: Editor,
+    files: Annotated[list[UploadFile], File(description="One or more documents (Markdown, text, HTML, PDF, Office, mail…).")],
+    groups: Annotated[str | None, Form(description="Comma-separated access groups, e.g. 'hr,finance'.")] = None,
+) -> dict[str, Any]:
+    served = c.served
+    doc_groups = _document_groups(c, groups)
+    visible = {d.source for d in served.visible_documents(c.who).values()}
+    stored = {d.source for d in served.documents_by_id().values()}
+    accepted: list[UploadJob] = []
+    rejected: list[dict[str, Any]] = []
+    for upload_file in files:
+        given = upload_file.filename or ""
+        try:
+            filename = sanitize_filename(given)
+            check_type(filename, served.allowed_extensions)
+            target = upload_target(served.kb.path, filename)
+            source = source_name(target, served.kb.root)
+            if source in stored and source not in visible:
+                raise UploadRejected("FORBIDDEN", f"{filename}: a document of this name exists that you may not access; rename the file", 403)
+            job_id = new_job_id()
+            staged = served.incoming / job_id
+            stage(upload_file.file, staged, served.max_upload_bytes, filename)
+        except UploadRejected as exc:
+            rejected.append({"filename": given, "error_code": exc.code, "message": exc.message, "status": exc.status})
+            continue
+        accepted.append(UploadJob(
+            job_id=job_id, filename=filename, source=source, owner=c.who.name, groups=doc_groups, staged=staged, target=target,
+            owner_groups=None if c.who.unrestricted else c.who.groups,
+        ))
+    served.worker.submit(accepted)
+    if not accepted:
+        statuses = {r["status"] for r in rejected} or {400}
+        status = statuses.pop() if len(statuses) == 1 else 400
+        first = rejected[0] if rejected else {"error_code": "NO_FILES", "message": "no files in the upload"}
+        raise ApiError(status, first["error_code"], first["message"], rejected=rejected)
+    return {"jobs": [j.public() for j in accepted], "rejected": rejected}
+
+
+def _visible_jobs(c: Caller) -> list[UploadJob]:
+    jobs = c.served.worker.jobs()
+    return jobs if c.who.unrestricted else [j for j in jobs if j.owner == c.who.name]
+
+
+@router.get("/jobs", summary="Upload jobs with their state and, on failure, an error code and reason")
+def list_jobs(
+    c: Editor,
+    engine: Annotated[bool, Query(description="Also the engine's job history (every ingest run, CLI included); unrestricted keys only.")] = False,
+    limit: Annotated[int, Query(ge=1, le=5000)] = 200,
+) -> dict[str, Any]:
+    out: dict[str, Any] = {"jobs": [j.public() for j in _visible_jobs(c)[:limit]], "queued": c.served.worker.queued}
+    if engine:
+        if not c.who.unrestricted:
+            raise ApiError(403, "FORBIDDEN", "the engine's job history names every document; it needs an unrestricted key")
+        out["engine_jobs"] = [to_dict(j) for j in c.served.kb.jobs(all_runs=True, limit=limit)]
+    return out
+
+
+@router.get("/jobs/{job_id}", summary="One upload job")
+def get_job(c: Editor, job_id: str) -> dict[str, Any]:
+    job = c.served.worker.get(job_id)
+    if job is None or (not c.who.unrestricted and job.owner != c.who.name):
+        raise ApiError(404, "JOB_NOT_FOUND", f"no job {job_id}")
+    return job.public()
+
+
+@router.get("/documents", summary="Documents the caller may see")
+def list_documents(c: Reader) -> dict[str, Any]:
+    docs = sorted(c.served.visible_documents(c.who).values(), key=lambda d: d.source)
+    return {"documents": [document_view(d) for d in docs]}
+
+
+@router.get("/documents/{doc_id}", summary="One document with its chunks (and, on request, its elements)")
+def show_document(c: Reader, doc_id: str, elements: bool = False) -> dict[str, Any]:
+    doc = c.served.document(c.who, doc_id)
+    if doc is None:
+        raise ApiError(404, "DOCUMENT_NOT_FOUND", f"no document {doc_id}")
+    view = document_view(doc)
+    view["chunks"] = [chunk_view(ch) for ch in c.served.kb.chunks(doc.source) if ch.doc_id == doc.doc_id]
+    if elements:
+        view["elements"] = [element_view(e) for e in c.served.kb.elements(doc.source)]
+    return view
+
+
+@router.delete("/documents/{doc_id}", summary="Remove a document from every index")
+def delete_document(c: Editor, doc_id: str) -> dict[str, Any]:
+    doc = c.served.document(c.who, doc_id)
+    if doc is None:
+        raise ApiError(404, "DOCUMENT_NOT_FOUND", f"no document {doc_id}")
+    removed = c.served.kb.delete(doc.source)
+    path = (c.served.kb.root / doc.source).resolve()
+    if removed and path.parent == c.served.uploads.resolve():
+        with contextlib.suppress(OSError):
+            path.unlink()
+    return {"doc_id": doc_id, "source": doc.source, "removed": removed, "groups": acl.document_groups(doc)}

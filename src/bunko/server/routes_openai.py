@@ -1,0 +1,120 @@
+"""OpenAI-compatible chat: a collection is a "model" whose replies are grounded, cited answers.
+
+Any OpenAI client (the official `openai` package, LangChain, chat UIs) can
+point its base URL at ``http://host:port/v1`` and its API key at a bunko key.
+The last user message is the question; earlier turns are not used for
+retrieval (answers are extractive: each sentence comes from a document). The
+reply's text carries ``[n]`` markers and a numbered source list; the same
+citations are in an extra ``citations`` field (``completion.model_extra``), with
+``bunko.trace_id`` for the trace.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import StreamingResponse
+
+from bunko.server.auth import bearer_token
+from bunko.server.collection import AskOutcome
+from bunko.server.deps import ApiError, Caller, ServerState, authenticate, state
+from bunko.server.models import ChatRequest
+from bunko.server.views import numbered_citations, stream_pieces, with_sources
+
+router = APIRouter(prefix="/v1", tags=["openai"])
+StateDep = Annotated[ServerState, Depends(state)]
+
+
+def _model(served_name: str, created: float) -> dict[str, Any]:
+    return {"id": served_name, "object": "model", "created": int(created), "owned_by": "bunko"}
+
+
+def _models_for(request: Request, srv: ServerState) -> list[str]:
+    key = bearer_token(request.headers.items())
+    names = [name for name, served in srv.collections.items() if served.authenticate(key) is not None]
+    if not names:
+        raise ApiError(401, "UNAUTHORIZED", "invalid API key" if key else "send 'Authorization: Bearer <key>'")
+    return names
+
+
+@router.get("/models", summary="Collections this key may ask, as OpenAI models")
+def list_models(request: Request, srv: StateDep) -> dict[str, Any]:
+    names = _models_for(request, srv)
+    return {"object": "list", "data": [_model(n, srv.collections[n].kb.path.stat().st_ctime) for n in names]}
+
+
+@router.get("/models/{model}", summary="One collection as an OpenAI model")
+def get_model(model: str, request: Request, srv: StateDep) -> dict[str, Any]:
+    if model not in _models_for(request, srv):
+        raise ApiError(404, "model_not_found", f"the model {model!r} does not exist or your key may not use it")
+    return _model(model, srv.collections[model].kb.path.stat().st_ctime)
+
+
+def _extras(outcome: AskOutcome) -> dict[str, Any]:
+    answer = outcome.answer
+    return {
+        "citations": numbered_citations(answer),
+        "bunko": {"trace_id": answer.trace_id, "confidence": answer.confidence, "abstained": answer.abstained, "language": answer.language},
+    }
+
+
+def _tokens(text: str) -> int:
+    """A rough count (a word or a CJK character each): clients expect a `usage` object."""
+    return sum(1 for ch in text if "\u3040" <= ch <= "\u9fff") + len([w for w in text.split() if w.isascii()])
+
+
+def _caller(body: ChatRequest, request: Request, srv: ServerState) -> tuple[Caller, str]:
+    served = srv.collections.get(body.model)
+    if served is None:
+        raise ApiError(404, "model_not_found", f"no model {body.model!r}; GET /v1/models lists this server's collections")
+    c = authenticate(served, request, "reader")
+    question = next((m.text() for m in reversed(body.messages) if m.role == "user"), "").strip()
+    if not question:
+        raise ApiError(400, "NO_QUESTION", "the messages have no user message with text")
+    return c, question
+
+
+@router.post("/chat/completions", summary="Chat completion answered from a collection, with citations")
+def chat_completions(body: ChatRequest, request: Request, srv: StateDep) -> Any:
+    c, question = _caller(body, request, srv)
+    if body.stream:
+        c.served.check_filters(body.filters)
+        return StreamingResponse(_stream(c, body, question, srv), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
+    outcome = c.served.ask(c.who, question, body.k, body.filters)
+    srv.metrics.stages(c.served.name, "chat", outcome.timings)
+    content = with_sources(outcome.answer)
+    prompt, completion = _tokens(question), _tokens(content)
+    return {
+        "id": f"chatcmpl-{outcome.answer.trace_id}", "object": "chat.completion", "created": int(time.time()), "model": body.model,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop", "logprobs": None}],
+        "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+        **_extras(outcome),
+    }
+
+
+def _chunk(ident: str, model: str, delta: dict[str, Any], finish: str | None = None, **extra: Any) -> str:
+    payload = {
+        "id": ident, "object": "chat.completion.chunk", "created": int(time.time()), "model": model,
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}], **extra,
+    }
+    return f"data: {json.dumps(payload, ensure_ascii=False)}\n\n"
+
+
+def _stream(c: Caller, body: ChatRequest, question: str, srv: ServerState) -> Iterator[str]:
+    try:
+        outcome = c.served.ask(c.who, question, body.k, body.filters)
+    except Exception as exc:  # headers are sent: report in-band, as OpenAI does
+        error = {"error": {"message": f"{type(exc).__name__}: {exc}", "type": "server_error", "code": "INTERNAL"}}
+        yield f"data: {json.dumps(error, ensure_ascii=False)}\n\n"
+        return
+    srv.metrics.stages(c.served.name, "chat", outcome.timings)
+    ident = f"chatcmpl-{outcome.answer.trace_id}"
+    yield _chunk(ident, body.model, {"role": "assistant", "content": ""})
+    for piece in stream_pieces(with_sources(outcome.answer)):
+        yield _chunk(ident, body.model, {"content": piece})
+    yield _chunk(ident, body.model, {}, "stop", **_extras(outcome))
+    yield "data: [DONE]\n\n"

@@ -1,0 +1,74 @@
+"""Search, ask (JSON or Server-Sent Events) and traces, all through the caller's access filter."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import asdict
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import StreamingResponse
+
+from bunko.errors import BunkoError
+from bunko.server.deps import ApiError, Caller, caller, state
+from bunko.server.models import AskRequest, SearchRequest
+from bunko.server.views import answer_view, hit_view, stream_pieces
+
+router = APIRouter(prefix="/api/collections/{name}", tags=["query"])
+Reader = Annotated[Caller, Depends(caller("reader"))]
+
+SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+
+
+def sse(event: str, data: Any) -> str:
+    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+
+
+@router.post("/search", summary="Ranked evidence; `explain` adds each retriever's rank and score")
+def search(c: Reader, body: SearchRequest, request: Request) -> dict[str, Any]:
+    result = c.served.search(c.who, body.query, body.k, body.mode, body.filters)
+    state(request).metrics.stages(c.served.name, "search", result.timings)
+    out: dict[str, Any] = {
+        "query": body.query, "filters": body.filters, "mode": result.mode,
+        "hits": [hit_view(h, body.explain) for h in result.hits],
+    }
+    if body.explain:
+        out["route"] = asdict(result.route) if result.route else None
+        out["query_tokens"] = result.query_tokens
+        out["timings"] = result.timings
+    return out
+
+
+def _ask_events(c: Caller, body: AskRequest, request: Request) -> Iterator[str]:
+    yield sse("start", {"question": body.question})
+    try:
+        outcome = c.served.ask(c.who, body.question, body.k, body.filters)
+    except BunkoError as exc:
+        yield sse("error", {"code": "BAD_REQUEST", "message": str(exc)})
+        return
+    except Exception as exc:  # the stream has started: report in-band, a status code can no longer change
+        yield sse("error", {"code": "INTERNAL", "message": f"{type(exc).__name__}: {exc}"})
+        return
+    state(request).metrics.stages(c.served.name, "ask", outcome.timings)
+    for piece in stream_pieces(outcome.answer.text):
+        yield sse("delta", {"text": piece})
+    yield sse("done", {**answer_view(outcome.answer), "timings": outcome.timings})
+
+
+@router.post("/ask", summary="A cited answer, or an abstention; `stream: true` answers as Server-Sent Events")
+def ask(c: Reader, body: AskRequest, request: Request) -> Any:
+    if body.stream:
+        c.served.check_filters(body.filters)  # a bad filter is a 400 before the stream starts
+        return StreamingResponse(_ask_events(c, body, request), media_type="text/event-stream", headers=SSE_HEADERS)
+    outcome = c.served.ask(c.who, body.question, body.k, body.filters)
+    state(request).metrics.stages(c.served.name, "ask", outcome.timings)
+    return {**answer_view(outcome.answer), "timings": outcome.timings}
+
+
+@router.get("/traces/{trace_id}", summary="What happened in one ask: route, hits and scores, grade, answer, timings")
+def trace(c: Reader, trace_id: str) -> dict[str, Any]:
+    payload = c.served.trace(c.who, trace_id)
+    if payload is None:
+        raise ApiError(404, "TRACE_NOT_FOUND", f"no trace {trace_id} of yours")
+    return payload

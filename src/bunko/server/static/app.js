@@ -1,0 +1,344 @@
+// bunko web page: ask with a streamed, cited answer; open a citation in its document; upload and watch jobs.
+// Plain DOM, no build step. Untrusted text (answers, documents, file names) only ever goes into textContent.
+"use strict";
+
+const $ = (selector) => document.querySelector(selector);
+const state = { collection: null, key: sessionStorage.getItem("bunko-key") || "", me: null, answer: null, polling: null };
+const TERMINAL = new Set(["READY", "SKIPPED", "FAILED"]);
+const LANG = { ja: "ja", zh: "zh-Hans", en: "en" };
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (name === "text") node.textContent = value;
+    else if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
+    else if (value !== null && value !== undefined && value !== false) node.setAttribute(name, value === true ? "" : value);
+  }
+  for (const child of children) if (child !== null && child !== undefined) node.append(child);
+  return node;
+}
+
+function headers(extra = {}) {
+  return state.key ? { ...extra, Authorization: `Bearer ${state.key}` } : extra;
+}
+
+function base() {
+  return `/api/collections/${encodeURIComponent(state.collection)}`;
+}
+
+async function api(path, options = {}) {
+  const response = await fetch(base() + path, { ...options, headers: headers(options.headers || {}) });
+  const body = response.headers.get("content-type")?.includes("json") ? await response.json() : null;
+  if (!response.ok) {
+    const error = new Error(body?.error?.message || `${response.status} ${response.statusText}`);
+    error.status = response.status;
+    throw error;
+  }
+  return body;
+}
+
+function location(item) {
+  const parts = [item.source, ...(item.section_path || [])];
+  const pages = item.pages || (item.page != null ? [item.page] : []);
+  if (pages.length) parts.push(`p.${pages.join(",")}`);
+  return parts.join(" › ");
+}
+
+// -- connecting -------------------------------------------------------------
+async function loadCollections() {
+  const response = await fetch("/api/collections");
+  const { collections } = await response.json();
+  const select = $("#collection");
+  select.replaceChildren(...collections.map((c) => el("option", { value: c.name, text: c.name })));
+  const remembered = sessionStorage.getItem("bunko-collection");
+  if (remembered && collections.some((c) => c.name === remembered)) select.value = remembered;
+  state.collection = select.value;
+  $("#apikey").value = state.key;
+  await connect();
+}
+
+async function connect() {
+  state.collection = $("#collection").value;
+  sessionStorage.setItem("bunko-collection", state.collection);
+  try {
+    state.me = await api("/me");
+    const scope = state.me.groups ? `groups ${state.me.groups.join(", ")}` : "all documents";
+    $("#whoami").textContent = `Signed in as ${state.me.name} (${state.me.role}, ${scope}).`;
+  } catch (error) {
+    state.me = null;
+    $("#whoami").textContent = error.status === 401 ? "This collection needs an API key." : `Error: ${error.message}`;
+  }
+  const editor = state.me && state.me.role !== "reader";
+  $("#upload-section").hidden = !editor;
+  await loadDocuments();
+  if (editor) await loadJobs();
+}
+
+// -- asking -------------------------------------------------------------------
+async function* sseEvents(response) {
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true });
+    let cut;
+    while ((cut = buffer.indexOf("\n\n")) >= 0) {
+      const frame = buffer.slice(0, cut);
+      buffer = buffer.slice(cut + 2);
+      let event = "message";
+      const data = [];
+      for (const line of frame.split("\n")) {
+        if (line.startsWith("event:")) event = line.slice(6).trim();
+        else if (line.startsWith("data:")) data.push(line.slice(5).trimStart());
+      }
+      yield { event, data: JSON.parse(data.join("\n")) };
+    }
+  }
+}
+
+async function ask(question) {
+  const text = $("#answer-text");
+  $("#answer").hidden = false;
+  $("#citations").replaceChildren();
+  $("#trace-body").replaceChildren();
+  $("#answer-meta").textContent = "Searching…";
+  text.textContent = "";
+  text.setAttribute("aria-busy", "true");
+  $("#ask-button").disabled = true;
+  try {
+    const response = await fetch(base() + "/ask", {
+      method: "POST",
+      headers: headers({ "Content-Type": "application/json", Accept: "text/event-stream" }),
+      body: JSON.stringify({ question, stream: true }),
+    });
+    if (!response.ok) {
+      const body = await response.json().catch(() => null);
+      throw new Error(body?.error?.message || `${response.status} ${response.statusText}`);
+    }
+    for await (const { event, data } of sseEvents(response)) {
+      if (event === "delta") text.append(data.text);
+      else if (event === "error") throw new Error(data.message);
+      else if (event === "done") showAnswer(data);
+    }
+  } catch (error) {
+    $("#answer-meta").textContent = `Error: ${error.message}`;
+  } finally {
+    text.setAttribute("aria-busy", "false");
+    $("#ask-button").disabled = false;
+  }
+}
+
+function citeButton(citation) {
+  return el("button", {
+    type: "button", class: "cite", "data-cite": citation.number,
+    "aria-label": `Source ${citation.number}: ${citation.label}`, text: `[${citation.number}]`,
+    onclick: () => openDocument(citation.doc_id, citation),
+  });
+}
+
+function showAnswer(answer) {
+  state.answer = answer;
+  const byNumber = new Map(answer.citations.map((c) => [c.number, c]));
+  const text = $("#answer-text");
+  text.lang = LANG[answer.language] || answer.language;
+  const nodes = [];
+  let last = 0;
+  for (const match of answer.text.matchAll(/\[(\d+)\]/g)) {
+    const citation = byNumber.get(Number(match[1]));
+    if (!citation) continue;
+    nodes.push(answer.text.slice(last, match.index), citeButton(citation));
+    last = match.index + match[0].length;
+  }
+  nodes.push(answer.text.slice(last));
+  text.replaceChildren(...nodes);
+  $("#answer-meta").textContent = answer.abstained
+    ? "No answer in the documents."
+    : `Confidence ${answer.confidence.toFixed(2)} · trace ${answer.trace_id}`;
+  $("#citations").replaceChildren(...answer.citations.map((c) => el("li", {},
+    el("button", { type: "button", class: "source", text: c.label, onclick: () => openDocument(c.doc_id, c) }),
+    el("blockquote", { lang: text.lang, text: c.quote }),
+  )));
+  loadTrace(answer.trace_id);
+}
+
+async function loadTrace(traceId) {
+  const body = $("#trace-body");
+  try {
+    const trace = await api(`/traces/${encodeURIComponent(traceId)}`);
+    const rows = trace.hits.map((hit, i) => el("tr", {},
+      el("td", { text: String(i + 1) }),
+      el("td", { text: hit.source }),
+      el("td", { text: hit.score.toFixed(4) }),
+      el("td", { text: signal(hit.signals.dense) }),
+      el("td", { text: signal(hit.signals.keyword) }),
+      el("td", { text: hit.distance == null ? "–" : hit.distance.toFixed(3) }),
+    ));
+    const head = el("tr", {}, ...["#", "Source", "Fused score", "Dense rank · score", "Keyword rank · score", "Distance"]
+      .map((name) => el("th", { scope: "col", text: name })));
+    const timings = Object.entries(trace.timings || {}).map(([stage, seconds]) => el("li", { text: `${stage}: ${(seconds * 1000).toFixed(1)} ms` }));
+    body.replaceChildren(
+      el("p", { text: `Route: ${trace.route?.mode || ""} (${trace.route?.name || ""}) ${trace.route?.reason || ""} · grade confidence ${trace.grade?.confidence?.toFixed?.(2) ?? "–"}` }),
+      el("table", { class: "trace-hits" }, el("caption", { text: "Hits" }), el("thead", {}, head), el("tbody", {}, ...rows)),
+      el("h5", { text: "Timings" }), el("ul", { class: "timings" }, ...timings),
+    );
+  } catch (error) {
+    body.replaceChildren(el("p", { text: `Trace unavailable: ${error.message}` }));
+  }
+}
+
+function signal(s) {
+  return s ? `${s.rank} · ${Number(s.score).toFixed(3)}` : "–";
+}
+
+// -- documents and context ------------------------------------------------------------
+async function openDocument(docId, citation = null) {
+  const section = $("#context");
+  try {
+    const doc = await api(`/documents/${encodeURIComponent(docId)}`);
+    section.hidden = false;
+    $("#context-h").textContent = doc.title || doc.source;
+    $("#context-meta").textContent = `${doc.source} · ${doc.chunk_count} chunks${doc.groups ? ` · groups ${[].concat(doc.groups).join(", ")}` : ""}`;
+    let cited = null;
+    const items = doc.chunks.map((chunk) => {
+      const isCited = citation && chunk.chunk_id === citation.chunk_id;
+      const item = el("li", { id: `chunk-${chunk.ordinal}`, class: isCited ? "chunk cited" : "chunk" },
+        el("p", { class: "where", text: location({ source: "", section_path: chunk.section_path, pages: chunk.pages }).replace(/^ › /, "") || "(top)" }),
+        highlighted(chunk.text, isCited ? citation.quote : null),
+      );
+      if (isCited) cited = item;
+      return item;
+    });
+    $("#context-chunks").replaceChildren(...items);
+    (cited || section).scrollIntoView({ block: "center" });
+    $("#context-h").focus({ preventScroll: true });
+  } catch (error) {
+    section.hidden = false;
+    $("#context-h").textContent = "Document";
+    $("#context-meta").textContent = `Error: ${error.message}`;
+    $("#context-chunks").replaceChildren();
+  }
+}
+
+function highlighted(text, quote) {
+  const body = el("div", { class: "chunk-text" });
+  const at = quote ? text.indexOf(quote.trim()) : -1;
+  if (at < 0) {
+    body.textContent = text;
+    if (quote) body.classList.add("whole");
+    return body;
+  }
+  const end = at + quote.trim().length;
+  body.append(text.slice(0, at), el("mark", { text: text.slice(at, end) }), text.slice(end));
+  return body;
+}
+
+async function loadDocuments() {
+  const tbody = $("#docs-table tbody");
+  if (!state.me) {
+    tbody.replaceChildren();
+    return;
+  }
+  const { documents } = await api("/documents");
+  $("#docs-empty").hidden = documents.length > 0;
+  const editor = state.me.role !== "reader";
+  tbody.replaceChildren(...documents.map((doc) => el("tr", {},
+    el("td", {}, el("button", { type: "button", class: "link", text: doc.title || doc.source, onclick: () => openDocument(doc.doc_id) })),
+    el("td", { text: doc.source }),
+    el("td", { text: doc.groups ? [].concat(doc.groups).join(", ") : "–" }),
+    el("td", { text: String(doc.chunk_count) }),
+    el("td", {}, editor ? el("button", {
+      type: "button", "aria-label": `Delete ${doc.source}`, text: "Delete",
+      onclick: async () => {
+        if (!confirm(`Delete ${doc.source}?`)) return;
+        await api(`/documents/${encodeURIComponent(doc.doc_id)}`, { method: "DELETE" });
+        await loadDocuments();
+      },
+    }) : null),
+  )));
+}
+
+// -- upload and jobs ---------------------------------------------------------------
+let chosen = [];
+
+function choose(files) {
+  chosen = Array.from(files);
+  $("#dropped").textContent = chosen.length ? `${chosen.length} file(s): ${chosen.map((f) => f.name).join(", ")}` : "";
+}
+
+async function upload() {
+  if (!chosen.length) {
+    $("#upload-status").textContent = "Choose or drop files first.";
+    return;
+  }
+  const form = new FormData();
+  for (const file of chosen) form.append("files", file, file.name);
+  const groups = $("#groups").value.trim();
+  if (groups) form.append("groups", groups);
+  try {
+    const result = await api("/documents", { method: "POST", body: form });
+    const rejected = result.rejected.map((r) => `${r.filename}: ${r.message}`).join("; ");
+    $("#upload-status").textContent = `Queued ${result.jobs.length} file(s).${rejected ? ` Refused: ${rejected}` : ""}`;
+    choose([]);
+    $("#files").value = "";
+    await loadJobs();
+  } catch (error) {
+    $("#upload-status").textContent = `Upload refused: ${error.message}`;
+  }
+}
+
+async function loadJobs() {
+  const { jobs } = await api("/jobs?limit=50");
+  $("#jobs-table tbody").replaceChildren(...jobs.map((job) => el("tr", { class: `job ${job.status.toLowerCase()}`, "data-job": job.job_id },
+    el("td", { text: job.filename }),
+    el("td", { class: "status", text: job.status }),
+    el("td", { text: job.error_code || "" }),
+    el("td", { text: job.error_detail || "" }),
+  )));
+  const running = jobs.some((job) => !TERMINAL.has(job.status));
+  if (running && !state.polling) {
+    state.polling = setInterval(loadJobs, 800);
+  } else if (!running && state.polling) {
+    clearInterval(state.polling);
+    state.polling = null;
+    await loadDocuments();
+  }
+}
+
+// -- wiring ------------------------------------------------------------------------------
+document.addEventListener("DOMContentLoaded", () => {
+  $("#connect").addEventListener("submit", (event) => {
+    event.preventDefault();
+    state.key = $("#apikey").value.trim();
+    sessionStorage.setItem("bunko-key", state.key);
+    connect();
+  });
+  $("#collection").addEventListener("change", connect);
+  $("#ask-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const question = $("#question").value.trim();
+    if (question) ask(question);
+  });
+  $("#question").addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      $("#ask-form").requestSubmit();
+    }
+  });
+  const zone = $("#dropzone");
+  for (const name of ["dragenter", "dragover"]) {
+    zone.addEventListener(name, (event) => { event.preventDefault(); zone.classList.add("over"); });
+  }
+  for (const name of ["dragleave", "drop"]) zone.addEventListener(name, () => zone.classList.remove("over"));
+  zone.addEventListener("drop", (event) => {
+    event.preventDefault();
+    choose(event.dataTransfer.files);
+  });
+  $("#files").addEventListener("change", (event) => choose(event.target.files));
+  $("#upload-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    upload();
+  });
+  loadCollections();
+});

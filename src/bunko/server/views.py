@@ -1,0 +1,98 @@
+"""JSON shapes of the engine's objects for the HTTP API, the web page and the OpenAI endpoint.
+
+Citations are numbered once per answer, in order of first use, exactly as the
+answer text's ``[n]`` markers are, so a client can map markers to sources
+without parsing the text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict
+from typing import Any
+
+from bunko.schema import Answer, Chunk, Citation, DocumentInfo, Element, Hit
+from bunko.server.acl import document_groups
+from bunko.store.local import doc_id_for
+
+
+def hit_view(hit: Hit, explain: bool = False) -> dict[str, Any]:
+    chunk = hit.chunk
+    view = {
+        "chunk_id": chunk.chunk_id, "doc_id": chunk.doc_id, "source": chunk.source, "section_path": chunk.section_path,
+        "pages": chunk.pages, "kinds": chunk.kinds, "score": hit.score, "distance": hit.distance, "text": chunk.text,
+    }
+    if explain:
+        view["signals"] = hit.signals
+    return view
+
+
+def citation_label(citation: Citation) -> str:
+    return citation.label()
+
+
+def numbered_citations(answer: Answer) -> list[dict[str, Any]]:
+    """Unique cited chunks, numbered as in the answer text."""
+    seen: dict[str, dict[str, Any]] = {}
+    for sentence in answer.sentences:
+        for c in sentence.citations:
+            if c.chunk_id not in seen:
+                seen[c.chunk_id] = {
+                    "number": len(seen) + 1, "chunk_id": c.chunk_id, "doc_id": doc_id_for(c.source), "source": c.source,
+                    "page": c.page, "section_path": c.section_path, "element_ids": c.element_ids, "quote": c.quote,
+                    "label": c.label(),
+                }
+    return list(seen.values())
+
+
+def answer_view(answer: Answer) -> dict[str, Any]:
+    citations = numbered_citations(answer)
+    number = {c["chunk_id"]: c["number"] for c in citations}
+    return {
+        "question": answer.question, "text": answer.text, "language": answer.language, "abstained": answer.abstained,
+        "confidence": answer.confidence, "trace_id": answer.trace_id,
+        "sentences": [
+            {"text": s.text, "citations": [number[c.chunk_id] for c in s.citations], "quotes": [c.quote for c in s.citations]}
+            for s in answer.sentences
+        ],
+        "citations": citations,
+    }
+
+
+def with_sources(answer: Answer) -> str:
+    """The answer text followed by its numbered sources: what a chat client shows as the message."""
+    citations = numbered_citations(answer)
+    if not citations:
+        return answer.text
+    heading = {"ja": "出典", "zh": "来源"}.get(answer.language, "Sources")
+    return answer.text + f"\n\n{heading}:\n" + "\n".join(f"[{c['number']}] {c['label']}" for c in citations)
+
+
+_PIECE = re.compile(r".*?(?:\]\s*(?!\[)|\n|$)", re.DOTALL)
+
+
+def stream_pieces(text: str) -> list[str]:
+    """Cut text after each citation group or line break: pieces that join back to `text` exactly."""
+    pieces = [m.group(0) for m in _PIECE.finditer(text) if m.group(0)]
+    return pieces if "".join(pieces) == text else [text]
+
+
+def document_view(doc: DocumentInfo) -> dict[str, Any]:
+    return {
+        "doc_id": doc.doc_id, "source": doc.source, "title": doc.title, "mime": doc.mime, "parser": doc.parser,
+        "chunk_count": doc.chunk_count, "ingested_at": doc.ingested_at, "groups": document_groups(doc),
+        "fields": doc.meta.get("fields") or {},
+    }
+
+
+def chunk_view(chunk: Chunk) -> dict[str, Any]:
+    return {
+        "chunk_id": chunk.chunk_id, "ordinal": chunk.ordinal, "text": chunk.text, "section_path": chunk.section_path,
+        "pages": chunk.pages, "kinds": chunk.kinds, "element_ids": chunk.element_ids,
+    }
+
+
+def element_view(element: Element) -> dict[str, Any]:
+    view = asdict(element)
+    view["meta"] = {k: v for k, v in element.meta.items() if k != "cells"}
+    return view
