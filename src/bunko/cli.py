@@ -312,6 +312,87 @@ def trace(trace_id: str, collection: CollectionOption = None) -> None:
     print_json(payload)
 
 
+@app.command()
+def chunks(
+    source: Annotated[str, typer.Argument(help="A stored source (see `bunko docs`), or a file to chunk without storing it.")],
+    strategy: Annotated[str | None, typer.Option(help="Chunk the file with this strategy instead of the configured one.")] = None,
+    text: Annotated[bool, typer.Option("--text", help="Print each chunk's text.")] = False,
+    collection: CollectionOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """How a document was chunked: ids, sizes, section paths, kinds and flags."""
+    from bunko.chunk.preview import chunk_file, chunk_rows
+    from bunko.ingest.sources import source_name
+
+    kb = open_kb(collection, create=True)
+    stored = {d.source: d for d in kb.documents()}
+    name = source if source in stored else source_name(Path(source), kb.root)
+    if name in stored and strategy is None:
+        meta, listed = stored[name].meta, kb.chunks(name)
+    elif Path(source).is_file():
+        doc, listed = run(lambda: chunk_file(Path(source), name, kb.registry, kb.config.chunk, kb.embedder, strategy))
+        meta = doc.meta
+    else:
+        kb.close()
+        errors.print(f"[red]error:[/red] no document {escape(source)} in the collection (see `bunko docs`) and no such file")
+        raise typer.Exit(1)
+    rows = chunk_rows(listed, kb.embedder if kb.config.chunk.max_tokens else None)
+    kb.close()
+    summary = {k: meta.get(k) for k in ("doc_kind", "chunk_strategy", "chunk_reason", "truncated_chunks")}
+    if as_json:
+        print_json({"source": name, **summary, "stored": name in stored and strategy is None, "chunks": rows})
+        return
+    console.print(f"[bold]{escape(name)}[/bold]: {len(rows)} chunks · " + " · ".join(f"{k} {escape(str(v))}" for k, v in summary.items() if v))
+    table = Table("#", "chars", "section", "kinds", "pages", "role", "flags")
+    for row in rows:
+        flags = ", ".join(f"{k}={v}" if v is not True else k for k, v in row["flags"].items())
+        table.add_row(
+            str(row["ordinal"]), str(row["chars"]) + (f" ({row['tokens']} tok)" if "tokens" in row else ""),
+            escape(" > ".join(row["section_path"])), ",".join(row["kinds"]), ",".join(map(str, row["pages"])),
+            row["role"] or "", escape(flags),
+        )
+    console.print(table)
+    if text:
+        for row in rows:
+            console.rule(f"{row['chunk_id']}")
+            console.print(escape(row["text"]))
+
+
+@app.command()
+def inspect(
+    source: Annotated[str | None, typer.Option(help="Only sources matching this glob.")] = None,
+    collection: CollectionOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Chunk integrity: tables split, headings crossed, captions separated, truncated chunks, sizes."""
+    from bunko.chunk.integrity import inspect_store
+    from bunko.chunk.sizing import input_limit
+
+    kb = open_kb(collection)
+    result = run(lambda: inspect_store(kb.store, input_limit(kb.embedder), source))
+    kb.close()
+    if as_json:
+        print_json(result)
+        return
+    def share(key: str) -> str:
+        return "-" if result[key] is None else f"{result[key]:.1%}"
+    console.print(f"{result['documents']} documents, {result['chunks']} searchable chunks, {result['parents']} parent chunks")
+    console.print(f"tables split            {result['tables_split']}/{result['tables']} ({share('tables_split_share')}), "
+                  f"{result['tables_split_without_header']} without their header")
+    console.print(f"chunks crossing heading {result['chunks_crossing_headings']} ({share('headings_crossed_share')})")
+    console.print(f"captions separated      {result['captions_separated']}/{result['captions']} ({share('captions_separated_share')})")
+    console.print(f"truncated by embedder   {result['chunks_truncated']} ({share('truncated_share')}); oversized {result['chunks_oversized']}")
+    console.print(f"elements in no chunk    {result['elements_missing']} ({share('elements_missing_share')})")
+    sizes = result["sizes"]
+    if sizes.get("count"):
+        console.print(f"sizes (chars)           min {sizes['min']} · p10 {sizes['p10']:.0f} · median {sizes['median']:.0f} · "
+                      f"mean {sizes['mean']:.0f} · p90 {sizes['p90']:.0f} · max {sizes['max']}")
+        console.print("                        " + " · ".join(f"{k}: {v}" for k, v in sizes["histogram"].items()))
+    for name, part in result["by_strategy"].items():
+        console.print(f"[dim]{name}: {part['documents']} documents, {part['chunks']} chunks, "
+                      f"median {part['sizes'].get('median', 0):.0f} chars[/dim]")
+
+
 SAMPLES = Path(__file__).resolve().parent / "samples" / "docs"
 DEMO_QUESTIONS = ("東京23区に出張する一般社員の宿泊費の上限はいくらですか？", "婚假有几天？", "How many API requests per minute are allowed per key?")
 

@@ -57,7 +57,7 @@ class Block:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
-def _caption_side(elements: Sequence[Element], i: int) -> int:
+def caption_side(elements: Sequence[Element], i: int) -> int:
     """Which neighbour (-1 before, +1 after, 0 none) the caption at i belongs to."""
     caption = elements[i]
     before = elements[i - 1] if i > 0 else None
@@ -84,7 +84,7 @@ def group_elements(elements: Sequence[Element]) -> list[list[Element]]:
     lead: list[Element] = []
     for i, element in enumerate(elements):
         if element.kind == "caption" and element.text.strip():
-            side = _caption_side(elements, i)
+            side = caption_side(elements, i)
             if side == 1 and elements[i + 1].kind in ATOMIC_KINDS:
                 lead.append(element)
                 continue
@@ -107,7 +107,7 @@ def group_elements(elements: Sequence[Element]) -> list[list[Element]]:
 
 
 def _has_caption_after(elements: Sequence[Element], i: int) -> bool:
-    return i + 1 < len(elements) and elements[i + 1].kind == "caption" and _caption_side(elements, i + 1) == -1
+    return i + 1 < len(elements) and elements[i + 1].kind == "caption" and caption_side(elements, i + 1) == -1
 
 
 def table_rows(table: Element) -> TableRows:
