@@ -1,0 +1,318 @@
+"""Run several configurations over one golden set and compare them question by question.
+
+Configurations that index the documents the same way (same ``[ingest]``, ``[chunk]``, ``[embed]``
+and analyzer) share one index: the existing collection when it matches, else one temporary
+collection built once. Only a configuration that changes the index gets its own re-chunked,
+re-embedded temporary copy — indexing is the expensive part, and re-indexing for a change of
+``k`` would measure nothing new. Temporary collections are deleted when the run ends.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bunko.config import CONFIG_FILE, Config
+from bunko.embed.base import Embedder
+from bunko.embed.registry import build_embedder, embedder_name
+from bunko.engine import Bunko
+from bunko.errors import BunkoError
+from bunko.evaluate.bootstrap import Interval, quantile_difference, ratio_difference, resample_indices
+from bunko.evaluate.golden import GoldenItem
+from bunko.evaluate.metrics import (
+    DEFAULT_KS,
+    LATENCY_QUANTILES,
+    MetricInfo,
+    Ratio,
+    aggregate,
+    describe,
+    metric_names,
+    score_question,
+    stage_order,
+)
+from bunko.evaluate.records import QuestionRecord
+from bunko.evaluate.runner import evaluate_collection
+from bunko.evaluate.variants import Variant, index_key
+
+Progress = Callable[[str, int, int], None]
+"""progress(description, done, total): what the experiment is doing now."""
+
+TAG_DIMENSIONS = ("lang", "type")
+
+
+@dataclass
+class RunResult:
+    name: str
+    origin: str
+    config: dict[str, Any]
+    index: str
+    """Where the chunks came from: "collection" (reused as is) or "temporary #N" (built for this run)."""
+    chunks: int
+    ingest_seconds: float | None
+    records: list[QuestionRecord]
+    scores: list[dict[str, Ratio]]
+    summary: dict[str, float | None]
+    by_tag: dict[str, dict[str, dict[str, float | None]]] = field(default_factory=dict)
+    """{"lang": {"ja": summary, …}, "type": {"table": summary, …}}."""
+    ingest_failures: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["records"] = [r.to_json() for r in self.records]
+        data["scores"] = [{k: list(v) for k, v in row.items()} for row in self.scores]
+        return data
+
+
+@dataclass
+class Comparison:
+    metric: str
+    info: MetricInfo
+    values: dict[str, float | None]
+    winner: str | None
+    """Best configuration for this metric; "tie" when several share the best value; None with one run."""
+    diffs: dict[str, Interval | None]
+    """Per non-baseline run: its value minus the baseline's, with a paired bootstrap CI."""
+
+
+@dataclass
+class Experiment:
+    golden: str
+    items: list[GoldenItem]
+    runs: list[RunResult]
+    ks: tuple[int, ...]
+    stages: list[str]
+    comparisons: list[Comparison]
+    resamples: int
+    seed: int
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def baseline(self) -> str:
+        return self.runs[0].name
+
+    def run(self, name: str) -> RunResult:
+        return next(r for r in self.runs if r.name == name)
+
+    def comparison(self, metric: str) -> Comparison | None:
+        return next((c for c in self.comparisons if c.metric == metric), None)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "golden": self.golden, "ks": list(self.ks), "stages": self.stages, "baseline": self.baseline,
+            "resamples": self.resamples, "seed": self.seed, "notes": self.notes,
+            "items": [item.to_json() for item in self.items],
+            "comparisons": [
+                {
+                    "metric": c.metric, "group": c.info.group, "higher_is_better": c.info.higher_is_better, "formula": c.info.formula,
+                    "values": c.values, "winner": c.winner,
+                    "diffs": {name: asdict(d) if d else None for name, d in c.diffs.items()},
+                }
+                for c in self.comparisons
+            ],
+            "runs": [r.to_json() for r in self.runs],
+        }
+
+
+# -- documents --------------------------------------------------------------------
+def collection_documents(collection: Path) -> tuple[list[Path], list[str]]:
+    """The files a collection was built from (to rebuild it another way), and the ones now missing."""
+    kb = Bunko(collection, create=False, allow_embedder_change=True)
+    try:
+        found, missing = [], []
+        for doc in kb.documents():
+            path = Path(doc.source)
+            path = path if path.is_absolute() else kb.root / path
+            (found if path.exists() else missing).append(path if path.exists() else doc.source)
+        return found, [str(m) for m in missing]
+    finally:
+        kb.close()
+
+
+# -- scoring ----------------------------------------------------------------------
+def summarise(items: Sequence[GoldenItem], records: Sequence[QuestionRecord], ks: Sequence[int], stages: Sequence[str]) -> tuple[
+    list[dict[str, Ratio]], dict[str, float | None], dict[str, dict[str, dict[str, float | None]]],
+]:
+    scores = [score_question(item, record, ks) for item, record in zip(items, records, strict=True)]
+    timings = [r.timings for r in records]
+    summary = aggregate(scores, timings, stages)
+    by_tag: dict[str, dict[str, dict[str, float | None]]] = {}
+    for dimension in TAG_DIMENSIONS:
+        groups: dict[str, list[int]] = {}
+        for index, item in enumerate(items):
+            groups.setdefault(item.lang if dimension == "lang" else item.type, []).append(index)
+        by_tag[dimension] = {
+            value: aggregate([scores[i] for i in indices], [timings[i] for i in indices], stages)
+            for value, indices in sorted(groups.items())
+        }
+    return scores, summary, by_tag
+
+
+def _winner(values: dict[str, float | None], higher_is_better: bool) -> str | None:
+    present = {name: v for name, v in values.items() if v is not None}
+    if len(values) < 2 or len(present) < 1:
+        return None
+    best = max(present.values()) if higher_is_better else min(present.values())
+    leaders = [name for name, v in present.items() if abs(v - best) <= 1e-12]
+    return leaders[0] if len(leaders) == 1 else "tie"
+
+
+def compare(runs: Sequence[RunResult], ks: Sequence[int], stages: Sequence[str], resamples: int, seed: int) -> list[Comparison]:
+    """One row per metric measured by some run: values, winner, and paired-bootstrap differences to the first run."""
+    if not runs:
+        return []
+    indices = resample_indices(len(runs[0].records), resamples, seed) if runs[0].records else np.zeros((0, 0), dtype=int)
+    base = runs[0]
+    comparisons = []
+    for metric in metric_names(ks, stages):
+        values = {run.name: run.summary.get(metric) for run in runs}
+        if all(v is None for v in values.values()):
+            continue
+        info = describe(metric)
+        diffs: dict[str, Interval | None] = {}
+        for run in runs[1:]:
+            quantile, _, stage = metric.partition(".")
+            if quantile in LATENCY_QUANTILES:
+                a = np.array([r.timings.get(stage, np.nan) for r in base.records], dtype=float)
+                b = np.array([r.timings.get(stage, np.nan) for r in run.records], dtype=float)
+                diffs[run.name] = quantile_difference(a, b, LATENCY_QUANTILES[quantile], indices)
+            else:
+                a_pairs = np.array([row.get(metric, (0.0, 0.0)) for row in base.scores], dtype=float).reshape(-1, 2)
+                b_pairs = np.array([row.get(metric, (0.0, 0.0)) for row in run.scores], dtype=float).reshape(-1, 2)
+                diffs[run.name] = ratio_difference(a_pairs[:, 0], a_pairs[:, 1], b_pairs[:, 0], b_pairs[:, 1], indices)
+        comparisons.append(Comparison(metric, info, values, _winner(values, info.higher_is_better), diffs))
+    return comparisons
+
+
+# -- running ----------------------------------------------------------------------
+class _Embedders:
+    """One loaded model per embedder name for the whole experiment (loading one takes seconds)."""
+
+    def __init__(self, given: Embedder | None) -> None:
+        self.cache: dict[str, Embedder] = {given.name: given} if given is not None else {}
+
+    def get(self, config: Config) -> Embedder:
+        name = embedder_name(config.embed)
+        if name not in self.cache:
+            self.cache[name] = build_embedder(config.embed)
+        return self.cache[name]
+
+
+def run_experiment(
+    items: Sequence[GoldenItem],
+    variants: Sequence[Variant],
+    *,
+    collection: Path | None = None,
+    docs: Sequence[Path] | None = None,
+    embedder: Embedder | None = None,
+    ks: Sequence[int] = DEFAULT_KS,
+    resamples: int = 2000,
+    seed: int = 0,
+    golden: str = "<golden>",
+    progress: Progress | None = None,
+    workdir: Path | None = None,
+) -> Experiment:
+    """Evaluate every variant over the same items.
+
+    `collection` is an existing collection to reuse for variants that index like it; `docs`
+    are the files to index for the others (default: the collection's own documents).
+    `embedder` is used for variants whose embedder has its name, so tests and callers that
+    already loaded a model do not load it again.
+    """
+    if not variants:
+        raise BunkoError("nothing to evaluate: no configuration given")
+    if not items:
+        raise BunkoError("nothing to evaluate: the golden set has no questions")
+    ks = tuple(sorted(set(ks)))
+    notes: list[str] = []
+    embedders = _Embedders(embedder)
+    base_key = None
+    root = Path.cwd()
+    if collection is not None:
+        if not (collection / CONFIG_FILE).exists():
+            raise BunkoError(f"{collection}: no bunko collection here (run `bunko ingest` first, or use --samples / --docs)")
+        base_key = index_key(Config.load(collection / CONFIG_FILE))
+        root = collection.resolve().parent
+    needs_index = [v for v in variants if index_key(v.config) != base_key]
+    doc_paths = list(docs) if docs else []
+    if needs_index and not doc_paths:
+        if collection is None:
+            raise BunkoError("no documents to index: pass --docs PATH (or --samples)")
+        doc_paths, missing = collection_documents(collection)
+        if missing:
+            notes.append(f"{len(missing)} document(s) of the collection no longer exist and were not re-indexed: {', '.join(missing[:5])}")
+        if not doc_paths:
+            raise BunkoError(f"{collection}: none of its documents can be found to re-index; pass --docs PATH")
+    if any(item.relevant_chunk_ids for item in items) and any(
+        index_key(v.config) != base_key for v in variants
+    ):
+        notes.append(
+            "relevant_chunk_ids name chunks of one chunking; configurations that re-chunk the documents "
+            "produce other chunk ids, so their chunk-level retrieval scores are not comparable"
+        )
+
+    runs: list[RunResult] = []
+    with tempfile.TemporaryDirectory(prefix="bunko-eval-", dir=workdir) as tmp:
+        built: dict[str, tuple[Path, int]] = {}
+        for variant in variants:
+            key = index_key(variant.config)
+            model = embedders.get(variant.config)
+            ingest_seconds = None
+            failures: list[str] = []
+            if collection is not None and key == base_key:
+                path, index = collection, "collection"
+            elif key in built:
+                path, number = built[key]
+                index = f"temporary #{number}"
+            else:
+                number = len(built) + 1
+                path = Path(tmp) / f"index-{number}" / ".bunko"
+                built[key] = (path, number)
+                index = f"temporary #{number}"
+                if progress:
+                    progress(f"{variant.name}: indexing {len(doc_paths)} path(s)", 0, 1)
+                started = time.perf_counter()
+                kb = Bunko(path, config=variant.config, embedder=model)
+                kb.root = root  # sources named as in the original collection (or the current folder), so chunk ids compare
+                try:
+                    report = kb.ingest(doc_paths)
+                finally:
+                    kb.close()
+                ingest_seconds = time.perf_counter() - started
+                failures = [f"{job.source}: {job.error_code} {job.error_detail or ''}".strip() for job in report.failed]
+            kb = Bunko(path, config=variant.config, embedder=model, create=False)
+            try:
+                chunks = kb.store.chunk_count()
+
+                def tick(done: int, total: int, item: GoldenItem, name: str = variant.name) -> None:
+                    if progress:
+                        progress(f"{name}: {item.id}", done, total)
+
+                records = evaluate_collection(kb, items, k=max(ks), progress=tick)
+            finally:
+                kb.close()
+            runs.append(RunResult(
+                name=variant.name, origin=variant.origin, config=variant.config.model_dump(), index=index, chunks=chunks,
+                ingest_seconds=ingest_seconds, records=records, scores=[], summary={}, ingest_failures=failures,
+            ))
+    stages = stage_order(stage for run in runs for record in run.records for stage in record.timings)
+    for run in runs:
+        run.scores, run.summary, run.by_tag = summarise(items, run.records, ks, stages)
+        errors = [r for r in run.records if r.error]
+        if errors:
+            notes.append(f"{run.name}: {len(errors)} question(s) failed, first: {errors[0].item_id}: {errors[0].error}")
+        if run.ingest_failures:
+            notes.append(f"{run.name}: {len(run.ingest_failures)} document(s) failed to index, first: {run.ingest_failures[0]}")
+    if any(r.summary.get("faithfulness") is not None for r in runs) and not any(
+        s.support is not None for run in runs for record in run.records for s in record.sentences
+    ):
+        notes.append("faithfulness: no sentence carries a support score, so every verdict is the default 'supported'")
+    return Experiment(
+        golden=golden, items=list(items), runs=runs, ks=ks, stages=stages,
+        comparisons=compare(runs, ks, stages, resamples, seed), resamples=resamples, seed=seed, notes=notes,
+    )

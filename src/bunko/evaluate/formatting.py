@@ -1,0 +1,57 @@
+"""How numbers read in every report: one place, so Markdown, HTML and the terminal agree."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bunko.evaluate.bootstrap import Interval
+from bunko.evaluate.golden import GoldenItem
+from bunko.evaluate.metrics import describe
+from bunko.evaluate.records import QuestionRecord
+from bunko.evaluate.relevance import matched_units
+
+
+def is_latency(metric: str) -> bool:
+    return metric.startswith("latency_")
+
+
+def value(metric: str, number: float | None) -> str:
+    if number is None:
+        return "–"
+    if is_latency(metric):
+        return f"{number * 1000:.1f} ms"
+    if metric == "cost":
+        return f"{number:.5f}"
+    if metric == "tokens":
+        return f"{number:.0f}"
+    return f"{number:.3f}"
+
+
+def interval(metric: str, diff: Interval | None) -> str:
+    """`+0.050 [+0.010, +0.090]*` — the star marks an interval that excludes zero."""
+    if diff is None:
+        return "–"
+    scale, unit = (1000.0, " ms") if is_latency(metric) else (1.0, "")
+    digits = 1 if is_latency(metric) else 3
+    star = "*" if diff.significant else ""
+    return f"{diff.diff * scale:+.{digits}f}{unit} [{diff.low * scale:+.{digits}f}, {diff.high * scale:+.{digits}f}]{star}"
+
+
+def main_k(ks: Sequence[int]) -> int:
+    """The cut-off the summaries show: 5 when measured (bunko's default k), else the largest."""
+    return 5 if 5 in ks else max(ks)
+
+
+def key_metrics(ks: Sequence[int]) -> list[str]:
+    k = main_k(ks)
+    return [f"recall@{k}", "mrr", f"ndcg@{k}", f"table_hit@{k}", "fact_match", "citation_precision", "abstention_recall", "latency_p50.total"]
+
+
+def first_relevant_rank(item: GoldenItem, record: QuestionRecord) -> int | None:
+    return next(
+        (rank for rank, h in enumerate(record.hits, start=1) if matched_units(item, h.chunk_id, h.source, h.pages)), None
+    )
+
+
+def direction(metric: str) -> str:
+    return "↑" if describe(metric).higher_is_better else "↓"

@@ -1,0 +1,258 @@
+"""Retrieval, answer and operations metrics — each with its formula, so a number can be checked by hand.
+
+Notation for one question: hits h_1 … h_n in rank order; M_i = the relevant *units* hit h_i
+covers (chunk ids, pages or sources — see relevance.py); R = all relevant units of the question.
+
+Retrieval (questions with relevant evidence; absent questions have none and are skipped)
+
+- recall@k      = |M_1 ∪ … ∪ M_k| / |R|
+- precision@k   = |{i ≤ k : M_i ≠ ∅}| / k          (k, not n: returning fewer hits is not rewarded)
+- mrr           = 1 / min{i : M_i ≠ ∅}, or 0 when no hit is relevant (mean over questions = MRR)
+- ndcg@k        = DCG@k / IDCG@k, DCG@k = Σ_{i≤k} g_i / log2(i + 1), with g_i = 1 when h_i covers a
+                  unit no earlier hit covered (a second chunk of the same relevant file adds nothing),
+                  IDCG@k = Σ_{i ≤ min(k, |R|)} 1 / log2(i + 1)
+- page_hit@k    = 1 when a top-k hit lies on a relevant page (questions with relevant_pages)
+- table_hit@k   = 1 when a top-k hit is relevant *and* contains a table (questions of type "table"):
+                  the table itself was retrieved, not only prose near it
+
+Answer
+
+- fact_match          = 1 when an expected answer occurs in the answer after normalisation
+                        (normalize.py: NFKC, case, thousands separators, punctuation, CJK-aware spaces);
+                        answerable questions with expected_answer; an abstention scores 0
+- citation_precision  = Σ relevant citations / Σ citations, over answered questions with relevant evidence
+- citation_coverage   = Σ sentences with ≥ 1 citation / Σ sentences, over answered questions
+- faithfulness        = Σ sentences with verdict "supported" / Σ sentences, over answered questions
+                        (the citation checker sets each AnswerSentence.verdict; without it every verdict
+                        is the default "supported" and this reads 1.0)
+- abstention_precision = |abstained ∧ absent| / |abstained|   (of the refusals, how many were right)
+- abstention_recall    = |abstained ∧ absent| / |absent|      (of the unanswerable, how many were refused)
+
+Operations
+
+- latency_p50.<stage>, latency_p95.<stage> = the 50th / 95th percentile (linear interpolation) of the
+  seconds the `ask` trace records for that stage (embed_query, dense, keyword, generate, …, total)
+- tokens, cost = mean LLM tokens / cost per question, over questions whose trace reports usage
+
+Every metric except the percentiles is a ratio of sums Σ num / Σ den over questions (den = 1 for a
+per-question mean; den = 0 when the metric does not apply). That one shape is what lets bootstrap.py
+resample questions and recompute any metric exactly as it was computed on the full set.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence, Set
+from dataclasses import dataclass
+
+import numpy as np
+
+from bunko.evaluate.golden import GoldenItem
+from bunko.evaluate.normalize import contains
+from bunko.evaluate.records import QuestionRecord
+from bunko.evaluate.relevance import matched_units, page_hit, relevant_units
+
+Ratio = tuple[float, float]
+"""(numerator, denominator) of one question's contribution; denominator 0 means "does not apply"."""
+
+DEFAULT_KS = (1, 5, 10)
+RETRIEVAL_AT_K = ("recall", "precision", "ndcg", "page_hit", "table_hit")
+ANSWER_METRICS = ("fact_match", "citation_precision", "citation_coverage", "faithfulness", "abstention_precision", "abstention_recall")
+LATENCY_QUANTILES = {"latency_p50": 50.0, "latency_p95": 95.0}
+
+
+# -- retrieval, on one ranked list ------------------------------------------------
+def recall_at_k(matches: Sequence[Set[str]], relevant: Set[str], k: int) -> float:
+    if not relevant:
+        raise ValueError("recall needs at least one relevant unit")
+    found: set[str] = set()
+    for units in matches[:k]:
+        found |= units & relevant
+    return len(found) / len(relevant)
+
+
+def precision_at_k(matches: Sequence[Set[str]], k: int) -> float:
+    return sum(1 for units in matches[:k] if units) / k
+
+
+def reciprocal_rank(matches: Sequence[Set[str]]) -> float:
+    return next((1.0 / rank for rank, units in enumerate(matches, start=1) if units), 0.0)
+
+
+def ndcg_at_k(matches: Sequence[Set[str]], relevant_count: int, k: int) -> float:
+    if relevant_count <= 0:
+        raise ValueError("nDCG needs at least one relevant unit")
+    seen: set[str] = set()
+    dcg = 0.0
+    for rank, units in enumerate(matches[:k], start=1):
+        if units - seen:
+            dcg += 1.0 / math.log2(rank + 1)
+        seen |= units
+    ideal = sum(1.0 / math.log2(rank + 1) for rank in range(1, min(k, relevant_count) + 1))
+    return dcg / ideal
+
+
+# -- answers ----------------------------------------------------------------------
+def fact_match(answer: str, expected: Iterable[str]) -> bool:
+    return any(contains(answer, value) for value in expected)
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    return float(np.percentile(np.asarray(values, dtype=float), q)) if len(values) else None
+
+
+# -- per question -----------------------------------------------------------------
+def retrieval_scores(item: GoldenItem, record: QuestionRecord, ks: Sequence[int]) -> dict[str, Ratio]:
+    scores: dict[str, Ratio] = {}
+    relevant = relevant_units(item)
+    matches = [matched_units(item, h.chunk_id, h.source, h.pages) for h in record.hits]
+    measured = bool(relevant) and not item.absent
+    scores["mrr"] = (reciprocal_rank(matches), 1.0) if measured else (0.0, 0.0)
+    for k in ks:
+        if measured:
+            scores[f"recall@{k}"] = (recall_at_k(matches, relevant, k), 1.0)
+            scores[f"precision@{k}"] = (precision_at_k(matches, k), 1.0)
+            scores[f"ndcg@{k}"] = (ndcg_at_k(matches, len(relevant), k), 1.0)
+        else:
+            scores[f"recall@{k}"] = scores[f"precision@{k}"] = scores[f"ndcg@{k}"] = (0.0, 0.0)
+        top = record.hits[:k]
+        if item.relevant_pages and not item.absent:
+            scores[f"page_hit@{k}"] = (float(any(page_hit(item, h.source, h.pages) for h in top)), 1.0)
+        else:
+            scores[f"page_hit@{k}"] = (0.0, 0.0)
+        if item.type == "table" and measured:
+            table = any("table" in h.kinds and units for h, units in zip(top, matches, strict=False))
+            scores[f"table_hit@{k}"] = (float(table), 1.0)
+        else:
+            scores[f"table_hit@{k}"] = (0.0, 0.0)
+    return scores
+
+
+def answer_scores(item: GoldenItem, record: QuestionRecord) -> dict[str, Ratio]:
+    scores: dict[str, Ratio] = {}
+    answered = not record.abstained and bool(record.sentences)
+    if not item.absent and item.expected_answers:
+        scores["fact_match"] = (float(not record.abstained and fact_match(record.answer, item.expected_answers)), 1.0)
+    else:
+        scores["fact_match"] = (0.0, 0.0)
+    if answered and not item.absent and item.has_relevance:
+        pages_of = {h.chunk_id: h.pages for h in record.hits}
+        citations = [c for s in record.sentences for c in s.citations]
+        relevant = sum(
+            1 for c in citations
+            if matched_units(item, c.chunk_id, c.source, [c.page] if c.page is not None else pages_of.get(c.chunk_id, []))
+        )
+        scores["citation_precision"] = (float(relevant), float(len(citations)))
+    else:
+        scores["citation_precision"] = (0.0, 0.0)
+    if answered:
+        sentences = record.sentences
+        scores["citation_coverage"] = (float(sum(1 for s in sentences if s.citations)), float(len(sentences)))
+        scores["faithfulness"] = (float(sum(1 for s in sentences if s.verdict == "supported")), float(len(sentences)))
+    else:
+        scores["citation_coverage"] = scores["faithfulness"] = (0.0, 0.0)
+    right = float(record.abstained and item.absent)
+    scores["abstention_precision"] = (right, float(record.abstained))
+    scores["abstention_recall"] = (right, float(item.absent))
+    return scores
+
+
+def usage_scores(record: QuestionRecord) -> dict[str, Ratio]:
+    scores: dict[str, Ratio] = {}
+    tokens = record.usage.get("total_tokens")
+    if tokens is None and ("prompt_tokens" in record.usage or "completion_tokens" in record.usage):
+        tokens = record.usage.get("prompt_tokens", 0.0) + record.usage.get("completion_tokens", 0.0)
+    scores["tokens"] = (float(tokens), 1.0) if tokens is not None else (0.0, 0.0)
+    cost = record.usage.get("cost")
+    scores["cost"] = (float(cost), 1.0) if cost is not None else (0.0, 0.0)
+    return scores
+
+
+def score_question(item: GoldenItem, record: QuestionRecord, ks: Sequence[int] = DEFAULT_KS) -> dict[str, Ratio]:
+    """Every ratio metric's (num, den) for one question."""
+    return {**retrieval_scores(item, record, ks), **answer_scores(item, record), **usage_scores(record)}
+
+
+# -- aggregation ------------------------------------------------------------------
+def aggregate_ratio(pairs: Iterable[Ratio]) -> float | None:
+    num = den = 0.0
+    for n, d in pairs:
+        num += n
+        den += d
+    return num / den if den > 0 else None
+
+
+def aggregate(scores: Sequence[Mapping[str, Ratio]], timings: Sequence[Mapping[str, float]], stages: Sequence[str]) -> dict[str, float | None]:
+    """Summary values of every metric over a set of questions (None: the metric does not apply)."""
+    names = list(dict.fromkeys(name for row in scores for name in row))
+    summary: dict[str, float | None] = {name: aggregate_ratio(row[name] for row in scores if name in row) for name in names}
+    for stage in stages:
+        values = [t[stage] for t in timings if stage in t]
+        for metric, q in LATENCY_QUANTILES.items():
+            summary[f"{metric}.{stage}"] = percentile(values, q)
+    return summary
+
+
+def applicable(scores: Sequence[Mapping[str, Ratio]], name: str) -> int:
+    """How many questions a ratio metric was measured on."""
+    return sum(1 for row in scores if row.get(name, (0.0, 0.0))[1] > 0)
+
+
+# -- the catalogue ----------------------------------------------------------------
+@dataclass(frozen=True)
+class MetricInfo:
+    name: str
+    group: str
+    higher_is_better: bool
+    formula: str
+
+
+_FORMULAS = {
+    "recall": "|relevant units in top k| / |relevant units|",
+    "precision": "relevant hits in top k / k",
+    "mrr": "1 / rank of the first relevant hit (0 if none), mean over questions",
+    "ndcg": "Σ new-relevant_i / log2(i+1) over top k, divided by the ideal",
+    "page_hit": "share of questions with relevant_pages whose top k includes a relevant page",
+    "table_hit": "share of table questions whose top k includes a relevant chunk containing a table",
+    "fact_match": "share of answerable questions whose answer contains an expected answer (normalised)",
+    "citation_precision": "citations to relevant evidence / citations (answered questions)",
+    "citation_coverage": "sentences with ≥1 citation / sentences (answered questions)",
+    "faithfulness": "sentences with verdict 'supported' / sentences (answered questions)",
+    "abstention_precision": "abstentions on absent questions / abstentions",
+    "abstention_recall": "abstentions on absent questions / absent questions",
+    "tokens": "mean LLM tokens per question (from the trace)",
+    "cost": "mean LLM cost per question (from the trace)",
+}
+
+
+def describe(name: str) -> MetricInfo:
+    """Group, direction and formula of a metric name such as ``recall@5`` or ``latency_p95.total``."""
+    base, _, suffix = name.partition("@")
+    if base in RETRIEVAL_AT_K and suffix.isdigit():
+        return MetricInfo(name, "retrieval", True, _FORMULAS[base].replace("top k", f"top {suffix}"))
+    if name == "mrr":
+        return MetricInfo(name, "retrieval", True, _FORMULAS[name])
+    if name in ANSWER_METRICS:
+        return MetricInfo(name, "answer", True, _FORMULAS[name])
+    if name in ("tokens", "cost"):
+        return MetricInfo(name, "ops", False, _FORMULAS[name])
+    quantile, _, stage = name.partition(".")
+    if quantile in LATENCY_QUANTILES and stage:
+        return MetricInfo(name, "ops", False, f"{LATENCY_QUANTILES[quantile]:g}th percentile of seconds in stage '{stage}'")
+    raise KeyError(name)
+
+
+def metric_names(ks: Sequence[int], stages: Sequence[str]) -> list[str]:
+    """Every metric in report order: retrieval, answer, operations."""
+    names = [f"recall@{k}" for k in ks] + [f"precision@{k}" for k in ks] + ["mrr"] + [f"ndcg@{k}" for k in ks]
+    names += [f"page_hit@{k}" for k in ks] + [f"table_hit@{k}" for k in ks]
+    names += list(ANSWER_METRICS)
+    for stage in stages:
+        names += [f"{quantile}.{stage}" for quantile in LATENCY_QUANTILES]
+    return [*names, "tokens", "cost"]
+
+
+def stage_order(stages: Iterable[str]) -> list[str]:
+    """'total' first, then the stages in a stable order."""
+    unique = set(stages)
+    return (["total"] if "total" in unique else []) + sorted(unique - {"total"})

@@ -1,0 +1,160 @@
+"""The experiment as Markdown: small enough to paste into a pull request, complete enough to decide on."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from bunko.config import Config
+from bunko.evaluate import formatting as fmt
+from bunko.evaluate.experiments import Experiment, RunResult
+from bunko.evaluate.metrics import applicable, fact_match
+from bunko.evaluate.variants import differences
+
+MAX_MISSES = 15
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| " + " | ".join(cell(h) for h in header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def overview(experiment: Experiment) -> str:
+    langs = Counter(item.lang for item in experiment.items)
+    types = Counter(item.type for item in experiment.items)
+    return (
+        f"{len(experiment.items)} questions ("
+        + ", ".join(f"{lang} {n}" for lang, n in sorted(langs.items()))
+        + "; "
+        + ", ".join(f"{kind} {n}" for kind, n in sorted(types.items()))
+        + ")"
+    )
+
+
+def configuration_rows(experiment: Experiment) -> list[list[str]]:
+    base = Config.model_validate(experiment.runs[0].config)
+    rows = []
+    for run in experiment.runs:
+        changes = differences(base, Config.model_validate(run.config)) if run is not experiment.runs[0] else ["(baseline)"]
+        indexed = run.index + (f", indexed in {run.ingest_seconds:.1f} s" if run.ingest_seconds is not None else "")
+        rows.append([run.name, run.origin, f"{indexed}, {run.chunks} chunks", "; ".join(changes) or "(same settings)"])
+    return rows
+
+
+def comparison_rows(experiment: Experiment) -> list[list[str]]:
+    rows = []
+    for comparison in experiment.comparisons:
+        row = [f"{comparison.metric} {fmt.direction(comparison.metric)}"]
+        row += [fmt.value(comparison.metric, comparison.values[run.name]) for run in experiment.runs]
+        if len(experiment.runs) > 1:
+            row.append(comparison.winner or "–")
+            row += [fmt.interval(comparison.metric, comparison.diffs.get(run.name)) for run in experiment.runs[1:]]
+        rows.append(row)
+    return rows
+
+
+def comparison_header(experiment: Experiment) -> list[str]:
+    header = ["metric", *(run.name for run in experiment.runs)]
+    if len(experiment.runs) > 1:
+        header.append("winner")
+        header += [f"{run.name} − {experiment.baseline} [95% CI]" for run in experiment.runs[1:]]
+    return header
+
+
+def breakdown_lines(experiment: Experiment, run: RunResult) -> list[str]:
+    metrics = [m for m in fmt.key_metrics(experiment.ks) if run.summary.get(m) is not None]
+    lines: list[str] = []
+    for dimension, groups in run.by_tag.items():
+        counts = Counter(item.lang if dimension == "lang" else item.type for item in experiment.items)
+        rows = [[f"{value} ({counts[value]})", *(fmt.value(m, summary.get(m)) for m in metrics)] for value, summary in groups.items()]
+        lines += [f"**{run.name}** by {dimension}", "", *_table([dimension, *metrics], rows), ""]
+    return lines
+
+
+def misses(experiment: Experiment, run: RunResult) -> list[list[str]]:
+    """Questions worth a look: evidence not retrieved, expected answer missing, or a wrong abstention."""
+    k = fmt.main_k(experiment.ks)
+    rows = []
+    for item, record in zip(experiment.items, run.records, strict=True):
+        rank = fmt.first_relevant_rank(item, record)
+        problems = []
+        if record.error:
+            problems.append(f"error: {record.error}")
+        if item.absent and not record.abstained:
+            problems.append("answered an absent question")
+        if not item.absent and record.abstained:
+            problems.append("abstained")
+        if item.has_relevance and not item.absent and (rank is None or rank > k):
+            problems.append(f"no relevant hit in top {k}")
+        if item.expected_answers and not record.abstained and not fact_match(record.answer, item.expected_answers):
+            problems.append("expected answer not in the answer")
+        if problems:
+            rows.append([item.id, item.lang, item.type, item.question, "; ".join(problems), record.answer[:120]])
+    return rows
+
+
+_WHY_UNMEASURED = {
+    "page_hit": "page_hit (no question has relevant_pages)",
+    "table_hit": "table_hit (no table question with relevant evidence)",
+    "fact_match": "fact_match (no answerable question has expected_answer)",
+    "citation_precision": "citation_precision (no answered question with relevant evidence)",
+    "abstention_precision": "abstention_precision (no question was abstained on)",
+    "abstention_recall": "abstention_recall (no absent questions)",
+    "tokens": "tokens and cost (no LLM usage in the traces)",
+}
+
+
+def unmeasured(experiment: Experiment) -> list[str]:
+    """Metrics that apply to no question of this golden set, with the reason, so a gap is not mistaken for a zero."""
+    measured = {c.metric.partition("@")[0] for c in experiment.comparisons}
+    return [reason for base, reason in _WHY_UNMEASURED.items() if base not in measured]
+
+
+def render_markdown(experiment: Experiment, gate_failures: list[str] | None = None) -> str:
+    lines = [
+        "# bunko evaluation",
+        "",
+        f"Golden set `{experiment.golden}`: {overview(experiment)}. Differences are against the baseline "
+        f"**{experiment.baseline}** with 95% paired-bootstrap intervals over questions ({experiment.resamples} resamples, "
+        "seed {}); `*` marks an interval that excludes zero. ↑ higher is better, ↓ lower is better.".format(experiment.seed),
+        "",
+        "## Configurations",
+        "",
+        *_table(["name", "from", "index", "settings"], configuration_rows(experiment)),
+        "",
+        "## Comparison",
+        "",
+        *_table(comparison_header(experiment), comparison_rows(experiment)),
+        "",
+    ]
+    missing = unmeasured(experiment)
+    if missing:
+        lines += ["Not measured: " + "; ".join(missing) + ".", ""]
+    if gate_failures is not None:
+        lines += ["## Gate", ""]
+        lines += [f"- FAILED {failure}" for failure in gate_failures] or ["- passed"]
+        lines.append("")
+    if experiment.notes:
+        lines += ["## Notes", "", *(f"- {note}" for note in experiment.notes), ""]
+    lines += ["## Breakdown", ""]
+    for run in experiment.runs:
+        lines += breakdown_lines(experiment, run)
+    lines += ["## Questions to look at", ""]
+    for run in experiment.runs:
+        rows = misses(experiment, run)
+        lines += [f"**{run.name}**: {len(rows)} of {len(run.records)}", ""]
+        if rows:
+            shown = rows[:MAX_MISSES]
+            lines += _table(["id", "lang", "type", "question", "problem", "answer"], shown)
+            if len(rows) > len(shown):
+                lines.append(f"\n… {len(rows) - len(shown)} more in the HTML report.")
+            lines.append("")
+    lines += ["## Metric definitions", ""]
+    base = experiment.runs[0]
+    for comparison in experiment.comparisons:
+        measured_on = "" if comparison.info.group == "ops" else f" (measured on {applicable(base.scores, comparison.metric)} questions)"
+        lines.append(f"- **{comparison.metric}** — {comparison.info.formula}{measured_on}")
+    return "\n".join(lines) + "\n"
