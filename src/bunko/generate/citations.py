@@ -47,6 +47,14 @@ SUPPORTED, UNSUPPORTED, UNCITED = "supported", "unsupported", "uncited"
 _MARKER = re.compile(r"\s?[\[［【]\s*(\d{1,3}(?:\s*[,，、]\s*\d{1,3})*)\s*[\]］】]")
 _LEADING_MARKERS = re.compile(r"^(?:\s*[\[［【]\s*\d{1,3}(?:\s*[,，、]\s*\d{1,3})*\s*[\]］】])+")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_FUNCTION_CHARS = re.compile(r"[\u3040-\u309f的是了在有和与為为及或等这這那个個们們也就都而吗嗎呢吧]")
+"""Hiragana (Japanese particles and endings) and Chinese function characters: a bigram holding one is grammar, not content."""
+
+
+def content_tokens(tokens: list[str]) -> set[str]:
+    """Tokens that carry meaning: bigrams of grammar (の宿, です, 的年) would make any Japanese sentence look unsupported."""
+    kept = {t for t in tokens if not _FUNCTION_CHARS.search(t)}
+    return kept or set(tokens)
 
 
 @dataclass
@@ -92,10 +100,28 @@ def parse_sentences(answer: str) -> list[tuple[str, list[int]]]:
     return parsed
 
 
+_NUMERALS = {
+    "一": "1", "二": "2", "两": "2", "兩": "2", "三": "3", "四": "4", "五": "5", "六": "6", "七": "7", "八": "8", "九": "9", "十": "10",
+    "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9",
+    "ten": "10", "eleven": "11", "twelve": "12",
+}
+_NUMERAL = re.compile(r"[一二两兩三四五六七八九十]|\b(?:" + "|".join(k for k in _NUMERALS if k.isascii()) + r")\b", re.IGNORECASE)
+
+
 def numbers(text: str) -> set[str]:
     """Numbers as written, without thousands separators: "12,000" and "12000" are the same number."""
     folded = unicodedata.normalize("NFKC", text)
     return {n.replace(",", "") for n in _NUMBER.findall(folded)}
+
+
+def stated_numbers(sentence: str) -> set[str]:
+    """The numbers a sentence asserts. "1" is left out: "1泊", "1分あたり", "per 1 user" restate a unit, not a fact."""
+    return numbers(sentence) - {"1"}
+
+
+def source_numbers(text: str) -> set[str]:
+    """Numbers in a source, including small ones spelled out (三家, three suppliers) that an answer may write as digits."""
+    return numbers(text) | {_NUMERALS[m.group().lower()] for m in _NUMERAL.finditer(text)}
 
 
 class CitationChecker:
@@ -139,11 +165,11 @@ class CitationChecker:
         unit_tokens = {i: [set(self.analyzer(u)) for u in units[i]] for i in needed}
         tokens = {i: set(self.analyzer(hits[i - 1].chunk.embed_text)) for i in needed}
         for item in items:
-            sentence_tokens = set(self.analyzer(item.text))
+            sentence_tokens = content_tokens(self.analyzer(item.text))
             cited_tokens = set().union(*(tokens[i] for i in item.source_ids))
             item.lexical = round(len(sentence_tokens & cited_tokens) / len(sentence_tokens), 4) if sentence_tokens else 0.0
             cited_text = " ".join(hits[i - 1].chunk.text for i in item.source_ids)
-            item.numbers_ok = numbers(item.text) <= numbers(cited_text)
+            item.numbers_ok = stated_numbers(item.text) <= source_numbers(cited_text)
             for i in item.source_ids:
                 overlaps = [len(sentence_tokens & t) for t in unit_tokens[i]]
                 item.quotes[i] = units[i][int(np.argmax(overlaps))] if overlaps else hits[i - 1].chunk.text
