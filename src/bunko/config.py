@@ -109,6 +109,12 @@ class RetrieveConfig(_Section):
         0.9, ge=0, le=2, description="Dense hits farther than this cosine distance (1 - similarity) are dropped."
     )
     analyzer: str = "multilingual"
+    ann_threshold: int | None = Field(
+        50_000, ge=1, description="From this many chunks on, dense search uses a persisted HNSW graph; unset = always exact."
+    )
+    vector_precision: Literal["float32", "float16", "int8"] = Field(
+        "float32", description="Storage of HNSW vectors: float16 halves memory at ~no recall cost; int8 quarters it at a measured one."
+    )
 
 
 class RerankConfig(_Section):

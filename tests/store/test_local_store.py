@@ -50,3 +50,22 @@ def test_other_embedder_is_refused_until_reembed(make_kb, tmp_path: Path, embedd
     assert hit.chunk.source == "docs/a.md" and hit.distance is not None and hit.distance < 0.5
     kb.close()
     Bunko(tmp_path / ".bunko", embedder=ReversedUse(embedder)).close()  # now accepted
+
+
+def test_hnsw_past_the_threshold_finds_what_exact_search_finds(make_kb, samples_dir: Path) -> None:
+    from bunko import Config
+
+    config = Config()
+    config.retrieve.ann_threshold = 10
+    ann_kb = make_kb(config=config, name="ann")
+    exact_kb = make_kb(name="exact")
+    ann_kb.ingest(samples_dir)
+    exact_kb.ingest(samples_dir)
+    queries = ["宿泊費の上限", "年假有几天", "API rate limit", "E-1024 同步冲突", "パスワードの長さ"]
+    for query in queries:
+        ann = [h.chunk.chunk_id for h in ann_kb.search(query, k=5, mode="dense")]
+        exact = [h.chunk.chunk_id for h in exact_kb.search(query, k=5, mode="dense")]
+        assert ann == exact
+    assert ann_kb.store._index.ann_active and not exact_kb.store._index.ann_active
+    filtered = ann_kb.search("休暇", k=3, mode="dense", filters={"source": {"$glob": "*-zh.md"}})
+    assert len(filtered) == 3 and all(h.chunk.source.endswith("-zh.md") for h in filtered)

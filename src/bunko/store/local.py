@@ -78,7 +78,7 @@ def _chunk_from_row(row: Sequence[Any]) -> Chunk:
 
 
 class LocalStore:
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, ann_threshold: int | None = None, vector_precision: str = "float32") -> None:
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
@@ -88,7 +88,7 @@ class LocalStore:
         self._db.executescript(_SCHEMA)
         if self.get_meta("schema_version") is None:
             self.set_meta("schema_version", SCHEMA_VERSION)
-        self._index = MemoryIndex(folder / "index")
+        self._index = MemoryIndex(folder / "index", ann_threshold=ann_threshold, vector_precision=vector_precision)
 
     def close(self) -> None:
         with self._lock:

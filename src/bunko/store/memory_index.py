@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from bunko.retrieve.ann import EXACT_SUBSET_ROWS, HnswIndex
 from bunko.retrieve.bm25 import BM25Index
 from bunko.retrieve.filters import BUILTIN_FIELDS, filter_key, mask_for
 from bunko.retrieve.topk import top_k
@@ -25,8 +26,11 @@ _MASK_CACHE_SIZE = 64
 
 
 class MemoryIndex:
-    def __init__(self, cache_dir: Path) -> None:
+    def __init__(self, cache_dir: Path, ann_threshold: int | None = None, vector_precision: str = "float32") -> None:
         self.cache_dir = cache_dir
+        self.ann_threshold = ann_threshold
+        self.ann = HnswIndex(cache_dir, precision=vector_precision) if ann_threshold is not None else None
+        self.ann_active = False
         self.generation = -1
         self.ids: list[str] = []
         self.vectors = np.zeros((0, 0), dtype=np.float32)
@@ -58,7 +62,19 @@ class MemoryIndex:
         self._records = None
         self._masks.clear()
         self.known_fields = set(BUILTIN_FIELDS) | {key for r in records for key in r} - {"pages", "section_path", "kinds"}
+        self._sync_ann()
         self.generation = generation
+
+    def _sync_ann(self) -> None:
+        """Past `ann_threshold` rows, dense search goes through the persisted HNSW graph."""
+        self.ann_active = self.ann is not None and self.ann_threshold is not None and len(self.ids) >= self.ann_threshold
+        if self.ann is None or not self.ann_active:
+            return
+        # chunk id + a projection of the vector: a re-embedded or rewritten chunk is a new graph entry
+        direction = np.random.default_rng(20261202).standard_normal(self.vectors.shape[1]).astype(np.float32)
+        fingerprints = self.vectors @ direction
+        keys = [f"{cid}|{fp:.9e}" for cid, fp in zip(self.ids, fingerprints.tolist(), strict=True)]
+        self.ann.sync(keys, self.vectors)
 
     def _save_bm25(self, bm25: BM25Index, prefix: str) -> None:
         """Write the cache atomically enough: a torn cache fails the size check and is rebuilt."""
@@ -96,6 +112,12 @@ class MemoryIndex:
         query = np.asarray(vector, dtype=np.float32).ravel()
         if query.shape[0] != self.vectors.shape[1]:
             raise ValueError(f"query vector has dimension {query.shape[0]}, the collection {self.vectors.shape[1]}")
+        if self.ann is not None and self.ann_active and (allowed is None or int(allowed.sum()) > EXACT_SUBSET_ROWS):
+            return [(self.ids[row], score) for row, score in self.ann.search(query, k, allowed)]
+        if allowed is not None and int(allowed.sum()) < len(self.ids) // 4:
+            rows = np.flatnonzero(allowed)
+            subset = self.vectors[rows] @ query
+            return [(self.ids[rows[i]], s) for i, s in top_k(subset, k)]
         scores = self.vectors @ query
         return [(self.ids[i], s) for i, s in top_k(scores, k, allowed)]
 

@@ -44,13 +44,14 @@ def split_dsn(dsn: str) -> tuple[str, str]:
 
 def open_store(config: Config, folder: Path) -> Store:
     """The collection's store: ``folder / "store"`` for local, else the configured PostgreSQL."""
-    return open_store_at(config.store, folder)
+    return open_store_at(config.store, folder, config)
 
 
-def open_store_at(location: str, folder: Path) -> Store:
+def open_store_at(location: str, folder: Path, config: Config | None = None) -> Store:
     """A store by location ("local" or a postgresql:// DSN); `folder` is the collection folder."""
     if location == LOCAL:
-        return LocalStore(folder / "store")
+        retrieve = (config or Config()).retrieve
+        return LocalStore(folder / "store", ann_threshold=retrieve.ann_threshold, vector_precision=retrieve.vector_precision)
     if is_postgres(location):
         try:
             from bunko.store.postgres import PostgresStore

@@ -1,0 +1,76 @@
+"""HNSW against exact search on random clustered data; filters, updates and persistence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bunko.retrieve.ann import HnswIndex
+
+DIM = 64
+
+
+def _data(n: int, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    centers = rng.standard_normal((40, DIM))
+    x = centers[rng.integers(0, 40, n)] + 0.7 * rng.standard_normal((n, DIM))
+    return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+
+
+def _recall(index: HnswIndex, vectors: np.ndarray, queries: np.ndarray, allowed: np.ndarray | None = None) -> float:
+    total = 0.0
+    for q in queries:
+        scores = vectors @ q
+        if allowed is not None:
+            scores = np.where(allowed, scores, -np.inf)
+        exact = set(np.argsort(-scores)[:10].tolist())
+        total += len(exact & {row for row, _ in index.search(q, 10, allowed)}) / 10
+    return total / len(queries)
+
+
+@pytest.mark.parametrize(("precision", "minimum"), [("float32", 0.98), ("float16", 0.98), ("int8", 0.90)])
+def test_hnsw_recall_at_10_against_exact(tmp_path: Path, precision: str, minimum: float) -> None:
+    vectors = _data(5000)
+    index = HnswIndex(tmp_path, precision=precision)
+    index.sync([f"c{i}" for i in range(len(vectors))], vectors)
+    assert _recall(index, vectors, _data(50, seed=1)) >= minimum
+
+
+def test_filtered_hnsw_returns_only_allowed_rows_and_k_of_them(tmp_path: Path) -> None:
+    vectors = _data(4000)
+    index = HnswIndex(tmp_path)
+    index.sync([f"c{i}" for i in range(len(vectors))], vectors)
+    allowed = np.zeros(len(vectors), dtype=bool)
+    allowed[::3] = True
+    for q in _data(10, seed=2):
+        rows = [row for row, _ in index.search(q, 10, allowed)]
+        assert len(rows) == 10 and all(allowed[r] for r in rows)
+    assert _recall(index, vectors, _data(30, seed=3), allowed) >= 0.95
+
+
+def test_sync_adds_new_rows_tombstones_removed_ones_and_persists(tmp_path: Path) -> None:
+    vectors = _data(3000)
+    keys = [f"c{i}" for i in range(len(vectors))]
+    index = HnswIndex(tmp_path)
+    index.sync(keys, vectors)
+    assert index.rebuilt
+    kept_keys, kept = keys[100:], vectors[100:]
+    extra = _data(200, seed=9)
+    reopened = HnswIndex(tmp_path)
+    reopened.sync(kept_keys + [f"n{i}" for i in range(200)], np.vstack([kept, extra]))
+    assert not reopened.rebuilt, "a small change updates the persisted graph instead of rebuilding it"
+    hit_row, score = reopened.search(extra[5], 1, None)[0]
+    assert hit_row == len(kept) + 5 and score == pytest.approx(1.0, abs=1e-4)
+    removed_query = vectors[10]
+    assert all(row < len(kept) + 200 for row, _ in reopened.search(removed_query, 10, None))
+    assert np.count_nonzero(reopened.row_of_entry < 0) == 100
+
+
+def test_many_tombstones_trigger_a_rebuild(tmp_path: Path) -> None:
+    vectors = _data(2000)
+    index = HnswIndex(tmp_path)
+    index.sync([f"c{i}" for i in range(2000)], vectors)
+    index.sync([f"c{i}" for i in range(1000)], vectors[:1000])
+    assert index.rebuilt and len(index.row_of_entry) == 1000
