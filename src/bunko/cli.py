@@ -18,10 +18,12 @@ from rich.table import Table
 from bunko.config import CONFIG_FILE, Config
 from bunko.engine import DEFAULT_COLLECTION, Bunko
 from bunko.errors import BunkoError
+from bunko.evaluate.cli import eval_app
 from bunko.schema import Hit, IngestJob, JobStatus, to_dict
 from bunko.server.commands import register as register_server_commands
 
 app = typer.Typer(help="bunko: ask your own documents, with every answer cited.", no_args_is_help=True, add_completion=False)
+app.add_typer(eval_app, name="eval")
 console = Console()
 errors = Console(stderr=True, soft_wrap=True)
 
@@ -298,6 +300,33 @@ def reembed(
         print_json({"chunks": count, "embedder": config.embed.model})
     else:
         console.print(f"re-embedded {count} chunks with {config.embed.model}")
+
+
+@app.command()
+def migrate(
+    to: Annotated[str, typer.Option("--to", help="Destination store: a postgresql:// DSN, or 'local' for this folder.")],
+    replace: Annotated[bool, typer.Option("--replace", help="Empty the destination first if it already holds a collection.")] = False,
+    keep_config: Annotated[bool, typer.Option("--keep-config", help="Only copy; bunko.toml keeps using the current store.")] = False,
+    collection: CollectionOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Copy the collection to another store (no re-parsing, no re-embedding), then use it."""
+    from bunko.store.migrate import migrate_collection
+
+    with Progress(TextColumn("[bold]copying"), BarColumn(), MofNCompleteColumn(), console=errors,
+                  disable=as_json or not errors.is_terminal, transient=True) as bar:
+        task = bar.add_task("copying", total=None)
+        report = run(lambda: migrate_collection(
+            find_collection(collection), to, replace=replace, switch=not keep_config,
+            progress=lambda done, total: bar.update(task, completed=done, total=total),
+        ))
+    if as_json:
+        print_json(to_dict(report))
+        return
+    console.print(f"copied {report.documents} documents, {report.chunks} chunks, {report.jobs} jobs, {report.traces} traces "
+                  f"from {escape(report.source)} to {escape(report.destination)} in {report.seconds} s")
+    if report.switched:
+        console.print(f"the collection now uses {escape(report.destination)} (store in {CONFIG_FILE})")
 
 
 @app.command()
