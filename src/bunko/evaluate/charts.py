@@ -100,7 +100,7 @@ def latency_chart(experiment: Experiment) -> bytes:
 def breakdown_chart(experiment: Experiment, metrics: Sequence[str] | None = None) -> bytes:
     """Key metrics per question type and language, to see *where* a configuration wins or loses."""
     k = fmt.main_k(experiment.ks)
-    metrics = list(metrics or (f"recall@{k}", "fact_match"))
+    metrics = list(metrics or (f"recall@{k}", "fact_match", "abstention_recall"))
     groups = [(dimension, value) for dimension in ("type", "lang") for value in experiment.runs[0].by_tag.get(dimension, {})]
     figure = _figure(11, 3.2 * len(metrics))
     axes_list = figure.subplots(len(metrics), 1, squeeze=False)[:, 0]
@@ -109,7 +109,8 @@ def breakdown_chart(experiment: Experiment, metrics: Sequence[str] | None = None
     for axes, metric in zip(axes_list, metrics, strict=True):
         for index, run in enumerate(experiment.runs):
             values = [run.by_tag.get(d, {}).get(v, {}).get(metric) for d, v in groups]
-            axes.bar(positions + index * width, [x if x is not None else 0.0 for x in values], width, label=run.name, color=_colour(index))
+            heights = [x if x is not None else np.nan for x in values]  # NaN draws no bar: "not measured" is not 0
+            axes.bar(positions + index * width, heights, width, label=run.name, color=_colour(index))
         axes.set_xticks(positions + width * (len(experiment.runs) - 1) / 2, [f"{d}={v}" for d, v in groups])
         axes.set_ylim(0, 1.05)
         axes.set_title(metric, fontsize="medium")

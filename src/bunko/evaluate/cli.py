@@ -1,0 +1,236 @@
+"""`bunko eval init | generate | run`: golden sets and experiments from the command line.
+
+A sub-app of the main CLI (cli.py adds it as ``eval``). It imports the main CLI's helpers
+lazily, inside the commands, because cli.py imports this module to register it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from bunko.config import CONFIG_FILE, Config
+from bunko.errors import BunkoError
+from bunko.evaluate import formatting as fmt
+from bunko.evaluate.experiments import Experiment, run_experiment
+from bunko.evaluate.gate import Threshold, check, ks_needed, parse_threshold
+from bunko.evaluate.golden import GoldenItem, dump_lines, load_golden, template
+from bunko.evaluate.metrics import DEFAULT_KS
+from bunko.evaluate.ragas_export import write_ragas
+from bunko.evaluate.report_md import comparison_header, comparison_rows, render_markdown
+from bunko.evaluate.variants import Variant, load_variants
+
+SAMPLES = Path(__file__).resolve().parents[1] / "samples"
+SAMPLES_GOLDEN = SAMPLES / "golden.jsonl"
+SAMPLES_DOCS = SAMPLES / "docs"
+
+eval_app = typer.Typer(
+    help="Measure retrieval and answers against a golden set; compare configurations; gate CI on the numbers.",
+    no_args_is_help=True,
+)
+console = Console()
+errors = Console(stderr=True, soft_wrap=True)
+
+CollectionOption = Annotated[
+    Path | None,
+    typer.Option("--collection", "-c", envvar="BUNKO_COLLECTION", help="Collection folder (default: nearest ./.bunko)."),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+ForceOption = Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")]
+
+
+def _refuse_overwrite(path: Path, force: bool) -> None:
+    if path.exists() and not force:
+        errors.print(f"[red]error:[/red] {escape(str(path))} exists; pass --force to overwrite it")
+        raise typer.Exit(2)
+
+
+@eval_app.command("init")
+def init(
+    path: Annotated[Path, typer.Argument(help="Golden set to create.")] = Path("golden.jsonl"),
+    force: ForceOption = False,
+) -> None:
+    """Write a golden-set template: one example line per kind of question (fact, table, page, absent)."""
+    _refuse_overwrite(path, force)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(dump_lines(template()), encoding="utf-8")
+    console.print(
+        f"wrote {escape(str(path))}: {len(template())} example lines marked \"draft\": true — replace them with your "
+        "questions and remove the draft flag (drafts are skipped by `bunko eval run`)"
+    )
+
+
+@eval_app.command("generate")
+def generate(
+    output: Annotated[Path, typer.Option("--output", "-o", help="Where to write the drafts.")] = Path("golden.drafts.jsonl"),
+    n: Annotated[int, typer.Option("-n", min=1, help="How many questions to draft.")] = 30,
+    seed: Annotated[int, typer.Option(help="Which drafts are picked, reproducibly.")] = 0,
+    force: ForceOption = False,
+    collection: CollectionOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Draft questions from the collection's tables and sentences (ja/zh/en templates), for a person to review."""
+    from bunko.cli import open_kb, run
+    from bunko.evaluate.drafts import draft_questions
+
+    _refuse_overwrite(output, force)
+    kb = open_kb(collection)
+    chunks = run(kb.chunks)
+    kb.close()
+    drafts = draft_questions(chunks, n=n, seed=seed)
+    if not drafts:
+        errors.print("[red]error:[/red] found no table cells or sentences with quantities to draft questions from")
+        raise typer.Exit(1)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(dump_lines(drafts), encoding="utf-8")
+    if as_json:
+        print(json.dumps({"output": str(output), "drafts": [d.to_json() for d in drafts]}, ensure_ascii=False, indent=2))
+        return
+    console.print(
+        f"wrote {len(drafts)} draft questions to {escape(str(output))}. Review each one: fix the wording and the expected "
+        "answer, remove \"draft\": true, and add questions the documents do not answer ({\"type\": \"absent\"}) by hand."
+    )
+
+
+def _parse_ks(text: str) -> tuple[int, ...]:
+    try:
+        ks = tuple(sorted({int(part) for part in text.split(",") if part.strip()}))
+    except ValueError:
+        raise BunkoError(f"--k {text!r}: expected cut-offs such as 1,5,10") from None
+    if not ks or min(ks) < 1:
+        raise BunkoError(f"--k {text!r}: cut-offs must be positive integers")
+    return ks
+
+
+def _select_items(items: list[GoldenItem], include_drafts: bool) -> list[GoldenItem]:
+    drafts = [item for item in items if item.draft]
+    if drafts and not include_drafts:
+        errors.print(f"[yellow]note:[/yellow] skipping {len(drafts)} draft question(s) (review them, or pass --include-drafts)")
+        items = [item for item in items if not item.draft]
+    if not items:
+        raise BunkoError("every question of the golden set is a draft; review them and remove \"draft\": true first")
+    return items
+
+
+def _plan(
+    samples: bool, docs: list[Path], collection: Path | None,
+) -> tuple[Path | None, list[Path] | None, Config, str]:
+    """(collection to reuse, documents to index, base configuration, name of the default variant)."""
+    from bunko.cli import find_collection
+
+    if samples:
+        return None, [*docs] or [SAMPLES_DOCS], Config(), "samples"
+    path = find_collection(collection)
+    if (path / CONFIG_FILE).exists():
+        return path, docs or None, Config.load(path / CONFIG_FILE), "collection"
+    if docs:
+        return None, docs, Config(), "default"
+    raise BunkoError(f"{path}: no bunko collection here; ingest documents first, or pass --docs PATH or --samples")
+
+
+def _print_table(experiment: Experiment) -> None:
+    table = Table(*comparison_header(experiment), title="bunko eval", title_justify="left")
+    for comparison, row in zip(experiment.comparisons, comparison_rows(experiment), strict=True):
+        if fmt.is_latency(comparison.metric) and not comparison.metric.endswith(".total"):
+            continue  # every stage is in the reports; the terminal keeps to the totals
+        table.add_row(*(escape(cell) for cell in row))
+    console.print(table)
+
+
+def _write_reports(experiment: Experiment, out: Path, failures: list[str] | None) -> dict[str, str]:
+    from bunko.evaluate.report_html import render_html
+
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {"markdown": out / "report.md", "html": out / "report.html", "results": out / "results.json"}
+    paths["markdown"].write_text(render_markdown(experiment, failures), encoding="utf-8")
+    paths["html"].write_text(render_html(experiment, failures), encoding="utf-8")
+    paths["results"].write_text(json.dumps(experiment.to_json(), ensure_ascii=False, indent=1), encoding="utf-8")
+    for run in experiment.runs:
+        contexts = int(run.config.get("retrieve", {}).get("k", max(experiment.ks)))
+        paths[f"ragas:{run.name}"] = write_ragas(out / f"ragas-{run.name}.jsonl", experiment.items, run.records, contexts)
+    return {name: str(path) for name, path in paths.items()}
+
+
+@eval_app.command("run")
+def run_eval(
+    golden: Annotated[Path | None, typer.Argument(help="Golden set (JSONL); with --samples, default: the samples' own.")] = None,
+    config: Annotated[
+        list[Path] | None,
+        typer.Option("--config", help="A bunko.toml (partial is fine) to compare; repeat for several. Default: the collection as is."),
+    ] = None,
+    docs: Annotated[
+        list[Path] | None, typer.Option("--docs", help="Files or folders to index for configurations that change the index."),
+    ] = None,
+    samples: Annotated[bool, typer.Option("--samples", help="Evaluate on the bundled sample documents and their golden set.")] = False,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for report.md, report.html, results.json, ragas-*.jsonl.")] = Path(
+        "bunko-eval"
+    ),
+    k: Annotated[str, typer.Option("--k", help="Retrieval cut-offs, comma-separated.")] = ",".join(map(str, DEFAULT_KS)),
+    fail_under: Annotated[
+        list[str] | None, typer.Option("--fail-under", help="METRIC=VALUE, e.g. recall@5=0.8; exit 1 if any configuration is below."),
+    ] = None,
+    include_drafts: Annotated[bool, typer.Option("--include-drafts", help="Also score questions marked draft.")] = False,
+    resamples: Annotated[int, typer.Option(min=100, help="Bootstrap resamples for the confidence intervals.")] = 2000,
+    seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
+    collection: CollectionOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Run every configuration over the golden set; compare them; write reports; gate on --fail-under.
+
+    Exit codes: 0 every gate met, 1 a gate failed, 2 a usage, golden-set or configuration error.
+    """
+    from bunko.cli import run
+
+    thresholds: list[Threshold] = run(lambda: [parse_threshold(t) for t in fail_under or []])
+    ks = tuple(sorted(set(run(lambda: _parse_ks(k))) | ks_needed(thresholds)))
+    if golden is None and not samples:
+        errors.print("[red]error:[/red] give a golden set (JSONL), or --samples for the bundled one")
+        raise typer.Exit(2)
+    golden_path = golden or SAMPLES_GOLDEN
+    items = run(lambda: _select_items(load_golden(golden_path), include_drafts))
+    reuse, doc_paths, base, default_name = run(lambda: _plan(samples, docs or [], collection))
+    variants = run(lambda: load_variants(config, base)) if config else [Variant(default_name, base, str(reuse or "defaults"))]
+
+    with Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=errors, disable=as_json or not errors.is_terminal, transient=True,
+    ) as bar:
+        task = bar.add_task("evaluating", total=None)
+
+        def progress(description: str, done: int, total: int) -> None:
+            bar.update(task, description=description[-60:], completed=done, total=total)
+
+        experiment = run(lambda: run_experiment(
+            items, variants, collection=reuse, docs=doc_paths, ks=ks, resamples=resamples, seed=seed,
+            golden=str(golden_path), progress=progress,
+        ))
+    failures = check({r.name: r.summary for r in experiment.runs}, thresholds) if thresholds else None
+    written = _write_reports(experiment, out, failures)
+
+    if as_json:
+        payload: dict[str, Any] = {
+            "golden": str(golden_path), "questions": len(items), "reports": written,
+            "runs": {r.name: {"index": r.index, "chunks": r.chunks, "summary": r.summary} for r in experiment.runs},
+            "winners": {c.metric: c.winner for c in experiment.comparisons},
+            "gate": None if failures is None else {"passed": not failures, "failures": failures},
+            "notes": experiment.notes,
+        }
+        print(json.dumps(payload, ensure_ascii=False, indent=2))
+    else:
+        _print_table(experiment)
+        for note in experiment.notes:
+            errors.print(f"[yellow]note:[/yellow] {escape(note)}")
+        console.print(f"reports: {escape(written['html'])}, {escape(written['markdown'])}")
+        if failures is not None:
+            console.print("[green]gate passed[/green]" if not failures else "[red]gate FAILED[/red]")
+        for failure in failures or []:
+            errors.print(f"[red]below threshold:[/red] {escape(failure)}")
+    if failures:
+        raise typer.Exit(1)
