@@ -101,6 +101,12 @@ class RetrieveConfig(_Section):
     mode: Literal["hybrid", "dense", "keyword"] = "hybrid"
     k: int = Field(5, ge=1)
     candidates: int = Field(50, ge=1, description="Hits each retriever hands to fusion.")
+    fusion: Literal["rrf", "weighted"] = Field("rrf", description="Reciprocal rank fusion, or weighted sum of normalised scores.")
+    normalization: Literal["minmax", "max"] = Field("minmax", description="Score normalisation for weighted fusion.")
+    min_score: float | None = Field(None, ge=0, description="Fused hits scoring below this are dropped.")
+    mmr_lambda: float | None = Field(
+        None, ge=0, le=1, description="Set (e.g. 0.7) to diversify hits by maximal marginal relevance; 1 = relevance only."
+    )
     rrf_k: int = Field(20, ge=1, description="k in 1/(k + rank); smaller k favours each list's top hits.")
     dense_weight: float = Field(1.0, ge=0)
     keyword_weight: float = Field(0.3, ge=0, description="Keyword weight for natural-language questions.")

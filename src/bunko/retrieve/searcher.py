@@ -12,12 +12,15 @@ import numpy as np
 from bunko.config import RetrieveConfig
 from bunko.embed.base import Embedder, embed_queries
 from bunko.retrieve.analyzers import Analyzer
-from bunko.retrieve.fusion import reciprocal_rank_fusion
+from bunko.retrieve.fusion import reciprocal_rank_fusion, weighted_score_fusion
+from bunko.retrieve.mmr import mmr_order
 from bunko.retrieve.parents import WINDOW as PARENT_WINDOW
 from bunko.retrieve.parents import expand_parents
 from bunko.retrieve.router import Route, route
 from bunko.schema import Hit
 from bunko.store.base import Store
+
+Fused = tuple[str, float, dict[str, dict[str, float]]]
 
 
 @dataclass
@@ -71,7 +74,15 @@ class Searcher:
 
         started = time.perf_counter()
         chosen = route(query, tokens, config)
-        fused = reciprocal_rank_fusion(ranked, chosen.weights, config.rrf_k)[: k * PARENT_WINDOW]
+        if config.fusion == "rrf":
+            fused = reciprocal_rank_fusion(ranked, chosen.weights, config.rrf_k)
+        else:
+            fused = weighted_score_fusion(ranked, chosen.weights, config.normalization)
+        if config.min_score is not None:
+            fused = [entry for entry in fused if entry[1] >= config.min_score]
+        if config.mmr_lambda is not None and len(fused) > 1:
+            fused = self._diversify(fused, candidates, config.mmr_lambda)
+        fused = fused[: k * PARENT_WINDOW]
         chunks = {c.chunk_id: c for c in self.store.get_chunks([cid for cid, _, _ in fused])}
         hits: list[Hit] = []
         for chunk_id, score, signals in fused:
@@ -87,3 +98,12 @@ class Searcher:
             hit.signals["fusion"] = {"score": hit.score, "rank": float(rank)}
         timings["fuse"] = time.perf_counter() - started
         return SearchResult(hits=hits, query_vector=vector, query_tokens=tokens, mode=mode, route=chosen, timings=timings)
+
+    def _diversify(self, fused: list[Fused], pool: int, lambda_: float) -> list[Fused]:
+        """MMR over the best `pool` fused candidates; each keeps its fused score, the order changes."""
+        head = fused[:pool]
+        vectors = self.store.vectors_for([cid for cid, _, _ in head])
+        order = mmr_order(np.array([score for _, score, _ in head]), vectors, len(head), lambda_)
+        for position, index in enumerate(order, start=1):
+            head[index][2]["mmr"] = {"rank": float(position), "lambda": lambda_}
+        return [head[i] for i in order] + fused[pool:]

@@ -285,6 +285,10 @@ class LocalStore:
     def term_weights(self, tokens: Sequence[str]) -> dict[str, float]:
         return self._current_index().bm25.idf(tokens)
 
+    def vectors_for(self, chunk_ids: Sequence[str]) -> np.ndarray:
+        """Stored vectors of indexed chunks, in the order asked (for MMR)."""
+        return self._current_index().vectors_for(chunk_ids)
+
     # -- jobs ---------------------------------------------------------------
     def save_job(self, job: IngestJob, run_id: str) -> None:
         with self._lock:

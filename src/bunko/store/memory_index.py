@@ -37,6 +37,7 @@ class MemoryIndex:
         self.bm25 = BM25Index()
         self._raw_records: list[dict[str, Any]] = []
         self._records: list[dict[str, Any]] | None = None
+        self._row_of: dict[str, int] | None = None
         self._masks: OrderedDict[str, np.ndarray | None] = OrderedDict()
         self.known_fields: set[str] = set(BUILTIN_FIELDS)
 
@@ -60,6 +61,7 @@ class MemoryIndex:
         self.bm25 = bm25
         self._raw_records = records
         self._records = None
+        self._row_of = None
         self._masks.clear()
         self.known_fields = set(BUILTIN_FIELDS) | {key for r in records for key in r} - {"pages", "section_path", "kinds"}
         self._sync_ann()
@@ -120,6 +122,12 @@ class MemoryIndex:
             return [(self.ids[rows[i]], s) for i, s in top_k(subset, k)]
         scores = self.vectors @ query
         return [(self.ids[i], s) for i, s in top_k(scores, k, allowed)]
+
+    def vectors_for(self, chunk_ids: Sequence[str]) -> np.ndarray:
+        if self._row_of is None:
+            self._row_of = {cid: row for row, cid in enumerate(self.ids)}
+        rows = [self._row_of[cid] for cid in chunk_ids]
+        return self.vectors[rows] if rows else np.zeros((0, self.vectors.shape[1] if self.vectors.ndim == 2 else 0), dtype=np.float32)
 
     def keyword(self, tokens: Sequence[str], k: int, where: Mapping[str, Any] | None) -> list[tuple[str, float]]:
         allowed = self.mask(where)
