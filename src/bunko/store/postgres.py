@@ -463,6 +463,16 @@ class PostgresStore:
             ).fetchall()) if terms else {}
         return {t: float(np.log(1.0 + (n - df.get(t, 0) + 0.5) / (df.get(t, 0) + 0.5))) for t in terms}
 
+    def vectors_for(self, chunk_ids: Sequence[str]) -> np.ndarray:
+        """Stored vectors of the given chunks, in the order asked (for MMR)."""
+        ids = list(chunk_ids)
+        if not ids:
+            return np.zeros((0, 0), dtype=np.float32)
+        with self._pool.connection() as conn, conn.cursor(binary=True) as cur:
+            cur.execute("SELECT chunk_id, embedding FROM chunks WHERE chunk_id = ANY(%s)", (ids,))
+            found = {cid: _vector(v) for cid, v in cur.fetchall()}
+        return np.vstack([found[cid] for cid in ids]).astype(np.float32)
+
     # -- jobs ---------------------------------------------------------------
     def _hold_writer_lock(self) -> None:
         """Hold this writer's liveness lock for as long as the store is open (first job saved)."""
