@@ -82,3 +82,11 @@ def test_invalid_json_fails_as_parse_failed_naming_the_place(tmp_path: Path, nam
     with pytest.raises(DocumentError) as caught:
         RecordsParser().parse(path, name, mime)
     assert caught.value.code == ErrorCode.PARSE_FAILED and name in caught.value.detail
+
+
+def test_csv_in_no_known_encoding_fails_as_encoding(tmp_path: Path) -> None:
+    path = tmp_path / "garbled.csv"
+    path.write_bytes(b"a,b\n\xff\xfe\x80\x81,\xc3\x28\x9d\x8f\n")
+    with pytest.raises(DocumentError) as caught:
+        RecordsParser().parse(path, path.name, "text/csv")
+    assert caught.value.code == ErrorCode.ENCODING

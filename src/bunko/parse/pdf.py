@@ -22,7 +22,6 @@ from typing import Any
 import pdfplumber
 import pypdfium2 as pdfium
 from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
-from pdfminer.pdfparser import PDFSyntaxError
 
 from bunko.errors import DocumentError
 from bunko.parse.base import BBox, ElementBuilder, dist_version, page_error
@@ -96,15 +95,13 @@ class PdfParser:
         rendering = self._open_pdfium(path, source)
         state = _State(ElementBuilder(source), {})
         try:
-            try:
-                pdf = pdfplumber.open(path)
-            except (PDFPasswordIncorrect, PDFEncryptionError) as exc:
-                raise DocumentError(ErrorCode.ENCRYPTED, f"{source}: the PDF is encrypted ({type(exc).__name__})") from None
-            except (PDFSyntaxError, ValueError, KeyError, TypeError) as exc:
-                raise DocumentError(ErrorCode.PARSE_FAILED, f"{source}: not a readable PDF ({type(exc).__name__}: {exc})") from None
+            pdf = self._open_plumber(path, source)
             with pdf:
-                title = self._title(pdf.metadata)
-                n_pages = len(pdf.pages)
+                try:
+                    title = self._title(pdf.metadata)
+                    n_pages = len(pdf.pages)
+                except Exception as exc:  # a broken page tree or info dictionary
+                    raise DocumentError(ErrorCode.PARSE_FAILED, f"{source}: not a readable PDF ({type(exc).__name__}: {exc})") from None
                 for index in range(n_pages):
                     page = pdf.pages[index]
                     try:
@@ -142,6 +139,15 @@ class PdfParser:
             raise DocumentError(ErrorCode.PARSE_FAILED, f"{source}: not a readable PDF ({exc})") from None
 
     @staticmethod
+    def _open_plumber(path: Path, source: str) -> Any:
+        try:
+            return pdfplumber.open(path)
+        except (PDFPasswordIncorrect, PDFEncryptionError) as exc:
+            raise DocumentError(ErrorCode.ENCRYPTED, f"{source}: the PDF is encrypted ({type(exc).__name__})") from None
+        except Exception as exc:  # pdfminer raises many types (PSEOF, PDFSyntaxError, KeyError…) on damage
+            raise DocumentError(ErrorCode.PARSE_FAILED, f"{source}: not a readable PDF ({type(exc).__name__}: {exc})") from None
+
+    @staticmethod
     def _title(metadata: dict[str, Any]) -> str | None:
         title = metadata.get("Title")
         if isinstance(title, bytes):
@@ -158,10 +164,15 @@ class PdfParser:
             return
         state.sizes.update(round(float(c["size"]), 1) for c in chars)
         blocks: list[Block] = []
-        for table in page.find_tables() if (page.rects or page.lines) else []:
-            rows = [[_cell_text(c) for c in row] for row in table.extract()]
+        try:
+            tables = page.find_tables() if (page.rects or page.lines) else []
+            found = [(tuple(t.bbox), [[_cell_text(c) for c in row] for row in t.extract()]) for t in tables]
+        except Exception as exc:  # odd ruling geometry must not cost the page its text
+            found = []
+            page_error(state.meta, number, ErrorCode.PARSE_FAILED.value, f"tables not read: {type(exc).__name__}: {exc}".splitlines()[0])
+        for bbox, rows in found:
             if len(rows) >= 2 and max(len(r) for r in rows) >= 2:
-                blocks.append(Block("table", tuple(table.bbox), payload=rows))  # type: ignore[arg-type]
+                blocks.append(Block("table", bbox, payload=rows))  # type: ignore[arg-type]
         table_boxes = [b.bbox for b in blocks]
         for image in page.images:
             box = (float(image["x0"]), float(image["top"]), float(image["x1"]), float(image["bottom"]))
