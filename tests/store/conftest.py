@@ -45,6 +45,12 @@ def with_schema(dsn: str, schema: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(query), parts.fragment))
 
 
+@pytest.fixture(scope="session", name="with_schema")
+def with_schema_fixture() -> object:
+    """`with_schema(dsn, name)`: the DSN of a named schema, for fixtures wider than one test."""
+    return with_schema
+
+
 @pytest.fixture
 def pg_schema(pg_dsn: str) -> Iterator[str]:
     """A fresh schema name; the schema is dropped after the test."""
