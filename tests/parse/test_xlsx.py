@@ -100,3 +100,23 @@ def test_corrupt_xlsx_fails_as_parse_failed(tmp_path: Path) -> None:
     with pytest.raises(DocumentError) as caught:
         XlsxParser().parse(path, "broken.xlsx", "")
     assert caught.value.code == ErrorCode.PARSE_FAILED
+
+
+def test_date_formula_is_shown_as_a_date_and_kept_json_ready(tmp_path: Path) -> None:
+    import datetime as dt
+    import json
+
+    import xlsxwriter
+
+    path = tmp_path / "dates.xlsx"
+    wb = xlsxwriter.Workbook(str(path))
+    ws = wb.add_worksheet("Due")
+    date_format = wb.add_format({"num_format": "yyyy-mm-dd"})
+    ws.write_row("A1", ["Task", "Due"])
+    ws.write("A2", "Report")
+    ws.write_formula("B2", "=DATE(2026,3,31)", date_format, 46112)
+    wb.close()
+    table = XlsxParser().parse(path, "dates.xlsx", "").elements[1]
+    assert table.meta["cells"]["rows"] == [["Report", dt.date(2026, 3, 31).isoformat()]]
+    assert table.meta["formulas"][0]["value"] == "2026-03-31T00:00:00"
+    json.dumps(table.meta)

@@ -159,7 +159,7 @@ class XlsxParser:
             if formula is None:
                 return text, None
             ref = f"{get_column_letter(origin[1])}{origin[0]}"
-            return (text or formula), {"cell": ref, "formula": formula, "value": value, "display": text}
+            return (text or formula), {"cell": ref, "formula": formula, "value": _json_safe(value), "display": text}
 
         for box in _regions(filled):
             self._region(ws.title, index, box, shown, merged_from, builder)
@@ -199,6 +199,15 @@ class XlsxParser:
             if len(body) > ROWS_PER_PART:
                 meta["part"] = part + 1
             builder.add("table", table_markdown(header, rows), page=index, meta=meta)
+
+
+def _json_safe(value: Any) -> Any:
+    """Cached values go into meta, which the store writes as JSON: dates become ISO strings."""
+    if isinstance(value, dt.datetime | dt.date | dt.time):
+        return value.isoformat()
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value
+    return str(value)
 
 
 def _row_of(ref: str) -> int:
