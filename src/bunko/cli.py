@@ -422,6 +422,43 @@ def inspect(
                       f"median {part['sizes'].get('median', 0):.0f} chars[/dim]")
 
 
+@app.command()
+def calibrate(
+    golden: Annotated[Path, typer.Argument(help="Golden set JSONL (questions with relevant sources; type 'absent' for unanswerable).")],
+    collection: CollectionOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Distance and confidence distributions of should-find vs should-not-find questions, with suggested thresholds."""
+    from bunko.evaluate.golden import load_golden
+    from bunko.retrieve.calibrate import calibrate as run_calibration
+    from bunko.retrieve.calibrate import percentiles
+
+    kb = open_kb(collection)
+    items = run(lambda: load_golden(golden))
+    kb.config.retrieve.max_distance = None  # measure every candidate, not only those the current threshold keeps
+    result = run(lambda: run_calibration(kb, items))
+    kb.close()
+    summary = {
+        "dense_distance": {"should_find": percentiles(result.should_find), "should_not_find": percentiles(result.should_not_find)},
+        "confidence": {"answerable": percentiles(result.confidence_answerable), "absent": percentiles(result.confidence_absent)},
+        "suggested": {"retrieve.max_distance": result.suggested_max_distance, "answer.min_confidence": result.suggested_min_confidence},
+        "relevant_not_retrieved": result.missed,
+    }
+    if as_json:
+        print_json(summary)
+        return
+    table = Table("measure", "group", "n", "p5", "p25", "p50", "p75", "p95")
+    for measure, groups in (("dense distance", summary["dense_distance"]), ("confidence", summary["confidence"])):
+        for group, stats in groups.items():
+            table.add_row(measure, group.replace("_", " "), *[str(stats.get(key, "-")) for key in ("n", "p5", "p25", "p50", "p75", "p95")])
+    console.print(table)
+    console.print("cosine distance = 1 − cosine similarity; a relevant hit must be at or below max_distance")
+    for key, value in summary["suggested"].items():
+        console.print(f"suggested {key} = {value}")
+    if result.missed:
+        console.print(f"[yellow]{result.missed} answerable questions had no relevant hit among the dense candidates[/yellow]")
+
+
 SAMPLES = Path(__file__).resolve().parent / "samples" / "docs"
 DEMO_QUESTIONS = ("東京23区に出張する一般社員の宿泊費の上限はいくらですか？", "婚假有几天？", "How many API requests per minute are allowed per key?")
 
