@@ -162,8 +162,11 @@ class PostgresStore:
         self._pool.close()
         with self._owner_lock:
             if self._owner_conn is not None:
-                self._owner_conn.close()
-                self._owner_conn = None
+                try:  # unlock first: a closed connection's locks are released only when its backend exits
+                    self._owner_conn.execute("SELECT pg_advisory_unlock(%s, %s)", (OWNER_NAMESPACE, self._writer_id))
+                finally:
+                    self._owner_conn.close()
+                    self._owner_conn = None
 
     # -- meta ---------------------------------------------------------------
     def get_meta(self, key: str) -> str | None:

@@ -1,0 +1,142 @@
+"""What only the postgres store has: migrations, writer liveness, the HNSW path, dimensions, NUL, DSNs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+pytest.importorskip("psycopg")
+
+from bunko.errors import CollectionError, ConfigError
+from bunko.retrieve.analyzers import multilingual
+from bunko.schema import Chunk, IngestJob, JobStatus, ParsedDocument
+from bunko.store.base import StoredChunk
+from bunko.store.local import doc_id_for
+from bunko.store.postgres import PostgresStore
+from bunko.store.postgres_schema import LATEST_VERSION
+from bunko.store.registry import split_dsn
+from bunko.store.sql_filters import glob_to_regex
+
+
+@pytest.fixture
+def pg(pg_dsn: str, pg_schema: str) -> Iterator[PostgresStore]:
+    store = PostgresStore(pg_dsn, pg_schema)
+    yield store
+    store.close()
+
+
+def write(store: PostgresStore, n_docs: int, per_doc: int, dim: int, seed: int = 0) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    vectors = {}
+    for d in range(n_docs):
+        source = f"bulk/{d:03d}.md"
+        doc = ParsedDocument(doc_id_for(source), source, source, "text/markdown", "test", [], {})
+        stored = []
+        for i in range(per_doc):
+            v = rng.standard_normal(dim).astype(np.float32)
+            v /= np.linalg.norm(v)
+            chunk = Chunk(f"{source}#{i}", doc.doc_id, source, i, f"chunk {d} {i}", f"chunk {d} {i}")
+            stored.append(StoredChunk(chunk, v, multilingual(chunk.text), f"h{d}-{i}"))
+            vectors[chunk.chunk_id] = v
+        store.replace_document(doc, "x", stored)
+    return vectors
+
+
+def test_migrations_are_recorded_once_and_newer_schemas_refused(pg_dsn: str, pg_schema: str) -> None:
+    import psycopg
+
+    PostgresStore(pg_dsn, pg_schema).close()
+    PostgresStore(pg_dsn, pg_schema).close()  # reopening applies nothing twice
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
+        rows = conn.execute(f"SELECT version FROM {pg_schema}.schema_version ORDER BY version").fetchall()
+        assert [r[0] for r in rows] == list(range(1, LATEST_VERSION + 1))
+        conn.execute(f"INSERT INTO {pg_schema}.schema_version (version, description) VALUES (999, 'from the future')")
+    with pytest.raises(CollectionError, match="newer than this bunko"):
+        PostgresStore(pg_dsn, pg_schema)
+
+
+def test_unreachable_server_is_a_collection_error() -> None:
+    with pytest.raises(CollectionError, match="cannot connect"):
+        PostgresStore("postgresql://nobody:secret@127.0.0.1:1/nothing?connect_timeout=2")
+
+
+def test_only_jobs_of_a_writer_that_is_gone_are_failed(pg_dsn: str, pg_schema: str) -> None:
+    first = PostgresStore(pg_dsn, pg_schema)
+    second = PostgresStore(pg_dsn, pg_schema)
+    second.save_job(IngestJob("busy", "a.md", JobStatus.EMBEDDING, created_at=1.0, updated_at=1.0), "run-2")
+    assert first.fail_unfinished_jobs("stopped") == 0, "a live writer's job was failed"
+    assert first.jobs()[0].status == "EMBEDDING"
+    second.close()  # the writer goes away mid-job, as a killed process would
+    assert first.fail_unfinished_jobs("stopped") == 1
+    assert (first.jobs()[0].status, first.jobs()[0].error_code) == ("FAILED", "INTERRUPTED")
+    first.close()
+
+
+def test_hnsw_search_with_and_without_filters(pg_dsn: str, pg_schema: str) -> None:
+    store = PostgresStore(pg_dsn, pg_schema, exact_below=0)
+    vectors = write(store, n_docs=40, per_doc=50, dim=32)
+    ids = list(vectors)
+    matrix = np.vstack([vectors[i] for i in ids])
+    rng = np.random.default_rng(11)
+    recall = []
+    for _ in range(10):
+        q = rng.standard_normal(32).astype(np.float32)
+        q /= np.linalg.norm(q)
+        exact = [ids[i] for i in np.argsort(-(matrix @ q))[:10]]
+        hits = store.dense_search(q, 10)
+        assert len(hits) == 10
+        recall.append(len({h for h, _ in hits} & set(exact)) / 10)
+        # a filter matching 2% of rows: the index walk finds too few, the exact fallback fills k
+        where = {"source": {"$in": ["bulk/007.md", "bulk/031.md"]}}
+        allowed = [i for i, cid in enumerate(ids) if cid.split("#")[0] in ("bulk/007.md", "bulk/031.md")]
+        expected = [ids[allowed[i]] for i in np.argsort(-(matrix[allowed] @ q))[:10]]
+        assert [h for h, _ in store.dense_search(q, 10, where)] == expected
+    assert np.mean(recall) >= 0.9
+    store.close()
+
+
+def test_reembedding_with_another_dimension_retypes_the_column(pg: PostgresStore) -> None:
+    vectors = write(pg, n_docs=2, per_doc=3, dim=8)
+    rng = np.random.default_rng(2)
+    new = {cid: (v := rng.standard_normal(12).astype(np.float32)) / np.linalg.norm(v) for cid in vectors}
+    with pytest.raises(ValueError, match="another dimension"):
+        pg.replace_vectors(dict(list(new.items())[:2]), {cid: "n" for cid in new})
+    assert pg.dense_search(next(iter(vectors.values())), 1)[0][1] == pytest.approx(1.0, abs=1e-5)  # unchanged
+    pg.replace_vectors(new, {cid: "n" + cid for cid in new})
+    target = next(iter(new))
+    assert pg.dense_search(new[target], 1)[0][0] == target
+    with pytest.raises(ValueError, match="dimension"):
+        pg.dense_search(np.ones(8, dtype=np.float32), 1)
+
+
+def test_nul_characters_are_stored_not_refused(pg: PostgresStore) -> None:
+    source = "odd/nul.txt"
+    doc = ParsedDocument(doc_id_for(source), source, "nul\x00title", "text/plain", "text", [], {"fields": {"tag": "a\x00b"}})
+    chunk = Chunk(f"{source}#0", doc.doc_id, source, 0, "before\x00after", "before\x00after", meta={"k": "v\x00"})
+    pg.replace_document(doc, "x", [StoredChunk(chunk, np.ones(4, dtype=np.float32) / 2, ["before", "after"], "h")])
+    stored = pg.chunks(source)[0]
+    assert stored.text == "before\ufffdafter" and stored.meta == {"k": "v\ufffd"}
+    assert pg.keyword_search(["after"], 1, {"tag": {"$glob": "a*b"}})[0][0] == chunk.chunk_id
+
+
+def test_dsn_schema_parameter_is_bunkos_not_libpqs() -> None:
+    assert split_dsn("postgresql://u@h:5/db?sslmode=require&schema=team_a") == ("postgresql://u@h:5/db?sslmode=require", "team_a")
+    assert split_dsn("postgresql://u@h/db") == ("postgresql://u@h/db", "bunko")
+    with pytest.raises(ConfigError, match="schema"):
+        split_dsn("postgresql://u@h/db?schema=a;drop")
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text", "matches"),
+    [("*.md", "a/b.md", True), ("a?c", "abc", True), ("a?c", "ac", False), ("[!a-c]x", "dx", True), ("[!a-c]x", "bx", False),
+     ("[z-a]", "z", False), ("[", "[", True), ("a.b", "axb", False), ("規程 > *", "規程 > 第1章", True), ("(x)+", "(x)+", True),
+     ("[]]", "]", True), ("*\n*", "a\nb", True)],
+)
+def test_glob_translation_agrees_with_fnmatch(pg: PostgresStore, pattern: str, text: str, matches: bool) -> None:
+    import fnmatch
+
+    assert fnmatch.fnmatchcase(text, pattern) is matches
+    with pg._pool.connection() as conn:
+        assert conn.execute("SELECT %s ~ %s", (text, glob_to_regex(pattern))).fetchone()[0] is matches
