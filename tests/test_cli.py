@@ -81,3 +81,17 @@ def test_bad_filter_json_and_unknown_field_are_errors(runner: CliRunner, tmp_pat
 def test_console_script_runs(tmp_path: Path) -> None:
     result = subprocess.run([sys.executable, "-m", "bunko", "--help"], capture_output=True, text=True, cwd=tmp_path, check=False)
     assert result.returncode == 0 and "ingest" in result.stdout
+
+
+def test_search_explain_reports_route_tokens_and_thresholds(runner: CliRunner, tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "faq.md").write_text("# FAQ\n\n## 接続\n\nERR_CONN_RESET はプロキシが原因です。\n", encoding="utf-8")
+    runner.invoke(app, ["ingest", "docs"])
+    payload = _json(runner.invoke(app, ["search", "ERR_CONN_RESET の原因", "--explain", "--json", "--source", "docs/*"]))
+    assert payload["route"]["name"] == "exact"
+    assert "err_conn_reset" in payload["query_tokens"]
+    assert payload["thresholds"]["max_distance"] == 0.9
+    assert payload["hits"][0]["signals"]["keyword"]["rank"] == 1.0
+    text = runner.invoke(app, ["search", "ERR_CONN_RESET の原因", "--explain", "--source", "docs/*"]).stdout
+    assert "keyword: rank 1" in text and "matches the filter" in text

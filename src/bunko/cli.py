@@ -168,23 +168,48 @@ def search(
     """Ranked evidence with source > section > page."""
     kb = open_kb(collection)
     filters = parse_filters(source, section, where)
-    hits = run(lambda: kb.search(query, k=k, filters=filters, mode=mode))
+    result = run(lambda: kb.search_detailed(query, k=k, filters=filters, mode=mode))
+    hits = result.hits
+    thresholds = {"max_distance": kb.config.retrieve.max_distance, "min_score": kb.config.retrieve.min_score}
     kb.close()
+    route = {"name": result.route.name, "weights": result.route.weights, "reason": result.route.reason} if result.route else None
     if as_json:
-        print_json({"query": query, "filters": filters, "hits": [_hit_json(h) for h in hits]})
+        payload: dict[str, Any] = {"query": query, "filters": filters, "hits": [_hit_json(h) for h in hits]}
+        if explain:
+            payload |= {"mode": result.mode, "route": route, "query_tokens": result.query_tokens, "thresholds": thresholds}
+        print_json(payload)
         return
+    if explain:
+        console.print(f"[dim]mode {result.mode}; route {escape(json.dumps(route, ensure_ascii=False))}[/dim]")
+        console.print(f"[dim]keyword tokens: {escape(' '.join(result.query_tokens))}[/dim]")
+        console.print(f"[dim]filter (applied inside each retriever, before top-k): {escape(json.dumps(filters, ensure_ascii=False))}[/dim]")
     if not hits:
         console.print("no hits")
     for rank, hit in enumerate(hits, start=1):
         console.print(f"[bold]{rank}.[/bold] [cyan]{escape(_location(hit))}[/cyan]  score {hit.score:.4f}")
         if explain:
-            for name, signal in hit.signals.items():
-                detail = ", ".join(f"{key} {value:.4g}" for key, value in signal.items())
-                console.print(f"   [dim]{name}: {detail}[/dim]")
-            if hit.distance is not None:
-                console.print(f"   [dim]dense distance {hit.distance:.4f} (max_distance {kb.config.retrieve.max_distance})[/dim]")
+            for line in explain_hit(hit, thresholds, filtered=filters is not None):
+                console.print(f"   [dim]{escape(line)}[/dim]")
         snippet = hit.chunk.text if len(hit.chunk.text) <= 300 else hit.chunk.text[:300] + "…"
         console.print("   " + escape(snippet).replace("\n", "\n   "))
+
+
+def explain_hit(hit: Hit, thresholds: dict[str, float | None], filtered: bool) -> list[str]:
+    """Each retriever's rank and score, and why the hit passed the filter and thresholds."""
+    lines = [
+        f"{name}: " + ", ".join(f"{key} {value:.4g}" for key, value in signal.items()) for name, signal in hit.signals.items()
+    ]
+    if hit.distance is not None:
+        limit = thresholds["max_distance"]
+        verdict = "no limit" if limit is None else f"≤ max_distance {limit}"
+        lines.append(f"dense distance (1 − cosine) {hit.distance:.4f}: {verdict}")
+    else:
+        lines.append("not among the dense candidates within max_distance; found by keyword search")
+    if thresholds["min_score"] is not None:
+        lines.append(f"fused score {hit.score:.4g} ≥ min_score {thresholds['min_score']}")
+    if filtered:
+        lines.append("matches the filter (source " + hit.chunk.source + ", section " + " > ".join(hit.chunk.section_path) + ")")
+    return lines
 
 
 @app.command()
