@@ -199,7 +199,7 @@ def make_text_pdf(path: Path, lang: str, lines: list[str], encrypt: str | None =
     return path
 
 
-def make_scanned(path: Path, lang: str, text_page_first: bool = True) -> Path:
+def make_scanned(path: Path, lang: str, text_page_first: bool = True, stamp: str | None = None) -> Path:
     """A text page followed by a page that is only a picture of text, as a scanner makes it."""
     t = TEXTS[lang]
     source = path.with_name(path.stem + "-source.pdf")
@@ -217,6 +217,9 @@ def make_scanned(path: Path, lang: str, text_page_first: bool = True) -> Path:
         Pen(c, t).text(t.p1)
         c.showPage()
     c.drawImage(str(scan), 0, 0, width=WIDTH, height=HEIGHT)
+    if stamp:
+        c.setFont("Helvetica", 8)
+        c.drawString(WIDTH - 150, 20, stamp)
     c.showPage()
     c.save()
     return path

@@ -204,3 +204,11 @@ def test_memory_does_not_grow_with_the_page_count(tmp_path: Path) -> None:
     small = _peak_rss_mb(make_long(tmp_path / "short.pdf", 20))
     large = _peak_rss_mb(make_long(tmp_path / "long.pdf", 200))
     assert large - small < 25, f"peak RSS grew from {small:.0f} MB to {large:.0f} MB"
+
+
+def test_scanned_page_with_a_text_stamp_is_still_read_by_ocr(tmp_path: Path, tesseract_with: Callable[[str], Tesseract]) -> None:
+    path = make_scanned(tmp_path / "stamped.pdf", "en", text_page_first=False, stamp="Scanned 2026-03-02")
+    elements = parse(path, ocr=tesseract_with("eng")).elements
+    assert {e.meta["method"] for e in elements} == {"ocr"}, "the page is rendered whole (stamp included) and read once"
+    assert elements[0].text == TEXTS["en"].scanned
+    assert "2026" in elements[-1].text

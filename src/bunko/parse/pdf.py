@@ -35,6 +35,8 @@ MARGIN = 0.07
 """Share of the page height at top and bottom where running headers and page numbers live."""
 _PAGE_NUMBER = re.compile(r"^\s*(?:[-–—]\s*)?(?:page\s+|p\.\s*)?\d+(?:\s*(?:/|of)\s*\d+)?(?:\s*[-–—])?\s*$|^\s*第\s*\d+\s*[页頁]\s*$", re.IGNORECASE)
 _MIN_FIGURE = 24.0
+STAMP_CHARS = 40
+"""At most this many characters of text layer over a page-sized image: the page is read by OCR."""
 
 
 @dataclass
@@ -80,6 +82,15 @@ def _forget_objects(pdf: Any) -> None:
         store = getattr(document, cache, None)
         if isinstance(store, dict):
             store.clear()
+
+
+def _scanned_with_stamp(page: Any, chars: list[dict[str, Any]]) -> bool:
+    """A page image with a few words of text layer (a scanner's date stamp, a Bates number) is still a scan."""
+    if not chars or len(chars) > STAMP_CHARS or not page.images:
+        return False
+    area = float(page.width) * float(page.height)
+    covered = sum(max(0.0, float(i["x1"]) - float(i["x0"])) * max(0.0, float(i["bottom"]) - float(i["top"])) for i in page.images)
+    return covered >= 0.5 * area
 
 
 class PdfParser:
@@ -158,9 +169,10 @@ class PdfParser:
 
     def _page(self, page: Any, number: int, state: _State, rendering: pdfium.PdfDocument) -> None:
         chars = [c for c in page.chars if c["text"].strip()]
+        if (not chars and page.images) or _scanned_with_stamp(page, chars):
+            self._ocr_page(number, state, rendering)
+            return
         if not chars:
-            if page.images:
-                self._ocr_page(number, state, rendering)
             return
         state.sizes.update(round(float(c["size"]), 1) for c in chars)
         blocks: list[Block] = []
