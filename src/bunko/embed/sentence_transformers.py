@@ -134,6 +134,10 @@ class SentenceTransformerEmbedder:
                 self._model: Any = SentenceTransformer(str(folder), device=device, local_files_only=True, trust_remote_code=False)
         except Exception as exc:  # torch and transformers raise many types; the user needs the folder and the reason
             raise EmbedderError(f"sentence-transformers could not load {folder}: {type(exc).__name__}: {exc}".splitlines()[0]) from None
+        prompts = getattr(self._model, "prompts", None) or {}
+        self._passage_prompt = next((prompts[k] for k in ("document", "passage", "corpus") if prompts.get(k)), "")
+        # sentence-transformers cuts longer input silently; chunk sizing reads this to flag such chunks.
+        self.max_input_tokens: int | None = getattr(self._model, "max_seq_length", None)
         getter = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
         dimension = getter()
         self.dimension = int(dimension) if dimension else int(self._encode(self._model.encode, ["dimension probe"]).shape[1])
@@ -143,6 +147,10 @@ class SentenceTransformerEmbedder:
 
     def embed_query(self, texts: Sequence[str]) -> np.ndarray:
         return self._encode(getattr(self._model, "encode_query", self._model.encode), texts)
+
+    def count_tokens(self, text: str) -> int:
+        """The model's own tokens for a passage (its prompt and special tokens included), for ``[chunk] max_tokens``."""
+        return len(self._model.tokenizer(self._passage_prompt + text, add_special_tokens=True, verbose=False)["input_ids"])
 
     def _encode(self, encode: Any, texts: Sequence[str]) -> np.ndarray:
         """sentence-transformers sorts by length and batches itself; rows come back in input order."""
