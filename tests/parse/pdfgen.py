@@ -239,3 +239,14 @@ def make_long(path: Path, pages: int, lang: str = "en", table_every: int = 0) ->
         c.showPage()
     c.save()
     return path
+
+
+def scan_image(pdf_path: Path) -> Path:
+    """The picture make_scanned put on the scanned page."""
+    return pdf_path.with_name(pdf_path.stem + "-scan.png")
+
+
+def has_ink(png: Path) -> bool:
+    """False when the renderer had no font for the script (no CJK font installed) and drew a blank page."""
+    low, _ = Image.open(png).convert("L").getextrema()
+    return low < 128
