@@ -7,7 +7,8 @@ Steps, in order (each one exists because a correct answer was once scored wrong 
 2. casefold (API → api).
 3. thousands separators between digits are dropped (12,000 → 12000; 1,234,567 → 1234567).
 4. punctuation (Unicode category P*) becomes a space — except "." and "," between digits,
-   which are decimal marks (1.5 must not become 15). Symbols (%, ¥, $, +) are kept.
+   which are decimal marks (1.5 must not become 15), and "%" / "‰", which carry meaning (5% is
+   not 5). Symbols (¥, $, +) are not punctuation and stay.
 5. whitespace collapses; a space survives only between two ASCII letters/digits, so CJK text
    with or without spaces ("30 日" / "30日") compares equal while "a bc" ≠ "ab c".
 
@@ -23,6 +24,7 @@ import unicodedata
 
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _SPACES = re.compile(r"\s+")
+_KEPT = frozenset("%‰")
 
 
 def _is_word(char: str) -> bool:
@@ -38,7 +40,7 @@ def normalize(text: str) -> str:
         text = stripped
     chars: list[str] = []
     for index, char in enumerate(text):
-        if unicodedata.category(char).startswith("P"):
+        if unicodedata.category(char).startswith("P") and char not in _KEPT:
             between_digits = 0 < index < len(text) - 1 and text[index - 1].isdigit() and text[index + 1].isdigit()
             chars.append(char if char in ".," and between_digits else " ")
         else:
