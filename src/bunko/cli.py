@@ -355,6 +355,20 @@ def migrate(
 
 
 @app.command()
+def reindex(collection: CollectionOption = None, as_json: JsonOption = False) -> None:
+    """Re-tokenize the keyword index with the configured [retrieve] analyzer (no re-parsing, no re-embedding)."""
+    path = find_collection(collection)
+    kb = run(lambda: Bunko(path, create=False, allow_analyzer_change=True))
+    count = run(kb.reindex)
+    analyzer = kb.config.retrieve.analyzer
+    kb.close()
+    if as_json:
+        print_json({"documents": count, "analyzer": analyzer})
+    else:
+        console.print(f"re-indexed {count} documents with the {analyzer} analyzer")
+
+
+@app.command()
 def trace(trace_id: str, collection: CollectionOption = None) -> None:
     """Everything recorded for one `ask`: route, hits and signals, grade, answer, timings."""
     kb = open_kb(collection)

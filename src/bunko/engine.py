@@ -6,6 +6,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from bunko.chunk.base import is_searchable
 from bunko.chunk.registry import get_chunker
 from bunko.config import CONFIG_FILE, Config
 from bunko.embed.base import Embedder
@@ -17,8 +18,8 @@ from bunko.ingest.pipeline import Ingestor, IngestReport, Progress, embed_hash
 from bunko.parse.registry import ParserRegistry, default_registry
 from bunko.retrieve.analyzers import get_analyzer
 from bunko.retrieve.searcher import Searcher, SearchResult
-from bunko.schema import Answer, Chunk, DocumentInfo, Element, Hit, IngestJob
-from bunko.store.base import Store
+from bunko.schema import Answer, Chunk, DocumentInfo, Element, Hit, IngestJob, JobStatus, ParsedDocument
+from bunko.store.base import Store, StoredChunk
 from bunko.store.registry import open_store, writer_lock
 
 DEFAULT_COLLECTION = ".bunko"
@@ -40,6 +41,7 @@ class Bunko:
         registry: ParserRegistry | None = None,
         create: bool = True,
         allow_embedder_change: bool = False,
+        allow_analyzer_change: bool = False,
     ) -> None:
         self.path = Path(path)
         config_file = self.path / CONFIG_FILE
@@ -59,6 +61,8 @@ class Bunko:
         self._lock = writer_lock(self.config, self.path)
         if not allow_embedder_change:
             self._check_embedder(self.embedder_name)
+        if not allow_analyzer_change:
+            self._check_analyzer()
 
     @classmethod
     def for_reembed(cls, path: str | Path, config: Config | None = None) -> Bunko:
@@ -83,6 +87,17 @@ class Bunko:
                 f"{self.path}: this collection was embedded with {recorded!r} "
                 f"({self.store.get_meta('dimension')} dimensions) but the embedder now is {name!r}; "
                 f"run `bunko reembed` to re-embed the stored chunks with it, or set [embed] model = {recorded!r}"
+            )
+
+    def _check_analyzer(self) -> None:
+        """Keyword tokens stored with one analyzer never match queries analyzed by another."""
+        recorded = self.store.get_meta("analyzer") or "multilingual"
+        wanted = self.config.retrieve.analyzer
+        if recorded != wanted and self.store.chunk_count() > 0:
+            raise CollectionError(
+                f"{self.path}: this collection's keyword index was built with analyzer {recorded!r} but "
+                f"[retrieve] analyzer is now {wanted!r}; run `bunko reindex` to re-tokenize the stored chunks "
+                f"(no re-parsing or re-embedding), or set analyzer = {recorded!r}"
             )
 
     def _record_embedder(self) -> None:
@@ -118,6 +133,7 @@ class Bunko:
             self.store.fail_unfinished_jobs("the ingest process stopped before this job finished; it will be retried")
             if self.store.get_meta("embedder") is None or self.store.chunk_count() == 0:
                 self._record_embedder()
+                self.store.set_meta("analyzer", self.config.retrieve.analyzer)
             ingestor = Ingestor(
                 self.store, self.registry, self.chunker, lambda: self.embedder, self.analyzer, self.config, self.root
             )
@@ -142,6 +158,33 @@ class Bunko:
             self.store.replace_vectors(vectors, {c.chunk_id: embed_hash(embedder.name, c.embed_text) for c in chunks})
             self._record_embedder()
             return len(chunks)
+
+    def reindex(self, progress: Progress | None = None) -> int:
+        """Re-tokenize every document's chunks with the configured analyzer, one transaction per document.
+
+        Elements, chunks and vectors are written back as stored, so nothing is
+        re-parsed or re-embedded, and a crash midway leaves whole documents.
+        """
+        with self._lock:
+            embedder = self.store.get_meta("embedder") or self.embedder_name
+            documents = self.store.documents()
+            for done, info in enumerate(documents, start=1):
+                chunks = self.store.chunks(info.source)
+                hashes = [embed_hash(embedder, c.embed_text) for c in chunks]
+                vectors = self.store.cached_vectors(hashes)
+                missing = [c.chunk_id for c, h in zip(chunks, hashes, strict=True) if h not in vectors]
+                if missing:
+                    raise CollectionError(f"{info.source}: stored vectors not found for {missing[:3]}; run `bunko reembed` first")
+                doc = ParsedDocument(info.doc_id, info.source, info.title, info.mime, info.parser, self.store.elements(info.source), info.meta)
+                stored = [
+                    StoredChunk(c, vectors[h], self.analyzer(c.embed_text) if is_searchable(c) else [], h)
+                    for c, h in zip(chunks, hashes, strict=True)
+                ]
+                self.store.replace_document(doc, info.content_hash, stored)
+                if progress:
+                    progress(done, len(documents), IngestJob(job_id="reindex", source=info.source, status=JobStatus.READY))
+            self.store.set_meta("analyzer", self.config.retrieve.analyzer)
+            return len(documents)
 
     # -- read ---------------------------------------------------------------
     def documents(self) -> list[DocumentInfo]:

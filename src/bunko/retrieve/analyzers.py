@@ -68,11 +68,14 @@ def identifiers(tokens: list[str]) -> set[str]:
     return {t for t in tokens if _IDENTIFIER.match(t)}
 
 
-ANALYZERS: dict[str, Analyzer] = {"multilingual": multilingual}
-
-
 def get_analyzer(name: str) -> Analyzer:
+    """"multilingual" (default, no dependencies) or a morphological one: sudachi, janome, jieba, sudachi+jieba, janome+jieba."""
+    if name == "multilingual":
+        return multilingual
+    from bunko.retrieve.morphology import MORPHOLOGICAL
+
     try:
-        return ANALYZERS[name]
+        return MORPHOLOGICAL[name]()
     except KeyError:
-        raise ValueError(f"unknown analyzer {name!r}; available: {', '.join(sorted(ANALYZERS))}") from None
+        available = ["multilingual", *sorted(MORPHOLOGICAL)]
+        raise ValueError(f"unknown analyzer {name!r}; available: {', '.join(available)}") from None
