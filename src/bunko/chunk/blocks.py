@@ -152,7 +152,10 @@ def sentence_pieces(text: str, sizer: Sizer) -> list[str]:
                 out.append(buffer)
                 buffer = ""
             end = sizer.prefix_end(sentence)
-            out.append(sentence[:end])
+            space = sentence.rfind(" ", 0, end + 1)
+            if space > end // 2:  # between words rather than inside one
+                end = space
+            out.append(sentence[:end].rstrip())
             sentence = sentence[end:].lstrip()
         if not sentence:
             continue

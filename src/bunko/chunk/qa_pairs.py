@@ -85,6 +85,8 @@ class QaPairsChunker:
                 head = Block(asked, [question])
                 extra = {"qa": True, "qa_part": i if len(parts) > 1 else None, "qa_parts": len(parts) if len(parts) > 1 else None}
                 (made,) = to_chunks(doc, [[head, *part]], len(chunks), **extra)
+                if not sizer.fits(made.text):  # a question longer than the budget, or an atomic answer
+                    made.meta["oversized"] = True
                 if repeated:
                     made.meta["overlap"] = repeated
                 else:

@@ -1,8 +1,10 @@
 """`semantic`: split where the meaning changes, as LangChain's SemanticChunker does.
 
-Every sentence is embedded together with its neighbours (a window of one on
-each side, which steadies the signal of short sentences); where the cosine
-distance between consecutive windows exceeds the document's
+Every sentence is embedded once. At each gap between two sentences the text
+before it is compared with the text after it — the mean of up to two sentence
+vectors on each side, which steadies the signal of short sentences, where
+LangChain compares overlapping windows and so tends to break one sentence
+early. Where that cosine distance exceeds the document's
 ``semantic_percentile``-th percentile of such distances, a new chunk starts.
 Sections still bound chunks (a heading is the author's own breakpoint), tables
 and other atomic blocks are single units, and no chunk exceeds the budget.
@@ -25,8 +27,8 @@ from bunko.config import ChunkConfig
 from bunko.embed.base import Embedder
 from bunko.schema import Chunk, ParsedDocument
 
-WINDOW = 1
-"""Sentences on each side embedded with a sentence (LangChain's buffer_size)."""
+WINDOW = 2
+"""Sentences on each side of a gap whose vectors are averaged (LangChain's buffer_size plays this part)."""
 
 
 def _joiner(left: str, right: str) -> str:
@@ -62,11 +64,23 @@ def sentence_units(doc: ParsedDocument, sizer: Sizer) -> list[tuple[int, Block]]
     return units
 
 
-def breakpoints(vectors: np.ndarray, same_section: np.ndarray, percentile: float) -> np.ndarray:
-    """Boolean per gap i (between unit i and i+1): does a new chunk start after unit i?"""
-    if len(vectors) < 2:
-        return np.zeros(0, dtype=bool)
-    distances = 1.0 - np.sum(vectors[:-1] * vectors[1:], axis=1)
+def gap_distances(vectors: np.ndarray, sections: np.ndarray) -> np.ndarray:
+    """Cosine distance, at each gap i (between unit i and i+1), between the text before and the text after it."""
+    distances = np.zeros(max(len(vectors) - 1, 0), dtype=np.float32)
+    for i in range(len(distances)):
+        lo, hi = i, i + 1
+        while lo > 0 and i - lo + 1 < WINDOW and sections[lo - 1] == sections[i]:
+            lo -= 1
+        while hi + 1 < len(vectors) and hi - i < WINDOW and sections[hi + 1] == sections[i + 1]:
+            hi += 1
+        before, after = vectors[lo : i + 1].sum(axis=0), vectors[i + 1 : hi + 1].sum(axis=0)
+        norm = float(np.linalg.norm(before) * np.linalg.norm(after)) or 1.0
+        distances[i] = 1.0 - float(before @ after) / norm
+    return distances
+
+
+def breakpoints(distances: np.ndarray, same_section: np.ndarray, percentile: float) -> np.ndarray:
+    """Boolean per gap: does a new chunk start after unit i? Always at a section change."""
     inside = distances[same_section]
     threshold = float(np.percentile(inside, percentile)) if inside.size else 0.0
     return ~same_section | (distances > threshold)
@@ -84,16 +98,9 @@ class SemanticChunker:
             return []
         sections_of = np.array([s for s, _ in indexed])
         units = [u for _, u in indexed]
-        windows = []
-        for i in range(len(units)):
-            lo, hi = i, i + 1
-            while lo > 0 and i - lo < WINDOW and sections_of[lo - 1] == sections_of[i]:
-                lo -= 1
-            while hi < len(units) and hi - i <= WINDOW and sections_of[hi] == sections_of[i]:
-                hi += 1
-            windows.append(" ".join(u.text for u in units[lo:hi]))
-        vectors = np.asarray(embedder.embed(windows), dtype=np.float32)
-        cuts = breakpoints(vectors, sections_of[:-1] == sections_of[1:], config.semantic_percentile)
+        vectors = np.asarray(embedder.embed([u.text for u in units]), dtype=np.float32)
+        distances = gap_distances(vectors, sections_of)
+        cuts = breakpoints(distances, sections_of[:-1] == sections_of[1:], config.semantic_percentile)
 
         groups: list[list[Block]] = [[units[0]]]
         group_section = [int(sections_of[0])]

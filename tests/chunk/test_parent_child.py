@@ -1,0 +1,88 @@
+"""`parent_child`: children are searched, the parent is returned; parents never enter an index."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from chunkdocs import SENTENCES, joined, parse_markdown
+
+from bunko import Config
+from bunko.chunk.parent_child import ParentChildChunker
+from bunko.config import ChunkConfig
+
+FACTS = {
+    "ja": ("宿泊費の上限は一泊一万二千円です。", "宿泊費の上限はいくらですか？"),
+    "zh": ("婚假为三天，须在领取结婚证后一年内休完。", "婚假有几天？"),
+    "en": ("Hotels are reimbursed up to 120 dollars per night.", "How much is reimbursed for a hotel night?"),
+}
+FILLER = {
+    "ja": ["申請は所属長の承認を得てから行います。", "精算は帰着後十日以内に行ってください。", "交通費は最も経済的な経路で計算します。",
+           "日当は出張日数に応じて支給されます。", "海外出張では別の規程が適用されます。", "立替金は翌月の給与で精算されます。"],
+    "zh": ["年假每年十五天。", "病假需要提供医生证明。", "事假为无薪假期，按日扣除工资。", "产假按国家规定执行。",
+           "请假须提前三个工作日申请。", "未休完的年假可顺延至次年三月。"],
+    "en": ["Requests need the approval of a manager.", "Claims are filed within ten days of return.",
+           "Train fares follow the cheapest route.", "Daily allowances depend on the length of the trip.",
+           "International trips follow a separate policy.", "Advances are settled with the next salary."],
+}
+
+
+def _doc_text(lang: str) -> str:
+    fact = FACTS[lang][0]
+    return f"# Policy\n\n## Rules\n\n{joined(lang, FILLER[lang][:3])}\n\n{fact}\n\n{joined(lang, FILLER[lang][3:])}\n"
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh", "en"])
+def test_children_are_small_and_point_to_a_parent_holding_them(lang: str) -> None:
+    doc = parse_markdown(_doc_text(lang), f"{lang}.md")
+    chunks = ParentChildChunker().chunk(doc, ChunkConfig(child_max_chars=40, parent_max_chars=1000))
+    parents = [c for c in chunks if c.meta.get("role") == "parent"]
+    children = [c for c in chunks if c.meta.get("role") == "child"]
+    assert len(parents) == 1 and len(children) >= 3
+    assert parents[0].meta["searchable"] is False and parents[0].parent_id is None
+    assert chunks[0] is parents[0]  # a parent comes before its children: ordinals are stable
+    for child in children:
+        assert child.parent_id == parents[0].chunk_id
+        assert len(child.text) <= 40
+        assert child.text in parents[0].text
+        assert set(child.element_ids) <= set(parents[0].element_ids)
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh", "en"])
+def test_search_finds_a_child_and_returns_its_parent(lang: str, make_kb, tmp_path: Path) -> None:
+    config = Config()
+    config.chunk.strategy = "parent_child"
+    config.chunk.child_max_chars = 60
+    config.chunk.parent_max_chars = 1000
+    kb = make_kb(config=config)
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / f"policy-{lang}.md").write_text(_doc_text(lang), encoding="utf-8")
+    (folder / "other.md").write_text("# Other\n\n" + joined("en", SENTENCES["en"]) + "\n", encoding="utf-8")
+    assert kb.ingest(folder).ok
+
+    stored = kb.chunks(f"docs/policy-{lang}.md")
+    parents = {c.chunk_id: c for c in stored if c.meta.get("role") == "parent"}
+    children = {c.chunk_id: c for c in stored if c.meta.get("role") == "child"}
+    assert parents and children
+
+    fact, question = FACTS[lang]
+    hits = kb.search(question, k=3)
+    top = hits[0]
+    assert top.chunk.chunk_id in children  # the child's id and citation are kept ...
+    assert fact in children[top.chunk.chunk_id].text
+    parent = parents[children[top.chunk.chunk_id].parent_id]
+    assert top.chunk.text == parent.text  # ... and the reader gets the parent's text
+    assert top.chunk.meta["child_text"] == children[top.chunk.chunk_id].text
+    assert top.chunk.element_ids == children[top.chunk.chunk_id].element_ids
+    assert len({h.chunk.meta.get("parent_expanded") for h in hits if h.chunk.meta.get("parent_expanded")}) == sum(
+        1 for h in hits if h.chunk.meta.get("parent_expanded")
+    )  # one hit per parent
+
+    everything = kb.search(question, k=100, mode="keyword") + kb.search(question, k=100, mode="dense")
+    assert not {h.chunk.chunk_id for h in everything} & set(parents)  # parents are never searched
+
+    answer = kb.ask(question)
+    assert not answer.abstained
+    cited = {c.chunk_id for s in answer.sentences for c in s.citations}
+    assert cited and cited <= set(children) | {c.chunk_id for c in kb.chunks("docs/other.md")}
