@@ -4,7 +4,7 @@ The retrieval filter is the primary control: a restricted caller's filter is
 ``{"$and": [<their filter>, {"groups": {"$in": <their groups>}}]}``, so a
 caller's ``$or`` or ``$not`` can only narrow what they may see, never widen it,
 and the forbidden chunks never reach fusion, grading or the answer. The output
-checks (`visible_hits`, `redact_answer`, `redact_trace`) are a second wall: if
+checks (`visible_hits`, `redact_answer`, `trace_sources`) are a second wall: if
 anything upstream ever changes, a forbidden chunk is dropped rather than sent.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 
 from bunko.generate.extractive import render_answer
 from bunko.generate.language import abstain_message
-from bunko.schema import Answer, AnswerSentence, Citation, DocumentInfo, Hit
+from bunko.schema import Answer, DocumentInfo, Hit
 from bunko.server.auth import Principal
 
 MATCH_NOTHING: dict[str, Any] = {"doc_id": {"$in": []}}
@@ -58,28 +58,18 @@ def redact_answer(answer: Answer, visible_source: Callable[[str], bool]) -> Answ
     return answer
 
 
-def redact_trace(trace: dict[str, Any], visible_source: Callable[[str], bool]) -> dict[str, Any]:
-    """A trace with the hits, units and citations of invisible documents removed (indices renumbered)."""
-    hits = trace.get("hits") or []
-    keep = [i for i, h in enumerate(hits) if visible_source(str(h.get("source", "")))]
-    if len(keep) == len(hits):
-        return trace
-    renumber = {old: new for new, old in enumerate(keep)}
-    out = dict(trace)
-    out["hits"] = [hits[i] for i in keep]
-    out["units"] = [{**u, "hit": renumber[u["hit"]]} for u in trace.get("units") or [] if u.get("hit") in renumber]
-    answer = dict(trace.get("answer") or {})
-    sentences = [
-        s for s in answer.get("sentences") or [] if all(visible_source(str(c.get("source", ""))) for c in s.get("citations") or [])
-    ]
-    if len(sentences) != len(answer.get("sentences") or []):
-        answer["sentences"] = sentences
-        language = str(answer.get("language", "en"))
-        kept = [
-            AnswerSentence(text=s["text"], citations=[Citation(**c) for c in s.get("citations") or []], support=s.get("support"))
-            for s in sentences
-        ]
-        answer["text"] = render_answer(kept, language) if kept else abstain_message(language)
-        answer["abstained"] = not sentences
-    out["answer"] = answer
-    return out
+def trace_sources(trace: Any) -> set[str]:
+    """Every document a trace names, wherever the engine put it (hits, candidates, rewrites, citations, prompts)."""
+    found: set[str] = set()
+    stack = [trace]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if isinstance(item.get("source"), str):
+                found.add(item["source"])
+            if isinstance(item.get("chunk_id"), str):
+                found.add(item["chunk_id"].rsplit("#", 1)[0])
+            stack.extend(v for k, v in item.items() if k != "filters")  # a filter names what was asked for, not what was seen
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found

@@ -1,19 +1,18 @@
 """One served collection: its `Bunko`, keys, ingest worker, and access-checked reads.
 
-Every read that touches the in-memory search index (search, ask, filter
-validation) runs under `read_lock`. The local store rebuilds that index lazily,
-on the first read after a write, by swapping several arrays one after another;
-a second reader mid-search could pair old ids with new vectors. Serialising the
-index reads of one collection closes that window; SQLite reads (documents,
-chunks, jobs, traces) and the writer thread still run in parallel.
+The local store keeps its search index in memory and rebuilds it lazily, on
+the first read after a write, by swapping several arrays one after another; two
+readers at once could pair one generation's ids with the next one's vectors.
+`IndexReadGuard` runs the four index reads of one collection one at a time
+(each takes milliseconds), while query embedding, reranking, answer generation,
+SQLite reads and the ingest thread still run in parallel.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from bunko.engine import Bunko
@@ -26,12 +25,36 @@ from bunko.server import acl
 from bunko.server.auth import ANONYMOUS, KeyStore, Principal
 from bunko.server.uploads import INCOMING, UPLOADS, accepted_extensions
 from bunko.server.worker import IngestWorker, UploadJob
+from bunko.store.registry import is_postgres
+
+
+class IndexReadGuard:
+    """A store whose in-memory index reads are serialised; everything else passes straight through."""
+
+    GUARDED = frozenset({"filter_fields", "dense_search", "keyword_search", "term_weights"})
+
+    def __init__(self, store: Any, lock: threading.Lock) -> None:
+        self._store = store
+        self._lock = lock
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._store, name)
+        if name not in self.GUARDED:
+            return attr
+
+        def guarded(*args: Any, **kwargs: Any) -> Any:
+            with self._lock:
+                return attr(*args, **kwargs)
+
+        return guarded
 
 
 @dataclass
 class AskOutcome:
     answer: Answer
     timings: dict[str, float]
+    withheld: bool = False
+    """Streaming only: the final access check removed sentences already streamed; the client must drop them."""
 
 
 class ServedCollection:
@@ -39,7 +62,8 @@ class ServedCollection:
         self.name = name
         self.kb = kb
         self.keys = KeyStore(kb.path)
-        self.read_lock = threading.Lock()
+        self.index_lock = threading.Lock()
+        kb.store = IndexReadGuard(kb.store, self.index_lock)  # before the engine builds its answerer around the store
         self.max_upload_bytes = int((max_upload_mb or kb.config.ingest.max_file_mb) * 1024 * 1024)
         self.allowed_extensions = accepted_extensions(kb.registry)
         self.uploads = kb.path / UPLOADS
@@ -50,9 +74,11 @@ class ServedCollection:
 
     # -- life ---------------------------------------------------------------
     @staticmethod
-    def check_writable(path: Path) -> None:
-        """Refuse to serve a collection another process is writing: say who, instead of hanging uploads."""
-        with WriterLock(path / "write.lock", timeout=0):
+    def check_writable(kb: Bunko) -> None:
+        """Refuse to serve a local collection another process is writing: say who, instead of hanging uploads."""
+        if is_postgres(kb.config.store):
+            return  # postgres serialises writers in the database
+        with WriterLock(kb.path / "write.lock", timeout=0):
             pass
 
     def start(self) -> None:
@@ -104,7 +130,7 @@ class ServedCollection:
 
     # -- index reads ------------------------------------------------------------
     def _guarded(self, who: Principal, filters: Mapping[str, Any] | None) -> dict[str, Any] | None:
-        """The caller's filter, validated, ANDed with their access filter. Call under `read_lock`."""
+        """The caller's filter, validated, ANDed with their access filter."""
         known = self.kb.store.filter_fields()
         if filters is not None and not isinstance(filters, Mapping):
             raise FilterError("filters must be a JSON object")
@@ -113,45 +139,67 @@ class ServedCollection:
 
     def check_filters(self, filters: Mapping[str, Any] | None) -> None:
         """Raise `FilterError` for a filter naming unknown fields or operators."""
-        with self.read_lock:
-            self._guarded(ANONYMOUS, filters)
+        self._guarded(ANONYMOUS, filters)
+
+    def _retrying(self, who: Principal, filters: Mapping[str, Any] | None, call: Callable[[dict[str, Any] | None], Any]) -> Any:
+        try:
+            return call(self._guarded(who, filters))
+        except FilterError:
+            if who.unrestricted:
+                raise
+            # the groups field vanished between validation and search (its last document was deleted)
+            return call(acl.combine(filters, acl.MATCH_NOTHING))
 
     def search(self, who: Principal, query: str, k: int | None, mode: str | None, filters: Mapping[str, Any] | None) -> SearchResult:
-        with self.read_lock:
-            where = self._guarded(who, filters)
-            try:
-                result = self.kb.search_detailed(query, k=k, filters=where, mode=mode)
-            except FilterError:
-                if who.unrestricted:
-                    raise
-                # the groups field vanished between validation and search (its last document was deleted)
-                result = self.kb.search_detailed(query, k=k, filters=acl.combine(filters, acl.MATCH_NOTHING), mode=mode)
+        result: SearchResult = self._retrying(who, filters, lambda where: self.kb.search_detailed(query, k=k, filters=where, mode=mode))
         visible = self.visible_documents(who)
         result.hits = acl.visible_hits(result.hits, lambda doc_id: doc_id in visible)
         return result
 
-    def ask(self, who: Principal, question: str, k: int | None, filters: Mapping[str, Any] | None) -> AskOutcome:
-        with self.read_lock:
-            where = self._guarded(who, filters)
-            try:
-                answer = self.kb.ask(question, filters=where, k=k)
-            except FilterError:
-                if who.unrestricted:
-                    raise
-                answer = self.kb.ask(question, filters=acl.combine(filters, acl.MATCH_NOTHING), k=k)
+    def _outcome(self, who: Principal, answer: Answer) -> AskOutcome:
         self.keys.own_trace(answer.trace_id, who.name)
         answer = acl.redact_answer(answer, self._visible_source(who))
         trace = self.kb.trace(answer.trace_id) or {}
         return AskOutcome(answer=answer, timings=dict(trace.get("timings") or {}))
 
+    def ask(self, who: Principal, question: str, k: int | None, filters: Mapping[str, Any] | None) -> AskOutcome:
+        answer = self._retrying(who, filters, lambda where: self.kb.ask(question, filters=where, k=k))
+        return self._outcome(who, answer)
+
+    def ask_stream(self, who: Principal, question: str, k: int | None, filters: Mapping[str, Any] | None) -> Iterator[str | AskOutcome]:
+        """Text deltas as the engine checks each sentence, then the `AskOutcome`.
+
+        Retrieval runs before the first delta, under the caller's access filter, so
+        every streamed sentence comes from a visible chunk. If the final check would
+        still remove a sentence, the outcome says so (`withheld`) and the client is
+        told to discard the streamed text.
+        """
+
+        def start(where: dict[str, Any] | None) -> tuple[Iterator[str | Answer], str | Answer]:
+            items = self.kb.ask_stream(question, filters=where, k=k)
+            return items, next(items)
+
+        items, first = self._retrying(who, filters, start)
+        item: str | Answer = first
+        while not isinstance(item, Answer):
+            yield item
+            item = next(items)
+        streamed_sentences = len(item.sentences)
+        outcome = self._outcome(who, item)
+        outcome.withheld = len(outcome.answer.sentences) != streamed_sentences
+        yield outcome
+
     def trace(self, who: Principal, trace_id: str) -> dict[str, Any] | None:
-        """A trace is its asker's (admins see all), with anything now invisible to them removed."""
+        """A trace is its asker's (admins see all), and only while every document it names is visible to them."""
         if who.role != "admin" and self.keys.trace_owner(trace_id) != who.name:
             return None
         trace = self.kb.trace(trace_id)
         if trace is None:
             return None
-        return acl.redact_trace(trace, self._visible_source(who))
+        visible = self._visible_source(who)
+        if not all(visible(source) for source in acl.trace_sources(trace)):
+            return None
+        return trace
 
     def status(self) -> dict[str, Any]:
         return {

@@ -12,7 +12,9 @@ citations are in an extra ``citations`` field (``completion.model_extra``), with
 from __future__ import annotations
 
 import json
+import logging
 import time
+import uuid
 from collections.abc import Iterator
 from typing import Annotated, Any
 
@@ -23,9 +25,10 @@ from bunko.server.auth import bearer_token
 from bunko.server.collection import AskOutcome
 from bunko.server.deps import ApiError, Caller, ServerState, authenticate, state
 from bunko.server.models import ChatRequest
-from bunko.server.views import numbered_citations, stream_pieces, with_sources
+from bunko.server.views import numbered_citations, with_sources
 
 router = APIRouter(prefix="/v1", tags=["openai"])
+log = logging.getLogger("bunko.server")
 StateDep = Annotated[ServerState, Depends(state)]
 
 
@@ -105,16 +108,24 @@ def _chunk(ident: str, model: str, delta: dict[str, Any], finish: str | None = N
 
 
 def _stream(c: Caller, body: ChatRequest, question: str, srv: ServerState) -> Iterator[str]:
+    """OpenAI chunks: the role, a content delta per checked sentence, the numbered sources, a stop chunk with citations."""
+    ident = f"chatcmpl-{uuid.uuid4().hex[:16]}"
+    yield _chunk(ident, body.model, {"role": "assistant", "content": ""})
     try:
-        outcome = c.served.ask(c.who, question, body.k, body.filters)
+        for item in c.served.ask_stream(c.who, question, body.k, body.filters):
+            if isinstance(item, str):
+                yield _chunk(ident, body.model, {"content": item})
+                continue
+            srv.metrics.stages(c.served.name, "chat", item.timings)
+            if item.withheld:
+                raise PermissionError("the answer cited documents this key may not see; discard it")
+            sources = with_sources(item.answer)[len(item.answer.text):]
+            if sources:
+                yield _chunk(ident, body.model, {"content": sources})
+            yield _chunk(ident, body.model, {}, "stop", **_extras(item))
     except Exception as exc:  # headers are sent: report in-band, as OpenAI does
+        log.exception("chat stream failed")
         error = {"error": {"message": f"{type(exc).__name__}: {exc}", "type": "server_error", "code": "INTERNAL"}}
         yield f"data: {json.dumps(error, ensure_ascii=False)}\n\n"
         return
-    srv.metrics.stages(c.served.name, "chat", outcome.timings)
-    ident = f"chatcmpl-{outcome.answer.trace_id}"
-    yield _chunk(ident, body.model, {"role": "assistant", "content": ""})
-    for piece in stream_pieces(with_sources(outcome.answer)):
-        yield _chunk(ident, body.model, {"content": piece})
-    yield _chunk(ident, body.model, {}, "stop", **_extras(outcome))
     yield "data: [DONE]\n\n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterator
 from dataclasses import asdict
 from typing import Annotated, Any
@@ -13,11 +14,12 @@ from fastapi.responses import StreamingResponse
 from bunko.errors import BunkoError
 from bunko.server.deps import ApiError, Caller, caller, state
 from bunko.server.models import AskRequest, SearchRequest
-from bunko.server.views import answer_view, hit_view, stream_pieces
+from bunko.server.views import answer_view, hit_view
 
 router = APIRouter(prefix="/api/collections/{name}", tags=["query"])
 Reader = Annotated[Caller, Depends(caller("reader"))]
 
+log = logging.getLogger("bunko.server")
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
@@ -41,19 +43,23 @@ def search(c: Reader, body: SearchRequest, request: Request) -> dict[str, Any]:
 
 
 def _ask_events(c: Caller, body: AskRequest, request: Request) -> Iterator[str]:
+    """start, then a delta per checked sentence as the engine produces it, then done (the full answer)."""
     yield sse("start", {"question": body.question})
     try:
-        outcome = c.served.ask(c.who, body.question, body.k, body.filters)
+        for item in c.served.ask_stream(c.who, body.question, body.k, body.filters):
+            if isinstance(item, str):
+                yield sse("delta", {"text": item})
+                continue
+            state(request).metrics.stages(c.served.name, "ask", item.timings)
+            if item.withheld:
+                yield sse("error", {"code": "WITHHELD", "message": "the answer cited documents you may not see; discard it"})
+                return
+            yield sse("done", {**answer_view(item.answer), "timings": item.timings})
     except BunkoError as exc:
         yield sse("error", {"code": "BAD_REQUEST", "message": str(exc)})
-        return
     except Exception as exc:  # the stream has started: report in-band, a status code can no longer change
-        yield sse("error", {"code": "INTERNAL", "message": f"{type(exc).__name__}: {exc}"})
-        return
-    state(request).metrics.stages(c.served.name, "ask", outcome.timings)
-    for piece in stream_pieces(outcome.answer.text):
-        yield sse("delta", {"text": piece})
-    yield sse("done", {**answer_view(outcome.answer), "timings": outcome.timings})
+        log.exception("ask stream failed")
+        yield sse("error", {"code": "INTERNAL", "message": f"internal error ({type(exc).__name__})"})
 
 
 @router.post("/ask", summary="A cited answer, or an abstention; `stream: true` answers as Server-Sent Events")

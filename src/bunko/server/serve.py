@@ -65,7 +65,7 @@ def open_collections(specs: Sequence[CollectionSpec], max_upload_mb: float | Non
                 embedders[key] = build_embedder(config.embed)
             kb = Bunko(spec.path, config=config, embedder=embedders[key], create=False)
             try:
-                ServedCollection.check_writable(spec.path)
+                ServedCollection.check_writable(kb)
             except CollectionError as exc:
                 kb.close()
                 raise CollectionError(

@@ -7,7 +7,6 @@ without parsing the text.
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict
 from typing import Any
 
@@ -66,15 +65,6 @@ def with_sources(answer: Answer) -> str:
         return answer.text
     heading = {"ja": "出典", "zh": "来源"}.get(answer.language, "Sources")
     return answer.text + f"\n\n{heading}:\n" + "\n".join(f"[{c['number']}] {c['label']}" for c in citations)
-
-
-_PIECE = re.compile(r".*?(?:\]\s*(?!\[)|\n|$)", re.DOTALL)
-
-
-def stream_pieces(text: str) -> list[str]:
-    """Cut text after each citation group or line break: pieces that join back to `text` exactly."""
-    pieces = [m.group(0) for m in _PIECE.finditer(text) if m.group(0)]
-    return pieces if "".join(pieces) == text else [text]
 
 
 def document_view(doc: DocumentInfo) -> dict[str, Any]:

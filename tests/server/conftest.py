@@ -1,0 +1,60 @@
+"""Fixtures: fresh served collections, and one session server with access groups and keys for the ACL tests."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from server_harness import BUDGET_FINANCE, PARTY_SHARED, SALARY_HR, Live, running, upload, wait_jobs
+
+from bunko import Bunko
+from bunko.embed.use_m3 import UseM3Embedder
+from bunko.server.collection import ServedCollection
+
+
+@pytest.fixture
+def served_factory(tmp_path: Path, embedder: UseM3Embedder) -> Callable[..., ServedCollection]:
+    """A fresh served collection under tmp_path sharing the session's embedder: served_factory(name, **options)."""
+
+    def factory(name: str = "kb", max_upload_mb: float | None = None) -> ServedCollection:
+        return ServedCollection(name, Bunko(tmp_path / name, embedder=embedder), max_upload_mb)
+
+    return factory
+
+
+@pytest.fixture(scope="session")
+def acl_live(tmp_path_factory: pytest.TempPathFactory, embedder: UseM3Embedder, samples_dir: Path) -> Iterator[Live]:
+    """Collection "corp": the samples (no groups), an hr document, a finance one (uploaded), one for both; plus "other".
+
+    Keys on corp: admin, hr_editor, hr_reader, fin_reader, all_reader (unrestricted reader), multi (hr+finance).
+    """
+    root = tmp_path_factory.mktemp("acl")
+    docs = root / "docs"
+    docs.mkdir()
+    (docs / "salary-hr.md").write_text(SALARY_HR, encoding="utf-8")
+    (docs / "party-shared.md").write_text(PARTY_SHARED, encoding="utf-8")
+    corp = Bunko(root / "corp", embedder=embedder)
+    assert corp.ingest([samples_dir]).ok
+    assert corp.ingest([docs / "salary-hr.md"], fields={"groups": ["hr"]}).ok
+    assert corp.ingest([docs / "party-shared.md"], fields={"groups": ["hr", "finance"]}).ok
+    other = Bunko(root / "other", embedder=embedder)
+    assert other.ingest([docs / "party-shared.md"]).ok
+    served = [ServedCollection("corp", corp), ServedCollection("other", other)]
+    keys = {
+        "admin": served[0].keys.create("admin", "admin"),
+        "hr_editor": served[0].keys.create("hr_editor", "editor", ("hr",)),
+        "hr_reader": served[0].keys.create("hr_reader", "reader", ("hr",)),
+        "fin_reader": served[0].keys.create("fin_reader", "reader", ("finance",)),
+        "all_reader": served[0].keys.create("all_reader", "reader", None),
+        "multi": served[0].keys.create("multi", "reader", ("finance", "hr")),
+        "other_admin": served[1].keys.create("other_admin", "admin"),
+    }
+    with running(served) as live:
+        live.keys = keys
+        with live.client("admin") as admin:
+            response = upload(admin, "corp", {"budget-fin.md": BUDGET_FINANCE}, groups="finance")
+            assert response.status_code == 202, response.text
+            jobs = wait_jobs(admin, "corp", [j["job_id"] for j in response.json()["jobs"]])
+            assert jobs[0]["status"] == "READY", jobs
+        yield live
