@@ -27,3 +27,20 @@ def test_rrf_matches_hand_computed_scores() -> None:
 def test_duplicates_within_one_list_count_once() -> None:
     fused = reciprocal_rank_fusion({"dense": [("a", 0.9), ("a", 0.9)]}, k=60)
     assert fused[0][1] == pytest.approx(1 / 61)
+
+
+def test_router_sends_codes_and_quotes_to_keyword_and_accepts_new_rules() -> None:
+    from bunko.config import RetrieveConfig
+    from bunko.retrieve.analyzers import multilingual
+    from bunko.retrieve.router import DEFAULT_RULES, Route, route
+
+    config = RetrieveConfig()
+    assert route("E-1024 とは", multilingual("E-1024 とは"), config).name == "exact"
+    assert route("「冲突副本」是什么", multilingual("「冲突副本」是什么"), config).name == "exact"
+    semantic = route("出張の宿泊費の上限は？", multilingual("出張の宿泊費の上限は？"), config)
+    assert semantic.name == "semantic" and semantic.weights["keyword"] < semantic.weights["dense"]
+
+    def dates(query, tokens, cfg):
+        return Route("dates", {"keyword": 1.0}, "a year") if "2026" in tokens else None
+
+    assert route("policy changes in 2026", multilingual("policy changes in 2026"), config, (dates, *DEFAULT_RULES)).name == "dates"

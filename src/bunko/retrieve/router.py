@@ -11,6 +11,7 @@ search fully.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from bunko.config import RetrieveConfig
@@ -26,12 +27,32 @@ class Route:
     reason: str = ""
 
 
-def route(query: str, tokens: list[str], config: RetrieveConfig) -> Route:
+RouteRule = Callable[[str, list[str], RetrieveConfig], Route | None]
+"""A rule looks at the query (and its keyword tokens) and returns a Route, or None to pass."""
+
+
+def identifier_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route | None:
     codes = identifiers(tokens)
-    if codes:
-        return Route("exact", {"dense": config.dense_weight, "keyword": config.exact_keyword_weight},
-                     f"identifiers {sorted(codes)} favour keyword search")
-    if _QUOTED.search(query):
-        return Route("exact", {"dense": config.dense_weight, "keyword": config.exact_keyword_weight},
-                     "a quoted phrase favours keyword search")
+    if not codes:
+        return None
+    return Route("exact", {"dense": config.dense_weight, "keyword": config.exact_keyword_weight},
+                 f"identifiers {sorted(codes)} favour keyword search")
+
+
+def quoted_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route | None:
+    if not _QUOTED.search(query):
+        return None
+    return Route("exact", {"dense": config.dense_weight, "keyword": config.exact_keyword_weight},
+                 "a quoted phrase favours keyword search")
+
+
+DEFAULT_RULES: tuple[RouteRule, ...] = (identifier_rule, quoted_rule)
+
+
+def route(query: str, tokens: list[str], config: RetrieveConfig, rules: Sequence[RouteRule] = DEFAULT_RULES) -> Route:
+    """The first rule that claims the query decides; otherwise a natural-language question."""
+    for rule in rules:
+        chosen = rule(query, tokens, config)
+        if chosen is not None:
+            return chosen
     return Route("semantic", {"dense": config.dense_weight, "keyword": config.keyword_weight}, "natural-language question")

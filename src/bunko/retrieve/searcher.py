@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +16,7 @@ from bunko.retrieve.fusion import reciprocal_rank_fusion, weighted_score_fusion
 from bunko.retrieve.mmr import mmr_order
 from bunko.retrieve.parents import WINDOW as PARENT_WINDOW
 from bunko.retrieve.parents import expand_parents
-from bunko.retrieve.router import Route, route
+from bunko.retrieve.router import DEFAULT_RULES, Route, RouteRule, route
 from bunko.schema import Hit
 from bunko.store.base import Store
 
@@ -34,7 +34,11 @@ class SearchResult:
 
 
 class Searcher:
-    def __init__(self, store: Store, embedder: Embedder, analyzer: Analyzer, config: RetrieveConfig) -> None:
+    def __init__(
+        self, store: Store, embedder: Embedder, analyzer: Analyzer, config: RetrieveConfig, rules: Sequence[RouteRule] = DEFAULT_RULES
+    ) -> None:
+        """`rules` extend or replace the router's (see retrieve/router.py); the first that claims a query wins."""
+        self.rules = rules
         self.store = store
         self.embedder = embedder
         self.analyzer = analyzer
@@ -73,7 +77,7 @@ class Searcher:
             timings["keyword"] = time.perf_counter() - started
 
         started = time.perf_counter()
-        chosen = route(query, tokens, config)
+        chosen = route(query, tokens, config, self.rules)
         if config.fusion == "rrf":
             fused = reciprocal_rank_fusion(ranked, chosen.weights, config.rrf_k)
         else:
