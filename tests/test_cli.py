@@ -47,7 +47,7 @@ def test_ingest_search_ask_in_the_current_folder(runner: CliRunner, tmp_path: Pa
     source = docs[0]["source"]
     assert _json(runner.invoke(app, ["rm", source, "--json"]))["removed"] is True
     assert runner.invoke(app, ["rm", source]).exit_code == 1
-    trace = _json(runner.invoke(app, ["trace", answer["trace_id"]]))
+    trace = _json(runner.invoke(app, ["trace", answer["trace_id"], "--json"]))
     assert trace["answer"]["text"] == answer["text"]
 
 

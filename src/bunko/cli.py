@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -19,7 +19,8 @@ from bunko.config import CONFIG_FILE, Config
 from bunko.engine import DEFAULT_COLLECTION, Bunko
 from bunko.errors import BunkoError
 from bunko.evaluate.cli import eval_app
-from bunko.schema import Hit, IngestJob, JobStatus, to_dict
+from bunko.generate.trace_view import render_trace
+from bunko.schema import Answer, Hit, IngestJob, JobStatus, to_dict
 from bunko.server.commands import register as register_server_commands
 
 app = typer.Typer(help="bunko: ask your own documents, with every answer cited.", no_args_is_help=True, add_completion=False)
@@ -218,24 +219,41 @@ def ask(
     source: Annotated[str | None, typer.Option(help="Only sources matching this glob.")] = None,
     section: Annotated[str | None, typer.Option(help="Only chunks under this section.")] = None,
     where: Annotated[str | None, typer.Option(help="Filter as JSON.")] = None,
+    stream: Annotated[bool, typer.Option("--stream", help="Print each sentence as soon as it passes the citation check.")] = False,
     collection: CollectionOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """A grounded answer, each sentence cited; or a plain statement that the documents do not say."""
     kb = open_kb(collection)
-    answer = run(lambda: kb.ask(question, filters=parse_filters(source, section, where)))
+    filters = parse_filters(source, section, where)
+    if stream and not as_json:
+        answer = run(lambda: _print_stream(kb.ask_stream(question, filters=filters)))
+    else:
+        answer = run(lambda: kb.ask(question, filters=filters))
     kb.close()
     if as_json:
         print_json(to_dict(answer))
         return
-    console.print(escape(answer.text))
+    if not stream:
+        console.print(escape(answer.text))
     numbers: dict[str, int] = {}
     for sentence in answer.sentences:
         for citation in sentence.citations:
             if citation.chunk_id not in numbers:
                 numbers[citation.chunk_id] = len(numbers) + 1
                 console.print(f"  [dim][{numbers[citation.chunk_id]}] {escape(citation.label())}[/dim]")
-    console.print(f"[dim]confidence {answer.confidence:.2f} · trace {answer.trace_id}[/dim]")
+    review = " · [yellow]needs review[/yellow]" if answer.needs_review else ""
+    console.print(f"[dim]confidence {answer.confidence:.2f} · trace {answer.trace_id}[/dim]{review}")
+
+
+def _print_stream(items: Iterator[str | Answer]) -> Answer:
+    """Deltas as they come; the final Answer is returned for the source list."""
+    for item in items:
+        if isinstance(item, Answer):
+            console.print()
+            return item
+        console.print(escape(item), end="", soft_wrap=True)
+    raise BunkoError("the answer stream ended without an answer")
 
 
 @app.command()
@@ -369,15 +387,18 @@ def reindex(collection: CollectionOption = None, as_json: JsonOption = False) ->
 
 
 @app.command()
-def trace(trace_id: str, collection: CollectionOption = None) -> None:
-    """Everything recorded for one `ask`: route, hits and signals, grade, answer, timings."""
+def trace(trace_id: str, collection: CollectionOption = None, as_json: JsonOption = False) -> None:
+    """Everything recorded for one `ask`: route, hits and signals, rerank, grade, prompt, verdicts, timings."""
     kb = open_kb(collection)
     payload = kb.trace(trace_id)
     kb.close()
     if payload is None:
         errors.print(f"[red]error:[/red] no trace {escape(trace_id)}")
         raise typer.Exit(1)
-    print_json(payload)
+    if as_json:
+        print_json(payload)
+    else:
+        render_trace(console, payload)
 
 
 @app.command()
