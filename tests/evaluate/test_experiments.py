@@ -9,7 +9,7 @@ from bunko import Bunko, Config
 from bunko.embed.use_m3 import UseM3Embedder
 from bunko.evaluate.experiments import Experiment, compare, run_experiment
 from bunko.evaluate.golden import GoldenItem
-from bunko.evaluate.variants import Variant, index_key, load_variants, overlay
+from bunko.evaluate.variants import Variant, differences, index_key, load_variants, overlay, redacted
 
 
 def test_the_default_beats_tiny_fixed_windows_on_table_questions(table_experiment: Experiment) -> None:
@@ -74,3 +74,10 @@ def test_partial_configuration_files_lay_over_the_base(tmp_path: Path) -> None:
     assert index_key(second.config) == index_key(base) != index_key(first.config)
     assert index_key(Config.from_dict({"retrieve": {"analyzer": "whitespace"}})) != index_key(Config())
     assert overlay({"a": {"x": 1, "y": 2}}, {"a": {"y": 3}, "b": 1}) == {"a": {"x": 1, "y": 3}, "b": 1}
+
+
+def test_reports_never_show_a_store_password() -> None:
+    config = Config.from_dict({"store": "postgresql://bunko:s3cret@db.internal:5432/kb?schema=x"})
+    assert redacted(config)["store"] == "postgresql://bunko:***@db.internal:5432/kb?schema=x"
+    assert differences(redacted(Config()), redacted(config)) == ["store: 'local' → 'postgresql://bunko:***@db.internal:5432/kb?schema=x'"]
+    assert index_key(config) != index_key(Config())  # another backend is never reused as this one

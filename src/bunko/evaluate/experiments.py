@@ -38,7 +38,7 @@ from bunko.evaluate.metrics import (
 )
 from bunko.evaluate.records import QuestionRecord
 from bunko.evaluate.runner import evaluate_collection
-from bunko.evaluate.variants import Variant, index_key
+from bunko.evaluate.variants import Variant, index_key, redacted
 
 Progress = Callable[[str, int, int], None]
 """progress(description, done, total): what the experiment is doing now."""
@@ -277,7 +277,9 @@ def run_experiment(
                 if progress:
                     progress(f"{variant.name}: indexing {len(doc_paths)} path(s)", 0, 1)
                 started = time.perf_counter()
-                kb = Bunko(path, config=variant.config, embedder=model)
+                # a temporary index is always local: never write experiments into a shared PostgreSQL schema
+                local = variant.config.model_copy(update={"store": "local"})
+                kb = Bunko(path, config=local, embedder=model)
                 kb.root = root  # sources named as in the original collection (or the current folder), so chunk ids compare
                 try:
                     report = kb.ingest(doc_paths)
@@ -285,7 +287,8 @@ def run_experiment(
                     kb.close()
                 ingest_seconds = time.perf_counter() - started
                 failures = [f"{job.source}: {job.error_code} {job.error_detail or ''}".strip() for job in report.failed]
-            kb = Bunko(path, config=variant.config, embedder=model, create=False)
+            config = variant.config if index == "collection" else variant.config.model_copy(update={"store": "local"})
+            kb = Bunko(path, config=config, embedder=model, create=False)
             try:
                 chunks = kb.store.chunk_count()
 
@@ -297,7 +300,7 @@ def run_experiment(
             finally:
                 kb.close()
             runs.append(RunResult(
-                name=variant.name, origin=variant.origin, config=variant.config.model_dump(), index=index, chunks=chunks,
+                name=variant.name, origin=variant.origin, config=redacted(variant.config), index=index, chunks=chunks,
                 ingest_seconds=ingest_seconds, records=records, scores=[], summary={}, ingest_failures=failures,
             ))
     stages = stage_order(stage for run in runs for record in run.records for stage in record.timings)

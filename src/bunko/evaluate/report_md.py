@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import Counter
 
-from bunko.config import Config
 from bunko.evaluate import formatting as fmt
 from bunko.evaluate.experiments import Experiment, RunResult
 from bunko.evaluate.metrics import applicable, fact_match
@@ -35,10 +34,10 @@ def overview(experiment: Experiment) -> str:
 
 
 def configuration_rows(experiment: Experiment) -> list[list[str]]:
-    base = Config.model_validate(experiment.runs[0].config)
+    base = experiment.runs[0].config
     rows = []
     for run in experiment.runs:
-        changes = differences(base, Config.model_validate(run.config)) if run is not experiment.runs[0] else ["(baseline)"]
+        changes = differences(base, run.config) if run is not experiment.runs[0] else ["(baseline)"]
         indexed = run.index + (f", indexed in {run.ingest_seconds:.1f} s" if run.ingest_seconds is not None else "")
         rows.append([run.name, run.origin, f"{indexed}, {run.chunks} chunks", "; ".join(changes) or "(same settings)"])
     return rows

@@ -9,6 +9,7 @@ reuse an existing collection or needs its own re-chunked, re-embedded copy.
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ INDEX_SECTIONS = ("ingest", "chunk", "embed")
 """Sections whose settings are baked into stored chunks, vectors or keyword tokens."""
 INDEX_KEYS = (("retrieve", "analyzer"),)
 """Single keys outside those sections that are baked in too: the analyzer tokenises the keyword index at ingest."""
+_PASSWORD = re.compile(r"(://[^:/@]+:)[^@]+@")
 
 
 @dataclass
@@ -67,16 +69,28 @@ def index_key(config: Config) -> str:
     """Equal keys ⇔ the same documents would be indexed identically, so one index serves both."""
     data = config.model_dump()
     key: dict[str, Any] = {section: data[section] for section in INDEX_SECTIONS}
+    key["store"] = data.get("store")  # another backend is another index, even with the same chunks
     for section, name in INDEX_KEYS:
         key[f"{section}.{name}"] = data[section][name]
     return json.dumps(key, sort_keys=True, default=str)
 
 
-def differences(a: Config, b: Config) -> list[str]:
-    """`section.key: a → b` for every setting that differs (for the report's configuration table)."""
-    left, right = a.model_dump(), b.model_dump()
+def redacted(config: Config) -> dict[str, Any]:
+    """The settings as reports show them: a password in a postgresql:// store DSN is masked."""
+    data = config.model_dump()
+    if isinstance(data.get("store"), str):
+        data["store"] = _PASSWORD.sub(r"\1***@", data["store"])
+    return data
+
+
+def differences(left: Mapping[str, Any], right: Mapping[str, Any]) -> list[str]:
+    """`section.key: a → b` for every setting that differs between two dumped configurations (the report's table)."""
     changed = []
     for section in left:
+        if not isinstance(left[section], dict):
+            if left[section] != right.get(section):
+                changed.append(f"{section}: {left[section]!r} → {right.get(section)!r}")
+            continue
         for key in sorted(set(left[section]) | set(right[section])):
             if left[section].get(key) != right[section].get(key):
                 changed.append(f"{section}.{key}: {left[section].get(key)!r} → {right[section].get(key)!r}")

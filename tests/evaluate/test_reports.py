@@ -1,0 +1,127 @@
+"""Reports: valid self-contained HTML with every configuration, Markdown tables, Ragas JSONL, JSON results."""
+
+from __future__ import annotations
+
+import json
+from html.parser import HTMLParser
+from pathlib import Path
+
+import lxml.html
+import pytest
+
+from bunko.evaluate import charts
+from bunko.evaluate.experiments import Experiment
+from bunko.evaluate.ragas_export import ragas_rows, write_ragas
+from bunko.evaluate.report_html import render_html
+from bunko.evaluate.report_md import render_markdown
+
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+
+class StrictParser(HTMLParser):
+    """Records every tag that closes out of order or never closes (html.parser itself forgives both)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.stack: list[str] = []
+        self.problems: list[str] = []
+        self.images: list[str] = []
+        self.external: list[str] = []
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        if tag == "img":
+            self.images.append(values.get("src") or "")
+        for name in ("src", "href"):
+            if (values.get(name) or "").startswith(("http:", "https:", "//")):
+                self.external.append(values[name] or "")
+        if tag in ("script", "link"):
+            self.external.append(tag)
+        if values.get("id"):
+            self.ids.add(values["id"] or "")
+        if tag not in VOID:
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if not self.stack or self.stack[-1] != tag:
+            self.problems.append(f"</{tag}> closes {self.stack[-1] if self.stack else 'nothing'}")
+            return
+        self.stack.pop()
+
+
+@pytest.fixture(scope="module")
+def html(table_experiment: Experiment) -> str:
+    return render_html(table_experiment, ["fixed60: fact_match = 0.400 < 0.7"])
+
+
+def test_the_html_report_is_well_formed_and_self_contained(html: str, table_experiment: Experiment) -> None:
+    parser = StrictParser()
+    parser.feed(html)
+    parser.close()
+    assert parser.problems == [] and parser.stack == []
+    assert parser.external == []  # no CDN, no scripts, no stylesheets to fetch
+    assert len(parser.images) == 3 and all(src.startswith("data:image/png;base64,") for src in parser.images)
+    assert {f"q-{item.id}" for item in table_experiment.items} <= parser.ids  # one drill-down per question
+
+
+def test_the_html_report_shows_every_configuration(html: str, table_experiment: Experiment) -> None:
+    tree = lxml.html.fromstring(html)
+    header = [th.text_content() for th in tree.xpath("(//table)[2]//th")]
+    assert header[:4] == ["metric", "default", "fixed60", "k3"] and "winner" in header
+    configurations = [row.xpath("./td[1]")[0].text_content() for row in tree.xpath("(//table)[1]/tbody/tr")]
+    assert configurations == ["default", "fixed60", "k3"]
+    first = tree.xpath("//details")[0].text_content()
+    assert all(name in first for name in ("default", "fixed60", "k3"))
+    assert "FAILED" in tree.xpath("//h2")[0].text_content()
+    assert tree.xpath("//td[contains(@class, 'win')]")  # winners are highlighted
+
+
+def test_without_matplotlib_the_report_still_renders(table_experiment: Experiment, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(charts, "available", lambda: False)
+    html = render_html(table_experiment)
+    assert "<img" not in html and "pip install" in html
+
+
+def test_the_markdown_report_has_the_comparison(table_experiment: Experiment) -> None:
+    markdown = render_markdown(table_experiment, [])
+    assert "| metric ↑↓ |" not in markdown
+    assert "| metric | default | fixed60 | k3 | winner | fixed60 − default [95% CI] | k3 − default [95% CI] |" in markdown
+    fact_row = next(line for line in markdown.splitlines() if line.startswith("| fact_match"))
+    assert "| default |" in fact_row or "| k3 |" in fact_row or "| tie |" in fact_row
+    assert "- passed" in markdown and "Not measured: page_hit" in markdown
+    assert "**fact_match** —" in markdown  # definitions
+
+
+def test_ragas_export_has_the_evaluation_dataset_fields(table_experiment: Experiment, tmp_path: Path) -> None:
+    run = table_experiment.run("default")
+    path = write_ragas(tmp_path / "ragas.jsonl", table_experiment.items, run.records, contexts=5)
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == len(table_experiment.items)
+    for item, row in zip(table_experiment.items, rows, strict=True):
+        assert row["user_input"] == item.question and isinstance(row["response"], str)
+        assert isinstance(row["retrieved_contexts"], list) and len(row["retrieved_contexts"]) <= 5
+        assert all(isinstance(c, str) and c for c in row["retrieved_contexts"])
+        assert ("reference" in row) == (not item.absent)
+        assert set(row) <= {"user_input", "retrieved_contexts", "response", "reference"}
+    assert ragas_rows(table_experiment.items[:1], run.records[:1])[0]["reference"] == table_experiment.items[0].expected_answers[0]
+
+
+def test_ragas_loads_the_export_when_installed(table_experiment: Experiment, tmp_path: Path) -> None:
+    ragas = pytest.importorskip("ragas")
+    run = table_experiment.run("default")
+    dataset = ragas.EvaluationDataset.from_jsonl(str(write_ragas(tmp_path / "r.jsonl", table_experiment.items, run.records)))
+    assert len(dataset) == len(table_experiment.items)
+
+
+def test_results_json_round_trips(table_experiment: Experiment) -> None:
+    data = json.loads(json.dumps(table_experiment.to_json(), ensure_ascii=False))
+    assert [r["name"] for r in data["runs"]] == ["default", "fixed60", "k3"]
+    assert data["baseline"] == "default" and len(data["items"]) == len(table_experiment.items)
+    fact = next(c for c in data["comparisons"] if c["metric"] == "fact_match")
+    assert set(fact["diffs"]) == {"fixed60", "k3"} and {"diff", "low", "high"} <= set(fact["diffs"]["fixed60"])
+
+
+def test_charts_are_png(table_experiment: Experiment) -> None:
+    for png in (charts.metric_bars(table_experiment), charts.latency_chart(table_experiment), charts.breakdown_chart(table_experiment)):
+        assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 5000
