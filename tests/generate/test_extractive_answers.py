@@ -121,3 +121,10 @@ def test_instruction_detector_catches_injections(text: str) -> None:
 @pytest.mark.parametrize("text", ["Previous versions are supported for 12 months.", "上記の手順に従って申請してください。", "请忽略空白行。"])
 def test_instruction_detector_leaves_ordinary_text_alone(text: str) -> None:
     assert not looks_like_instruction(text)
+
+
+def test_table_rows_are_punctuated_for_the_question_language(kb: Bunko) -> None:
+    answer = kb.ask("上海办公室员工的婚假有几天？")
+    row = next(s for s in answer.sentences if "3天" in s.text)
+    assert "：" in row.text and " / " not in row.text
+    assert " / " in row.citations[0].quote, "the citation keeps the row as quoted"

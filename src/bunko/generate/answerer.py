@@ -34,6 +34,7 @@ from bunko.generate.injection import looks_like_instruction
 from bunko.generate.language import ABSTAIN_MESSAGES, abstain_message, detect_language
 from bunko.generate.llm import ChatModel, estimate_tokens
 from bunko.generate.prompts import build_messages, prompt_overhead
+from bunko.generate.units import readable_row
 from bunko.rerank.base import Reranker, RerankQuery
 from bunko.rerank.budget import fit_budget
 from bunko.rerank.dedup import dedup_hits
@@ -217,7 +218,8 @@ class Answerer:
         scored = self.extractive.score_units(question, evidence.hits, evidence.query_vector, evidence.result.query_tokens, evidence.weights)
         sentences = self.extractive.answer(evidence.hits, scored)
         index = {h.chunk.chunk_id: i + 1 for i, h in enumerate(evidence.hits)}
-        pairs = [(s.text, [index[c.chunk_id] for c in s.citations]) for s in sentences]
+        language = detect_language(question)
+        pairs = [(readable_row(s.text, language), [index[c.chunk_id] for c in s.citations]) for s in sentences]
         checked = self.checker.check_sentences(pairs, evidence.hits)
         for item, sentence in zip(checked, sentences, strict=True):
             item.quotes = {index[c.chunk_id]: c.quote for c in sentence.citations}

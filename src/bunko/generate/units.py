@@ -7,6 +7,7 @@ faithful quote of the cited table.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from bunko.chunk.sentences import split_sentences
@@ -69,3 +70,23 @@ def split_units(text: str) -> list[str]:
     if prose:
         units.extend(split_sentences("\n".join(prose)))
     return [u.strip() for u in units if u.strip()]
+
+
+_ROW = re.compile(r"^[^/\n]+?: [^\n]*?(?: / [^/\n]+?: [^\n]*?)+$")
+ROW_SEPARATORS = {"ja": ("：", "、"), "zh": ("：", "，"), "en": (": ", "; ")}
+
+
+def readable_row(unit: str, language: str) -> str:
+    """A table-row unit ("地域: 東京 / 上限額: 12,000円") punctuated for the answer's language.
+
+    "地域：東京、上限額：12,000円" reads as Japanese, "假期类型：婚假，天数：3天" as
+    Chinese; the citation keeps the unit as quoted. Other units are returned unchanged.
+    """
+    if not _ROW.match(unit):
+        return unit
+    colon, comma = ROW_SEPARATORS.get(language, ROW_SEPARATORS["en"])
+    parts = []
+    for part in unit.split(" / "):
+        head, sep, cell = part.partition(": ")
+        parts.append(f"{head}{colon}{cell}" if sep else part)
+    return comma.join(parts)
