@@ -136,10 +136,20 @@ def _plan(
 
 
 def _print_table(experiment: Experiment) -> None:
-    table = Table(*comparison_header(experiment), title="bunko eval", title_justify="left")
+    """The comparison for a terminal: with more than two configurations the intervals stay in the reports."""
+    runs = experiment.runs
+    header = ["metric", *(run.name for run in runs)]
+    if len(runs) == 2:
+        header = comparison_header(experiment)
+    elif len(runs) > 2:
+        header += ["winner", *(f"Δ {run.name}" for run in runs[1:])]
+    table = Table(*header, title="bunko eval", title_justify="left")
     for comparison, row in zip(experiment.comparisons, comparison_rows(experiment), strict=True):
         if fmt.is_latency(comparison.metric) and not comparison.metric.endswith(".total"):
             continue  # every stage is in the reports; the terminal keeps to the totals
+        if len(runs) > 2:
+            shifts = [comparison.diffs.get(run.name) for run in runs[1:]]
+            row = row[: len(runs) + 2] + [fmt.shift(comparison.metric, d) for d in shifts]
         table.add_row(*(escape(cell) for cell in row))
     console.print(table)
 

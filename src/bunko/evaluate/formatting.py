@@ -37,6 +37,15 @@ def interval(metric: str, diff: Interval | None) -> str:
     return f"{diff.diff * scale:+.{digits}f}{unit} [{diff.low * scale:+.{digits}f}, {diff.high * scale:+.{digits}f}]{star}"
 
 
+def shift(metric: str, diff: Interval | None) -> str:
+    """The difference alone, starred when its interval excludes zero (for narrow tables)."""
+    if diff is None:
+        return "–"
+    if is_latency(metric):
+        return f"{diff.diff * 1000:+.1f} ms{'*' if diff.significant else ''}"
+    return f"{diff.diff:+.3f}{'*' if diff.significant else ''}"
+
+
 def main_k(ks: Sequence[int]) -> int:
     """The cut-off the summaries show: 5 when measured (bunko's default k), else the largest."""
     return 5 if 5 in ks else max(ks)
