@@ -94,6 +94,23 @@ def test_hnsw_search_with_and_without_filters(pg_dsn: str, pg_schema: str) -> No
         expected = [ids[allowed[i]] for i in np.argsort(-(matrix[allowed] @ q))[:10]]
         assert [h for h, _ in store.dense_search(q, 10, where)] == expected
     assert np.mean(recall) >= 0.9
+    assert store.has_index()
+    store.close()
+
+
+def test_index_is_built_when_exact_search_is_outgrown_and_once_after_a_bulk_load(pg_dsn: str, pg_schema: str) -> None:
+    store = PostgresStore(pg_dsn, pg_schema, exact_below=100)
+    write(store, n_docs=2, per_doc=50, dim=8)
+    assert not store.has_index(), "100 chunks are searched exactly; no index to maintain"
+    write(store, n_docs=3, per_doc=50, dim=8, seed=1)
+    assert store.has_index()
+    with store.bulk_load():
+        assert not store.has_index()
+        vectors = write(store, n_docs=4, per_doc=50, dim=8, seed=2)
+        assert not store.has_index()
+    assert store.has_index() and store.chunk_count() == 200
+    target = next(iter(vectors))
+    assert store.dense_search(vectors[target], 1)[0][0] == target
     store.close()
 
 

@@ -202,9 +202,10 @@ class PostgresEndpoint:
         self.store.clear()
 
     def import_documents(self, records: Iterator[DocumentRecord], progress: Callable[[], None]) -> None:
-        for doc, content_hash, ingested_at, chunks in records:
-            self.store.replace_document(doc, content_hash, chunks, ingested_at=ingested_at)
-            progress()
+        with self.store.bulk_load():  # one HNSW build at the end, not one insert per vector
+            for doc, content_hash, ingested_at, chunks in records:
+                self.store.replace_document(doc, content_hash, chunks, ingested_at=ingested_at)
+                progress()
 
     def import_jobs(self, jobs: Iterator[tuple[IngestJob, str]]) -> int:
         count = 0

@@ -6,7 +6,9 @@
   document serialise and never leave two copies.
 * Dense search is cosine distance over a pgvector column with an HNSW index;
   small collections (and filtered queries the index cannot fill) are searched
-  exactly, so a filtered search returns k hits whenever k rows match.
+  exactly, so a filtered search returns k hits whenever k rows match. The
+  index is built when a collection outgrows exact search (building it once is
+  ~10x cheaper than inserting into it row by row), and after a `bulk_load`.
 * Keyword search is BM25 computed in SQL over a postings table with the
   formula of `bunko.retrieve.bm25` (Lucene idf, k1 = 1.5, b = 0.75, each distinct
   query term once), over the same analyzer tokens the local store indexes.
@@ -27,6 +29,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -129,15 +132,19 @@ class PostgresStore:
     `exact_below`: collections with at most this many chunks are searched exactly (a scan of a
     few thousand vectors costs less than an index walk and is never approximate).
     `ef_search`: the HNSW candidate list, raised to at least 2·k per query.
+    `index_memory`: maintenance_work_mem for building the HNSW index (a graph that fits builds fast).
     """
 
     def __init__(
         self, dsn: str, schema: str = "bunko", *, pool_size: int = 4, exact_below: int = 10_000, ef_search: int = 100,
+        index_memory: str = "1GB",
     ) -> None:
         self.dsn = dsn
         self.schema = schema
         self.exact_below = exact_below
         self.ef_search = ef_search
+        self.index_memory = index_memory
+        self._bulk = False
         self._writer_id = random.randint(1, 2**31 - 1)
         self._owner_conn: psycopg.Connection | None = None
         self._owner_lock = threading.Lock()
@@ -226,6 +233,7 @@ class PostgresStore:
                 "UPDATE corpus SET chunks = chunks + %s, tokens = tokens + %s, generation = generation + 1",
                 (len(chunks) - removed, tokens - removed_tokens),
             )
+        self._maybe_build_index()
 
     def _write_chunks(self, conn: psycopg.Connection, doc: ParsedDocument, ingested_at: float, chunks: Sequence[StoredChunk]) -> int:
         if not chunks:
@@ -332,8 +340,9 @@ class PostgresStore:
     def replace_vectors(self, vectors: Mapping[str, np.ndarray], embed_hashes: Mapping[str, str]) -> None:
         """Swap chunks' vectors in one transaction (re-embedding): the index never mixes two models.
 
-        A new dimension retypes the column and rebuilds the HNSW index in the same transaction;
-        it fails (and changes nothing) unless every chunk gets a vector of the new dimension.
+        A new dimension retypes the column in the same transaction; it fails (and changes
+        nothing) unless every chunk gets a vector of the new dimension. Many new vectors drop
+        the HNSW index, which is rebuilt in one pass afterwards (searches are exact meanwhile).
         """
         if not vectors:
             return
@@ -342,8 +351,9 @@ class PostgresStore:
             conn.execute("LOCK TABLE chunks IN SHARE ROW EXCLUSIVE MODE")
             current = self._column_dimension(conn)
             retype = current is not None and current != dimension
-            if retype:
+            if retype or len(vectors) > 1000:
                 conn.execute(f"DROP INDEX IF EXISTS {HNSW_INDEX}")
+            if retype:
                 conn.execute("ALTER TABLE chunks ALTER COLUMN embedding TYPE vector")
             conn.execute("CREATE TEMPORARY TABLE new_vectors (chunk_id text COLLATE \"C\", embed_hash text, embedding vector) ON COMMIT DROP")
             with conn.cursor().copy("COPY new_vectors (chunk_id, embed_hash, embedding) FROM STDIN (FORMAT BINARY)") as copy:
@@ -362,6 +372,7 @@ class PostgresStore:
                     )
                 self._type_column(conn, dimension)
         self._dimension = dimension
+        self._maybe_build_index()
 
     # -- vector column ------------------------------------------------------
     def _column_dimension(self, conn: psycopg.Connection) -> int | None:
@@ -373,7 +384,38 @@ class PostgresStore:
     def _type_column(self, conn: psycopg.Connection, dimension: int) -> None:
         conn.execute(f"DROP INDEX IF EXISTS {HNSW_INDEX}")
         conn.execute(sql.SQL("ALTER TABLE chunks ALTER COLUMN embedding TYPE vector({})").format(sql.Literal(dimension)))
-        conn.execute(f"CREATE INDEX {HNSW_INDEX} ON chunks USING hnsw (embedding vector_cosine_ops)")
+
+    def has_index(self) -> bool:
+        with self._pool.connection() as conn:
+            row = conn.execute("SELECT to_regclass(%s) IS NOT NULL", (HNSW_INDEX,)).fetchone()
+        return bool(row and row[0])
+
+    def _maybe_build_index(self) -> None:
+        if not self._bulk and self.chunk_count() > self.exact_below and not self.has_index():
+            self.build_index()
+
+    def build_index(self) -> None:
+        """Build the HNSW index (cosine) in one pass; writers wait, readers go on searching exactly."""
+        with self._pool.connection() as conn, conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s, 0)", (DOCUMENT_NAMESPACE,))
+            if conn.execute("SELECT to_regclass(%s) IS NOT NULL", (HNSW_INDEX,)).fetchone()[0]:  # type: ignore[index]
+                return
+            if self._column_dimension(conn) is None:
+                return  # no vectors yet
+            conn.execute("SELECT set_config('maintenance_work_mem', %s, true)", (self.index_memory,))
+            conn.execute(f"CREATE INDEX {HNSW_INDEX} ON chunks USING hnsw (embedding vector_cosine_ops)")
+
+    @contextmanager
+    def bulk_load(self) -> Iterator[PostgresStore]:
+        """Many documents at once (a migration): drop the HNSW index, write, build it once at the end."""
+        with self._pool.connection() as conn:
+            conn.execute(f"DROP INDEX IF EXISTS {HNSW_INDEX}")
+        self._bulk = True
+        try:
+            yield self
+        finally:
+            self._bulk = False
+            self._maybe_build_index()
 
     def _ensure_dimension(self, dimension: int) -> None:
         """Type the vector column and build its HNSW index when the first vectors arrive.
