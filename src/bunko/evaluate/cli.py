@@ -219,7 +219,7 @@ def run_eval(
 
         experiment = run(lambda: run_experiment(
             items, variants, collection=reuse, docs=doc_paths, ks=ks, resamples=resamples, seed=seed,
-            golden=str(golden_path), progress=progress,
+            golden=str(golden_path), progress=progress, root=SAMPLES if samples else None,
         ))
     failures = check({r.name: r.summary for r in experiment.runs}, thresholds) if thresholds else None
     written = _write_reports(experiment, out, failures)

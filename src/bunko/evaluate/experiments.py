@@ -216,13 +216,15 @@ def run_experiment(
     golden: str = "<golden>",
     progress: Progress | None = None,
     workdir: Path | None = None,
+    root: Path | None = None,
 ) -> Experiment:
     """Evaluate every variant over the same items.
 
     `collection` is an existing collection to reuse for variants that index like it; `docs`
     are the files to index for the others (default: the collection's own documents).
     `embedder` is used for variants whose embedder has its name, so tests and callers that
-    already loaded a model do not load it again.
+    already loaded a model do not load it again. Without a collection, temporary indexes name
+    sources relative to `root` (default: the current folder); with one, relative to its folder.
     """
     if not variants:
         raise BunkoError("nothing to evaluate: no configuration given")
@@ -232,7 +234,7 @@ def run_experiment(
     notes: list[str] = []
     embedders = _Embedders(embedder)
     base_key = None
-    root = Path.cwd()
+    root = root or Path.cwd()
     if collection is not None:
         if not (collection / CONFIG_FILE).exists():
             raise BunkoError(f"{collection}: no bunko collection here (run `bunko ingest` first, or use --samples / --docs)")
