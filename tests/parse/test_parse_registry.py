@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -121,3 +123,19 @@ def test_every_document_names_its_parser_version_and_every_element_its_method(mi
     assert name == parser.name and version
     assert doc.elements
     assert all(e.meta.get("method") for e in doc.elements), [e for e in doc.elements if not e.meta.get("method")][:1]
+
+
+def test_opening_the_registry_imports_no_pdf_or_office_library() -> None:
+    """`bunko search` builds a registry too; it must not pay for pdfplumber, python-docx and the rest."""
+    script = (
+        "import sys; from bunko.parse.registry import default_registry; default_registry(); "
+        "print(sorted(m for m in ('pdfplumber', 'pypdfium2', 'docx', 'pptx', 'openpyxl', 'bs4') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_lazy_parser_reports_the_real_parser_version(mixed: dict[str, Path]) -> None:
+    parser, mime = default_registry().parser_for(mixed["docx"], "handbook.docx")
+    assert parser.version.startswith("python-docx-")
+    assert parser.parse(mixed["docx"], "handbook.docx", mime).parser == f"docx/{parser.version}"

@@ -6,9 +6,11 @@ Markdown parser, so the first bytes are sniffed before the extension is trusted.
 
 from __future__ import annotations
 
+import importlib
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import olefile
 
@@ -153,34 +155,76 @@ class EncryptedOfficeParser:
         raise DocumentError(ErrorCode.ENCRYPTED, f"{source}: the Office file is password-protected; remove the password and ingest it again")
 
 
+class LazyParser:
+    """A parser built on first use, so opening a collection to search never imports PDF or Office libraries."""
+
+    def __init__(self, name: str, mimes: tuple[str, ...], factory: Callable[[], Parser]) -> None:
+        self.name = name
+        self.mimes = mimes
+        self._factory = factory
+        self._parser: Parser | None = None
+
+    @property
+    def parser(self) -> Parser:
+        if self._parser is None:
+            self._parser = self._factory()
+        return self._parser
+
+    @property
+    def version(self) -> str:
+        return self.parser.version
+
+    def parse(self, path: Path, source: str, mime: str) -> ParsedDocument:
+        return self.parser.parse(path, source, mime)
+
+
+def _build(module: str, cls: str, **kwargs: Any) -> Callable[[], Parser]:
+    def factory() -> Parser:
+        return getattr(importlib.import_module(f"bunko.parse.{module}"), cls)(**kwargs)
+
+    return factory
+
+
+_BUILTIN = (
+    # name, module, class, MIME types (kept here so nothing is imported until a file needs it)
+    ("html", "html", "HtmlParser", ("text/html", "application/xhtml+xml")),
+    ("docx", "docx", "DocxParser", (_OOXML[0][1],)),
+    ("pptx", "pptx", "PptxParser", (_OOXML[1][1],)),
+    ("xlsx", "xlsx", "XlsxParser", (_OOXML[2][1],)),
+    ("records", "records", "RecordsParser", ("text/csv", "text/tab-separated-values", "application/json", "application/x-ndjson")),
+)
+
+
 def default_registry(adapters: Sequence[str] = ()) -> ParserRegistry:
     """Every built-in parser; `adapters` (e.g. ["markitdown"]) then take over the formats they read.
 
-    Imports are local so that importing the registry stays cheap: a run over
-    Markdown files never loads PDF or Office libraries.
+    Markdown and text are built at once (cheap, and the common case); the
+    others are `LazyParser`s, imported when the first file of their kind arrives.
     """
-    from bunko.parse.docx import DocxParser
-    from bunko.parse.email import EmailParser
-    from bunko.parse.html import HtmlParser
     from bunko.parse.markdown import MarkdownParser
-    from bunko.parse.ocr import ImageParser, Tesseract
-    from bunko.parse.pdf import PdfParser
-    from bunko.parse.pptx import PptxParser
-    from bunko.parse.records import RecordsParser
     from bunko.parse.text import TextParser
-    from bunko.parse.xlsx import XlsxParser
 
     registry = ParserRegistry()
-    ocr = Tesseract()
-    for parser in (
-        MarkdownParser(), TextParser(), HtmlParser(), PdfParser(ocr=ocr), ImageParser(ocr=ocr), DocxParser(), PptxParser(),
-        XlsxParser(), RecordsParser(), EncryptedOfficeParser(),
-    ):
-        registry.register(parser)
-    registry.register(EmailParser(registry))
-    if adapters:
+    registry.register(MarkdownParser())
+    registry.register(TextParser())
+    for name, module, cls, mimes in _BUILTIN:
+        registry.register(LazyParser(name, mimes, _build(module, cls)))
+    ocr: dict[str, Any] = {}
+
+    def shared_ocr() -> Any:
+        """One Tesseract (and one `--list-langs` call) for PDFs and images alike."""
+        if "engine" not in ocr:
+            from bunko.parse.ocr import Tesseract
+
+            ocr["engine"] = Tesseract()
+        return ocr["engine"]
+
+    registry.register(LazyParser("pdf", ("application/pdf",), lambda: _build("pdf", "PdfParser", ocr=shared_ocr())()))
+    registry.register(LazyParser("image-ocr", ("image/png", "image/jpeg", "image/tiff", "image/gif"), lambda: _build("ocr", "ImageParser", ocr=shared_ocr())()))
+    registry.register(LazyParser("email", ("message/rfc822", "application/vnd.ms-outlook"), _build("email", "EmailParser", registry=registry)))
+    registry.register(EncryptedOfficeParser())
+    for name in adapters:
         from bunko.parse.adapters import adapter
 
-        for name in adapters:
-            registry.register(adapter(name))
+        registry.register(adapter(name))
     return registry
