@@ -3,7 +3,7 @@
 The local store keeps its search index in memory and rebuilds it lazily, on
 the first read after a write, by swapping several arrays one after another; two
 readers at once could pair one generation's ids with the next one's vectors.
-`IndexReadGuard` runs the four index reads of one collection one at a time
+`IndexReadGuard` runs the index reads of one collection one at a time
 (each takes milliseconds), while query embedding, reranking, answer generation,
 SQLite reads and the ingest thread still run in parallel.
 """
@@ -31,7 +31,7 @@ from bunko.store.registry import is_postgres
 class IndexReadGuard:
     """A store whose in-memory index reads are serialised; everything else passes straight through."""
 
-    GUARDED = frozenset({"filter_fields", "dense_search", "keyword_search", "term_weights"})
+    GUARDED = frozenset({"filter_fields", "dense_search", "keyword_search", "term_weights", "vectors_for"})
 
     def __init__(self, store: Any, lock: threading.Lock) -> None:
         self._store = store
