@@ -1,0 +1,257 @@
+"""Local store vs PostgreSQL + pgvector: ingest throughput, search latency, concurrent writers.
+
+    python bench/bench_store.py [--size 100000] [--queries 200] [--writer-chunks 10000]
+
+Both stores get the same synthetic collection: ja/zh/en chunks recombined from
+the bundled samples' sentences with random 512-d unit vectors, 100 chunks per
+document, written one document per transaction (as ingest does; no parsing
+or embedding is timed). Search runs through `Searcher` with the query vector
+given, so only the store is measured; dense recall@10 of PostgreSQL's HNSW
+index is measured against the local store's exact search. Two concurrent
+writer processes each write half of `--writer-chunks` into a fresh store.
+
+PostgreSQL is the `pgserver` package's bundled server (16 + pgvector) with its
+default settings, on the same 2 cores, unless BUNKO_BENCH_PG_DSN names one.
+Writes bench/results/store.json and store.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_search import CHUNKS_PER_DOC, percentile, sample_sentences
+
+from bunko.config import RetrieveConfig
+from bunko.retrieve.analyzers import multilingual
+from bunko.retrieve.searcher import Searcher
+from bunko.schema import Chunk, ParsedDocument
+from bunko.store.base import StoredChunk
+from bunko.store.local import LocalStore, doc_id_for
+
+RESULTS = Path(__file__).resolve().parent / "results"
+DIM = 512
+FILTER = {"section": {"$in": ["S1", "S2"]}}
+
+
+class NoEmbedder:
+    """Query vectors are given; an embedder that is called would be a bench bug."""
+
+    name = "none"
+    dimension = DIM
+
+    def embed(self, texts):  # pragma: no cover
+        raise AssertionError("the benchmark embeds nothing")
+
+
+def synthetic_docs(first_doc: int, chunks: int, sentences: list[str], seed: int) -> Iterator[tuple[ParsedDocument, list[StoredChunk]]]:
+    """Deterministic documents: the same seed gives both stores the same data."""
+    rng = random.Random(seed)
+    vectors = np.random.default_rng(seed).standard_normal((chunks, DIM)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    for start in range(0, chunks, CHUNKS_PER_DOC):
+        source = f"synthetic/doc-{first_doc + start // CHUNKS_PER_DOC:06d}.md"
+        doc = ParsedDocument(doc_id_for(source), source, source, "text/markdown", "bench", [], {})
+        stored = []
+        for row in range(start, min(start + CHUNKS_PER_DOC, chunks)):
+            text = " ".join(rng.sample(sentences, 3))
+            chunk = Chunk(f"{source}#{row - start}", doc.doc_id, source, row - start, text, text, section_path=[f"S{row % 17}"])
+            stored.append(StoredChunk(chunk, vectors[row], multilingual(text), f"h{seed}-{row}"))
+        yield doc, stored
+
+
+def open_store(kind: str, location: str):
+    if kind == "local":
+        return LocalStore(Path(location))
+    from bunko.store.postgres import PostgresStore
+    from bunko.store.registry import split_dsn
+
+    dsn, schema = split_dsn(location)
+    return PostgresStore(dsn, schema)
+
+
+def write(store, docs: Iterator[tuple[ParsedDocument, list[StoredChunk]]]) -> tuple[int, float]:
+    written = 0
+    started = time.perf_counter()
+    for doc, stored in docs:
+        store.replace_document(doc, "bench", stored)
+        written += len(stored)
+    return written, time.perf_counter() - started
+
+
+def timed(fn, runs: list) -> dict:
+    times = []
+    for args in runs:
+        started = time.perf_counter()
+        fn(*args)
+        times.append(time.perf_counter() - started)
+    return {"p50_ms": round(percentile(times, 50), 2), "p95_ms": round(percentile(times, 95), 2)}
+
+
+def bench_search(store, queries: list[str], vectors: np.ndarray) -> dict:
+    searcher = Searcher(store, NoEmbedder(), multilingual, RetrieveConfig(max_distance=None))  # type: ignore[arg-type]
+    searcher.search(queries[0], k=10, mode="hybrid", query_vector=vectors[0])  # warm (local: builds its index)
+    out = {}
+    for mode in ("dense", "keyword", "hybrid"):
+        out[mode] = timed(lambda q, v, m=mode: searcher.search(q, k=10, mode=m, query_vector=v), list(zip(queries, vectors, strict=True)))
+    out["hybrid_filtered"] = timed(
+        lambda q, v: searcher.search(q, k=10, mode="hybrid", where=FILTER, query_vector=v), list(zip(queries, vectors, strict=True))
+    )
+    return out
+
+
+def writer_main(kind: str, location: str, first_doc: int, chunks: int, seed: int) -> None:
+    """One writer process: print chunks written and seconds."""
+    store = open_store(kind, location)
+    written, seconds = write(store, synthetic_docs(first_doc, chunks, sample_sentences(), seed))
+    store.close()
+    print(json.dumps({"chunks": written, "seconds": seconds}))
+
+
+def run_writers(kind: str, location: str, processes: int, chunks: int) -> dict:
+    open_store(kind, location).close()  # create the schema / file before the race
+    per = chunks // processes
+    started = time.perf_counter()
+    procs = [
+        subprocess.Popen([sys.executable, __file__, "--writer", kind, location, str(i * per // CHUNKS_PER_DOC), str(per), str(100 + i)],
+                         stdout=subprocess.PIPE, text=True)
+        for i in range(processes)
+    ]
+    outputs = [json.loads(p.communicate()[0]) for p in procs]
+    wall = time.perf_counter() - started
+    assert all(p.returncode == 0 for p in procs)
+    store = open_store(kind, location)
+    stored = store.chunk_count()
+    store.close()
+    assert stored == sum(o["chunks"] for o in outputs), (stored, outputs)
+    return {"processes": processes, "chunks": stored, "wall_s": round(wall, 1), "chunks_per_s": round(stored / wall, 1)}
+
+
+def pg_location() -> tuple[str, object | None]:
+    dsn = os.environ.get("BUNKO_BENCH_PG_DSN")
+    if dsn:
+        return dsn, None
+    import pgserver
+
+    server = pgserver.get_server(Path(tempfile.mkdtemp(prefix="bunko-bench-pg-")) / "data", cleanup_mode="delete")
+    return server.get_uri(), server
+
+
+def with_schema(dsn: str, schema: str) -> str:
+    return dsn + ("&" if "?" in dsn else "?") + f"schema={schema}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--size", type=int, default=100_000)
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--writer-chunks", type=int, default=10_000)
+    parser.add_argument("--add-chunks", type=int, default=1_000, help="Chunks added to the full collection afterwards.")
+    args = parser.parse_args()
+    sentences = sample_sentences()
+    rng = random.Random(1)
+    queries = [rng.choice(sentences)[:40] for _ in range(args.queries)]
+    query_vectors = np.random.default_rng(2).standard_normal((args.queries, DIM)).astype(np.float32)
+    query_vectors /= np.linalg.norm(query_vectors, axis=1, keepdims=True)
+    dsn, server = pg_location()
+    results: dict = {"chunks": args.size, "dimension": DIM, "queries": args.queries, "filter": FILTER, "stores": {}}
+    with tempfile.TemporaryDirectory() as tmp:
+        locations = {"local": str(Path(tmp) / "local"), "postgres": with_schema(dsn, "bench_" + uuid.uuid4().hex[:8])}
+        stores = {}
+        for kind, location in locations.items():
+            store = open_store(kind, location)
+            started = time.perf_counter()
+            if kind == "postgres":
+                with store.bulk_load():  # as `bunko migrate` does: one HNSW build at the end
+                    written, _ = write(store, synthetic_docs(0, args.size, sentences, seed=7))
+                    build_started = time.perf_counter()
+            else:
+                written, _ = write(store, synthetic_docs(0, args.size, sentences, seed=7))
+                build_started = time.perf_counter()
+                store.dense_search(query_vectors[0], 1)  # the local store builds its BM25 index on first search
+            seconds = time.perf_counter() - started
+            print(f"{kind}: wrote {written} chunks in {seconds:.1f} s", flush=True)
+            entry = {"ingest": {"chunks": written, "seconds": round(seconds, 1), "chunks_per_s": round(written / seconds, 1),
+                                "index_build_s": round(time.perf_counter() - build_started, 1)}}
+            entry["search"] = bench_search(store, queries, query_vectors)
+            # steady state: documents added one transaction each to the full collection, until searchable
+            added, add_s = write(store, synthetic_docs(args.size // CHUNKS_PER_DOC, args.add_chunks, sentences, seed=8))
+            started = time.perf_counter()
+            store.dense_search(query_vectors[0], 1)
+            first_search = time.perf_counter() - started
+            entry["add"] = {"chunks": added, "write_s": round(add_s, 1), "first_search_s": round(first_search, 2),
+                            "chunks_per_s": round(added / (add_s + first_search), 1)}
+            print(kind, entry, flush=True)
+            results["stores"][kind] = entry
+            stores[kind] = store
+        exact = [[cid for cid, _ in stores["local"].dense_search(v, 10)] for v in query_vectors]
+        approx = [[cid for cid, _ in stores["postgres"].dense_search(v, 10)] for v in query_vectors]
+        results["stores"]["postgres"]["dense_recall_at_10"] = round(
+            float(np.mean([len(set(a) & set(e)) / 10 for a, e in zip(approx, exact, strict=True)])), 4
+        )
+        for store in stores.values():
+            store.close()
+        for kind in ("local", "postgres"):
+            runs = []
+            for processes in (1, 2):
+                location = str(Path(tmp) / f"writers-{processes}") if kind == "local" else with_schema(dsn, f"bench_w{processes}_" + uuid.uuid4().hex[:6])
+                runs.append(run_writers(kind, location, processes, args.writer_chunks))
+                print(kind, runs[-1], flush=True)
+            results["stores"][kind]["writers"] = runs
+    if server is not None:
+        server.cleanup()  # type: ignore[attr-defined]
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "store.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
+    (RESULTS / "store.md").write_text(render(results), encoding="utf-8")
+    print(render(results))
+
+
+def render(results: dict) -> str:
+    s = results["stores"]
+    lines = [
+        f"# Local store vs PostgreSQL + pgvector at {results['chunks']:,} chunks", "",
+        f"Synthetic ja/zh/en chunks, {results['dimension']}-d random unit vectors, 100 chunks per document, "
+        f"{results['queries']} queries, k = 10, query vector given (embedding excluded). "
+        f"Filtered: `{json.dumps(results['filter'])}` (~12% of chunks). Command: `python bench/bench_store.py`.", "",
+        "| | bulk ingest chunks/s (index build s) | add to full collection chunks/s | dense p50 / p95 ms | keyword p50 / p95 ms "
+        "| hybrid p50 / p95 ms | hybrid filtered p50 / p95 ms |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for kind in ("local", "postgres"):
+        e, q = s[kind], s[kind]["search"]
+        lines.append(
+            f"| {kind} | {e['ingest']['chunks_per_s']} ({e['ingest']['index_build_s']}) | {e['add']['chunks_per_s']} "
+            f"| {q['dense']['p50_ms']} / {q['dense']['p95_ms']} | "
+            f"{q['keyword']['p50_ms']} / {q['keyword']['p95_ms']} | {q['hybrid']['p50_ms']} / {q['hybrid']['p95_ms']} | "
+            f"{q['hybrid_filtered']['p50_ms']} / {q['hybrid_filtered']['p95_ms']} |"
+        )
+    lines += ["", "Bulk ingest: every chunk written one document per transaction, then the index built once "
+              "(PostgreSQL: HNSW after `bulk_load`, as `bunko migrate` does; local: the BM25 matrix on first search). "
+              "Add: documents written one transaction each into the full collection, until the first search sees them "
+              "(PostgreSQL inserts into the live HNSW index; the local store rebuilds its BM25 matrix).", "",
+              f"PostgreSQL dense recall@10 against exact search: {s['postgres']['dense_recall_at_10']}", "",
+              "Concurrent writers (each process writes its own documents into one fresh store):", "",
+              "| store | processes | chunks | wall s | chunks/s |", "|---|---|---|---|---|"]
+    for kind in ("local", "postgres"):
+        for run in s[kind]["writers"]:
+            lines.append(f"| {kind} | {run['processes']} | {run['chunks']:,} | {run['wall_s']} | {run['chunks_per_s']} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--writer":
+        writer_main(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6]))
+    else:
+        main()
