@@ -37,7 +37,7 @@ async function api(path, options = {}) {
   return body;
 }
 
-function location(item) {
+function placeOf(item) {
   const parts = [item.source, ...(item.section_path || [])];
   const pages = item.pages || (item.page != null ? [item.page] : []);
   if (pages.length) parts.push(`p.${pages.join(",")}`);
@@ -204,7 +204,7 @@ async function openDocument(docId, citation = null) {
     const items = doc.chunks.map((chunk) => {
       const isCited = citation && chunk.chunk_id === citation.chunk_id;
       const item = el("li", { id: `chunk-${chunk.ordinal}`, class: isCited ? "chunk cited" : "chunk" },
-        el("p", { class: "where", text: location({ source: "", section_path: chunk.section_path, pages: chunk.pages }).replace(/^ › /, "") || "(top)" }),
+        el("p", { class: "where", text: placeOf({ source: "", section_path: chunk.section_path, pages: chunk.pages }).replace(/^ › /, "") || "(top)" }),
         highlighted(chunk.text, isCited ? citation.quote : null),
       );
       if (isCited) cited = item;
@@ -221,16 +221,30 @@ async function openDocument(docId, citation = null) {
   }
 }
 
+function findQuote(text, quote) {
+  const wanted = quote.trim();
+  const at = text.indexOf(wanted);
+  if (at >= 0) return [at, at + wanted.length];
+  // A table row is quoted as "column: value / column: value": find the line that holds all its values.
+  const values = wanted.split(" / ").map((part) => part.split(/[:：]\s*/).pop().trim()).filter(Boolean);
+  let offset = 0;
+  for (const line of text.split("\n")) {
+    if (values.length && values.every((value) => line.includes(value))) return [offset, offset + line.length];
+    offset += line.length + 1;
+  }
+  return null;
+}
+
 function highlighted(text, quote) {
   const body = el("div", { class: "chunk-text" });
-  const at = quote ? text.indexOf(quote.trim()) : -1;
-  if (at < 0) {
+  const span = quote ? findQuote(text, quote) : null;
+  if (!span) {
     body.textContent = text;
     if (quote) body.classList.add("whole");
     return body;
   }
-  const end = at + quote.trim().length;
-  body.append(text.slice(0, at), el("mark", { text: text.slice(at, end) }), text.slice(end));
+  const [start, end] = span;
+  body.append(text.slice(0, start), el("mark", { text: text.slice(start, end) }), text.slice(end));
   return body;
 }
 
