@@ -56,6 +56,7 @@ class FakeChatServer:
                 return self._send(200, {
                     "id": "chatcmpl-1", "object": "chat.completion", "model": body.get("model"),
                     "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                    "usage": {"prompt_tokens": 321, "completion_tokens": 45, "total_tokens": 366},
                 })
 
             def _send(self, status: int, payload: dict[str, Any]) -> None:

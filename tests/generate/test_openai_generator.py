@@ -78,6 +78,17 @@ def test_answer_is_cited_and_checked_sentence_by_sentence(samples_kb_path: Path,
     assert body["model"] == "fake-model" and body["stream"] is False and body["temperature"] == 0.0
 
 
+def test_trace_records_token_usage_reported_or_estimated(samples_kb_path: Path, embedder, server: FakeChatServer) -> None:
+    server.reply = hotel_reply
+    with open_kb(samples_kb_path, embedder, server) as kb:
+        reported = kb.trace(kb.ask(QUESTION).trace_id)["usage"]
+        streamed = [part for part in kb.ask_stream(QUESTION)][-1]
+        estimated = kb.trace(streamed.trace_id)["usage"]
+    assert reported == {"prompt_tokens": 321, "completion_tokens": 45, "total_tokens": 366, "estimated": False}
+    assert estimated["estimated"] is True
+    assert estimated["prompt_tokens"] > 100 and estimated["completion_tokens"] >= 40
+
+
 def test_strict_policy_removes_the_unsupported_sentence(samples_kb_path: Path, embedder, server: FakeChatServer) -> None:
     server.reply = hotel_reply
     with open_kb(samples_kb_path, embedder, server, policy="strict") as kb:

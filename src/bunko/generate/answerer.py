@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import time
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -32,7 +32,7 @@ from bunko.generate.grade import Grade, grade_hits
 from bunko.generate.guardrails import STANDARD, mask_pii, regulated_notices, source_date
 from bunko.generate.injection import looks_like_instruction
 from bunko.generate.language import ABSTAIN_MESSAGES, abstain_message, detect_language
-from bunko.generate.llm import ChatModel, estimate_tokens
+from bunko.generate.llm import ChatModel, Message, estimate_tokens
 from bunko.generate.prompts import build_messages, prompt_overhead
 from bunko.generate.units import readable_row
 from bunko.rerank.base import Reranker, RerankQuery
@@ -199,6 +199,7 @@ class Answerer:
                 deltas = self.chat_model.stream(messages) if stream else iter([self.chat_model.complete(messages)])
                 yield from pipeline.feed_text(deltas, stream)
                 trace["raw_output"] = pipeline.raw
+                trace["usage"] = token_usage(self.chat_model, messages, pipeline.raw)
         timings["generate"] = time.perf_counter() - timer - pipeline.check_seconds
         timings["check"] = pipeline.check_seconds
         if abstain_reason is None and not pipeline.kept:
@@ -281,6 +282,16 @@ class Answerer:
 
 
 _CLOSERS = tuple("。！？.!?」）)\"'")
+
+
+def token_usage(model: ChatModel, messages: Sequence[Message], output: str) -> dict[str, int | bool]:
+    """The server's own token counts when it reported them, else a (high) estimate, marked as such."""
+    reported = getattr(model, "last_usage", None)
+    if reported and "prompt_tokens" in reported and "completion_tokens" in reported:
+        return {**reported, "total_tokens": reported["prompt_tokens"] + reported["completion_tokens"], "estimated": False}
+    prompt = sum(estimate_tokens(str(m.get("content", ""))) for m in messages)
+    completion = estimate_tokens(output)
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion, "estimated": True}
 
 
 class _SentencePipeline:

@@ -97,6 +97,8 @@ class OpenAIChatModel:
         self.retries = retries
         self.backoff_s = backoff_s
         self.api_key_env = api_key_env
+        self.last_usage: dict[str, int] | None = None
+        """Token counts the server reported for the last non-streamed completion (OpenAI's "usage")."""
         self._client = httpx.Client(timeout=httpx.Timeout(timeout_s), headers={"User-Agent": "bunko"})
 
     @classmethod
@@ -113,10 +115,12 @@ class OpenAIChatModel:
 
     # -- ChatModel ----------------------------------------------------------
     def complete(self, messages: Sequence[Message], max_tokens: int | None = None) -> str:
+        self.last_usage = None
         response = self._post(self._payload(messages, max_tokens, stream=False), stream=False)
         return self._content(response)
 
     def stream(self, messages: Sequence[Message], max_tokens: int | None = None) -> Iterator[str]:
+        self.last_usage = None
         payload = self._payload(messages, max_tokens, stream=True)
         response = self._post(payload, stream=True)
         try:
@@ -181,6 +185,8 @@ class OpenAIChatModel:
             raise LLMError(f"{self.url} answered something that is not a chat completion: {_snippet(response.text)!r}") from None
         if not isinstance(content, str):
             raise LLMError(f"{self.url} answered a chat completion without text content: {_snippet(response.text)!r}")
+        usage = body.get("usage")
+        self.last_usage = {k: int(v) for k, v in usage.items() if k.endswith("_tokens") and isinstance(v, int)} if isinstance(usage, dict) else None
         return content
 
     def _events(self, response: httpx.Response) -> Iterator[str]:
