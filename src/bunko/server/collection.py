@@ -83,7 +83,7 @@ class ServedCollection:
 
     def start(self) -> None:
         self.kb.embedder.embed(["warm up"])  # load the model now, not in the first user's request
-        self.worker.start()
+        self.worker.start(self.incoming)
 
     def stop(self) -> None:
         self.worker.stop()

@@ -78,13 +78,18 @@ class IngestWorker:
         self._current: UploadJob | None = None
         self._thread = threading.Thread(target=self._run, name=f"bunko-ingest-{kb.path.name}", daemon=True)
 
-    def start(self) -> None:
+    def start(self, incoming: Path | None = None) -> None:
+        """Start the thread; staged files left by a server that was killed are removed (their jobs died with it)."""
+        if incoming is not None and incoming.is_dir():
+            for stale in incoming.iterdir():
+                with contextlib.suppress(OSError):
+                    stale.unlink()
         self._thread.start()
 
     def stop(self, timeout: float = 30.0) -> None:
-        """Finish the job in hand, then stop; queued jobs stay PENDING (their files stay staged)."""
+        """Finish the job in hand, then stop; queued jobs fail as INTERRUPTED and their staged files are removed."""
         with self._lock:
-            pending = [j for j in self._jobs.values() if j.status == JobStatus.PENDING.value]
+            pending = [j for j in self._jobs.values() if j.status == JobStatus.PENDING.value and j is not self._current]
         for job in pending:
             self._finish(job, JobStatus.FAILED.value, "INTERRUPTED", "the server stopped before this upload was ingested; upload it again")
         self._queue.put(None)
@@ -137,6 +142,7 @@ class IngestWorker:
             if job is None:
                 return
             if job.finished:  # failed by stop() while queued
+                job.staged.unlink(missing_ok=True)
                 continue
             self._current = job
             try:
