@@ -180,6 +180,7 @@ def test_health_openapi_and_metrics(live: Live) -> None:
         assert f'bunko_chunks{{collection="kb"}} {chunks}' in text
         page = client.get("/")
         assert page.status_code == 200 and '<script src="/static/app.js"' in page.text
+        assert "default-src 'self'" in page.headers["content-security-policy"]
         assert client.get("/static/app.js").status_code == 200
 
 

@@ -26,6 +26,11 @@ from bunko.server.deps import ApiError, ServerState, error_response
 from bunko.server.middleware import LimitAndMeasure
 
 STATIC = Path(__file__).resolve().parent / "static"
+PAGE_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
 log = logging.getLogger("bunko.server")
 
 
@@ -98,7 +103,8 @@ def create_app(collections: Sequence[ServedCollection], *, max_request_mb: float
 
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:
-        return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8")
+        # Documents are untrusted text: the page inserts them as text only, and the policy forbids any other script.
+        return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8", headers=PAGE_HEADERS)
 
     app.add_middleware(LimitAndMeasure, metrics=srv.metrics, upload_limit=srv.max_request_bytes)
     return app
