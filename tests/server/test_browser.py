@@ -1,4 +1,4 @@
-"""The web page in headless Chromium: key, drag-and-drop upload, job to READY, a Japanese question, a citation opened.
+"""The web page in headless Chromium: key, drag-and-drop upload, jobs to READY and FAILED, a Japanese question, a citation opened.
 
 Uses Debian's /usr/bin/chromium through Playwright (never `playwright install`);
 skipped only when that browser is absent.
@@ -55,19 +55,24 @@ def test_upload_ask_in_japanese_and_open_a_citation(live: Live, page) -> None:
 
     # drag and drop: a DataTransfer holding the file, dropped on the zone, as a browser does it
     page.evaluate(
-        """([name, text]) => {
+        """([name, text, png]) => {
             const data = new DataTransfer();
             data.items.add(new File([text], name, { type: "text/markdown" }));
+            data.items.add(new File([new Uint8Array(png)], "scan.md", { type: "text/markdown" }));
             const zone = document.querySelector("#dropzone");
             zone.dispatchEvent(new DragEvent("dragenter", { dataTransfer: data, bubbles: true, cancelable: true }));
             zone.dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
         }""",
-        ["出張旅費規程.md", TRAVEL],
+        ["出張旅費規程.md", TRAVEL, list(b"\x89PNG\r\n\x1a\n" + bytes(64))],
     )
-    expect(page.locator("#dropped")).to_contain_text("出張旅費規程.md")
+    expect(page.locator("#dropped")).to_contain_text("2 file(s): 出張旅費規程.md, scan.md")
     page.get_by_role("button", name="Upload").click()
-    expect(page.locator("#upload-status")).to_contain_text("Queued 1 file")
-    expect(page.locator("#jobs-table tbody tr").first.locator("td.status")).to_have_text("READY", timeout=120_000)
+    expect(page.locator("#upload-status")).to_contain_text("Queued 2 file")
+    travel_job = page.locator("#jobs-table tbody tr", has_text="出張旅費規程.md")
+    expect(travel_job.locator("td.status")).to_have_text("READY", timeout=120_000)
+    failed_job = page.locator("#jobs-table tbody tr", has_text="scan.md")
+    expect(failed_job.locator("td.status")).to_have_text("FAILED")
+    expect(failed_job).to_contain_text("UNSUPPORTED_FORMAT")
     expect(page.locator("#docs-table tbody")).to_contain_text("出張旅費規程.md", timeout=30_000)
 
     question = page.get_by_label("Question (日本語・中文・English)")
