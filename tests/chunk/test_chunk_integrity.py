@@ -59,10 +59,10 @@ def test_a_caption_cut_from_its_figure_is_counted() -> None:
 
 def test_truncation_sizes_and_parents_in_the_summary() -> None:
     doc = _doc()
-    chunks = get_chunker("parent_child").chunk(doc, ChunkConfig(child_max_chars=60, parent_max_chars=400))
+    chunks = get_chunker("parent_child").chunk(doc, ChunkConfig(max_chars=60, parent_max_chars=400))
     one = document_integrity(doc.source, doc.elements, chunks, limit=Sizer(50), strategy="parent_child")
     assert one.parents > 0 and one.chunks == len(chunks) - one.parents
-    assert one.truncated == sum(len(c.embed_text) > 50 for c in chunks if c.meta.get("role") == "child")
+    assert one.truncated == sum(len(c.embed_text) > 50 for c in chunks if c.meta.get("role") != "parent")
     summary = report([one, _integrity("structure", max_chars=120)])
     assert summary["documents"] == 2
     assert set(summary["by_strategy"]) == {"parent_child", "structure"}

@@ -35,7 +35,7 @@ def _doc_text(lang: str) -> str:
 @pytest.mark.parametrize("lang", ["ja", "zh", "en"])
 def test_children_are_small_and_point_to_a_parent_holding_them(lang: str) -> None:
     doc = parse_markdown(_doc_text(lang), f"{lang}.md")
-    chunks = ParentChildChunker().chunk(doc, ChunkConfig(child_max_chars=40, parent_max_chars=1000))
+    chunks = ParentChildChunker().chunk(doc, ChunkConfig(max_chars=40, parent_max_chars=1000))
     parents = [c for c in chunks if c.meta.get("role") == "parent"]
     children = [c for c in chunks if c.meta.get("role") == "child"]
     assert len(parents) == 1 and len(children) >= 3
@@ -48,11 +48,18 @@ def test_children_are_small_and_point_to_a_parent_holding_them(lang: str) -> Non
         assert set(child.element_ids) <= set(parents[0].element_ids)
 
 
+def test_a_parent_with_one_child_is_stored_once_as_that_child() -> None:
+    doc = parse_markdown("# A\n\nShort section.\n\n# B\n\n" + joined("en", FILLER["en"]) + "\n", "p.md")
+    chunks = ParentChildChunker().chunk(doc, ChunkConfig(max_chars=120, parent_max_chars=1000))
+    assert chunks[0].text == "Short section." and "role" not in chunks[0].meta and chunks[0].parent_id is None
+    assert [c.meta.get("role") for c in chunks[1:]] == ["parent"] + ["child"] * (len(chunks) - 2)
+
+
 @pytest.mark.parametrize("lang", ["ja", "zh", "en"])
 def test_search_finds_a_child_and_returns_its_parent(lang: str, make_kb, tmp_path: Path) -> None:
     config = Config()
     config.chunk.strategy = "parent_child"
-    config.chunk.child_max_chars = 60
+    config.chunk.max_chars = 60
     config.chunk.parent_max_chars = 1000
     kb = make_kb(config=config)
     folder = tmp_path / "docs"

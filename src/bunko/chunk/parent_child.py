@@ -4,11 +4,13 @@ Small chunks embed one idea each and so match questions sharply; large chunks
 carry the surrounding context an answer needs. This strategy keeps both:
 parents are `structure` chunks of ``parent_max_chars``, stored with
 ``{"role": "parent", "searchable": False}`` so no index holds them; each is cut
-into children of ``child_max_chars`` (same rules: tables by rows with their
-header, captions with figures), which carry ``parent_id`` and are indexed.
-At search time `bunko.retrieve.parents` swaps a child hit's text for its
-parent's, keeping the child's id and citation.
+into children of ``max_chars`` (same rules: tables by rows with their header,
+captions with figures), which carry ``parent_id`` and are indexed. At search
+time `bunko.retrieve.parents` swaps a child hit's text for its parent's,
+keeping the child's id and citation.
 
+A parent that would have a single child is that child: it is stored once, as
+an ordinary chunk, since expanding it would return the same text.
 Ordinals run parent, its children, next parent, … so ids stay stable.
 """
 
@@ -29,14 +31,17 @@ class ParentChildChunker:
     name = "parent_child"
 
     def chunk(self, doc: ParsedDocument, config: ChunkConfig, embedder: Embedder | None = None) -> list[Chunk]:
-        child_sizer = sizer_for(config, embedder, max_chars=config.child_max_chars)
-        parent_sizer = Sizer(max(config.parent_max_chars, config.child_max_chars))  # never embedded: characters only
+        child_sizer = sizer_for(config, embedder)
+        parent_sizer = Sizer(max(config.parent_max_chars, config.max_chars))  # never embedded: characters only
         chunks: list[Chunk] = []
         for group in structure_groups(doc.elements, parent_sizer):
+            children = pack(split_blocks(group, child_sizer), child_sizer)
+            if len(children) == 1:
+                chunks.extend(to_chunks(doc, children, len(chunks)))
+                continue
             (parent,) = to_chunks(doc, [group], len(chunks), role=PARENT, searchable=False)
             chunks.append(parent)
-            children = pack(split_blocks(group, child_sizer), child_sizer)
-            chunks.extend(to_chunks(doc, children, len(chunks), role=CHILD))
-            for child in chunks[-len(children) :]:
+            for child in to_chunks(doc, children, len(chunks), role=CHILD):
                 child.parent_id = parent.chunk_id
+                chunks.append(child)
         return chunks
