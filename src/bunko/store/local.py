@@ -242,6 +242,9 @@ class LocalStore:
                 raise
 
     # -- search -------------------------------------------------------------
+    # Every read of the in-memory index holds the store lock, as its reload does: a search
+    # never sees half of one generation and half of the next (nor a faiss graph mid-update).
+    # The lock is held for milliseconds; numpy and faiss release the GIL inside it anyway.
     def _current_index(self) -> MemoryIndex:
         with self._lock:
             generation = self.generation()
@@ -274,20 +277,25 @@ class LocalStore:
         return ids, vectors, tokens, records
 
     def filter_fields(self) -> set[str]:
-        return self._current_index().known_fields
+        with self._lock:
+            return self._current_index().known_fields
 
     def dense_search(self, vector: np.ndarray, k: int, where: Mapping[str, Any] | None = None) -> list[tuple[str, float]]:
-        return self._current_index().dense(vector, k, where)
+        with self._lock:
+            return self._current_index().dense(vector, k, where)
 
     def keyword_search(self, tokens: Sequence[str], k: int, where: Mapping[str, Any] | None = None) -> list[tuple[str, float]]:
-        return self._current_index().keyword(tokens, k, where)
+        with self._lock:
+            return self._current_index().keyword(tokens, k, where)
 
     def term_weights(self, tokens: Sequence[str]) -> dict[str, float]:
-        return self._current_index().bm25.idf(tokens)
+        with self._lock:
+            return self._current_index().bm25.idf(tokens)
 
     def vectors_for(self, chunk_ids: Sequence[str]) -> np.ndarray:
         """Stored vectors of indexed chunks, in the order asked (for MMR)."""
-        return self._current_index().vectors_for(chunk_ids)
+        with self._lock:
+            return self._current_index().vectors_for(chunk_ids)
 
     # -- jobs ---------------------------------------------------------------
     def save_job(self, job: IngestJob, run_id: str) -> None:
