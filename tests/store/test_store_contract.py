@@ -40,9 +40,9 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     if request.param == "local":
         opened: Store = LocalStore(tmp_path / "store")
     else:
+        dsn = request.getfixturevalue("pg_dsn")  # skips when the postgres extra is not installed
         from bunko.store.postgres import PostgresStore
 
-        dsn = request.getfixturevalue("pg_dsn")
         opened = PostgresStore(dsn, request.getfixturevalue("pg_schema"))
     yield opened
     opened.close()
