@@ -39,6 +39,7 @@ from psycopg import sql
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
+from bunko.chunk.base import is_searchable
 from bunko.errors import CollectionError
 from bunko.schema import TERMINAL_STATUSES, Chunk, DocumentInfo, Element, ErrorCode, IngestJob, JobStatus, ParsedDocument
 from bunko.store.base import StoredChunk
@@ -52,6 +53,8 @@ OWNER_NAMESPACE = LOCK_NAMESPACE + 1
 DOCUMENT_NAMESPACE = LOCK_NAMESPACE + 2
 HNSW_INDEX = "chunks_embedding_hnsw"
 
+_SEARCHABLE = "COALESCE((c.meta::jsonb ->> 'searchable')::boolean, true)"
+"""parent_child's parents are stored for context, never ranked: the local store keeps them out of its index too."""
 _CHUNK_COLUMNS = "chunk_id, doc_id, source, ordinal, text, embed_text, element_ids, pages, section_path, kinds, parent_id, meta"
 _TERMINAL = [s.value for s in TERMINAL_STATUSES]
 
@@ -229,9 +232,10 @@ class PostgresStore:
                         _dumps(e.bbox) if e.bbox else None, _text(e.parent_id), _dumps(e.meta),
                     ))
             tokens = self._write_chunks(conn, doc, ingested_at, chunks)
+            searchable = sum(1 for stored in chunks if is_searchable(stored.chunk))
             conn.execute(
                 "UPDATE corpus SET chunks = chunks + %s, tokens = tokens + %s, generation = generation + 1",
-                (len(chunks) - removed, tokens - removed_tokens),
+                (searchable - removed, tokens - removed_tokens),
             )
         self._maybe_build_index()
 
@@ -265,12 +269,13 @@ class PostgresStore:
 
     def _delete_rows(self, conn: psycopg.Connection, doc_id: str) -> tuple[int, int]:
         """Remove a document's rows; return how many chunks and tokens left the corpus."""
-        gone = conn.execute("DELETE FROM chunks WHERE doc_id = %s RETURNING id, dl", (doc_id,)).fetchall()
+        gone = conn.execute("DELETE FROM chunks WHERE doc_id = %s RETURNING id, dl, meta", (doc_id,)).fetchall()
         if gone:
             conn.execute("DELETE FROM postings WHERE chunk = ANY(%s)", ([r[0] for r in gone],))
         conn.execute("DELETE FROM elements WHERE doc_id = %s", (doc_id,))
         conn.execute("DELETE FROM documents WHERE doc_id = %s", (doc_id,))
-        return len(gone), sum(r[1] for r in gone)
+        searchable = sum(1 for r in gone if json.loads(r[2]).get("searchable", True) is not False)
+        return searchable, sum(r[1] for r in gone)
 
     def delete_document(self, source: str) -> bool:
         with self._pool.connection() as conn, conn.transaction():
@@ -323,8 +328,9 @@ class PostgresStore:
         return [found[i] for i in ids if i in found]
 
     def chunk_count(self) -> int:
+        """Every stored chunk, parents included (the corpus row counts only searchable ones, for BM25)."""
         with self._pool.connection() as conn:
-            row = conn.execute("SELECT chunks FROM corpus").fetchone()
+            row = conn.execute("SELECT count(*) FROM chunks").fetchone()
         return int(row[0]) if row else 0
 
     def cached_vectors(self, embed_hashes: Sequence[str]) -> dict[str, np.ndarray]:
@@ -477,7 +483,8 @@ class PostgresStore:
         """One query; `exact` orders by an expression the index cannot serve, so every matching row is ranked."""
         order = sql.SQL("(c.embedding <=> %(q)s) + 0" if exact else "c.embedding <=> %(q)s")
         statement = sql.SQL(
-            "SELECT c.chunk_id, 1 - (c.embedding <=> %(q)s), c.doc_id, c.ordinal FROM chunks c WHERE {} ORDER BY {} LIMIT %(k)s"
+            "SELECT c.chunk_id, 1 - (c.embedding <=> %(q)s), c.doc_id, c.ordinal FROM chunks c "
+            "WHERE {} AND " + _SEARCHABLE + " ORDER BY {} LIMIT %(k)s"
         ).format(condition or sql.SQL("TRUE"), order)
         return conn.execute(statement, {"q": query, "k": k}).fetchall()
 
