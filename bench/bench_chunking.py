@@ -49,6 +49,7 @@ from bunko.chunk.integrity import inspect_store
 from bunko.chunk.registry import CHUNKERS, get_chunker
 from bunko.chunk.sentences import split_sentences
 from bunko.chunk.sizing import input_limit
+from bunko.config import ChunkConfig
 from bunko.embed.use_m3 import UseM3Embedder
 from bunko.parse.registry import ParserRegistry, default_registry
 from bunko.schema import ParsedDocument
@@ -56,8 +57,8 @@ from bunko.schema import ParsedDocument
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
 CORPUS = Path("/usr/share/debian-reference")
-STRATEGIES = [*CHUNKERS, "auto", "structure@300"]
-"""Every strategy, templates ("auto"), and a control: structure with chunks as small as parent_child's children."""
+STRATEGIES = [*CHUNKERS, "auto", "heading@800", "parent_child@800"]
+"""Every strategy at the default max_chars, templates ("auto"), and the former default (heading, 800 characters)."""
 K = 5
 EVIDENCE = 0.6
 DROP = 0.5
@@ -296,6 +297,7 @@ def overall(per_lang: dict[str, Any]) -> dict[str, Any]:
 
 def markdown(table: dict[str, Any], per_lang: dict[str, Any], meta: dict[str, Any]) -> str:
     langs = list(per_lang)
+    defaults = ChunkConfig()
     sizes = ", ".join(f"{lang}: {per_lang[lang]['chars']:,} chars" for lang in langs)
     counts = ", ".join(f"{lang} {len(per_lang[lang]['questions'])}" for lang in langs)
     lines = [
@@ -307,7 +309,8 @@ def markdown(table: dict[str, Any], per_lang: dict[str, Any], meta: dict[str, An
         f"({sizes}); "
         f"{sum(len(per_lang[lang]['questions']) for lang in langs)} generated questions "
         f"({counts}). "
-        "Default engine (USE, hybrid search), max_chars 800; parent_child 300/2000.",
+        f"Default engine (USE, hybrid search); max_chars {defaults.max_chars} unless a row says name@max_chars; "
+        f"parent_child parents {defaults.parent_max_chars}.",
         "",
         "Evidence: the top-5 text (after parent expansion) holds ≥60% of the source sentence. "
         "Section: a top-5 hit carries an element of the labelled section.",

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from bunko import Config
 from bunko.cli import app
 
 
@@ -25,7 +26,7 @@ def test_chunks_and_inspect(runner: CliRunner, tmp_path: Path) -> None:
     assert runner.invoke(app, ["ingest", str(docs), "--json"]).exit_code == 0
 
     stored = json.loads(runner.invoke(app, ["chunks", "docs/a.md", "--json"]).stdout)
-    assert stored["stored"] is True and stored["chunk_strategy"] == "heading"
+    assert stored["stored"] is True and stored["chunk_strategy"] == Config().chunk.strategy
     assert [c["section_path"] for c in stored["chunks"]] == [["規程", "宿泊"], ["規程", "日当"]]
     assert [c["chars"] for c in stored["chunks"]] == [17, 9]
     assert stored["chunks"][0]["chunk_id"] == "docs/a.md#0" and stored["chunks"][0]["kinds"] == ["paragraph"]

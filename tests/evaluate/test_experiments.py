@@ -64,13 +64,13 @@ def test_an_existing_collection_is_reused_or_rebuilt_from_its_own_documents(
 
 def test_partial_configuration_files_lay_over_the_base(tmp_path: Path) -> None:
     base = Config.from_dict({"retrieve": {"k": 7}})
-    (tmp_path / "a.toml").write_text("[chunk]\nmax_chars = 300\n", encoding="utf-8")
+    (tmp_path / "a.toml").write_text("[chunk]\nmax_chars = 500\n", encoding="utf-8")
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "a.toml").write_text("[retrieve]\nmode = 'dense'\n", encoding="utf-8")
     first, second = load_variants([tmp_path / "a.toml", tmp_path / "sub" / "a.toml"], base)
     assert (first.name, second.name) == ("a-1", "a-2")
-    assert first.config.chunk.max_chars == 300 and first.config.retrieve.k == 7
-    assert second.config.retrieve.mode == "dense" and second.config.chunk.max_chars == 800
+    assert first.config.chunk.max_chars == 500 and first.config.retrieve.k == 7
+    assert second.config.retrieve.mode == "dense" and second.config.chunk.max_chars == Config().chunk.max_chars
     assert index_key(second.config) == index_key(base) != index_key(first.config)
     assert index_key(Config.from_dict({"retrieve": {"analyzer": "whitespace"}})) != index_key(Config())
     assert overlay({"a": {"x": 1, "y": 2}}, {"a": {"y": 3}, "b": 1}) == {"a": {"x": 1, "y": 3}, "b": 1}

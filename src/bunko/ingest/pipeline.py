@@ -193,11 +193,12 @@ class Ingestor:
 
         timer = time.perf_counter()
         self._save(job, run_id, JobStatus.EMBEDDING)
-        # context-only chunks (parents) are never searched: no embedding, a blank vector, a hash no search chunk shares
-        hashes = [embed_hash(embedder.name, c.embed_text) if is_searchable(c) else "context:" + embed_hash(embedder.name, c.embed_text) for c in chunks]
-        vectors = self.store.cached_vectors([h for c, h in zip(chunks, hashes, strict=True) if is_searchable(c)])
-        vectors.update({h: np.zeros(embedder.dimension, dtype=np.float32) for c, h in zip(chunks, hashes, strict=True) if not is_searchable(c)})
-        missing = [i for i, h in enumerate(hashes) if h not in vectors]
+        hashes = [embed_hash(embedder.name, c.embed_text) for c in chunks]
+        searched = [is_searchable(c) for c in chunks]
+        # a blank vector (stored for a parent) is never reused for a chunk that is searched
+        cached = self.store.cached_vectors([h for h, s in zip(hashes, searched, strict=True) if s])
+        vectors = {h: v for h, v in cached.items() if v.any()}
+        missing = [i for i, h in enumerate(hashes) if searched[i] and h not in vectors]
         if missing:
             try:
                 fresh = embedder.embed([chunks[i].embed_text for i in missing])
@@ -205,6 +206,11 @@ class Ingestor:
                 raise DocumentError(ErrorCode.EMBED_FAILED, f"{source}: {type(exc).__name__}: {exc}".splitlines()[0]) from exc
             for row, i in enumerate(missing):
                 vectors[hashes[i]] = fresh[row]
+        if not all(searched):  # context-only chunks (parent_child's parents) are never embedded
+            blank = np.zeros(embedder.dimension, dtype=np.float32)
+            for h, s in zip(hashes, searched, strict=True):
+                if not s:
+                    vectors.setdefault(h, blank)
         job.timings["embed"] = round(time.perf_counter() - timer, 4)
 
         timer = time.perf_counter()

@@ -1,11 +1,15 @@
 """Parent expansion: a child chunk is found, its parent is read.
 
 `parent_child` chunking indexes small children (sharp matches) and keeps their
-larger parents out of the index (context). Here a child hit is given its
-parent's text, so the answer step and the user see the whole passage, while
-the hit keeps the child's id, element ids, pages and section: the citation
-still points at the exact place that matched. Several children of one parent
-become one hit (the best-ranked), or the top k would repeat one passage.
+larger parents out of the index (context). Here a child hit becomes its
+parent: the answer step and the user get the whole passage. The hit takes the
+parent's id, element ids and pages too, because an answer may quote any
+sentence of the passage and a citation must point at a chunk that holds its
+quote (`Citation` is checked that way end to end); where the match was stays
+in the hit's meta: ``matched_child`` (its id), ``child_text``,
+``child_element_ids``, ``child_pages``. Several children of one parent become
+one hit (the best-ranked; ``children_hit`` lists them all), or the top k
+would repeat one passage.
 """
 
 from __future__ import annotations
@@ -20,8 +24,12 @@ WINDOW = 4
 
 
 def _expanded(child: Chunk, parent: Chunk) -> Chunk:
-    meta = {**child.meta, "parent_expanded": parent.chunk_id, "child_text": child.text, "children_hit": [child.chunk_id]}
-    return replace(child, text=parent.text, embed_text=parent.embed_text, meta=meta)
+    meta = {
+        **{k: v for k, v in parent.meta.items() if k != "searchable"},
+        "matched_child": child.chunk_id, "child_text": child.text, "child_element_ids": list(child.element_ids),
+        "child_pages": list(child.pages), "children_hit": [child.chunk_id],
+    }
+    return replace(parent, meta=meta)
 
 
 def expand_parents(hits: list[Hit], store: Store, k: int) -> list[Hit]:

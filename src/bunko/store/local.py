@@ -223,7 +223,8 @@ class LocalStore:
                 batch = hashes[start : start + 500]
                 marks = ",".join("?" * len(batch))
                 for h, blob in self._db.execute(f"SELECT embed_hash, vector FROM chunks WHERE embed_hash IN ({marks})", batch):
-                    out[h] = np.frombuffer(blob, dtype=np.float32)
+                    if h not in out or not out[h].any():  # a real vector over a parent's blank one
+                        out[h] = np.frombuffer(blob, dtype=np.float32)
         return out
 
     def replace_vectors(self, vectors: Mapping[str, np.ndarray], embed_hashes: Mapping[str, str]) -> None:
