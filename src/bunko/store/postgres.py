@@ -339,7 +339,9 @@ class PostgresStore:
             return {}
         with self._pool.connection() as conn, conn.cursor(binary=True) as cur:
             cur.execute(
-                "SELECT DISTINCT ON (embed_hash) embed_hash, embedding FROM chunks WHERE embed_hash = ANY(%s)", (hashes,)
+                # a searchable chunk's real vector wins over a parent's blank one with the same text
+                "SELECT DISTINCT ON (embed_hash) embed_hash, embedding FROM chunks WHERE embed_hash = ANY(%s) "
+                "ORDER BY embed_hash, COALESCE((meta::jsonb ->> 'searchable')::boolean, true) DESC", (hashes,)
             )
             return {h: _vector(v) for h, v in cur.fetchall()}
 
