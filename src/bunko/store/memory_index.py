@@ -38,6 +38,7 @@ class MemoryIndex:
         self._raw_records: list[dict[str, Any]] = []
         self._records: list[dict[str, Any]] | None = None
         self._row_of: dict[str, int] | None = None
+        self._blas: Any = None
         self._masks: OrderedDict[str, np.ndarray | None] = OrderedDict()
         self.known_fields: set[str] = set(BUILTIN_FIELDS)
 
@@ -118,10 +119,21 @@ class MemoryIndex:
             return [(self.ids[row], score) for row, score in self.ann.search(query, k, allowed)]
         if allowed is not None and int(allowed.sum()) < len(self.ids) // 4:
             rows = np.flatnonzero(allowed)
-            subset = self.vectors[rows] @ query
+            with self._single_blas_thread():
+                subset = self.vectors[rows] @ query
             return [(self.ids[rows[i]], s) for i, s in top_k(subset, k)]
-        scores = self.vectors @ query
+        with self._single_blas_thread():
+            scores = self.vectors @ query
         return [(self.ids[i], s) for i, s in top_k(scores, k, allowed)]
+
+    def _single_blas_thread(self) -> Any:
+        """One matrix-vector product is too small to share: OpenBLAS waking a second thread made
+        a 10k-row search 3-12 ms instead of 0.8 ms on 2 cores (bench/results/retrieval.md, blas1 rows)."""
+        if self._blas is None:
+            from threadpoolctl import ThreadpoolController
+
+            self._blas = ThreadpoolController()
+        return self._blas.limit(limits=1, user_api="blas")
 
     def vectors_for(self, chunk_ids: Sequence[str]) -> np.ndarray:
         if self._row_of is None:
