@@ -14,14 +14,6 @@ from bunko.embed.registry import EMBEDDERS, build_embedder, embedder_name
 from bunko.errors import ConfigError
 
 
-class RemoteEmbedConfig(EmbedConfig):
-    """EmbedConfig with the field the openai embedder asks for (remote_model), until config.py declares it."""
-
-    remote_model: str | None = None
-    query_prefix: str = ""
-    passage_prefix: str = ""
-
-
 def test_an_unknown_name_is_refused_listing_every_available_embedder() -> None:
     with pytest.raises(ConfigError) as err:
         build_embedder(EmbedConfig(model="word2vec"))
@@ -42,7 +34,7 @@ def test_the_default_use_embedder_is_named_as_the_registry_predicts() -> None:
 
 
 def test_openai_is_built_from_the_config_and_named_with_its_remote_model() -> None:
-    config = RemoteEmbedConfig(
+    config = EmbedConfig(
         model="openai", base_url="http://127.0.0.1:9/v1", remote_model="bge-m3", dimension=1024,
         api_key_env="MY_KEY", timeout_s=3, batch_size=7, query_prefix="q: ",
     )
@@ -56,7 +48,7 @@ def test_openai_is_built_from_the_config_and_named_with_its_remote_model() -> No
 
 def test_openai_without_base_url_or_remote_model_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match="needs base_url"):
-        build_embedder(RemoteEmbedConfig(model="openai", remote_model="m"))
+        build_embedder(EmbedConfig(model="openai", remote_model="m"))
     with pytest.raises(ConfigError, match="needs remote_model"):
         build_embedder(EmbedConfig(model="openai", base_url="http://127.0.0.1:9/v1"))
     with pytest.raises(ConfigError, match="needs remote_model"):
