@@ -86,7 +86,8 @@ class Bunko:
             raise CollectionError(
                 f"{self.path}: this collection was embedded with {recorded!r} "
                 f"({self.store.get_meta('dimension')} dimensions) but the embedder now is {name!r}; "
-                f"run `bunko reembed` to re-embed the stored chunks with it, or set [embed] model = {recorded!r}"
+                f"run `bunko reembed` to re-embed the stored chunks with it, or restore the [embed] settings "
+                f"(model, remote_model, model_path) that produced {recorded!r}"
             )
 
     def _check_analyzer(self) -> None:
