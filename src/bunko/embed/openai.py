@@ -26,71 +26,23 @@ import random
 import time
 from collections.abc import Sequence
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx
 import numpy as np
 
 from bunko.embed.base import EmbedderError, embed_in_batches
+from bunko.openai_http import endpoint_url, retry_after, server_message, snippet
 
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 """Statuses a retry can cure: rate limits, overload, a server (re)starting behind a proxy."""
 
 
 def embeddings_url(base_url: str) -> str:
-    """The embeddings endpoint for a configured base URL.
-
-    OpenAI clients take a base URL that already ends in ``/v1`` and append
-    ``/embeddings``; people also paste the full endpoint, or only
-    ``http://host:port`` of a local server. All three are accepted, so a common
-    slip does not become a confusing 404.
-    """
-    url = base_url.strip().rstrip("/")
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise EmbedderError(f"[embed] base_url {base_url!r} is not an http(s) URL, e.g. http://127.0.0.1:8000/v1")
-    if url.endswith("/embeddings"):
-        return url
-    if parts.path in ("", "/"):
-        return url + "/v1/embeddings"
-    return url + "/embeddings"
-
-
-def _snippet(text: str, limit: int = 160) -> str:
-    """One line of a response body for an error message (the pipeline keeps only the first line)."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[:limit] + "…"
-
-
-def _server_message(response: httpx.Response) -> str:
-    """The server's own explanation: OpenAI's ``error.message``, FastAPI's ``detail``, or the raw body."""
+    """The embeddings endpoint for a configured base URL (the forms `endpoint_url` accepts)."""
     try:
-        body = response.json()
-    except ValueError:
-        return _snippet(response.text) or response.reason_phrase
-    if isinstance(body, dict):
-        error = body.get("error")
-        if isinstance(error, dict) and error.get("message"):
-            return _snippet(str(error["message"]))
-        if isinstance(error, str):
-            return _snippet(error)
-        if body.get("detail"):
-            return _snippet(str(body["detail"]))
-        if body.get("message"):
-            return _snippet(str(body["message"]))
-    return _snippet(response.text)
-
-
-def _retry_after(response: httpx.Response) -> float | None:
-    """Seconds from a ``Retry-After`` header; the HTTP-date form is rare for APIs and ignored."""
-    value = response.headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        return None
-    return seconds if seconds >= 0 else None
+        return endpoint_url(base_url, "embeddings")
+    except ValueError as exc:
+        raise EmbedderError(f"[embed] {exc}") from None
 
 
 class OpenAIEmbedder:
@@ -185,15 +137,15 @@ class OpenAIEmbedder:
             except httpx.TimeoutException:
                 problem = f"no answer within {self.timeout_s:g} s (timeout_s)"
             except httpx.TransportError as exc:
-                problem = f"cannot connect ({type(exc).__name__}: {_snippet(str(exc), 100)}); is the server running and base_url right?"
+                problem = f"cannot connect ({type(exc).__name__}: {snippet(str(exc), 100)}); is the server running and base_url right?"
             else:
                 if response.status_code == 200:
                     self._failing_until = 0.0
                     return self._parse(response, len(inputs))
                 if response.status_code not in RETRY_STATUS:
                     raise self._refused(response)
-                problem = f"HTTP {response.status_code}: {_server_message(response)}"
-                delay = _retry_after(response)
+                problem = f"HTTP {response.status_code}: {server_message(response)}"
+                delay = retry_after(response)
             if attempt + 1 < attempts:
                 backoff = self.backoff_s * 2**attempt * (1 + 0.25 * random.random())
                 time.sleep(min(self.max_backoff_s, backoff if delay is None else delay))
@@ -204,7 +156,7 @@ class OpenAIEmbedder:
     def _refused(self, response: httpx.Response) -> EmbedderError:
         """A status no retry can cure, explained with what the user should check."""
         status = response.status_code
-        message = _server_message(response)
+        message = server_message(response)
         if status in (401, 403):
             if os.environ.get(self.api_key_env, "").strip():
                 hint = f"the key in ${self.api_key_env} was refused"
@@ -224,12 +176,12 @@ class OpenAIEmbedder:
         try:
             body: Any = response.json()
         except ValueError:
-            raise EmbedderError(f"{where} answered HTTP 200 with a body that is not JSON: {_snippet(response.text)!r}") from None
+            raise EmbedderError(f"{where} answered HTTP 200 with a body that is not JSON: {snippet(response.text)!r}") from None
         data = body.get("data") if isinstance(body, dict) else None
         if not isinstance(data, list):
             raise EmbedderError(
                 f"{where} answered JSON without a 'data' list (is it an OpenAI-compatible embeddings endpoint?): "
-                f"{_snippet(response.text)!r}"
+                f"{snippet(response.text)!r}"
             )
         if len(data) != count:
             raise EmbedderError(f"{where} returned {len(data)} embeddings for {count} inputs")
@@ -268,5 +220,5 @@ class OpenAIEmbedder:
                 raise EmbedderError(f"{where}: embedding {index} is base64 of {len(packed)} bytes, not float32 values")
             return np.frombuffer(packed, dtype="<f4").astype(np.float32)
         if not isinstance(raw, list) or not raw or not all(isinstance(x, int | float) and not isinstance(x, bool) for x in raw):
-            raise EmbedderError(f"{where}: embedding {index} is not a non-empty list of numbers: {_snippet(repr(raw), 80)}")
+            raise EmbedderError(f"{where}: embedding {index} is not a non-empty list of numbers: {snippet(repr(raw), 80)}")
         return np.asarray(raw, dtype=np.float32)

@@ -17,56 +17,23 @@ import random
 import time
 from collections.abc import Iterator, Sequence
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx
 
 from bunko.config import LLMConfig
 from bunko.generate.llm import LLMError, Message
+from bunko.openai_http import endpoint_url, retry_after, server_message, snippet
 
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 MAX_RETRY_AFTER_S = 30.0
 
 
 def chat_url(base_url: str) -> str:
-    """``…/v1`` (what OpenAI clients take), the full ``…/chat/completions``, or bare ``http://host:port``."""
-    url = base_url.strip().rstrip("/")
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise LLMError(f"[llm] base_url {base_url!r} is not an http(s) URL, e.g. http://127.0.0.1:8000/v1")
-    if url.endswith("/chat/completions"):
-        return url
-    if parts.path in ("", "/"):
-        return url + "/v1/chat/completions"
-    return url + "/chat/completions"
-
-
-def _snippet(text: str, limit: int = 160) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[:limit] + "…"
-
-
-def _server_message(response: httpx.Response) -> str:
+    """The chat endpoint for a configured base URL (the forms `endpoint_url` accepts)."""
     try:
-        body = response.json()
-    except ValueError:
-        return _snippet(response.text) or response.reason_phrase
-    if isinstance(body, dict):
-        error = body.get("error")
-        if isinstance(error, dict) and error.get("message"):
-            return _snippet(str(error["message"]))
-        for key in ("error", "detail", "message"):
-            if isinstance(body.get(key), str):
-                return _snippet(body[key])
-    return _snippet(response.text)
-
-
-def _retry_after(response: httpx.Response) -> float | None:
-    try:
-        seconds = float(response.headers.get("retry-after", ""))
-    except ValueError:
-        return None
-    return min(seconds, MAX_RETRY_AFTER_S) if seconds >= 0 else None
+        return endpoint_url(base_url, "chat/completions")
+    except ValueError as exc:
+        raise LLMError(f"[llm] {exc}") from None
 
 
 class OpenAIChatModel:
@@ -131,7 +98,7 @@ class OpenAIChatModel:
                 return
             yield from self._events(response)
         except httpx.TransportError as exc:
-            raise LLMError(f"{self.url}: the stream broke off ({type(exc).__name__}: {_snippet(str(exc), 100)})") from None
+            raise LLMError(f"{self.url}: the stream broke off ({type(exc).__name__}: {snippet(str(exc), 100)})") from None
         finally:
             response.close()
 
@@ -165,12 +132,12 @@ class OpenAIChatModel:
                     response.read()
                     response.close()
                 if response.status_code in (401, 403):
-                    raise LLMError(f"{self.url} refused the request (HTTP {response.status_code}: {_server_message(response)}); "
+                    raise LLMError(f"{self.url} refused the request (HTTP {response.status_code}: {server_message(response)}); "
                                    f"check the key in ${self.api_key_env}")
                 if response.status_code not in RETRY_STATUS:
-                    raise LLMError(f"{self.url} refused the request (HTTP {response.status_code}: {_server_message(response)})")
-                problem = f"HTTP {response.status_code}: {_server_message(response)}"
-                delay = _retry_after(response)
+                    raise LLMError(f"{self.url} refused the request (HTTP {response.status_code}: {server_message(response)})")
+                problem = f"HTTP {response.status_code}: {server_message(response)}"
+                delay = retry_after(response, MAX_RETRY_AFTER_S)
             if attempt < self.retries:
                 backoff = self.backoff_s * 2**attempt * (1 + 0.25 * random.random())
                 time.sleep(backoff if delay is None else delay)
@@ -182,9 +149,9 @@ class OpenAIChatModel:
             body = response.json()
             content = body["choices"][0]["message"]["content"]
         except (ValueError, KeyError, IndexError, TypeError):
-            raise LLMError(f"{self.url} answered something that is not a chat completion: {_snippet(response.text)!r}") from None
+            raise LLMError(f"{self.url} answered something that is not a chat completion: {snippet(response.text)!r}") from None
         if not isinstance(content, str):
-            raise LLMError(f"{self.url} answered a chat completion without text content: {_snippet(response.text)!r}")
+            raise LLMError(f"{self.url} answered a chat completion without text content: {snippet(response.text)!r}")
         usage = body.get("usage")
         self.last_usage = {k: int(v) for k, v in usage.items() if k.endswith("_tokens") and isinstance(v, int)} if isinstance(usage, dict) else None
         return content
@@ -196,23 +163,23 @@ class OpenAIChatModel:
             if not line or line.startswith(":") or line.startswith(("event:", "id:", "retry:")):
                 continue
             if not line.startswith("data:"):
-                raise LLMError(f"{self.url} streamed something that is not server-sent events: {_snippet(line)!r}")
+                raise LLMError(f"{self.url} streamed something that is not server-sent events: {snippet(line)!r}")
             data = line[5:].strip()
             if data == "[DONE]":
                 return
             try:
                 event = json.loads(data)
             except json.JSONDecodeError:
-                raise LLMError(f"{self.url} streamed an event that is not JSON: {_snippet(data)!r}") from None
+                raise LLMError(f"{self.url} streamed an event that is not JSON: {snippet(data)!r}") from None
             if isinstance(event, dict) and "error" in event:
                 error = event["error"]
                 message = error.get("message") if isinstance(error, dict) else error
-                raise LLMError(f"{self.url} reported an error mid-stream: {_snippet(str(message))}")
+                raise LLMError(f"{self.url} reported an error mid-stream: {snippet(str(message))}")
             try:
                 choice = event["choices"][0] if event["choices"] else {}
                 delta = choice.get("delta") or {}
                 content = delta.get("content")
             except (KeyError, IndexError, TypeError, AttributeError):
-                raise LLMError(f"{self.url} streamed an event that is not a chat completion chunk: {_snippet(data)!r}") from None
+                raise LLMError(f"{self.url} streamed an event that is not a chat completion chunk: {snippet(data)!r}") from None
             if isinstance(content, str) and content:
                 yield content
