@@ -25,6 +25,7 @@ import numpy as np
 from bunko.schema import TERMINAL_STATUSES, Chunk, DocumentInfo, Element, ErrorCode, IngestJob, JobStatus, ParsedDocument
 from bunko.store.base import StoredChunk
 from bunko.store.memory_index import MemoryIndex
+from bunko.store.rows import CHUNK_COLUMNS, ELEMENT_COLUMNS, chunk_from_row, element_from_row
 
 SCHEMA_VERSION = "1"
 
@@ -58,7 +59,6 @@ CREATE TABLE IF NOT EXISTS traces (trace_id TEXT PRIMARY KEY, created_at REAL NO
 SEARCHABLE = "COALESCE(json_extract(meta, '$.searchable'), 1) != 0"
 """Chunks with meta {"searchable": false} (parent_child's parents) are kept for context and never indexed."""
 
-_CHUNK_COLUMNS = "chunk_id, doc_id, source, ordinal, text, embed_text, element_ids, pages, section_path, kinds, parent_id, meta"
 
 
 def doc_id_for(source: str) -> str:
@@ -67,14 +67,6 @@ def doc_id_for(source: str) -> str:
 
 def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
-
-
-def _chunk_from_row(row: Sequence[Any]) -> Chunk:
-    return Chunk(
-        chunk_id=row[0], doc_id=row[1], source=row[2], ordinal=row[3], text=row[4], embed_text=row[5],
-        element_ids=json.loads(row[6]), pages=json.loads(row[7]), section_path=json.loads(row[8]),
-        kinds=json.loads(row[9]), parent_id=row[10], meta=json.loads(row[11]),
-    )
 
 
 class LocalStore:
@@ -181,24 +173,21 @@ class LocalStore:
     def elements(self, source: str) -> list[Element]:
         with self._lock:
             rows = self._db.execute(
-                "SELECT e.element_id, e.kind, e.text, e.page, e.section_path, e.bbox, e.parent_id, e.meta "
+                f"SELECT {ELEMENT_COLUMNS} "
                 "FROM elements e JOIN documents d ON d.doc_id = e.doc_id WHERE d.source = ? ORDER BY e.ordinal",
                 (source,),
             ).fetchall()
-        return [
-            Element(r[0], r[1], r[2], r[3], json.loads(r[4]), tuple(json.loads(r[5])) if r[5] else None, r[6], json.loads(r[7]))
-            for r in rows
-        ]
+        return [element_from_row(r) for r in rows]
 
     def chunks(self, source: str | None = None) -> list[Chunk]:
-        sql = f"SELECT {_CHUNK_COLUMNS} FROM chunks"
+        sql = f"SELECT {CHUNK_COLUMNS} FROM chunks"
         params: tuple[Any, ...] = ()
         if source is not None:
             sql += " WHERE source = ?"
             params = (source,)
         with self._lock:
             rows = self._db.execute(sql + " ORDER BY source, ordinal", params).fetchall()
-        return [_chunk_from_row(r) for r in rows]
+        return [chunk_from_row(r) for r in rows]
 
     def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
         found: dict[str, Chunk] = {}
@@ -207,8 +196,8 @@ class LocalStore:
             for start in range(0, len(ids), 500):
                 batch = ids[start : start + 500]
                 marks = ",".join("?" * len(batch))
-                for row in self._db.execute(f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE chunk_id IN ({marks})", batch):
-                    found[row[0]] = _chunk_from_row(row)
+                for row in self._db.execute(f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE chunk_id IN ({marks})", batch):
+                    found[row[0]] = chunk_from_row(row)
         return [found[i] for i in ids if i in found]
 
     def chunk_count(self) -> int:

@@ -44,6 +44,7 @@ from bunko.errors import CollectionError
 from bunko.schema import TERMINAL_STATUSES, Chunk, DocumentInfo, Element, ErrorCode, IngestJob, JobStatus, ParsedDocument
 from bunko.store.base import StoredChunk
 from bunko.store.postgres_schema import LOCK_NAMESPACE, migrate, set_search_path
+from bunko.store.rows import CHUNK_COLUMNS, ELEMENT_COLUMNS, chunk_from_row, element_from_row
 from bunko.store.sql_filters import FilterCompiler, field_names, known_fields_from
 
 K1 = 1.5
@@ -55,7 +56,6 @@ HNSW_INDEX = "chunks_embedding_hnsw"
 
 _SEARCHABLE = "COALESCE((c.meta::jsonb ->> 'searchable')::boolean, true)"
 """parent_child's parents are stored for context, never ranked: the local store keeps them out of its index too."""
-_CHUNK_COLUMNS = "chunk_id, doc_id, source, ordinal, text, embed_text, element_ids, pages, section_path, kinds, parent_id, meta"
 _TERMINAL = [s.value for s in TERMINAL_STATUSES]
 
 _KEYWORD_SQL = """
@@ -119,14 +119,6 @@ def _vector(value: Any) -> np.ndarray:
     if hasattr(value, "to_numpy"):
         value = value.to_numpy()
     return np.asarray(value, dtype=np.float32)
-
-
-def _chunk_from_row(row: Sequence[Any]) -> Chunk:
-    return Chunk(
-        chunk_id=row[0], doc_id=row[1], source=row[2], ordinal=row[3], text=row[4], embed_text=row[5],
-        element_ids=json.loads(row[6]), pages=json.loads(row[7]), section_path=json.loads(row[8]),
-        kinds=json.loads(row[9]), parent_id=row[10], meta=json.loads(row[11]),
-    )
 
 
 class PostgresStore:
@@ -299,32 +291,29 @@ class PostgresStore:
     def elements(self, source: str) -> list[Element]:
         with self._pool.connection() as conn:
             rows = conn.execute(
-                "SELECT e.element_id, e.kind, e.text, e.page, e.section_path, e.bbox, e.parent_id, e.meta "
+                f"SELECT {ELEMENT_COLUMNS} "
                 "FROM elements e JOIN documents d ON d.doc_id = e.doc_id WHERE d.source = %s ORDER BY e.ordinal",
                 (source,),
             ).fetchall()
-        return [
-            Element(r[0], r[1], r[2], r[3], json.loads(r[4]), tuple(json.loads(r[5])) if r[5] else None, r[6], json.loads(r[7]))
-            for r in rows
-        ]
+        return [element_from_row(r) for r in rows]
 
     def chunks(self, source: str | None = None) -> list[Chunk]:
-        query = f"SELECT {_CHUNK_COLUMNS} FROM chunks"
+        query = f"SELECT {CHUNK_COLUMNS} FROM chunks"
         params: tuple[Any, ...] = ()
         if source is not None:
             query += " WHERE source = %s"
             params = (source,)
         with self._pool.connection() as conn:
             rows = conn.execute(query + " ORDER BY source, ordinal", params).fetchall()  # type: ignore[arg-type]
-        return [_chunk_from_row(r) for r in rows]
+        return [chunk_from_row(r) for r in rows]
 
     def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
         ids = list(chunk_ids)
         if not ids:
             return []
         with self._pool.connection() as conn:
-            rows = conn.execute(f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE chunk_id = ANY(%s)", (ids,)).fetchall()  # type: ignore[arg-type]
-        found = {r[0]: _chunk_from_row(r) for r in rows}
+            rows = conn.execute(f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE chunk_id = ANY(%s)", (ids,)).fetchall()  # type: ignore[arg-type]
+        found = {r[0]: chunk_from_row(r) for r in rows}
         return [found[i] for i in ids if i in found]
 
     def chunk_count(self) -> int:
@@ -616,10 +605,10 @@ class PostgresStore:
         for doc_id, source, title, mime, parser, content_hash, ingested_at, meta in heads:
             with self._pool.connection() as conn, conn.cursor(binary=True) as cur:
                 cur.execute(
-                    f"SELECT {_CHUNK_COLUMNS}, embedding, tokens, embed_hash FROM chunks WHERE doc_id = %s ORDER BY ordinal",
+                    f"SELECT {CHUNK_COLUMNS}, embedding, tokens, embed_hash FROM chunks WHERE doc_id = %s ORDER BY ordinal",
                     (doc_id,),
                 )
-                chunks = [StoredChunk(_chunk_from_row(r[:12]), _vector(r[12]), list(r[13]), r[14]) for r in cur.fetchall()]
+                chunks = [StoredChunk(chunk_from_row(r[:12]), _vector(r[12]), list(r[13]), r[14]) for r in cur.fetchall()]
             doc = ParsedDocument(doc_id, source, title, mime, parser, self.elements(source), json.loads(meta))
             yield doc, content_hash, ingested_at, chunks
 
