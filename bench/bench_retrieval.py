@@ -68,6 +68,11 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 # -- small helpers ---------------------------------------------------------------------------
 
 def peak_rss_mb() -> float:
+    """This process's high-water RSS. VmHWM, not ru_maxrss: Linux carries ru_maxrss over fork + exec,
+    so a worker would report at least its parent's size."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
@@ -779,6 +784,8 @@ def run_speed(args: argparse.Namespace, save: Callable[[dict], None], results: d
     last: dict[str, dict] = {}
     for size in sorted(args.sizes):
         for system in args.speed_systems:
+            if system == "bunko-exact-blas1" and size > args.blas1_max_size:
+                continue
             if system in PEER_SPEED and system in last:
                 previous = last[system]
                 factor = size / previous["chunks"]
@@ -940,13 +947,17 @@ def report(results: dict) -> str:
                              f"{fmt(run.get('input_rss_mb') and run['input_rss_mb'] / 1024, 2)} |")
         recalls = [(r["chunks"], r["hnsw_recall@10_vs_exact"]) for r in speed["runs"] if "hnsw_recall@10_vs_exact" in r]
         if recalls:
-            lines += ["", "HNSW recall@10 against exact search on the same rows (random vectors): " + ", ".join(f"{n:,}: {r:.3f}" for n, r in recalls)]
+            lines += ["", f"HNSW recall@10 against exact search on the same rows ({speed.get('vectors', 'random')} vectors): "
+                      + ", ".join(f"{n:,}: {r:.3f}" for n, r in recalls)]
         for skip in speed["skipped"]:
             lines.append(f"- {skip['system']} @ {skip['chunks']:,}: skipped — {skip['reason']}")
         lines += ["", "### Targets and ratios", "", "| check | value | target | met |", "|---|---|---|---|"]
         for check in speed.get("checks", []):
             lines.append(f"| {check['check']} | {check['value']} | {check['target']} | {check['met']} |")
         lines.append("")
+    notes = RESULTS / "retrieval.notes.md"
+    if notes.exists():  # the hand-written reading of the run, kept beside the generated tables
+        lines += [notes.read_text(encoding="utf-8").rstrip(), ""]
     return "\n".join(lines) + "\n"
 
 
@@ -1006,21 +1017,28 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     parser.add_argument("--speed-systems", nargs="+", default=DEFAULT_SPEED_SYSTEMS, choices=SPEED_SYSTEMS)
     parser.add_argument("--speed-queries", type=int, default=200)
-    parser.add_argument("--vectors", choices=["random", "perturbed"], default="random",
-                        help="synthetic vectors: random unit vectors, or real USE passage vectors plus noise")
+    parser.add_argument("--vectors", choices=["random", "perturbed"], default="perturbed",
+                        help="synthetic vectors: real USE passage vectors plus noise (default), or uniformly random unit vectors "
+                             "(HNSW's worst case: its graph build at 1M would take over an hour here)")
+    parser.add_argument("--blas1-max-size", type=int, default=100_000, help="run bunko-exact-blas1 up to this size")
     parser.add_argument("--query-budget-s", type=float, default=60.0, help="time per system and mode; at least 10 queries are run")
     parser.add_argument("--max-build-s", type=float, default=600.0, help="skip a peer whose build, predicted from the previous size, exceeds this")
     parser.add_argument("--max-rss-mb", type=float, default=18_000.0, help="skip a peer whose peak RSS, predicted likewise, exceeds this")
-    parser.add_argument("--bunko-timeout-s", type=float, default=3600.0)
+    parser.add_argument("--bunko-timeout-s", type=float, default=2700.0)
     parser.add_argument("--reuse-stores", action="store_true", help="reuse bunko stores/graphs left under bench/data/speed by --keep-stores")
     parser.add_argument("--keep-stores", action="store_true", help="keep the bunko speed stores under bench/data/speed")
     parser.add_argument("--quick", action="store_true", help="10k speed only, 100 questions a language, 50 speed queries")
     parser.add_argument("--out", default=None)
+    parser.add_argument("--report-only", action="store_true", help="re-render the Markdown report from the JSON results")
     parser.add_argument("--worker", choices=SPEED_SYSTEMS, help=argparse.SUPPRESS)
     parser.add_argument("--size", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         run_worker(args)
+        return
+    if args.report_only:
+        json_path = Path(args.out) if args.out else RESULTS / "retrieval.json"
+        json_path.with_suffix(".md").write_text(report(json.loads(json_path.read_text(encoding="utf-8"))), encoding="utf-8")
         return
     if args.quick:
         args.sizes, args.questions, args.speed_queries, args.query_budget_s = [10_000], 100, 50, 15.0
