@@ -17,7 +17,7 @@ from bunko.retrieve.mmr import mmr_order
 from bunko.retrieve.parents import WINDOW as PARENT_WINDOW
 from bunko.retrieve.parents import expand_parents
 from bunko.retrieve.router import DEFAULT_RULES, Route, RouteRule, route
-from bunko.schema import Hit
+from bunko.schema import Chunk, Hit
 from bunko.store.base import Store
 
 Fused = tuple[str, float, dict[str, dict[str, float]]]
@@ -86,22 +86,35 @@ class Searcher:
             fused = [entry for entry in fused if entry[1] >= config.min_score]
         if config.mmr_lambda is not None and len(fused) > 1:
             fused = self._diversify(fused, candidates, config.mmr_lambda)
-        fused = fused[: k * PARENT_WINDOW]
-        chunks = {c.chunk_id: c for c in self.store.get_chunks([cid for cid, _, _ in fused])}
-        hits: list[Hit] = []
-        for chunk_id, score, signals in fused:
-            if chunk_id not in chunks:
-                continue  # deleted between search and fetch by another writer
-            dense_signal = signals.get("dense")
-            hits.append(Hit(
-                chunk=chunks[chunk_id], score=score, signals=signals,
-                distance=None if dense_signal is None else 1.0 - dense_signal["score"],
-            ))
-        hits = expand_parents(hits, self.store, k)
+        hits = self._hits(fused, k)
         for rank, hit in enumerate(hits, start=1):
             hit.signals["fusion"] = {"score": hit.score, "rank": float(rank)}
         timings["fuse"] = time.perf_counter() - started
         return SearchResult(hits=hits, query_vector=vector, query_tokens=tokens, mode=mode, route=chosen, timings=timings)
+
+    def _hits(self, fused: list[Fused], k: int) -> list[Hit]:
+        """The top k hits after parent expansion, fetching as few chunk rows as that needs.
+
+        Children of one parent collapse into one hit, so k hits may need more than
+        k candidates; the window doubles only when expansion left fewer than k
+        (fetching 40 rows instead of 10 cost 4.6 ms at 1M chunks).
+        """
+        chunks: dict[str, Chunk] = {}
+        limit = min(k, len(fused))
+        while True:
+            window = fused[:limit]
+            missing = [cid for cid, _, _ in window if cid not in chunks]
+            chunks.update((c.chunk_id, c) for c in self.store.get_chunks(missing))
+            hits = [
+                Hit(chunk=chunks[cid], score=score, signals=signals,
+                    distance=None if "dense" not in signals else 1.0 - signals["dense"]["score"])
+                for cid, score, signals in window
+                if cid in chunks  # a chunk deleted between search and fetch by another writer is skipped
+            ]
+            expanded = expand_parents(hits, self.store, k)
+            if len(expanded) >= k or limit >= min(len(fused), k * PARENT_WINDOW):
+                return expanded
+            limit = min(limit * 2, len(fused), k * PARENT_WINDOW)
 
     def _diversify(self, fused: list[Fused], pool: int, lambda_: float) -> list[Fused]:
         """MMR over the best `pool` fused candidates; each keeps its fused score, the order changes."""
