@@ -17,6 +17,7 @@ import random
 import shutil
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -66,27 +67,34 @@ def bench_ingest(embedder: UseM3Embedder, copies: int) -> dict:
     return {"files": len(report.jobs), "chunks": chunks, "seconds": round(elapsed, 2), "chunks_per_s": round(chunks / elapsed, 1)}
 
 
-def build_store(folder: Path, size: int, sentences: list[str], dim: int, rng: random.Random) -> tuple[LocalStore, float]:
-    store = LocalStore(folder)
-    vectors = np.random.default_rng(7).standard_normal((size, dim)).astype(np.float32)
+def synthetic_docs(first_doc: int, chunks: int, sentences: list[str], seed: int, dimension: int = 512) -> Iterator[tuple[ParsedDocument, list[StoredChunk]]]:
+    """Deterministic documents: the same seed gives both stores the same data."""
+    rng = random.Random(seed)
+    vectors = np.random.default_rng(seed).standard_normal((chunks, dimension)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    started = time.perf_counter()
-    for start in range(0, size, CHUNKS_PER_DOC):
-        source = f"synthetic/doc-{start // CHUNKS_PER_DOC:06d}.md"
+    for start in range(0, chunks, CHUNKS_PER_DOC):
+        source = f"synthetic/doc-{first_doc + start // CHUNKS_PER_DOC:06d}.md"
         doc = ParsedDocument(doc_id_for(source), source, source, "text/markdown", "bench", [], {})
         stored = []
-        for row in range(start, min(start + CHUNKS_PER_DOC, size)):
+        for row in range(start, min(start + CHUNKS_PER_DOC, chunks)):
             text = " ".join(rng.sample(sentences, 3))
             chunk = Chunk(f"{source}#{row - start}", doc.doc_id, source, row - start, text, text, section_path=[f"S{row % 17}"])
-            stored.append(StoredChunk(chunk, vectors[row], multilingual(text), f"h{row}"))
-        store.replace_document(doc, f"hash-{start}", stored)
+            stored.append(StoredChunk(chunk, vectors[row], multilingual(text), f"h{seed}-{row}"))
+        yield doc, stored
+
+
+def build_store(folder: Path, size: int, sentences: list[str], dim: int, seed: int) -> tuple[LocalStore, float]:
+    store = LocalStore(folder)
+    started = time.perf_counter()
+    for doc, stored in synthetic_docs(0, size, sentences, seed, dim):
+        store.replace_document(doc, f"hash-{doc.source}", stored)
     return store, time.perf_counter() - started
 
 
 def bench_size(size: int, sentences: list[str], embedder: UseM3Embedder, n_queries: int) -> dict:
     rng = random.Random(size)
     with tempfile.TemporaryDirectory() as tmp:
-        store, write_s = build_store(Path(tmp) / "store", size, sentences, embedder.dimension, rng)
+        store, write_s = build_store(Path(tmp) / "store", size, sentences, embedder.dimension, size)
         started = time.perf_counter()
         store.dense_search(np.ones(embedder.dimension, dtype=np.float32), 1)
         load_s = time.perf_counter() - started

@@ -32,14 +32,14 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_search import CHUNKS_PER_DOC, percentile, sample_sentences
+from bench_search import CHUNKS_PER_DOC, percentile, sample_sentences, synthetic_docs
 
 from bunko.config import RetrieveConfig
 from bunko.retrieve.analyzers import multilingual
 from bunko.retrieve.searcher import Searcher
-from bunko.schema import Chunk, ParsedDocument
+from bunko.schema import ParsedDocument
 from bunko.store.base import StoredChunk
-from bunko.store.local import LocalStore, doc_id_for
+from bunko.store.local import LocalStore
 
 RESULTS = Path(__file__).resolve().parent / "results"
 DIM = 512
@@ -54,22 +54,6 @@ class NoEmbedder:
 
     def embed(self, texts):  # pragma: no cover
         raise AssertionError("the benchmark embeds nothing")
-
-
-def synthetic_docs(first_doc: int, chunks: int, sentences: list[str], seed: int) -> Iterator[tuple[ParsedDocument, list[StoredChunk]]]:
-    """Deterministic documents: the same seed gives both stores the same data."""
-    rng = random.Random(seed)
-    vectors = np.random.default_rng(seed).standard_normal((chunks, DIM)).astype(np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    for start in range(0, chunks, CHUNKS_PER_DOC):
-        source = f"synthetic/doc-{first_doc + start // CHUNKS_PER_DOC:06d}.md"
-        doc = ParsedDocument(doc_id_for(source), source, source, "text/markdown", "bench", [], {})
-        stored = []
-        for row in range(start, min(start + CHUNKS_PER_DOC, chunks)):
-            text = " ".join(rng.sample(sentences, 3))
-            chunk = Chunk(f"{source}#{row - start}", doc.doc_id, source, row - start, text, text, section_path=[f"S{row % 17}"])
-            stored.append(StoredChunk(chunk, vectors[row], multilingual(text), f"h{seed}-{row}"))
-        yield doc, stored
 
 
 def open_store(kind: str, location: str):
