@@ -1,11 +1,7 @@
 """One served collection: its `Bunko`, keys, ingest worker, and access-checked reads.
 
-The local store keeps its search index in memory and rebuilds it lazily, on
-the first read after a write, by swapping several arrays one after another; two
-readers at once could pair one generation's ids with the next one's vectors.
-`IndexReadGuard` runs the index reads of one collection one at a time
-(each takes milliseconds), while query embedding, reranking, answer generation,
-SQLite reads and the ingest thread still run in parallel.
+Concurrent searches during ingest are safe because the store itself never lets
+a search see half of an index reload (see `LocalStore`, "search").
 """
 
 from __future__ import annotations
@@ -28,27 +24,6 @@ from bunko.server.worker import IngestWorker, UploadJob
 from bunko.store.registry import is_postgres
 
 
-class IndexReadGuard:
-    """A store whose in-memory index reads are serialised; everything else passes straight through."""
-
-    GUARDED = frozenset({"filter_fields", "dense_search", "keyword_search", "term_weights", "vectors_for"})
-
-    def __init__(self, store: Any, lock: threading.Lock) -> None:
-        self._store = store
-        self._lock = lock
-
-    def __getattr__(self, name: str) -> Any:
-        attr = getattr(self._store, name)
-        if name not in self.GUARDED:
-            return attr
-
-        def guarded(*args: Any, **kwargs: Any) -> Any:
-            with self._lock:
-                return attr(*args, **kwargs)
-
-        return guarded
-
-
 @dataclass
 class AskOutcome:
     answer: Answer
@@ -62,8 +37,6 @@ class ServedCollection:
         self.name = name
         self.kb = kb
         self.keys = KeyStore(kb.path)
-        self.index_lock = threading.Lock()
-        kb.store = IndexReadGuard(kb.store, self.index_lock)  # before the engine builds its answerer around the store
         self.max_upload_bytes = int((max_upload_mb or kb.config.ingest.max_file_mb) * 1024 * 1024)
         self.allowed_extensions = accepted_extensions(kb.registry)
         self.uploads = kb.path / UPLOADS
