@@ -121,6 +121,10 @@ class RetrieveConfig(_Section):
     ann_threshold: int | None = Field(
         50_000, ge=1, description="From this many chunks on, dense search uses a persisted HNSW graph; unset = always exact."
     )
+    ann_target_recall: float = Field(
+        0.98, gt=0, le=1,
+        description="HNSW ef_search is calibrated after each build to reach this recall@10 against exact search (measured, shown by status).",
+    )
     vector_precision: Literal["float32", "float16", "int8"] = Field(
         "float32", description="Storage of HNSW vectors: float16 halves memory at ~no recall cost; int8 quarters it at a measured one."
     )

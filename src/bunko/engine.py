@@ -214,6 +214,7 @@ class Bunko:
             "dimension": int(self.store.get_meta("dimension") or 0) or None,
             "chunk_strategy": self.config.chunk.strategy,
             "last_run": by_status,
+            **({"index": self.store.index_stats()} if hasattr(self.store, "index_stats") else {}),
         }
 
     def search(self, query: str, k: int | None = None, filters: Mapping[str, Any] | None = None, mode: str | None = None) -> list[Hit]:

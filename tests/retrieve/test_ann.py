@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bunko.retrieve.ann import HnswIndex
+from bunko.retrieve.ann import EF_LADDER, HnswIndex
 
 DIM = 64
 
@@ -74,3 +74,62 @@ def test_many_tombstones_trigger_a_rebuild(tmp_path: Path) -> None:
     index.sync([f"c{i}" for i in range(2000)], vectors)
     index.sync([f"c{i}" for i in range(1000)], vectors[:1000])
     assert index.rebuilt and len(index.row_of_entry) == 1000
+
+
+def _uniform(n: int, dim: int, seed: int) -> np.ndarray:
+    x = np.random.default_rng(seed).standard_normal((n, dim)).astype(np.float32)
+    return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+
+def test_calibrated_ef_reaches_the_target_where_the_fixed_ef_does_not(tmp_path: Path) -> None:
+    # uniformly random vectors and a sparse graph: the hard case, where ef 160 misses a fifth of the neighbours
+    vectors = _uniform(10_000, DIM, seed=0)
+    queries = _uniform(100, DIM, seed=1)
+    fixed = HnswIndex(tmp_path / "fixed", connectivity=8, ef_construction=40, target_recall=None)
+    fixed.sync([f"c{i}" for i in range(len(vectors))], vectors)
+    assert fixed.ef_search == 160 and fixed.calibration is None
+    assert _recall(fixed, vectors, queries) < 0.9
+    index = HnswIndex(tmp_path / "calibrated", connectivity=8, ef_construction=40, target_recall=0.98)
+    index.sync([f"c{i}" for i in range(len(vectors))], vectors)
+    assert index.calibrated and index.ef_search > 160
+    assert index.calibration is not None and index.calibration["recall@10"] >= 0.98
+    assert index.calibration["ef_search"] == index.ef_search
+    # the calibration's own sample stands in for unseen queries: these reach the target within noise
+    assert _recall(index, vectors, queries) >= 0.97
+
+
+def test_easy_data_gets_the_smallest_ef_and_a_reopen_keeps_the_calibration(tmp_path: Path) -> None:
+    vectors = _data(3000)
+    keys = [f"c{i}" for i in range(len(vectors))]
+    index = HnswIndex(tmp_path)
+    index.sync(keys, vectors)
+    assert index.calibrated and index.ef_search == EF_LADDER[0] and index.calibration["recall@10"] >= 0.98
+    stats = index.stats()
+    assert stats is not None and stats["ef_search"] == EF_LADDER[0] and stats["entries"] == 3000
+
+    reopened = HnswIndex(tmp_path)
+    reopened.ef_search = 999  # whatever the constructor said: the persisted calibration wins
+    reopened.sync(keys, vectors)
+    assert not reopened.rebuilt and not reopened.calibrated and reopened.ef_search == EF_LADDER[0]
+    assert reopened.stats() == stats
+
+    small_add = np.vstack([vectors, _data(100, seed=7)])
+    reopened.sync(keys + [f"n{i}" for i in range(100)], small_add)
+    assert not reopened.calibrated, "a small add keeps the calibration"
+    large_add = np.vstack([small_add, _data(600, seed=8)])
+    reopened.sync(keys + [f"n{i}" for i in range(100)] + [f"m{i}" for i in range(600)], large_add)
+    assert reopened.calibrated and reopened.stats()["entries"] == 3700, "a large add calibrates again"
+
+    other_target = HnswIndex(tmp_path, target_recall=0.999)
+    other_target.sync(keys + [f"n{i}" for i in range(100)] + [f"m{i}" for i in range(600)], large_add)
+    assert other_target.calibrated and other_target.stats()["target_recall"] == 0.999
+
+
+def test_a_rebuild_discards_the_old_calibration(tmp_path: Path) -> None:
+    vectors = _data(2000)
+    index = HnswIndex(tmp_path)
+    index.sync([f"c{i}" for i in range(2000)], vectors)
+    first = index.stats()["calibrated_at"]
+    index.sync([f"c{i}" for i in range(1000)], vectors[:1000])
+    assert index.rebuilt and index.calibrated and index.stats()["entries"] == 1000
+    assert HnswIndex(tmp_path).stats()["entries"] == 1000 and first is not None

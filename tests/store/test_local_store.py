@@ -69,3 +69,24 @@ def test_hnsw_past_the_threshold_finds_what_exact_search_finds(make_kb, samples_
     assert ann_kb.store._index.ann_active and not exact_kb.store._index.ann_active
     filtered = ann_kb.search("休暇", k=3, mode="dense", filters={"source": {"$glob": "*-zh.md"}})
     assert len(filtered) == 3 and all(h.chunk.source.endswith("-zh.md") for h in filtered)
+
+
+def test_status_shows_the_calibrated_hnsw_recall_without_loading_the_index(make_kb, tmp_path: Path, samples_dir: Path, embedder) -> None:
+    from bunko import Config
+
+    config = Config()
+    config.retrieve.ann_threshold = 10
+    kb = make_kb(config=config, name="ann")
+    kb.ingest(samples_dir)
+    kb.search("宿泊費の上限", mode="dense")
+    index = kb.status()["index"]
+    assert index["dense_index"] == "hnsw"
+    assert index["hnsw"]["ef_search"] >= 160 and index["hnsw"]["recall@10"] >= 0.98 and index["hnsw"]["target_recall"] == 0.98
+    folder = kb.path
+    kb.close()
+    reopened = Bunko(folder, config=config, embedder=embedder)
+    assert reopened.status()["index"]["hnsw"] == index["hnsw"]
+    assert reopened.store._index.generation < 0, "status read the graph's meta file, it did not load the index"
+    reopened.close()
+    exact = make_kb(name="exact")
+    assert exact.status()["index"]["dense_index"] == "exact"

@@ -70,7 +70,9 @@ def _dumps(value: Any) -> str:
 
 
 class LocalStore:
-    def __init__(self, folder: Path, ann_threshold: int | None = None, vector_precision: str = "float32") -> None:
+    def __init__(
+        self, folder: Path, ann_threshold: int | None = None, vector_precision: str = "float32", ann_target_recall: float | None = 0.98
+    ) -> None:
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
@@ -80,7 +82,9 @@ class LocalStore:
         self._db.executescript(_SCHEMA)
         if self.get_meta("schema_version") is None:
             self.set_meta("schema_version", SCHEMA_VERSION)
-        self._index = MemoryIndex(folder / "index", ann_threshold=ann_threshold, vector_precision=vector_precision)
+        self._index = MemoryIndex(
+            folder / "index", ann_threshold=ann_threshold, vector_precision=vector_precision, ann_target_recall=ann_target_recall
+        )
 
     def close(self) -> None:
         with self._lock:
@@ -281,6 +285,11 @@ class LocalStore:
     def term_weights(self, tokens: Sequence[str]) -> dict[str, float]:
         with self._lock:
             return self._current_index().bm25.idf(tokens)
+
+    def index_stats(self) -> dict[str, Any]:
+        """What the dense index is, without loading it: exact, or HNSW with its calibrated ef_search and measured recall@10."""
+        with self._lock:
+            return self._index.stats()
 
     def vectors_for(self, chunk_ids: Sequence[str]) -> np.ndarray:
         """Stored vectors of indexed chunks, in the order asked (for MMR)."""

@@ -18,7 +18,7 @@ import numpy as np
 from bunko.retrieve.ann import EXACT_SUBSET_ROWS, HnswIndex
 from bunko.retrieve.bm25 import BM25Index
 from bunko.retrieve.filters import BUILTIN_FIELDS, filter_key, mask_for
-from bunko.retrieve.topk import top_k
+from bunko.retrieve.topk import top_k, top_k_of
 
 RowReader = Callable[[bool], tuple[list[str], np.ndarray | None, list[list[str]], list[dict[str, Any]]]]
 
@@ -26,10 +26,12 @@ _MASK_CACHE_SIZE = 64
 
 
 class MemoryIndex:
-    def __init__(self, cache_dir: Path, ann_threshold: int | None = None, vector_precision: str = "float32") -> None:
+    def __init__(
+        self, cache_dir: Path, ann_threshold: int | None = None, vector_precision: str = "float32", ann_target_recall: float | None = 0.98
+    ) -> None:
         self.cache_dir = cache_dir
         self.ann_threshold = ann_threshold
-        self.ann = HnswIndex(cache_dir, precision=vector_precision) if ann_threshold is not None else None
+        self.ann = HnswIndex(cache_dir, precision=vector_precision, target_recall=ann_target_recall) if ann_threshold is not None else None
         self.ann_active = False
         self.generation = -1
         self.ids: list[str] = []
@@ -78,6 +80,17 @@ class MemoryIndex:
         fingerprints = self.vectors @ direction
         keys = [f"{cid}|{fp:.9e}" for cid, fp in zip(self.ids, fingerprints.tolist(), strict=True)]
         self.ann.sync(keys, self.vectors)
+
+    def stats(self) -> dict[str, Any]:
+        """Dense index kind; for HNSW its calibration (read from the graph's meta file if not loaded yet)."""
+        out: dict[str, Any] = {"dense_index": "exact", "ann_threshold": self.ann_threshold}
+        if self.ann is not None:
+            calibration = self.ann.stats()
+            if self.ann_active or (self.generation < 0 and calibration is not None):
+                out["dense_index"] = "hnsw"
+            if calibration is not None:
+                out["hnsw"] = {key: calibration.get(key) for key in ("ef_search", "recall@10", "target_recall", "queries", "entries", "calibrated_at")}
+        return out
 
     def _save_bm25(self, bm25: BM25Index, prefix: str) -> None:
         """Write the cache atomically enough: a torn cache fails the size check and is rebuilt."""
@@ -145,5 +158,5 @@ class MemoryIndex:
         allowed = self.mask(where)
         if not self.ids:
             return []
-        scores = self.bm25.scores(tokens)
-        return [(self.ids[i], s) for i, s in top_k(scores, k, allowed, min_score=0.0)]
+        rows, scores = self.bm25.matches(tokens)
+        return [(self.ids[i], s) for i, s in top_k_of(rows, scores, k, allowed, min_score=0.0)]

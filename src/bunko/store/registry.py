@@ -51,7 +51,10 @@ def open_store_at(location: str, folder: Path, config: Config | None = None) -> 
     """A store by location ("local" or a postgresql:// DSN); `folder` is the collection folder."""
     if location == LOCAL:
         retrieve = (config or Config()).retrieve
-        return LocalStore(folder / "store", ann_threshold=retrieve.ann_threshold, vector_precision=retrieve.vector_precision)
+        return LocalStore(
+            folder / "store", ann_threshold=retrieve.ann_threshold, vector_precision=retrieve.vector_precision,
+            ann_target_recall=retrieve.ann_target_recall,
+        )
     if is_postgres(location):
         try:
             from bunko.store.postgres import PostgresStore
