@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bm25s
 import numpy as np
+import pytest
 
 from bunko.retrieve.analyzers import multilingual
 from bunko.retrieve.bm25 import BM25Index
@@ -35,3 +36,45 @@ def test_unknown_terms_score_zero_and_persisted_index_scores_the_same(tmp_path) 
     index.save(str(tmp_path / "bm25"))
     loaded = BM25Index.load(str(tmp_path / "bm25"))
     np.testing.assert_array_equal(loaded.scores(multilingual("宿泊費")), index.scores(multilingual("宿泊費")))
+
+
+def _random_corpus(n_docs: int, seed: int = 0) -> list[list[str]]:
+    rng = np.random.default_rng(seed)
+    vocabulary = [f"t{i}" for i in range(300)]
+    weights = 1.0 / np.arange(1, 301)  # Zipf-like: a few terms in most rows, most in few
+    weights /= weights.sum()
+    return [list(rng.choice(vocabulary, size=int(rng.integers(3, 30)), p=weights)) for _ in range(n_docs)]
+
+
+def test_matches_are_the_nonzero_scores_on_both_paths_and_match_bm25s() -> None:
+    tokens = _random_corpus(3000)
+    ours = BM25Index().build(tokens)
+    vocab = {t: i for i, t in enumerate(sorted({t for doc in tokens for t in doc}))}
+    reference = bm25s.BM25(method="lucene", k1=1.5, b=0.75)
+    reference.index(bm25s.tokenization.Tokenized(ids=[[vocab[t] for t in doc] for doc in tokens], vocab=vocab), show_progress=False)
+    # one rare term; rare terms (sorted-postings path); common terms (bincount path); one common term; unknown
+    for query in (["t299"], ["t250", "t280", "t250"], ["t0", "t1", "t7"], ["t0"], ["nope"], ["t3", "nope"]):
+        rows, values = ours.matches(query)
+        scores = ours.scores(query)
+        assert rows.tolist() == np.flatnonzero(scores).tolist()
+        np.testing.assert_array_equal(values, scores[rows])
+        known = [t for t in dict.fromkeys(query) if t in vocab]
+        expected = reference.get_scores([vocab[t] for t in known]) if known else np.zeros(len(tokens))
+        np.testing.assert_allclose(scores, expected, rtol=1e-5, atol=1e-6)
+
+
+def test_top_k_of_matches_equals_top_k_of_all_scores_with_a_filter() -> None:
+    from bunko.retrieve.topk import top_k, top_k_of
+
+    index = BM25Index().build(_random_corpus(2000, seed=1))
+    allowed = np.zeros(index.size, dtype=bool)
+    allowed[::3] = True
+    for query in (["t0", "t5"], ["t120", "t200", "t299"], ["t2"]):
+        rows, values = index.matches(query)
+        scores = index.scores(query)
+        for mask in (None, allowed):
+            expected = top_k(scores, 10, mask, min_score=0.0)
+            got = top_k_of(rows, values, 10, mask, min_score=0.0)
+            assert [s for _, s in got] == pytest.approx([s for _, s in expected])
+            assert all(mask is None or mask[r] for r, _ in got)
+    assert top_k_of(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32), 5) == []

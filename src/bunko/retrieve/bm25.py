@@ -1,4 +1,4 @@
-"""BM25 (Lucene variant) as a sparse matrix, so a query is one column slice and a sum.
+"""BM25 (Lucene variant) as a sparse matrix, so a query sums the postings of its terms.
 
 Scores are precomputed per (chunk, term) at build time, as bm25s does; a query
 costs O(postings of its terms), not O(chunks × terms) Python work.
@@ -55,10 +55,32 @@ class BM25Index:
 
     def scores(self, query_tokens: Sequence[str]) -> np.ndarray:
         """BM25 score of every row; each distinct query term counts once (as in bm25s)."""
+        rows, values = self.matches(query_tokens)
+        out = np.zeros(self.size, dtype=np.float32)
+        out[rows] = values
+        return out
+
+    def matches(self, query_tokens: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Rows holding at least one query term, with their BM25 scores: the other rows score 0.
+
+        Costs O(postings of the query terms) plus, for a long posting union, one pass over
+        the rows; no (rows × terms) slice is built (matrix[:, columns].sum() cost 6.9 ms at 1M rows).
+        """
         columns = sorted({self.vocab[t] for t in query_tokens if t in self.vocab})
         if not columns or self.size == 0:
-            return np.zeros(self.size, dtype=np.float32)
-        return np.asarray(self.matrix[:, columns].sum(axis=1), dtype=np.float32).ravel()
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        indptr, indices, data = self.matrix.indptr, self.matrix.indices, self.matrix.data
+        if len(columns) == 1:  # a CSC column holds each row once
+            start, end = indptr[columns[0]], indptr[columns[0] + 1]
+            return indices[start:end].astype(np.int64), data[start:end]
+        rows = np.concatenate([indices[indptr[c] : indptr[c + 1]] for c in columns])
+        weights = np.concatenate([data[indptr[c] : indptr[c + 1]] for c in columns])
+        if len(rows) * 16 < self.size:  # few postings: sort them rather than touch every row
+            unique, inverse = np.unique(rows, return_inverse=True)
+            return unique.astype(np.int64), np.bincount(inverse, weights=weights).astype(np.float32)
+        summed = np.bincount(rows, weights=weights, minlength=self.size)
+        matched = np.flatnonzero(summed)
+        return matched, summed[matched].astype(np.float32)
 
     def idf(self, tokens: Sequence[str]) -> dict[str, float]:
         """BM25 idf per distinct token; a token the corpus lacks gets the idf of df = 0."""

@@ -13,13 +13,29 @@ def top_k(scores: np.ndarray, k: int, allowed: np.ndarray | None = None, min_sco
     if scores.size == 0 or k <= 0:
         return []
     candidates = np.arange(scores.size) if allowed is None else np.flatnonzero(allowed)
-    if min_score is not None:
-        candidates = candidates[scores[candidates] > min_score]
-    if candidates.size == 0:
+    return top_k_of(candidates, scores[candidates], k, min_score=min_score)
+
+
+def top_k_of(
+    rows: np.ndarray, values: np.ndarray, k: int, allowed: np.ndarray | None = None, min_score: float | None = None
+) -> list[tuple[int, float]]:
+    """Top k of the given (row, value) pairs — e.g. only the rows a sparse retriever matched.
+
+    Rows outside `allowed` (a mask over all rows) and values not above `min_score` are dropped
+    before selection; ties go to the lower row, as in `top_k`.
+    """
+    if k <= 0 or rows.size == 0:
         return []
-    values = scores[candidates]
-    if candidates.size > k:
+    if allowed is not None:
+        keep = allowed[rows]
+        rows, values = rows[keep], values[keep]
+    if min_score is not None:
+        keep = values > min_score
+        rows, values = rows[keep], values[keep]
+    if rows.size == 0:
+        return []
+    if rows.size > k:
         part = np.argpartition(-values, k - 1)[:k]
-        candidates, values = candidates[part], values[part]
-    order = np.lexsort((candidates, -values))
-    return [(int(candidates[i]), float(values[i])) for i in order]
+        rows, values = rows[part], values[part]
+    order = np.lexsort((rows, -values))
+    return [(int(rows[i]), float(values[i])) for i in order]
