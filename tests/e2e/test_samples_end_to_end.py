@@ -72,3 +72,22 @@ def test_ask_leaves_a_trace_with_hits_and_signals(kb: Bunko) -> None:
     assert trace["hits"] and "fusion" in trace["hits"][0]["signals"]
     assert trace["answer"]["text"] == answer.text
     assert trace["timings"]["total"] > 0
+
+
+def _source_mrr(kb: Bunko, mode: str, questions: list[dict]) -> float:
+    total = 0.0
+    for item in questions:
+        sources = list(dict.fromkeys(Path(h.chunk.source).name for h in kb.search(item["question"], k=10, mode=mode)))
+        total += next((1.0 / rank for rank, name in enumerate(sources, start=1) if name in item["relevant_sources"]), 0.0)
+    return total / len(questions)
+
+
+def test_default_hybrid_is_at_least_as_good_as_dense_and_keyword_alone_on_the_golden_set(kb: Bunko, samples_dir: Path) -> None:
+    """The issue's bar for fusion: never below the better of its two parts (ja, zh and en questions alike)."""
+    import json
+
+    golden = [json.loads(line) for line in (samples_dir.parent / "golden.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    answerable = [item for item in golden if item["tags"]["type"] != "absent"]
+    assert {item["tags"]["lang"] for item in answerable} == {"ja", "zh", "en"}
+    scores = {mode: _source_mrr(kb, mode, answerable) for mode in ("dense", "keyword", "hybrid")}
+    assert scores["hybrid"] >= max(scores["dense"], scores["keyword"]), scores

@@ -78,3 +78,20 @@ def test_top_k_of_matches_equals_top_k_of_all_scores_with_a_filter() -> None:
             assert [s for _, s in got] == pytest.approx([s for _, s in expected])
             assert all(mask is None or mask[r] for r, _ in got)
     assert top_k_of(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32), 5) == []
+
+
+def test_terms_in_rows_agrees_with_the_documents_own_tokens() -> None:
+    import random
+
+    from bunko.retrieve.analyzers import multilingual
+    from bunko.retrieve.bm25 import BM25Index
+
+    texts = ["出張の宿泊費の上限は一泊一万二千円です。", "差旅住宿费上限为每晚八百元。", "The hotel limit is 120 euros per night.",
+             "会議室の予約はポータルから行います。", "年假天数按司龄计算。", "Error E-1024 means the token expired."]
+    docs = [multilingual(t) for t in texts]
+    index = BM25Index().build(docs)
+    query = multilingual("宿泊費の上限 住宿费上限 hotel limit E-1024 年假 nothing")
+    rows = random.Random(1).sample(range(len(docs)), len(docs))
+    found = index.terms_in_rows(rows, query)
+    assert found == [set(query) & set(docs[row]) for row in rows]
+    assert all(found[i] for i, row in enumerate(rows) if row in (0, 1, 2, 4, 5))

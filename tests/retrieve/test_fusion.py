@@ -44,3 +44,28 @@ def test_router_sends_codes_and_quotes_to_keyword_and_accepts_new_rules() -> Non
         return Route("dates", {"keyword": 1.0}, "a year") if "2026" in tokens else None
 
     assert route("policy changes in 2026", multilingual("policy changes in 2026"), config, (dates, *DEFAULT_RULES)).name == "dates"
+
+
+def test_coverage_fusion_matches_hand_computed_scores() -> None:
+    from bunko.retrieve.fusion import coverage_fusion, term_coverage
+
+    idf = {"rare": 3.0, "common": 1.0}
+    coverage = term_coverage({"a": set(), "b": {"common"}, "c": {"rare", "common"}, "d": {"rare"}}, idf)
+    assert coverage == pytest.approx({"a": 0.0, "b": 0.25, "c": 1.0, "d": 0.75})
+    fused = coverage_fusion(
+        {"dense": [("a", 0.9), ("b", 0.8), ("c", 0.5)], "keyword": [("c", 7.0), ("d", 5.0)]}, coverage, {"dense": 1.0, "keyword": 0.5}
+    )
+    expected = {"a": 0.9, "b": 0.8 + 0.5 * 0.25, "c": 0.5 + 0.5, "d": 0.5 + 0.5 * 0.75}  # d: the dense list's floor, 0.5
+    assert [cid for cid, _, _ in fused] == sorted(expected, key=lambda c: -expected[c])
+    for chunk_id, score, _ in fused:
+        assert score == pytest.approx(expected[chunk_id])
+    signals = {cid: s for cid, _, s in fused}
+    assert signals["c"] == {"dense": {"rank": 3.0, "score": 0.5}, "keyword": {"rank": 1.0, "score": 7.0}, "coverage": {"score": 1.0}}
+    assert "dense" not in signals["d"]
+
+
+def test_coverage_counts_query_terms_the_corpus_lacks() -> None:
+    from bunko.retrieve.fusion import term_coverage
+
+    assert term_coverage({"a": {"x"}}, {"x": 2.0, "unknown": 2.0}) == {"a": 0.5}
+    assert term_coverage({"a": set()}, {}) == {"a": 0.0}

@@ -82,6 +82,27 @@ class BM25Index:
         matched = np.flatnonzero(summed)
         return matched, summed[matched].astype(np.float32)
 
+    def terms_in_rows(self, rows: Sequence[int], query_tokens: Sequence[str]) -> list[set[str]]:
+        """Which distinct query terms each of `rows` holds: a binary search per term in its sorted postings."""
+        wanted = np.asarray(rows, dtype=np.int64)
+        found: list[set[str]] = [set() for _ in range(len(wanted))]
+        if not wanted.size:
+            return found
+        if not self.matrix.has_sorted_indices:
+            self.matrix.sort_indices()
+        indptr, indices = self.matrix.indptr, self.matrix.indices
+        for term in set(query_tokens):
+            column = self.vocab.get(term)
+            if column is None:
+                continue
+            postings = indices[indptr[column] : indptr[column + 1]]
+            if not len(postings):
+                continue
+            at = np.minimum(np.searchsorted(postings, wanted), len(postings) - 1)
+            for i in np.flatnonzero(postings[at] == wanted):
+                found[i].add(term)
+        return found
+
     def idf(self, tokens: Sequence[str]) -> dict[str, float]:
         """BM25 idf per distinct token; a token the corpus lacks gets the idf of df = 0."""
         n_docs = self.size

@@ -12,15 +12,13 @@ import numpy as np
 from bunko.config import RetrieveConfig
 from bunko.embed.base import Embedder, embed_queries
 from bunko.retrieve.analyzers import Analyzer
-from bunko.retrieve.fusion import reciprocal_rank_fusion, weighted_score_fusion
+from bunko.retrieve.fusion import Fused, coverage_fusion, reciprocal_rank_fusion, term_coverage, weighted_score_fusion
 from bunko.retrieve.mmr import mmr_order
 from bunko.retrieve.parents import WINDOW as PARENT_WINDOW
 from bunko.retrieve.parents import expand_parents
 from bunko.retrieve.router import DEFAULT_RULES, Route, RouteRule, route
 from bunko.schema import Chunk, Hit
 from bunko.store.base import Store
-
-Fused = tuple[str, float, dict[str, dict[str, float]]]
 
 
 @dataclass
@@ -78,10 +76,7 @@ class Searcher:
 
         started = time.perf_counter()
         chosen = route(query, tokens, config, self.rules)
-        if config.fusion == "rrf":
-            fused = reciprocal_rank_fusion(ranked, chosen.weights, config.rrf_k)
-        else:
-            fused = weighted_score_fusion(ranked, chosen.weights, config.normalization)
+        fused = self._fuse(ranked, tokens, chosen)
         if config.min_score is not None:
             fused = [entry for entry in fused if entry[1] >= config.min_score]
         if config.mmr_lambda is not None and len(fused) > 1:
@@ -91,6 +86,18 @@ class Searcher:
             hit.signals["fusion"] = {"score": hit.score, "rank": float(rank)}
         timings["fuse"] = time.perf_counter() - started
         return SearchResult(hits=hits, query_vector=vector, query_tokens=tokens, mode=mode, route=chosen, timings=timings)
+
+    def _fuse(self, ranked: dict[str, list[tuple[str, float]]], tokens: list[str], chosen: Route) -> list[Fused]:
+        """One retriever's list keeps its own order; two are fused as configured."""
+        config = self.config
+        if config.fusion == "coverage" and len(ranked) == 2:
+            candidates = list(dict.fromkeys(cid for hits in ranked.values() for cid, _ in hits))
+            matched = self.store.matching_terms(candidates, tokens)
+            coverage = term_coverage(matched, self.store.term_weights(tokens))
+            return coverage_fusion(ranked, coverage, chosen.weights)
+        if config.fusion == "weighted":
+            return weighted_score_fusion(ranked, chosen.weights, config.normalization)
+        return reciprocal_rank_fusion(ranked, chosen.weights, config.rrf_k)
 
     def _hits(self, fused: list[Fused], k: int) -> list[Hit]:
         """The top k hits after parent expansion, fetching as few chunk rows as that needs.

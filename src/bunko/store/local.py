@@ -286,6 +286,10 @@ class LocalStore:
         with self._lock:
             return self._current_index().bm25.idf(tokens)
 
+    def matching_terms(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> dict[str, set[str]]:
+        with self._lock:
+            return self._current_index().matching_terms(chunk_ids, tokens)
+
     def index_stats(self) -> dict[str, Any]:
         """What the dense index is, without loading it: exact, or HNSW with its calibrated ef_search and measured recall@10."""
         with self._lock:

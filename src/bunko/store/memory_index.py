@@ -148,10 +148,24 @@ class MemoryIndex:
             self._blas = ThreadpoolController()
         return self._blas.limit(limits=1, user_api="blas")
 
-    def vectors_for(self, chunk_ids: Sequence[str]) -> np.ndarray:
+    def _row_index(self) -> dict[str, int]:
         if self._row_of is None:
             self._row_of = {cid: row for row, cid in enumerate(self.ids)}
-        rows = [self._row_of[cid] for cid in chunk_ids]
+        return self._row_of
+
+    def _rows_of(self, chunk_ids: Sequence[str]) -> list[int]:
+        row_of = self._row_index()
+        return [row_of[cid] for cid in chunk_ids]
+
+    def matching_terms(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> dict[str, set[str]]:
+        """Which of the query's tokens each indexed chunk holds (chunks not indexed are left out)."""
+        row_of = self._row_index()
+        known = [cid for cid in chunk_ids if cid in row_of]
+        terms = self.bm25.terms_in_rows([row_of[cid] for cid in known], tokens)
+        return dict(zip(known, terms, strict=True))
+
+    def vectors_for(self, chunk_ids: Sequence[str]) -> np.ndarray:
+        rows = self._rows_of(chunk_ids)
         return self.vectors[rows] if rows else np.zeros((0, self.vectors.shape[1] if self.vectors.ndim == 2 else 0), dtype=np.float32)
 
     def keyword(self, tokens: Sequence[str], k: int, where: Mapping[str, Any] | None) -> list[tuple[str, float]]:

@@ -506,6 +506,17 @@ class PostgresStore:
             ).fetchall()) if terms else {}
         return {t: float(np.log(1.0 + (n - df.get(t, 0) + 0.5) / (df.get(t, 0) + 0.5))) for t in terms}
 
+    def matching_terms(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> dict[str, set[str]]:
+        ids, terms = list(dict.fromkeys(chunk_ids)), sorted(set(tokens))
+        if not ids:
+            return {}
+        with self._pool.connection() as conn:
+            rows = conn.execute(
+                "SELECT chunk_id, ARRAY(SELECT DISTINCT t FROM unnest(tokens) AS t WHERE t = ANY(%s::text[])) "
+                "FROM chunks WHERE chunk_id = ANY(%s::text[])", (terms, ids),
+            ).fetchall()
+        return {chunk_id: set(found) for chunk_id, found in rows}
+
     def vectors_for(self, chunk_ids: Sequence[str]) -> np.ndarray:
         """Stored vectors of the given chunks, in the order asked (for MMR)."""
         ids = list(chunk_ids)
