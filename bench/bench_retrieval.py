@@ -193,16 +193,14 @@ def top_rows(scores: np.ndarray, k: int = K) -> list[int]:
 Rankings = dict[str, list[str]]
 
 
-def bunko_systems(corpus: Corpus, tmp: Path) -> dict[str, tuple[Rankings, dict]]:
-    from bunko.config import RetrieveConfig
+def bunko_store(corpus: Corpus, folder: Path):
+    """A LocalStore holding the corpus's passages (one document per source file) with their USE vectors."""
     from bunko.retrieve.analyzers import multilingual
-    from bunko.retrieve.searcher import Searcher
     from bunko.schema import Chunk, ParsedDocument
     from bunko.store.base import StoredChunk
     from bunko.store.local import LocalStore, doc_id_for
 
-    started = time.perf_counter()
-    store = LocalStore(tmp / f"bunko-{corpus.lang}")
+    store = LocalStore(folder)
     by_source: dict[str, list[int]] = {}
     for row, passage in enumerate(corpus.passages):
         by_source.setdefault(passage["source"], []).append(row)
@@ -215,16 +213,29 @@ def bunko_systems(corpus: Corpus, tmp: Path) -> dict[str, tuple[Rankings, dict]]
         ]
         store.replace_document(doc, f"hash-{source}", stored)
     store.keyword_search(["warm"], 1)
+    return store
+
+
+BUNKO_VARIANTS = {
+    "bunko keyword": ("keyword", {}),
+    "bunko dense": ("dense", {}),
+    "bunko hybrid": ("hybrid", {}),
+    "bunko hybrid (RRF 1 : 0.3, the old default)": ("hybrid", {"fusion": "rrf", "keyword_weight": 0.3, "exact_keyword_weight": 1.0}),
+    "bunko hybrid (RRF, equal weights)": ("hybrid", {"fusion": "rrf", "keyword_weight": 1.0, "exact_keyword_weight": 1.0}),
+}
+
+
+def bunko_systems(corpus: Corpus, tmp: Path) -> dict[str, tuple[Rankings, dict]]:
+    from bunko.config import RetrieveConfig
+    from bunko.retrieve.analyzers import multilingual
+    from bunko.retrieve.searcher import Searcher
+
+    started = time.perf_counter()
+    store = bunko_store(corpus, tmp / f"bunko-{corpus.lang}")
     build_s = time.perf_counter() - started
-    variants = {
-        "bunko keyword": ("keyword", RetrieveConfig()),
-        "bunko dense": ("dense", RetrieveConfig()),
-        "bunko hybrid": ("hybrid", RetrieveConfig()),
-        "bunko hybrid (equal weights)": ("hybrid", RetrieveConfig(keyword_weight=1.0)),
-    }
     out = {}
-    for name, (mode, config) in variants.items():
-        searcher = Searcher(store, None, multilingual, config)  # type: ignore[arg-type]  # query vectors are given
+    for name, (mode, overrides) in BUNKO_VARIANTS.items():
+        searcher = Searcher(store, None, multilingual, RetrieveConfig(**overrides))  # type: ignore[arg-type]  # query vectors are given
         rankings: Rankings = {}
         started = time.perf_counter()
         for q, vec in zip(corpus.questions, corpus.qvec, strict=True):
@@ -879,8 +890,10 @@ def report(results: dict) -> str:
                   f"({data['embed']['passage_s']:.0f} s for the passages{', cached' if data['embed'].get('cached') else ''}); all dense systems get the same vectors.", ""]
     quality = results.get("quality")
     if quality:
-        lines += ["## 1. Quality", "", "bunko: LocalStore + Searcher with the default RetrieveConfig (candidates 50, RRF k 20, keyword weight 0.3 for "
-                  "natural questions, max distance 0.9); *equal weights* sets keyword_weight = 1.0, for comparison with LangChain's equal-weight ensemble.", ""]
+        lines += ["## 1. Quality", "", "bunko: LocalStore + Searcher with the default RetrieveConfig (candidates 50, coverage fusion: cosine similarity + "
+                  "0.75 × idf-weighted query-term coverage, 1.5 × for queries with codes or quotes; max distance 0.9). The two RRF rows are the "
+                  "previous default (keyword weight 0.3, k 20) and equal weights, for comparison with LangChain's equal-weight ensemble; "
+                  "every fusion and weight is compared in `bench/bench_fusion.py` (bench/results/fusion.md).", ""]
         for lang, block in quality["languages"].items():
             lines += [f"### {lang} — {block['passages']:,} passages, {block['questions']} questions", "",
                       "| system | nDCG@10 [95% CI] | recall@10 | MRR@10 | build s | query s (all) |", "|---|---|---|---|---|---|"]
@@ -894,7 +907,8 @@ def report(results: dict) -> str:
         pairs = [("bunko hybrid", p) for p in ("LangChain EnsembleRetriever", "LlamaIndex VectorStoreIndex", "Chroma (ephemeral)", "bm25s (default tokenizer)", "rank_bm25 BM25Okapi")]
         pairs += [("bunko dense", "LlamaIndex VectorStoreIndex"), ("bunko dense", "Chroma (ephemeral)"),
                   ("bunko keyword", "bm25s (default tokenizer)"), ("bunko keyword", "rank_bm25 BM25Okapi"), ("bunko keyword", "bm25s + bunko tokens"),
-                  ("bunko hybrid", "bunko dense"), ("bunko hybrid", "bunko keyword"), ("bunko hybrid (equal weights)", "bunko hybrid")]
+                  ("bunko hybrid", "bunko dense"), ("bunko hybrid", "bunko keyword"), ("bunko hybrid", "bunko hybrid (RRF 1 : 0.3, the old default)"),
+                  ("bunko hybrid", "bunko hybrid (RRF, equal weights)")]
         for a, b in pairs:
             cells = []
             for block in quality["languages"].values():
