@@ -200,6 +200,9 @@ def explain_hit(hit: Hit, thresholds: dict[str, float | None], filtered: bool) -
     lines = [
         f"{name}: " + ", ".join(f"{key} {value:.4g}" for key, value in signal.items()) for name, signal in hit.signals.items()
     ]
+    if "coverage" in hit.signals:
+        lines.append(f"holds {hit.signals['coverage']['score']:.0%} of the query's idf-weighted terms; "
+                     "fused score = dense weight × cosine + keyword weight × that share (weights: the route above)")
     if hit.distance is not None:
         limit = thresholds["max_distance"]
         verdict = "no limit" if limit is None else f"≤ max_distance {limit}"

@@ -105,11 +105,11 @@ class BM25Index:
 
     def idf(self, tokens: Sequence[str]) -> dict[str, float]:
         """BM25 idf per distinct token; a token the corpus lacks gets the idf of df = 0."""
-        n_docs = self.size
-        doc_freq = np.diff(self.matrix.indptr) if self.matrix.shape[1] else np.zeros(0)
+        n_docs, indptr = self.size, self.matrix.indptr
         out = {}
         for token in set(tokens):
-            df = float(doc_freq[self.vocab[token]]) if token in self.vocab else 0.0
+            column = self.vocab.get(token)
+            df = float(indptr[column + 1] - indptr[column]) if column is not None else 0.0
             out[token] = float(np.log(1.0 + (n_docs - df + 0.5) / (df + 0.5)))
         return out
 

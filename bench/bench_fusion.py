@@ -1,0 +1,214 @@
+"""Which fusion should the default hybrid use? Every fusion and weight, side by side, on every labelled set.
+
+    python bench/bench_fusion.py [--langs en ja zh] [--no-golden]
+
+Issue 5 asks that the default hybrid never score below the better of its two parts on our
+labelled sets, and that default weights be chosen by measurement. The two kinds of set pull
+in opposite directions, which is why both are here:
+
+- the Debian Reference / Python docs set of bench/bench_retrieval.py (250 questions per
+  language; each question keeps 50-70 % of one sentence's words, so keyword search is the
+  strong part: nDCG@10 0.96-0.99 against dense 0.6-0.7);
+- the samples' golden set (src/bunko/samples/golden.jsonl: the 50 answerable natural
+  questions in ja/zh/en, relevance by document), where dense is the strong part.
+
+Every system runs through bunko's own `Searcher` over a `LocalStore` (the code path of
+`bunko search`), with the query vectors given. Sweeps: coverage fusion over the keyword
+weight (queries with codes or quotes get twice the weight, as the router does), RRF over the
+keyword weight and k, weighted normalised-score fusion (min-max and max).
+
+Writes bench/results/fusion.json and bench/results/fusion.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_retrieval as br
+import retrieval_data as rd
+
+from bunko.config import RetrieveConfig
+from bunko.retrieve.searcher import Searcher
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "bench" / "results"
+SAMPLES = ROOT / "src" / "bunko" / "samples"
+K = 10
+DEFAULT = "default (coverage, keyword 0.75)"
+
+
+def variants() -> dict[str, tuple[str, dict[str, Any]]]:
+    """name → (mode, RetrieveConfig overrides)."""
+    out: dict[str, tuple[str, dict[str, Any]]] = {"dense": ("dense", {}), "keyword": ("keyword", {}), DEFAULT: ("hybrid", {})}
+    for weight in (0.25, 0.5, 0.65, 0.75, 0.9, 1.0, 1.25, 1.5, 2.0):
+        out[f"coverage, keyword {weight}"] = ("hybrid", {"fusion": "coverage", "keyword_weight": weight, "exact_keyword_weight": 2 * weight})
+    for weight in (0.3, 1.0, 2.0, 3.0, 5.0):
+        out[f"rrf k=20, keyword {weight}"] = ("hybrid", {"fusion": "rrf", "rrf_k": 20, "keyword_weight": weight, "exact_keyword_weight": max(weight, 1.0)})
+    out["rrf k=60, keyword 1.0"] = ("hybrid", {"fusion": "rrf", "rrf_k": 60, "keyword_weight": 1.0, "exact_keyword_weight": 1.0})
+    for normalization in ("minmax", "max"):
+        for weight in (0.3, 1.0):
+            out[f"weighted {normalization}, keyword {weight}"] = (
+                "hybrid", {"fusion": "weighted", "normalization": normalization, "keyword_weight": weight, "exact_keyword_weight": max(weight, 1.0)})
+    return out
+
+
+def per_query(ranked: Sequence[str], relevant: set[str]) -> tuple[float, float, float]:
+    """nDCG@10, recall@10, reciprocal rank@10 of one ranking (duplicates counted once)."""
+    top = list(dict.fromkeys(ranked))[:K]
+    gains = [1.0 if item in relevant else 0.0 for item in top]
+    dcg = sum(g / math.log2(i + 2) for i, g in enumerate(gains))
+    idcg = sum(1.0 / math.log2(i + 2) for i in range(min(len(relevant), K)))
+    rr = next((1.0 / (i + 1) for i, g in enumerate(gains) if g), 0.0)
+    return dcg / idcg, sum(gains) / len(relevant), rr
+
+
+Runner = Callable[[str, dict[str, Any]], np.ndarray]
+"""(mode, overrides) → per-query rows of (nDCG, recall, RR)."""
+
+
+def debian_runner(corpus: br.Corpus, folder: Path) -> tuple[Runner, Callable[[], None]]:
+    from bunko.retrieve.analyzers import multilingual
+
+    store = br.bunko_store(corpus, folder)
+
+    def run(mode: str, overrides: dict[str, Any]) -> np.ndarray:
+        searcher = Searcher(store, None, multilingual, RetrieveConfig(**overrides))  # type: ignore[arg-type]  # vectors are given
+        return np.array([
+            per_query([h.chunk.chunk_id for h in searcher.search(q["text"], k=K, mode=mode, query_vector=v).hits], set(q["relevant"]))
+            for q, v in zip(corpus.questions, corpus.qvec, strict=True)
+        ])
+
+    return run, store.close
+
+
+def golden_runner(folder: Path) -> tuple[Runner, Callable[[], None], dict[str, Any]]:
+    from bunko import Bunko
+    from bunko.embed.base import embed_queries
+
+    golden = [json.loads(line) for line in (SAMPLES / "golden.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    questions = [item for item in golden if item["tags"]["type"] != "absent"]
+    kb = Bunko(folder / ".bunko")
+    report = kb.ingest(SAMPLES / "docs")
+    if not report.ok:
+        raise SystemExit(f"samples failed to ingest: {[(j.source, j.error_detail) for j in report.failed]}")
+    vectors = embed_queries(kb.embedder, [q["question"] for q in questions])
+
+    def run(mode: str, overrides: dict[str, Any]) -> np.ndarray:
+        config = kb.config.retrieve.model_copy(update=overrides)
+        searcher = Searcher(kb.store, kb.embedder, kb.analyzer, config)
+        rows = []
+        for item, vector in zip(questions, vectors, strict=True):
+            hits = searcher.search(item["question"], k=K, mode=mode, query_vector=vector).hits
+            rows.append(per_query([Path(h.chunk.source).name for h in hits], set(item["relevant_sources"])))
+        return np.array(rows)
+
+    info = {"questions": len(questions), "chunks": kb.store.chunk_count(), "by_language": {
+        lang: sum(q["tags"]["lang"] == lang for q in questions) for lang in ("ja", "zh", "en")}}
+    return run, kb.close, info
+
+
+def paired_interval(a: np.ndarray, b: np.ndarray, seed: int = 0) -> list[float]:
+    """95 % paired-bootstrap interval of mean(a − b) over questions."""
+    diff = a - b
+    rng = np.random.default_rng(seed)
+    boot = diff[rng.integers(0, len(diff), (2000, len(diff)))].mean(axis=1)
+    return [round(float(np.percentile(boot, 2.5)), 4), round(float(np.percentile(boot, 97.5)), 4)]
+
+
+def evaluate(runners: dict[str, Runner]) -> dict[str, Any]:
+    table: dict[str, dict[str, Any]] = {}
+    per_question: dict[str, dict[str, np.ndarray]] = {}
+    for name, (mode, overrides) in variants().items():
+        started = time.perf_counter()
+        table[name] = {}
+        for set_name, run in runners.items():
+            rows = run(mode, overrides)
+            per_question.setdefault(name, {})[set_name] = rows
+            table[name][set_name] = {"ndcg@10": round(float(rows[:, 0].mean()), 4), "recall@10": round(float(rows[:, 1].mean()), 4),
+                                     "mrr@10": round(float(rows[:, 2].mean()), 4)}
+        print(f"{name:34s} " + "  ".join(f"{s}: {v['ndcg@10']:.3f}/{v['mrr@10']:.3f}" for s, v in table[name].items())
+              + f"  ({time.perf_counter() - started:.1f} s)", flush=True)
+    verdicts = {}
+    for name, row in table.items():
+        margins = {}
+        for set_name in runners:
+            for metric in ("ndcg@10", "mrr@10"):
+                better = max(table["dense"][set_name][metric], table["keyword"][set_name][metric])
+                margins[f"{set_name} {metric}"] = round(row[set_name][metric] - better, 4)
+        verdicts[name] = {"worst_margin": min(margins.values()), "margins": margins}
+    intervals = {}
+    for set_name in runners:
+        better = max(("dense", "keyword"), key=lambda part: table[part][set_name]["ndcg@10"])
+        intervals[set_name] = {"better_part": better,
+                               "ndcg_default_minus_better": paired_interval(per_question[DEFAULT][set_name][:, 0], per_question[better][set_name][:, 0])}
+    return {"table": table, "verdicts": verdicts, "intervals": intervals}
+
+
+def report(results: dict[str, Any]) -> str:
+    sets = list(results["sets"])
+    lines = ["# Fusion: which hybrid never scores below its parts", "",
+             f"Generated by `python bench/bench_fusion.py --seed {results['seed']}` on {results['date']} ({results['machine']}). Every row runs through bunko's "
+             "`Searcher` over a `LocalStore` with USE multilingual v3 vectors. Cells: nDCG@10 / MRR@10. *worst margin* is the lowest "
+             "(row − better of dense and keyword) over every set and both metrics: ≥ 0 means the row never scores below the better part.", "",
+             "Sets: " + "; ".join(f"**{name}** {info}" for name, info in results["sets"].items()), "",
+             "| system | " + " | ".join(sets) + " | worst margin | never below the better part |", "|---|" + "---|" * (len(sets) + 2)]
+    for name, row in results["table"].items():
+        verdict = results["verdicts"][name]["worst_margin"]
+        cells = " | ".join(f"{row[s]['ndcg@10']:.3f} / {row[s]['mrr@10']:.3f}" for s in sets)
+        hybrid = name not in ("dense", "keyword")
+        bold = "**" if name == DEFAULT else ""
+        lines.append(f"| {bold}{name}{bold} | {cells} | {verdict:+.3f} | {('yes' if verdict >= 0 else 'no') if hybrid else '–'} |")
+    lines += ["", "Default hybrid − better part, nDCG@10, 95 % paired-bootstrap interval over questions:", ""]
+    for set_name, row in results["intervals"].items():
+        low, high = row["ndcg_default_minus_better"]
+        lines.append(f"- {set_name}: better part {row['better_part']}, difference [{low:+.4f}, {high:+.4f}]")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--langs", nargs="+", default=list(rd.LANGS), choices=list(rd.LANGS))
+    parser.add_argument("--no-golden", action="store_true", help="skip the samples' golden set")
+    parser.add_argument("--seed", type=int, default=rd.SEED, help="another seed draws other questions: a held-out check of the chosen weights")
+    parser.add_argument("--out", default="fusion", help="results file stem under bench/results/")
+    args = parser.parse_args()
+    data = rd.load_or_build(seed=args.seed)
+    pvec, qvec, _ = br.vectors_for(data)
+    runners: dict[str, Runner] = {}
+    closers: list[Callable[[], None]] = []
+    sets: dict[str, str] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for lang in args.langs:
+            corpus = br.Corpus(data, pvec, qvec, lang)
+            run, close = debian_runner(corpus, Path(tmp) / f"debian-{lang}")
+            runners[f"debian-{lang}"], sets[f"debian-{lang}"] = run, f"{len(corpus.passages):,} passages, {len(corpus.questions)} questions"
+            closers.append(close)
+        if not args.no_golden:
+            run, close, info = golden_runner(Path(tmp))
+            runners["golden"] = run
+            sets["golden"] = f"{info['chunks']} chunks of the 12 samples, {info['questions']} questions ({info['by_language']}), relevance by document"
+            closers.append(close)
+        results = evaluate(runners)
+        for close in closers:
+            close()
+    results |= {"sets": sets, "seed": args.seed, "date": time.strftime("%Y-%m-%d"), "machine": f"{br.machine()['cores']} cores"}
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / f"{args.out}.json").write_text(json.dumps(results, indent=1, ensure_ascii=False), encoding="utf-8")
+    (RESULTS / f"{args.out}.md").write_text(report(results), encoding="utf-8")
+    print(f"wrote {RESULTS / f'{args.out}.md'}")
+
+
+if __name__ == "__main__":
+    main()
