@@ -95,3 +95,16 @@ def test_terms_in_rows_agrees_with_the_documents_own_tokens() -> None:
     found = index.terms_in_rows(rows, query)
     assert found == [set(query) & set(docs[row]) for row in rows]
     assert all(found[i] for i, row in enumerate(rows) if row in (0, 1, 2, 4, 5))
+
+
+def test_builder_fed_token_text_row_by_row_equals_build_from_lists() -> None:
+    from bunko.retrieve.bm25 import BM25Builder
+
+    corpus = [*_random_corpus(500, seed=3), []]  # an empty row keeps its place
+    builder = BM25Builder()
+    for tokens in corpus:
+        builder.add_text(" ".join(tokens))
+    streamed, built = builder.finish(), BM25Index().build(corpus)
+    assert streamed.size == built.size == len(corpus) and streamed.vocab == built.vocab
+    for query in (["t0"], ["t3", "t150"], ["t299", "t1"]):
+        np.testing.assert_array_equal(streamed.scores(query), built.scores(query))

@@ -6,10 +6,49 @@ costs O(postings of its terms), not O(chunks × terms) Python work.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from array import array
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 from scipy import sparse
+
+
+class BM25Builder:
+    """Builds a BM25Index one row at a time, keeping term ids (4 bytes a token), never the token strings.
+
+    Holding a million chunks' token lists as Python strings cost several GB at load (and left the
+    heap fragmented after); this keeps one int32 per token until `finish`.
+    """
+
+    def __init__(self) -> None:
+        self.vocab: dict[str, int] = {}
+        self._columns = array("i")
+        self._lengths = array("q")
+
+    def add(self, tokens: Sequence[str]) -> None:
+        vocab = self.vocab
+        self._columns.extend([vocab.setdefault(token, len(vocab)) for token in tokens])
+        self._lengths.append(len(tokens))
+
+    def add_text(self, text: str) -> None:
+        """A row whose tokens are stored space-separated (the local store's `tokens` column)."""
+        self.add(text.split())
+
+    def finish(self, index: BM25Index | None = None) -> BM25Index:
+        index = index or BM25Index()
+        lengths = np.frombuffer(self._lengths, dtype=np.int64) if len(self._lengths) else np.zeros(0, dtype=np.int64)
+        indptr = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        columns = np.frombuffer(self._columns, dtype=np.int32).copy() if len(self._columns) else np.zeros(0, dtype=np.int32)
+        self._columns = array("i")
+        counts = sparse.csr_matrix(
+            (np.ones(len(columns), dtype=np.float32), columns, indptr), shape=(len(lengths), len(self.vocab))
+        )
+        del columns
+        counts.sum_duplicates()  # in place: sorts each row's term ids and adds up repeats into term frequencies
+        index.vocab = self.vocab
+        index.matrix = index._weights(counts, lengths.astype(np.float64)).tocsc()
+        return index
 
 
 class BM25Index:
@@ -23,35 +62,26 @@ class BM25Index:
     def size(self) -> int:
         return self.matrix.shape[0]
 
-    def build(self, corpus_tokens: Sequence[Sequence[str]]) -> BM25Index:
-        vocab: dict[str, int] = {}
-        rows: list[int] = []
-        cols: list[int] = []
-        for row, tokens in enumerate(corpus_tokens):
-            for token in tokens:
-                cols.append(vocab.setdefault(token, len(vocab)))
-            rows.extend([row] * len(tokens))
-        n_docs = len(corpus_tokens)
-        counts = sparse.coo_matrix(
-            (np.ones(len(cols), dtype=np.float32), (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))),
-            shape=(n_docs, len(vocab)),
-        ).tocsr()
-        counts.sum_duplicates()
-        self.vocab = vocab
-        self.matrix = self._weights(counts).tocsc()
-        return self
+    def build(self, corpus_tokens: Iterable[Sequence[str]]) -> BM25Index:
+        builder = BM25Builder()
+        for tokens in corpus_tokens:
+            builder.add(tokens)
+        return builder.finish(self)
 
-    def _weights(self, counts: sparse.csr_matrix) -> sparse.csr_matrix:
+    def _weights(self, counts: sparse.csr_matrix, doc_len: np.ndarray) -> sparse.csr_matrix:
+        """Lucene BM25 per (row, term) in float32, overwriting the counts' data (no nnz-sized float64 temporaries)."""
         n_docs = counts.shape[0]
-        doc_len = np.asarray(counts.sum(axis=1)).ravel()
-        avg_len = doc_len.mean() if n_docs else 0.0
+        avg_len = float(doc_len.mean()) if n_docs else 0.0
         df = np.bincount(counts.indices, minlength=counts.shape[1]).astype(np.float64)
-        idf = np.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
-        row_of_entry = np.repeat(np.arange(n_docs), np.diff(counts.indptr))
-        tf = counts.data.astype(np.float64)
-        norm = self.k1 * (1.0 - self.b + self.b * doc_len[row_of_entry] / (avg_len or 1.0))
-        weights = idf[counts.indices] * tf / (tf + norm)  # Lucene >= 8 drops the constant (k1 + 1)
-        return sparse.csr_matrix((weights.astype(np.float32), counts.indices, counts.indptr), shape=counts.shape)
+        idf = np.log(1.0 + (n_docs - df + 0.5) / (df + 0.5)).astype(np.float32)
+        row_norm = (self.k1 * (1.0 - self.b + self.b * doc_len / (avg_len or 1.0))).astype(np.float32)
+        tf = counts.data.astype(np.float32, copy=False)
+        denominator = np.repeat(row_norm, np.diff(counts.indptr))
+        denominator += tf
+        np.divide(tf, denominator, out=denominator)
+        del tf
+        denominator *= idf[counts.indices]  # Lucene >= 8 drops the constant (k1 + 1)
+        return sparse.csr_matrix((denominator, counts.indices, counts.indptr), shape=counts.shape)
 
     def scores(self, query_tokens: Sequence[str]) -> np.ndarray:
         """BM25 score of every row; each distinct query term counts once (as in bm25s)."""

@@ -16,7 +16,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -246,29 +246,43 @@ class LocalStore:
                 self._index.load(generation, self._read_rows)
             return self._index
 
-    def _read_rows(self, with_tokens: bool) -> tuple[list[str], np.ndarray | None, list[list[str]], list[dict[str, Any]]]:
+    def _read_rows(self, token_sink: Callable[[str], None] | None) -> tuple[list[str], np.ndarray | None, list[dict[str, Any]]]:
+        """Ids, vectors and filter records of the searchable chunks; each row's token text goes to `token_sink`.
+
+        Built for a million rows: vectors land in one preallocated matrix (no list of blobs joined
+        into a second copy), tokens are handed on row by row instead of kept as lists of strings,
+        and the records' repeated strings (doc id, source, pages, kinds) are shared.
+        """
         doc_rows = self._db.execute("SELECT doc_id, title, mime, ingested_at, meta FROM documents").fetchall()
         docs = {r[0]: {"title": r[1], "mime": r[2], "ingested_at": r[3], **json.loads(r[4]).get("fields", {})} for r in doc_rows}
+        upper_bound = int(self._db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
         ids: list[str] = []
-        blobs: list[bytes] = []
-        tokens: list[list[str]] = []
         records: list[dict[str, Any]] = []
-        token_column = "tokens" if with_tokens else "''"
+        vectors: np.ndarray | None = None
+        shared: dict[str, str] = {}
+        token_column = "tokens" if token_sink is not None else "''"
         cursor = self._db.execute(
             f"SELECT chunk_id, doc_id, source, pages, section_path, kinds, {token_column}, vector FROM chunks "
             f"WHERE {SEARCHABLE} ORDER BY doc_id, ordinal"
         )
-        for chunk_id, doc_id, source, pages, section, kinds, toks, blob in cursor:
+        for row, (chunk_id, doc_id, source, pages, section, kinds, toks, blob) in enumerate(cursor):
+            if vectors is None:
+                vectors = np.empty((upper_bound, len(blob) // 4), dtype=np.float32)
+            vectors[row] = np.frombuffer(blob, dtype=np.float32)
             ids.append(chunk_id)
-            blobs.append(blob)
-            if with_tokens:
-                tokens.append(toks.split())
+            if token_sink is not None:
+                token_sink(toks)
+            doc_id, source = shared.setdefault(doc_id, doc_id), shared.setdefault(source, source)
             records.append({
                 **docs.get(doc_id, {}), "chunk_id": chunk_id, "doc_id": doc_id, "source": source,
-                "pages": pages, "section_path": section, "kinds": kinds,
+                "pages": shared.setdefault(pages, pages), "section_path": shared.setdefault(section, section),
+                "kinds": shared.setdefault(kinds, kinds),
             })
-        vectors = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(ids), -1) if ids else None
-        return ids, vectors, tokens, records
+        if vectors is None:
+            return ids, None, records
+        if len(ids) < 0.9 * upper_bound:  # many unsearchable (parent) chunks: do not keep their slack
+            return ids, vectors[: len(ids)].copy(), records
+        return ids, vectors[: len(ids)], records
 
     def filter_fields(self) -> set[str]:
         with self._lock:

@@ -7,6 +7,7 @@ part to rebuild, is cached on disk under the generation that produced it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -16,11 +17,12 @@ from typing import Any
 import numpy as np
 
 from bunko.retrieve.ann import EXACT_SUBSET_ROWS, HnswIndex
-from bunko.retrieve.bm25 import BM25Index
+from bunko.retrieve.bm25 import BM25Builder, BM25Index
 from bunko.retrieve.filters import BUILTIN_FIELDS, filter_key, mask_for
 from bunko.retrieve.topk import top_k, top_k_of
 
-RowReader = Callable[[bool], tuple[list[str], np.ndarray | None, list[list[str]], list[dict[str, Any]]]]
+RowReader = Callable[[Callable[[str], None] | None], tuple[list[str], np.ndarray | None, list[dict[str, Any]]]]
+"""read_rows(token_sink) -> (ids, vectors, filter records); with a sink, each row's space-separated tokens go to it."""
 
 _MASK_CACHE_SIZE = 64
 
@@ -45,20 +47,22 @@ class MemoryIndex:
         self.known_fields: set[str] = set(BUILTIN_FIELDS)
 
     def load(self, generation: int, read_rows: RowReader) -> None:
+        """Read the rows once; the BM25 matrix is built from their tokens as they stream by, unless cached."""
         prefix = str(self.cache_dir / f"bm25-{generation}")
-        cached = Path(prefix + ".npz").exists() and Path(prefix + ".vocab.npy").exists()
-        ids, vectors, tokens, records = read_rows(not cached)
-        if cached:
-            try:
+        bm25: BM25Index | None = None
+        if Path(prefix + ".npz").exists() and Path(prefix + ".vocab.npy").exists():
+            with contextlib.suppress(OSError, ValueError):
                 bm25 = BM25Index.load(prefix)
-                cached = bm25.size == len(ids)
-            except (OSError, ValueError):
-                cached = False
-            if not cached:
-                ids, vectors, tokens, records = read_rows(True)
-        if not cached:
-            bm25 = BM25Index().build(tokens)
+        builder = BM25Builder() if bm25 is None else None
+        ids, vectors, records = read_rows(builder.add_text if builder is not None else None)
+        if bm25 is not None and bm25.size != len(ids):  # a stale or torn cache
+            del ids, vectors, records
+            bm25, builder = None, BM25Builder()
+            ids, vectors, records = read_rows(builder.add_text)
+        if builder is not None:
+            bm25 = builder.finish()
             self._save_bm25(bm25, prefix)
+        assert bm25 is not None
         self.ids = ids
         self.vectors = vectors if vectors is not None else np.zeros((0, 0), dtype=np.float32)
         self.bm25 = bm25
