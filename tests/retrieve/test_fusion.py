@@ -47,21 +47,26 @@ def test_router_sends_codes_and_quotes_to_keyword_and_accepts_new_rules() -> Non
 
 
 def test_coverage_fusion_matches_hand_computed_scores() -> None:
-    from bunko.retrieve.fusion import coverage_fusion, term_coverage
+    from bunko.retrieve.fusion import BM25_K1, BM25_SHARE, coverage_fusion, term_coverage
 
     idf = {"rare": 3.0, "common": 1.0}
     coverage = term_coverage({"a": set(), "b": {"common"}, "c": {"rare", "common"}, "d": {"rare"}}, idf)
     assert coverage == pytest.approx({"a": 0.0, "b": 0.25, "c": 1.0, "d": 0.75})
     fused = coverage_fusion(
-        {"dense": [("a", 0.9), ("b", 0.8), ("c", 0.5)], "keyword": [("c", 7.0), ("d", 5.0)]}, coverage, {"dense": 1.0, "keyword": 0.5}
+        {"dense": [("a", 0.9), ("b", 0.8), ("c", 0.5)], "keyword": [("c", 2.4), ("d", 1.2)]}, coverage, sum(idf.values()),
+        {"dense": 1.0, "keyword": 0.5},
     )
-    expected = {"a": 0.9, "b": 0.8 + 0.5 * 0.25, "c": 0.5 + 0.5, "d": 0.5 + 0.5 * 0.75}  # d: the dense list's floor, 0.5
+    full_match = 4.0 / (1 + BM25_K1)  # a chunk of average length holding both terms once
+    bm25 = {"a": 1.2, "b": 1.2, "c": 2.4, "d": 1.2}  # a and b were not in the keyword list: its lowest score
+    similarity = {"a": 0.9, "b": 0.8, "c": 0.5, "d": 0.5}  # d was not in the dense list: its lowest similarity
+    expected = {cid: similarity[cid] + 0.5 * (coverage[cid] + BM25_SHARE * bm25[cid] / full_match) for cid in similarity}
     assert [cid for cid, _, _ in fused] == sorted(expected, key=lambda c: -expected[c])
     for chunk_id, score, _ in fused:
         assert score == pytest.approx(expected[chunk_id])
     signals = {cid: s for cid, _, s in fused}
-    assert signals["c"] == {"dense": {"rank": 3.0, "score": 0.5}, "keyword": {"rank": 1.0, "score": 7.0}, "coverage": {"score": 1.0}}
-    assert "dense" not in signals["d"]
+    assert signals["c"]["dense"] == {"rank": 3.0, "score": 0.5} and signals["c"]["keyword"] == {"rank": 1.0, "score": 2.4}
+    assert signals["c"]["coverage"] == pytest.approx({"score": 1.0, "relative_bm25": 2.4 / full_match, "evidence": 1.0 + BM25_SHARE * 2.4 / full_match})
+    assert "dense" not in signals["d"] and "keyword" not in signals["a"]
 
 
 def test_coverage_counts_query_terms_the_corpus_lacks() -> None:

@@ -3,14 +3,16 @@
 Three fusions, each keeping every retriever's rank and raw score in `signals`,
 so `--explain` can show why a hit ranked where it did:
 
-- coverage (the default): w_dense · cosine similarity + w_keyword · the query's
-  term coverage (the idf-weighted share of its distinct terms the chunk contains).
-  Unlike rank or min-max fusion, both parts are on a scale that means the same in
-  every query: a chunk holding every rare word of the question gets the full
-  keyword weight, one holding only the common words almost none. That is why it
-  does not drag a confident retriever down to a lost one — measured in
-  bench/bench_fusion.py, where it is the only fusion tried that scores at least
-  as well as the better of dense and keyword on every labelled set.
+- coverage (the default): w_dense · cosine similarity + w_keyword · keyword evidence,
+  where the evidence is the query's term coverage (the idf-weighted share of its
+  distinct terms the chunk holds) plus a third of the chunk's BM25 score relative to
+  a chunk of average length holding every query term once. Unlike rank or min-max
+  fusion, both parts mean the same in every query: a chunk holding every rare word
+  of the question gets the full keyword weight, one holding only common words
+  almost none; so a confident retriever is not dragged down by a lost one. Measured
+  in bench/bench_fusion.py: the only fusion tried that scores at least as well as
+  the better of dense and keyword on every labelled set (lexical, natural-question
+  and topic-heading sets in en/ja/zh).
 - reciprocal rank fusion (Cormack et al. 2009): Σ_r w_r / (k + rank_r(d)).
 - weighted normalised scores: Σ_r w_r · norm_r(score), max or min-max per list.
 
@@ -37,18 +39,30 @@ def term_coverage(matched: Mapping[str, set[str]], idf: Mapping[str, float]) -> 
     return {chunk_id: sum(idf.get(term, 0.0) for term in terms) / total for chunk_id, terms in matched.items()}
 
 
-def coverage_fusion(
-    ranked: Mapping[str, Ranked], coverage: Mapping[str, float], weights: Mapping[str, float] | None = None
-) -> list[Fused]:
-    """w_dense · similarity + w_keyword · coverage over every chunk either retriever returned.
+BM25_SHARE = 1 / 3
+"""Weight of relative BM25 beside coverage in the keyword evidence: coverage ignores how often and in
+how short a chunk the terms occur, which decides natural questions whose words are spread thin
+(Python FAQ set +0.02 nDCG); more than about half lets BM25's unbounded scores crowd out dense."""
 
-    A chunk the dense list did not return is scored with the list's lowest
-    similarity (an upper bound on its own); `coverage` must hold every candidate.
+BM25_K1 = 1.5
+"""k1 of bunko's BM25 (local and PostgreSQL stores): a term found once in a chunk of average length scores idf / (1 + k1)."""
+
+
+def coverage_fusion(
+    ranked: Mapping[str, Ranked], coverage: Mapping[str, float], idf_total: float, weights: Mapping[str, float] | None = None
+) -> list[Fused]:
+    """w_dense · similarity + w_keyword · (coverage + BM25_SHARE · relative BM25) over every chunk either retriever returned.
+
+    `idf_total` is the summed idf of the query's distinct terms; `coverage` must hold every
+    candidate. A chunk missing from a list is scored with that list's lowest score, an
+    upper bound on its own.
     """
     weights = weights or {}
     dense = _first_scores(ranked.get("dense", ()))
     keyword = _first_scores(ranked.get("keyword", ()))
-    floor = min(dense.values()) if dense else 0.0
+    dense_floor = min(dense.values()) if dense else 0.0
+    keyword_floor = min(keyword.values()) if keyword else 0.0
+    full_match = idf_total / (1.0 + BM25_K1) or 1.0
     fused: dict[str, float] = {}
     signals: dict[str, dict[str, dict[str, float]]] = {}
     for retriever, hits in (("dense", dense), ("keyword", keyword)):
@@ -56,8 +70,10 @@ def coverage_fusion(
             signals.setdefault(chunk_id, {})[retriever] = {"rank": float(rank), "score": score}
     for chunk_id, chunk_signals in signals.items():
         share = coverage.get(chunk_id, 0.0)
-        chunk_signals["coverage"] = {"score": share}
-        fused[chunk_id] = weights.get("dense", 1.0) * dense.get(chunk_id, floor) + weights.get("keyword", 1.0) * share
+        relative_bm25 = keyword.get(chunk_id, keyword_floor) / full_match
+        evidence = share + BM25_SHARE * relative_bm25
+        chunk_signals["coverage"] = {"score": share, "relative_bm25": relative_bm25, "evidence": evidence}
+        fused[chunk_id] = weights.get("dense", 1.0) * dense.get(chunk_id, dense_floor) + weights.get("keyword", 1.0) * evidence
     order = sorted(fused, key=lambda cid: (-fused[cid], cid))
     return [(cid, fused[cid], signals[cid]) for cid in order]
 

@@ -92,9 +92,9 @@ class Searcher:
         config = self.config
         if config.fusion == "coverage" and len(ranked) == 2:
             candidates = list(dict.fromkeys(cid for hits in ranked.values() for cid, _ in hits))
-            matched = self.store.matching_terms(candidates, tokens)
-            coverage = term_coverage(matched, self.store.term_weights(tokens))
-            return coverage_fusion(ranked, coverage, chosen.weights)
+            idf = self.store.term_weights(tokens)
+            coverage = term_coverage(self.store.matching_terms(candidates, tokens), idf)
+            return coverage_fusion(ranked, coverage, sum(idf.values()), chosen.weights)
         if config.fusion == "weighted":
             return weighted_score_fusion(ranked, chosen.weights, config.normalization)
         return reciprocal_rank_fusion(ranked, chosen.weights, config.rrf_k)
