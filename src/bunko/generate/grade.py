@@ -27,7 +27,7 @@ class Grade:
 
 
 COVERAGE_WEIGHT = 0.5
-EVIDENCE_CENTER = 0.55
+EVIDENCE_CENTER = 0.56
 EVIDENCE_SCALE = 0.04
 
 
@@ -72,11 +72,16 @@ GRADE_DEPTH = 3
 def grade_hits(
     hits: list[Hit], query_tokens: list[str], weights: Mapping[str, float] | None, analyzer: Analyzer, min_confidence: float,
 ) -> Grade:
-    """Grade the top hits: best dense similarity, best keyword coverage, and whether every identifier was found."""
+    """Grade the best of the top hits, each on its own similarity and coverage, and whether every identifier was found.
+
+    Similarity and coverage are taken from the same hit: one chunk close in meaning and
+    another holding the question's words do not add up to evidence for an absent answer.
+    """
     top = hits[:GRADE_DEPTH]
-    similarity = max((1.0 - h.distance for h in top if h.distance is not None), default=0.0)
     top_tokens = [set(analyzer(h.chunk.embed_text)) for h in top]
-    coverage = max((keyword_coverage(query_tokens, tokens, weights) for tokens in top_tokens), default=0.0)
+    scored = [(1.0 - h.distance if h.distance is not None else 0.0, keyword_coverage(query_tokens, tokens, weights))
+              for h, tokens in zip(top, top_tokens, strict=True)]
+    similarity, coverage = max(scored, key=lambda pair: pair[0] + COVERAGE_WEIGHT * pair[1], default=(0.0, 0.0))
     codes = identifiers(query_tokens)
     codes_found = bool(codes) and any(codes <= tokens for tokens in top_tokens)
     return grade(hits, similarity, coverage, min_confidence, codes_found)
