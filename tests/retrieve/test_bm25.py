@@ -46,13 +46,13 @@ def _random_corpus(n_docs: int, seed: int = 0) -> list[list[str]]:
     return [list(rng.choice(vocabulary, size=int(rng.integers(3, 30)), p=weights)) for _ in range(n_docs)]
 
 
-def test_matches_are_the_nonzero_scores_on_both_paths_and_match_bm25s() -> None:
+def test_matches_are_the_nonzero_scores_and_match_bm25s() -> None:
     tokens = _random_corpus(3000)
     ours = BM25Index().build(tokens)
     vocab = {t: i for i, t in enumerate(sorted({t for doc in tokens for t in doc}))}
     reference = bm25s.BM25(method="lucene", k1=1.5, b=0.75)
     reference.index(bm25s.tokenization.Tokenized(ids=[[vocab[t] for t in doc] for doc in tokens], vocab=vocab), show_progress=False)
-    # one rare term; rare terms (sorted-postings path); common terms (bincount path); one common term; unknown
+    # one rare term (a column slice); rare terms; common terms; one common term; unknown
     for query in (["t299"], ["t250", "t280", "t250"], ["t0", "t1", "t7"], ["t0"], ["nope"], ["t3", "nope"]):
         rows, values = ours.matches(query)
         scores = ours.scores(query)

@@ -93,8 +93,11 @@ class BM25Index:
     def matches(self, query_tokens: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """Rows holding at least one query term, with their BM25 scores: the other rows score 0.
 
-        Costs O(postings of the query terms) plus, for a long posting union, one pass over
-        the rows; no (rows × terms) slice is built (matrix[:, columns].sum() cost 6.9 ms at 1M rows).
+        Costs O(postings of the query terms) plus two vectorised passes over the rows (a float32
+        accumulator and its > 0 test); no (rows × terms) slice is built. At 1M rows (postings
+        ~180k a question, CPU time): matrix[:, columns].sum() 6.9 ms wall; bincount + flatnonzero
+        of the float sums 7.5 ms; this 2.3 ms. Every BM25 weight is > 0, so the matched rows are
+        exactly the rows with a positive sum.
         """
         columns = sorted({self.vocab[t] for t in query_tokens if t in self.vocab})
         if not columns or self.size == 0:
@@ -103,14 +106,12 @@ class BM25Index:
         if len(columns) == 1:  # a CSC column holds each row once
             start, end = indptr[columns[0]], indptr[columns[0] + 1]
             return indices[start:end].astype(np.int64), data[start:end]
-        rows = np.concatenate([indices[indptr[c] : indptr[c + 1]] for c in columns])
-        weights = np.concatenate([data[indptr[c] : indptr[c + 1]] for c in columns])
-        if len(rows) * 16 < self.size:  # few postings: sort them rather than touch every row
-            unique, inverse = np.unique(rows, return_inverse=True)
-            return unique.astype(np.int64), np.bincount(inverse, weights=weights).astype(np.float32)
-        summed = np.bincount(rows, weights=weights, minlength=self.size)
-        matched = np.flatnonzero(summed)
-        return matched, summed[matched].astype(np.float32)
+        summed = np.zeros(self.size, dtype=np.float32)
+        for column in columns:  # rows are distinct within a column: a fancy-indexed add is exact
+            start, end = indptr[column], indptr[column + 1]
+            summed[indices[start:end]] += data[start:end]
+        matched = np.flatnonzero(summed > 0)
+        return matched, summed[matched]
 
     def terms_in_rows(self, rows: Sequence[int], query_tokens: Sequence[str]) -> list[set[str]]:
         """Which distinct query terms each of `rows` holds: a binary search per term in its sorted postings."""
