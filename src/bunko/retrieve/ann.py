@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 REBUILD_TOMBSTONE_SHARE = 0.2
+ADD_BLOCK_ROWS = 65_536
 EXACT_SUBSET_ROWS = 20_000
 """A filter that leaves at most this many rows is searched exactly: cheaper than HNSW and exact."""
 
@@ -107,12 +108,12 @@ class HnswIndex:
             missing = list(range(len(keys)))
             self.rebuilt = True
         if missing:
-            batch = np.ascontiguousarray(vectors[missing], dtype=np.float32)
             if self.precision != "float32" and not self._index.is_trained:
-                self._index.train(batch)
+                everything = len(missing) == len(vectors)  # a rebuild trains on the matrix itself, not a copy
+                self._index.train(np.ascontiguousarray(vectors if everything else vectors[missing], dtype=np.float32))
             faiss.omp_set_num_threads(max(os.cpu_count() or 1, 1))
-            self._index.add(batch)
-            del batch
+            for start in range(0, len(missing), ADD_BLOCK_ROWS):  # a block at a time: no second copy of every vector
+                self._index.add(np.ascontiguousarray(vectors[missing[start : start + ADD_BLOCK_ROWS]], dtype=np.float32))
             self._keys.extend(keys[row] for row in missing)
             self._save()
         self.row_of_entry = np.fromiter((row_of_key.get(key, -1) for key in self._keys), dtype=np.int64, count=len(self._keys))
