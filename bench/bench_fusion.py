@@ -21,7 +21,7 @@ in opposite directions, which is why both are here:
 Every system runs through bunko's own `Searcher` over a `LocalStore` (the code path of
 `bunko search`), with the query vectors given. Sweeps: coverage fusion over the keyword
 weight and the share of relative BM25 in its keyword evidence (queries with codes or quotes get
-1.25 × the keyword weight, as the router's defaults do), RRF over the keyword weight and k, weighted
+1.2 × the keyword weight, as the router's defaults do), RRF over the keyword weight and k, weighted
 normalised-score fusion (min-max and max).
 
 Writes bench/results/fusion.json and bench/results/fusion.md.
@@ -55,7 +55,7 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
 SAMPLES = ROOT / "src" / "bunko" / "samples"
 K = 10
-DEFAULT = "default (coverage, keyword 0.6, BM25 share 1/3)"
+DEFAULT = "default (coverage, keyword 0.55, BM25 share 1/3)"
 HEADINGS_PER_LANGUAGE = 200
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 
@@ -66,7 +66,7 @@ def variants() -> dict[str, tuple[str, dict[str, Any]]]:
     for share, label in ((0.0, "0"), (0.25, "1/4"), (1 / 3, "1/3"), (0.5, "1/2")):
         for weight in (0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8, 1.0):
             out[f"coverage, keyword {weight}, BM25 share {label}"] = (
-                "hybrid", {"fusion": "coverage", "keyword_weight": weight, "exact_keyword_weight": 1.25 * weight, "bm25_share": share})
+                "hybrid", {"fusion": "coverage", "keyword_weight": weight, "exact_keyword_weight": 1.2 * weight, "bm25_share": share})
     for weight in (0.3, 1.0, 2.0, 3.0, 5.0):
         out[f"rrf k=20, keyword {weight}"] = ("hybrid", {"fusion": "rrf", "rrf_k": 20, "keyword_weight": weight, "exact_keyword_weight": max(weight, 1.0)})
     out["rrf k=60, keyword 1.0"] = ("hybrid", {"fusion": "rrf", "rrf_k": 60, "keyword_weight": 1.0, "exact_keyword_weight": 1.0})

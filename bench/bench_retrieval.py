@@ -891,7 +891,7 @@ def report(results: dict) -> str:
     quality = results.get("quality")
     if quality:
         lines += ["## 1. Quality", "", "bunko: LocalStore + Searcher with the default RetrieveConfig (candidates 50, coverage fusion: cosine similarity + "
-                  "0.6 × keyword evidence (idf-weighted query-term coverage + a third of relative BM25), 0.75 × for queries with codes or quotes; "
+                  "0.55 × keyword evidence (idf-weighted query-term coverage + a third of relative BM25), 0.65 × for queries with codes or quotes; "
                   "max distance 0.9). The two RRF rows are the "
                   "previous default (keyword weight 0.3, k 20) and equal weights, for comparison with LangChain's equal-weight ensemble; "
                   "every fusion and weight is compared in `bench/bench_fusion.py` (bench/results/fusion.md).", ""]

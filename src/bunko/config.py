@@ -116,8 +116,8 @@ class RetrieveConfig(_Section):
     )
     rrf_k: int = Field(20, ge=1, description="k in 1/(k + rank); smaller k favours each list's top hits.")
     dense_weight: float = Field(1.0, ge=0)
-    keyword_weight: float = Field(0.6, ge=0, description="Keyword weight for natural-language questions (chosen by bench/bench_fusion.py).")
-    exact_keyword_weight: float = Field(0.75, ge=0, description="Keyword weight when the query has codes/IDs or quotes.")
+    keyword_weight: float = Field(0.55, ge=0, description="Keyword weight for natural-language questions (chosen by bench/bench_fusion.py).")
+    exact_keyword_weight: float = Field(0.65, ge=0, description="Keyword weight when the query has codes/IDs or quotes.")
     max_distance: float | None = Field(
         0.9, ge=0, le=2, description="Dense hits farther than this cosine distance (1 - similarity) are dropped."
     )

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import pytest
+
 from bunko.retrieve.analyzers import identifiers, multilingual
 
 
@@ -20,3 +22,27 @@ def test_codes_and_versions_stay_whole_and_split() -> None:
 
 def test_full_width_forms_are_folded() -> None:
     assert multilingual("ＡＰＩキー１２３") == ["api", "キー", "123"]
+
+
+@pytest.mark.parametrize(
+    ("question", "kept", "dropped"),
+    [
+        ("出張の宿泊費の上限について教えてください。", ["宿泊", "上限"], ["教え", "つい", "さい"]),
+        ("差旅住宿费的上限是什么？", ["住宿", "上限"], ["什么"]),
+        ("如何申请年假？", ["申请", "年假"], ["如何"]),
+    ],
+)
+def test_query_text_drops_cjk_question_phrasing_like_english_question_words(question: str, kept: list[str], dropped: list[str]) -> None:
+    from bunko.retrieve.analyzers import query_text
+
+    tokens = multilingual(query_text(question))
+    assert set(kept) <= set(tokens)
+    assert not set(dropped) & set(tokens)
+    assert multilingual(query_text("What is the hotel limit?")) == multilingual("What is the hotel limit?")
+
+
+def test_query_text_keeps_a_question_that_is_only_phrasing() -> None:
+    from bunko.retrieve.analyzers import query_text
+
+    assert query_text("是什么？") == "是什么？"
+    assert multilingual(query_text("について教えてください")) == multilingual("について教えてください")

@@ -38,3 +38,21 @@ def test_error_code_is_found_by_keyword_and_leads_the_hybrid_ranking(kb) -> None
     hybrid = kb.search(f"what raises {target}?", k=1)
     assert target in hybrid[0].chunk.text
     assert hybrid[0].signals["keyword"]["rank"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "phrasing_only"),
+    [
+        ("宿泊費の上限について教えてください", "宿泊費の上限は一泊一万二千円です。", "不明な点は総務部に教えてください。詳しく知りたい方は、ご連絡ください。"),
+        ("住宿费的上限是什么？如何报销？", "住宿费的上限为每晚八百元。", "如何提问？什么是好问题？请问哪里可以找到帮助？"),
+    ],
+)
+def test_a_questions_phrasing_does_not_outrank_its_content(make_kb, tmp_path: Path, question: str, answer: str, phrasing_only: str) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "answer.md").write_text(f"# 規程\n\n{answer}\n", encoding="utf-8")
+    (docs / "phrasing.md").write_text(f"# FAQ\n\n{phrasing_only}\n", encoding="utf-8")
+    kb = make_kb()
+    kb.ingest(docs)
+    for mode in ("keyword", "hybrid"):
+        assert kb.search(question, mode=mode, k=1)[0].chunk.source == "docs/answer.md", mode

@@ -11,7 +11,7 @@ import numpy as np
 
 from bunko.config import RetrieveConfig
 from bunko.embed.base import Embedder, embed_queries
-from bunko.retrieve.analyzers import Analyzer
+from bunko.retrieve.analyzers import Analyzer, query_text
 from bunko.retrieve.fusion import Fused, coverage_fusion, reciprocal_rank_fusion, term_coverage, weighted_score_fusion
 from bunko.retrieve.mmr import mmr_order
 from bunko.retrieve.parents import WINDOW as PARENT_WINDOW
@@ -56,7 +56,7 @@ class Searcher:
         timings: dict[str, float] = {}
         ranked: dict[str, list[tuple[str, float]]] = {}
         vector = query_vector
-        tokens = self.analyzer(query)
+        tokens = self.analyzer(query_text(query))
 
         if mode in ("hybrid", "dense"):
             if vector is None:
