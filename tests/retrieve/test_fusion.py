@@ -47,7 +47,8 @@ def test_router_sends_codes_and_quotes_to_keyword_and_accepts_new_rules() -> Non
 
 
 def test_coverage_fusion_matches_hand_computed_scores() -> None:
-    from bunko.retrieve.fusion import BM25_K1, BM25_SHARE, coverage_fusion, term_coverage
+    from bunko.retrieve.bm25 import K1
+    from bunko.retrieve.fusion import BM25_SHARE, coverage_fusion, term_coverage
 
     idf = {"rare": 3.0, "common": 1.0}
     coverage = term_coverage({"a": set(), "b": {"common"}, "c": {"rare", "common"}, "d": {"rare"}}, idf)
@@ -56,7 +57,7 @@ def test_coverage_fusion_matches_hand_computed_scores() -> None:
         {"dense": [("a", 0.9), ("b", 0.8), ("c", 0.5)], "keyword": [("c", 2.4), ("d", 1.2)]}, coverage, sum(idf.values()),
         {"dense": 1.0, "keyword": 0.5},
     )
-    full_match = 4.0 / (1 + BM25_K1)  # a chunk of average length holding both terms once
+    full_match = 4.0 / (1 + K1)  # a chunk of average length holding both terms once
     bm25 = {"a": 1.2, "b": 1.2, "c": 2.4, "d": 1.2}  # a and b were not in the keyword list: its lowest score
     similarity = {"a": 0.9, "b": 0.8, "c": 0.5, "d": 0.5}  # d was not in the dense list: its lowest similarity
     expected = {cid: similarity[cid] + 0.5 * (coverage[cid] + BM25_SHARE * bm25[cid] / full_match) for cid in similarity}

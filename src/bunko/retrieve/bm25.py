@@ -12,6 +12,10 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from scipy import sparse
 
+K1 = 1.5
+B = 0.75
+"""Lucene's defaults, shared by the local index, the PostgreSQL store's SQL and coverage fusion."""
+
 
 class BM25Builder:
     """Builds a BM25Index one row at a time, keeping term ids (4 bytes a token), never the token strings.
@@ -52,7 +56,7 @@ class BM25Builder:
 
 
 class BM25Index:
-    def __init__(self, k1: float = 1.5, b: float = 0.75) -> None:
+    def __init__(self, k1: float = K1, b: float = B) -> None:
         self.k1 = k1
         self.b = b
         self.vocab: dict[str, int] = {}

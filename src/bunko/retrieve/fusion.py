@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from bunko.retrieve.bm25 import K1
+
 Ranked = Sequence[tuple[str, float]]
 Fused = tuple[str, float, dict[str, dict[str, float]]]
 
@@ -44,8 +46,6 @@ BM25_SHARE = 1 / 3
 how short a chunk the terms occur, which decides natural questions whose words are spread thin
 (Python FAQ set +0.02 nDCG); more than about half lets BM25's unbounded scores crowd out dense."""
 
-BM25_K1 = 1.5
-"""k1 of bunko's BM25 (local and PostgreSQL stores): a term found once in a chunk of average length scores idf / (1 + k1)."""
 
 
 def coverage_fusion(
@@ -62,7 +62,7 @@ def coverage_fusion(
     keyword = _first_scores(ranked.get("keyword", ()))
     dense_floor = min(dense.values()) if dense else 0.0
     keyword_floor = min(keyword.values()) if keyword else 0.0
-    full_match = idf_total / (1.0 + BM25_K1) or 1.0
+    full_match = idf_total / (1.0 + K1) or 1.0  # each term found once in a chunk of average length
     fused: dict[str, float] = {}
     signals: dict[str, dict[str, dict[str, float]]] = {}
     for retriever, hits in (("dense", dense), ("keyword", keyword)):

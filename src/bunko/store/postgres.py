@@ -41,14 +41,13 @@ from psycopg_pool import ConnectionPool
 
 from bunko.chunk.base import is_searchable
 from bunko.errors import CollectionError
+from bunko.retrieve.bm25 import K1, B
 from bunko.schema import TERMINAL_STATUSES, Chunk, DocumentInfo, Element, ErrorCode, IngestJob, JobStatus, ParsedDocument
 from bunko.store.base import StoredChunk
 from bunko.store.postgres_schema import LOCK_NAMESPACE, migrate, set_search_path
 from bunko.store.rows import CHUNK_COLUMNS, ELEMENT_COLUMNS, chunk_from_row, element_from_row
 from bunko.store.sql_filters import FilterCompiler, field_names, known_fields_from
 
-K1 = 1.5
-B = 0.75
 OWNER_NAMESPACE = LOCK_NAMESPACE + 1
 """Advisory lock space of live writers (key 2 = writer id); documents use LOCK_NAMESPACE + 2."""
 DOCUMENT_NAMESPACE = LOCK_NAMESPACE + 2
