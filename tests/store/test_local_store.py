@@ -90,3 +90,30 @@ def test_status_shows_the_calibrated_hnsw_recall_without_loading_the_index(make_
     reopened.close()
     exact = make_kb(name="exact")
     assert exact.status()["index"]["dense_index"] == "exact"
+
+
+def test_hybrid_search_runs_both_retrievers_at_once_with_the_same_results(make_kb, samples_dir: Path) -> None:
+    from bunko.retrieve.searcher import Searcher
+
+    kb = make_kb()
+    kb.ingest(samples_dir)
+    store = kb.store
+    for query, where in (("宿泊費の上限", None), ("年假有几天", {"source": {"$glob": "*-zh.md"}}), ("API rate limit", None)):
+        vector = kb.embedder.embed([query])[0]
+        tokens = kb.analyzer(query)
+        dense, keyword = store.hybrid_search(vector, tokens, 20, where)
+        assert dense == store.dense_search(vector, 20, where)
+        assert keyword == store.keyword_search(tokens, 20, where)
+
+    class OneAtATime:  # the same store without hybrid_search: the Searcher asks each retriever in turn
+        def __getattr__(self, name: str):
+            if name == "hybrid_search":
+                raise AttributeError(name)
+            return getattr(store, name)
+
+    together = kb.searcher
+    apart = Searcher(OneAtATime(), together.embedder, together.analyzer, together.config, together.rules)  # type: ignore[arg-type]
+    for query in ("宿泊費の上限", "E-1024 同步冲突", "パスワードの長さ"):
+        a, b = together.search(query, k=5), apart.search(query, k=5)
+        assert [(h.chunk.chunk_id, h.score) for h in a.hits] == [(h.chunk.chunk_id, h.score) for h in b.hits]
+        assert "retrieve" in a.timings and "dense" in b.timings and "keyword" in b.timings

@@ -58,21 +58,26 @@ class Searcher:
         vector = query_vector
         tokens = self.analyzer(query_text(query))
 
-        if mode in ("hybrid", "dense"):
-            if vector is None:
+        if mode in ("hybrid", "dense") and vector is None:
+            started = time.perf_counter()
+            vector = embed_queries(self.embedder, [query])[0]
+            timings["embed_query"] = time.perf_counter() - started
+        both = getattr(self.store, "hybrid_search", None) if mode == "hybrid" else None
+        if both is not None:  # the store runs the two retrievers concurrently; "retrieve" is their joint wall time
+            started = time.perf_counter()
+            dense, ranked_keyword = both(vector, tokens, candidates, where)
+            ranked["dense"] = self._within_distance(dense)
+            ranked["keyword"] = ranked_keyword
+            timings["retrieve"] = time.perf_counter() - started
+        else:
+            if mode in ("hybrid", "dense"):
                 started = time.perf_counter()
-                vector = embed_queries(self.embedder, [query])[0]
-                timings["embed_query"] = time.perf_counter() - started
-            started = time.perf_counter()
-            dense = self.store.dense_search(vector, candidates, where)
-            if config.max_distance is not None:
-                dense = [(cid, sim) for cid, sim in dense if 1.0 - sim <= config.max_distance]
-            ranked["dense"] = dense
-            timings["dense"] = time.perf_counter() - started
-        if mode in ("hybrid", "keyword"):
-            started = time.perf_counter()
-            ranked["keyword"] = self.store.keyword_search(tokens, candidates, where)
-            timings["keyword"] = time.perf_counter() - started
+                ranked["dense"] = self._within_distance(self.store.dense_search(vector, candidates, where))
+                timings["dense"] = time.perf_counter() - started
+            if mode in ("hybrid", "keyword"):
+                started = time.perf_counter()
+                ranked["keyword"] = self.store.keyword_search(tokens, candidates, where)
+                timings["keyword"] = time.perf_counter() - started
 
         started = time.perf_counter()
         chosen = route(query, tokens, config, self.rules)
@@ -86,6 +91,10 @@ class Searcher:
             hit.signals["fusion"] = {"score": hit.score, "rank": float(rank)}
         timings["fuse"] = time.perf_counter() - started
         return SearchResult(hits=hits, query_vector=vector, query_tokens=tokens, mode=mode, route=chosen, timings=timings)
+
+    def _within_distance(self, dense: list[tuple[str, float]]) -> list[tuple[str, float]]:
+        limit = self.config.max_distance
+        return dense if limit is None else [(cid, sim) for cid, sim in dense if 1.0 - sim <= limit]
 
     def _fuse(self, ranked: dict[str, list[tuple[str, float]]], tokens: list[str], chosen: Route) -> list[Fused]:
         """One retriever's list keeps its own order; two are fused as configured."""
