@@ -201,8 +201,12 @@ def explain_hit(hit: Hit, thresholds: dict[str, float | None], filtered: bool) -
         f"{name}: " + ", ".join(f"{key} {value:.4g}" for key, value in signal.items()) for name, signal in hit.signals.items()
     ]
     if "coverage" in hit.signals:
-        lines.append(f"holds {hit.signals['coverage']['score']:.0%} of the query's idf-weighted terms; "
-                     "fused score = dense weight × cosine + keyword weight × that share (weights: the route above)")
+        from bunko.retrieve.fusion import BM25_SHARE
+
+        coverage = hit.signals["coverage"]
+        lines.append(f"holds {coverage['score']:.0%} of the query's idf-weighted terms; keyword evidence {coverage['evidence']:.3f} = "
+                     f"that share + {BM25_SHARE:.2f} × relative BM25 {coverage['relative_bm25']:.3f}; "
+                     "fused score = dense weight × cosine + keyword weight × evidence (weights: the route above)")
     if hit.distance is not None:
         limit = thresholds["max_distance"]
         verdict = "no limit" if limit is None else f"≤ max_distance {limit}"
