@@ -58,7 +58,7 @@ def test_coverage_fusion_matches_hand_computed_scores() -> None:
         {"dense": 1.0, "keyword": 0.5},
     )
     full_match = 4.0 / (1 + K1)  # a chunk of average length holding both terms once
-    bm25 = {"a": 1.2, "b": 1.2, "c": 2.4, "d": 1.2}  # a and b were not in the keyword list: its lowest score
+    bm25 = {"a": 0.0, "b": 1.2, "c": 2.4, "d": 1.2}  # b was not in the keyword list: its lowest score; a holds no query term: 0
     similarity = {"a": 0.9, "b": 0.8, "c": 0.5, "d": 0.5}  # d was not in the dense list: its lowest similarity
     expected = {cid: similarity[cid] + 0.5 * (coverage[cid] + BM25_SHARE * bm25[cid] / full_match) for cid in similarity}
     assert [cid for cid, _, _ in fused] == sorted(expected, key=lambda c: -expected[c])

@@ -47,7 +47,6 @@ how short a chunk the terms occur, which decides natural questions whose words a
 (Python FAQ set +0.02 nDCG); more than about half lets BM25's unbounded scores crowd out dense."""
 
 
-
 def coverage_fusion(
     ranked: Mapping[str, Ranked], coverage: Mapping[str, float], idf_total: float, weights: Mapping[str, float] | None = None
 ) -> list[Fused]:
@@ -55,7 +54,7 @@ def coverage_fusion(
 
     `idf_total` is the summed idf of the query's distinct terms; `coverage` must hold every
     candidate. A chunk missing from a list is scored with that list's lowest score, an
-    upper bound on its own.
+    upper bound on its own; one holding no query term has a BM25 score of exactly 0.
     """
     weights = weights or {}
     dense = _first_scores(ranked.get("dense", ()))
@@ -70,7 +69,7 @@ def coverage_fusion(
             signals.setdefault(chunk_id, {})[retriever] = {"rank": float(rank), "score": score}
     for chunk_id, chunk_signals in signals.items():
         share = coverage.get(chunk_id, 0.0)
-        relative_bm25 = keyword.get(chunk_id, keyword_floor) / full_match
+        relative_bm25 = keyword.get(chunk_id, keyword_floor if share > 0 else 0.0) / full_match
         evidence = share + BM25_SHARE * relative_bm25
         chunk_signals["coverage"] = {"score": share, "relative_bm25": relative_bm25, "evidence": evidence}
         fused[chunk_id] = weights.get("dense", 1.0) * dense.get(chunk_id, dense_floor) + weights.get("keyword", 1.0) * evidence
