@@ -10,12 +10,14 @@ graph is rebuilt only when tombstones pass a share. Entries are keyed by chunk i
 plus embedding hash, so a chunk whose text changed under the same id is a new
 entry, never a stale vector.
 
-ef_search is calibrated, not fixed: after a rebuild or a large add, a sample of
-the indexed vectors (slightly perturbed) is searched exactly and through the
-graph at a ladder of ef values, and the smallest ef reaching the target
-recall@10 is kept, with the recall it measured, in a meta file beside the
+ef_search is calibrated, not fixed: after a rebuild or a large add, queries made
+from the collection's own rows (see `HnswIndex.calibrate`) are searched exactly
+and through the graph at a ladder of ef values, and the smallest ef reaching the
+target recall@10 is kept, with the recall it measured, in a meta file beside the
 graph (a fixed ef 160 gave recall@10 0.995 at 10k, 0.967 at 100k and 0.861 at
-1M on the same kind of vectors, bench/results/retrieval.md).
+1M on the bench's vectors, bench/results/retrieval.md). The estimate is a proxy:
+on the bench's 1M collection it was pessimistic (ef 4096 chosen where 1536
+already gave its questions 0.984), so the recall is met at a latency cost.
 """
 
 from __future__ import annotations
@@ -142,9 +144,11 @@ class HnswIndex:
         does, and must find neighbours other than its sources. A row used as a query (even perturbed)
         finds its own cluster at once and flatters the graph: on the bench's 100k collection held-out
         rows gave recall 1.0 at ef 32 while its questions reached 0.962 at ef 160, 0.989 at 384; these
-        sums gave 0.953 and 0.979 (bench/results/retrieval.notes.md). The exact top-10 is a matrix
-        product per block of rows; an ef is taken when the 95 % lower bound of the sample's recall reaches
-        the target (one ladder step higher than the mean alone at 100k). Without a reachable target the largest ef is kept, and the recall says so.
+        sums gave 0.947 and 0.987 (at 1M they are pessimistic: 0.95-0.96 at ef 1536 where the questions
+        got 0.984; bench/results/retrieval.notes.md). The exact top-10 is a matrix product per block of
+        rows; an ef is taken when the 95 % lower bound of the sample's recall reaches the target (one
+        ladder step higher than the mean alone at 100k). Without a reachable target the largest ef is
+        kept, and the recall says so.
         """
         import faiss
 
