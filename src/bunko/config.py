@@ -129,6 +129,9 @@ class RetrieveConfig(_Section):
         0.98, gt=0, le=1,
         description="HNSW ef_search is calibrated after each build to reach this recall@10 against exact search (measured, shown by status).",
     )
+    ann_ef_search: int | None = Field(
+        None, ge=1, description="fixed ef_search for the HNSW graph; unset = calibrated to ann_target_recall",
+    )
     vector_precision: Literal["float32", "float16", "int8"] = Field(
         "float32", description="Storage of HNSW vectors: float16 halves memory at ~no recall cost; int8 quarters it at a measured one."
     )

@@ -133,3 +133,25 @@ def test_a_rebuild_discards_the_old_calibration(tmp_path: Path) -> None:
     index.sync([f"c{i}" for i in range(1000)], vectors[:1000])
     assert index.rebuilt and index.calibrated and index.stats()["entries"] == 1000
     assert HnswIndex(tmp_path).stats()["entries"] == 1000 and first is not None
+
+
+def test_a_fixed_ef_search_skips_calibration_and_leaves_the_persisted_one(tmp_path: Path) -> None:
+    vectors = _uniform(4000, DIM, seed=0)
+    keys = [f"c{i}" for i in range(len(vectors))]
+    calibrated = HnswIndex(tmp_path, connectivity=8, ef_construction=40)
+    calibrated.sync(keys, vectors)
+    assert calibrated.calibrated
+    stats = calibrated.stats()
+
+    fixed = HnswIndex(tmp_path, connectivity=8, ef_construction=40, fixed_ef_search=20)
+    fixed.sync(keys, vectors)
+    assert not fixed.rebuilt and not fixed.calibrated and fixed.ef_search == 20
+    assert fixed.stats() == stats, "the calibration on disk is neither applied nor replaced"
+    queries = _uniform(50, DIM, seed=1)
+    assert _recall(fixed, vectors, queries) < _recall(calibrated, vectors, queries), "a smaller ef trades recall for speed"
+
+    fresh = HnswIndex(tmp_path / "fresh", connectivity=8, ef_construction=40, fixed_ef_search=300)
+    fresh.sync(keys, vectors)
+    assert fresh.rebuilt and not fresh.calibrated and fresh.ef_search == 300 and fresh.stats() is None
+    with pytest.raises(ValueError):
+        HnswIndex(tmp_path, fixed_ef_search=0)

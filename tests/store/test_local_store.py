@@ -92,6 +92,41 @@ def test_status_shows_the_calibrated_hnsw_recall_without_loading_the_index(make_
     assert exact.status()["index"]["dense_index"] == "exact"
 
 
+def test_a_configured_ef_search_is_used_instead_of_the_calibration_and_status_says_so(
+    make_kb, samples_dir: Path, embedder
+) -> None:
+    from bunko import Config
+
+    config = Config()
+    config.retrieve.ann_threshold = 10
+    kb = make_kb(config=config, name="ann")
+    kb.ingest(samples_dir)
+    kb.search("宿泊費の上限", mode="dense")
+    calibrated = kb.status()["index"]["hnsw"]
+    assert calibrated["ef_search_source"] == "calibrated"
+    folder = kb.path
+    kb.close()
+
+    config.retrieve.ann_ef_search = 24
+    fixed = Bunko(folder, config=config, embedder=embedder)
+    before = fixed.status()["index"]["hnsw"]
+    assert before["ef_search"] == 24 and before["ef_search_source"] == "retrieve.ann_ef_search" and before["recall@10"] is None
+    assert fixed.store._index.generation < 0, "status says which ef is in force without loading the index"
+    hits = fixed.search("宿泊費の上限", k=3, mode="dense")
+    assert hits and fixed.store._index.ann_active and fixed.store._index.ann.ef_search == 24
+    after = fixed.status()["index"]["hnsw"]
+    assert after["ef_search"] == 24 and not fixed.store._index.ann.calibrated
+    assert after["calibration"]["ef_search"] == calibrated["ef_search"], "the earlier calibration is kept, not applied"
+    fixed.close()
+
+    config.retrieve.ann_ef_search = None
+    again = Bunko(folder, config=config, embedder=embedder)
+    again.search("宿泊費の上限", mode="dense")
+    assert again.status()["index"]["hnsw"]["ef_search_source"] == "calibrated"
+    assert again.store._index.ann.ef_search == calibrated["ef_search"] and not again.store._index.ann.calibrated
+    again.close()
+
+
 def test_hybrid_search_runs_both_retrievers_at_once_with_the_same_results(make_kb, samples_dir: Path) -> None:
     from bunko.retrieve.searcher import Searcher
 

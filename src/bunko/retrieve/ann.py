@@ -65,16 +65,23 @@ def _new_index(dimension: int, precision: str, connectivity: int, ef_constructio
 class HnswIndex:
     def __init__(
         self, folder: Path, precision: str = "float32", connectivity: int = 32, ef_construction: int = 200,
-        ef_search: int = 160, target_recall: float | None = 0.98,
+        ef_search: int = 160, target_recall: float | None = 0.98, fixed_ef_search: int | None = None,
     ) -> None:
-        """`target_recall` (recall@10 against exact search) calibrates ef_search; None keeps `ef_search` fixed."""
+        """`target_recall` (recall@10 against exact search) calibrates ef_search; None keeps `ef_search` fixed.
+
+        `fixed_ef_search` (the user's retrieve.ann_ef_search) overrides both: that ef is used and nothing is
+        calibrated; a calibration persisted earlier stays on disk untouched, for when the override is removed.
+        """
+        if fixed_ef_search is not None and fixed_ef_search < 1:
+            raise ValueError(f"ef_search must be positive, not {fixed_ef_search}")
         if precision not in PRECISIONS:
             raise ValueError(f"unknown vector precision {precision!r}; use one of {', '.join(PRECISIONS)}")
         self.folder = folder
         self.precision = precision
         self.connectivity = connectivity
         self.ef_construction = ef_construction
-        self.ef_search = ef_search
+        self.fixed_ef_search = fixed_ef_search
+        self.ef_search = fixed_ef_search if fixed_ef_search is not None else ef_search
         self.target_recall = target_recall
         self.calibration: dict[str, Any] | None = None
         self._index: Any = None
@@ -125,11 +132,11 @@ class HnswIndex:
         self._live_bitmap = np.packbits(self.row_of_entry >= 0, bitorder="little")
         if self._needs_calibration():
             self.calibrate(vectors)
-        elif self.target_recall is not None and self.calibration is not None:
+        elif self.fixed_ef_search is None and self.target_recall is not None and self.calibration is not None:
             self.ef_search = int(self.calibration["ef_search"])
 
     def _needs_calibration(self) -> bool:
-        if self.target_recall is None or not len(self._keys):
+        if self.fixed_ef_search is not None or self.target_recall is None or not len(self._keys):
             return False
         meta = self.calibration
         if meta is None or meta.get("target_recall") != self.target_recall or meta.get("method") != CALIBRATION_METHOD:
@@ -187,7 +194,8 @@ class HnswIndex:
         return self._calibrated(chosen, recall, len(query), measured, started)
 
     def _calibrated(self, ef: int, recall: float, queries: int, measured: dict[str, float], started: float) -> dict[str, Any]:
-        self.ef_search = ef
+        if self.fixed_ef_search is None:  # an explicit calibrate() under a fixed ef measures, but does not apply
+            self.ef_search = ef
         self.calibration = {
             "ef_search": ef, "recall@10": round(recall, 4), "target_recall": self.target_recall, "queries": queries, "method": CALIBRATION_METHOD,
             "entries": len(self._keys), "live": int(np.count_nonzero(self.row_of_entry >= 0)), "ladder": measured,

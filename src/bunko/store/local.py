@@ -72,7 +72,8 @@ def _dumps(value: Any) -> str:
 
 class LocalStore:
     def __init__(
-        self, folder: Path, ann_threshold: int | None = None, vector_precision: str = "float32", ann_target_recall: float | None = 0.98
+        self, folder: Path, ann_threshold: int | None = None, vector_precision: str = "float32", ann_target_recall: float | None = 0.98,
+        ann_ef_search: int | None = None,
     ) -> None:
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
@@ -85,7 +86,8 @@ class LocalStore:
         if self.get_meta("schema_version") is None:
             self.set_meta("schema_version", SCHEMA_VERSION)
         self._index = MemoryIndex(
-            folder / "index", ann_threshold=ann_threshold, vector_precision=vector_precision, ann_target_recall=ann_target_recall
+            folder / "index", ann_threshold=ann_threshold, vector_precision=vector_precision, ann_target_recall=ann_target_recall,
+            ann_ef_search=ann_ef_search,
         )
 
     def close(self) -> None:

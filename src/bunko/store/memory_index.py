@@ -29,11 +29,16 @@ _MASK_CACHE_SIZE = 64
 
 class MemoryIndex:
     def __init__(
-        self, cache_dir: Path, ann_threshold: int | None = None, vector_precision: str = "float32", ann_target_recall: float | None = 0.98
+        self, cache_dir: Path, ann_threshold: int | None = None, vector_precision: str = "float32", ann_target_recall: float | None = 0.98,
+        ann_ef_search: int | None = None,
     ) -> None:
+        """`ann_ef_search` fixes the graph's ef_search (no calibration); None calibrates it to `ann_target_recall`."""
         self.cache_dir = cache_dir
         self.ann_threshold = ann_threshold
-        self.ann = HnswIndex(cache_dir, precision=vector_precision, target_recall=ann_target_recall) if ann_threshold is not None else None
+        self.ann = (
+            HnswIndex(cache_dir, precision=vector_precision, target_recall=ann_target_recall, fixed_ef_search=ann_ef_search)
+            if ann_threshold is not None else None
+        )
         self.ann_active = False
         self.generation = -1
         self.ids: list[str] = []
@@ -92,8 +97,17 @@ class MemoryIndex:
             calibration = self.ann.stats()
             if self.ann_active or (self.generation < 0 and calibration is not None):
                 out["dense_index"] = "hnsw"
+            hnsw: dict[str, Any] = {}
             if calibration is not None:
-                out["hnsw"] = {key: calibration.get(key) for key in ("ef_search", "recall@10", "target_recall", "queries", "entries", "calibrated_at")}
+                hnsw = {key: calibration.get(key) for key in ("ef_search", "recall@10", "target_recall", "queries", "entries", "calibrated_at")}
+            if self.ann.fixed_ef_search is not None:
+                # the configured ef is in force; a calibration left from before is shown for what it measured, not applied
+                hnsw = {"ef_search": self.ann.fixed_ef_search, "ef_search_source": "retrieve.ann_ef_search", "recall@10": None,
+                        **({"calibration": hnsw} if hnsw else {})}
+            elif hnsw:
+                hnsw["ef_search_source"] = "calibrated"
+            if hnsw:
+                out["hnsw"] = hnsw
         return out
 
     def _save_bm25(self, bm25: BM25Index, prefix: str) -> None:

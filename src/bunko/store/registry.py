@@ -53,7 +53,7 @@ def open_store_at(location: str, folder: Path, config: Config | None = None) -> 
         retrieve = (config or Config()).retrieve
         return LocalStore(
             folder / "store", ann_threshold=retrieve.ann_threshold, vector_precision=retrieve.vector_precision,
-            ann_target_recall=retrieve.ann_target_recall,
+            ann_target_recall=retrieve.ann_target_recall, ann_ef_search=retrieve.ann_ef_search,
         )
     if is_postgres(location):
         try:
