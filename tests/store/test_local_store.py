@@ -152,3 +152,35 @@ def test_hybrid_search_runs_both_retrievers_at_once_with_the_same_results(make_k
         a, b = together.search(query, k=5), apart.search(query, k=5)
         assert [(h.chunk.chunk_id, h.score) for h in a.hits] == [(h.chunk.chunk_id, h.score) for h in b.hits]
         assert "retrieve" in a.timings and "dense" in b.timings and "keyword" in b.timings
+
+
+def test_index_load_reads_one_snapshot_while_another_process_commits(tmp_path: Path) -> None:
+    """A document committed by another connection mid-load must not tear the load (count vs rows)."""
+    from bunko.retrieve.analyzers import multilingual
+    from bunko.schema import Chunk, ParsedDocument
+    from bunko.store.base import StoredChunk
+    from bunko.store.local import LocalStore, doc_id_for
+
+    def write(store: LocalStore, source: str, texts: list[str]) -> None:
+        doc = ParsedDocument(doc_id_for(source), source, source, "text/markdown", "test", [], {})
+        rng = np.random.default_rng(len(texts))
+        chunks = [StoredChunk(Chunk(f"{source}#{i}", doc.doc_id, source, i, t, t), rng.standard_normal(8).astype(np.float32),
+                              multilingual(t), f"h-{source}-{i}") for i, t in enumerate(texts)]
+        store.replace_document(doc, f"hash-{source}", chunks)
+
+    reader, writer = LocalStore(tmp_path / "kb"), LocalStore(tmp_path / "kb")
+    write(writer, "first.md", ["出張の宿泊費", "差旅住宿费", "hotel limit"])
+    interleaved: list[str] = []
+
+    def commit_after_count(statement: str) -> None:  # between the row count and the row scan
+        if statement.startswith("SELECT chunk_id, doc_id") and not interleaved:
+            interleaved.append(statement)
+            write(writer, "second.md", [f"row {i}" for i in range(50)])
+
+    reader._db.set_trace_callback(commit_after_count)
+    hits = reader.keyword_search(multilingual("宿泊費"), 3)
+    reader._db.set_trace_callback(None)
+    assert interleaved and hits and hits[0][0] == "first.md#0"
+    assert len(reader.keyword_search(["row"], 100)) == 50  # the next search sees the new generation
+    reader.close()
+    writer.close()

@@ -254,6 +254,17 @@ class LocalStore:
             return self._index
 
     def _read_rows(self, token_sink: Callable[[str], None] | None) -> tuple[list[str], np.ndarray | None, list[dict[str, Any]]]:
+        """One read transaction, so the row count that sizes the vector matrix and the rows come from one
+        snapshot even while another process commits documents."""
+        self._db.execute("BEGIN")
+        try:
+            return self._read_rows_in_snapshot(token_sink)
+        finally:
+            self._db.execute("COMMIT")
+
+    def _read_rows_in_snapshot(
+        self, token_sink: Callable[[str], None] | None
+    ) -> tuple[list[str], np.ndarray | None, list[dict[str, Any]]]:
         """Ids, vectors and filter records of the searchable chunks; each row's token text goes to `token_sink`.
 
         Built for a million rows: vectors land in one preallocated matrix (no list of blobs joined
