@@ -48,7 +48,8 @@ def test_router_sends_codes_and_quotes_to_keyword_and_accepts_new_rules() -> Non
 
 def test_coverage_fusion_matches_hand_computed_scores() -> None:
     from bunko.retrieve.bm25 import K1
-    from bunko.retrieve.fusion import BM25_SHARE, coverage_fusion, term_coverage
+    from bunko.retrieve.coverage import term_coverage
+    from bunko.retrieve.fusion import BM25_SHARE, coverage_fusion
 
     idf = {"rare": 3.0, "common": 1.0}
     coverage = term_coverage({"a": set(), "b": {"common"}, "c": {"rare", "common"}, "d": {"rare"}}, idf)
@@ -71,7 +72,7 @@ def test_coverage_fusion_matches_hand_computed_scores() -> None:
 
 
 def test_coverage_counts_query_terms_the_corpus_lacks() -> None:
-    from bunko.retrieve.fusion import term_coverage
+    from bunko.retrieve.coverage import term_coverage
 
     assert term_coverage({"a": {"x"}}, {"x": 2.0, "unknown": 2.0}) == {"a": 0.5}
     assert term_coverage({"a": set()}, {}) == {"a": 0.0}

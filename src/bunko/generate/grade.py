@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from bunko.retrieve.analyzers import Analyzer, identifiers
+from bunko.retrieve.coverage import keyword_coverage
 from bunko.schema import Hit
 
 
@@ -33,20 +34,6 @@ EVIDENCE_SCALE = 0.04
 
 def _logistic(x: float, center: float, scale: float) -> float:
     return 1.0 / (1.0 + math.exp(-(x - center) / scale))
-
-
-def keyword_coverage(query_tokens: list[str], text_tokens: set[str], weights: Mapping[str, float] | None = None) -> float:
-    """Share of the question's terms found in the text, each weighted by its idf.
-
-    Weighting matters: "What is the … of Aozora Sync?" shares its common words
-    with every document; only the rare terms say whether this text is about it.
-    """
-    distinct = set(query_tokens)
-    if not distinct:
-        return 0.0
-    weight = (lambda t: weights.get(t, 1.0)) if weights else (lambda t: 1.0)
-    total = sum(weight(t) for t in distinct)
-    return sum(weight(t) for t in distinct & text_tokens) / total if total else 0.0
 
 
 IDENTIFIER_CONFIDENCE = 0.8

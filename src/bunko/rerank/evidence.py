@@ -19,10 +19,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from bunko.embed.base import Embedder
-from bunko.generate.grade import keyword_coverage
 from bunko.generate.injection import looks_like_instruction
 from bunko.generate.units import Unit, split_units
 from bunko.retrieve.analyzers import Analyzer, identifiers
+from bunko.retrieve.coverage import keyword_coverage
 from bunko.schema import Hit
 
 _QUANTITY_QUESTION = re.compile(

@@ -29,18 +29,6 @@ Ranked = Sequence[tuple[str, float]]
 Fused = tuple[str, float, dict[str, dict[str, float]]]
 
 
-def term_coverage(matched: Mapping[str, set[str]], idf: Mapping[str, float]) -> dict[str, float]:
-    """Share of the query's idf mass each chunk's matched terms carry, in [0, 1].
-
-    `idf` holds every distinct query term (a term the corpus lacks still counts
-    against coverage: nothing can match it); `matched` the terms each chunk holds.
-    """
-    total = sum(idf.values())
-    if total <= 0:
-        return {chunk_id: 0.0 for chunk_id in matched}
-    return {chunk_id: sum(idf.get(term, 0.0) for term in terms) / total for chunk_id, terms in matched.items()}
-
-
 BM25_SHARE = 1 / 3
 """Weight of relative BM25 beside coverage in the keyword evidence: coverage ignores how often and in
 how short a chunk the terms occur, which decides natural questions whose words are spread thin

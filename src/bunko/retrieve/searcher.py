@@ -12,7 +12,8 @@ import numpy as np
 from bunko.config import RetrieveConfig
 from bunko.embed.base import Embedder, embed_queries
 from bunko.retrieve.analyzers import Analyzer, query_text
-from bunko.retrieve.fusion import Fused, coverage_fusion, reciprocal_rank_fusion, term_coverage, weighted_score_fusion
+from bunko.retrieve.coverage import term_coverage
+from bunko.retrieve.fusion import Fused, coverage_fusion, reciprocal_rank_fusion, weighted_score_fusion
 from bunko.retrieve.mmr import mmr_order
 from bunko.retrieve.parents import WINDOW as PARENT_WINDOW
 from bunko.retrieve.parents import expand_parents

@@ -1,0 +1,32 @@
+"""How much of a question a text holds: the idf-weighted share of the question's distinct terms.
+
+One measure, used where retrieval fuses (coverage fusion), where the reranker scores
+sentences, and where the grader decides whether the evidence suffices.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+
+def keyword_coverage(query_tokens: Iterable[str], text_tokens: set[str], weights: Mapping[str, float] | None = None) -> float:
+    """Share of the question's terms found in the text, each weighted by its idf (1 where no weights are given).
+
+    Weighting matters: "What is the … of Aozora Sync?" shares its common words
+    with every document; only the rare terms say whether this text is about it.
+    """
+    distinct = set(query_tokens)
+    if not distinct:
+        return 0.0
+    weight = (lambda t: weights.get(t, 1.0)) if weights else (lambda t: 1.0)
+    total = sum(weight(t) for t in distinct)
+    return sum(weight(t) for t in distinct & text_tokens) / total if total else 0.0
+
+
+def term_coverage(matched: Mapping[str, set[str]], idf: Mapping[str, float]) -> dict[str, float]:
+    """`keyword_coverage` of many chunks at once, from the query terms each holds, in [0, 1].
+
+    `idf` holds every distinct query term (a term the corpus lacks still counts
+    against coverage: nothing can match it); `matched` the terms each chunk holds.
+    """
+    return {chunk_id: keyword_coverage(idf, terms, idf) for chunk_id, terms in matched.items()}
