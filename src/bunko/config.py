@@ -174,6 +174,11 @@ class AnswerConfig(_Section):
     min_confidence: float = Field(
         0.5, ge=0, le=1, description="Below this grade confidence the engine abstains instead of answering."
     )
+    confidence: Literal["retrieval", "fitted"] = Field(
+        "retrieval",
+        description="retrieval: logistic over the top hits' similarity and coverage; fitted: probability that the quoted "
+        "answer is right, from bench/fit_confidence.py (use min_confidence 0.1-0.35 with it).",
+    )
     review_below: float = Field(0.7, ge=0, le=1, description="regulated: answers below this confidence ask for human review.")
     llm_grader: bool = Field(True, description="With an LLM configured, let it judge sufficiency (CRAG) and rewrite once.")
     context_chars: int = Field(6000, ge=200, description="Most characters of evidence put into a prompt.")

@@ -26,18 +26,20 @@ import numpy as np
 from bunko.config import Config
 from bunko.embed.base import Embedder, embed_queries
 from bunko.generate.citations import SUPPORTED, UNCITED, CheckedSentence, CitationChecker, parse_sentences
+from bunko.generate.confidence import ConfidenceModel, key_terms
 from bunko.generate.crag import NOT_FOUND, REWRITE, LLMGrade, llm_grade
 from bunko.generate.extractive import ExtractiveGenerator, citation_for
-from bunko.generate.grade import Grade, grade_hits
+from bunko.generate.grade import Grade, grade_answer
 from bunko.generate.guardrails import STANDARD, mask_pii, regulated_notices, source_date
 from bunko.generate.injection import looks_like_instruction
-from bunko.generate.language import ABSTAIN_MESSAGES, abstain_message, detect_language
+from bunko.generate.language import ABSTAIN_MESSAGES, abstain_message, cross_language_note, detect_language, text_language
 from bunko.generate.llm import ChatModel, Message, estimate_tokens
 from bunko.generate.prompts import build_messages, prompt_overhead
 from bunko.generate.units import readable_row
 from bunko.rerank.base import Reranker, RerankQuery
 from bunko.rerank.budget import fit_budget
 from bunko.rerank.dedup import dedup_hits
+from bunko.rerank.evidence import ScoredUnit
 from bunko.rerank.light import CachingEmbedder
 from bunko.rerank.registry import build_reranker
 from bunko.retrieve.analyzers import Analyzer
@@ -71,6 +73,8 @@ class Evidence:
     hits: list[Hit]
     duplicates: list[str]
     grade: Grade
+    scored: list[ScoredUnit] = field(default_factory=list)
+    """The hits' quotable units, scored against the query: what the grade judged and the extractive answer quotes."""
     rerank_notes: list[str] = field(default_factory=list)
 
     def trace(self) -> dict[str, Any]:
@@ -103,7 +107,7 @@ class Answerer:
 
     def __init__(
         self, store: Store, searcher: Searcher, embedder: Embedder, analyzer: Analyzer, config: Config,
-        chat_model: ChatModel | None = None, reranker: Reranker | None = None,
+        chat_model: ChatModel | None = None, reranker: Reranker | None = None, confidence: ConfidenceModel | None = None,
     ) -> None:
         self.store = store
         self.searcher = searcher
@@ -114,6 +118,7 @@ class Answerer:
         self.reranker = reranker or build_reranker(config, self.embedder, analyzer, chat_model)
         self.checker = CitationChecker(self.embedder, analyzer)
         self.extractive = ExtractiveGenerator(self.embedder, analyzer, config.answer.max_sentences)
+        self.confidence = confidence or (ConfidenceModel.load() if config.answer.confidence == "fitted" else None)
 
     @property
     def generator_name(self) -> str:
@@ -148,12 +153,17 @@ class Answerer:
         timings[prefix + "rerank"] = time.perf_counter() - started
         notes = list(getattr(self.reranker, "failures", []))
 
-        # The grade reads fusion order, the order its logistic was calibrated on: the light reranker
-        # promotes keyword-rich chunks, which would inflate coverage for questions the documents do not answer.
         started = time.perf_counter()
-        verdict = grade_hits(result.hits[:k], result.query_tokens, weights, self.analyzer, self.config.answer.min_confidence)
+        tokens = result.query_tokens
+        scored = self.extractive.score_units(query, hits, vector, tokens, weights)
+        keys = key_terms(query, tokens)
+        missing = [term for term in keys if not self.store.keyword_search([term], 1, filters)]
+        verdict = grade_answer(
+            query, tokens, hits, scored, keys, missing, self.analyzer, weights, self.confidence, self.config.answer.min_confidence,
+            retrieved=result.hits[:k],
+        )
         timings[prefix + "grade"] = time.perf_counter() - started
-        return Evidence(query, result, vector, weights, result.hits, hits, duplicates, verdict, notes)
+        return Evidence(query, result, vector, weights, result.hits, hits, duplicates, verdict, scored, notes)
 
     # -- the pipeline -------------------------------------------------------
     def run(self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None, stream: bool = False) -> Iterator[str | Answer]:
@@ -181,6 +191,8 @@ class Answerer:
                 abstain_reason = None if evidence.hits else "no_hits"
             elif graded.verdict == NOT_FOUND:
                 abstain_reason = "llm_grade_not_found"
+        if abstain_reason is None and evidence.grade.missing_key_terms:
+            abstain_reason = "key_term_absent"
         if abstain_reason is None and not evidence.grade.sufficient:
             abstain_reason = "low_confidence"
 
@@ -216,8 +228,7 @@ class Answerer:
         yield answer
 
     def _extractive(self, question: str, evidence: Evidence) -> list[CheckedSentence]:
-        scored = self.extractive.score_units(question, evidence.hits, evidence.query_vector, evidence.result.query_tokens, evidence.weights)
-        sentences = self.extractive.answer(evidence.hits, scored)
+        sentences = self.extractive.answer(question, evidence.hits, evidence.scored)
         index = {h.chunk.chunk_id: i + 1 for i, h in enumerate(evidence.hits)}
         language = detect_language(question)
         pairs = [(readable_row(s.text, language), [index[c.chunk_id] for c in s.citations]) for s in sentences]
@@ -248,6 +259,11 @@ class Answerer:
         text = abstain_message(language) if abstained else pipeline.text
         needs_review = False
         notices: list[str] = []
+        if not abstained:
+            note = self._language_note(language, sentences, pipeline.hits)
+            if note:
+                notices.append(note)
+                text = text + ("\n\n" if "\n" in text else " ") + note
         if policy == "regulated":
             needs_review = confidence < config.review_below or bool(pipeline.removed)
             if not abstained:
@@ -267,6 +283,13 @@ class Answerer:
             "answer": asdict(answer),
         })
         return answer
+
+    @staticmethod
+    def _language_note(language: str, sentences: list[AnswerSentence], hits: list[Hit]) -> str | None:
+        """Cross-language evidence is used only when nothing in the question's language answered; the answer says so."""
+        cited = {c.chunk_id for s in sentences for c in s.citations}
+        languages = [text_language(h.chunk.text) for h in hits if h.chunk.chunk_id in cited]
+        return cross_language_note(language, languages) if languages and language not in languages else None
 
     def _source_dates(self, sentences: list[AnswerSentence]) -> dict[str, str]:
         documents = {d.source: d for d in self.store.documents()}

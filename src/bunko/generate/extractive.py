@@ -13,6 +13,8 @@ from collections.abc import Mapping
 import numpy as np
 
 from bunko.embed.base import Embedder
+from bunko.generate.answer_types import question_type, short_answer
+from bunko.generate.units import CODE
 from bunko.rerank.evidence import ScoredUnit, hit_units, score_units
 from bunko.retrieve.analyzers import Analyzer
 from bunko.schema import AnswerSentence, Citation, Hit
@@ -48,21 +50,35 @@ class ExtractiveGenerator:
         units = hit_units(evidence, MAX_UNITS)
         return score_units(question, evidence, units, query_vector, query_tokens, self.embedder, self.analyzer, weights)
 
-    def answer(self, hits: list[Hit], scored: list[ScoredUnit]) -> list[AnswerSentence]:
-        candidates = [s for s in scored if not s.instruction]
-        if not candidates:
+    def answer(self, question: str, hits: list[Hit], scored: list[ScoredUnit]) -> list[AnswerSentence]:
+        """The best unit and those close to it, in reading order, after a short typed answer when one stands out.
+
+        Companions must be as answer-like as the best unit (hold the asked kind when it
+        does) and in its language: the same sentence from a translation is not more evidence.
+        """
+        if not scored:
             return []
-        ranked = sorted(candidates, key=lambda s: -s.score)
-        best = ranked[0].score
-        chosen = [s for s in ranked[: self.max_sentences] if s.score >= KEEP_RATIO * best]
+        ranked = sorted(scored, key=lambda s: -s.score)
+        best = ranked[0]
+        chosen = [
+            s for s in ranked[: self.max_sentences]
+            if s.score >= KEEP_RATIO * best.score and (s.typed or not best.typed) and s.language == best.language
+        ]
+        leads = {s.unit.text.split("\n", 1)[0] for s in chosen if s.unit.kind == CODE}
+        chosen = [s for s in chosen if s.unit.kind == CODE or s.unit.text not in leads]
         chosen.sort(key=lambda s: (s.unit.hit_index, s.unit.position))
-        return [
+        sentences = [
             AnswerSentence(
                 text=s.unit.text, citations=[citation_for(hits[s.unit.hit_index], s.unit.text)],
                 support=round(s.score, 4), verdict="supported",
             )
             for s in chosen
         ]
+        short = short_answer(best.unit.text, question_type(question), question) if best.typed else None
+        if short and all(short != s.text for s in sentences):
+            citation = citation_for(hits[best.unit.hit_index], best.unit.text)
+            sentences.insert(0, AnswerSentence(text=short, citations=[citation], support=round(best.score, 4), verdict="supported"))
+        return sentences
 
 
 _CLOSERS = tuple("。！？.!?」）)\"'")

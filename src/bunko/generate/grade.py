@@ -1,74 +1,84 @@
-"""Is the evidence enough to answer? A confidence in [0, 1] from retrieval signals.
+"""Is the evidence enough to answer? One `Grade`, from one of two confidences (``[answer] confidence``).
 
-Two signals, because each fails differently: dense similarity drifts upward for
-any on-topic question, while idf-weighted keyword coverage is exact but blind
-to paraphrase. Their sum, `similarity + COVERAGE_WEIGHT * coverage`, goes
-through a logistic centred where the sample golden set separates answerable
-from absent-answer questions (bench/sample_quality.py shows the distribution);
-`[answer] min_confidence` is the abstention threshold on the result.
+- ``retrieval`` (the default): the logistic over the top hits' similarity and
+  keyword coverage (`bunko.generate.retrieval_grade`), centred on the samples.
+- ``fitted``: the confidence of the answer the extractive scorer would quote —
+  `AnswerFeatures` of that unit through the `ConfidenceModel` fitted by
+  ``bench/fit_confidence.py``. It judges the quoted sentence, row or code line,
+  so a keyword-only hit or an injected line beside the answer no longer sinks it.
+  Not the default yet: fitted on Debian FAQ questions, it is under-confident on
+  hand-written ones (bench/results/confidence.md).
+
+Either way the grade runs after the units are scored, traces the features of
+the unit that would be quoted, and a question whose key term no chunk holds
+is not answered. The same grade gates LLM generators, which answer from the same hits.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
-from bunko.retrieve.analyzers import Analyzer, identifiers
+from bunko.generate.answer_types import question_type
+from bunko.generate.confidence import AnswerFeatures, ConfidenceModel, features_dict, typed_feature
+from bunko.generate.language import detect_language
+from bunko.generate.retrieval_grade import grade_hits
+from bunko.rerank.evidence import ScoredUnit
+from bunko.retrieve.analyzers import Analyzer
 from bunko.retrieve.coverage import keyword_coverage
 from bunko.schema import Hit
+
+MAX_MARGIN = 0.3
+"""A lead this large already means "no other document competes"; larger ones add nothing."""
 
 
 @dataclass
 class Grade:
     sufficient: bool
     confidence: float
-    similarity: float
-    coverage: float
+    answer_type: str = "none"
+    features: dict[str, float] = field(default_factory=dict)
+    key_terms: list[str] = field(default_factory=list)
+    missing_key_terms: list[str] = field(default_factory=list)
+    """Key terms of the question that no chunk of the collection (within the filters) holds."""
 
 
-COVERAGE_WEIGHT = 0.5
-EVIDENCE_CENTER = 0.56
-EVIDENCE_SCALE = 0.04
+def answer_features(
+    question: str, tokens: Sequence[str], hits: Sequence[Hit], scored: Sequence[ScoredUnit], keys: Sequence[str],
+    analyzer: Analyzer, weights: Mapping[str, float] | None,
+) -> AnswerFeatures | None:
+    """Features of the best-scored unit; None when there is nothing to quote."""
+    if not scored:
+        return None
+    best = max(scored, key=lambda s: s.score)
+    chunk = hits[best.unit.hit_index].chunk
+    chunk_tokens = set(analyzer(chunk.embed_text))
+    rivals = [s.score for s in scored if s.language == best.language and hits[s.unit.hit_index].chunk.source != chunk.source]
+    margin = min(best.score - max(rivals), MAX_MARGIN) if rivals else MAX_MARGIN
+    return AnswerFeatures(
+        similarity=best.similarity,
+        coverage=best.coverage,
+        chunk_coverage=keyword_coverage(tokens, chunk_tokens, weights),
+        typed=typed_feature(question_type(question), best.typed),
+        key_terms=sum(k in chunk_tokens for k in keys) / len(keys) if keys else 1.0,
+        margin=margin,
+        same_language=float(best.language == detect_language(question)),
+    )
 
 
-def _logistic(x: float, center: float, scale: float) -> float:
-    return 1.0 / (1.0 + math.exp(-(x - center) / scale))
-
-
-IDENTIFIER_CONFIDENCE = 0.8
-"""Floor when every identifier of the question (E-1024, ERR_CONN_RESET) occurs in the evidence.
-
-An exact code match is the strongest evidence there is, and the one that
-embeddings and cross-language bigrams both miss."""
-
-
-def grade(hits: list[Hit], similarity: float, coverage: float, min_confidence: float, identifiers_found: bool = False) -> Grade:
-    if not hits:
-        return Grade(False, 0.0, similarity, coverage)
-    confidence = _logistic(similarity + COVERAGE_WEIGHT * coverage, EVIDENCE_CENTER, EVIDENCE_SCALE)
-    if identifiers_found:
-        confidence = max(confidence, IDENTIFIER_CONFIDENCE)
-    return Grade(confidence >= min_confidence, round(confidence, 4), similarity, coverage)
-
-
-GRADE_DEPTH = 3
-"""The grade looks at the best few hits: the answer, when present, is near the top after rerank."""
-
-
-def grade_hits(
-    hits: list[Hit], query_tokens: list[str], weights: Mapping[str, float] | None, analyzer: Analyzer, min_confidence: float,
+def grade_answer(
+    question: str, tokens: Sequence[str], hits: Sequence[Hit], scored: Sequence[ScoredUnit], keys: Sequence[str],
+    missing: Sequence[str], analyzer: Analyzer, weights: Mapping[str, float] | None, model: ConfidenceModel | None,
+    min_confidence: float, retrieved: Sequence[Hit] = (),
 ) -> Grade:
-    """Grade the best of the top hits, each on its own similarity and coverage, and whether every identifier was found.
-
-    Similarity and coverage are taken from the same hit: one chunk close in meaning and
-    another holding the question's words do not add up to evidence for an absent answer.
-    """
-    top = hits[:GRADE_DEPTH]
-    top_tokens = [set(analyzer(h.chunk.embed_text)) for h in top]
-    scored = [(1.0 - h.distance if h.distance is not None else 0.0, keyword_coverage(query_tokens, tokens, weights))
-              for h, tokens in zip(top, top_tokens, strict=True)]
-    similarity, coverage = max(scored, key=lambda pair: pair[0] + COVERAGE_WEIGHT * pair[1], default=(0.0, 0.0))
-    codes = identifiers(query_tokens)
-    codes_found = bool(codes) and any(codes <= tokens for tokens in top_tokens)
-    return grade(hits, similarity, coverage, min_confidence, codes_found)
+    """`model` None grades by retrieval over `retrieved` (fusion order, the order its logistic was centred on)."""
+    kind = str(question_type(question))
+    features = answer_features(question, tokens, hits, scored, keys, analyzer, weights)
+    if features is None:
+        return Grade(False, 0.0, kind, {}, list(keys), list(missing))
+    if model is None:
+        confidence = grade_hits(list(retrieved), list(tokens), weights, analyzer, min_confidence).confidence
+    else:
+        confidence = model.probability(features)
+    confidence = 0.0 if missing else confidence
+    return Grade(confidence >= min_confidence, round(confidence, 4), kind, dict(features_dict(features)), list(keys), list(missing))

@@ -12,12 +12,18 @@ from dataclasses import dataclass
 
 from bunko.chunk.sentences import split_sentences
 
+PROSE, ROW, CODE = "prose", "row", "code"
+
+CODE_LINES_PER_UNIT = 6
+"""A command block is quoted whole when short; a long listing is quoted a few lines at a time."""
+
 
 @dataclass
 class Unit:
     text: str
     hit_index: int
     position: int
+    kind: str = PROSE
 
 
 def _cells(line: str) -> list[str]:
@@ -44,32 +50,65 @@ def table_row_units(lines: list[str]) -> list[str]:
     return units
 
 
-def split_units(text: str) -> list[str]:
-    units: list[str] = []
+def code_units(code: list[str], lead: str | None) -> list[str]:
+    """A code block's lines in groups, each after the prose sentence that introduces the block.
+
+    Commands and option lines live in code blocks ("You can change to console 3 from the
+    command line." then "# chvt 3"): the line alone means nothing to a reader or an
+    embedder, the sentence alone does not hold the answer.
+    """
+    lines = [line.rstrip() for line in code if line.strip()]
+    groups = [lines[i:i + CODE_LINES_PER_UNIT] for i in range(0, len(lines), CODE_LINES_PER_UNIT)]
+    return [("\n".join([lead, *group]) if lead else "\n".join(group)) for group in groups]
+
+
+def split_typed_units(text: str) -> list[tuple[str, str]]:
+    """(unit, kind) in reading order: prose sentences, table rows (with their header), code lines (with their lead-in)."""
+    units: list[tuple[str, str]] = []
     prose: list[str] = []
     table: list[str] = []
+    code: list[str] = []
     in_code = False
+
+    def flush_prose() -> None:
+        if prose:
+            units.extend((s, PROSE) for s in split_sentences("\n".join(prose)))
+            prose.clear()
+
+    def flush_table() -> None:
+        if table:
+            units.extend((r, ROW) for r in table_row_units(table))
+            table.clear()
+
     for line in text.splitlines():
         if line.strip().startswith("```"):
+            if in_code:
+                lead = units[-1][0] if units and units[-1][1] == PROSE else None
+                units.extend((u, CODE) for u in code_units(code, lead))
+                code.clear()
+            else:
+                flush_prose()
+                flush_table()
             in_code = not in_code
             continue
         if in_code:
+            code.append(line)
             continue
         if line.strip().startswith("|"):
-            if prose:
-                units.extend(split_sentences("\n".join(prose)))
-                prose = []
+            flush_prose()
             table.append(line)
             continue
-        if table:
-            units.extend(table_row_units(table))
-            table = []
+        flush_table()
         prose.append(line)
-    if table:
-        units.extend(table_row_units(table))
-    if prose:
-        units.extend(split_sentences("\n".join(prose)))
-    return [u.strip() for u in units if u.strip()]
+    if in_code:  # an unclosed fence: its lines are still text
+        units.extend((u, CODE) for u in code_units(code, None))
+    flush_table()
+    flush_prose()
+    return [(u.strip(), kind) for u, kind in units if u.strip()]
+
+
+def split_units(text: str) -> list[str]:
+    return [unit for unit, _ in split_typed_units(text)]
 
 
 _ROW = re.compile(r"^[^/\n]+?: [^\n]*?(?: / [^/\n]+?: [^\n]*?)+$")

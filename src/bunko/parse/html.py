@@ -28,6 +28,23 @@ _BLOCKS = {"p", "div", "section", "article", "main", "header", "footer", "ul", "
 _META_CHARSET = re.compile(rb"<meta[^>]+charset=[\"']?([A-Za-z0-9_.:-]+)", re.IGNORECASE)
 
 
+_SOURCE_BREAK = re.compile(r"[ \t\r\f\v]*\n\s*")
+_CJK_CHAR = re.compile(r"[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
+
+
+def _source_whitespace(text: str) -> str:
+    """A line break in the HTML source is a space, as a browser shows it; between two CJK characters it is nothing.
+
+    Translated manuals wrap their paragraphs in the source ("…の / 設定ファイル"); kept as
+    line breaks, they cut sentences, quotes and commands in two. Only <br> breaks a line.
+    """
+    def join(match: re.Match[str]) -> str:
+        before, after = text[match.start() - 1: match.start()], text[match.end(): match.end() + 1]
+        return "" if _CJK_CHAR.match(before) and _CJK_CHAR.match(after) else " "
+
+    return _SOURCE_BREAK.sub(join, text)
+
+
 def _space(text: str) -> str:
     return re.sub(r"[ \t\r\f\v]*\n[ \t\r\f\v]*", "\n", re.sub(r"[ \t\r\f\v]+", " ", text)).strip()
 
@@ -90,7 +107,7 @@ class HtmlWalker:
 
     def _text(self, tag: Tag | NavigableString, links: list[dict[str, str]]) -> str:
         if isinstance(tag, NavigableString):
-            return str(tag)
+            return _source_whitespace(str(tag))
         if tag.name == "br":
             return "\n"
         if tag.name == "img":
@@ -112,7 +129,7 @@ class HtmlWalker:
         for child in tag.children:
             if isinstance(child, NavigableString):
                 if type(child).__name__ not in ("Comment", "Doctype", "CData", "ProcessingInstruction"):
-                    self._inline.append(str(child))
+                    self._inline.append(_source_whitespace(str(child)))
             elif isinstance(child, Tag):
                 if child.name in _BLOCKS:
                     self._flush()

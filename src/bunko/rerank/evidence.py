@@ -5,9 +5,13 @@ extractive generator (which quotes the best sentences), so both judge evidence
 the same way: embedding similarity of the unit (with its section heading, since
 a table row such as "東京23区 / 12,000円" only means "hotel limit" under its
 heading) plus idf-weighted keyword coverage of the question, nudged by what
-kind of answer the question wants (a quantity question prefers units with
-digits; a lead-in such as "…は次のとおりです。" points at the answer without
-being it). Units that read like instructions to a model are never evidence.
+kind of answer the question wants (`bunko.generate.answer_types`: an option
+question prefers a unit holding an option, a path question one holding a path;
+a lead-in such as "…は次のとおりです。" points at the answer without being it)
+and by language (a unit in the question's language is preferred when the
+collection holds the same text in several). Units that read like instructions
+to a model are data, never evidence: they are left out, so they neither steer
+the answer nor lower the score of the true sentences beside them.
 """
 
 from __future__ import annotations
@@ -19,8 +23,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from bunko.embed.base import Embedder
+from bunko.generate.answer_types import CHECKABLE, AnswerType, holds_type, question_type
 from bunko.generate.injection import looks_like_instruction
-from bunko.generate.units import Unit, split_units
+from bunko.generate.language import detect_language, text_language
+from bunko.generate.units import CODE, Unit, split_typed_units
 from bunko.retrieve.analyzers import Analyzer, identifiers
 from bunko.retrieve.coverage import keyword_coverage
 from bunko.schema import Hit
@@ -42,8 +48,13 @@ RANK_DEPTH = 5
 IDENTIFIER_BONUS = 0.3
 QUANTITY_BONUS = 0.12
 LEAD_IN_PENALTY = 0.2
-INSTRUCTION_PENALTY = 10.0
-"""Large enough that an injected instruction never outranks a real sentence."""
+TYPE_BONUS = 0.1
+TYPE_PENALTY = 0.15
+"""A unit that holds the kind of answer asked for (an option for an option question) gains, one that cannot hold it loses."""
+CODE_BONUS = 0.05
+"""Commands and options are written in code blocks; for those questions a code line is the likelier answer."""
+LANGUAGE_BONUS = 0.1
+"""Same-language evidence wins over a translation of similar score; a better unit in another language still wins."""
 
 
 @dataclass
@@ -52,7 +63,9 @@ class ScoredUnit:
     similarity: float
     coverage: float
     score: float
-    instruction: bool = False
+    typed: bool = True
+    """The unit holds an answer of the kind the question asks for (true when the kind has no surface form)."""
+    language: str = "en"
 
 
 def wants_quantity(question: str) -> bool:
@@ -63,13 +76,13 @@ def section_context(hit: Hit) -> str:
     return " > ".join(hit.chunk.section_path[-1:])
 
 
-def hit_units(hits: Sequence[Hit], max_units: int) -> list[Unit]:
-    """Every quotable unit of the hits, in rank then reading order, at most `max_units`."""
-    return [
-        Unit(text, hit_index, position)
-        for hit_index, hit in enumerate(hits)
-        for position, text in enumerate(split_units(hit.chunk.text))
-    ][:max_units]
+def hit_units(hits: Sequence[Hit], max_units: int, per_hit: int | None = None) -> list[Unit]:
+    """Quotable units of the hits that are not injected instructions, in rank then reading order."""
+    units = []
+    for hit_index, hit in enumerate(hits):
+        typed = [(text, kind) for text, kind in split_typed_units(hit.chunk.text) if not looks_like_instruction(text)]
+        units.extend(Unit(text, hit_index, position, kind) for position, (text, kind) in enumerate(typed[:per_hit]))
+    return units[:max_units]
 
 
 def score_units(
@@ -93,6 +106,9 @@ def score_units(
     vectors = embedder.embed([f"{c}\n{u.text}" if c else u.text for c, u in zip(contexts, units, strict=True)])
     similarities = vectors @ np.asarray(query_vector, dtype=np.float32)
     quantity = wants_quantity(question)
+    kind = question_type(question)
+    asked_language = detect_language(question)
+    languages = {i: text_language(hits[i].chunk.text) for i in {u.hit_index for u in units}}
     codes = identifiers(query_tokens)
     scored = []
     for unit, context, similarity in zip(units, contexts, similarities, strict=True):
@@ -107,8 +123,13 @@ def score_units(
             score += QUANTITY_BONUS
         if _LEAD_IN.search(unit.text):
             score -= LEAD_IN_PENALTY
-        instruction = looks_like_instruction(unit.text)
-        if instruction:
-            score -= INSTRUCTION_PENALTY
-        scored.append(ScoredUnit(unit, float(similarity), coverage, score, instruction))
+        typed = kind not in CHECKABLE or holds_type(unit.text, kind, code=unit.kind == CODE)
+        if kind in CHECKABLE:
+            score += TYPE_BONUS if typed else -TYPE_PENALTY
+        if unit.kind == CODE and kind in (AnswerType.COMMAND, AnswerType.OPTION):
+            score += CODE_BONUS
+        language = languages[unit.hit_index]
+        if language == asked_language:
+            score += LANGUAGE_BONUS
+        scored.append(ScoredUnit(unit, float(similarity), coverage, score, typed, language))
     return scored

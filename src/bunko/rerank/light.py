@@ -17,9 +17,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from bunko.embed.base import Embedder
-from bunko.generate.units import Unit, split_units
 from bunko.rerank.base import RerankQuery, ordered
-from bunko.rerank.evidence import score_units
+from bunko.rerank.evidence import hit_units, score_units
 from bunko.retrieve.analyzers import Analyzer
 from bunko.schema import Hit
 
@@ -58,11 +57,7 @@ class LightReranker:
     def rerank(self, query: RerankQuery, hits: list[Hit]) -> list[Hit]:
         if len(hits) < 2 or query.vector is None:
             return list(hits)
-        units = [
-            Unit(text, index, position)
-            for index, hit in enumerate(hits)
-            for position, text in enumerate(split_units(hit.chunk.text)[:MAX_UNITS_PER_HIT])
-        ]
+        units = hit_units(hits, len(hits) * MAX_UNITS_PER_HIT, per_hit=MAX_UNITS_PER_HIT)
         scored = score_units(
             query.question, hits, units, query.vector, query.tokens, self.embedder, self.analyzer, query.weights, rank_prior=False,
         )

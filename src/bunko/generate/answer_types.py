@@ -1,0 +1,125 @@
+"""What kind of answer a question asks for, and whether a quotable unit holds one.
+
+"Which option of tool X does Y?" is answered by an option line, not by the
+DESCRIPTION paragraph that repeats the question's words; "Which file …?" by a
+unit holding a path. The extractive generator scores units on meaning and
+shared words, which both favour the paragraph, so it also asks two questions
+this module answers in ja/zh/en:
+
+- `question_type`: the kind of answer wanted (option, command, path, value,
+  package, reason, definition, list, yes/no, which-document, or none);
+- `holds_type`: does a unit contain an answer of that kind — checkable for the
+  kinds with a surface form (a path has slashes, an option a dash or ``=``,
+  a value a digit, a command a code line or a program name), and for the
+  others always true, since any sentence may state a reason.
+
+`short_answer` isolates the typed span (``-t``, ``/etc/hostname``) from the
+quoted unit, so an answer can state it first and then cite the unit it came
+from.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+
+
+class AnswerType(StrEnum):
+    OPTION = "option"
+    COMMAND = "command"
+    PATH = "path"
+    VALUE = "value"
+    PACKAGE = "package"
+    REASON = "reason"
+    DEFINITION = "definition"
+    LIST = "list"
+    YES_NO = "yes_no"
+    WHICH_DOCUMENT = "which_document"
+    NONE = "none"
+
+
+# Checked in this order: the first pattern that matches decides, so the specific kinds come first
+# ("which file does the command … read" asks for a path, "which package provides the command" for a package).
+_QUESTION_PATTERNS: list[tuple[AnswerType, str]] = [
+    (AnswerType.WHICH_DOCUMENT, r"\bwhich (?:chapter|section|document|page|part)\b|どの(?:章|節|文書|資料|ページ)|第?何章|哪(?:一|个)?(?:章|节|部分|文档|页)"),
+    (AnswerType.PACKAGE, r"\b(?:which|what) (?:\w+ ){0,2}package\b|\bpackage (?:provides|gives|contains)\b|パッケージ|软件包|哪个包|什么包"),
+    (AnswerType.PATH, r"\b(?:which|what) (?:\w+ ){0,2}(?:file|files|directory|folder|path|config(?:uration)? file)\b|\bwhere (?:does|do|is|are|can)\b.*\b(?:keep|store|stored|save|saved|kept|located|live|put|written|log)\b"
+                      r"|どの(?:\w{0,6})?ファイル|ファイル(?:は|に|名)|ディレクトリ|フォルダ|パス(?:は|を)|どこに(?:保存|置|記録|格納)"
+                      r"|哪个(?:\w{0,4})?文件|什么文件|哪个目录|什么目录|路径|配置文件|文件里|在哪(?:个|里)?(?:文件|目录)|存放在哪"),
+    (AnswerType.OPTION, r"\b(?:which|what) (?:\w+ ){0,2}(?:option|flag|switch|parameter|directive|setting|argument|variable|boot parameter)s?\b|\bwhat (?:should|must|do) i (?:pass|give|specify|set|add)\b"
+                        r"|オプション|パラメ[ーー]?タ[ーー]?|引数|設定項目|ディレクティブ|環境変数|何を(?:渡|指定|付け|設定)"
+                        r"|选项|参数|加什么|指定什么|设置什么|环境变量|哪个变量"),
+    (AnswerType.COMMAND, r"\b(?:which|what) (?:\w+ ){0,2}(?:command|tool|program|utility|invocation)s?\b|\bhow (?:do|can|should) i\b|\bhow to\b"
+                         r"|コマンド|ツール|プログラム|どう(?:書|打|入力|実行|すれば|やって)|どのように|方法"
+                         r"|命令|工具|程序|怎么|怎样|如何|用什么|什么办法"),
+    (AnswerType.VALUE, r"\bhow (?:many|much|long|often|large|big)\b|\b(?:which|what) (?:\w+ ){0,2}(?:value|number|port|address|size|limit|group|encoding|level|priority|name)\b|\bdefault\b"
+                       r"|いくつ|何(?:日|回|人|件|年|時間|分|秒|個|%|％|バイト|番)|どのくらい|どれくらい|値|ポート|アドレス|グループ|エンコーディング|文字コード|何％"
+                       r"|多少|几|多长|多久|多大|哪个(?:端口|组|值|编码)|什么(?:端口|组|值|编码)|端口|默认"),
+    (AnswerType.REASON, r"\bwhy\b|\bfor what reason\b|なぜ|どうして|理由|为什么|为何|原因"),
+    (AnswerType.DEFINITION, r"^\s*what (?:is|are|does)\b|\bwhat (?:is|are) (?:meant|called)\b|\bstands? for\b|\bmeaning of\b|とは|何(?:を|の)意味|意味|何ですか|代表什么|是什么意思|什么意思|是什么|指的是"),
+    (AnswerType.LIST, r"\b(?:list|name) (?:the|all)\b|\bwhat are the\b|どんな.*(?:が|を)ありますか|一覧|有哪些|列出"),
+    (AnswerType.YES_NO, r"^\s*(?:is|are|can|does|do|should|will)\b|ありますか|できますか|でしょうか|是否|能不能|可以吗|吗[？?]?\s*$"),
+]
+_QUESTION_RES = [(kind, re.compile(pattern, re.IGNORECASE)) for kind, pattern in _QUESTION_PATTERNS]
+
+
+def question_type(question: str) -> AnswerType:
+    """The kind of answer the question wants; NONE when no pattern speaks for one."""
+    for kind, pattern in _QUESTION_RES:
+        if pattern.search(question):
+            return kind
+    return AnswerType.NONE
+
+
+_PATH = re.compile(r"(?<![\w/])(?:~|\.{1,2})?/(?:[\w.*@%+-]+/)*[\w.*@%+-]+/?|(?<![\w/])~/[\w.*@%+-]+|\"?\$HOME/[\w./-]+")
+_OPTION = re.compile(
+    r"(?<![\w-])--?[A-Za-z][\w-]*(?:=[\w./:-]+)?"  # -t, --verbose, --opt=value
+    r"|\b[A-Za-z][\w-]*=[\w\"'./:,-]+"  # break=init, MAILTO=root
+    r"|\b[A-Z][A-Za-z0-9]*(?:::[A-Za-z0-9-]+)+"  # APT::Acquire::http::Dl-Limit
+    r"|\$[A-Z_][A-Z0-9_]+"  # $LANGUAGE
+    r"|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b"  # KERN_ERR, GRUB_TIMEOUT
+)
+_DIGIT = re.compile(r"\d")
+_PROMPT_LINE = re.compile(r"^\s*(?:[$#%>]|\w+@[\w.-]+[:$#])\s*\S", re.MULTILINE)
+_PACKAGE = re.compile(r"(?<![\w./-])[a-z0-9][a-z0-9+.]*-[a-z0-9+.-]+|(?<![\w./-])[a-z][a-z0-9]*\d[a-z0-9]*(?![\w/])|package\s*:", re.IGNORECASE)
+_LATIN_RUN = re.compile(r"[A-Za-z][\w.+-]*")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
+
+
+def _latin_words_in_cjk(text: str) -> bool:
+    """In Japanese or Chinese prose a Latin word is a named thing: a command, a package, an option."""
+    return bool(_CJK.search(text)) and bool(_LATIN_RUN.search(text))
+
+
+def holds_type(text: str, kind: AnswerType, code: bool = False) -> bool:
+    """Whether the unit can answer a question of this kind (always true for kinds without a surface form)."""
+    if kind is AnswerType.PATH:
+        return bool(_PATH.search(text))
+    if kind is AnswerType.OPTION:
+        return bool(_OPTION.search(text))
+    if kind is AnswerType.VALUE:
+        return bool(_DIGIT.search(text)) or _latin_words_in_cjk(text) or bool(_OPTION.search(text))
+    if kind is AnswerType.COMMAND:
+        return code or bool(_PROMPT_LINE.search(text)) or _latin_words_in_cjk(text) or bool(_OPTION.search(text))
+    if kind is AnswerType.PACKAGE:
+        return bool(_PACKAGE.search(text)) or _latin_words_in_cjk(text)
+    return True
+
+
+CHECKABLE = frozenset({AnswerType.PATH, AnswerType.OPTION, AnswerType.VALUE, AnswerType.COMMAND, AnswerType.PACKAGE})
+"""Kinds whose presence in a unit `holds_type` can actually test."""
+
+
+def short_answer(text: str, kind: AnswerType, question: str) -> str | None:
+    """The one typed span of the unit that the question does not already name, or None when there is not exactly one.
+
+    "-t" from "-t  Use TCP instead of UDP" for an option question; None when the
+    unit names two options, since picking one would be a guess.
+    """
+    pattern = {AnswerType.PATH: _PATH, AnswerType.OPTION: _OPTION}.get(kind)
+    if pattern is None:
+        return None
+    asked = question.casefold()
+    spans = list(dict.fromkeys(m.group(0).strip("\"'") for m in pattern.finditer(text)))
+    fresh = [s for s in spans if s.casefold() not in asked and len(s) > 1]
+    return fresh[0] if len(fresh) == 1 else None

@@ -1,0 +1,159 @@
+"""How likely the answer about to be given is right: a calibrated probability from the evidence actually quoted.
+
+The old grade scored retrieval (the best chunk's cosine and keyword coverage),
+which is not the answer: an absent-answer question gets an on-topic chunk, and
+an injected line or a keyword-only hit lowered a chunk's cosine while the
+sentence that answers was fine. The confidence here is computed after the
+extractive scorer has chosen the unit to quote, from features of that unit
+and of the question:
+
+- ``similarity`` / ``coverage``: cosine and idf-weighted keyword coverage of the
+  quoted unit (always computed, whichever retriever found its chunk);
+- ``chunk_coverage``: coverage of the whole cited chunk with its headings;
+- ``typed``: +1 when the question asks for a checkable kind (option, path, …) and
+  the unit holds one, −1 when it does not, 0 for other questions;
+- ``key_terms``: share of the question's key terms (its named things) in the cited chunk;
+- ``margin``: how far the quoted unit leads the best unit of another document;
+- ``same_language``: the unit is in the question's language.
+
+A question whose key term occurs nowhere in the collection gets confidence 0:
+no passage can answer about a tool the documents never name.
+
+The weights are a logistic regression fitted by ``bench/fit_confidence.py`` on
+questions that are not evaluation questions (the Debian FAQ's own questions in
+en/ja/zh, with their headings removed from the documents; questions of chapters
+left out of the collection are the absent ones), cross-validated across
+chapters. The fit, its calibration and the command that made it are stored in
+``confidence_model.json`` beside this module.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from bunko.generate.answer_types import CHECKABLE, AnswerType
+from bunko.retrieve.analyzers import ENGLISH_STOPWORDS, identifiers
+
+FEATURES = ("similarity", "coverage", "chunk_coverage", "typed", "key_terms", "margin", "same_language")
+"""Everything the grade computes and traces; a model uses the subset it was fitted on (`ConfidenceModel.features`)."""
+
+
+@dataclass
+class AnswerFeatures:
+    similarity: float = 0.0
+    coverage: float = 0.0
+    chunk_coverage: float = 0.0
+    typed: float = 0.0
+    key_terms: float = 1.0
+    margin: float = 0.0
+    same_language: float = 1.0
+
+    def vector(self, names: Sequence[str] = FEATURES) -> np.ndarray:
+        return np.array([getattr(self, name) for name in names], dtype=np.float64)
+
+
+def typed_feature(kind: AnswerType, typed: bool) -> float:
+    return 0.0 if kind not in CHECKABLE else (1.0 if typed else -1.0)
+
+
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_.+:/][A-Za-z0-9]+)*")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
+
+
+def key_terms(question: str, tokens: Sequence[str]) -> list[str]:
+    """The question's named things, as analyzer tokens: what a passage must mention to be about it.
+
+    Identifiers (``fcitx5``, ``apt-cacher-ng``, ``E-1024``) always; in a Japanese or
+    Chinese question every Latin word (there it names a tool, a package, a setting);
+    in an English question the words written with a capital inside the sentence
+    (``Wayland``, ``PolicyKit``) — a common word can be paraphrased, a name cannot.
+    """
+    present = set(tokens)
+    found: list[str] = list(identifiers(list(tokens)))
+    cjk_question = bool(_CJK.search(question))
+    for match in _LATIN_WORD.finditer(question):
+        word = match.group(0)
+        at_start = not question[: match.start()].strip() or question[: match.start()].rstrip()[-1:] in ".?!"
+        named = cjk_question or (not at_start and any(c.isupper() for c in word)) or (word.isupper() and len(word) > 1)
+        candidate = word.lower()
+        if named and candidate in present and candidate not in ENGLISH_STOPWORDS and len(candidate) > 1:
+            found.append(candidate)
+    return list(dict.fromkeys(found))
+
+
+@dataclass
+class ConfidenceModel:
+    """Logistic regression over some of `FEATURES`: P(answer right) = σ(bias + weights · features)."""
+
+    features: list[str]
+    weights: list[float]
+    bias: float
+    meta: dict[str, object]
+
+    def probability(self, features: AnswerFeatures) -> float:
+        z = self.bias + float(np.dot(np.asarray(self.weights), features.vector(self.features)))
+        return 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
+
+    @classmethod
+    def load(cls, path: str | None = None) -> ConfidenceModel:
+        packaged = resources.files("bunko.generate").joinpath("confidence_model.json")
+        text = Path(path).read_text(encoding="utf-8") if path else packaged.read_text("utf-8")
+        data = json.loads(text)
+        unknown = set(data["features"]) - set(FEATURES)
+        if unknown or len(data["features"]) != len(data["weights"]):
+            raise ValueError(f"confidence model {path or 'confidence_model.json'}: features {data['features']} do not fit {list(FEATURES)}")
+        return cls(list(data["features"]), [float(w) for w in data["weights"]], float(data["bias"]), dict(data.get("meta", {})))
+
+    def to_json(self) -> str:
+        return json.dumps({"features": self.features, "weights": self.weights, "bias": self.bias, "meta": self.meta}, indent=1, ensure_ascii=False)
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1.0, iterations: int = 50) -> tuple[np.ndarray, float]:
+    """Newton's method on the L2-penalised log-loss (the bias is not penalised); small data, exact fit."""
+    n, d = x.shape
+    design = np.hstack([np.ones((n, 1)), x])
+    theta = np.zeros(d + 1)
+    penalty = np.full(d + 1, l2)
+    penalty[0] = 0.0
+    for _ in range(iterations):
+        p = 1.0 / (1.0 + np.exp(-np.clip(design @ theta, -50, 50)))
+        gradient = design.T @ (p - y) + penalty * theta
+        hessian = (design * (p * (1 - p))[:, None]).T @ design + np.diag(penalty)
+        step = np.linalg.solve(hessian + 1e-9 * np.eye(d + 1), gradient)
+        theta -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return theta[1:], float(theta[0])
+
+
+def expected_calibration_error(probabilities: Sequence[float], outcomes: Sequence[float], bins: int = 10) -> tuple[float, list[dict[str, float]]]:
+    """ECE over equal-width bins, and the reliability table (bin, count, mean confidence, accuracy)."""
+    p = np.asarray(probabilities, dtype=np.float64)
+    y = np.asarray(outcomes, dtype=np.float64)
+    table: list[dict[str, float]] = []
+    if not len(p):
+        return 0.0, table
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    which = np.clip(np.digitize(p, edges[1:-1]), 0, bins - 1)
+    ece = 0.0
+    for b in range(bins):
+        mask = which == b
+        if not mask.any():
+            continue
+        confidence, accuracy = float(p[mask].mean()), float(y[mask].mean())
+        ece += mask.sum() / len(p) * abs(confidence - accuracy)
+        table.append({"low": float(edges[b]), "high": float(edges[b + 1]), "count": int(mask.sum()),
+                      "confidence": round(confidence, 4), "accuracy": round(accuracy, 4)})
+    return float(ece), table
+
+
+def features_dict(features: AnswerFeatures) -> Mapping[str, float]:
+    return {k: round(v, 4) for k, v in asdict(features).items()}

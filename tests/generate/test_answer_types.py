@@ -1,0 +1,96 @@
+"""Answer-type analysis in ja/zh/en: what a question asks for, and whether a unit can hold it."""
+
+from __future__ import annotations
+
+import pytest
+
+from bunko.generate.answer_types import AnswerType, holds_type, question_type, short_answer
+from bunko.generate.units import CODE, PROSE, ROW, split_typed_units
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("Which option of ping sets the number of packets?", AnswerType.OPTION),
+        ("ping でパケット数を指定するオプションは？", AnswerType.OPTION),
+        ("ping 用哪个参数指定发送的包数？", AnswerType.OPTION),
+        ("Which file holds the system hostname?", AnswerType.PATH),
+        ("ホスト名はどのファイルに書かれていますか？", AnswerType.PATH),
+        ("主机名保存在哪个文件里？", AnswerType.PATH),
+        ("What command switches to virtual console 3?", AnswerType.COMMAND),
+        ("仮想コンソール3に切り替えるコマンドは？", AnswerType.COMMAND),
+        ("切换到虚拟控制台 3 用什么命令？", AnswerType.COMMAND),
+        ("How many days of leave do I get?", AnswerType.VALUE),
+        ("有給休暇は何日ですか？", AnswerType.VALUE),
+        ("年假有多少天？", AnswerType.VALUE),
+        ("Which package provides pdftotext?", AnswerType.PACKAGE),
+        ("pdftotext を含むパッケージは？", AnswerType.PACKAGE),
+        ("pdftotext 在哪个软件包里？", AnswerType.PACKAGE),
+        ("Why is umask 002 safe on Debian?", AnswerType.REASON),
+        ("なぜ umask 002 で安全なのですか？", AnswerType.REASON),
+        ("为什么 umask 002 是安全的？", AnswerType.REASON),
+        ("Which chapter explains package management?", AnswerType.WHICH_DOCUMENT),
+        ("パッケージ管理はどの章で説明されていますか？", AnswerType.WHICH_DOCUMENT),
+        ("哪一章介绍软件包管理？", AnswerType.WHICH_DOCUMENT),
+    ],
+)
+def test_question_type_in_three_languages(question: str, kind: AnswerType) -> None:
+    assert question_type(question) is kind
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "holds"),
+    [
+        ("-c count  Stop after sending count packets.", AnswerType.OPTION, True),
+        ("ping sends ICMP echo requests to a host.", AnswerType.OPTION, False),
+        ("-c count  送信するパケット数を指定します。", AnswerType.OPTION, True),
+        ("このコマンドはホストに ICMP を送ります。", AnswerType.OPTION, False),
+        ("ホスト名は \"/etc/hostname\" に保存されます。", AnswerType.PATH, True),
+        ("主机名保存在 “/etc/hostname” 中。", AnswerType.PATH, True),
+        ("The hostname is set at boot.", AnswerType.PATH, False),
+        ("主机名在启动时设置。", AnswerType.PATH, False),
+        ("Set APT::Acquire::http::Dl-Limit to limit bandwidth.", AnswerType.OPTION, True),
+        ("年假为 10 天。", AnswerType.VALUE, True),
+        ("年假由部门经理批准。", AnswerType.VALUE, False),
+    ],
+)
+def test_unit_holds_the_answer_kind(text: str, kind: AnswerType, holds: bool) -> None:
+    assert holds_type(text, kind) is holds
+
+
+def test_a_code_line_can_answer_a_command_question() -> None:
+    assert holds_type("# chvt 3", AnswerType.COMMAND, code=True)
+    assert not holds_type("Switch consoles from the command line.", AnswerType.COMMAND)
+
+
+@pytest.mark.parametrize(
+    ("text", "question", "expected"),
+    [
+        ("-t  Use TCP instead of UDP.", "Which option makes it use TCP?", "-t"),
+        ("-t  UDP の代わりに TCP を使います。", "TCP を使うオプションは？", "-t"),
+        ("-t  使用 TCP 而不是 UDP。", "用哪个参数使用 TCP？", "-t"),
+        ("The hostname is stored in \"/etc/hostname\".", "Which file holds the hostname?", "/etc/hostname"),
+        ("Use -a or -b.", "Which option?", None),
+    ],
+)
+def test_short_answer_is_isolated_only_when_unambiguous(text: str, question: str, expected: str | None) -> None:
+    kind = question_type(question)
+    assert short_answer(text, kind, question) == expected
+
+
+@pytest.mark.parametrize(
+    "lead",
+    ["You can change to console 3 from the command line.", "コマンドラインからコンソール3に切り替えられます。", "也可以从命令行切换到控制台 3。"],
+)
+def test_code_block_becomes_units_quoted_after_their_lead_in(lead: str) -> None:
+    text = f"Intro.\n\n{lead}\n\n```\n# chvt 3\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |"
+    units = split_typed_units(text)
+    assert (f"{lead}\n# chvt 3", CODE) in units
+    assert (lead, PROSE) in units
+    assert ("a: 1 / b: 2", ROW) in units
+
+
+def test_long_code_block_is_split_into_groups_each_with_the_lead_in() -> None:
+    code = "\n".join(f"line {i}" for i in range(14))
+    units = [u for u, kind in split_typed_units(f"Run these:\n\n```\n{code}\n```") if kind == CODE]
+    assert len(units) == 3 and all(u.startswith("Run these:\nline") for u in units)
