@@ -84,3 +84,22 @@ def test_figure_and_its_caption_stay_together(tmp_path: Path) -> None:
     figure, caption = HtmlParser().parse(path, path.name, "text/html").elements
     assert (figure.kind, figure.text, figure.meta["src"], figure.meta["caption"]) == ("figure", "Flow chart", "flow.png", "Figure 1: Approval flow")
     assert (caption.kind, caption.parent_id) == ("caption", figure.element_id)
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("The packages are stored in\n  <code>/var/cache/apt/archives</code>\n  until they are cleaned.",
+         "The packages are stored in /var/cache/apt/archives until they are cleaned."),
+        ("パッケージは\n\"/var/cache/apt/archives\"\nに保存され、キャッシュが\n消去されるまで残ります。",
+         "パッケージは \"/var/cache/apt/archives\" に保存され、キャッシュが消去されるまで残ります。"),
+        ("软件包保存在\n“/var/cache/apt/archives”\n中，直到缓存\n被清除。", "软件包保存在 “/var/cache/apt/archives” 中，直到缓存被清除。"),
+        ("First line<br>second line", "First line\nsecond line"),
+    ],
+)
+def test_source_line_breaks_in_a_paragraph_are_spaces_and_vanish_between_cjk(tmp_path: Path, source: str, expected: str) -> None:
+    """Translated manuals wrap paragraphs in the HTML source; only <br> breaks a line, as in a browser."""
+    path = tmp_path / "wrapped.html"
+    path.write_text(f"<html><body><main><p>{source}</p></main></body></html>", encoding="utf-8")
+    doc = HtmlParser().parse(path, path.name, "text/html")
+    assert [e.text for e in doc.elements] == [expected]
