@@ -171,13 +171,15 @@ class AnswerConfig(_Section):
         "standard", description="strict drops unsupported sentences and masks personal data; regulated adds dates and a notice."
     )
     max_sentences: int = Field(3, ge=1)
-    min_confidence: float = Field(
-        0.5, ge=0, le=1, description="Below this grade confidence the engine abstains instead of answering."
+    min_confidence: float | None = Field(
+        None, ge=0, le=1,
+        description="Below this grade confidence the engine abstains instead of answering. Unset: 0.5 for the retrieval "
+        "grade, the threshold chosen with the fitted model (confidence_model.json) for the fitted one.",
     )
     confidence: Literal["retrieval", "fitted"] = Field(
         "retrieval",
         description="retrieval: logistic over the top hits' similarity and coverage; fitted: probability that the quoted "
-        "answer is right, from bench/fit_confidence.py (use min_confidence 0.1-0.35 with it).",
+        "answer is right, from bench/fit_confidence.py.",
     )
     review_below: float = Field(0.7, ge=0, le=1, description="regulated: answers below this confidence ask for human review.")
     llm_grader: bool = Field(True, description="With an LLM configured, let it judge sufficiency (CRAG) and rewrite once.")

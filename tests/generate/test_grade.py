@@ -98,3 +98,46 @@ def test_packaged_model_matches_the_feature_list_and_orders_evidence_sensibly() 
     strong = AnswerFeatures(similarity=0.7, coverage=1.0, chunk_coverage=1.0, typed=1.0, key_terms=1.0, margin=0.3)
     weak = AnswerFeatures(similarity=0.2, coverage=0.2, chunk_coverage=0.3, typed=-1.0, key_terms=0.0, margin=0.0)
     assert model.probability(strong) > 0.5 > model.probability(weak)
+
+
+@pytest.mark.parametrize(
+    ("question", "term", "passage"),
+    [
+        ("Which mount option enables zstd compression on Btrfs?", "btrfs",
+         "The default settings of pingtool are read from \"/etc/pingtool/defaults.conf\"."),
+        ("/run の tmpfs のサイズ上限は既定で何％ですか？", "tmpfs", "pingtool の既定の設定は \"/etc/pingtool/defaults.conf\" から読み込まれます。"),
+        ("/run 的 tmpfs 默认最多占用多少内存？", "tmpfs", "pingtool 的默认设置从 “/etc/pingtool/defaults.conf” 读取。"),
+    ],
+)
+def test_a_rare_key_term_missing_from_the_quoted_chunk_refuses_the_answer(embedder, question: str, term: str, passage: str) -> None:
+    """The collection names the term somewhere, but the passage that would be quoted does not: it is not about it."""
+    hits = [_hit(passage, 1, 0.3)]
+    tokens = multilingual(question)
+    weights = {t: 1.0 for t in tokens} | {term: 6.0}
+    scored = score_units(question, hits, hit_units(hits, 10), embedder.embed([question])[0], tokens, embedder, multilingual, weights)
+    keys = key_terms(question, tokens)
+    grade = grade_answer(question, tokens, hits, scored, keys, [], multilingual, weights, None, 0.0, retrieved=hits)
+    assert term in keys
+    assert grade.reason == "key_term_not_in_evidence" and grade.confidence == 0.0
+
+
+def test_a_key_term_on_every_page_is_not_required_in_the_quoted_chunk(embedder) -> None:
+    question = "Which file holds the Debian hostname?"
+    hits = [_hit("The hostname is stored in \"/etc/hostname\".", 1, 0.3)]
+    tokens = multilingual(question)
+    weights = {t: 1.0 for t in tokens} | {"debian": 0.2}
+    scored = score_units(question, hits, hit_units(hits, 10), embedder.embed([question])[0], tokens, embedder, multilingual, weights)
+    grade = grade_answer(question, tokens, hits, scored, ["debian"], [], multilingual, weights, None, 0.0, retrieved=hits)
+    assert grade.reason is None
+
+
+def test_unset_threshold_is_the_grades_own(make_kb) -> None:
+    from bunko import Config
+
+    fitted = Config()
+    fitted.answer.confidence = "fitted"
+    assert make_kb(config=fitted, name="fitted").answerer.min_confidence == ConfidenceModel.load().threshold
+    assert make_kb(name="retrieval").answerer.min_confidence == 0.5
+    chosen = Config()
+    chosen.answer.min_confidence = 0.2
+    assert make_kb(config=chosen, name="chosen").answerer.min_confidence == 0.2

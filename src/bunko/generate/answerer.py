@@ -35,6 +35,7 @@ from bunko.generate.injection import looks_like_instruction
 from bunko.generate.language import ABSTAIN_MESSAGES, abstain_message, cross_language_note, detect_language, text_language
 from bunko.generate.llm import ChatModel, Message, estimate_tokens
 from bunko.generate.prompts import build_messages, prompt_overhead
+from bunko.generate.retrieval_grade import RETRIEVAL_THRESHOLD
 from bunko.generate.units import readable_row
 from bunko.rerank.base import Reranker, RerankQuery
 from bunko.rerank.budget import fit_budget
@@ -121,6 +122,14 @@ class Answerer:
         self.confidence = confidence or (ConfidenceModel.load() if config.answer.confidence == "fitted" else None)
 
     @property
+    def min_confidence(self) -> float:
+        """The configured threshold, else the fitted model's own, else the retrieval grade's 0.5."""
+        configured = self.config.answer.min_confidence
+        if configured is not None:
+            return configured
+        return self.confidence.threshold if self.confidence is not None else RETRIEVAL_THRESHOLD
+
+    @property
     def generator_name(self) -> str:
         return self.chat_model.name if self.chat_model is not None and self.config.answer.generator != "extractive" else "extractive"
 
@@ -159,7 +168,7 @@ class Answerer:
         keys = key_terms(query, tokens)
         missing = [term for term in keys if not self.store.keyword_search([term], 1, filters)]
         verdict = grade_answer(
-            query, tokens, hits, scored, keys, missing, self.analyzer, weights, self.confidence, self.config.answer.min_confidence,
+            query, tokens, hits, scored, keys, missing, self.analyzer, weights, self.confidence, self.min_confidence,
             retrieved=result.hits[:k],
         )
         timings[prefix + "grade"] = time.perf_counter() - started
@@ -191,8 +200,8 @@ class Answerer:
                 abstain_reason = None if evidence.hits else "no_hits"
             elif graded.verdict == NOT_FOUND:
                 abstain_reason = "llm_grade_not_found"
-        if abstain_reason is None and evidence.grade.missing_key_terms:
-            abstain_reason = "key_term_absent"
+        if abstain_reason is None and evidence.grade.reason:
+            abstain_reason = evidence.grade.reason
         if abstain_reason is None and not evidence.grade.sufficient:
             abstain_reason = "low_confidence"
 

@@ -14,7 +14,8 @@ and of the question:
   the unit holds one, −1 when it does not, 0 for other questions;
 - ``key_terms``: share of the question's key terms (its named things) in the cited chunk;
 - ``margin``: how far the quoted unit leads the best unit of another document;
-- ``same_language``: the unit is in the question's language.
+- ``same_language``: the unit is in the question's language;
+- ``retrieval``: the retrieval grade of the top hits (the default grade's confidence).
 
 A question whose key term occurs nowhere in the collection gets confidence 0:
 no passage can answer about a tool the documents never name.
@@ -42,7 +43,7 @@ import numpy as np
 from bunko.generate.answer_types import CHECKABLE, AnswerType
 from bunko.retrieve.analyzers import ENGLISH_STOPWORDS, identifiers
 
-FEATURES = ("similarity", "coverage", "chunk_coverage", "typed", "key_terms", "margin", "same_language")
+FEATURES = ("similarity", "coverage", "chunk_coverage", "typed", "key_terms", "margin", "same_language", "retrieval")
 """Everything the grade computes and traces; a model uses the subset it was fitted on (`ConfidenceModel.features`)."""
 
 
@@ -55,6 +56,8 @@ class AnswerFeatures:
     key_terms: float = 1.0
     margin: float = 0.0
     same_language: float = 1.0
+    retrieval: float = 0.0
+    """The retrieval grade's confidence (`bunko.generate.retrieval_grade`): the top hits' similarity and coverage."""
 
     def vector(self, names: Sequence[str] = FEATURES) -> np.ndarray:
         return np.array([getattr(self, name) for name in names], dtype=np.float64)
@@ -89,6 +92,18 @@ def key_terms(question: str, tokens: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+RARE_TERM_SHARE = 0.1
+"""A key term held by fewer than this share of the chunks names something specific ("fcitx5", "tmpfs");
+a name on every page ("Debian" in the Debian manuals) does not say what a passage is about."""
+RARE_IDF = math.log(1.0 + (1.0 - RARE_TERM_SHARE) / RARE_TERM_SHARE)
+"""BM25 idf of a term in RARE_TERM_SHARE of the chunks (large collections), the same in every collection."""
+
+
+def rare_key_terms(question: str, tokens: Sequence[str], weights: Mapping[str, float] | None) -> list[str]:
+    """The key terms that are rare in the collection (all of them when no idf is known)."""
+    return [k for k in key_terms(question, tokens) if weights is None or weights.get(k, RARE_IDF) >= RARE_IDF]
+
+
 @dataclass
 class ConfidenceModel:
     """Logistic regression over some of `FEATURES`: P(answer right) = σ(bias + weights · features)."""
@@ -97,6 +112,11 @@ class ConfidenceModel:
     weights: list[float]
     bias: float
     meta: dict[str, object]
+
+    @property
+    def threshold(self) -> float:
+        """The abstention threshold chosen with the fit (share of right decisions on held-out questions)."""
+        return float(self.meta.get("threshold", 0.5))  # type: ignore[arg-type]
 
     def probability(self, features: AnswerFeatures) -> float:
         z = self.bias + float(np.dot(np.asarray(self.weights), features.vector(self.features)))
@@ -116,17 +136,20 @@ class ConfidenceModel:
         return json.dumps({"features": self.features, "weights": self.weights, "bias": self.bias, "meta": self.meta}, indent=1, ensure_ascii=False)
 
 
-def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1.0, iterations: int = 50) -> tuple[np.ndarray, float]:
-    """Newton's method on the L2-penalised log-loss (the bias is not penalised); small data, exact fit."""
+def fit_logistic(
+    x: np.ndarray, y: np.ndarray, l2: float = 1.0, iterations: int = 50, sample_weight: np.ndarray | None = None,
+) -> tuple[np.ndarray, float]:
+    """Newton's method on the (sample-weighted) L2-penalised log-loss (the bias is not penalised); small data, exact fit."""
     n, d = x.shape
+    w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     design = np.hstack([np.ones((n, 1)), x])
     theta = np.zeros(d + 1)
     penalty = np.full(d + 1, l2)
     penalty[0] = 0.0
     for _ in range(iterations):
         p = 1.0 / (1.0 + np.exp(-np.clip(design @ theta, -50, 50)))
-        gradient = design.T @ (p - y) + penalty * theta
-        hessian = (design * (p * (1 - p))[:, None]).T @ design + np.diag(penalty)
+        gradient = design.T @ (w * (p - y)) + penalty * theta
+        hessian = (design * (w * p * (1 - p))[:, None]).T @ design + np.diag(penalty)
         step = np.linalg.solve(hessian + 1e-9 * np.eye(d + 1), gradient)
         theta -= step
         if np.abs(step).max() < 1e-8:

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bunko.generate.answer_types import question_type
-from bunko.generate.confidence import AnswerFeatures, ConfidenceModel, features_dict, typed_feature
+from bunko.generate.confidence import AnswerFeatures, ConfidenceModel, features_dict, rare_key_terms, typed_feature
 from bunko.generate.language import detect_language
 from bunko.generate.retrieval_grade import grade_hits
 from bunko.rerank.evidence import ScoredUnit
@@ -30,6 +30,8 @@ from bunko.schema import Hit
 
 MAX_MARGIN = 0.3
 """A lead this large already means "no other document competes"; larger ones add nothing."""
+KEY_TERM_ABSENT = "key_term_absent"
+KEY_TERM_NOT_IN_EVIDENCE = "key_term_not_in_evidence"
 
 
 @dataclass
@@ -41,11 +43,15 @@ class Grade:
     key_terms: list[str] = field(default_factory=list)
     missing_key_terms: list[str] = field(default_factory=list)
     """Key terms of the question that no chunk of the collection (within the filters) holds."""
+    reason: str | None = None
+    """Why the grade refused regardless of the confidence: KEY_TERM_ABSENT or KEY_TERM_NOT_IN_EVIDENCE."""
+
+
 
 
 def answer_features(
     question: str, tokens: Sequence[str], hits: Sequence[Hit], scored: Sequence[ScoredUnit], keys: Sequence[str],
-    analyzer: Analyzer, weights: Mapping[str, float] | None,
+    analyzer: Analyzer, weights: Mapping[str, float] | None, retrieval: float = 0.0,
 ) -> AnswerFeatures | None:
     """Features of the best-scored unit; None when there is nothing to quote."""
     if not scored:
@@ -60,9 +66,10 @@ def answer_features(
         coverage=best.coverage,
         chunk_coverage=keyword_coverage(tokens, chunk_tokens, weights),
         typed=typed_feature(question_type(question), best.typed),
-        key_terms=sum(k in chunk_tokens for k in keys) / len(keys) if keys else 1.0,
+        key_terms=keyword_coverage(keys, chunk_tokens, weights) if keys else 1.0,
         margin=margin,
         same_language=float(best.language == detect_language(question)),
+        retrieval=retrieval,
     )
 
 
@@ -73,12 +80,21 @@ def grade_answer(
 ) -> Grade:
     """`model` None grades by retrieval over `retrieved` (fusion order, the order its logistic was centred on)."""
     kind = str(question_type(question))
-    features = answer_features(question, tokens, hits, scored, keys, analyzer, weights)
+    retrieval = grade_hits(list(retrieved), list(tokens), weights, analyzer, min_confidence).confidence
+    features = answer_features(question, tokens, hits, scored, keys, analyzer, weights, retrieval)
     if features is None:
         return Grade(False, 0.0, kind, {}, list(keys), list(missing))
-    if model is None:
-        confidence = grade_hits(list(retrieved), list(tokens), weights, analyzer, min_confidence).confidence
-    else:
-        confidence = model.probability(features)
-    confidence = 0.0 if missing else confidence
-    return Grade(confidence >= min_confidence, round(confidence, 4), kind, dict(features_dict(features)), list(keys), list(missing))
+    confidence = retrieval if model is None else model.probability(features)
+    reason = None
+    if missing:
+        reason = KEY_TERM_ABSENT
+    elif (rare := rare_key_terms(question, tokens, weights)) and not set(rare) & quoted_tokens(hits, scored, analyzer):
+        reason = KEY_TERM_NOT_IN_EVIDENCE
+    confidence = 0.0 if reason else confidence
+    return Grade(confidence >= min_confidence, round(confidence, 4), kind, dict(features_dict(features)), list(keys), list(missing), reason)
+
+
+def quoted_tokens(hits: Sequence[Hit], scored: Sequence[ScoredUnit], analyzer: Analyzer) -> set[str]:
+    """Tokens of the chunk the best unit comes from, headings included: where a key term must appear for the answer to be about it."""
+    best = max(scored, key=lambda s: s.score)
+    return set(analyzer(hits[best.unit.hit_index].chunk.embed_text))

@@ -27,6 +27,8 @@ class RetrievalGrade:
     coverage: float
 
 
+RETRIEVAL_THRESHOLD = 0.5
+"""The default `min_confidence` of this grade: its logistic is centred where the samples separate."""
 COVERAGE_WEIGHT = 0.5
 EVIDENCE_CENTER = 0.56
 EVIDENCE_SCALE = 0.04

@@ -24,6 +24,7 @@ import numpy as np
 
 from bunko.embed.base import Embedder
 from bunko.generate.answer_types import CHECKABLE, AnswerType, holds_type, question_type
+from bunko.generate.confidence import rare_key_terms
 from bunko.generate.injection import looks_like_instruction
 from bunko.generate.language import detect_language, text_language
 from bunko.generate.units import CODE, Unit, split_typed_units
@@ -55,6 +56,9 @@ CODE_BONUS = 0.05
 """Commands and options are written in code blocks; for those questions a code line is the likelier answer."""
 LANGUAGE_BONUS = 0.1
 """Same-language evidence wins over a translation of similar score; a better unit in another language still wins."""
+KEY_TERM_BONUS = 0.15
+"""Times the idf-weighted share of the question's rare named things (`rare_key_terms`) the unit's chunk holds:
+an answer about fcitx5 comes from a passage that names fcitx5, even when another passage is closer in wording."""
 
 
 @dataclass
@@ -110,6 +114,10 @@ def score_units(
     asked_language = detect_language(question)
     languages = {i: text_language(hits[i].chunk.text) for i in {u.hit_index for u in units}}
     codes = identifiers(query_tokens)
+    keys = rare_key_terms(question, query_tokens, weights)
+    key_share = {
+        i: keyword_coverage(keys, set(analyzer(hits[i].chunk.embed_text)), weights) for i in {u.hit_index for u in units}
+    } if keys else {}
     scored = []
     for unit, context, similarity in zip(units, contexts, similarities, strict=True):
         unit_tokens = set(analyzer(f"{context} {unit.text}"))
@@ -128,6 +136,7 @@ def score_units(
             score += TYPE_BONUS if typed else -TYPE_PENALTY
         if unit.kind == CODE and kind in (AnswerType.COMMAND, AnswerType.OPTION):
             score += CODE_BONUS
+        score += KEY_TERM_BONUS * key_share.get(unit.hit_index, 0.0)
         language = languages[unit.hit_index]
         if language == asked_language:
             score += LANGUAGE_BONUS
