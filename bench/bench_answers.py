@@ -1,6 +1,8 @@
 """Answer quality and speed on the samples' golden set (63 questions in ja/zh/en, 13 with no answer).
 
     python bench/bench_answers.py                    # extractive generator, light and no rerank
+    python bench/bench_answers.py --debian ~/.cache/bunko-evalsets/debian-reference/runs/REV-*-html
+                                                     # … and the Debian Reference QA set under both grades
     BUNKO_BENCH_OPENAI_URL=http://127.0.0.1:8000/v1 BUNKO_BENCH_OPENAI_MODEL=qwen2.5-7b-instruct \\
         python bench/bench_answers.py                # … and an OpenAI-compatible server
 
@@ -189,12 +191,39 @@ def markdown(report: dict[str, Any]) -> str:
               f"Best pair on the grid: {cal['best_on_grid']}.", ""]
     if report.get("skipped"):
         lines += [f"Skipped: {report['skipped']}", ""]
+    for run in report.get("real_documents", []):
+        metrics = list(next(iter(run["summary"].values())))
+        lines += [f"## Real documents: Debian Reference QA, {run['scope']} ({run['settings']})", "",
+                  "Hand-written questions (`../shared/evalsets/debian-reference-qa/`), collection built by its `run.sh`."
+                  + (" In-sample for the fitted grade, whose training included these questions: its cross-validated"
+                     " figures are in `confidence.md`." if run["settings"]["confidence"] == "fitted" else ""), "",
+                  "| group | " + " | ".join(metrics) + " |", "|---" * (len(metrics) + 1) + "|"]
+        lines += [f"| {name} | " + " | ".join(str(v) for v in values.values()) + " |" for name, values in run["summary"].items()]
+        lines.append("")
     return "\n".join(lines)
+
+
+def real_document_runs(run_dirs: list[Path]) -> list[dict[str, Any]]:
+    """The development set on real documents, beside the samples: each run.sh folder under both grades."""
+    from bench_debian_qa import ask_all, summarize
+
+    runs = []
+    for run_dir in run_dirs:
+        questions = [json.loads(line) for line in (run_dir / "questions.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+        for grade in ("retrieval", "fitted"):
+            with Bunko(run_dir / ".bunko", create=False) as kb:
+                kb.config.answer.confidence = grade  # type: ignore[assignment]
+                kb.config.answer.min_confidence = None
+                settings = {"confidence": grade, "min_confidence": kb.answerer.min_confidence}
+                runs.append({"scope": run_dir.name, "settings": settings, "summary": summarize(ask_all(kb, questions))})
+    return runs
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", default=str(RESULTS / "answers"))
+    parser.add_argument("--debian", type=Path, nargs="*", default=[],
+                        help="run.sh folders of the Debian Reference QA set (…/runs/REV-SCOPE-FORM) to report beside the samples")
     args = parser.parse_args()
     golden = [json.loads(line) for line in (SAMPLES / "golden.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
     configs: list[tuple[str, Config]] = []
@@ -221,6 +250,7 @@ def main() -> None:
     report = {
         "questions": len(golden), "absent": sum(g["tags"]["type"] == "absent" for g in golden),
         "machine": f"{os.cpu_count()} cores", "runs": runs, "calibration": calibration, "skipped": skipped,
+        "real_documents": real_document_runs(args.debian),
     }
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

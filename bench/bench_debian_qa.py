@@ -68,6 +68,16 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, float]:
     }
 
 
+def summarize(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """`summary` of all rows, of each language and of each question type."""
+    groups: dict[str, list[dict[str, Any]]] = {"all": rows}
+    for language in ("en", "ja", "zh"):
+        groups[language] = [r for r in rows if r["lang"] == language]
+    for kind in ("fact", "table", "multi-hop", "absent"):
+        groups[kind] = [r for r in rows if r["type"] == kind]
+    return {name: summary(group) for name, group in groups.items() if group}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("collection", type=Path)
@@ -83,15 +93,10 @@ def main() -> None:
     if args.confidence:
         kb.config.answer.confidence = args.confidence
     rows = ask_all(kb, questions)
+    settings = {"confidence": kb.config.answer.confidence, "min_confidence": kb.answerer.min_confidence}
     kb.close()
-    groups: dict[str, list[dict[str, Any]]] = {"all": rows}
-    for language in ("en", "ja", "zh"):
-        groups[language] = [r for r in rows if r["lang"] == language]
-    for kind in ("fact", "table", "multi-hop", "absent"):
-        groups[kind] = [r for r in rows if r["type"] == kind]
-    table = {name: summary(group) for name, group in groups.items() if group}
+    table = summarize(rows)
     RESULTS.mkdir(parents=True, exist_ok=True)
-    settings = {"confidence": kb.config.answer.confidence, "min_confidence": kb.config.answer.min_confidence}
     (RESULTS / f"{args.out}.json").write_text(json.dumps({"settings": settings, "summary": table, "rows": rows}, ensure_ascii=False, indent=1), encoding="utf-8")
     metrics = list(next(iter(table.values())))
     lines = [f"# Debian Reference QA ({settings})", "", "`python bench/bench_debian_qa.py COLLECTION QUESTIONS`", "",

@@ -42,10 +42,12 @@ class AnswerType(StrEnum):
 # ("which file does the command … read" asks for a path, "which package provides the command" for a package).
 _QUESTION_PATTERNS: list[tuple[AnswerType, str]] = [
     (AnswerType.WHICH_DOCUMENT, r"\bwhich (?:chapter|section|document|page|part)\b|どの(?:章|節|文書|資料|ページ)|第?何章|哪(?:一|个)?(?:章|节|部分|文档|页)"),
-    (AnswerType.PACKAGE, r"\b(?:which|what) (?:\w+ ){0,2}package\b|\bpackage (?:provides|gives|contains)\b|パッケージ|软件包|哪个包|什么包"),
+    (AnswerType.PACKAGE, r"\b(?:which|what) (?:\w+ ){0,2}package\b|\bpackage (?:provides|gives|contains)\b"
+                         r"|どの(?:\w{0,4})?パッケージ|何という(?:\w{0,4})?パッケージ|パッケージ(?:は|名は)(?:何|どれ)|パッケージ名|パッケージ(?:は|名は)?(?:ですか)?[？?]\s*$"
+                         r"|哪个(?:\w{0,4})?(?:软件)?包|什么(?:软件)?包|软件包(?:是|叫)什么|包名"),
     (AnswerType.PATH, r"\b(?:which|what) (?:\w+ ){0,2}(?:file|files|directory|folder|path|config(?:uration)? file)\b|\bwhere (?:does|do|is|are|can)\b.*\b(?:keep|store|stored|save|saved|kept|located|live|put|written|log)\b"
-                      r"|どの(?:\w{0,6})?ファイル|ファイル(?:は|に|名)|ディレクトリ|フォルダ|パス(?:は|を)|どこに(?:保存|置|記録|格納)"
-                      r"|哪个(?:\w{0,4})?文件|什么文件|哪个目录|什么目录|路径|配置文件|文件里|在哪(?:个|里)?(?:文件|目录)|存放在哪"),
+                      r"|どの(?:\w{0,6})?(?:ファイル|ディレクトリ|フォルダ|パス)|何という(?:ファイル|ディレクトリ)|(?:ファイル|ディレクトリ|パス)(?:は|名は)(?:どこ|何|どれ)|(?:ファイル|ディレクトリ|パス)(?:は|名は)?[？?]\s*$|どこに(?:保存|置|記録|格納)"
+                      r"|哪个(?:\w{0,4})?(?:文件|目录|路径)|什么(?:文件|目录|路径)|在哪(?:个|里)?(?:文件|目录)|(?:存放|保存|记录)在哪"),
     (AnswerType.OPTION, r"\b(?:which|what) (?:\w+ ){0,2}(?:option|flag|switch|parameter|directive|setting|argument|variable|boot parameter)s?\b|\bwhat (?:should|must|do) i (?:pass|give|specify|set|add)\b"
                         r"|オプション|パラメ[ーー]?タ[ーー]?|引数|設定項目|ディレクティブ|環境変数|何を(?:渡|指定|付け|設定)"
                         r"|选项|参数|加什么|指定什么|设置什么|环境变量|哪个变量"),
@@ -79,30 +81,50 @@ _OPTION = re.compile(
     r"|\$[A-Z_][A-Z0-9_]+"  # $LANGUAGE
     r"|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b"  # KERN_ERR, GRUB_TIMEOUT
 )
-_DIGIT = re.compile(r"\d")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _PROMPT_LINE = re.compile(r"^\s*(?:[$#%>]|\w+@[\w.-]+[:$#])\s*\S", re.MULTILINE)
-_PACKAGE = re.compile(r"(?<![\w./-])[a-z0-9][a-z0-9+.]*-[a-z0-9+.-]+|(?<![\w./-])[a-z][a-z0-9]*\d[a-z0-9]*(?![\w/])|package\s*:", re.IGNORECASE)
+_PACKAGE = re.compile(r"(?<![\w./-])[a-z0-9][a-z0-9+.]*-[a-z0-9+.-]+|(?<![\w./-])[a-z][a-z0-9]*\d[a-z0-9]*(?![\w/])", re.IGNORECASE)
+_PROGRAM_REFERENCE = re.compile(r"\b[a-z][\w.+-]*\(\d[a-z]?\)")
+"""A program or file named as in Unix manuals: checkbashisms(1), crontab(5)."""
+_NAMED_PROGRAM = re.compile(r"[A-Za-z][\w.+-]*\s?(?:程序|命令|工具|コマンド|ツール|プログラム)|(?:程序|命令|工具|コマンド|ツール|プログラム)\s?[A-Za-z][\w.+-]*")
+"""A Latin name called a program, command or tool in Japanese or Chinese prose ("xeyes 程序", "コマンド chvt")."""
 _LATIN_RUN = re.compile(r"[A-Za-z][\w.+-]*")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 
 
-def _latin_words_in_cjk(text: str) -> bool:
+def _new(spans: list[str], question: str) -> bool:
+    """Whether a span is one the question does not already name: the answer is what the question lacks."""
+    asked = question.casefold()
+    return any(span.casefold().strip("\"'()") not in asked for span in spans)
+
+
+def _found(pattern: re.Pattern[str], text: str) -> list[str]:
+    return [m.group(0) for m in pattern.finditer(text)]
+
+
+def _latin_words_in_cjk(text: str) -> list[str]:
     """In Japanese or Chinese prose a Latin word is a named thing: a command, a package, an option."""
-    return bool(_CJK.search(text)) and bool(_LATIN_RUN.search(text))
+    return _found(_LATIN_RUN, text) if _CJK.search(text) else []
 
 
-def holds_type(text: str, kind: AnswerType, code: bool = False) -> bool:
-    """Whether the unit can answer a question of this kind (always true for kinds without a surface form)."""
+def holds_type(text: str, kind: AnswerType, code: bool = False, question: str = "") -> bool:
+    """Whether the unit holds an answer of this kind that the question does not already state.
+
+    Always true for kinds without a surface form. "locales 软件包没有包含预编译的数据" restates a
+    question about the locales package; the command that answers it is the next unit's.
+    """
     if kind is AnswerType.PATH:
-        return bool(_PATH.search(text))
+        return _new(_found(_PATH, text), question)
     if kind is AnswerType.OPTION:
-        return bool(_OPTION.search(text))
+        return _new(_found(_OPTION, text), question)
     if kind is AnswerType.VALUE:
-        return bool(_DIGIT.search(text)) or _latin_words_in_cjk(text) or bool(_OPTION.search(text))
+        return _new(_found(_NUMBER, text) + _latin_words_in_cjk(text) + _found(_OPTION, text), question)
     if kind is AnswerType.COMMAND:
-        return code or bool(_PROMPT_LINE.search(text)) or _latin_words_in_cjk(text) or bool(_OPTION.search(text))
+        return code or bool(_PROMPT_LINE.search(text)) or _new(
+            _found(_NAMED_PROGRAM, text) + _found(_OPTION, text) + _found(_PROGRAM_REFERENCE, text), question
+        )
     if kind is AnswerType.PACKAGE:
-        return bool(_PACKAGE.search(text)) or _latin_words_in_cjk(text)
+        return _new(_found(_PACKAGE, text) + _latin_words_in_cjk(text) + _found(_PROGRAM_REFERENCE, text), question)
     return True
 
 

@@ -131,7 +131,7 @@ def score_units(
             score += QUANTITY_BONUS
         if _LEAD_IN.search(unit.text):
             score -= LEAD_IN_PENALTY
-        typed = kind not in CHECKABLE or holds_type(unit.text, kind, code=unit.kind == CODE)
+        typed = kind not in CHECKABLE or holds_type(unit.text, kind, code=unit.kind == CODE, question=question)
         if kind in CHECKABLE:
             score += TYPE_BONUS if typed else -TYPE_PENALTY
         if unit.kind == CODE and kind in (AnswerType.COMMAND, AnswerType.OPTION):
