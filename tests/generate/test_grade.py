@@ -141,3 +141,19 @@ def test_unset_threshold_is_the_grades_own(make_kb) -> None:
     chosen = Config()
     chosen.answer.min_confidence = 0.2
     assert make_kb(config=chosen, name="chosen").answerer.min_confidence == 0.2
+
+
+@pytest.mark.parametrize(
+    ("question", "language"),
+    [("Which file holds the hostname?", "en"), ("ホスト名はどのファイルにありますか？", "ja"), ("主机名在哪个文件里？", "zh")],
+)
+def test_the_question_language_unit_is_quoted_when_it_comes_close_to_the_best(question: str, language: str) -> None:
+    from bunko.generate.units import Unit
+    from bunko.rerank.evidence import ScoredUnit, best_unit
+
+    other = "zh" if language != "zh" else "en"
+    foreign = ScoredUnit(Unit("x", 0, 0), 0.6, 0.5, 1.00, True, other)
+    close = ScoredUnit(Unit("y", 1, 0), 0.6, 0.5, 0.90, True, language)
+    far = ScoredUnit(Unit("z", 1, 0), 0.3, 0.1, 0.50, True, language)
+    assert best_unit([foreign, close], question) is close
+    assert best_unit([foreign, far], question) is foreign

@@ -15,7 +15,7 @@ import numpy as np
 from bunko.embed.base import Embedder
 from bunko.generate.answer_types import question_type, short_answer
 from bunko.generate.units import CODE
-from bunko.rerank.evidence import ScoredUnit, hit_units, score_units
+from bunko.rerank.evidence import ScoredUnit, best_unit, hit_units, score_units
 from bunko.retrieve.analyzers import Analyzer
 from bunko.schema import AnswerSentence, Citation, Hit
 
@@ -58,11 +58,10 @@ class ExtractiveGenerator:
         """
         if not scored:
             return []
-        ranked = sorted(scored, key=lambda s: -s.score)
-        best = ranked[0]
+        best = best_unit(scored, question)
+        ranked = [best, *sorted((s for s in scored if s.language == best.language and s is not best), key=lambda s: -s.score)]
         chosen = [
-            s for s in ranked[: self.max_sentences]
-            if s.score >= KEEP_RATIO * best.score and (s.typed or not best.typed) and s.language == best.language
+            s for s in ranked[: self.max_sentences] if s.score >= KEEP_RATIO * best.score and (s.typed or not best.typed)
         ]
         leads = {s.unit.text.split("\n", 1)[0] for s in chosen if s.unit.kind == CODE}
         chosen = [s for s in chosen if s.unit.kind == CODE or s.unit.text not in leads]

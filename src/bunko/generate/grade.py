@@ -23,7 +23,7 @@ from bunko.generate.answer_types import question_type
 from bunko.generate.confidence import AnswerFeatures, ConfidenceModel, features_dict, rare_key_terms, typed_feature
 from bunko.generate.language import detect_language
 from bunko.generate.retrieval_grade import grade_hits
-from bunko.rerank.evidence import ScoredUnit
+from bunko.rerank.evidence import ScoredUnit, best_unit
 from bunko.retrieve.analyzers import Analyzer
 from bunko.retrieve.coverage import keyword_coverage
 from bunko.schema import Hit
@@ -56,7 +56,7 @@ def answer_features(
     """Features of the best-scored unit; None when there is nothing to quote."""
     if not scored:
         return None
-    best = max(scored, key=lambda s: s.score)
+    best = best_unit(scored, question)
     chunk = hits[best.unit.hit_index].chunk
     chunk_tokens = set(analyzer(chunk.embed_text))
     rivals = [s.score for s in scored if s.language == best.language and hits[s.unit.hit_index].chunk.source != chunk.source]
@@ -88,13 +88,13 @@ def grade_answer(
     reason = None
     if missing:
         reason = KEY_TERM_ABSENT
-    elif (rare := rare_key_terms(question, tokens, weights)) and not set(rare) & quoted_tokens(hits, scored, analyzer):
+    elif (rare := rare_key_terms(question, tokens, weights)) and not set(rare) & quoted_tokens(question, hits, scored, analyzer):
         reason = KEY_TERM_NOT_IN_EVIDENCE
     confidence = 0.0 if reason else confidence
     return Grade(confidence >= min_confidence, round(confidence, 4), kind, dict(features_dict(features)), list(keys), list(missing), reason)
 
 
-def quoted_tokens(hits: Sequence[Hit], scored: Sequence[ScoredUnit], analyzer: Analyzer) -> set[str]:
-    """Tokens of the chunk the best unit comes from, headings included: where a key term must appear for the answer to be about it."""
-    best = max(scored, key=lambda s: s.score)
+def quoted_tokens(question: str, hits: Sequence[Hit], scored: Sequence[ScoredUnit], analyzer: Analyzer) -> set[str]:
+    """Tokens of the chunk the quoted unit comes from, headings included: where a key term must appear for the answer to be about it."""
+    best = best_unit(scored, question)
     return set(analyzer(hits[best.unit.hit_index].chunk.embed_text))

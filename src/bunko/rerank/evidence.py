@@ -72,6 +72,25 @@ class ScoredUnit:
     language: str = "en"
 
 
+SAME_LANGUAGE_SUFFICES = 0.85
+"""A unit in the question's language is quoted when it scores within this share of the best unit in any language."""
+
+
+def best_unit(scored: Sequence[ScoredUnit], question: str) -> ScoredUnit:
+    """The unit to quote: the best one, unless one in the question's language comes close enough.
+
+    Cross-language evidence is used only when nothing in the question's language suffices; the
+    answer then says so. Shared by the extractive answer and the grade, so the grade judges what is quoted.
+    """
+    best = max(scored, key=lambda s: s.score)
+    asked = detect_language(question)
+    same = [s for s in scored if s.language == asked]
+    if best.language == asked or not same:
+        return best
+    closest = max(same, key=lambda s: s.score)
+    return closest if closest.score >= SAME_LANGUAGE_SUFFICES * best.score else best
+
+
 def wants_quantity(question: str) -> bool:
     return bool(_QUANTITY_QUESTION.search(question))
 
