@@ -300,8 +300,8 @@ def main() -> None:
             data = collect(work, args.limit)
         finally:
             shutil.rmtree(work, ignore_errors=True)
-    data = [r for r in data if r.get("source") != "golden"]
-    if args.golden:
+    if args.golden:  # asked again: the collection or the code may have changed since --data was collected
+        data = [r for r in data if r.get("source") != "golden"]
         if not args.collection:
             raise SystemExit("--golden needs --collection (the .bunko folder its documents are ingested in)")
         data += golden_rows(args.collection, args.golden)
@@ -333,7 +333,7 @@ def main() -> None:
     key_term_rows = [r for r in data if r["missing"]]
     summary = {
         "questions": len({(r["lang"], r["number"]) for r in data}), "rows": len(data), "fitted_rows": len(usable),
-        "judged_on": "golden" if args.golden else "generated", "judged_rows": len(judged),
+        "judged_on": "golden" if any(r["source"] == "golden" for r, _ in held_out) else "generated", "judged_rows": len(judged),
         "right_share": round(float(y.mean()), 4), "cv_ece": round(ece, 4), "cv_ece_by_language": by_language,
         "cv_ece_generated": round(generated_ece, 4), "cv_decisions_at_threshold": decisions,
         "cv_reliability": table, "cv_decision_curve": decision_curve(p, y), "threshold": threshold, "cv_decision_accuracy": round(decision_accuracy, 4),
@@ -347,7 +347,7 @@ def main() -> None:
         "ingested copies) and typed cloze questions made from its sentences (span taken out, half of the words dropped);",
         "two folds by chapter (the other fold's questions are the absent ones); cross-validated across the folds.", "",
         f"- questions: {summary['questions']}, asked rows: {len(data)}, fitted: {len(usable)}, right: {summary['right_share']}",
-        f"- judged on: {summary['judged_on']} questions ({len(judged)} held-out rows); golden set: {args.golden or 'none'}",
+        f"- judged on: {summary['judged_on']} questions ({len(judged)} held-out rows); golden set: {args.golden or 'from --data'}",
         f"- held-out ECE: **{summary['cv_ece']}** (by language: {by_language}); on the generated questions: {summary['cv_ece_generated']}",
         f"- threshold: **{threshold}**, the lowest whose held-out share of right decisions is within {DECISION_TOLERANCE} of the best "
         f"({summary['cv_decision_accuracy']}); curve: " + ", ".join(f"{t:.2f}: {s:.3f}" for t, s in summary["cv_decision_curve"][:10]),
@@ -360,7 +360,8 @@ def main() -> None:
     (RESULTS / "confidence.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))
     if not args.no_write:
-        source = f" + hand-written questions ({args.golden.name}, {summary['judged_rows']} held-out rows)" if args.golden else ""
+        golden_count = sum(r["source"] == "golden" for r in data)
+        source = f" + {golden_count} hand-written golden questions" if golden_count else ""
         meta = {"fitted_by": "python bench/fit_confidence.py", "data": "Debian FAQ en/ja/zh-cn: heading questions (headings removed) + cloze questions" + source + ", 2 chapter folds",
                 "cv_ece": summary["cv_ece"], "threshold": threshold, "rows": len(usable)}
         MODEL.write_text(ConfidenceModel(list(MODEL_FEATURES), [float(w) for w in weights], float(bias), meta).to_json() + "\n", encoding="utf-8")

@@ -94,3 +94,12 @@ def test_long_code_block_is_split_into_groups_each_with_the_lead_in() -> None:
     code = "\n".join(f"line {i}" for i in range(14))
     units = [u for u, kind in split_typed_units(f"Run these:\n\n```\n{code}\n```") if kind == CODE]
     assert len(units) == 3 and all(u.startswith("Run these:\nline") for u in units)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["See sudo(8) and Section 4.2 for the details.", "詳しくは sudo(8) と第 4.2 節を参照。", "详见 sudo(8) 和第 4.2 节。"],
+)
+def test_manual_and_section_references_are_not_values(text: str) -> None:
+    assert not holds_type(text, AnswerType.VALUE, question="How long does sudo remember the password?")
+    assert holds_type(text + " 15", AnswerType.VALUE, question="How long does sudo remember the password?")

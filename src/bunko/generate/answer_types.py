@@ -82,6 +82,13 @@ _OPTION = re.compile(
     r"|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b"  # KERN_ERR, GRUB_TIMEOUT
 )
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_NOT_A_VALUE = re.compile(
+    r"\b[a-z][\w.+-]*\(\d[a-z]?\)"  # manual references: sudo(8)
+    r"|第\s*[\d.]+\s*[章节節条]|[\d.]+\s*[章节節]|\b(?:Section|Chapter|Table|Figure)\s+[\d.]+"  # cross-references
+    r"|[表図图]\s*[\d.]+",
+    re.IGNORECASE,
+)
+"""Numbers that are not values: a manual section, a chapter, section or table reference."""
 _PROMPT_LINE = re.compile(r"^\s*(?:[$#%>]|\w+@[\w.-]+[:$#])\s*\S", re.MULTILINE)
 _PACKAGE = re.compile(r"(?<![\w./-])[a-z0-9][a-z0-9+.]*-[a-z0-9+.-]+|(?<![\w./-])[a-z][a-z0-9]*\d[a-z0-9]*(?![\w/])", re.IGNORECASE)
 _PROGRAM_REFERENCE = re.compile(r"\b[a-z][\w.+-]*\(\d[a-z]?\)")
@@ -118,7 +125,8 @@ def holds_type(text: str, kind: AnswerType, code: bool = False, question: str = 
     if kind is AnswerType.OPTION:
         return _new(_found(_OPTION, text), question)
     if kind is AnswerType.VALUE:
-        return _new(_found(_NUMBER, text) + _latin_words_in_cjk(text) + _found(_OPTION, text), question)
+        values = _found(_NUMBER, _NOT_A_VALUE.sub(" ", text))
+        return _new(values + _latin_words_in_cjk(text) + _found(_OPTION, text), question)
     if kind is AnswerType.COMMAND:
         return code or bool(_PROMPT_LINE.search(text)) or _new(
             _found(_NAMED_PROGRAM, text) + _found(_OPTION, text) + _found(_PROGRAM_REFERENCE, text), question
