@@ -141,7 +141,11 @@ class RerankConfig(_Section):
     method: Literal["none", "light", "cross_encoder", "llm"] = Field(
         "light", description="none, light (sentence-level evidence, no model), cross_encoder (local model), llm."
     )
-    candidates: int = Field(20, ge=1, description="Fused hits that are re-scored before the top k are kept.")
+    candidates: int = Field(
+        10, ge=1,
+        description="Fused hits that are re-scored before the top k are kept. 10 rather than 20: the same on the samples, "
+        "better on the Debian Reference set (fact 0.679 -> 0.705) and 40% less embedding per ask.",
+    )
     model_path: str | None = Field(None, description="Local cross-encoder folder for method = cross_encoder.")
     llm_mode: Literal["pointwise", "listwise"] = "listwise"
     dedup_similarity: float = Field(

@@ -75,6 +75,24 @@ def test_caching_embedder_embeds_each_text_once(embedder) -> None:
     assert (second[0] == first[1]).all() and (second[2] == first[0]).all()
 
 
+def test_caching_embedder_forgets_the_least_recently_used_beyond_its_bound(embedder) -> None:
+    calls: list[list[str]] = []
+
+    class Counting:
+        name, dimension = embedder.name, embedder.dimension
+
+        def embed(self, texts: Sequence[str]):
+            calls.append(list(texts))
+            return embedder.embed(texts)
+
+    cached = CachingEmbedder(Counting(), max_cached=2)
+    cached.embed(["年假", "leave"])
+    cached.embed(["年假"])  # recently used: kept
+    cached.embed(["休暇"])  # evicts "leave"
+    cached.embed(["年假", "leave"])
+    assert calls == [["年假", "leave"], ["休暇"], ["leave"]]
+
+
 def test_near_identical_chunks_keep_only_the_better_ranked() -> None:
     text = "Invoices and accounting records are retained for 7 years after the end of the fiscal year."
     hits = [hit(text, 1), hit("Security audit logs are kept for 13 months.", 2), hit(text.replace("7 years", "7 years."), 3)]

@@ -12,6 +12,7 @@ so the generator that scores the same units again pays nothing twice.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 
 import numpy as np
@@ -34,22 +35,35 @@ coverage instead of taking the first ones also judges a long chunk by its releva
 
 
 class CachingEmbedder:
-    """Wraps an embedder with a per-ask text → vector memo."""
+    """Wraps an embedder with a text → vector memo, least recently used first out.
 
-    def __init__(self, embedder: Embedder) -> None:
+    The reranker and the extractive generator score the same units within an ask, and popular
+    passages recur across asks; the bound keeps a long-running server's memory flat
+    (MAX_CACHED vectors of 512 floats is about 40 MB).
+    """
+
+    MAX_CACHED = 20_000
+
+    def __init__(self, embedder: Embedder, max_cached: int = MAX_CACHED) -> None:
         self._embedder = embedder
-        self._cache: dict[str, np.ndarray] = {}
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._max_cached = max_cached
         self.name = embedder.name
         self.dimension = embedder.dimension
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
-        if missing:
-            for text, vector in zip(missing, self._embedder.embed(missing), strict=True):
-                self._cache[text] = vector
+        fresh = dict(zip(missing, self._embedder.embed(missing), strict=True)) if missing else {}
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        return np.stack([self._cache[t] for t in texts])
+        out = np.stack([fresh[t] if t in fresh else self._cache[t] for t in texts])
+        for text in texts:
+            if text in self._cache:
+                self._cache.move_to_end(text)
+        self._cache.update(fresh)
+        while len(self._cache) > self._max_cached:
+            self._cache.popitem(last=False)
+        return out
 
 
 class LightReranker:
