@@ -58,17 +58,22 @@ def test_light_reranker_never_lets_an_injected_instruction_win(embedder) -> None
     assert ranked[0].chunk.chunk_id == "doc2.md#0"
 
 
+class CountingEmbedder:
+    """The real embedder, recording every batch it is asked for."""
+
+    def __init__(self, embedder) -> None:
+        self.embedder, self.calls = embedder, []
+        self.name, self.dimension = embedder.name, embedder.dimension
+
+    def embed(self, texts: Sequence[str]):
+        self.calls.append(list(texts))
+        return self.embedder.embed(texts)
+
+
 def test_caching_embedder_embeds_each_text_once(embedder) -> None:
-    calls: list[Sequence[str]] = []
-
-    class Counting:
-        name, dimension = embedder.name, embedder.dimension
-
-        def embed(self, texts: Sequence[str]):
-            calls.append(list(texts))
-            return embedder.embed(texts)
-
-    cached = CachingEmbedder(Counting())
+    counting = CountingEmbedder(embedder)
+    calls = counting.calls
+    cached = CachingEmbedder(counting)
     first = cached.embed(["a", "b"])
     second = cached.embed(["b", "c", "a"])
     assert calls == [["a", "b"], ["c"]]
@@ -76,16 +81,9 @@ def test_caching_embedder_embeds_each_text_once(embedder) -> None:
 
 
 def test_caching_embedder_forgets_the_least_recently_used_beyond_its_bound(embedder) -> None:
-    calls: list[list[str]] = []
-
-    class Counting:
-        name, dimension = embedder.name, embedder.dimension
-
-        def embed(self, texts: Sequence[str]):
-            calls.append(list(texts))
-            return embedder.embed(texts)
-
-    cached = CachingEmbedder(Counting(), max_cached=2)
+    counting = CountingEmbedder(embedder)
+    calls = counting.calls
+    cached = CachingEmbedder(counting, max_cached=2)
     cached.embed(["年假", "leave"])
     cached.embed(["年假"])  # recently used: kept
     cached.embed(["休暇"])  # evicts "leave"
