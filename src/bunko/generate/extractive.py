@@ -15,12 +15,14 @@ import numpy as np
 from bunko.embed.base import Embedder
 from bunko.generate.answer_types import question_type, short_answer
 from bunko.generate.units import CODE
-from bunko.rerank.evidence import ScoredUnit, best_unit, hit_units, score_units
+from bunko.rerank.evidence import ScoredUnit, best_unit, hit_units, most_covering, score_units
 from bunko.retrieve.analyzers import Analyzer
 from bunko.schema import AnswerSentence, Citation, Hit
 
 MAX_EVIDENCE_HITS = 5
 MAX_UNITS = 80
+UNITS_PER_HIT = 12
+"""Units of each evidence hit that are scored: those sharing most of the question's terms (see `most_covering`)."""
 KEEP_RATIO = 0.85
 """A unit joins the answer only when it scores within this fraction of the best one."""
 
@@ -47,7 +49,7 @@ class ExtractiveGenerator:
         self, question: str, hits: list[Hit], query_vector: np.ndarray, query_tokens: list[str], weights: Mapping[str, float] | None = None
     ) -> list[ScoredUnit]:
         evidence = hits[:MAX_EVIDENCE_HITS]
-        units = hit_units(evidence, MAX_UNITS)
+        units = most_covering(evidence, hit_units(evidence, MAX_UNITS), query_tokens, weights, self.analyzer, UNITS_PER_HIT)
         return score_units(question, evidence, units, query_vector, query_tokens, self.embedder, self.analyzer, weights)
 
     def answer(self, question: str, hits: list[Hit], scored: list[ScoredUnit]) -> list[AnswerSentence]:

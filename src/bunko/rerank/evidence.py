@@ -108,6 +108,23 @@ def hit_units(hits: Sequence[Hit], max_units: int, per_hit: int | None = None) -
     return units[:max_units]
 
 
+def most_covering(
+    hits: Sequence[Hit], units: Sequence[Unit], query_tokens: Sequence[str], weights: Mapping[str, float] | None,
+    analyzer: Analyzer, per_hit: int,
+) -> list[Unit]:
+    """Each hit's `per_hit` units sharing most of the question's terms, in reading order.
+
+    Embedding units is most of an ask's cost; a unit sharing none of the question's words
+    rarely answers it, and a long chunk is judged by its relevant part, not its start.
+    """
+    by_hit: dict[int, list[tuple[float, Unit]]] = {}
+    for unit in units:
+        tokens = set(analyzer(f"{section_context(hits[unit.hit_index])} {unit.text}"))
+        by_hit.setdefault(unit.hit_index, []).append((keyword_coverage(query_tokens, tokens, weights), unit))
+    kept = [u for pairs in by_hit.values() for _, u in sorted(pairs, key=lambda p: -p[0])[:per_hit]]
+    return sorted(kept, key=lambda u: (u.hit_index, u.position))
+
+
 def score_units(
     question: str,
     hits: Sequence[Hit],

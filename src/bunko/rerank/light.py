@@ -18,11 +18,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from bunko.embed.base import Embedder
-from bunko.generate.units import Unit
 from bunko.rerank.base import RerankQuery, ordered
-from bunko.rerank.evidence import hit_units, score_units, section_context
+from bunko.rerank.evidence import hit_units, most_covering, score_units
 from bunko.retrieve.analyzers import Analyzer
-from bunko.retrieve.coverage import keyword_coverage
 from bunko.schema import Hit
 
 FUSION_PRIOR = 0.1
@@ -76,7 +74,7 @@ class LightReranker:
     def rerank(self, query: RerankQuery, hits: list[Hit]) -> list[Hit]:
         if len(hits) < 2 or query.vector is None:
             return list(hits)
-        units = self._most_covering(hits, hit_units(hits, 10_000), query)
+        units = most_covering(hits, hit_units(hits, 10_000), query.tokens, query.weights, self.analyzer, MAX_UNITS_PER_HIT)
         scored = score_units(
             query.question, hits, units, query.vector, query.tokens, self.embedder, self.analyzer, query.weights, rank_prior=False,
         )
@@ -88,12 +86,3 @@ class LightReranker:
             (b if b != float("-inf") else 0.0) + FUSION_PRIOR * hit.score / top_fusion for b, hit in zip(best, hits, strict=True)
         ]
         return ordered(hits, scores)
-
-    def _most_covering(self, hits: list[Hit], units: list[Unit], query: RerankQuery) -> list[Unit]:
-        by_hit: dict[int, list[tuple[float, Unit]]] = {}
-        for unit in units:
-            context = section_context(hits[unit.hit_index])
-            coverage = keyword_coverage(query.tokens, set(self.analyzer(f"{context} {unit.text}")), query.weights)
-            by_hit.setdefault(unit.hit_index, []).append((coverage, unit))
-        kept = [u for pairs in by_hit.values() for _, u in sorted(pairs, key=lambda p: -p[0])[:MAX_UNITS_PER_HIT]]
-        return sorted(kept, key=lambda u: (u.hit_index, u.position))
