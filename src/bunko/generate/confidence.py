@@ -20,12 +20,14 @@ and of the question:
 A question whose key term occurs nowhere in the collection gets confidence 0:
 no passage can answer about a tool the documents never name.
 
-The weights are a logistic regression fitted by ``bench/fit_confidence.py`` on
-questions that are not evaluation questions (the Debian FAQ's own questions in
-en/ja/zh, with their headings removed from the documents; questions of chapters
-left out of the collection are the absent ones), cross-validated across
-chapters. The fit, its calibration and the command that made it are stored in
-``confidence_model.json`` beside this module.
+The weights are a logistic regression fitted by ``bench/fit_confidence.py``:
+generated questions on the Debian FAQ in en/ja/zh (its heading questions with the
+headings removed from the documents, and cloze questions made from its sentences;
+questions of chapters left out of the collection are the absent ones) and a labelled
+set of hand-written questions, cross-validated across chapters so that no question
+is judged by a model that saw its chapter. The fit's features, weights, threshold
+and held-out calibration are stored in ``confidence_model.json`` beside this module
+(report: bench/results/confidence.md).
 """
 
 from __future__ import annotations

@@ -99,12 +99,12 @@ def section_context(hit: Hit) -> str:
     return " > ".join(hit.chunk.section_path[-1:])
 
 
-def hit_units(hits: Sequence[Hit], max_units: int, per_hit: int | None = None) -> list[Unit]:
+def hit_units(hits: Sequence[Hit], max_units: int) -> list[Unit]:
     """Quotable units of the hits that are not injected instructions, in rank then reading order."""
     units = []
     for hit_index, hit in enumerate(hits):
         typed = [(text, kind) for text, kind in split_typed_units(hit.chunk.text) if not looks_like_instruction(text)]
-        units.extend(Unit(text, hit_index, position, kind) for position, (text, kind) in enumerate(typed[:per_hit]))
+        units.extend(Unit(text, hit_index, position, kind) for position, (text, kind) in enumerate(typed))
     return units[:max_units]
 
 
