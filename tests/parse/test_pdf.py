@@ -215,3 +215,39 @@ def test_scanned_page_with_a_text_stamp_is_still_read_by_ocr(tmp_path: Path, tes
     assert {e.meta["method"] for e in elements} == {"ocr"}, "the page is rendered whole (stamp included) and read once"
     assert elements[0].text == TEXTS["en"].scanned
     assert "2026" in elements[-1].text
+
+
+def _typeset(path: Path, font: str, words: list[str], gap_em: float) -> Path:
+    """One line drawn word by word with no space characters, the gap alone separating words (as TeX does)."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfgen.canvas import Canvas
+
+    c = Canvas(str(path), pagesize=A4)
+    c.setFont(font, 10)
+    x = 72.0
+    for word in words:
+        c.drawString(x, 700, word)
+        x += pdfmetrics.stringWidth(word, font, 10) + gap_em * 10
+    c.showPage()
+    c.save()
+    return path
+
+
+@pytest.mark.parametrize(
+    ("font", "words", "expected"),
+    [
+        ("Helvetica", ["You", "can", "change", "to", "console", "3."], "You can change to console 3."),
+        ("HeiseiMin-W3", ["コンソール", "3", "に", "chvt", "で切り替えます。"], "コンソール 3 に chvt で切り替えます。"),
+        ("STSong-Light", ["用", "chvt", "切换到控制台", "3。"], "用 chvt 切换到控制台 3。"),
+    ],
+)
+def test_words_separated_only_by_a_typeset_gap_keep_their_spaces(tmp_path: Path, font: str, words: list[str], expected: str) -> None:
+    """A quarter-em gap (2.5 pt at 10 pt) is a word space; pdfplumber's fixed 3 pt tolerance glued such words together."""
+    doc = parse(_typeset(tmp_path / "typeset.pdf", font, words, 0.25))
+    assert [e.text for e in doc.elements] == [expected]
+
+
+def test_letters_drawn_close_together_stay_one_word(tmp_path: Path) -> None:
+    doc = parse(_typeset(tmp_path / "tight.pdf", "STSong-Light", list("切换到虚拟控制台"), 0.0))
+    assert [e.text for e in doc.elements] == ["切换到虚拟控制台"]

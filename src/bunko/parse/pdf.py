@@ -27,7 +27,7 @@ from bunko.errors import DocumentError
 from bunko.parse.base import BBox, ElementBuilder, dist_version, page_error
 from bunko.parse.cjk import normalize
 from bunko.parse.ocr import OCR_DPI, Tesseract, add_ocr_lines
-from bunko.parse.pdf_layout import Block, TextRun, is_caption, joined, reading_order, segments_from_words, text_runs
+from bunko.parse.pdf_layout import WORD_GAP, Block, TextRun, is_caption, joined, reading_order, segments_from_words, text_runs
 from bunko.parse.tables import table_markdown, table_meta
 from bunko.schema import Element, ErrorCode, ParsedDocument
 
@@ -191,7 +191,7 @@ class PdfParser:
             if box[2] - box[0] >= _MIN_FIGURE and box[3] - box[1] >= _MIN_FIGURE:
                 blocks.append(Block("figure", box, payload={"name": image.get("name")}))
         text_page = page.filter(lambda o: o.get("object_type") != "char" or not any(_in_box(o, b) for b in table_boxes))
-        words = text_page.extract_words(extra_attrs=["size", "fontname"])
+        words = text_page.extract_words(extra_attrs=["size", "fontname"], x_tolerance_ratio=WORD_GAP)
         for word in words:
             word["text"] = normalize(word["text"])
         height = float(page.height)
