@@ -103,3 +103,13 @@ def test_long_code_block_is_split_into_groups_each_with_the_lead_in() -> None:
 def test_manual_and_section_references_are_not_values(text: str) -> None:
     assert not holds_type(text, AnswerType.VALUE, question="How long does sudo remember the password?")
     assert holds_type(text + " 15", AnswerType.VALUE, question="How long does sudo remember the password?")
+
+
+@pytest.mark.parametrize(
+    "lead",
+    ["You can change to console 3 from the command line.", "コマンドラインからコンソール3に切り替えられます。", "也可以从命令行切换到控制台 3。"],
+)
+def test_shell_lines_without_a_fence_are_code_after_their_lead_in(lead: str) -> None:
+    """PDF and Word keep no code fences; a paragraph of prompt lines is still a command block."""
+    units = split_typed_units(f"{lead}\n\n# chvt 3\n$ who\n\nNext.")
+    assert (f"{lead}\n# chvt 3\n$ who", CODE) in units

@@ -50,6 +50,10 @@ def table_row_units(lines: list[str]) -> list[str]:
     return units
 
 
+_SHELL_LINES = re.compile(r"^(?:[ \t]*[$#][ \t]+\S[^\n]*(?:\n|$))+$")
+"""Lines that are all shell prompts ("$ ls -l", "# chvt 3"): a command block, whatever the format kept of it."""
+
+
 def code_units(code: list[str], lead: str | None) -> list[str]:
     """A code block's lines in groups, each after the prose sentence that introduces the block.
 
@@ -71,9 +75,13 @@ def split_typed_units(text: str) -> list[tuple[str, str]]:
     in_code = False
 
     def flush_prose() -> None:
-        if prose:
-            units.extend((s, PROSE) for s in split_sentences("\n".join(prose)))
-            prose.clear()
+        for sentence in split_sentences("\n".join(prose)):
+            if _SHELL_LINES.match(sentence):  # a command block that lost its fence (PDF, Word): quoted as code
+                lead = units[-1][0] if units and units[-1][1] == PROSE else None
+                units.extend((u, CODE) for u in code_units(sentence.splitlines(), lead))
+            else:
+                units.append((sentence, PROSE))
+        prose.clear()
 
     def flush_table() -> None:
         if table:
