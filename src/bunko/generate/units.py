@@ -74,11 +74,14 @@ def split_typed_units(text: str) -> list[tuple[str, str]]:
     code: list[str] = []
     in_code = False
 
+    def lead_in() -> str | None:
+        """The prose sentence just before a code block, which says what the block does."""
+        return units[-1][0] if units and units[-1][1] == PROSE else None
+
     def flush_prose() -> None:
         for sentence in split_sentences("\n".join(prose)):
             if _SHELL_LINES.match(sentence):  # a command block that lost its fence (PDF, Word): quoted as code
-                lead = units[-1][0] if units and units[-1][1] == PROSE else None
-                units.extend((u, CODE) for u in code_units(sentence.splitlines(), lead))
+                units.extend((u, CODE) for u in code_units(sentence.splitlines(), lead_in()))
             else:
                 units.append((sentence, PROSE))
         prose.clear()
@@ -91,8 +94,7 @@ def split_typed_units(text: str) -> list[tuple[str, str]]:
     for line in text.splitlines():
         if line.strip().startswith("```"):
             if in_code:
-                lead = units[-1][0] if units and units[-1][1] == PROSE else None
-                units.extend((u, CODE) for u in code_units(code, lead))
+                units.extend((u, CODE) for u in code_units(code, lead_in()))
                 code.clear()
             else:
                 flush_prose()
