@@ -113,3 +113,18 @@ def test_shell_lines_without_a_fence_are_code_after_their_lead_in(lead: str) -> 
     """PDF and Word keep no code fences; a paragraph of prompt lines is still a command block."""
     units = split_typed_units(f"{lead}\n\n# chvt 3\n$ who\n\nNext.")
     assert (f"{lead}\n# chvt 3\n$ who", CODE) in units
+
+
+@pytest.mark.parametrize(
+    ("question", "named_only", "with_number"),
+    [
+        ("How many requests per minute may one API key make?", "The API is described in the REST API Quickstart.",
+         "Each API key may make up to 600 requests per minute."),
+        ("API キーごとに1分あたり何リクエストまで使えますか？", "詳細は REST API Quickstart を参照してください。",
+         "API キーごとに1分あたり600リクエストまでです。"),
+        ("每个 API 密钥每分钟最多多少次请求？", "详细说明请参阅英文文档《API Quickstart》。", "每个 API 密钥每分钟最多 600 次请求。"),
+    ],
+)
+def test_a_quantity_question_needs_a_number_not_a_name(question: str, named_only: str, with_number: str) -> None:
+    assert not holds_type(named_only, AnswerType.VALUE, question=question)
+    assert holds_type(with_number, AnswerType.VALUE, question=question)

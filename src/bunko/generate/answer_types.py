@@ -65,6 +65,20 @@ _QUESTION_PATTERNS: list[tuple[AnswerType, str]] = [
 _QUESTION_RES = [(kind, re.compile(pattern, re.IGNORECASE)) for kind, pattern in _QUESTION_PATTERNS]
 
 
+_QUANTITY_QUESTION = re.compile(
+    r"いくら|何[日回人件年時分秒週月個本枚通文字円%％度台名ヶか点]|何[\u30a0-\u30ff]|どのくらい|どれくらい|何時|いつ|"
+    r"多少|几|多长|多久|多大|何时|什么时候|"
+    r"\bhow (?:many|much|long|often|soon|old|large|big|quickly)\b|\bwhen\b"
+    r"|\b(?:limit|maximum|minimum|rate|number|amount|price|period|deadline|duration|fee|cost|size)s?\b",
+    re.IGNORECASE,
+)
+
+
+def wants_quantity(question: str) -> bool:
+    """How many, how long, how much: the answer is a number (with its unit)."""
+    return bool(_QUANTITY_QUESTION.search(question))
+
+
 def question_type(question: str) -> AnswerType:
     """The kind of answer the question wants; NONE when no pattern speaks for one."""
     for kind, pattern in _QUESTION_RES:
@@ -126,6 +140,8 @@ def holds_type(text: str, kind: AnswerType, code: bool = False, question: str = 
         return _new(_found(_OPTION, text), question)
     if kind is AnswerType.VALUE:
         values = _found(_NUMBER, _NOT_A_VALUE.sub(" ", text))
+        if wants_quantity(question):
+            return _new(values, question)
         return _new(values + _latin_words_in_cjk(text) + _found(_OPTION, text), question)
     if kind is AnswerType.COMMAND:
         return code or bool(_PROMPT_LINE.search(text)) or _new(

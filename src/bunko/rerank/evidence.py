@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bunko.embed.base import Embedder
-from bunko.generate.answer_types import CHECKABLE, AnswerType, holds_type, question_type
+from bunko.generate.answer_types import CHECKABLE, AnswerType, holds_type, question_type, wants_quantity
 from bunko.generate.confidence import rare_key_terms
 from bunko.generate.injection import looks_like_instruction
 from bunko.generate.language import detect_language, text_language
@@ -32,13 +32,6 @@ from bunko.retrieve.analyzers import Analyzer, identifiers
 from bunko.retrieve.coverage import keyword_coverage
 from bunko.schema import Hit
 
-_QUANTITY_QUESTION = re.compile(
-    r"いくら|何[日回人件年時分文字円%％度台名ヶか点]|どのくらい|どれくらい|何時|いつ|"
-    r"多少|几|多长|多久|多大|何时|什么时候|"
-    r"\bhow (?:many|much|long|often|soon|old|large|big|quickly)\b|\bwhen\b"
-    r"|\b(?:limit|maximum|minimum|rate|number|amount|price|period|deadline|duration|fee|cost|size)s?\b",
-    re.IGNORECASE,
-)
 _LEAD_IN = re.compile(r"[:：]\s*$|次のとおり|以下のとおり|下記|如下|以下(?:几|各)|as follows|the following", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
 
@@ -89,10 +82,6 @@ def best_unit(scored: Sequence[ScoredUnit], question: str) -> ScoredUnit:
         return best
     closest = max(same, key=lambda s: s.score)
     return closest if closest.score >= SAME_LANGUAGE_SUFFICES * best.score else best
-
-
-def wants_quantity(question: str) -> bool:
-    return bool(_QUANTITY_QUESTION.search(question))
 
 
 def section_context(hit: Hit) -> str:
