@@ -55,7 +55,7 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
 SAMPLES = ROOT / "src" / "bunko" / "samples"
 K = 10
-DEFAULT = "default (coverage, keyword 0.55, BM25 share 1/3)"
+DEFAULT = "default (coverage, keyword 0.55, BM25 share 1/3, document 0)"
 HEADINGS_PER_LANGUAGE = 200
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 
@@ -63,6 +63,8 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 def variants() -> dict[str, tuple[str, dict[str, Any]]]:
     """name → (mode, RetrieveConfig overrides; `bm25_share` sets fusion.BM25_SHARE for that row)."""
     out: dict[str, tuple[str, dict[str, Any]]] = {"dense": ("dense", {}), "keyword": ("keyword", {}), DEFAULT: ("hybrid", {})}
+    for weight in (0.0, 0.25, 0.5, 0.75, 1.0):
+        out[f"coverage, keyword 0.55, BM25 share 1/3, document {weight}"] = ("hybrid", {"document_weight": weight})
     for share, label in ((0.0, "0"), (0.25, "1/4"), (1 / 3, "1/3"), (0.5, "1/2")):
         for weight in (0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8, 1.0):
             out[f"coverage, keyword {weight}, BM25 share {label}"] = (
@@ -177,10 +179,12 @@ def paired_interval(a: np.ndarray, b: np.ndarray, seed: int = 0) -> list[float]:
     return [round(float(np.percentile(boot, 2.5)), 4), round(float(np.percentile(boot, 97.5)), 4)]
 
 
-def evaluate(runners: dict[str, Runner]) -> dict[str, Any]:
+def evaluate(runners: dict[str, Runner], only: str | None = None) -> dict[str, Any]:
     table: dict[str, dict[str, Any]] = {}
     per_question: dict[str, dict[str, np.ndarray]] = {}
     for name, (mode, overrides) in variants().items():
+        if only is not None and name not in ("dense", "keyword", DEFAULT) and not re.search(only, name):
+            continue
         started = time.perf_counter()
         table[name] = {}
         for set_name, run in runners.items():
@@ -238,6 +242,7 @@ def main() -> None:
     parser.add_argument("--langs", nargs="+", default=list(rd.LANGS), choices=list(rd.LANGS))
     parser.add_argument("--no-golden", action="store_true", help="skip the samples' golden set")
     parser.add_argument("--seed", type=int, default=rd.SEED, help="another seed draws other questions: a held-out check of the chosen weights")
+    parser.add_argument("--only", help="run only the variants whose name matches this regular expression (and the parts and default)")
     parser.add_argument("--out", default="fusion", help="results file stem under bench/results/")
     args = parser.parse_args()
     data = rd.load_or_build(seed=args.seed)
@@ -260,7 +265,7 @@ def main() -> None:
             runners["golden"] = run
             sets["golden"] = f"{info['chunks']} chunks of the 12 samples, {info['questions']} questions ({info['by_language']}), relevance by document"
             closers.append(close)
-        results = evaluate(runners)
+        results = evaluate(runners, args.only)
         for close in closers:
             close()
     results |= {"sets": sets, "seed": args.seed, "date": time.strftime("%Y-%m-%d"), "machine": f"{br.machine()['cores']} cores"}

@@ -163,13 +163,16 @@ def search(
     section: Annotated[str | None, typer.Option(help="Only chunks under this section (text or glob).")] = None,
     where: Annotated[str | None, typer.Option(help='Filter as JSON, e.g. \'{"kind": "table"}\'.')] = None,
     explain: Annotated[bool, typer.Option("--explain", help="Show each retriever's rank and score.")] = False,
+    group_by: Annotated[
+        str | None, typer.Option("--group-by", help="chunk, section or document: one hit per section or document (its best chunk).")
+    ] = None,
     collection: CollectionOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Ranked evidence with source > section > page."""
     kb = open_kb(collection)
     filters = parse_filters(source, section, where)
-    result = run(lambda: kb.search_detailed(query, k=k, filters=filters, mode=mode))
+    result = run(lambda: kb.search_detailed(query, k=k, filters=filters, mode=mode, group_by=group_by))
     hits = result.hits
     thresholds = {"max_distance": kb.config.retrieve.max_distance, "min_score": kb.config.retrieve.min_score}
     kb.close()

@@ -118,6 +118,17 @@ class RetrieveConfig(_Section):
     dense_weight: float = Field(1.0, ge=0)
     keyword_weight: float = Field(0.55, ge=0, description="Keyword weight for natural-language questions (chosen by bench/bench_fusion.py).")
     exact_keyword_weight: float = Field(0.65, ge=0, description="Keyword weight when the query has codes/IDs or quotes.")
+    document_weight: float = Field(
+        0.0, ge=0,
+        description="Weight of document-level keyword evidence (BM25 over each document's text as a whole, relative to its "
+        "maximum) added to every chunk of that document in coverage fusion; 0 = chunk evidence only.",
+    )
+    group_by: Literal["chunk", "section", "document"] = Field(
+        "chunk", description="chunk: every chunk is a hit; section / document: one hit per section or document, its best chunk.",
+    )
+    document_candidates: int = Field(
+        20, ge=0, description="Best documents by document-level BM25 whose closest chunk joins the fused candidates.",
+    )
     max_distance: float | None = Field(
         0.9, ge=0, le=2, description="Dense hits farther than this cosine distance (1 - similarity) are dropped."
     )

@@ -217,11 +217,18 @@ class Bunko:
             **({"index": self.store.index_stats()} if hasattr(self.store, "index_stats") else {}),
         }
 
-    def search(self, query: str, k: int | None = None, filters: Mapping[str, Any] | None = None, mode: str | None = None) -> list[Hit]:
-        return self.search_detailed(query, k=k, filters=filters, mode=mode).hits
+    def search(
+        self, query: str, k: int | None = None, filters: Mapping[str, Any] | None = None, mode: str | None = None,
+        group_by: str | None = None,
+    ) -> list[Hit]:
+        return self.search_detailed(query, k=k, filters=filters, mode=mode, group_by=group_by).hits
 
-    def search_detailed(self, query: str, k: int | None = None, filters: Mapping[str, Any] | None = None, mode: str | None = None) -> SearchResult:
-        return self.searcher.search(query, k=k, where=filters, mode=mode)
+    def search_detailed(
+        self, query: str, k: int | None = None, filters: Mapping[str, Any] | None = None, mode: str | None = None,
+        group_by: str | None = None,
+    ) -> SearchResult:
+        """`group_by` "document" or "section": one hit per document or section (its best chunk)."""
+        return self.searcher.search(query, k=k, where=filters, mode=mode, group_by=group_by)
 
     def trace(self, trace_id: str) -> dict[str, Any] | None:
         return self.store.get_trace(trace_id)

@@ -16,7 +16,7 @@ import pytest
 
 from bunko.errors import FilterError
 from bunko.retrieve.analyzers import multilingual
-from bunko.retrieve.bm25 import BM25Index
+from bunko.retrieve.bm25 import K1, BM25Index
 from bunko.retrieve.filters import BUILTIN_FIELDS, compile_filter
 from bunko.schema import Chunk, Element, IngestJob, JobStatus, ParsedDocument
 from bunko.store.base import Store, StoredChunk
@@ -266,6 +266,52 @@ def test_keyword_search_counts_each_query_term_once_and_handles_cjk(store: Store
     assert weights == pytest.approx(bm25.idf(["宿泊", "zzzz"]))
 
 
+def expected_documents(written, tokens: list[str], where: dict | None) -> list[tuple[str, float]]:
+    """Reference document BM25: each document's chunk tokens concatenated into one text, ranked; filtered by any chunk."""
+    recs = records(written)
+    predicate = compile_filter(where, set(BUILTIN_FIELDS) | {key for r in recs.values() for key in r}) or (lambda r: True)
+    bm25 = BM25Index().build([[t for s in stored for t in s.tokens] for _, stored in written])
+    scored = [
+        (doc.doc_id, float(score)) for (doc, stored), score in zip(written, bm25.scores(tokens), strict=True)
+        if score > 0 and any(predicate(recs[s.chunk.chunk_id]) for s in stored)
+    ]
+    return sorted(scored, key=lambda pair: (-pair[1], pair[0]))
+
+
+@pytest.mark.parametrize("query", ["宿泊費の上限", "婚假 产假", "rate limit per minute", "宿泊費 rate 婚假 E-1024"])
+@pytest.mark.parametrize("where", [None, {"tags": "hr"}, {"page": {"$gte": 3}}])
+def test_document_keyword_search_is_bm25_over_whole_documents(store: Store, query: str, where: dict[str, Any] | None) -> None:
+    written = fill(store)
+    tokens = multilingual(query)
+    expected = expected_documents(written, tokens, where)
+    found = store.document_keyword_search(tokens, 3, where)
+    assert [(m.doc_id, round(m.score, 4)) for m in found] == [(d, round(sc, 4)) for d, sc in expected[:3]]
+    recs = records(written)
+    predicate = compile_filter(where, set(BUILTIN_FIELDS) | {key for r in recs.values() for key in r}) or (lambda r: True)
+    for match in found:
+        assert recs[match.best_chunk_id]["doc_id"] == match.doc_id and predicate(recs[match.best_chunk_id])
+    chunk_ids = [s.chunk.chunk_id for _, stored in written for s in stored]
+    by_document = dict(expected_documents(written, tokens, None))
+    full_match = sum(BM25Index().build([[t for s in stored for t in s.tokens] for _, stored in written]).idf(tokens).values()) / (1 + K1)
+    scores = store.document_keyword_scores(chunk_ids, tokens)
+    assert scores == pytest.approx({cid: by_document.get(recs[cid]["doc_id"], 0.0) / full_match for cid in chunk_ids}, rel=1e-4)
+    assert all(0 <= score < 1 + K1 for score in scores.values())
+
+
+def test_a_documents_best_chunk_is_the_closest_allowed_one(store: Store) -> None:
+    written = fill(store)
+    tokens = multilingual("宿泊費 rate 婚假")
+    query = unit(np.random.default_rng(7))
+    for where in (None, {"page": {"$lte": 2}}):
+        recs = records(written)
+        predicate = compile_filter(where, set(BUILTIN_FIELDS) | {key for r in recs.values() for key in r}) or (lambda r: True)
+        for match in store.document_keyword_search(tokens, 6, where, vector=query):
+            stored = next(stored for doc, stored in written if doc.doc_id == match.doc_id)
+            allowed = [s for s in stored if predicate(recs[s.chunk.chunk_id])]
+            assert match.best_chunk_id == max(allowed, key=lambda s: float(s.vector @ query)).chunk.chunk_id
+    assert store.document_keyword_search(["zzzz"], 3) == [] and store.document_keyword_search([], 3) == []
+
+
 def test_unknown_filter_fields_and_operators_raise(store: Store) -> None:
     query = unit(np.random.default_rng(1))
     with pytest.raises(FilterError, match="unknown filter field"):
@@ -286,6 +332,7 @@ def test_unknown_filter_fields_and_operators_raise(store: Store) -> None:
 def test_search_on_an_empty_store(store: Store) -> None:
     assert store.dense_search(unit(np.random.default_rng(0)), 5) == []
     assert store.keyword_search(["rate"], 5) == []
+    assert store.document_keyword_search(["rate"], 5) == [] and store.document_keyword_scores(["a#0"], ["rate"]) == {}
     assert store.chunk_count() == 0 and store.documents() == []
 
 

@@ -40,6 +40,32 @@ class BM25Builder:
 
     def finish(self, index: BM25Index | None = None) -> BM25Index:
         index = index or BM25Index()
+        counts, lengths = self._counts()
+        index.vocab = self.vocab
+        index.matrix = index._weights(counts, lengths).tocsc()
+        return index
+
+    def finish_grouped(self, group_of_row: np.ndarray, groups: int) -> tuple[BM25Index, BM25Index]:
+        """The row index and a second one whose rows are groups of rows (a document of chunks).
+
+        A group's term frequencies and length are the sums of its rows', so the group index is
+        BM25 over the whole document, as if it had been indexed as one text, at the cost of one
+        sparse product instead of a second pass over the tokens.
+        """
+        counts, lengths = self._counts()
+        rows = len(lengths)
+        membership = sparse.csr_matrix(
+            (np.ones(rows, dtype=np.float32), (np.asarray(group_of_row, dtype=np.int64), np.arange(rows))), shape=(groups, rows)
+        )
+        grouped, grouped_lengths = membership @ counts, membership @ lengths
+        rows_index, group_index = BM25Index(), BM25Index()
+        rows_index.vocab = group_index.vocab = self.vocab
+        rows_index.matrix = rows_index._weights(counts, lengths).tocsc()
+        group_index.matrix = group_index._weights(sparse.csr_matrix(grouped), grouped_lengths).tocsc()
+        return rows_index, group_index
+
+    def _counts(self) -> tuple[sparse.csr_matrix, np.ndarray]:
+        """Term frequencies per row (consuming the builder's term ids) and row lengths."""
         lengths = np.frombuffer(self._lengths, dtype=np.int64) if len(self._lengths) else np.zeros(0, dtype=np.int64)
         indptr = np.zeros(len(lengths) + 1, dtype=np.int64)
         np.cumsum(lengths, out=indptr[1:])
@@ -50,9 +76,7 @@ class BM25Builder:
         )
         del columns
         counts.sum_duplicates()  # in place: sorts each row's term ids and adds up repeats into term frequencies
-        index.vocab = self.vocab
-        index.matrix = index._weights(counts, lengths.astype(np.float64)).tocsc()
-        return index
+        return counts, lengths.astype(np.float64)
 
 
 class BM25Index:
@@ -148,15 +172,22 @@ class BM25Index:
             out[token] = float(np.log(1.0 + (n_docs - df + 0.5) / (df + 0.5)))
         return out
 
-    def save(self, path_prefix: str) -> None:
+    def save(self, path_prefix: str, vocab: bool = True) -> None:
+        """`vocab=False` writes only the matrix, for an index sharing another's vocabulary (see `load(vocab_of=)`)."""
         sparse.save_npz(path_prefix + ".npz", self.matrix, compressed=False)
-        terms = np.array(sorted(self.vocab, key=self.vocab.__getitem__), dtype=object)
-        np.save(path_prefix + ".vocab.npy", terms, allow_pickle=True)
+        if vocab:
+            terms = np.array(sorted(self.vocab, key=self.vocab.__getitem__), dtype=object)
+            np.save(path_prefix + ".vocab.npy", terms, allow_pickle=True)
 
     @classmethod
-    def load(cls, path_prefix: str) -> BM25Index:
+    def load(cls, path_prefix: str, vocab_of: BM25Index | None = None) -> BM25Index:
         index = cls()
         index.matrix = sparse.load_npz(path_prefix + ".npz").tocsc()
-        terms = np.load(path_prefix + ".vocab.npy", allow_pickle=True)
-        index.vocab = {term: i for i, term in enumerate(terms.tolist())}
+        if vocab_of is not None:
+            index.vocab = vocab_of.vocab
+        else:
+            terms = np.load(path_prefix + ".vocab.npy", allow_pickle=True)
+            index.vocab = {term: i for i, term in enumerate(terms.tolist())}
+        if index.matrix.shape[1] != len(index.vocab):
+            raise ValueError(f"{path_prefix}: matrix has {index.matrix.shape[1]} terms, vocabulary {len(index.vocab)}")
         return index

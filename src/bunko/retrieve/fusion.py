@@ -36,31 +36,47 @@ how short a chunk the terms occur, which decides natural questions whose words a
 
 
 def coverage_fusion(
-    ranked: Mapping[str, Ranked], coverage: Mapping[str, float], idf_total: float, weights: Mapping[str, float] | None = None
+    ranked: Mapping[str, Ranked], coverage: Mapping[str, float], idf_total: float, weights: Mapping[str, float] | None = None,
+    cosines: Mapping[str, float] | None = None, document_scores: Mapping[str, float] | None = None,
 ) -> list[Fused]:
-    """w_dense · similarity + w_keyword · (coverage + BM25_SHARE · relative BM25) over every chunk either retriever returned.
+    """w_dense · similarity + w_keyword · (coverage + BM25_SHARE · relative BM25) + w_document · document evidence.
 
-    `idf_total` is the summed idf of the query's distinct terms; `coverage` must hold every
-    candidate. A chunk missing from a list is scored with that list's lowest score, an
-    upper bound on its own; one holding no query term has a BM25 score of exactly 0.
+    Over every chunk any list returned ("dense", "keyword", and "document": the chunks standing
+    for the best documents). `idf_total` is the summed idf of the query's distinct terms;
+    `coverage` must hold every candidate. `cosines` gives candidates' real similarities; a chunk
+    without one is scored with the dense list's lowest, an upper bound on its own. A chunk
+    missing from the keyword list likewise gets that list's lowest BM25 score, or exactly 0 when
+    it holds no query term. The document evidence (`document_scores`) is the chunk's document's
+    BM25 over its whole text relative to a document of average length holding each query term
+    once, as the chunk's relative BM25 is, so it means the same in every query.
     """
     weights = weights or {}
     dense = _first_scores(ranked.get("dense", ()))
     keyword = _first_scores(ranked.get("keyword", ()))
+    cosines = {**dense, **(cosines or {})}
+    document_scores = document_scores or {}
     dense_floor = min(dense.values()) if dense else 0.0
     keyword_floor = min(keyword.values()) if keyword else 0.0
     full_match = idf_total / (1.0 + K1) or 1.0  # each term found once in a chunk of average length
     fused: dict[str, float] = {}
     signals: dict[str, dict[str, dict[str, float]]] = {}
-    for retriever, hits in (("dense", dense), ("keyword", keyword)):
-        for rank, (chunk_id, score) in enumerate(hits.items(), start=1):
+    for retriever, hits in ranked.items():
+        for rank, (chunk_id, score) in enumerate(_first_scores(hits).items(), start=1):
             signals.setdefault(chunk_id, {})[retriever] = {"rank": float(rank), "score": score}
     for chunk_id, chunk_signals in signals.items():
         share = coverage.get(chunk_id, 0.0)
         relative_bm25 = keyword.get(chunk_id, keyword_floor if share > 0 else 0.0) / full_match
         evidence = share + BM25_SHARE * relative_bm25
+        document = document_scores.get(chunk_id, 0.0)
+        similarity = cosines.get(chunk_id, dense_floor)
         chunk_signals["coverage"] = {"score": share, "relative_bm25": relative_bm25, "evidence": evidence}
-        fused[chunk_id] = weights.get("dense", 1.0) * dense.get(chunk_id, dense_floor) + weights.get("keyword", 1.0) * evidence
+        if chunk_id in document_scores:
+            chunk_signals["coverage"]["document"] = document
+        if "dense" not in chunk_signals and chunk_id in cosines:
+            chunk_signals["similarity"] = {"score": similarity}
+        fused[chunk_id] = (
+            weights.get("dense", 1.0) * similarity + weights.get("keyword", 1.0) * evidence + weights.get("document", 0.0) * document
+        )
     order = sorted(fused, key=lambda cid: (-fused[cid], cid))
     return [(cid, fused[cid], signals[cid]) for cid in order]
 

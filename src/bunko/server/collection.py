@@ -123,8 +123,11 @@ class ServedCollection:
             # the groups field vanished between validation and search (its last document was deleted)
             return call(acl.combine(filters, acl.MATCH_NOTHING))
 
-    def search(self, who: Principal, query: str, k: int | None, mode: str | None, filters: Mapping[str, Any] | None) -> SearchResult:
-        result: SearchResult = self._retrying(who, filters, lambda where: self.kb.search_detailed(query, k=k, filters=where, mode=mode))
+    def search(
+        self, who: Principal, query: str, k: int | None, mode: str | None, filters: Mapping[str, Any] | None, group_by: str | None = None,
+    ) -> SearchResult:
+        result: SearchResult = self._retrying(
+            who, filters, lambda where: self.kb.search_detailed(query, k=k, filters=where, mode=mode, group_by=group_by))
         visible = self.visible_documents(who)
         result.hits = acl.visible_hits(result.hits, lambda doc_id: doc_id in visible)
         return result

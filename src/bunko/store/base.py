@@ -25,6 +25,15 @@ class StoredChunk:
     embed_hash: str
 
 
+@dataclass(frozen=True)
+class DocumentMatch:
+    """A document found by its text as a whole, and the chunk that stands for it among chunk hits."""
+
+    doc_id: str
+    score: float
+    best_chunk_id: str
+
+
 class Store(Protocol):
     def close(self) -> None: ...
 
@@ -47,6 +56,15 @@ class Store(Protocol):
     # search: filters are applied before top-k
     def dense_search(self, vector: np.ndarray, k: int, where: Mapping[str, Any] | None = None) -> list[tuple[str, float]]: ...
     def keyword_search(self, tokens: Sequence[str], k: int, where: Mapping[str, Any] | None = None) -> list[tuple[str, float]]: ...
+    def document_keyword_search(
+        self, tokens: Sequence[str], k: int, where: Mapping[str, Any] | None = None, vector: np.ndarray | None = None
+    ) -> list[DocumentMatch]:
+        """Top documents by BM25 over each document's text as a whole; the best chunk is the closest to `vector`."""
+        ...
+    def document_keyword_scores(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> dict[str, float]:
+        """Each chunk's document's BM25 relative to a document of average length holding each token once (the
+        sum of their document-level idf / (1 + k1)), in [0, 1 + k1): the document evidence fused into chunk scores."""
+        ...
     def term_weights(self, tokens: Sequence[str]) -> dict[str, float]: ...
     def matching_terms(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> dict[str, set[str]]:
         """Which of the query's tokens each chunk holds: the keyword side of coverage fusion."""

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from bunko.schema import TERMINAL_STATUSES, Chunk, DocumentInfo, Element, ErrorCode, IngestJob, JobStatus, ParsedDocument
-from bunko.store.base import StoredChunk
+from bunko.store.base import DocumentMatch, StoredChunk
 from bunko.store.memory_index import MemoryIndex
 from bunko.store.rows import CHUNK_COLUMNS, ELEMENT_COLUMNS, chunk_from_row, element_from_row
 
@@ -335,6 +335,16 @@ class LocalStore:
                 future.exception()  # the helper must be done with this index before the lock is released
                 raise
             return future.result(), keyword
+
+    def document_keyword_search(
+        self, tokens: Sequence[str], k: int, where: Mapping[str, Any] | None = None, vector: np.ndarray | None = None
+    ) -> list[DocumentMatch]:
+        with self._lock:
+            return self._current_index().document_keyword(tokens, k, where, vector)
+
+    def document_keyword_scores(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> dict[str, float]:
+        with self._lock:
+            return self._current_index().document_keyword_scores(chunk_ids, tokens)
 
     def term_weights(self, tokens: Sequence[str]) -> dict[str, float]:
         with self._lock:

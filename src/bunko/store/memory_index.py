@@ -7,24 +7,69 @@ part to rebuild, is cached on disk under the generation that produced it.
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from bunko.retrieve.ann import EXACT_SUBSET_ROWS, HnswIndex
-from bunko.retrieve.bm25 import BM25Builder, BM25Index
+from bunko.retrieve.bm25 import K1, BM25Builder, BM25Index
 from bunko.retrieve.filters import BUILTIN_FIELDS, filter_key, mask_for
 from bunko.retrieve.topk import top_k, top_k_of
+from bunko.store.base import DocumentMatch
 
 RowReader = Callable[[Callable[[str], None] | None], tuple[list[str], np.ndarray | None, list[dict[str, Any]]]]
 """read_rows(token_sink) -> (ids, vectors, filter records); with a sink, each row's space-separated tokens go to it."""
 
 _MASK_CACHE_SIZE = 64
+
+
+def _load_cached_bm25(prefix: str) -> tuple[BM25Index, BM25Index] | None:
+    """The chunk and document BM25 of a generation, or None when absent or unreadable.
+
+    Any failure counts as absent: a truncated .npy raises UnpicklingError and a cut .npz
+    BadZipFile, and a damaged cache must cost a rebuild, never a search.
+    """
+    if not all(Path(prefix + suffix).exists() for suffix in (".npz", ".vocab.npy", ".documents.npz")):
+        return None
+    try:
+        chunks = BM25Index.load(prefix)
+        return chunks, BM25Index.load(prefix + ".documents", vocab_of=chunks)
+    except Exception:
+        return None
+
+
+@dataclass(frozen=True)
+class DocumentRows:
+    """Which rows belong to which document: rows arrive ordered by document, so each document is one span."""
+
+    doc_ids: list[str]
+    doc_of_row: np.ndarray
+    starts: np.ndarray
+
+    @classmethod
+    def of(cls, records: Sequence[Mapping[str, Any]]) -> DocumentRows:
+        doc_ids: list[str] = []
+        doc_of_row = np.empty(len(records), dtype=np.int64)
+        starts: list[int] = []
+        for row, record in enumerate(records):
+            if not doc_ids or record["doc_id"] != doc_ids[-1]:
+                doc_ids.append(record["doc_id"])
+                starts.append(row)
+            doc_of_row[row] = len(doc_ids) - 1
+        if len(set(doc_ids)) != len(doc_ids):
+            raise ValueError("index rows are not grouped by document")
+        return cls(doc_ids, doc_of_row, np.asarray([*starts, len(records)], dtype=np.int64))
+
+    def any_row(self, allowed_rows: np.ndarray) -> np.ndarray:
+        """Document mask: a document is allowed when any of its rows is."""
+        allowed = np.zeros(len(self.doc_ids), dtype=bool)
+        allowed[np.unique(self.doc_of_row[allowed_rows])] = True
+        return allowed
 
 
 class MemoryIndex:
@@ -44,6 +89,8 @@ class MemoryIndex:
         self.ids: list[str] = []
         self.vectors = np.zeros((0, 0), dtype=np.float32)
         self.bm25 = BM25Index()
+        self.document_bm25 = BM25Index()
+        self.documents = DocumentRows.of([])
         self._raw_records: list[dict[str, Any]] = []
         self._records: list[dict[str, Any]] | None = None
         self._row_of: dict[str, int] | None = None
@@ -52,25 +99,25 @@ class MemoryIndex:
         self.known_fields: set[str] = set(BUILTIN_FIELDS)
 
     def load(self, generation: int, read_rows: RowReader) -> None:
-        """Read the rows once; the BM25 matrix is built from their tokens as they stream by, unless cached."""
+        """Read the rows once; the BM25 matrices (chunks, documents) are built from their tokens as they stream by, unless cached."""
         prefix = str(self.cache_dir / f"bm25-{generation}")
-        bm25: BM25Index | None = None
-        if Path(prefix + ".npz").exists() and Path(prefix + ".vocab.npy").exists():
-            with contextlib.suppress(OSError, ValueError):
-                bm25 = BM25Index.load(prefix)
-        builder = BM25Builder() if bm25 is None else None
+        cached = _load_cached_bm25(prefix)
+        builder = BM25Builder() if cached is None else None
         ids, vectors, records = read_rows(builder.add_text if builder is not None else None)
-        if bm25 is not None and bm25.size != len(ids):  # a stale or torn cache
+        documents = DocumentRows.of(records)
+        if cached is not None and (cached[0].size != len(ids) or cached[1].size != len(documents.doc_ids)):  # stale or torn
             del ids, vectors, records
-            bm25, builder = None, BM25Builder()
+            cached, builder = None, BM25Builder()
             ids, vectors, records = read_rows(builder.add_text)
+            documents = DocumentRows.of(records)
         if builder is not None:
-            bm25 = builder.finish()
-            self._save_bm25(bm25, prefix)
-        assert bm25 is not None
+            cached = builder.finish_grouped(documents.doc_of_row, len(documents.doc_ids))
+            self._save_bm25(cached, prefix)
+        assert cached is not None
         self.ids = ids
         self.vectors = vectors if vectors is not None else np.zeros((0, 0), dtype=np.float32)
-        self.bm25 = bm25
+        self.bm25, self.document_bm25 = cached
+        self.documents = documents
         self._raw_records = records
         self._records = None
         self._row_of = None
@@ -110,13 +157,15 @@ class MemoryIndex:
                 out["hnsw"] = hnsw
         return out
 
-    def _save_bm25(self, bm25: BM25Index, prefix: str) -> None:
-        """Write the cache atomically enough: a torn cache fails the size check and is rebuilt."""
+    def _save_bm25(self, indexes: tuple[BM25Index, BM25Index], prefix: str) -> None:
+        """Write the cache atomically enough: a torn cache fails to load or fails the size check, and is rebuilt."""
+        chunks, documents = indexes
         try:
             self.cache_dir.mkdir(parents=True, exist_ok=True)
             for old in self.cache_dir.glob("bm25-*"):
                 old.unlink(missing_ok=True)
-            bm25.save(prefix)
+            documents.save(prefix + ".documents", vocab=False)
+            chunks.save(prefix)
         except OSError:
             pass  # a read-only collection still searches; it just rebuilds next time
 
@@ -192,3 +241,49 @@ class MemoryIndex:
             return []
         rows, scores = self.bm25.matches(tokens)
         return [(self.ids[i], s) for i, s in top_k_of(rows, scores, k, allowed, min_score=0.0)]
+
+    def document_keyword(
+        self, tokens: Sequence[str], k: int, where: Mapping[str, Any] | None, vector: np.ndarray | None = None
+    ) -> list[DocumentMatch]:
+        """Top k documents by BM25 over each document's searchable text as a whole, each with its best chunk.
+
+        A document counts when any of its chunks passes the filter, and its best chunk is chosen
+        among those; its score is over all of its text, so a chunk-level filter (a page, a section)
+        narrows which documents and chunks, not the documents' scores. The best chunk is the one
+        closest to `vector`, or the best by BM25 without one: the chunk that stands for the
+        document among chunk hits.
+        """
+        if not self.ids:
+            return []
+        allowed_rows = self.mask(where)
+        allowed = None if allowed_rows is None else self.documents.any_row(allowed_rows)
+        rows, scores = self.document_bm25.matches(tokens)
+        top = top_k_of(rows, scores, k, allowed, min_score=0.0)
+        if not top:
+            return []
+        spans = [(int(self.documents.starts[d]), int(self.documents.starts[d + 1])) for d, _ in top]
+        rows = np.concatenate([np.arange(start, end) for start, end in spans])
+        if vector is not None:
+            with self._single_blas_thread():
+                closeness = self.vectors[rows] @ np.asarray(vector, dtype=np.float32).ravel()
+        else:
+            closeness = self.bm25.scores(tokens)[rows]
+        if allowed_rows is not None:
+            closeness = np.where(allowed_rows[rows], closeness, -np.inf)
+        matches, offset = [], 0
+        for (doc_index, score), (start, end) in zip(top, spans, strict=True):
+            best = offset + int(np.argmax(closeness[offset : offset + end - start]))
+            matches.append(DocumentMatch(self.documents.doc_ids[doc_index], score, self.ids[int(rows[best])]))
+            offset += end - start
+        return matches
+
+    def document_keyword_scores(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> dict[str, float]:
+        """Each chunk's document's BM25 relative to a document of average length holding each token once (chunks not indexed are left out)."""
+        row_of = self._row_index()
+        known = [cid for cid in chunk_ids if cid in row_of]
+        full_match = sum(self.document_bm25.idf(tokens).values()) / (1.0 + K1)
+        if not known or full_match <= 0:
+            return {}
+        scores = self.document_bm25.scores(tokens) / full_match
+        doc_rows = self.documents.doc_of_row[[row_of[cid] for cid in known]]
+        return dict(zip(known, scores[doc_rows].tolist(), strict=True))

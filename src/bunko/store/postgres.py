@@ -43,7 +43,7 @@ from bunko.chunk.base import is_searchable
 from bunko.errors import CollectionError
 from bunko.retrieve.bm25 import K1, B
 from bunko.schema import TERMINAL_STATUSES, Chunk, DocumentInfo, Element, ErrorCode, IngestJob, JobStatus, ParsedDocument
-from bunko.store.base import StoredChunk
+from bunko.store.base import DocumentMatch, StoredChunk
 from bunko.store.postgres_schema import LOCK_NAMESPACE, migrate, set_search_path
 from bunko.store.rows import CHUNK_COLUMNS, ELEMENT_COLUMNS, chunk_from_row, element_from_row
 from bunko.store.sql_filters import FilterCompiler, field_names, known_fields_from
@@ -73,6 +73,32 @@ WHERE {where}
 ORDER BY scored.score DESC, c.doc_id, c.ordinal
 LIMIT %(k)s
 """
+
+_DOCUMENT_KEYWORD_SQL = """
+WITH q AS (SELECT DISTINCT t AS term FROM unnest(%(terms)s::text[]) AS t),
+p AS MATERIALIZED (
+    SELECT p.term, c.doc_id, sum(p.tf)::float8 AS tf
+    FROM postings p JOIN q ON p.term = q.term JOIN chunks c ON c.id = p.chunk
+    GROUP BY p.term, c.doc_id
+),
+df AS (SELECT term, count(*)::float8 AS df FROM p GROUP BY term),
+dl AS (SELECT c.doc_id, sum(c.dl)::float8 AS dl FROM chunks c WHERE c.doc_id IN (SELECT DISTINCT doc_id FROM p) GROUP BY c.doc_id),
+s AS (
+    SELECT d.n, CASE WHEN corpus.tokens > 0 AND d.n > 0 THEN corpus.tokens::float8 / d.n ELSE 1.0 END AS avgdl
+    FROM corpus CROSS JOIN (SELECT count(*)::float8 AS n FROM documents WHERE chunk_count > 0) d
+),
+scored AS (
+    SELECT p.doc_id,
+           sum(ln(1.0 + (s.n - df.df + 0.5) / (df.df + 0.5)) * p.tf / (p.tf + {k1} * (1.0 - {b} + {b} * dl.dl / s.avgdl))) AS score
+    FROM p JOIN df ON df.term = p.term JOIN dl ON dl.doc_id = p.doc_id CROSS JOIN s
+    GROUP BY p.doc_id
+)
+SELECT scored.doc_id, scored.score FROM scored
+WHERE {documents} AND EXISTS (SELECT 1 FROM chunks c WHERE c.doc_id = scored.doc_id AND {where} AND """ + _SEARCHABLE + """)
+ORDER BY scored.score DESC, scored.doc_id
+LIMIT %(k)s
+"""
+"""Document-level BM25: a document's term frequencies and length are its chunks' sums, as the local store's document index."""
 
 
 def _text(value: str | None) -> str | None:
@@ -494,6 +520,74 @@ class PostgresStore:
             )
             rows = conn.execute(statement, {"terms": terms, "k": k}).fetchall()
         return [(r[0], float(r[1])) for r in rows]
+
+    def document_keyword_search(
+        self, tokens: Sequence[str], k: int, where: Mapping[str, Any] | None = None, vector: np.ndarray | None = None
+    ) -> list[DocumentMatch]:
+        terms = sorted(set(tokens))
+        if not terms or k <= 0:
+            return []
+        with self._pool.connection() as conn, conn.transaction():
+            condition = self._where(conn, where) or sql.SQL("TRUE")
+            documents = self._document_rows(conn, terms, condition, sql.SQL("TRUE"), {"k": k})
+            best = self._best_chunks(conn, [doc_id for doc_id, _ in documents], terms, condition, vector)
+        return [DocumentMatch(doc_id, score, best[doc_id]) for doc_id, score in documents if doc_id in best]
+
+    def document_keyword_scores(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> dict[str, float]:
+        terms, ids = sorted(set(tokens)), list(dict.fromkeys(chunk_ids))
+        if not terms or not ids:
+            return {}
+        with self._pool.connection() as conn, conn.transaction():
+            doc_of = dict(conn.execute(
+                "SELECT chunk_id, doc_id FROM chunks c WHERE chunk_id = ANY(%s::text[]) AND " + _SEARCHABLE, (ids,)
+            ).fetchall())
+            scores = dict(self._document_rows(
+                conn, terms, sql.SQL("TRUE"), sql.SQL("scored.doc_id = ANY(%(docs)s::text[])"),
+                {"k": len(doc_of), "docs": sorted(set(doc_of.values()))},
+            ))
+            n = float(conn.execute("SELECT count(*) FROM documents WHERE chunk_count > 0").fetchone()[0])
+            df = dict(conn.execute(
+                "SELECT p.term, count(DISTINCT c.doc_id) FROM postings p JOIN chunks c ON c.id = p.chunk "
+                "WHERE p.term = ANY(%s::text[]) GROUP BY p.term", (terms,),
+            ).fetchall())
+        full_match = sum(float(np.log(1.0 + (n - df.get(t, 0) + 0.5) / (df.get(t, 0) + 0.5))) for t in terms) / (1.0 + K1)
+        if full_match <= 0:
+            return {}
+        return {chunk_id: scores.get(doc_id, 0.0) / full_match for chunk_id, doc_id in doc_of.items()}
+
+    @staticmethod
+    def _document_rows(
+        conn: psycopg.Connection, terms: list[str], condition: sql.Composable, documents: sql.Composable, params: dict[str, Any]
+    ) -> list[tuple[str, float]]:
+        statement = sql.SQL(_DOCUMENT_KEYWORD_SQL).format(k1=sql.Literal(K1), b=sql.Literal(B), where=condition, documents=documents)
+        return [(r[0], float(r[1])) for r in conn.execute(statement, {"terms": terms, **params}).fetchall()]
+
+    def _best_chunks(
+        self, conn: psycopg.Connection, doc_ids: list[str], terms: list[str], condition: sql.Composable, vector: np.ndarray | None
+    ) -> dict[str, str]:
+        """Each document's allowed chunk closest to `vector`, or best by BM25 without one; ties and no-match go to the first."""
+        if not doc_ids:
+            return {}
+        best: dict[str, str] = {}
+        in_documents = sql.SQL("c.doc_id = ANY(%(docs)s::text[]) AND {}").format(condition)
+        if vector is not None:
+            statement = sql.SQL(
+                "SELECT DISTINCT ON (c.doc_id) c.doc_id, c.chunk_id FROM chunks c WHERE {} AND " + _SEARCHABLE
+                + " ORDER BY c.doc_id, c.embedding <=> %(q)s, c.ordinal"
+            ).format(in_documents)
+            query = np.ascontiguousarray(np.asarray(vector, dtype=np.float32).ravel())
+            return dict(conn.execute(statement, {"docs": doc_ids, "q": query}).fetchall())
+        statement = sql.SQL(_KEYWORD_SQL.replace("LIMIT %(k)s", "")).format(k1=sql.Literal(K1), b=sql.Literal(B), where=in_documents)
+        ranked = conn.execute(statement, {"terms": terms, "docs": doc_ids}).fetchall()
+        doc_of = dict(conn.execute("SELECT chunk_id, doc_id FROM chunks WHERE chunk_id = ANY(%s::text[])", ([r[0] for r in ranked],)).fetchall())
+        for chunk_id, _ in ranked:
+            best.setdefault(doc_of[chunk_id], chunk_id)
+        first = sql.SQL(
+            "SELECT DISTINCT ON (c.doc_id) c.doc_id, c.chunk_id FROM chunks c WHERE {} AND " + _SEARCHABLE + " ORDER BY c.doc_id, c.ordinal"
+        ).format(in_documents)
+        for doc_id, chunk_id in conn.execute(first, {"docs": [d for d in doc_ids if d not in best]}).fetchall():
+            best[doc_id] = chunk_id
+        return best
 
     def term_weights(self, tokens: Sequence[str]) -> dict[str, float]:
         """BM25 idf per distinct token; a token the corpus lacks gets the idf of df = 0."""
