@@ -184,3 +184,24 @@ def test_index_load_reads_one_snapshot_while_another_process_commits(tmp_path: P
     assert len(reader.keyword_search(["row"], 100)) == 50  # the next search sees the new generation
     reader.close()
     writer.close()
+
+
+@pytest.mark.parametrize("damage", ["truncate-vocab", "truncate-matrix", "truncate-documents", "garbage"])
+def test_a_damaged_bm25_cache_is_rebuilt_not_fatal(make_kb, tmp_path: Path, samples_dir: Path, embedder, damage: str) -> None:
+    kb = make_kb()
+    kb.ingest(samples_dir)
+    queries = ["宿泊費の上限", "年假有几天", "API rate limit"]
+    before = [[(h.chunk.chunk_id, round(h.score, 6)) for h in kb.search(q, k=5)] for q in queries]
+    kb.close()
+    cache = sorted((tmp_path / ".bunko").rglob("bm25-*"))
+    assert {p.name.split(".", 1)[1] for p in cache} == {"npz", "vocab.npy", "documents.npz"}
+    target = {"truncate-vocab": "vocab.npy", "truncate-matrix": "npz", "truncate-documents": "documents.npz", "garbage": "npz"}[damage]
+    path = next(p for p in cache if p.name.split(".", 1)[1] == target)
+    if damage == "garbage":
+        path.write_bytes(b"not a numpy file at all")
+    else:
+        path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    reopened = Bunko(tmp_path / ".bunko", embedder=embedder)
+    after = [[(h.chunk.chunk_id, round(h.score, 6)) for h in reopened.search(q, k=5)] for q in queries]
+    reopened.close()
+    assert before == after
