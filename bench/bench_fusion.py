@@ -63,8 +63,12 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 def variants() -> dict[str, tuple[str, dict[str, Any]]]:
     """name → (mode, RetrieveConfig overrides; `bm25_share` sets fusion.BM25_SHARE for that row)."""
     out: dict[str, tuple[str, dict[str, Any]]] = {"dense": ("dense", {}), "keyword": ("keyword", {}), DEFAULT: ("hybrid", {})}
-    for weight in (0.0, 0.25, 0.5, 0.75, 1.0):
+    for weight in (0.5, 1.0, 1.5, 2.0, 3.0):
         out[f"coverage, keyword 0.55, BM25 share 1/3, document {weight}"] = ("hybrid", {"document_weight": weight})
+    for weight in (0.0, 1.0, 2.0):
+        for language in (0.05, 0.1, 0.2):
+            out[f"coverage, keyword 0.55, BM25 share 1/3, document {weight}, language {language}"] = (
+                "hybrid", {"document_weight": weight, "language_weight": language})
     for share, label in ((0.0, "0"), (0.25, "1/4"), (1 / 3, "1/3"), (0.5, "1/2")):
         for weight in (0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8, 1.0):
             out[f"coverage, keyword {weight}, BM25 share {label}"] = (

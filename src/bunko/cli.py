@@ -166,13 +166,16 @@ def search(
     group_by: Annotated[
         str | None, typer.Option("--group-by", help="chunk, section or document: one hit per section or document (its best chunk).")
     ] = None,
+    language: Annotated[
+        str | None, typer.Option("--language", help="Prefer chunks in en, ja or zh instead of the query's language; any: no preference.")
+    ] = None,
     collection: CollectionOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Ranked evidence with source > section > page."""
     kb = open_kb(collection)
     filters = parse_filters(source, section, where)
-    result = run(lambda: kb.search_detailed(query, k=k, filters=filters, mode=mode, group_by=group_by))
+    result = run(lambda: kb.search_detailed(query, k=k, filters=filters, mode=mode, group_by=group_by, language=language))
     hits = result.hits
     thresholds = {"max_distance": kb.config.retrieve.max_distance, "min_score": kb.config.retrieve.min_score}
     kb.close()

@@ -123,6 +123,11 @@ class RetrieveConfig(_Section):
         description="Weight of document-level keyword evidence (BM25 over each document's text as a whole, relative to its "
         "maximum) added to every chunk of that document in coverage fusion; 0 = chunk evidence only.",
     )
+    language_weight: float = Field(
+        0.0, ge=0,
+        description="Bonus in coverage fusion for a chunk in the question's language (detected, or given per query); a soft "
+        "preference, not a filter: 0 = none.",
+    )
     group_by: Literal["chunk", "section", "document"] = Field(
         "chunk", description="chunk: every chunk is a hit; section / document: one hit per section or document, its best chunk.",
     )

@@ -219,16 +219,17 @@ class Bunko:
 
     def search(
         self, query: str, k: int | None = None, filters: Mapping[str, Any] | None = None, mode: str | None = None,
-        group_by: str | None = None,
+        group_by: str | None = None, language: str | None = None,
     ) -> list[Hit]:
-        return self.search_detailed(query, k=k, filters=filters, mode=mode, group_by=group_by).hits
+        return self.search_detailed(query, k=k, filters=filters, mode=mode, group_by=group_by, language=language).hits
 
     def search_detailed(
         self, query: str, k: int | None = None, filters: Mapping[str, Any] | None = None, mode: str | None = None,
-        group_by: str | None = None,
+        group_by: str | None = None, language: str | None = None,
     ) -> SearchResult:
-        """`group_by` "document" or "section": one hit per document or section (its best chunk)."""
-        return self.searcher.search(query, k=k, where=filters, mode=mode, group_by=group_by)
+        """`group_by` "document" or "section": one hit per document or section (its best chunk); `language`: the
+        language to prefer ("en", "ja", "zh") instead of the question's, or "any"."""
+        return self.searcher.search(query, k=k, where=filters, mode=mode, group_by=group_by, language=language)
 
     def trace(self, trace_id: str) -> dict[str, Any] | None:
         return self.store.get_trace(trace_id)

@@ -16,8 +16,9 @@ import pytest
 
 from bunko.errors import FilterError
 from bunko.retrieve.analyzers import multilingual
-from bunko.retrieve.bm25 import K1, BM25Index
+from bunko.retrieve.bm25 import BM25Index
 from bunko.retrieve.filters import BUILTIN_FIELDS, compile_filter
+from bunko.retrieve.languages import tokens_language
 from bunko.schema import Chunk, Element, IngestJob, JobStatus, ParsedDocument
 from bunko.store.base import Store, StoredChunk
 from bunko.store.local import LocalStore, doc_id_for
@@ -292,10 +293,19 @@ def test_document_keyword_search_is_bm25_over_whole_documents(store: Store, quer
         assert recs[match.best_chunk_id]["doc_id"] == match.doc_id and predicate(recs[match.best_chunk_id])
     chunk_ids = [s.chunk.chunk_id for _, stored in written for s in stored]
     by_document = dict(expected_documents(written, tokens, None))
-    full_match = sum(BM25Index().build([[t for s in stored for t in s.tokens] for _, stored in written]).idf(tokens).values()) / (1 + K1)
     scores = store.document_keyword_scores(chunk_ids, tokens)
-    assert scores == pytest.approx({cid: by_document.get(recs[cid]["doc_id"], 0.0) / full_match for cid in chunk_ids}, rel=1e-4)
-    assert all(0 <= score < 1 + K1 for score in scores.values())
+    assert scores == pytest.approx({cid: by_document.get(recs[cid]["doc_id"], 0.0) for cid in chunk_ids}, rel=1e-4)
+
+
+def test_chunk_languages_are_judged_from_tokens_alike(store: Store) -> None:
+    written = fill(store)
+    chunk_ids = [s.chunk.chunk_id for _, stored in written for s in stored]
+    languages = store.chunk_languages([*chunk_ids, "no/such#0"])
+    assert languages == {s.chunk.chunk_id: tokens_language(s.tokens) for _, stored in written for s in stored}
+    by_text = {s.chunk.text.split(" (")[0]: languages[s.chunk.chunk_id] for _, stored in written for s in stored}
+    assert by_text[TEXTS[0]] == by_text[TEXTS[3]] == "ja"  # kana
+    assert by_text[TEXTS[1]] == by_text[TEXTS[4]] == "zh"  # Han, no kana
+    assert by_text[TEXTS[2]] == by_text[TEXTS[5]] == "en"
 
 
 def test_a_documents_best_chunk_is_the_closest_allowed_one(store: Store) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from bunko.retrieve.languages import query_language
+
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 
@@ -15,12 +17,8 @@ ABSTAIN_MESSAGES = {
 
 
 def detect_language(text: str) -> str:
-    """Kana means Japanese; Han without kana means Chinese; anything else English."""
-    if _KANA.search(text):
-        return "ja"
-    if _HAN.search(text):
-        return "zh"
-    return "en"
+    """Kana means Japanese; Han without kana means Chinese; anything else English (retrieval's rule)."""
+    return query_language(text)
 
 
 _LATIN = re.compile(r"[A-Za-z]")

@@ -38,6 +38,7 @@ how short a chunk the terms occur, which decides natural questions whose words a
 def coverage_fusion(
     ranked: Mapping[str, Ranked], coverage: Mapping[str, float], idf_total: float, weights: Mapping[str, float] | None = None,
     cosines: Mapping[str, float] | None = None, document_scores: Mapping[str, float] | None = None,
+    languages: Mapping[str, str] | None = None, language: str | None = None,
 ) -> list[Fused]:
     """w_dense · similarity + w_keyword · (coverage + BM25_SHARE · relative BM25) + w_document · document evidence.
 
@@ -46,9 +47,13 @@ def coverage_fusion(
     `coverage` must hold every candidate. `cosines` gives candidates' real similarities; a chunk
     without one is scored with the dense list's lowest, an upper bound on its own. A chunk
     missing from the keyword list likewise gets that list's lowest BM25 score, or exactly 0 when
-    it holds no query term. The document evidence (`document_scores`) is the chunk's document's
-    BM25 over its whole text relative to a document of average length holding each query term
-    once, as the chunk's relative BM25 is, so it means the same in every query.
+    it holds no query term. The document evidence is the BM25 of the chunk's document over its
+    whole text (`document_scores`) divided by `idf_total`, the chunk-level idf of the query: a
+    document can at most approach its own idf mass, which is small where documents are few or
+    each holds most words (twelve policies, three long chapters) and close to the chunk-level
+    one where they are many and short (a site split into pages). So the evidence weighs most
+    where it discriminates, without a per-collection setting.
+    A chunk whose language (`languages`) is the question's (`language`) gets w_language more.
     """
     weights = weights or {}
     dense = _first_scores(ranked.get("dense", ()))
@@ -67,15 +72,19 @@ def coverage_fusion(
         share = coverage.get(chunk_id, 0.0)
         relative_bm25 = keyword.get(chunk_id, keyword_floor if share > 0 else 0.0) / full_match
         evidence = share + BM25_SHARE * relative_bm25
-        document = document_scores.get(chunk_id, 0.0)
+        document = document_scores.get(chunk_id, 0.0) / idf_total if idf_total > 0 else 0.0
         similarity = cosines.get(chunk_id, dense_floor)
         chunk_signals["coverage"] = {"score": share, "relative_bm25": relative_bm25, "evidence": evidence}
         if chunk_id in document_scores:
             chunk_signals["coverage"]["document"] = document
         if "dense" not in chunk_signals and chunk_id in cosines:
             chunk_signals["similarity"] = {"score": similarity}
+        same_language = float(language is not None and languages is not None and languages.get(chunk_id) == language)
+        if language is not None and languages is not None:
+            chunk_signals["language"] = {"score": same_language}
         fused[chunk_id] = (
             weights.get("dense", 1.0) * similarity + weights.get("keyword", 1.0) * evidence + weights.get("document", 0.0) * document
+            + weights.get("language", 0.0) * same_language
         )
     order = sorted(fused, key=lambda cid: (-fused[cid], cid))
     return [(cid, fused[cid], signals[cid]) for cid in order]

@@ -35,14 +35,16 @@ def identifier_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Ro
     codes = identifiers(tokens)
     if not codes:
         return None
-    return Route("exact", {"dense": config.dense_weight, "keyword": config.exact_keyword_weight, "document": config.document_weight},
+    return Route("exact", {"dense": config.dense_weight, "keyword": config.exact_keyword_weight, "document": config.document_weight,
+                  "language": config.language_weight},
                  f"identifiers {sorted(codes)} favour keyword search")
 
 
 def quoted_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route | None:
     if not _QUOTED.search(query):
         return None
-    return Route("exact", {"dense": config.dense_weight, "keyword": config.exact_keyword_weight, "document": config.document_weight},
+    return Route("exact", {"dense": config.dense_weight, "keyword": config.exact_keyword_weight, "document": config.document_weight,
+                  "language": config.language_weight},
                  "a quoted phrase favours keyword search")
 
 
@@ -55,4 +57,5 @@ def route(query: str, tokens: list[str], config: RetrieveConfig, rules: Sequence
         chosen = rule(query, tokens, config)
         if chosen is not None:
             return chosen
-    return Route("semantic", {"dense": config.dense_weight, "keyword": config.keyword_weight, "document": config.document_weight}, "natural-language question")
+    return Route("semantic", {"dense": config.dense_weight, "keyword": config.keyword_weight, "document": config.document_weight,
+                  "language": config.language_weight}, "natural-language question")

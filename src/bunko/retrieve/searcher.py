@@ -14,6 +14,7 @@ from bunko.embed.base import Embedder, embed_queries
 from bunko.retrieve.analyzers import Analyzer, query_text
 from bunko.retrieve.coverage import term_coverage
 from bunko.retrieve.fusion import Fused, coverage_fusion, reciprocal_rank_fusion, weighted_score_fusion
+from bunko.retrieve.languages import LANGUAGES, query_language
 from bunko.retrieve.mmr import mmr_order
 from bunko.retrieve.parents import WINDOW as PARENT_WINDOW
 from bunko.retrieve.parents import expand_parents
@@ -47,10 +48,11 @@ class Searcher:
 
     def search(
         self, query: str, k: int | None = None, where: Mapping[str, Any] | None = None, mode: str | None = None,
-        query_vector: np.ndarray | None = None, group_by: str | None = None,
+        query_vector: np.ndarray | None = None, group_by: str | None = None, language: str | None = None,
     ) -> SearchResult:
         """`query_vector` skips embedding the query (benchmarks, callers with their own vectors);
-        `group_by` "document" or "section" returns one hit (the best chunk) per document or section."""
+        `group_by` "document" or "section" returns one hit (the best chunk) per document or section;
+        `language` ("en", "ja", "zh") is the language to prefer instead of the question's own, "any" none."""
         config = self.config
         k = k or config.k
         mode = mode or config.mode
@@ -59,6 +61,9 @@ class Searcher:
             raise ValueError(f"unknown search mode {mode!r}; use hybrid, dense or keyword")
         if group_by not in GROUPINGS:
             raise ValueError(f"unknown grouping {group_by!r}; use {', '.join(GROUPINGS)}")
+        if language not in (None, "any", *LANGUAGES):
+            raise ValueError(f"unknown language {language!r}; use {', '.join(LANGUAGES)} or any")
+        preferred = None if language == "any" else language or query_language(query)
         candidates = max(config.candidates, k)
         timings: dict[str, float] = {}
         ranked: dict[str, list[tuple[str, float]]] = {}
@@ -88,7 +93,7 @@ class Searcher:
 
         started = time.perf_counter()
         chosen = route(query, tokens, config, self.rules)
-        fused = self._fuse(ranked, tokens, chosen, vector if mode != "keyword" else None, where)
+        fused = self._fuse(ranked, tokens, chosen, vector if mode != "keyword" else None, where, preferred)
         if config.min_score is not None:
             fused = [entry for entry in fused if entry[1] >= config.min_score]
         if config.mmr_lambda is not None and len(fused) > 1:
@@ -105,19 +110,20 @@ class Searcher:
 
     def _fuse(
         self, ranked: dict[str, list[tuple[str, float]]], tokens: list[str], chosen: Route, vector: np.ndarray | None,
-        where: Mapping[str, Any] | None,
+        where: Mapping[str, Any] | None, language: str | None,
     ) -> list[Fused]:
-        """One retriever's list keeps its own order; two are fused as configured."""
+        """Two retrievers are fused as configured; keyword search alone joins its document evidence under coverage
+        fusion (the keyword half of hybrid); dense search alone keeps its own order."""
         config = self.config
-        if config.fusion == "coverage" and len(ranked) == 2:
-            return self._coverage_fuse(ranked, tokens, chosen, vector, where)
+        if config.fusion == "coverage" and (len(ranked) == 2 or ("keyword" in ranked and chosen.weights.get("document", 0.0) > 0)):
+            return self._coverage_fuse(ranked, tokens, chosen, vector, where, language)
         if config.fusion == "weighted":
             return weighted_score_fusion(ranked, chosen.weights, config.normalization)
         return reciprocal_rank_fusion(ranked, chosen.weights, config.rrf_k)
 
     def _coverage_fuse(
         self, ranked: dict[str, list[tuple[str, float]]], tokens: list[str], chosen: Route, vector: np.ndarray | None,
-        where: Mapping[str, Any] | None,
+        where: Mapping[str, Any] | None, language: str | None,
     ) -> list[Fused]:
         """Chunk evidence (cosine, keyword coverage and BM25) plus the evidence of the chunk's document as a whole.
 
@@ -137,7 +143,9 @@ class Searcher:
         coverage = term_coverage(store.matching_terms(candidates, tokens), idf)
         cosines = self._cosines(ranked.get("dense", []), candidates, vector)
         document_scores = store.document_keyword_scores(candidates, tokens) if document_weight > 0 else {}
-        return coverage_fusion(ranked, coverage, sum(idf.values()), chosen.weights, cosines, document_scores)
+        prefer = language if chosen.weights.get("language", 0.0) > 0 else None
+        languages = store.chunk_languages(candidates) if prefer is not None else None
+        return coverage_fusion(ranked, coverage, sum(idf.values()), chosen.weights, cosines, document_scores, languages, prefer)
 
     def _cosines(self, dense: list[tuple[str, float]], candidates: list[str], vector: np.ndarray | None) -> dict[str, float]:
         """Every candidate's cosine with the query: dense search's own, computed from the stored vectors for the rest."""

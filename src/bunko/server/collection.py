@@ -125,9 +125,10 @@ class ServedCollection:
 
     def search(
         self, who: Principal, query: str, k: int | None, mode: str | None, filters: Mapping[str, Any] | None, group_by: str | None = None,
+        language: str | None = None,
     ) -> SearchResult:
         result: SearchResult = self._retrying(
-            who, filters, lambda where: self.kb.search_detailed(query, k=k, filters=where, mode=mode, group_by=group_by))
+            who, filters, lambda where: self.kb.search_detailed(query, k=k, filters=where, mode=mode, group_by=group_by, language=language))
         visible = self.visible_documents(who)
         result.hits = acl.visible_hits(result.hits, lambda doc_id: doc_id in visible)
         return result

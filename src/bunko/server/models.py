@@ -19,6 +19,8 @@ class SearchRequest(BaseModel):
     explain: bool = Field(False, description="Include each retriever's rank and score, the route and stage timings.")
     group_by: Literal["chunk", "section", "document"] | None = Field(
         None, description="One hit per section or document (its best chunk); default: the collection's retrieve.group_by.")
+    language: Literal["en", "ja", "zh", "any"] | None = Field(
+        None, description="Language to prefer instead of the query's own; any: no preference.")
 
 
 class AskRequest(BaseModel):

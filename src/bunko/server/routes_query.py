@@ -29,7 +29,7 @@ def sse(event: str, data: Any) -> str:
 
 @router.post("/search", summary="Ranked evidence; `explain` adds each retriever's rank and score")
 def search(c: Reader, body: SearchRequest, request: Request) -> dict[str, Any]:
-    result = c.served.search(c.who, body.query, body.k, body.mode, body.filters, body.group_by)
+    result = c.served.search(c.who, body.query, body.k, body.mode, body.filters, body.group_by, body.language)
     state(request).metrics.stages(c.served.name, "search", result.timings)
     out: dict[str, Any] = {
         "query": body.query, "filters": body.filters, "mode": result.mode,

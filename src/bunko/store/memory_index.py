@@ -17,8 +17,9 @@ from typing import Any
 import numpy as np
 
 from bunko.retrieve.ann import EXACT_SUBSET_ROWS, HnswIndex
-from bunko.retrieve.bm25 import K1, BM25Builder, BM25Index
+from bunko.retrieve.bm25 import BM25Builder, BM25Index
 from bunko.retrieve.filters import BUILTIN_FIELDS, filter_key, mask_for
+from bunko.retrieve.languages import LANGUAGES, row_languages, token_classes
 from bunko.retrieve.topk import top_k, top_k_of
 from bunko.store.base import DocumentMatch
 
@@ -91,6 +92,7 @@ class MemoryIndex:
         self.bm25 = BM25Index()
         self.document_bm25 = BM25Index()
         self.documents = DocumentRows.of([])
+        self._row_languages: np.ndarray | None = None
         self._raw_records: list[dict[str, Any]] = []
         self._records: list[dict[str, Any]] | None = None
         self._row_of: dict[str, int] | None = None
@@ -118,6 +120,7 @@ class MemoryIndex:
         self.vectors = vectors if vectors is not None else np.zeros((0, 0), dtype=np.float32)
         self.bm25, self.document_bm25 = cached
         self.documents = documents
+        self._row_languages = None
         self._raw_records = records
         self._records = None
         self._row_of = None
@@ -277,13 +280,20 @@ class MemoryIndex:
             offset += end - start
         return matches
 
+    def chunk_languages(self, chunk_ids: Sequence[str]) -> dict[str, str]:
+        """Each indexed chunk's language, judged from its tokens (computed once per generation, on first use)."""
+        if self._row_languages is None:
+            terms = sorted(self.bm25.vocab, key=self.bm25.vocab.__getitem__)
+            self._row_languages = row_languages(self.bm25.matrix, token_classes(terms))
+        row_of = self._row_index()
+        return {cid: LANGUAGES[self._row_languages[row_of[cid]]] for cid in chunk_ids if cid in row_of}
+
     def document_keyword_scores(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> dict[str, float]:
-        """Each chunk's document's BM25 relative to a document of average length holding each token once (chunks not indexed are left out)."""
+        """The BM25 of each chunk's document over its whole text (chunks not indexed are left out)."""
         row_of = self._row_index()
         known = [cid for cid in chunk_ids if cid in row_of]
-        full_match = sum(self.document_bm25.idf(tokens).values()) / (1.0 + K1)
-        if not known or full_match <= 0:
+        if not known:
             return {}
-        scores = self.document_bm25.scores(tokens) / full_match
+        scores = self.document_bm25.scores(tokens)
         doc_rows = self.documents.doc_of_row[[row_of[cid] for cid in known]]
         return dict(zip(known, scores[doc_rows].tolist(), strict=True))

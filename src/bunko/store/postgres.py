@@ -42,6 +42,7 @@ from psycopg_pool import ConnectionPool
 from bunko.chunk.base import is_searchable
 from bunko.errors import CollectionError
 from bunko.retrieve.bm25 import K1, B
+from bunko.retrieve.languages import tokens_language
 from bunko.schema import TERMINAL_STATUSES, Chunk, DocumentInfo, Element, ErrorCode, IngestJob, JobStatus, ParsedDocument
 from bunko.store.base import DocumentMatch, StoredChunk
 from bunko.store.postgres_schema import LOCK_NAMESPACE, migrate, set_search_path
@@ -533,6 +534,16 @@ class PostgresStore:
             best = self._best_chunks(conn, [doc_id for doc_id, _ in documents], terms, condition, vector)
         return [DocumentMatch(doc_id, score, best[doc_id]) for doc_id, score in documents if doc_id in best]
 
+    def chunk_languages(self, chunk_ids: Sequence[str]) -> dict[str, str]:
+        ids = list(dict.fromkeys(chunk_ids))
+        if not ids:
+            return {}
+        with self._pool.connection() as conn:
+            rows = conn.execute(
+                "SELECT chunk_id, tokens FROM chunks c WHERE chunk_id = ANY(%s::text[]) AND " + _SEARCHABLE, (ids,)
+            ).fetchall()
+        return {chunk_id: tokens_language(tokens) for chunk_id, tokens in rows}
+
     def document_keyword_scores(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> dict[str, float]:
         terms, ids = sorted(set(tokens)), list(dict.fromkeys(chunk_ids))
         if not terms or not ids:
@@ -545,15 +556,7 @@ class PostgresStore:
                 conn, terms, sql.SQL("TRUE"), sql.SQL("scored.doc_id = ANY(%(docs)s::text[])"),
                 {"k": len(doc_of), "docs": sorted(set(doc_of.values()))},
             ))
-            n = float(conn.execute("SELECT count(*) FROM documents WHERE chunk_count > 0").fetchone()[0])
-            df = dict(conn.execute(
-                "SELECT p.term, count(DISTINCT c.doc_id) FROM postings p JOIN chunks c ON c.id = p.chunk "
-                "WHERE p.term = ANY(%s::text[]) GROUP BY p.term", (terms,),
-            ).fetchall())
-        full_match = sum(float(np.log(1.0 + (n - df.get(t, 0) + 0.5) / (df.get(t, 0) + 0.5))) for t in terms) / (1.0 + K1)
-        if full_match <= 0:
-            return {}
-        return {chunk_id: scores.get(doc_id, 0.0) / full_match for chunk_id, doc_id in doc_of.items()}
+        return {chunk_id: scores.get(doc_id, 0.0) for chunk_id, doc_id in doc_of.items()}
 
     @staticmethod
     def _document_rows(

@@ -1,0 +1,69 @@
+"""Which language a chunk is in, judged from its keyword tokens, so a query's language can be preferred.
+
+A collection holding a manual and its translations returns the translation of the page
+asked for next to it: the embedder puts translations close together. Preferring chunks
+in the question's language (softly: an English answer to a Japanese question is still an
+answer) keeps the translations below the pages in the question's language.
+
+Judged from the analyzer's tokens rather than the text, so the local store can judge
+every indexed chunk at load from its BM25 vocabulary, and every store judges the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+import numpy as np
+from scipy import sparse
+
+LANGUAGES = ("en", "ja", "zh")
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+CJK_SHARE = 0.5
+"""Share of CJK tokens from which a chunk is Japanese or Chinese. A CJK bigram stands for about one character
+and a Latin token for a word of five or six letters, so half the tokens is about 15 % of the letters: technical
+CJK prose full of Latin names stays CJK, an English paragraph under a Japanese heading stays English."""
+KANA_SHARE = 0.1
+"""Share of kana among a chunk's CJK tokens from which it is Japanese: Japanese prose is half particles and
+okurigana; a Chinese page quoting one Japanese name is not Japanese."""
+
+
+def token_classes(terms: Iterable[str]) -> np.ndarray:
+    """0 for a Latin (or other) token, 1 for a Han-only token, 2 for a token holding kana."""
+    return np.array([2 if _KANA.search(t) else 1 if _HAN.search(t) else 0 for t in terms], dtype=np.int8)
+
+
+def row_languages(matrix: sparse.spmatrix, classes: np.ndarray) -> np.ndarray:
+    """The language index (into LANGUAGES) of each row of a (rows × terms) matrix, from which terms it holds."""
+    if matrix.shape[0] == 0:
+        return np.zeros(0, dtype=np.int8)
+    onehot = sparse.csr_matrix((np.ones(len(classes), dtype=np.float32), (np.arange(len(classes)), classes)), shape=(len(classes), 3))
+    present = matrix.copy()
+    present.data = np.ones_like(present.data)
+    counts = np.asarray((present @ onehot).todense())
+    return _languages(counts[:, 0], counts[:, 1], counts[:, 2])
+
+
+def tokens_language(tokens: Iterable[str]) -> str:
+    """The language of one chunk from its tokens (each distinct token once), as `row_languages` judges rows."""
+    classes = token_classes(set(tokens))
+    counts = np.bincount(classes, minlength=3).astype(np.float64)
+    return LANGUAGES[int(_languages(counts[[0]], counts[[1]], counts[[2]])[0])]
+
+
+def _languages(latin: np.ndarray, han: np.ndarray, kana: np.ndarray) -> np.ndarray:
+    cjk = han + kana
+    is_cjk = (cjk > 0) & (cjk >= CJK_SHARE * (cjk + latin))
+    japanese = kana >= KANA_SHARE * np.maximum(cjk, 1)
+    return np.where(is_cjk, np.where(japanese, 1, 2), 0).astype(np.int8)
+
+
+def query_language(question: str) -> str:
+    """A question's language: one kana makes it Japanese, Han without kana Chinese, anything else English."""
+    if _KANA.search(question):
+        return "ja"
+    if _HAN.search(question):
+        return "zh"
+    return "en"
