@@ -84,6 +84,8 @@ def main() -> None:
     parser.add_argument("questions", type=Path)
     parser.add_argument("--min-confidence", type=float)
     parser.add_argument("--confidence", choices=["retrieval", "fitted"])
+    parser.add_argument("--retrieve", nargs="*", default=[], metavar="FIELD=VALUE",
+                        help="override retrieve settings, e.g. document_weight=0 (numbers only)")
     parser.add_argument("--out", default="debian-qa")
     args = parser.parse_args()
     questions = [json.loads(line) for line in args.questions.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -92,6 +94,9 @@ def main() -> None:
         kb.config.answer.min_confidence = args.min_confidence
     if args.confidence:
         kb.config.answer.confidence = args.confidence
+    for setting in args.retrieve:
+        field, value = setting.split("=", 1)
+        setattr(kb.config.retrieve, field, float(value))
     rows = ask_all(kb, questions)
     settings = {"confidence": kb.config.answer.confidence, "min_confidence": kb.answerer.min_confidence}
     kb.close()

@@ -55,7 +55,7 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
 SAMPLES = ROOT / "src" / "bunko" / "samples"
 K = 10
-DEFAULT = "default (coverage, keyword 0.55, BM25 share 1/3, document 0)"
+DEFAULT = "default (coverage, keyword 0.55, BM25 share 1/3, document 1.0)"
 HEADINGS_PER_LANGUAGE = 200
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 

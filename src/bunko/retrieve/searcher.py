@@ -112,10 +112,10 @@ class Searcher:
         self, ranked: dict[str, list[tuple[str, float]]], tokens: list[str], chosen: Route, vector: np.ndarray | None,
         where: Mapping[str, Any] | None, language: str | None,
     ) -> list[Fused]:
-        """Two retrievers are fused as configured; keyword search alone joins its document evidence under coverage
-        fusion (the keyword half of hybrid); dense search alone keeps its own order."""
+        """One retriever's list keeps its own order (keyword mode is BM25 over chunks, the part hybrid is measured
+        against); two are fused as configured."""
         config = self.config
-        if config.fusion == "coverage" and (len(ranked) == 2 or ("keyword" in ranked and chosen.weights.get("document", 0.0) > 0)):
+        if config.fusion == "coverage" and len(ranked) == 2:
             return self._coverage_fuse(ranked, tokens, chosen, vector, where, language)
         if config.fusion == "weighted":
             return weighted_score_fusion(ranked, chosen.weights, config.normalization)
