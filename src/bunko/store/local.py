@@ -25,6 +25,7 @@ import numpy as np
 
 from bunko.schema import TERMINAL_STATUSES, Chunk, DocumentInfo, Element, ErrorCode, IngestJob, JobStatus, ParsedDocument
 from bunko.store.base import DocumentMatch, StoredChunk
+from bunko.store.chunk_cache import ChunkCache
 from bunko.store.memory_index import MemoryIndex
 from bunko.store.rows import CHUNK_COLUMNS, ELEMENT_COLUMNS, chunk_from_row, element_from_row
 
@@ -85,6 +86,7 @@ class LocalStore:
         self._db.executescript(_SCHEMA)
         if self.get_meta("schema_version") is None:
             self.set_meta("schema_version", SCHEMA_VERSION)
+        self._chunk_cache = ChunkCache()
         self._index = MemoryIndex(
             folder / "index", ann_threshold=ann_threshold, vector_precision=vector_precision, ann_target_recall=ann_target_recall,
             ann_ef_search=ann_ef_search,
@@ -201,15 +203,16 @@ class LocalStore:
         return [chunk_from_row(r) for r in rows]
 
     def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
-        found: dict[str, Chunk] = {}
-        ids = list(chunk_ids)
         with self._lock:
-            for start in range(0, len(ids), 500):
-                batch = ids[start : start + 500]
-                marks = ",".join("?" * len(batch))
-                for row in self._db.execute(f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE chunk_id IN ({marks})", batch):
-                    found[row[0]] = chunk_from_row(row)
-        return [found[i] for i in ids if i in found]
+            return self._chunk_cache.get(self.generation(), list(chunk_ids), self._read_chunks)
+
+    def _read_chunks(self, ids: list[str]) -> list[Chunk]:
+        found: list[Chunk] = []
+        for start in range(0, len(ids), 500):
+            batch = ids[start : start + 500]
+            marks = ",".join("?" * len(batch))
+            found += [chunk_from_row(row) for row in self._db.execute(f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE chunk_id IN ({marks})", batch)]
+        return found
 
     def chunk_count(self) -> int:
         with self._lock:
