@@ -55,7 +55,7 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
 SAMPLES = ROOT / "src" / "bunko" / "samples"
 K = 10
-DEFAULT = "default (coverage, keyword 0.55, BM25 share 1/3, document 1.0)"
+DEFAULT = "default (coverage, keyword 0.55, BM25 share 1/3, document 1.0, similarity 0.5)"
 HEADINGS_PER_LANGUAGE = 200
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 
@@ -65,6 +65,10 @@ def variants() -> dict[str, tuple[str, dict[str, Any]]]:
     out: dict[str, tuple[str, dict[str, Any]]] = {"dense": ("dense", {}), "keyword": ("keyword", {}), DEFAULT: ("hybrid", {})}
     for weight in (0.5, 1.0, 1.5, 2.0, 3.0):
         out[f"coverage, keyword 0.55, BM25 share 1/3, document {weight}"] = ("hybrid", {"document_weight": weight})
+    for weight in (1.0, 2.0):
+        for similarity in (0.5, 1.0, 2.0):
+            out[f"coverage, keyword 0.55, BM25 share 1/3, document {weight}, similarity {similarity}"] = (
+                "hybrid", {"document_weight": weight, "document_similarity_weight": similarity})
     for weight in (0.0, 1.0, 2.0):
         for language in (0.05, 0.1, 0.2):
             out[f"coverage, keyword 0.55, BM25 share 1/3, document {weight}, language {language}"] = (

@@ -89,9 +89,12 @@ def bunko_variants() -> dict[str, tuple[str, dict[str, Any]]]:
         "bunko-hybrid": ("hybrid", {}),
         "bunko-keyword": ("keyword", {}),
         "bunko-dense": ("dense", {}),
+        "bunko-hybrid, chunk evidence only": ("hybrid", {"document_weight": 0.0, "document_similarity_weight": 0.0}),
         **{f"bunko-hybrid, document {w}": ("hybrid", {"document_weight": w}) for w in (0.0, 0.5, 1.0, 1.5, 2.0, 3.0)},
         **{f"bunko-hybrid, document {w}, language {lw}": ("hybrid", {"document_weight": w, "language_weight": lw})
            for w in (0.0, 1.0, 2.0) for lw in (0.05, 0.1, 0.2)},
+        **{f"bunko-hybrid, document {w}, similarity {sw}": ("hybrid", {"document_weight": w, "document_similarity_weight": sw})
+           for w in (1.0, 2.0) for sw in (0.5, 1.0, 2.0)},
     }
 
 

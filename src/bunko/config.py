@@ -133,6 +133,12 @@ class RetrieveConfig(_Section):
     group_by: Literal["chunk", "section", "document"] = Field(
         "chunk", description="chunk: every chunk is a hit; section / document: one hit per section or document, its best chunk.",
     )
+    document_similarity_weight: float = Field(
+        0.5, ge=0,
+        description="Weight of dense document evidence (the mean cosine of the document's 3 chunks closest to the query) "
+        "added to every chunk of that document in coverage fusion; 0 = none. 0.5 with document_weight 1.0: page corpora "
+        "+0.01-0.02 more, the samples' cross-language questions back above dense alone (bench/results/fusion-similarity.md).",
+    )
     document_candidates: int = Field(
         20, ge=0, description="Best documents by document-level BM25 whose closest chunk joins the fused candidates.",
     )

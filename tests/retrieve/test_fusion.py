@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from bunko.retrieve.fusion import reciprocal_rank_fusion
+from bunko.retrieve.bm25 import K1
+from bunko.retrieve.fusion import BM25_SHARE, coverage_fusion, reciprocal_rank_fusion
 
 
 def test_rrf_matches_hand_computed_scores() -> None:
@@ -76,3 +77,26 @@ def test_coverage_counts_query_terms_the_corpus_lacks() -> None:
 
     assert term_coverage({"a": {"x"}}, {"x": 2.0, "unknown": 2.0}) == {"a": 0.5}
     assert term_coverage({"a": set()}, {}) == {"a": 0.0}
+
+
+def test_document_evidence_and_language_add_to_the_chunk_score() -> None:
+    """Keyword BM25 over the whole document (over the query's idf), dense similarity of the document's closest chunks,
+    and the question's language each add their weight × value; a keyword-only chunk is judged on its real cosine."""
+    ranked = {"dense": [("a", 0.8)], "keyword": [("b", 2.0)], "document": [("c", 3.0)]}
+    coverage = {"a": 0.0, "b": 1.0, "c": 0.5}
+    weights = {"dense": 1.0, "keyword": 0.5, "document": 2.0, "document_similarity": 1.5, "language": 0.1}
+    fused = coverage_fusion(
+        ranked, coverage, idf_total=4.0, weights=weights, cosines={"b": 0.3, "c": 0.6},
+        document_scores={"a": 0.0, "b": 1.0, "c": 2.0}, languages={"a": "ja", "b": "en", "c": "ja"}, language="ja",
+        document_similarities={"a": 0.5, "b": 0.2, "c": 0.7},
+    )
+    scores = {cid: score for cid, score, _ in fused}
+    full_match = 4.0 / (1 + K1)
+    b_keyword = 1.0 + BM25_SHARE * 2.0 / full_match
+    c_keyword = 0.5 + BM25_SHARE * 2.0 / full_match  # not in the keyword list: the list's floor, since it holds terms
+    assert scores["a"] == pytest.approx(0.8 + 0 + 0 + 1.5 * 0.5 + 0.1)
+    assert scores["b"] == pytest.approx(0.3 + 0.5 * b_keyword + 2.0 * 1.0 / 4.0 + 1.5 * 0.2)
+    assert scores["c"] == pytest.approx(0.6 + 0.5 * c_keyword + 2.0 * 2.0 / 4.0 + 1.5 * 0.7 + 0.1)
+    signals = {cid: s for cid, _, s in fused}
+    assert signals["b"]["similarity"] == {"score": 0.3} and "similarity" not in signals["a"]
+    assert signals["c"]["document"] == {"rank": 1.0, "score": 3.0} and signals["c"]["language"] == {"score": 1.0}

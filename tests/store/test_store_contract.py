@@ -297,6 +297,21 @@ def test_document_keyword_search_is_bm25_over_whole_documents(store: Store, quer
     assert scores == pytest.approx({cid: by_document.get(recs[cid]["doc_id"], 0.0) for cid in chunk_ids}, rel=1e-4)
 
 
+def test_document_similarity_is_the_mean_of_its_three_closest_chunks(store: Store) -> None:
+    written = fill(store, docs=4)
+    doc = written[1][0]
+    extra = make_doc(1, np.random.default_rng(5), chunks=6)[1]  # a longer document: 6 chunks, the top 3 count
+    store.replace_document(doc, "hash-longer", extra)
+    written[1] = (doc, extra)
+    query = unit(np.random.default_rng(9))
+    chunk_ids = [s.chunk.chunk_id for _, chunks in written for s in chunks]
+    expected = {}
+    for _, chunks in written:
+        top = sorted((float(s.vector @ query) for s in chunks), reverse=True)[:3]
+        expected |= {s.chunk.chunk_id: sum(top) / len(top) for s in chunks}
+    assert store.document_similarities([*chunk_ids, "no/such#0"], query) == pytest.approx(expected, abs=1e-5)
+
+
 def test_chunk_languages_are_judged_from_tokens_alike(store: Store) -> None:
     written = fill(store)
     chunk_ids = [s.chunk.chunk_id for _, stored in written for s in stored]

@@ -38,7 +38,7 @@ how short a chunk the terms occur, which decides natural questions whose words a
 def coverage_fusion(
     ranked: Mapping[str, Ranked], coverage: Mapping[str, float], idf_total: float, weights: Mapping[str, float] | None = None,
     cosines: Mapping[str, float] | None = None, document_scores: Mapping[str, float] | None = None,
-    languages: Mapping[str, str] | None = None, language: str | None = None,
+    languages: Mapping[str, str] | None = None, language: str | None = None, document_similarities: Mapping[str, float] | None = None,
 ) -> list[Fused]:
     """w_dense · similarity + w_keyword · (coverage + BM25_SHARE · relative BM25) + w_document · document evidence.
 
@@ -53,7 +53,10 @@ def coverage_fusion(
     each holds most words (twelve policies, three long chapters) and close to the chunk-level
     one where they are many and short (a site split into pages). So the evidence weighs most
     where it discriminates, without a per-collection setting.
-    A chunk whose language (`languages`) is the question's (`language`) gets w_language more.
+    The dense document evidence (`document_similarities`, weighed by w_document_similarity) is the
+    mean cosine of the document's chunks closest to the query: a page several parts of which are
+    near the question. A chunk whose language (`languages`) is the question's (`language`) gets
+    w_language more.
     """
     weights = weights or {}
     dense = _first_scores(ranked.get("dense", ()))
@@ -82,9 +85,12 @@ def coverage_fusion(
         same_language = float(language is not None and languages is not None and languages.get(chunk_id) == language)
         if language is not None and languages is not None:
             chunk_signals["language"] = {"score": same_language}
+        document_similarity = (document_similarities or {}).get(chunk_id, 0.0)
+        if document_similarities:
+            chunk_signals["coverage"]["document_similarity"] = document_similarity
         fused[chunk_id] = (
             weights.get("dense", 1.0) * similarity + weights.get("keyword", 1.0) * evidence + weights.get("document", 0.0) * document
-            + weights.get("language", 0.0) * same_language
+            + weights.get("document_similarity", 0.0) * document_similarity + weights.get("language", 0.0) * same_language
         )
     order = sorted(fused, key=lambda cid: (-fused[cid], cid))
     return [(cid, fused[cid], signals[cid]) for cid in order]

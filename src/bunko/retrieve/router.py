@@ -36,7 +36,7 @@ def identifier_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Ro
     if not codes:
         return None
     return Route("exact", {"dense": config.dense_weight, "keyword": config.exact_keyword_weight, "document": config.document_weight,
-                  "language": config.language_weight},
+                  "document_similarity": config.document_similarity_weight, "language": config.language_weight},
                  f"identifiers {sorted(codes)} favour keyword search")
 
 
@@ -44,7 +44,7 @@ def quoted_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route 
     if not _QUOTED.search(query):
         return None
     return Route("exact", {"dense": config.dense_weight, "keyword": config.exact_keyword_weight, "document": config.document_weight,
-                  "language": config.language_weight},
+                  "document_similarity": config.document_similarity_weight, "language": config.language_weight},
                  "a quoted phrase favours keyword search")
 
 
@@ -58,4 +58,4 @@ def route(query: str, tokens: list[str], config: RetrieveConfig, rules: Sequence
         if chosen is not None:
             return chosen
     return Route("semantic", {"dense": config.dense_weight, "keyword": config.keyword_weight, "document": config.document_weight,
-                  "language": config.language_weight}, "natural-language question")
+                  "document_similarity": config.document_similarity_weight, "language": config.language_weight}, "natural-language question")

@@ -145,7 +145,11 @@ class Searcher:
         document_scores = store.document_keyword_scores(candidates, tokens) if document_weight > 0 else {}
         prefer = language if chosen.weights.get("language", 0.0) > 0 else None
         languages = store.chunk_languages(candidates) if prefer is not None else None
-        return coverage_fusion(ranked, coverage, sum(idf.values()), chosen.weights, cosines, document_scores, languages, prefer)
+        similar = chosen.weights.get("document_similarity", 0.0) > 0 and vector is not None
+        document_similarities = store.document_similarities(candidates, vector) if similar else None
+        return coverage_fusion(
+            ranked, coverage, sum(idf.values()), chosen.weights, cosines, document_scores, languages, prefer, document_similarities
+        )
 
     def _cosines(self, dense: list[tuple[str, float]], candidates: list[str], vector: np.ndarray | None) -> dict[str, float]:
         """Every candidate's cosine with the query: dense search's own, computed from the stored vectors for the rest."""

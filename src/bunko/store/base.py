@@ -64,6 +64,9 @@ class Store(Protocol):
     def document_keyword_scores(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> dict[str, float]:
         """The BM25 of each chunk's document over its whole text: the document evidence fused into chunk scores."""
         ...
+    def document_similarities(self, chunk_ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
+        """For each chunk, the mean cosine with `vector` of its document's 3 closest chunks: dense document evidence."""
+        ...
     def chunk_languages(self, chunk_ids: Sequence[str]) -> dict[str, str]:
         """Each chunk's language ("en", "ja", "zh") as `retrieve.languages` judges its tokens."""
         ...

@@ -45,6 +45,7 @@ from bunko.retrieve.bm25 import K1, B
 from bunko.retrieve.languages import tokens_language
 from bunko.schema import TERMINAL_STATUSES, Chunk, DocumentInfo, Element, ErrorCode, IngestJob, JobStatus, ParsedDocument
 from bunko.store.base import DocumentMatch, StoredChunk
+from bunko.store.memory_index import SIMILAR_CHUNKS
 from bunko.store.postgres_schema import LOCK_NAMESPACE, migrate, set_search_path
 from bunko.store.rows import CHUNK_COLUMNS, ELEMENT_COLUMNS, chunk_from_row, element_from_row
 from bunko.store.sql_filters import FilterCompiler, field_names, known_fields_from
@@ -533,6 +534,25 @@ class PostgresStore:
             documents = self._document_rows(conn, terms, condition, sql.SQL("TRUE"), {"k": k})
             best = self._best_chunks(conn, [doc_id for doc_id, _ in documents], terms, condition, vector)
         return [DocumentMatch(doc_id, score, best[doc_id]) for doc_id, score in documents if doc_id in best]
+
+    def document_similarities(self, chunk_ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
+        ids = list(dict.fromkeys(chunk_ids))
+        if not ids:
+            return {}
+        query = np.ascontiguousarray(np.asarray(vector, dtype=np.float32).ravel())
+        with self._pool.connection() as conn:
+            doc_of = dict(conn.execute(
+                "SELECT chunk_id, doc_id FROM chunks c WHERE chunk_id = ANY(%s::text[]) AND " + _SEARCHABLE, (ids,)
+            ).fetchall())
+            similarity = dict(conn.execute(
+                "SELECT doc_id, avg(similarity) FROM ("
+                " SELECT c.doc_id, 1 - (c.embedding <=> %(q)s) AS similarity,"
+                " row_number() OVER (PARTITION BY c.doc_id ORDER BY c.embedding <=> %(q)s, c.ordinal) AS place"
+                " FROM chunks c WHERE c.doc_id = ANY(%(docs)s::text[]) AND " + _SEARCHABLE + ") ranked "
+                "WHERE place <= %(top)s GROUP BY doc_id",
+                {"q": query, "docs": sorted(set(doc_of.values())), "top": SIMILAR_CHUNKS},
+            ).fetchall())
+        return {chunk_id: float(similarity[doc_id]) for chunk_id, doc_id in doc_of.items() if doc_id in similarity}
 
     def chunk_languages(self, chunk_ids: Sequence[str]) -> dict[str, str]:
         ids = list(dict.fromkeys(chunk_ids))
