@@ -106,7 +106,8 @@ def searcher_for(kb: Bunko, overrides: dict[str, Any]) -> Searcher:
     """A `Searcher` over the collection with some RetrieveConfig fields replaced (as bench/bench_fusion.py)."""
     settings = dict(overrides)
     fusion.BM25_SHARE = settings.pop("bm25_share", DEFAULT_BM25_SHARE)
-    config: RetrieveConfig = kb.config.retrieve.model_copy(update=settings)
+    # the code's defaults, not the collection's saved ones: a collection keeps the settings it was created with
+    config: RetrieveConfig = RetrieveConfig(analyzer=kb.config.retrieve.analyzer).model_copy(update=settings)
     return Searcher(kb.store, kb.embedder, kb.analyzer, config)
 
 
