@@ -30,8 +30,9 @@ _MASK_CACHE_SIZE = 64
 SIMILAR_CHUNKS = 3
 """A document's dense evidence is the mean cosine of its 3 chunks closest to the query: one close chunk is the
 chunk's own evidence; several mean the document as a whole is about the question (pages corpora: 3 beat 1 and 5)."""
-DOCUMENT_ROWS = 100_000
-"""Rows measured per query for document similarity (about 5 ms of products on one core)."""
+DOCUMENT_ROWS = 20_000
+"""Rows measured per query for document similarity when exact search did not score them all (HNSW): a gather
+and product of 20k x 512 floats, about 5 ms on one core."""
 
 
 def _load_cached_bm25(prefix: str) -> tuple[BM25Index, BM25Index] | None:
@@ -98,6 +99,7 @@ class MemoryIndex:
         self.document_bm25 = BM25Index()
         self.documents = DocumentRows.of([])
         self._row_languages: np.ndarray | None = None
+        self._last_scores: tuple[bytes, np.ndarray] | None = None
         self._raw_records: list[dict[str, Any]] = []
         self._records: list[dict[str, Any]] | None = None
         self._row_of: dict[str, int] | None = None
@@ -126,6 +128,7 @@ class MemoryIndex:
         self.bm25, self.document_bm25 = cached
         self.documents = documents
         self._row_languages = None
+        self._last_scores = None
         self._raw_records = records
         self._records = None
         self._row_of = None
@@ -212,7 +215,16 @@ class MemoryIndex:
             return [(self.ids[rows[i]], s) for i, s in top_k(subset, k)]
         with self._single_blas_thread():
             scores = self.vectors @ query
+        self._last_scores = (query.tobytes(), scores)
         return [(self.ids[i], s) for i, s in top_k(scores, k, allowed)]
+
+    def _cosines_of_rows(self, rows: np.ndarray, query: np.ndarray) -> np.ndarray:
+        """Cosines of some rows with the query: from the exact search this query just ran when there was one
+        (one product over 11k x 512 floats costs about 4 ms here, as much as the search), else computed."""
+        if self._last_scores is not None and self._last_scores[0] == query.tobytes():
+            return self._last_scores[1][rows]
+        with self._single_blas_thread():
+            return self.vectors[rows] @ query
 
     def _single_blas_thread(self) -> Any:
         """One matrix-vector product is too small to share: OpenBLAS waking a second thread made
@@ -272,8 +284,7 @@ class MemoryIndex:
         spans = [(int(self.documents.starts[d]), int(self.documents.starts[d + 1])) for d, _ in top]
         rows = np.concatenate([np.arange(start, end) for start, end in spans])
         if vector is not None:
-            with self._single_blas_thread():
-                closeness = self.vectors[rows] @ np.asarray(vector, dtype=np.float32).ravel()
+            closeness = self._cosines_of_rows(rows, np.asarray(vector, dtype=np.float32).ravel())
         else:
             closeness = self.bm25.scores(tokens)[rows]
         if allowed_rows is not None:
@@ -288,39 +299,38 @@ class MemoryIndex:
     def document_similarities(self, chunk_ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
         """For each chunk, the mean cosine of its document's SIMILAR_CHUNKS chunks closest to the query.
 
-        Costs one product over the rows of the chunks' documents, at most DOCUMENT_ROWS of them: the
-        documents of the best-ranked chunks are measured first, and a chunk whose document is past
-        the budget falls back to its own cosine (a document that large is not one page anyway).
+        Costs one product over the rows of the chunks' documents, at most DOCUMENT_ROWS of them; a chunk
+        whose document is past the budget falls back to its own cosine (documents that large are
+        books, where the document as a whole says little about one question anyway).
         """
         row_of = self._row_index()
         known = [cid for cid in chunk_ids if cid in row_of]
         if not known:
             return {}
         query = np.asarray(vector, dtype=np.float32).ravel()
-        docs = list(dict.fromkeys(int(self.documents.doc_of_row[row_of[cid]]) for cid in known))
-        spans, budget = [], DOCUMENT_ROWS
-        for doc in docs:
-            start, end = int(self.documents.starts[doc]), int(self.documents.starts[doc + 1])
-            if end - start <= budget:
-                spans.append((doc, start, end))
-                budget -= end - start
-        similarity: dict[int, float] = {}
-        if spans:
-            rows = np.concatenate([np.arange(start, end) for _, start, end in spans])
-            with self._single_blas_thread():
-                cosines = self.vectors[rows] @ query
-            offset = 0
-            for doc, start, end in spans:
-                own = cosines[offset : offset + end - start]
-                top = own if len(own) <= SIMILAR_CHUNKS else np.partition(own, len(own) - SIMILAR_CHUNKS)[-SIMILAR_CHUNKS:]
-                similarity[doc] = float(top.mean())
-                offset += end - start
-        out = {}
-        for cid in known:
-            row = row_of[cid]
-            doc = int(self.documents.doc_of_row[row])
-            out[cid] = similarity[doc] if doc in similarity else float(self.vectors[row] @ query)
-        return out
+        rows_asked = np.fromiter((row_of[cid] for cid in known), dtype=np.int64, count=len(known))
+        docs_asked = self.documents.doc_of_row[rows_asked]
+        docs = np.unique(docs_asked)
+        starts, ends = self.documents.starts[docs], self.documents.starts[docs + 1]
+        measured = np.cumsum(ends - starts) <= DOCUMENT_ROWS  # smallest document ids first; the rest use their own cosine
+        docs, starts, ends = docs[measured], starts[measured], ends[measured]
+        similarity = np.full(len(self.documents.doc_ids), np.nan, dtype=np.float32)
+        if len(docs):
+            lengths = ends - starts
+            segment = np.repeat(np.arange(len(docs)), lengths)
+            rows = np.repeat(starts - np.cumsum(np.r_[0, lengths[:-1]]), lengths) + np.arange(int(lengths.sum()))
+            cosines = self._cosines_of_rows(rows, query)
+            order = np.lexsort((-cosines, segment))  # by document, closest first
+            first = np.r_[0, np.cumsum(lengths)[:-1]]
+            taken = np.minimum(lengths, SIMILAR_CHUNKS)
+            picks = np.repeat(first, taken) + (np.arange(int(taken.sum())) - np.repeat(np.cumsum(np.r_[0, taken[:-1]]), taken))
+            sums = np.bincount(np.repeat(np.arange(len(docs)), taken), weights=cosines[order][picks], minlength=len(docs))
+            similarity[docs] = sums / taken
+        found = similarity[docs_asked]
+        own = np.isnan(found)
+        if own.any():
+            found[own] = self._cosines_of_rows(rows_asked[own], query)
+        return dict(zip(known, found.astype(float).tolist(), strict=True))
 
     def chunk_languages(self, chunk_ids: Sequence[str]) -> dict[str, str]:
         """Each indexed chunk's language, judged from its tokens (computed once per generation, on first use)."""
