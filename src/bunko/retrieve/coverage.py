@@ -29,4 +29,8 @@ def term_coverage(matched: Mapping[str, set[str]], idf: Mapping[str, float]) -> 
     `idf` holds every distinct query term (a term the corpus lacks still counts
     against coverage: nothing can match it); `matched` the terms each chunk holds.
     """
-    return {chunk_id: keyword_coverage(idf, terms, idf) for chunk_id, terms in matched.items()}
+    total = sum(idf.values())
+    if not total:
+        return {chunk_id: 0.0 for chunk_id in matched}
+    # keyword_coverage(idf, terms, idf) for each chunk, with the query's total weight summed once (100+ candidates a query)
+    return {chunk_id: sum(idf.get(term, 0.0) for term in terms) / total for chunk_id, terms in matched.items()}
