@@ -56,12 +56,17 @@ def test_the_questions_language_is_preferred_softly(make_kb: Callable[..., Bunko
     kb = make_kb()
     assert kb.ingest(docs).ok
     searcher = kb.searcher
-    searcher.config = searcher.config.model_copy(update={"language_weight": 0.5})
     first = lambda question, **options: Path(searcher.search(question, k=3, **options).hits[0].chunk.source).stem  # noqa: E731
-    assert first("hostnamectl /etc/hostname") == "hostname-en"
+    # no collection preference (the default): a language named per query still applies
     assert first("hostnamectl /etc/hostname", language="ja") == "hostname-ja"
     assert first("hostnamectl /etc/hostname", language="zh") == "hostname-zh"
+    searcher.config = searcher.config.model_copy(update={"language_weight": 0.5})
+    assert first("hostnamectl /etc/hostname") == "hostname-en"  # the question's own language
+    assert first("hostnamectl /etc/hostname", language="ja") == "hostname-ja"
     hits = searcher.search("hostnamectl /etc/hostname", k=3, language="any").hits
     assert all("language" not in h.signals for h in hits) and len(hits) == 3  # no preference: nothing dropped either
     with pytest.raises(ValueError, match="unknown language"):
         searcher.search("hostnamectl", language="fr")
+    searcher.config = searcher.config.model_copy(update={"fusion": "rrf"})
+    with pytest.raises(ValueError, match="needs coverage fusion"):  # never silently ignored
+        searcher.search("hostnamectl", language="ja")

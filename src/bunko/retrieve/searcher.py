@@ -23,6 +23,9 @@ from bunko.schema import Chunk, Hit
 from bunko.store.base import Store
 
 GROUPINGS = ("chunk", "section", "document")
+ASKED_LANGUAGE_WEIGHT = 0.2
+"""Preference for a language named per query when the collection sets none: enough to put the translation asked
+for above the others (a cosine difference of 0.2), not enough to bury a better answer in another language."""
 
 
 @dataclass
@@ -93,6 +96,10 @@ class Searcher:
 
         started = time.perf_counter()
         chosen = route(query, tokens, config, self.rules)
+        if language not in (None, "any"):
+            if config.fusion != "coverage":
+                raise ValueError(f"a language preference needs coverage fusion; this collection fuses by {config.fusion}")
+            chosen.weights["language"] = config.language_weight or ASKED_LANGUAGE_WEIGHT
         fused = self._fuse(ranked, tokens, chosen, vector if mode != "keyword" else None, where, preferred)
         if config.min_score is not None:
             fused = [entry for entry in fused if entry[1] >= config.min_score]
