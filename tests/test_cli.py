@@ -96,3 +96,24 @@ def test_search_explain_reports_route_tokens_and_thresholds(runner: CliRunner, t
     text = runner.invoke(app, ["search", "ERR_CONN_RESET の原因", "--explain", "--source", "docs/*"]).stdout
     assert "keyword: rank 1" in text and "matches the filter" in text
     assert "of the query's idf-weighted terms" in text and payload["hits"][0]["signals"]["coverage"]["score"] > 0.5
+
+
+def test_search_groups_by_document_and_prefers_a_named_language(runner: CliRunner, tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    pages = {
+        "proxy-en.md": "# Proxy\n\n## Cause\n\nERR_CONN_RESET is caused by the proxy.\n\n## Fix\n\nSet the proxy in apt.conf to fix ERR_CONN_RESET.\n",
+        "proxy-ja.md": "# プロキシ\n\n## 原因\n\nERR_CONN_RESET はプロキシが原因です。\n\n## 対処\n\nERR_CONN_RESET は apt.conf でプロキシを設定して直します。\n",
+        "proxy-zh.md": "# 代理\n\n## 原因\n\nERR_CONN_RESET 是代理造成的。\n\n## 处理\n\n在 apt.conf 中设置代理即可解决 ERR_CONN_RESET。\n",
+    }
+    for name, text in pages.items():
+        (docs / name).write_text(text, encoding="utf-8")
+    assert runner.invoke(app, ["ingest", "docs"]).exit_code == 0
+    grouped = _json(runner.invoke(app, ["search", "ERR_CONN_RESET", "-k", "10", "--group-by", "document", "--json"]))
+    sources = [hit["source"] for hit in grouped["hits"]]
+    assert len(sources) == len(set(sources)) == 3
+    for language, name in (("ja", "proxy-ja.md"), ("zh", "proxy-zh.md")):
+        payload = _json(runner.invoke(app, ["search", "ERR_CONN_RESET apt.conf", "--language", language, "--json"]))
+        assert payload["hits"][0]["source"].endswith(name)
+    refused = runner.invoke(app, ["search", "ERR_CONN_RESET", "--language", "fr"])
+    assert refused.exit_code == 2 and "unknown language" in refused.stderr

@@ -128,6 +128,12 @@ def test_search_filters_explain_and_clear_errors(live: Live) -> None:
         assert not_json.status_code == 422 and not_json.json()["error"]["code"] == "VALIDATION_ERROR"
         unknown = client.post("/api/collections/nope/search", json={"query": "x"})
         assert unknown.status_code == 404 and "kb" in unknown.json()["error"]["message"]
+        grouped = client.post(live.api("kb", "/search"), json={"query": "宿泊費の上限 cafeteria", "k": 10, "group_by": "document"}).json()
+        assert len({h["source"] for h in grouped["hits"]}) == len(grouped["hits"]) == 2
+        preferred = client.post(live.api("kb", "/search"), json={"query": "cafeteria", "language": "en"})
+        assert preferred.status_code == 200 and preferred.json()["hits"][0]["source"].endswith("note.md")
+        bad_language = client.post(live.api("kb", "/search"), json={"query": "x", "language": "fr"})
+        assert bad_language.status_code == 422 and bad_language.json()["error"]["details"][0]["field"] == "language"
 
 
 def test_ask_json_and_server_sent_events_agree(live: Live) -> None:
