@@ -49,7 +49,7 @@ def main() -> None:
             cited = {Path(c.source).name for s in answer.sentences for c in s.citations}
             rows.append({
                 "id": item["id"], "lang": item["tags"]["lang"], "type": item["tags"]["type"], "absent": absent,
-                "rank": rank, "abstained": answer.abstained, "confidence": answer.confidence, "similarity": grade["similarity"], "coverage": grade["coverage"],
+                "rank": rank, "abstained": answer.abstained, "confidence": answer.confidence, "similarity": grade["features"].get("similarity"), "coverage": grade["features"].get("coverage"),
                 "fact": (not absent) and item["expected_answer"] in answer.text,
                 "cited_relevant": bool(cited & relevant), "seconds": elapsed,
                 "question": item["question"], "answer": answer.text,
