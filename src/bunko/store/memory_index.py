@@ -29,7 +29,8 @@ RowReader = Callable[[Callable[[str], None] | None], tuple[list[str], np.ndarray
 _MASK_CACHE_SIZE = 64
 SIMILAR_CHUNKS = 3
 """A document's dense evidence is the mean cosine of its 3 chunks closest to the query: one close chunk is the
-chunk's own evidence; several mean the document as a whole is about the question (pages corpora: 3 beat 1 and 5)."""
+chunk's own evidence; several mean the document as a whole is about the question (on the page corpora the top 3
+beat the mean of all a document's chunks; other counts were not tried)."""
 DOCUMENT_ROWS = 20_000
 """Rows measured per query for document similarity when exact search did not score them all (HNSW): a gather
 and product of 20k x 512 floats, about 5 ms on one core."""
