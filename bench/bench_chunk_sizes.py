@@ -71,8 +71,7 @@ from bunko.chunk.base import is_searchable
 from bunko.config import CONFIG_FILE, RetrieveConfig
 from bunko.embed.base import Embedder, embed_queries
 from bunko.embed.registry import build_embedder
-from bunko.ingest.pipeline import IngestReport
-from bunko.schema import IngestJob, JobStatus
+from bunko.schema import JobStatus
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
@@ -141,19 +140,7 @@ def ensure_ingested(kb: Bunko, folder: Path, setting: Setting, pages: int, own_d
     if before == pages and record.exists():
         return {"reused": True, **json.loads(record.read_text(encoding="utf-8"))}
     load_before = os.getloadavg()[0]
-    started = time.perf_counter()
-    last = [started]
-
-    def progress(done: int, total: int, job: IngestJob) -> None:
-        now = time.perf_counter()
-        if job.status != JobStatus.SKIPPED and (now - last[0] > 20 or done == total):
-            last[0] = now
-            print(f"  ingest {done}/{total} files, {now - started:.0f} s ({job.source})", flush=True)
-
-    report: IngestReport = kb.ingest([folder / lang for lang in pc.LANGS], prune=True, progress=progress)
-    if not report.ok:
-        raise SystemExit(f"{kb.path}: failed to ingest {[(j.source, j.error_detail) for j in report.failed]}")
-    seconds = time.perf_counter() - started
+    report, seconds = bp.index_languages(kb, folder, every_s=20)
     built = {"date": time.strftime("%Y-%m-%d %H:%M"), "indexed": report.count(JobStatus.READY), "seconds": round(seconds, 1),
              "chunks": kb.store.chunk_count(), "resumed_from_documents": before,
              "load_before": round(load_before, 2), "load_after": round(os.getloadavg()[0], 2)}

@@ -144,21 +144,27 @@ class Corpus:
         return key
 
 
-def ingest(kb: Bunko, folder: Path) -> dict[str, Any]:
-    """Index the three language folders; files already stored unchanged are skipped (content hash)."""
+def index_languages(kb: Bunko, folder: Path, every_s: float = 10) -> tuple[IngestReport, float]:
+    """Ingest the corpus's three language folders (pruning what left them), with a progress line every `every_s`
+    seconds; any failed file stops the bench. Returns the report and the seconds it took."""
     started = time.perf_counter()
     last = [started]
 
     def progress(done: int, total: int, job: IngestJob) -> None:
         now = time.perf_counter()
-        if job.status != JobStatus.SKIPPED and (now - last[0] > 10 or done == total):
+        if job.status != JobStatus.SKIPPED and (now - last[0] > every_s or done == total):
             last[0] = now
             print(f"  ingest {done}/{total} files, {now - started:.0f} s, {kb.store.chunk_count():,} chunks ({job.source})", flush=True)
 
     report: IngestReport = kb.ingest([folder / lang for lang in pc.LANGS], prune=True, progress=progress)
     if not report.ok:
-        raise SystemExit(f"{folder}: failed to ingest {[(j.source, j.error_detail) for j in report.failed]}")
-    seconds = time.perf_counter() - started
+        raise SystemExit(f"{kb.path}: failed to ingest {[(j.source, j.error_detail) for j in report.failed]}")
+    return report, time.perf_counter() - started
+
+
+def ingest(kb: Bunko, folder: Path) -> dict[str, Any]:
+    """Index the three language folders; files already stored unchanged are skipped (content hash)."""
+    report, seconds = index_languages(kb, folder)
     indexed, skipped = report.count(JobStatus.READY), report.count(JobStatus.SKIPPED)
     print(f"  ingest: {indexed} indexed, {skipped} unchanged, {len(report.pruned)} pruned in {seconds:.1f} s", flush=True)
     record = folder / INGEST_RECORD  # the last ingest that indexed files, so a reused collection still reports its build
