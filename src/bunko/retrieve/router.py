@@ -31,20 +31,24 @@ RouteRule = Callable[[str, list[str], RetrieveConfig], Route | None]
 """A rule looks at the query (and its keyword tokens) and returns a Route, or None to pass."""
 
 
+def weights(config: RetrieveConfig, keyword_weight: float) -> dict[str, float]:
+    """Every evidence weight fusion reads, the keyword weight chosen by the route."""
+    return {"dense": config.dense_weight, "keyword": keyword_weight, "document": config.document_weight,
+            "document_similarity": config.document_similarity_weight, "language": config.language_weight}
+
+
 def identifier_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route | None:
     codes = identifiers(tokens)
     if not codes:
         return None
-    return Route("exact", {"dense": config.dense_weight, "keyword": config.exact_keyword_weight, "document": config.document_weight,
-                  "document_similarity": config.document_similarity_weight, "language": config.language_weight},
+    return Route("exact", weights(config, config.exact_keyword_weight),
                  f"identifiers {sorted(codes)} favour keyword search")
 
 
 def quoted_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route | None:
     if not _QUOTED.search(query):
         return None
-    return Route("exact", {"dense": config.dense_weight, "keyword": config.exact_keyword_weight, "document": config.document_weight,
-                  "document_similarity": config.document_similarity_weight, "language": config.language_weight},
+    return Route("exact", weights(config, config.exact_keyword_weight),
                  "a quoted phrase favours keyword search")
 
 
@@ -57,5 +61,4 @@ def route(query: str, tokens: list[str], config: RetrieveConfig, rules: Sequence
         chosen = rule(query, tokens, config)
         if chosen is not None:
             return chosen
-    return Route("semantic", {"dense": config.dense_weight, "keyword": config.keyword_weight, "document": config.document_weight,
-                  "document_similarity": config.document_similarity_weight, "language": config.language_weight}, "natural-language question")
+    return Route("semantic", weights(config, config.keyword_weight), "natural-language question")
