@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bunko.retrieve.ann import HnswIndex
+from bunko.index.hnsw import HnswIndex
 
 RESULTS = Path(__file__).resolve().parents[1] / "bench" / "results"
 

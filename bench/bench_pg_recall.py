@@ -15,9 +15,8 @@ from pathlib import Path
 import numpy as np
 import pgserver
 
-from bunko.schema import Chunk, ParsedDocument
+from bunko.schema import Chunk, ParsedDocument, doc_id_for
 from bunko.store.base import StoredChunk
-from bunko.store.local import doc_id_for
 from bunko.store.postgres import PostgresStore
 
 root = Path(tempfile.mkdtemp())

@@ -196,9 +196,9 @@ Rankings = dict[str, list[str]]
 def bunko_store(corpus: Corpus, folder: Path):
     """A LocalStore holding the corpus's passages (one document per source file) with their USE vectors."""
     from bunko.retrieve.analyzers import multilingual
-    from bunko.schema import Chunk, ParsedDocument
+    from bunko.schema import Chunk, ParsedDocument, doc_id_for
     from bunko.store.base import StoredChunk
-    from bunko.store.local import LocalStore, doc_id_for
+    from bunko.store.local import LocalStore
 
     store = LocalStore(folder)
     by_source: dict[str, list[int]] = {}
@@ -599,9 +599,9 @@ def bunko_store_folder(size: int) -> Path:
 
 def write_bunko_store(folder: Path, texts: list[str], vectors: np.ndarray) -> float:
     from bunko.retrieve.analyzers import multilingual
-    from bunko.schema import Chunk, ParsedDocument
+    from bunko.schema import Chunk, ParsedDocument, doc_id_for
     from bunko.store.base import StoredChunk
-    from bunko.store.local import LocalStore, doc_id_for
+    from bunko.store.local import LocalStore
 
     shutil.rmtree(folder, ignore_errors=True)
     store = LocalStore(folder)
@@ -622,9 +622,9 @@ def write_bunko_store(folder: Path, texts: list[str], vectors: np.ndarray) -> fl
 def worker_bunko(size: int, queries: list[str], qv: np.ndarray, pools: dict, budget_s: float, hnsw: bool, reuse: bool, reuse_graph: bool = False) -> dict:
     """bunko-exact writes the store; bunko-hnsw and bunko-exact-blas1 open the one it wrote (same rows)."""
     from bunko.config import RetrieveConfig
+    from bunko.index.bm25 import BM25Index
+    from bunko.index.hnsw import HnswIndex
     from bunko.retrieve.analyzers import multilingual
-    from bunko.retrieve.ann import HnswIndex
-    from bunko.retrieve.bm25 import BM25Index
     from bunko.retrieve.searcher import Searcher
     from bunko.store.local import LocalStore
 

@@ -28,9 +28,9 @@ from bunko.config import RetrieveConfig
 from bunko.embed.use_m3 import UseM3Embedder
 from bunko.retrieve.analyzers import multilingual
 from bunko.retrieve.searcher import Searcher
-from bunko.schema import Chunk, ParsedDocument
+from bunko.schema import Chunk, ParsedDocument, doc_id_for
 from bunko.store.base import StoredChunk
-from bunko.store.local import LocalStore, doc_id_for
+from bunko.store.local import LocalStore
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "src" / "bunko" / "samples" / "docs"

@@ -467,8 +467,8 @@ def inspect(
     as_json: JsonOption = False,
 ) -> None:
     """Chunk integrity: tables split, headings crossed, captions separated, truncated chunks, sizes."""
-    from bunko.chunk.integrity import inspect_store
     from bunko.chunk.sizing import input_limit
+    from bunko.ingest.integrity import inspect_store
 
     kb = open_kb(collection)
     result = run(lambda: inspect_store(kb.store, input_limit(kb.embedder), source))

@@ -13,8 +13,8 @@ from bunko.embed.base import Embedder
 from bunko.embed.registry import build_embedder, embedder_name
 from bunko.errors import CollectionError
 from bunko.generate.answerer import Answerer
-from bunko.generate.llm import build_chat_model
 from bunko.ingest.pipeline import Ingestor, IngestReport, Progress, embed_hash
+from bunko.llm.base import build_chat_model
 from bunko.parse.registry import ParserRegistry, default_registry
 from bunko.retrieve.analyzers import get_analyzer
 from bunko.retrieve.searcher import Searcher, SearchResult

@@ -7,6 +7,7 @@ replaced, tested or run in another process without knowing its neighbours.
 from __future__ import annotations
 
 import enum
+import hashlib
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -182,3 +183,17 @@ class DocumentInfo:
 def to_dict(obj: Any) -> Any:
     """JSON-ready form of any schema object (for `--json` and the HTTP API)."""
     return asdict(obj)
+
+
+def doc_id_for(source: str) -> str:
+    """A document's id: stable for its source, so a re-ingest replaces the document instead of adding a copy."""
+    return hashlib.sha1(source.encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class DocumentMatch:
+    """A document found by its text as a whole, and the chunk that stands for it among chunk hits."""
+
+    doc_id: str
+    score: float
+    best_chunk_id: str

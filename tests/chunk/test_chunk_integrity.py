@@ -7,10 +7,10 @@ from pathlib import Path
 from chunkdocs import SENTENCES, document, joined
 
 from bunko import Config
-from bunko.chunk.integrity import document_integrity, inspect_store, report, size_summary
 from bunko.chunk.registry import get_chunker
 from bunko.chunk.sizing import Sizer
 from bunko.config import ChunkConfig
+from bunko.ingest.integrity import document_integrity, inspect_store, report, size_summary
 from bunko.parse.tables import table_markdown, table_meta
 
 HEADER = ["Region", "Limit"]

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from bunko.config import Config
-from bunko.generate.llamacpp import LlamaCppChatModel
-from bunko.generate.llm import LLMError, build_chat_model
+from bunko.llm.base import LLMError, build_chat_model
+from bunko.llm.llamacpp import LlamaCppChatModel
 
 
 def tiny_gguf() -> Path:

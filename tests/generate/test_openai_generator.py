@@ -13,8 +13,8 @@ from fake_openai import FakeChatServer
 
 from bunko import Bunko, Config
 from bunko.generate.crag import SYSTEM as GRADER_SYSTEM
-from bunko.generate.llm import LLMError
-from bunko.generate.openai_chat import OpenAIChatModel, chat_url
+from bunko.llm.base import LLMError
+from bunko.llm.openai_chat import OpenAIChatModel, chat_url
 from bunko.schema import Answer
 
 _SOURCE = re.compile(r'<source id="(\d+)"(?: from="[^"]*")?>\n(.*?)\n</source>', re.DOTALL)

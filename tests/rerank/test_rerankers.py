@@ -9,7 +9,7 @@ import pytest
 
 from bunko.config import Config
 from bunko.embed.base import embed_queries
-from bunko.generate.llm import LLMError, estimate_tokens
+from bunko.llm.base import LLMError, estimate_tokens
 from bunko.rerank.base import RerankQuery
 from bunko.rerank.budget import fit_budget
 from bunko.rerank.dedup import dedup_hits

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bunko.retrieve.ann import EF_LADDER, HnswIndex
+from bunko.index.hnsw import EF_LADDER, HnswIndex
 
 DIM = 64
 

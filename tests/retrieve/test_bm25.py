@@ -6,8 +6,8 @@ import bm25s
 import numpy as np
 import pytest
 
+from bunko.index.bm25 import BM25Index
 from bunko.retrieve.analyzers import multilingual
-from bunko.retrieve.bm25 import BM25Index
 
 CORPUS = [
     "出張の宿泊費の上限は東京で一泊12,000円です。",
@@ -64,7 +64,7 @@ def test_matches_are_the_nonzero_scores_and_match_bm25s() -> None:
 
 
 def test_top_k_of_matches_equals_top_k_of_all_scores_with_a_filter() -> None:
-    from bunko.retrieve.topk import top_k, top_k_of
+    from bunko.index.topk import top_k, top_k_of
 
     index = BM25Index().build(_random_corpus(2000, seed=1))
     allowed = np.zeros(index.size, dtype=bool)
@@ -83,8 +83,8 @@ def test_top_k_of_matches_equals_top_k_of_all_scores_with_a_filter() -> None:
 def test_terms_in_rows_agrees_with_the_documents_own_tokens() -> None:
     import random
 
+    from bunko.index.bm25 import BM25Index
     from bunko.retrieve.analyzers import multilingual
-    from bunko.retrieve.bm25 import BM25Index
 
     texts = ["出張の宿泊費の上限は一泊一万二千円です。", "差旅住宿费上限为每晚八百元。", "The hotel limit is 120 euros per night.",
              "会議室の予約はポータルから行います。", "年假天数按司龄计算。", "Error E-1024 means the token expired."]
@@ -98,7 +98,7 @@ def test_terms_in_rows_agrees_with_the_documents_own_tokens() -> None:
 
 
 def test_builder_fed_token_text_row_by_row_equals_build_from_lists() -> None:
-    from bunko.retrieve.bm25 import BM25Builder
+    from bunko.index.bm25 import BM25Builder
 
     corpus = [*_random_corpus(500, seed=3), []]  # an empty row keeps its place
     builder = BM25Builder()

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bunko.errors import FilterError
-from bunko.retrieve.filters import compile_filter
+from bunko.index.filters import compile_filter
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from bunko.retrieve.bm25 import K1
+from bunko.index.bm25 import K1
 from bunko.retrieve.fusion import BM25_SHARE, coverage_fusion, reciprocal_rank_fusion
 
 
@@ -48,7 +48,7 @@ def test_router_sends_codes_and_quotes_to_keyword_and_accepts_new_rules() -> Non
 
 
 def test_coverage_fusion_matches_hand_computed_scores() -> None:
-    from bunko.retrieve.bm25 import K1
+    from bunko.index.bm25 import K1
     from bunko.retrieve.coverage import term_coverage
     from bunko.retrieve.fusion import BM25_SHARE, coverage_fusion
 

@@ -9,9 +9,9 @@ import pytest
 from scipy import sparse
 
 from bunko import Bunko
+from bunko.index.bm25 import BM25Index
 from bunko.retrieve.analyzers import multilingual
-from bunko.retrieve.bm25 import BM25Index
-from bunko.retrieve.languages import LANGUAGES, query_language, row_languages, token_classes, tokens_language
+from bunko.text.languages import LANGUAGES, query_language, row_languages, token_classes, tokens_language
 
 PASSAGES = {
     "en": "To change the host name, edit /etc/hostname and run hostnamectl.",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bunko.retrieve.filters import compile_filter
+from bunko.index.filters import compile_filter
 from bunko.schema import Answer, AnswerSentence, Citation
 from bunko.server import acl
 from bunko.server.auth import ANONYMOUS, Principal, parse_groups

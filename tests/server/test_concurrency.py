@@ -18,8 +18,8 @@ from server_harness import running, upload, wait_jobs
 
 from bunko import Bunko
 from bunko.embed.use_m3 import UseM3Embedder
+from bunko.index.memory import MemoryIndex
 from bunko.server.collection import ServedCollection
-from bunko.store.memory_index import MemoryIndex
 
 DOCS = 16
 READERS = 6

@@ -14,10 +14,10 @@ from typer.testing import CliRunner
 from bunko import Bunko, CollectionError
 from bunko.cli import app
 from bunko.embed.use_m3 import UseM3Embedder
-from bunko.ingest.lock import WriterLock
 from bunko.server.auth import KeyStore
 from bunko.server.collection import ServedCollection
 from bunko.server.serve import CollectionSpec, check_exposure, collection_name, open_collections, parse_spec
+from bunko.store.lock import WriterLock
 
 
 def test_a_missing_collection_is_named_with_the_fix(tmp_path: Path) -> None:

@@ -11,9 +11,8 @@ pytest.importorskip("psycopg")
 
 from bunko.errors import CollectionError, ConfigError
 from bunko.retrieve.analyzers import multilingual
-from bunko.schema import Chunk, IngestJob, JobStatus, ParsedDocument
+from bunko.schema import Chunk, IngestJob, JobStatus, ParsedDocument, doc_id_for
 from bunko.store.base import StoredChunk
-from bunko.store.local import doc_id_for
 from bunko.store.postgres import PostgresStore
 from bunko.store.postgres_schema import LATEST_VERSION
 from bunko.store.registry import split_dsn

@@ -15,8 +15,7 @@ from bunko.chunk.templates import resolve_chunker
 from bunko.config import ChunkConfig
 from bunko.embed.base import Embedder
 from bunko.parse.registry import ParserRegistry
-from bunko.schema import Chunk, ParsedDocument
-from bunko.store.local import doc_id_for
+from bunko.schema import Chunk, ParsedDocument, doc_id_for
 
 FLAGS = ("oversized", "truncated", "split_element", "table_part", "qa_part", "page_split")
 

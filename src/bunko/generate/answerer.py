@@ -33,10 +33,10 @@ from bunko.generate.grade import Grade, grade_answer
 from bunko.generate.guardrails import STANDARD, mask_pii, regulated_notices, source_date
 from bunko.generate.injection import looks_like_instruction
 from bunko.generate.language import ABSTAIN_MESSAGES, abstain_message, cross_language_note, detect_language, text_language
-from bunko.generate.llm import ChatModel, Message, estimate_tokens
 from bunko.generate.prompts import build_messages, prompt_overhead
 from bunko.generate.retrieval_grade import RETRIEVAL_THRESHOLD
 from bunko.generate.units import readable_row
+from bunko.llm.base import ChatModel, Message, estimate_tokens
 from bunko.rerank.base import Reranker, RerankQuery
 from bunko.rerank.budget import fit_budget
 from bunko.rerank.dedup import dedup_hits

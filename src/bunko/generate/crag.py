@@ -15,8 +15,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bunko.generate.llm import ChatModel, LLMError
 from bunko.generate.prompts import fence, location
+from bunko.llm.base import ChatModel, LLMError
 from bunko.schema import Hit
 
 SUFFICIENT, REWRITE, NOT_FOUND, UNKNOWN = "sufficient", "rewrite", "not_found", "unknown"

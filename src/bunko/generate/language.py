@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from bunko.retrieve.languages import query_language
+from bunko.text.languages import query_language
 
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")

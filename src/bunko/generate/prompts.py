@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 
 from bunko.generate.language import abstain_message
-from bunko.generate.llm import Message
+from bunko.llm.base import Message
 from bunko.schema import Hit
 
 LANGUAGE_NAMES = {"ja": "Japanese (日本語)", "zh": "Simplified Chinese (简体中文)", "en": "English"}

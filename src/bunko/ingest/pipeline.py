@@ -28,9 +28,8 @@ from bunko.errors import DocumentError
 from bunko.ingest.sources import SourceFile, discover, source_name
 from bunko.parse.registry import ParserRegistry
 from bunko.retrieve.analyzers import Analyzer
-from bunko.schema import ErrorCode, IngestJob, JobStatus
+from bunko.schema import ErrorCode, IngestJob, JobStatus, doc_id_for
 from bunko.store.base import Store, StoredChunk
-from bunko.store.local import doc_id_for
 
 Progress = Callable[[int, int, IngestJob], None]
 

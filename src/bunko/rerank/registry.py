@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bunko.config import Config
 from bunko.embed.base import Embedder
-from bunko.generate.llm import ChatModel, LLMError
+from bunko.llm.base import ChatModel, LLMError
 from bunko.rerank.base import NoReranker, Reranker
 from bunko.retrieve.analyzers import Analyzer
 

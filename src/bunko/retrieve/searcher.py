@@ -14,13 +14,13 @@ from bunko.embed.base import Embedder, embed_queries
 from bunko.retrieve.analyzers import Analyzer, query_text
 from bunko.retrieve.coverage import term_coverage
 from bunko.retrieve.fusion import Fused, coverage_fusion, reciprocal_rank_fusion, weighted_score_fusion
-from bunko.retrieve.languages import LANGUAGES, query_language
 from bunko.retrieve.mmr import mmr_order
 from bunko.retrieve.parents import WINDOW as PARENT_WINDOW
 from bunko.retrieve.parents import expand_parents
 from bunko.retrieve.router import DEFAULT_RULES, Route, RouteRule, route
 from bunko.schema import Chunk, Hit
 from bunko.store.base import Store
+from bunko.text.languages import LANGUAGES, query_language
 
 GROUPINGS = ("chunk", "section", "document")
 ASKED_LANGUAGE_WEIGHT = 0.2

@@ -13,14 +13,14 @@ from typing import Any
 
 from bunko.engine import Bunko
 from bunko.errors import FilterError
-from bunko.ingest.lock import WriterLock
-from bunko.retrieve.filters import compile_filter
+from bunko.index.filters import compile_filter
 from bunko.retrieve.searcher import SearchResult
 from bunko.schema import Answer, DocumentInfo
 from bunko.server import acl
 from bunko.server.auth import ANONYMOUS, KeyStore, Principal
 from bunko.server.uploads import INCOMING, UPLOADS, accepted_extensions
 from bunko.server.worker import IngestWorker, UploadJob
+from bunko.store.lock import WriterLock
 from bunko.store.registry import is_postgres
 
 

@@ -10,9 +10,8 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from bunko.schema import Answer, Chunk, Citation, DocumentInfo, Element, Hit
+from bunko.schema import Answer, Chunk, Citation, DocumentInfo, Element, Hit, doc_id_for
 from bunko.server.acl import document_groups
-from bunko.store.local import doc_id_for
 
 
 def hit_view(hit: Hit, explain: bool = False) -> dict[str, Any]:

@@ -23,8 +23,7 @@ from typing import Any
 
 from bunko.engine import Bunko
 from bunko.errors import BunkoError
-from bunko.schema import TERMINAL_STATUSES, JobStatus
-from bunko.store.local import doc_id_for
+from bunko.schema import TERMINAL_STATUSES, JobStatus, doc_id_for
 
 HISTORY = 2000
 """Finished upload jobs kept in memory for `GET /jobs` (the engine keeps its own job history on disk)."""

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from bunko.schema import Chunk, DocumentInfo, Element, IngestJob, ParsedDocument
+from bunko.schema import Chunk, DocumentInfo, DocumentMatch, Element, IngestJob, ParsedDocument
 
 
 @dataclass
@@ -24,14 +24,6 @@ class StoredChunk:
     tokens: list[str]
     embed_hash: str
 
-
-@dataclass(frozen=True)
-class DocumentMatch:
-    """A document found by its text as a whole, and the chunk that stands for it among chunk hits."""
-
-    doc_id: str
-    score: float
-    best_chunk_id: str
 
 
 class Store(Protocol):

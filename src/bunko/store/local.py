@@ -11,7 +11,6 @@ visible to a long-running reader.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 import threading
@@ -23,10 +22,20 @@ from typing import Any
 
 import numpy as np
 
-from bunko.schema import TERMINAL_STATUSES, Chunk, DocumentInfo, Element, ErrorCode, IngestJob, JobStatus, ParsedDocument
-from bunko.store.base import DocumentMatch, StoredChunk
+from bunko.index.memory import MemoryIndex
+from bunko.schema import (
+    TERMINAL_STATUSES,
+    Chunk,
+    DocumentInfo,
+    DocumentMatch,
+    Element,
+    ErrorCode,
+    IngestJob,
+    JobStatus,
+    ParsedDocument,
+)
+from bunko.store.base import StoredChunk
 from bunko.store.chunk_cache import ChunkCache
-from bunko.store.memory_index import MemoryIndex
 from bunko.store.rows import CHUNK_COLUMNS, ELEMENT_COLUMNS, chunk_from_row, element_from_row
 
 SCHEMA_VERSION = "1"
@@ -62,9 +71,6 @@ SEARCHABLE = "COALESCE(json_extract(meta, '$.searchable'), 1) != 0"
 """Chunks with meta {"searchable": false} (parent_child's parents) are kept for context and never indexed."""
 
 
-
-def doc_id_for(source: str) -> str:
-    return hashlib.sha1(source.encode("utf-8")).hexdigest()[:16]
 
 
 def _dumps(value: Any) -> str:

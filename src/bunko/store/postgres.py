@@ -10,7 +10,7 @@
   index is built when a collection outgrows exact search (building it once is
   ~10x cheaper than inserting into it row by row), and after a `bulk_load`.
 * Keyword search is BM25 computed in SQL over a postings table with the
-  formula of `bunko.retrieve.bm25` (Lucene idf, k1 = 1.5, b = 0.75, each distinct
+  formula of `bunko.index.bm25` (Lucene idf, k1 = 1.5, b = 0.75, each distinct
   query term once), over the same analyzer tokens the local store indexes.
 * Filters are translated to SQL by `sql_filters` and applied in those queries.
 * Jobs carry their writer's id; a live writer holds a session advisory lock on
@@ -41,14 +41,24 @@ from psycopg_pool import ConnectionPool
 
 from bunko.chunk.base import is_searchable
 from bunko.errors import CollectionError
-from bunko.retrieve.bm25 import K1, B
-from bunko.retrieve.languages import tokens_language
-from bunko.schema import TERMINAL_STATUSES, Chunk, DocumentInfo, Element, ErrorCode, IngestJob, JobStatus, ParsedDocument
-from bunko.store.base import DocumentMatch, StoredChunk
-from bunko.store.memory_index import SIMILAR_CHUNKS
+from bunko.index.bm25 import K1, B
+from bunko.index.memory import SIMILAR_CHUNKS
+from bunko.schema import (
+    TERMINAL_STATUSES,
+    Chunk,
+    DocumentInfo,
+    DocumentMatch,
+    Element,
+    ErrorCode,
+    IngestJob,
+    JobStatus,
+    ParsedDocument,
+)
+from bunko.store.base import StoredChunk
 from bunko.store.postgres_schema import LOCK_NAMESPACE, migrate, set_search_path
 from bunko.store.rows import CHUNK_COLUMNS, ELEMENT_COLUMNS, chunk_from_row, element_from_row
 from bunko.store.sql_filters import FilterCompiler, field_names, known_fields_from
+from bunko.text.languages import tokens_language
 
 OWNER_NAMESPACE = LOCK_NAMESPACE + 1
 """Advisory lock space of live writers (key 2 = writer id); documents use LOCK_NAMESPACE + 2."""

@@ -18,9 +18,9 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from bunko.config import Config
 from bunko.errors import CollectionError, ConfigError
-from bunko.ingest.lock import WriterLock
 from bunko.store.base import Store
 from bunko.store.local import LocalStore
+from bunko.store.lock import WriterLock
 
 LOCAL = "local"
 _SCHEMA_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")

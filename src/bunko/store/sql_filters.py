@@ -1,4 +1,4 @@
-"""The filter language of `bunko.retrieve.filters`, translated to a SQL WHERE clause.
+"""The filter language of `bunko.index.filters`, translated to a SQL WHERE clause.
 
 The postgres store must apply filters *inside* its vector and keyword queries
 (a post-filter after top-k returns fewer than k hits) and must mean exactly
@@ -33,7 +33,7 @@ from typing import Any
 from psycopg import sql
 
 from bunko.errors import FilterError
-from bunko.retrieve.filters import BUILTIN_FIELDS, compile_filter
+from bunko.index.filters import BUILTIN_FIELDS, compile_filter
 
 HIDDEN_FIELDS = frozenset({"pages", "section_path", "kinds"})
 """Raw columns in the local store's records that are never filter fields."""

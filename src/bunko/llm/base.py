@@ -75,11 +75,11 @@ def llm_backend(config: Config) -> str | None:
 def build_chat_model(config: Config) -> ChatModel | None:
     backend = llm_backend(config)
     if backend == "openai":
-        from bunko.generate.openai_chat import OpenAIChatModel
+        from bunko.llm.openai_chat import OpenAIChatModel
 
         return OpenAIChatModel.from_config(config.llm)
     if backend == "llamacpp":
-        from bunko.generate.llamacpp import LlamaCppChatModel
+        from bunko.llm.llamacpp import LlamaCppChatModel
 
         return LlamaCppChatModel.from_config(config.llm)
     return None

@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 
 from bunko.config import LLMConfig
-from bunko.generate.llm import LLMError, Message
+from bunko.llm.base import LLMError, Message
 from bunko.openai_http import endpoint_url, retry_after, server_message, snippet
 
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})

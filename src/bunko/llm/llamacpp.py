@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from bunko.config import LLMConfig
-from bunko.generate.llm import LLMError, Message
+from bunko.llm.base import LLMError, Message
 
 
 class LlamaCppChatModel:

@@ -16,12 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from bunko.retrieve.ann import EXACT_SUBSET_ROWS, HnswIndex
-from bunko.retrieve.bm25 import BM25Builder, BM25Index
-from bunko.retrieve.filters import BUILTIN_FIELDS, filter_key, mask_for
-from bunko.retrieve.languages import LANGUAGES, row_languages, token_classes
-from bunko.retrieve.topk import top_k, top_k_of
-from bunko.store.base import DocumentMatch
+from bunko.index.bm25 import BM25Builder, BM25Index
+from bunko.index.filters import BUILTIN_FIELDS, filter_key, mask_for
+from bunko.index.hnsw import EXACT_SUBSET_ROWS, HnswIndex
+from bunko.index.topk import top_k, top_k_of
+from bunko.schema import DocumentMatch
+from bunko.text.languages import LANGUAGES, row_languages, token_classes
 
 RowReader = Callable[[Callable[[str], None] | None], tuple[list[str], np.ndarray | None, list[dict[str, Any]]]]
 """read_rows(token_sink) -> (ids, vectors, filter records); with a sink, each row's space-separated tokens go to it."""
