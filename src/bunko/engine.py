@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,7 @@ from bunko.ingest.pipeline import Ingestor, IngestReport, Progress, embed_hash
 from bunko.llm.base import build_chat_model
 from bunko.parse.registry import ParserRegistry, default_registry
 from bunko.retrieve.analyzers import get_analyzer
+from bunko.retrieve.base import RetrieverFactory
 from bunko.retrieve.searcher import Searcher, SearchResult
 from bunko.schema import Answer, Chunk, DocumentInfo, Element, Hit, IngestJob, JobStatus, ParsedDocument
 from bunko.store.base import Store, StoredChunk
@@ -42,8 +43,12 @@ class Bunko:
         create: bool = True,
         allow_embedder_change: bool = False,
         allow_analyzer_change: bool = False,
+        retrievers: Sequence[RetrieverFactory] = (),
     ) -> None:
+        """`retrievers` add search modes (a graph or tree route) beside dense, keyword and hybrid; each is
+        built over this collection's store and retrieve config."""
         self.path = Path(path)
+        self.retrievers = tuple(retrievers)
         config_file = self.path / CONFIG_FILE
         if not config_file.exists():
             if not create:
@@ -108,7 +113,8 @@ class Bunko:
 
     @property
     def searcher(self) -> Searcher:
-        return Searcher(self.store, self.embedder, self.analyzer, self.config.retrieve)
+        return Searcher(self.store, self.embedder, self.analyzer, self.config.retrieve,
+                        retrievers=[build(self.store, self.config.retrieve) for build in self.retrievers])
 
     def close(self) -> None:
         self.store.close()

@@ -155,3 +155,11 @@ def weighted_score_fusion(
             signals.setdefault(chunk_id, {})[retriever] = {"rank": float(rank), "score": float(score), "normalized": norm}
     order = sorted(fused, key=lambda cid: (-fused[cid], cid))
     return [(cid, fused[cid], signals[cid]) for cid in order]
+
+
+def rank_fusion(ranked: Mapping[str, Ranked], weights: Mapping[str, float], method: str, normalization: str, rrf_k: int) -> list[Fused]:
+    """The fusion of lists that carry no term evidence (one list alone, or `fusion` rrf/weighted):
+    normalised scores when `method` is "weighted", reciprocal ranks otherwise."""
+    if method == "weighted":
+        return weighted_score_fusion(ranked, weights, normalization)
+    return reciprocal_rank_fusion(ranked, weights, rrf_k)

@@ -1,4 +1,8 @@
-"""Query → ranked `Hit`s: dense and keyword retrieval in parallel, fused, thresholded."""
+"""Query → ranked `Hit`s: the route's retriever ranks chunk ids; thresholds, diversity, parents and grouping follow.
+
+The retrievers (retrieve/base.py) are picked by name: dense, keyword and hybrid are
+built in; more (graph, tree) are handed to the constructor and become search modes.
+"""
 
 from __future__ import annotations
 
@@ -12,8 +16,11 @@ import numpy as np
 from bunko.config import RetrieveConfig
 from bunko.embed.base import Embedder, embed_queries
 from bunko.retrieve.analyzers import Analyzer, query_text
-from bunko.retrieve.coverage import term_coverage
-from bunko.retrieve.fusion import Fused, coverage_fusion, reciprocal_rank_fusion, weighted_score_fusion
+from bunko.retrieve.base import Query, Retriever
+from bunko.retrieve.dense import DenseRetriever
+from bunko.retrieve.fusion import Fused
+from bunko.retrieve.hybrid import HybridRetriever
+from bunko.retrieve.keyword import KeywordRetriever
 from bunko.retrieve.mmr import mmr_order
 from bunko.retrieve.parents import WINDOW as PARENT_WINDOW
 from bunko.retrieve.parents import expand_parents
@@ -38,16 +45,38 @@ class SearchResult:
     timings: dict[str, float] = field(default_factory=dict)
 
 
+def built_in_retrievers(store: Store, config: RetrieveConfig) -> dict[str, Retriever]:
+    return {r.name: r for r in (HybridRetriever(store, config), DenseRetriever(store, config), KeywordRetriever(store, config))}
+
+
 class Searcher:
     def __init__(
-        self, store: Store, embedder: Embedder, analyzer: Analyzer, config: RetrieveConfig, rules: Sequence[RouteRule] = DEFAULT_RULES
+        self, store: Store, embedder: Embedder, analyzer: Analyzer, config: RetrieveConfig, rules: Sequence[RouteRule] = DEFAULT_RULES,
+        retrievers: Sequence[Retriever] = (),
     ) -> None:
-        """`rules` extend or replace the router's (see retrieve/router.py); the first that claims a query wins."""
+        """`rules` extend or replace the router's (see retrieve/router.py); the first that claims a query wins.
+        `retrievers` add search modes beside dense, keyword and hybrid (or replace one of the same name)."""
         self.rules = rules
         self.store = store
         self.embedder = embedder
         self.analyzer = analyzer
+        self._added = {r.name: r for r in retrievers}
         self.config = config
+
+    @property
+    def config(self) -> RetrieveConfig:
+        return self._config
+
+    @config.setter
+    def config(self, config: RetrieveConfig) -> None:
+        """A new config reaches the built-in retrievers too (benchmarks and tests swap configs on one searcher)."""
+        self._config = config
+        self.retrievers = {**built_in_retrievers(self.store, config), **self._added}
+
+    def retriever(self, mode: str) -> Retriever:
+        if mode not in self.retrievers:
+            raise ValueError(f"unknown search mode {mode!r}; use {', '.join(self.retrievers)}")
+        return self.retrievers[mode]
 
     def search(
         self, query: str, k: int | None = None, where: Mapping[str, Any] | None = None, mode: str | None = None,
@@ -60,47 +89,30 @@ class Searcher:
         k = k or config.k
         mode = mode or config.mode
         group_by = group_by or config.group_by
-        if mode not in ("hybrid", "dense", "keyword"):
-            raise ValueError(f"unknown search mode {mode!r}; use hybrid, dense or keyword")
+        retriever = self.retriever(mode)
         if group_by not in GROUPINGS:
             raise ValueError(f"unknown grouping {group_by!r}; use {', '.join(GROUPINGS)}")
         if language not in (None, "any", *LANGUAGES):
             raise ValueError(f"unknown language {language!r}; use {', '.join(LANGUAGES)} or any")
-        preferred = None if language == "any" else language or query_language(query)
         candidates = max(config.candidates, k)
         timings: dict[str, float] = {}
-        ranked: dict[str, list[tuple[str, float]]] = {}
         vector = query_vector
         tokens = self.analyzer(query_text(query))
-
-        if mode in ("hybrid", "dense") and vector is None:
+        if retriever.needs_vector and vector is None:
             started = time.perf_counter()
             vector = embed_queries(self.embedder, [query])[0]
             timings["embed_query"] = time.perf_counter() - started
-        both = getattr(self.store, "hybrid_search", None) if mode == "hybrid" else None
-        if both is not None:  # the store runs the two retrievers concurrently; "retrieve" is their joint wall time
-            started = time.perf_counter()
-            dense, ranked_keyword = both(vector, tokens, candidates, where)
-            ranked["dense"] = self._within_distance(dense)
-            ranked["keyword"] = ranked_keyword
-            timings["retrieve"] = time.perf_counter() - started
-        else:
-            if mode in ("hybrid", "dense"):
-                started = time.perf_counter()
-                ranked["dense"] = self._within_distance(self.store.dense_search(vector, candidates, where))
-                timings["dense"] = time.perf_counter() - started
-            if mode in ("hybrid", "keyword"):
-                started = time.perf_counter()
-                ranked["keyword"] = self.store.keyword_search(tokens, candidates, where)
-                timings["keyword"] = time.perf_counter() - started
-
-        started = time.perf_counter()
         chosen = route(query, tokens, config, self.rules)
         if language not in (None, "any"):
             if config.fusion != "coverage":
                 raise ValueError(f"a language preference needs coverage fusion; this collection fuses by {config.fusion}")
             chosen.weights["language"] = config.language_weight or ASKED_LANGUAGE_WEIGHT
-        fused = self._fuse(ranked, tokens, chosen, vector if mode != "keyword" else None, where, preferred)
+        preferred = None if language == "any" else language or query_language(query)
+        asked = Query(query, tokens, vector, where, chosen, preferred, timings)
+
+        started = time.perf_counter()
+        fused = retriever.retrieve(asked, candidates)
+        steps = sum(seconds for step, seconds in timings.items() if step != "embed_query")
         if config.min_score is not None:
             fused = [entry for entry in fused if entry[1] >= config.min_score]
         if config.mmr_lambda is not None and len(fused) > 1:
@@ -108,66 +120,8 @@ class Searcher:
         hits = self._hits(fused, k, group_by)
         for rank, hit in enumerate(hits, start=1):
             hit.signals["fusion"] = {"score": hit.score, "rank": float(rank)}
-        timings["fuse"] = time.perf_counter() - started
+        timings["fuse"] = time.perf_counter() - started - steps
         return SearchResult(hits=hits, query_vector=vector, query_tokens=tokens, mode=mode, route=chosen, timings=timings)
-
-    def _within_distance(self, dense: list[tuple[str, float]]) -> list[tuple[str, float]]:
-        limit = self.config.max_distance
-        return dense if limit is None else [(cid, sim) for cid, sim in dense if 1.0 - sim <= limit]
-
-    def _fuse(
-        self, ranked: dict[str, list[tuple[str, float]]], tokens: list[str], chosen: Route, vector: np.ndarray | None,
-        where: Mapping[str, Any] | None, language: str | None,
-    ) -> list[Fused]:
-        """One retriever's list keeps its own order (keyword mode is BM25 over chunks, the part hybrid is measured
-        against); two are fused as configured."""
-        config = self.config
-        if config.fusion == "coverage" and len(ranked) == 2:
-            return self._coverage_fuse(ranked, tokens, chosen, vector, where, language)
-        if config.fusion == "weighted":
-            return weighted_score_fusion(ranked, chosen.weights, config.normalization)
-        return reciprocal_rank_fusion(ranked, chosen.weights, config.rrf_k)
-
-    def _coverage_fuse(
-        self, ranked: dict[str, list[tuple[str, float]]], tokens: list[str], chosen: Route, vector: np.ndarray | None,
-        where: Mapping[str, Any] | None, language: str | None,
-    ) -> list[Fused]:
-        """Chunk evidence (cosine, keyword coverage and BM25) plus the evidence of the chunk's document as a whole.
-
-        The best documents by document-level BM25 join the candidates through their closest
-        chunk, so a page whose words are spread over many chunks is found although no single
-        chunk holds enough of them. Every candidate is judged on its own cosine, computed when
-        dense search did not return it.
-        """
-        config, store = self.config, self.store
-        document_weight = chosen.weights.get("document", 0.0)
-        ranked = dict(ranked)
-        if document_weight > 0 and config.document_candidates > 0 and tokens:
-            documents = store.document_keyword_search(tokens, config.document_candidates, where, vector)
-            ranked["document"] = [(match.best_chunk_id, match.score) for match in documents]
-        candidates = list(dict.fromkeys(cid for hits in ranked.values() for cid, _ in hits))
-        idf = store.term_weights(tokens)
-        coverage = term_coverage(store.matching_terms(candidates, tokens), idf)
-        cosines = self._cosines(ranked.get("dense", []), candidates, vector)
-        document_scores = store.document_keyword_scores(candidates, tokens) if document_weight > 0 else {}
-        prefer = language if chosen.weights.get("language", 0.0) > 0 else None
-        languages = store.chunk_languages(candidates) if prefer is not None else None
-        similar = chosen.weights.get("document_similarity", 0.0) > 0 and vector is not None
-        document_similarities = store.document_similarities(candidates, vector) if similar else None
-        return coverage_fusion(
-            ranked, coverage, sum(idf.values()), chosen.weights, cosines, document_scores, languages, prefer, document_similarities
-        )
-
-    def _cosines(self, dense: list[tuple[str, float]], candidates: list[str], vector: np.ndarray | None) -> dict[str, float]:
-        """Every candidate's cosine with the query: dense search's own, computed from the stored vectors for the rest."""
-        cosines = dict(dense)
-        missing = [cid for cid in candidates if cid not in cosines]
-        if vector is not None and missing:
-            stored = self.store.vectors_for(missing)
-            if len(stored):
-                similarity = stored @ np.asarray(vector, dtype=np.float32).ravel()
-                cosines.update(zip(missing, similarity.tolist(), strict=True))
-        return cosines
 
     def _hits(self, fused: list[Fused], k: int, group_by: str = "chunk") -> list[Hit]:
         """The top k hits after parent expansion and grouping, fetching as few chunk rows as that needs.

@@ -1,0 +1,58 @@
+"""The one interface every retrieval route implements: dense, keyword, hybrid today; graph and tree next.
+
+A retriever ranks chunk ids; it does not fetch chunk text, expand parents or group
+hits. `Searcher` does that once for every route, fetching only the rows the top k
+needs, so a new route is one class with a `retrieve` and an `explain` and is picked
+by its name (`bunko search --mode NAME`, `[retrieve] mode`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from bunko.config import RetrieveConfig
+from bunko.retrieve.fusion import Fused
+from bunko.retrieve.router import Route
+from bunko.store.base import Store
+
+
+@dataclass(frozen=True)
+class Query:
+    """A question as every retriever sees it, analysed once: its keyword tokens, its vector (None when no
+    retriever of the route needs one), the filter applied before top-k, and the language to prefer."""
+
+    text: str
+    tokens: list[str]
+    vector: np.ndarray | None
+    where: Mapping[str, Any] | None
+    route: Route
+    language: str | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+    """Seconds per retrieval step, written by the retrievers as they run (the trace's timings)."""
+
+
+class Retriever(Protocol):
+    name: str
+    needs_vector: bool
+    """Whether `retrieve` reads `query.vector`: the searcher embeds the question only for routes that do."""
+
+    def retrieve(self, query: Query, k: int) -> list[Fused]:
+        """The best `k` or more candidates, best first, each with the signals that ranked it."""
+        ...
+
+    def explain(self, signals: Mapping[str, Mapping[str, float]]) -> list[str]:
+        """What this route's signals of one hit mean, one line each, for `--explain`."""
+        ...
+
+
+def signal_lines(signals: Mapping[str, Mapping[str, float]]) -> list[str]:
+    """Each signal as `name: key value, …`: the raw record every route's explanation starts from."""
+    return [f"{name}: " + ", ".join(f"{key} {value:.4g}" for key, value in signal.items()) for name, signal in signals.items()]
+
+
+RetrieverFactory = Callable[[Store, RetrieveConfig], Retriever]
+"""How the engine is given a route: it builds the retriever over its own store and retrieve config."""

@@ -1,0 +1,101 @@
+"""Hybrid retrieval: dense and keyword lists fused, by default with term coverage and document-level evidence."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from bunko.config import RetrieveConfig
+from bunko.retrieve.base import Query, signal_lines
+from bunko.retrieve.coverage import term_coverage
+from bunko.retrieve.dense import DenseRetriever
+from bunko.retrieve.fusion import BM25_SHARE, Fused, coverage_fusion, rank_fusion
+from bunko.retrieve.keyword import KeywordRetriever
+from bunko.store.base import Store
+
+
+@runtime_checkable
+class ConcurrentSearch(Protocol):
+    """A store that runs dense and keyword search of one query at once (the local store: dense on a helper thread)."""
+
+    def hybrid_search(
+        self, vector: np.ndarray, tokens: Sequence[str], k: int, where: Mapping[str, Any] | None = None
+    ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]: ...
+
+
+class HybridRetriever:
+    name = "hybrid"
+    needs_vector = True
+
+    def __init__(self, store: Store, config: RetrieveConfig) -> None:
+        self.store = store
+        self.config = config
+        self.dense = DenseRetriever(store, config)
+        self.keyword = KeywordRetriever(store, config)
+
+    def retrieve(self, query: Query, k: int) -> list[Fused]:
+        ranked = self._ranked(query, k)
+        if self.config.fusion == "coverage":
+            return self._coverage_fuse(ranked, query)
+        return rank_fusion(ranked, query.route.weights, self.config.fusion, self.config.normalization, self.config.rrf_k)
+
+    def _ranked(self, query: Query, k: int) -> dict[str, list[tuple[str, float]]]:
+        """Both lists; "retrieve" is their joint wall time when the store runs them concurrently."""
+        if isinstance(self.store, ConcurrentSearch) and query.vector is not None:
+            started = time.perf_counter()
+            dense, keyword = self.store.hybrid_search(query.vector, query.tokens, k, query.where)
+            query.timings["retrieve"] = time.perf_counter() - started
+            return {"dense": self.dense.within_limit(dense), "keyword": keyword}
+        return {side.name: side.ranked(query, k) for side in (self.dense, self.keyword)}
+
+    def _coverage_fuse(self, ranked: dict[str, list[tuple[str, float]]], query: Query) -> list[Fused]:
+        """Chunk evidence (cosine, keyword coverage and BM25) plus the evidence of the chunk's document as a whole.
+
+        The best documents by document-level BM25 join the candidates through their closest
+        chunk, so a page whose words are spread over many chunks is found although no single
+        chunk holds enough of them. Every candidate is judged on its own cosine, computed when
+        dense search did not return it.
+        """
+        config, store, weights, tokens, vector = self.config, self.store, query.route.weights, query.tokens, query.vector
+        document_weight = weights.get("document", 0.0)
+        ranked = dict(ranked)
+        if document_weight > 0 and config.document_candidates > 0 and tokens:
+            documents = store.document_keyword_search(tokens, config.document_candidates, query.where, vector)
+            ranked["document"] = [(match.best_chunk_id, match.score) for match in documents]
+        candidates = list(dict.fromkeys(cid for hits in ranked.values() for cid, _ in hits))
+        idf = store.term_weights(tokens)
+        coverage = term_coverage(store.matching_terms(candidates, tokens), idf)
+        cosines = self._cosines(ranked.get("dense", []), candidates, vector)
+        document_scores = store.document_keyword_scores(candidates, tokens) if document_weight > 0 else {}
+        prefer = query.language if weights.get("language", 0.0) > 0 else None
+        languages = store.chunk_languages(candidates) if prefer is not None else None
+        similar = weights.get("document_similarity", 0.0) > 0 and vector is not None
+        document_similarities = store.document_similarities(candidates, vector) if similar and vector is not None else None
+        return coverage_fusion(
+            ranked, coverage, sum(idf.values()), weights, cosines, document_scores, languages, prefer, document_similarities
+        )
+
+    def _cosines(self, dense: list[tuple[str, float]], candidates: list[str], vector: np.ndarray | None) -> dict[str, float]:
+        """Every candidate's cosine with the query: dense search's own, computed from the stored vectors for the rest."""
+        cosines = dict(dense)
+        missing = [cid for cid in candidates if cid not in cosines]
+        if vector is not None and missing:
+            stored = self.store.vectors_for(missing)
+            if len(stored):
+                similarity = stored @ np.asarray(vector, dtype=np.float32).ravel()
+                cosines.update(zip(missing, similarity.tolist(), strict=True))
+        return cosines
+
+    def explain(self, signals: Mapping[str, Mapping[str, float]]) -> list[str]:
+        lines = signal_lines(signals)
+        if "coverage" in signals:
+            coverage = signals["coverage"]
+            lines.append(
+                f"holds {coverage['score']:.0%} of the query's idf-weighted terms; keyword evidence {coverage['evidence']:.3f} = "
+                f"that share + {BM25_SHARE:.2f} × relative BM25 {coverage['relative_bm25']:.3f}; "
+                "fused score = dense weight × cosine + keyword weight × evidence (weights: the route above)"
+            )
+        return lines

@@ -1,0 +1,33 @@
+"""Keyword retrieval: BM25 over chunks with the collection's analyzer (CJK bigrams or morphemes, words)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+
+from bunko.config import RetrieveConfig
+from bunko.retrieve.base import Query, signal_lines
+from bunko.retrieve.dense import single_list
+from bunko.retrieve.fusion import Fused
+from bunko.store.base import Store
+
+
+class KeywordRetriever:
+    name = "keyword"
+    needs_vector = False
+
+    def __init__(self, store: Store, config: RetrieveConfig) -> None:
+        self.store = store
+        self.config = config
+
+    def ranked(self, query: Query, k: int) -> list[tuple[str, float]]:
+        started = time.perf_counter()
+        ranked = self.store.keyword_search(query.tokens, k, query.where)
+        query.timings[self.name] = time.perf_counter() - started
+        return ranked
+
+    def retrieve(self, query: Query, k: int) -> list[Fused]:
+        return single_list(self.name, self.ranked(query, k), query, self.config)
+
+    def explain(self, signals: Mapping[str, Mapping[str, float]]) -> list[str]:
+        return signal_lines(signals)

@@ -1,0 +1,74 @@
+"""The retriever interface: every route ranks chunk ids; a new route is one class picked by its name."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import pytest
+
+from bunko import Bunko
+from bunko.config import RetrieveConfig
+from bunko.embed.use_m3 import UseM3Embedder
+from bunko.retrieve.base import Query, signal_lines
+from bunko.retrieve.fusion import Fused
+from bunko.store.base import Store
+
+DOCUMENTS = {
+    "guide-en.md": "# Travel\n\n## Hotels\n\nThe hotel limit in London is 25,000 yen per night.\n",
+    "guide-ja.md": "# 出張\n\n## 宿泊\n\nロンドンの宿泊費の上限は一泊二万五千円です。\n",
+    "guide-zh.md": "# 出差\n\n## 住宿\n\n伦敦的住宿上限为每晚两万五千日元。\n",
+}
+
+
+class SourceNameRetriever:
+    """Ranks the chunks of documents whose file name holds the query text: a route that needs no vector."""
+
+    name = "source-name"
+    needs_vector = False
+
+    def __init__(self, store: Store, config: RetrieveConfig) -> None:
+        self.store = store
+
+    def retrieve(self, query: Query, k: int) -> list[Fused]:
+        chunks = [c for c in self.store.chunks() if query.text in Path(c.source).name and c.meta.get("searchable", True)]
+        return [(c.chunk_id, 1.0 / rank, {self.name: {"rank": float(rank)}}) for rank, c in enumerate(chunks[:k], start=1)]
+
+    def explain(self, signals: Mapping[str, Mapping[str, float]]) -> list[str]:
+        return [f"its file name holds the query (rank {signals[self.name]['rank']:.0f})"]
+
+
+@pytest.fixture
+def kb(tmp_path: Path, embedder: UseM3Embedder) -> Iterator[Bunko]:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for name, text in DOCUMENTS.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    collection = Bunko(tmp_path / ".bunko", embedder=embedder, retrievers=[SourceNameRetriever])
+    assert collection.ingest(folder).ok
+    yield collection
+    collection.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
+def test_a_retriever_handed_to_the_engine_becomes_a_search_mode(kb: Bunko, lang: str) -> None:
+    result = kb.search_detailed(f"-{lang}.", k=3, mode="source-name")
+    assert result.mode == "source-name" and "embed_query" not in result.timings
+    assert [Path(h.chunk.source).name for h in result.hits] == [f"guide-{lang}.md"]
+    assert result.hits[0].chunk.text  # fetched, expanded and grouped by the searcher like any route's
+    assert result.hits[0].signals["fusion"]["rank"] == 1.0
+
+
+def test_an_unknown_mode_is_refused_with_the_modes_there_are(kb: Bunko) -> None:
+    with pytest.raises(ValueError, match="hybrid, dense, keyword, source-name"):
+        kb.search("hotel", mode="graph")
+
+
+@pytest.mark.parametrize("question", ["hotel limit in London", "ロンドンの宿泊費の上限", "伦敦的住宿上限"])
+def test_each_built_in_route_explains_its_own_signals(kb: Bunko, question: str) -> None:
+    searcher = kb.searcher
+    for mode in ("hybrid", "dense", "keyword"):
+        hit = searcher.search(question, k=1, mode=mode).hits[0]
+        lines = searcher.retriever(mode).explain(hit.signals)
+        assert lines[: len(hit.signals)] == signal_lines(hit.signals)
+        assert any("idf-weighted terms" in line for line in lines) == (mode == "hybrid")
