@@ -6,21 +6,21 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from bunko.chunk.base import is_searchable
 from bunko.chunk.registry import get_chunker
 from bunko.config import CONFIG_FILE, Config
 from bunko.embed.base import Embedder
 from bunko.embed.registry import build_embedder, embedder_name
 from bunko.errors import CollectionError
 from bunko.generate.answerer import Answerer
-from bunko.ingest.pipeline import Ingestor, IngestReport, Progress, embed_hash
+from bunko.ingest import maintenance
+from bunko.ingest.pipeline import Ingestor, IngestReport, Progress
 from bunko.llm.base import build_chat_model
 from bunko.parse.registry import ParserRegistry, default_registry
 from bunko.retrieve.analyzers import get_analyzer
 from bunko.retrieve.base import RetrieverFactory
 from bunko.retrieve.searcher import Searcher, SearchResult
-from bunko.schema import Answer, Chunk, DocumentInfo, Element, Hit, IngestJob, JobStatus, ParsedDocument
-from bunko.store.base import Store, StoredChunk
+from bunko.schema import Answer, Chunk, DocumentInfo, Element, Hit, IngestJob
+from bunko.store.base import Store
 from bunko.store.registry import open_store, writer_lock
 
 DEFAULT_COLLECTION = ".bunko"
@@ -154,44 +154,16 @@ class Bunko:
     def reembed(self, progress: Progress | None = None) -> int:
         """Re-embed every stored chunk with the configured embedder; no re-parsing."""
         with self._lock:
-            embedder = self.embedder
-            chunks = self.store.chunks()
-            vectors = {}
-            batch = 256
-            for start in range(0, len(chunks), batch):
-                part = chunks[start : start + batch]
-                for chunk, vector in zip(part, embedder.embed([c.embed_text for c in part]), strict=True):
-                    vectors[chunk.chunk_id] = vector
-            self.store.replace_vectors(vectors, {c.chunk_id: embed_hash(embedder.name, c.embed_text) for c in chunks})
+            count = maintenance.reembed(self.store, self.embedder)
             self._record_embedder()
-            return len(chunks)
+            return count
 
     def reindex(self, progress: Progress | None = None) -> int:
-        """Re-tokenize every document's chunks with the configured analyzer, one transaction per document.
-
-        Elements, chunks and vectors are written back as stored, so nothing is
-        re-parsed or re-embedded, and a crash midway leaves whole documents.
-        """
+        """Re-tokenize every document's chunks with the configured analyzer, one transaction per document."""
         with self._lock:
-            embedder = self.store.get_meta("embedder") or self.embedder_name
-            documents = self.store.documents()
-            for done, info in enumerate(documents, start=1):
-                chunks = self.store.chunks(info.source)
-                hashes = [embed_hash(embedder, c.embed_text) for c in chunks]
-                vectors = self.store.cached_vectors(hashes)
-                missing = [c.chunk_id for c, h in zip(chunks, hashes, strict=True) if h not in vectors]
-                if missing:
-                    raise CollectionError(f"{info.source}: stored vectors not found for {missing[:3]}; run `bunko reembed` first")
-                doc = ParsedDocument(info.doc_id, info.source, info.title, info.mime, info.parser, self.store.elements(info.source), info.meta)
-                stored = [
-                    StoredChunk(c, vectors[h], self.analyzer(c.embed_text) if is_searchable(c) else [], h)
-                    for c, h in zip(chunks, hashes, strict=True)
-                ]
-                self.store.replace_document(doc, info.content_hash, stored)
-                if progress:
-                    progress(done, len(documents), IngestJob(job_id="reindex", source=info.source, status=JobStatus.READY))
+            count = maintenance.reindex(self.store, self.analyzer, self.store.get_meta("embedder") or self.embedder_name, progress)
             self.store.set_meta("analyzer", self.config.retrieve.analyzer)
-            return len(documents)
+            return count
 
     # -- read ---------------------------------------------------------------
     def documents(self) -> list[DocumentInfo]:
@@ -220,7 +192,7 @@ class Bunko:
             "dimension": int(self.store.get_meta("dimension") or 0) or None,
             "chunk_strategy": self.config.chunk.strategy,
             "last_run": by_status,
-            **({"index": self.store.index_stats()} if hasattr(self.store, "index_stats") else {}),
+            "index": self.store.index_stats(),
         }
 
     def search(

@@ -68,16 +68,16 @@ def test_round_trip_local_postgres_local(tmp_path: Path, embedder, samples_dir: 
 
 
 def test_vectors_and_tokens_are_copied_bit_for_bit(tmp_path: Path, embedder, samples_dir: Path, pg_store_dsn: str) -> None:
-    from bunko.store.migrate import LocalEndpoint, PostgresEndpoint
+    from bunko.store.migrate import open_endpoint
 
     path = tmp_path / ".bunko"
     Bunko(path, embedder=embedder).ingest(samples_dir / "leave-policy-zh.md")
-    source = LocalEndpoint(path / "store")
+    source = open_endpoint("local", path)
     local_docs = list(source.export_documents())
     source.close()
     migrate_collection(path, pg_store_dsn, switch=False)
     assert Config.load(path / "bunko.toml").store == "local"
-    target = PostgresEndpoint(pg_store_dsn, path)
+    target = open_endpoint(pg_store_dsn, path)
     remote_docs = list(target.export_documents())
     target.close()
     assert len(local_docs) == len(remote_docs) == 1

@@ -27,7 +27,7 @@ from bunko.chunk.base import is_searchable
 from bunko.chunk.blocks import caption_side, table_rows
 from bunko.chunk.sizing import Sizer
 from bunko.schema import ATOMIC_KINDS, Chunk, Element
-from bunko.store.base import Store
+from bunko.store.base import DocumentStore
 
 SIZE_BINS = (0, 100, 200, 400, 800, 1600, 3200)
 """Histogram edges in characters; the last bin is open."""
@@ -159,7 +159,7 @@ def report(documents: Iterable[DocumentIntegrity]) -> dict[str, Any]:
     }
 
 
-def inspect_store(store: Store, limit: Sizer | None = None, source_glob: str | None = None) -> dict[str, Any]:
+def inspect_store(store: DocumentStore, limit: Sizer | None = None, source_glob: str | None = None) -> dict[str, Any]:
     """The integrity report of a stored collection (or of the sources matching a glob)."""
     documents = []
     for info in store.documents():

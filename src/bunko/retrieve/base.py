@@ -17,7 +17,7 @@ import numpy as np
 from bunko.config import RetrieveConfig
 from bunko.retrieve.fusion import Fused
 from bunko.retrieve.router import Route
-from bunko.store.base import Store
+from bunko.store.base import SearchIndex
 
 
 @dataclass(frozen=True)
@@ -54,5 +54,5 @@ def signal_lines(signals: Mapping[str, Mapping[str, float]]) -> list[str]:
     return [f"{name}: " + ", ".join(f"{key} {value:.4g}" for key, value in signal.items()) for name, signal in signals.items()]
 
 
-RetrieverFactory = Callable[[Store, RetrieveConfig], Retriever]
+RetrieverFactory = Callable[[SearchIndex, RetrieveConfig], Retriever]
 """How the engine is given a route: it builds the retriever over its own store and retrieve config."""

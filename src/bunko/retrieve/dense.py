@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from bunko.config import RetrieveConfig
 from bunko.retrieve.base import Query, signal_lines
 from bunko.retrieve.fusion import Fused, Ranked, rank_fusion
-from bunko.store.base import Store
+from bunko.store.base import SearchIndex
 
 
 def within_distance(ranked: Ranked, max_distance: float | None) -> list[tuple[str, float]]:
@@ -25,7 +25,7 @@ class DenseRetriever:
     name = "dense"
     needs_vector = True
 
-    def __init__(self, store: Store, config: RetrieveConfig) -> None:
+    def __init__(self, store: SearchIndex, config: RetrieveConfig) -> None:
         self.store = store
         self.config = config
 

@@ -14,7 +14,7 @@ from bunko.retrieve.coverage import term_coverage
 from bunko.retrieve.dense import DenseRetriever
 from bunko.retrieve.fusion import BM25_SHARE, Fused, coverage_fusion, rank_fusion
 from bunko.retrieve.keyword import KeywordRetriever
-from bunko.store.base import Store
+from bunko.store.base import SearchIndex
 
 
 @runtime_checkable
@@ -30,7 +30,7 @@ class HybridRetriever:
     name = "hybrid"
     needs_vector = True
 
-    def __init__(self, store: Store, config: RetrieveConfig) -> None:
+    def __init__(self, store: SearchIndex, config: RetrieveConfig) -> None:
         self.store = store
         self.config = config
         self.dense = DenseRetriever(store, config)

@@ -9,14 +9,14 @@ from bunko.config import RetrieveConfig
 from bunko.retrieve.base import Query, signal_lines
 from bunko.retrieve.dense import single_list
 from bunko.retrieve.fusion import Fused
-from bunko.store.base import Store
+from bunko.store.base import SearchIndex
 
 
 class KeywordRetriever:
     name = "keyword"
     needs_vector = False
 
-    def __init__(self, store: Store, config: RetrieveConfig) -> None:
+    def __init__(self, store: SearchIndex, config: RetrieveConfig) -> None:
         self.store = store
         self.config = config
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bunko.schema import Chunk, Hit
-from bunko.store.base import Store
+from bunko.store.base import SearchIndex
 
 WINDOW = 4
 """Fused candidates fetched per requested hit: children of one parent collapse, so look a little further."""
@@ -32,7 +32,7 @@ def _expanded(child: Chunk, parent: Chunk) -> Chunk:
     return replace(parent, meta=meta)
 
 
-def expand_parents(hits: list[Hit], store: Store, k: int) -> list[Hit]:
+def expand_parents(hits: list[Hit], store: SearchIndex, k: int) -> list[Hit]:
     """The first ``k`` hits after swapping children for their parents (one hit per parent)."""
     wanted = list(dict.fromkeys(h.chunk.parent_id for h in hits if h.chunk.parent_id))
     if not wanted:

@@ -26,7 +26,7 @@ from bunko.retrieve.parents import WINDOW as PARENT_WINDOW
 from bunko.retrieve.parents import expand_parents
 from bunko.retrieve.router import DEFAULT_RULES, Route, RouteRule, route
 from bunko.schema import Chunk, Hit
-from bunko.store.base import Store
+from bunko.store.base import SearchIndex
 from bunko.text.languages import LANGUAGES, query_language
 
 GROUPINGS = ("chunk", "section", "document")
@@ -45,13 +45,13 @@ class SearchResult:
     timings: dict[str, float] = field(default_factory=dict)
 
 
-def built_in_retrievers(store: Store, config: RetrieveConfig) -> dict[str, Retriever]:
+def built_in_retrievers(store: SearchIndex, config: RetrieveConfig) -> dict[str, Retriever]:
     return {r.name: r for r in (HybridRetriever(store, config), DenseRetriever(store, config), KeywordRetriever(store, config))}
 
 
 class Searcher:
     def __init__(
-        self, store: Store, embedder: Embedder, analyzer: Analyzer, config: RetrieveConfig, rules: Sequence[RouteRule] = DEFAULT_RULES,
+        self, store: SearchIndex, embedder: Embedder, analyzer: Analyzer, config: RetrieveConfig, rules: Sequence[RouteRule] = DEFAULT_RULES,
         retrievers: Sequence[Retriever] = (),
     ) -> None:
         """`rules` extend or replace the router's (see retrieve/router.py); the first that claims a query wins.

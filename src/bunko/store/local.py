@@ -15,8 +15,9 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,7 @@ from bunko.schema import (
     JobStatus,
     ParsedDocument,
 )
-from bunko.store.base import StoredChunk
+from bunko.store.base import DocumentRecord, StoredChunk, TraceRecord
 from bunko.store.chunk_cache import ChunkCache
 from bunko.store.rows import CHUNK_COLUMNS, ELEMENT_COLUMNS, chunk_from_row, element_from_row
 
@@ -115,6 +116,10 @@ class LocalStore:
         with self._lock:
             self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
 
+    def all_meta(self) -> dict[str, str]:
+        with self._lock:
+            return dict(self._db.execute("SELECT key, value FROM meta ORDER BY key").fetchall())
+
     def generation(self) -> int:
         return int(self.get_meta("generation") or 0)
 
@@ -130,7 +135,11 @@ class LocalStore:
             row = self._db.execute("SELECT content_hash FROM documents WHERE source = ?", (source,)).fetchone()
         return row[0] if row else None
 
-    def replace_document(self, doc: ParsedDocument, content_hash: str, chunks: Sequence[StoredChunk]) -> None:
+    def replace_document(
+        self, doc: ParsedDocument, content_hash: str, chunks: Sequence[StoredChunk], *, ingested_at: float | None = None,
+    ) -> None:
+        """Swap a document's rows in one transaction; `ingested_at` is given only when copying a collection."""
+        ingested_at = time.time() if ingested_at is None else ingested_at
         with self._lock:
             db = self._db
             db.execute("BEGIN IMMEDIATE")
@@ -138,7 +147,7 @@ class LocalStore:
                 self._delete_rows(doc.doc_id)
                 db.execute(
                     "INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (doc.doc_id, doc.source, doc.title, doc.mime, doc.parser, content_hash, time.time(), len(chunks), _dumps(doc.meta)),
+                    (doc.doc_id, doc.source, doc.title, doc.mime, doc.parser, content_hash, ingested_at, len(chunks), _dumps(doc.meta)),
                 )
                 db.executemany(
                     "INSERT INTO elements VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -416,13 +425,61 @@ class LocalStore:
         return cursor.rowcount
 
     # -- traces -------------------------------------------------------------
-    def save_trace(self, trace_id: str, question: str, payload: dict[str, Any]) -> None:
+    def save_trace(self, trace_id: str, question: str, payload: dict[str, Any], *, created_at: float | None = None) -> None:
+        created_at = time.time() if created_at is None else created_at
         with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO traces VALUES (?, ?, ?, ?)", (trace_id, time.time(), question, _dumps(payload))
-            )
+            self._db.execute("INSERT OR REPLACE INTO traces VALUES (?, ?, ?, ?)", (trace_id, created_at, question, _dumps(payload)))
 
     def get_trace(self, trace_id: str) -> dict[str, Any] | None:
         with self._lock:
             row = self._db.execute("SELECT payload FROM traces WHERE trace_id = ?", (trace_id,)).fetchone()
         return json.loads(row[0]) if row else None
+
+    # -- export and import (bunko migrate) ----------------------------------
+    def export_documents(self) -> Iterator[DocumentRecord]:
+        """Every document with its elements and chunks (vectors, tokens, embed hashes), one at a time."""
+        with self._lock:
+            heads = self._db.execute(
+                "SELECT doc_id, source, title, mime, parser, content_hash, ingested_at, meta FROM documents ORDER BY source"
+            ).fetchall()
+        for doc_id, source, title, mime, parser, content_hash, ingested_at, meta in heads:
+            with self._lock:
+                rows = self._db.execute(
+                    f"SELECT {CHUNK_COLUMNS}, vector, tokens, embed_hash FROM chunks WHERE doc_id = ? ORDER BY ordinal", (doc_id,)
+                ).fetchall()
+            chunks = [StoredChunk(chunk_from_row(r[:12]), np.frombuffer(r[12], dtype=np.float32).copy(), r[13].split(), r[14]) for r in rows]
+            doc = ParsedDocument(doc_id, source, title, mime, parser, self.elements(source), json.loads(meta))
+            yield doc, content_hash, ingested_at, chunks
+
+    def export_jobs(self) -> Iterator[tuple[IngestJob, str]]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT job_id, source, status, error_code, error_detail, created_at, updated_at, timings, run_id FROM jobs ORDER BY rowid"
+            ).fetchall()
+        for r in rows:
+            yield IngestJob(*r[:7], timings=json.loads(r[7])), r[8]
+
+    def export_traces(self) -> Iterator[TraceRecord]:
+        with self._lock:
+            rows = self._db.execute("SELECT trace_id, created_at, question, payload FROM traces ORDER BY created_at, trace_id").fetchall()
+        for trace_id, created_at, question, payload in rows:
+            yield trace_id, created_at, question, json.loads(payload)
+
+    def clear(self) -> None:
+        """Empty the collection (documents, jobs, traces, meta) in one transaction; the store's own meta stays."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                for table in ("chunks", "elements", "documents", "jobs", "traces"):
+                    self._db.execute(f"DELETE FROM {table}")
+                self._db.execute("DELETE FROM meta WHERE key NOT IN ('generation', 'schema_version')")
+                self._bump_generation()
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    @contextmanager
+    def bulk_load(self) -> Iterator[LocalStore]:
+        """Many documents at once: nothing to defer here, as the search index is rebuilt once, at the next search."""
+        yield self

@@ -419,6 +419,10 @@ class PostgresStore:
         conn.execute(f"DROP INDEX IF EXISTS {HNSW_INDEX}")
         conn.execute(sql.SQL("ALTER TABLE chunks ALTER COLUMN embedding TYPE vector({})").format(sql.Literal(dimension)))
 
+    def index_stats(self) -> dict[str, Any]:
+        """What the dense index is: pgvector's HNSW once the collection outgrows exact search, exact before."""
+        return {"dense_index": "pgvector-hnsw" if self.has_index() else "exact", "exact_below": self.exact_below}
+
     def has_index(self) -> bool:
         with self._pool.connection() as conn:
             row = conn.execute("SELECT to_regclass(%s) IS NOT NULL", (HNSW_INDEX,)).fetchone()
