@@ -16,14 +16,16 @@ from bunko.server.acl import document_groups
 from bunko.store.local import doc_id_for
 
 
-def hit_view(hit: Hit, explain: bool = False) -> dict[str, Any]:
+def hit_view(hit: Hit, explanation: list[str] | None = None) -> dict[str, Any]:
+    """`explanation` (given when the caller asked to explain) also adds the hit's signals."""
     chunk = hit.chunk
     view = {
         "chunk_id": chunk.chunk_id, "doc_id": chunk.doc_id, "source": chunk.source, "section_path": chunk.section_path,
         "pages": chunk.pages, "kinds": chunk.kinds, "score": hit.score, "distance": hit.distance, "text": chunk.text,
     }
-    if explain:
+    if explanation is not None:
         view["signals"] = hit.signals
+        view["explanation"] = explanation
     return view
 
 
