@@ -106,6 +106,13 @@ class Bunko:
         self.store.set_meta("embedder", embedder.name)
         self.store.set_meta("dimension", str(embedder.dimension))
 
+    def lift_distance_limit(self) -> None:
+        """Let every dense candidate through from now on, whatever max_distance says (this session only, not saved).
+
+        Calibration must see the distances a threshold would cut in order to suggest one.
+        """
+        self.config.retrieve.max_distance = None
+
     @property
     def searcher(self) -> Searcher:
         return Searcher(self.store, self.embedder, self.analyzer, self.config.retrieve)
