@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+import bunko
 from bunko.cli import app
 
 
@@ -117,3 +119,23 @@ def test_search_groups_by_document_and_prefers_a_named_language(runner: CliRunne
         assert payload["hits"][0]["source"].endswith(name)
     refused = runner.invoke(app, ["search", "ERR_CONN_RESET", "--language", "fr"])
     assert refused.exit_code == 2 and "unknown language" in refused.stderr
+
+
+def _imported_modules(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+    return found
+
+
+def test_the_cli_is_the_top_layer_with_one_console() -> None:
+    """Nothing under bunko imports the CLI (no cycle to dodge with lazy imports); only cli/shared.py builds consoles."""
+    package = Path(bunko.__file__).parent
+    below = [p for p in package.rglob("*.py") if p.relative_to(package).parts[0] not in ("cli", "__main__.py")]
+    importers = [str(p.relative_to(package)) for p in below if any(m == "bunko.cli" or m.startswith("bunko.cli.") for m in _imported_modules(p))]
+    assert importers == []
+    consoles = [str(p.relative_to(package)) for p in package.rglob("*.py") if "Console(" in p.read_text(encoding="utf-8")]
+    assert consoles == ["cli/shared.py"]

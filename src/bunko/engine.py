@@ -18,6 +18,7 @@ from bunko.llm.base import build_chat_model
 from bunko.parse.registry import ParserRegistry, default_registry
 from bunko.retrieve.analyzers import get_analyzer
 from bunko.retrieve.base import RetrieverFactory
+from bunko.retrieve.explain import explain_hit, thresholds
 from bunko.retrieve.searcher import Searcher, SearchResult
 from bunko.schema import Answer, Chunk, DocumentInfo, Element, Hit, IngestJob
 from bunko.store.base import Store
@@ -111,6 +112,13 @@ class Bunko:
         self.store.set_meta("embedder", embedder.name)
         self.store.set_meta("dimension", str(embedder.dimension))
 
+    def lift_distance_limit(self) -> None:
+        """Let every dense candidate through from now on, whatever max_distance says (this session only, not saved).
+
+        Calibration must see the distances a threshold would cut in order to suggest one.
+        """
+        self.config.retrieve.max_distance = None
+
     @property
     def searcher(self) -> Searcher:
         return Searcher(self.store, self.embedder, self.analyzer, self.config.retrieve,
@@ -194,6 +202,11 @@ class Bunko:
             "last_run": by_status,
             "index": self.store.index_stats(),
         }
+
+    def explain(self, hit: Hit, mode: str, filtered: bool) -> list[str]:
+        """Why `hit`, found in search mode `mode`, ranked where it did: its route's signals, the limits it passed."""
+        route_lines = self.searcher.retriever(mode).explain(hit.signals)
+        return explain_hit(hit, route_lines, thresholds(self.config.retrieve), filtered)
 
     def search(
         self, query: str, k: int | None = None, filters: Mapping[str, Any] | None = None, mode: str | None = None,

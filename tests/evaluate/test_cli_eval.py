@@ -11,9 +11,9 @@ from typer.testing import CliRunner
 
 from bunko import Bunko
 from bunko.cli import app
+from bunko.cli.shared import SAMPLES_GOLDEN
 from bunko.embed.use_m3 import UseM3Embedder
 from bunko.evaluate import experiments
-from bunko.evaluate.cli import SAMPLES_GOLDEN
 from bunko.evaluate.golden import dump_lines, load_golden
 
 

@@ -11,6 +11,7 @@ import httpx
 import pytest
 from server_harness import Live, running, upload, wait_jobs
 
+from bunko.retrieve.explain import thresholds
 from bunko.server.collection import ServedCollection
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
@@ -134,6 +135,22 @@ def test_search_filters_explain_and_clear_errors(live: Live) -> None:
         assert preferred.status_code == 200 and preferred.json()["hits"][0]["source"].endswith("note.md")
         bad_language = client.post(live.api("kb", "/search"), json={"query": "x", "language": "fr"})
         assert bad_language.status_code == 422 and bad_language.json()["error"]["details"][0]["field"] == "language"
+
+
+def test_search_explanation_is_the_cli_explanation(live: Live) -> None:
+    query, filters = "宿泊費の上限", {"source": {"$glob": "*travel.md"}}
+    with live.client() as client:
+        _ingest(client, {"travel.md": TRAVEL, "note.md": "# Note\n\nThe cafeteria opens at 8am.\n"})
+        found = client.post(live.api("kb", "/search"), json={"query": query, "k": 3, "filters": filters, "explain": True}).json()
+        plain = client.post(live.api("kb", "/search"), json={"query": query, "k": 3}).json()
+    kb = live.collections["kb"].kb
+    limits = thresholds(kb.config.retrieve)
+    result = kb.search_detailed(query, k=3, filters=filters)
+    expected = [kb.explain(hit, result.mode, filtered=True) for hit in result.hits]
+    assert [h["explanation"] for h in found["hits"]] == expected
+    assert found["thresholds"] == limits
+    assert any(line.startswith("dense: ") for line in expected[0]) and "matches the filter" in expected[0][-1]
+    assert all("explanation" not in h for h in plain["hits"])
 
 
 def test_ask_json_and_server_sent_events_agree(live: Live) -> None:

@@ -3,7 +3,7 @@
     from bunko.evaluate import load_golden, run_experiment, Variant
     experiment = run_experiment(load_golden("golden.jsonl"), [Variant("default", kb.config, "bunko.toml")], collection=path)
 
-The command line is ``bunko eval init | generate | run`` (evaluate/cli.py).
+The command line is ``bunko eval init | generate | run`` (bunko/cli/evaluate.py).
 """
 
 from bunko.evaluate.experiments import Experiment, RunResult, run_experiment

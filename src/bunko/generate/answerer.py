@@ -25,6 +25,7 @@ import numpy as np
 
 from bunko.config import Config
 from bunko.embed.base import Embedder, embed_queries
+from bunko.generate.citation_marks import CitationNumbers, render_sentence, separator
 from bunko.generate.citations import SUPPORTED, UNCITED, CheckedSentence, CitationChecker, parse_sentences
 from bunko.generate.confidence import ConfidenceModel, key_terms
 from bunko.generate.crag import NOT_FOUND, REWRITE, LLMGrade, llm_grade
@@ -313,9 +314,6 @@ class Answerer:
         return dates
 
 
-_CLOSERS = tuple("。！？.!?」）)\"'")
-
-
 def token_usage(model: ChatModel, messages: Sequence[Message], output: str) -> dict[str, int | bool]:
     """The server's own token counts when it reported them, else a (high) estimate, marked as such."""
     reported = getattr(model, "last_usage", None)
@@ -336,7 +334,7 @@ class _SentencePipeline:
         self.policy = answerer.config.answer.policy
         self.max_sentences = answerer.config.answer.max_sentences
         self.kept: list[AnswerSentence] = []
-        self.numbers: dict[str, int] = {}
+        self.numbers = CitationNumbers()
         self.text = ""
         self.raw = ""
         self.verdicts: list[dict[str, Any]] = []
@@ -399,22 +397,8 @@ class _SentencePipeline:
             for kind, count in found.items():
                 self.masked[kind] = self.masked.get(kind, 0) + count
         sentence = AnswerSentence(text=text, citations=citations, support=item.support, verdict=verdict)
-        piece = self._separator(sentence) + self._render(sentence)
+        previous = self.kept[-1] if self.kept else None
+        piece = separator(previous, sentence, self.language) + render_sentence(sentence, self.numbers, self.language)
         self.kept.append(sentence)
         self.text += piece
         return piece
-
-    def _render(self, sentence: AnswerSentence) -> str:
-        marks = "".join(f"[{self.numbers.setdefault(c.chunk_id, len(self.numbers) + 1)}]" for c in sentence.citations)
-        text = sentence.text.rstrip()
-        return f"{text} {marks}" if self.language == "en" and marks else f"{text}{marks}"
-
-    def _separator(self, sentence: AnswerSentence) -> str:
-        """Nothing before the first sentence; prose flows on (a space in English); rows and items take a line each."""
-        if not self.kept:
-            return ""
-        previous = self.kept[-1].text.rstrip()
-        prose = all(t.endswith(_CLOSERS) and "\n" not in t for t in (previous, sentence.text.rstrip()))
-        if not prose:
-            return "\n"
-        return " " if self.language == "en" else ""

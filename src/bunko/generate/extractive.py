@@ -26,7 +26,7 @@ UNITS_PER_HIT = 12
 KEEP_RATIO = 0.85
 """A unit joins the answer only when it scores within this fraction of the best one."""
 
-__all__ = ["ExtractiveGenerator", "ScoredUnit", "citation_for", "render_answer"]
+__all__ = ["ExtractiveGenerator", "ScoredUnit", "citation_for"]
 
 
 def citation_for(hit: Hit, quote: str) -> Citation:
@@ -81,22 +81,3 @@ class ExtractiveGenerator:
             sentences.insert(0, AnswerSentence(text=short, citations=[citation], support=round(best.score, 4), verdict="supported"))
         return sentences
 
-
-_CLOSERS = tuple("。！？.!?」）)\"'")
-
-
-def render_answer(sentences: list[AnswerSentence], language: str) -> str:
-    """Sentences with numbered citation markers, one number per cited chunk.
-
-    Prose reads as a paragraph; table rows and list items (which have no
-    sentence stop) go one per line, so a Japanese answer does not run
-    "地域: 東京 / 上限額: 12,000円[1]次の行…" together.
-    """
-    numbers: dict[str, int] = {}
-    parts = []
-    for sentence in sentences:
-        marks = "".join(f"[{numbers.setdefault(c.chunk_id, len(numbers) + 1)}]" for c in sentence.citations)
-        text = sentence.text.rstrip()
-        parts.append(f"{text} {marks}" if language == "en" and marks else f"{text}{marks}")
-    prose = all(s.text.rstrip().endswith(_CLOSERS) and "\n" not in s.text for s in sentences)
-    return (" " if language == "en" else "").join(parts) if prose else "\n".join(parts)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from bunko.generate.extractive import render_answer
+from bunko.generate.citation_marks import render_answer
 from bunko.generate.language import abstain_message
 from bunko.schema import Answer, DocumentInfo, Hit
 from bunko.server.auth import Principal

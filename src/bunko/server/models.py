@@ -16,7 +16,8 @@ class SearchRequest(BaseModel):
     k: int | None = Field(None, ge=1, le=100)
     mode: Literal["hybrid", "dense", "keyword"] | None = None
     filters: dict[str, Any] | None = Field(None, description='Filter language of `bunko search --where`, e.g. {"kind": "table"}.')
-    explain: bool = Field(False, description="Include each retriever's rank and score, the route and stage timings.")
+    explain: bool = Field(False, description="Include each retriever's rank and score, the same `explanation` lines as "
+                          "`bunko search --explain`, the thresholds, the route and stage timings.")
     group_by: Literal["chunk", "section", "document"] | None = Field(
         None, description="One hit per section or document (its best chunk); default: the collection's retrieve.group_by.")
     language: Literal["en", "ja", "zh", "any"] | None = Field(

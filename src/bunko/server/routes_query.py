@@ -12,6 +12,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import StreamingResponse
 
 from bunko.errors import BunkoError
+from bunko.retrieve.explain import thresholds
 from bunko.server.deps import ApiError, Caller, caller, state
 from bunko.server.models import AskRequest, SearchRequest
 from bunko.server.views import answer_view, hit_view
@@ -31,11 +32,13 @@ def sse(event: str, data: Any) -> str:
 def search(c: Reader, body: SearchRequest, request: Request) -> dict[str, Any]:
     result = c.served.search(c.who, body.query, body.k, body.mode, body.filters, body.group_by, body.language)
     state(request).metrics.stages(c.served.name, "search", result.timings)
+    limits = thresholds(c.served.kb.config.retrieve)
     out: dict[str, Any] = {
         "query": body.query, "filters": body.filters, "mode": result.mode,
-        "hits": [hit_view(h, body.explain) for h in result.hits],
+        "hits": [hit_view(h, c.served.kb.explain(h, result.mode, filtered=bool(body.filters)) if body.explain else None) for h in result.hits],
     }
     if body.explain:
+        out["thresholds"] = limits
         out["route"] = asdict(result.route) if result.route else None
         out["query_tokens"] = result.query_tokens
         out["timings"] = result.timings

@@ -10,37 +10,33 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from bunko.schema import Answer, Chunk, Citation, DocumentInfo, Element, Hit, doc_id_for
+from bunko.generate import citation_marks
+from bunko.schema import Answer, Chunk, DocumentInfo, Element, Hit, doc_id_for
 from bunko.server.acl import document_groups
 
 
-def hit_view(hit: Hit, explain: bool = False) -> dict[str, Any]:
+def hit_view(hit: Hit, explanation: list[str] | None = None) -> dict[str, Any]:
+    """`explanation` (given when the caller asked to explain) also adds the hit's signals."""
     chunk = hit.chunk
     view = {
         "chunk_id": chunk.chunk_id, "doc_id": chunk.doc_id, "source": chunk.source, "section_path": chunk.section_path,
         "pages": chunk.pages, "kinds": chunk.kinds, "score": hit.score, "distance": hit.distance, "text": chunk.text,
     }
-    if explain:
+    if explanation is not None:
         view["signals"] = hit.signals
+        view["explanation"] = explanation
     return view
-
-
-def citation_label(citation: Citation) -> str:
-    return citation.label()
 
 
 def numbered_citations(answer: Answer) -> list[dict[str, Any]]:
     """Unique cited chunks, numbered as in the answer text."""
-    seen: dict[str, dict[str, Any]] = {}
-    for sentence in answer.sentences:
-        for c in sentence.citations:
-            if c.chunk_id not in seen:
-                seen[c.chunk_id] = {
-                    "number": len(seen) + 1, "chunk_id": c.chunk_id, "doc_id": doc_id_for(c.source), "source": c.source,
-                    "page": c.page, "section_path": c.section_path, "element_ids": c.element_ids, "quote": c.quote,
-                    "label": c.label(),
-                }
-    return list(seen.values())
+    return [
+        {
+            "number": number, "chunk_id": c.chunk_id, "doc_id": doc_id_for(c.source), "source": c.source, "page": c.page,
+            "section_path": c.section_path, "element_ids": c.element_ids, "quote": c.quote, "label": c.label(),
+        }
+        for number, c in citation_marks.numbered_citations(answer.sentences)
+    ]
 
 
 def answer_view(answer: Answer) -> dict[str, Any]:
@@ -59,11 +55,8 @@ def answer_view(answer: Answer) -> dict[str, Any]:
 
 def with_sources(answer: Answer) -> str:
     """The answer text followed by its numbered sources: what a chat client shows as the message."""
-    citations = numbered_citations(answer)
-    if not citations:
-        return answer.text
-    heading = {"ja": "出典", "zh": "来源"}.get(answer.language, "Sources")
-    return answer.text + f"\n\n{heading}:\n" + "\n".join(f"[{c['number']}] {c['label']}" for c in citations)
+    sources = citation_marks.sources_block(answer.sentences, answer.language)
+    return answer.text + "\n\n" + sources if sources else answer.text
 
 
 def document_view(doc: DocumentInfo) -> dict[str, Any]:

@@ -1,8 +1,4 @@
-"""`bunko eval init | generate | run`: golden sets and experiments from the command line.
-
-A sub-app of the main CLI (cli.py adds it as ``eval``). It imports the main CLI's helpers
-lazily, inside the commands, because cli.py imports this module to register it.
-"""
+"""`bunko eval init | generate | run`: golden sets and experiments from the command line."""
 
 from __future__ import annotations
 
@@ -11,11 +7,24 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from bunko.cli.shared import (
+    SAMPLES,
+    SAMPLES_DOCS,
+    SAMPLES_GOLDEN,
+    CollectionOption,
+    JsonOption,
+    console,
+    errors,
+    fail,
+    find_collection,
+    open_kb,
+    print_json,
+    run,
+)
 from bunko.config import CONFIG_FILE, Config
 from bunko.errors import BunkoError
 from bunko.evaluate import formatting as fmt
@@ -27,29 +36,16 @@ from bunko.evaluate.ragas_export import write_ragas
 from bunko.evaluate.report_md import comparison_header, comparison_rows, render_markdown
 from bunko.evaluate.variants import Variant, load_variants
 
-SAMPLES = Path(__file__).resolve().parents[1] / "samples"
-SAMPLES_GOLDEN = SAMPLES / "golden.jsonl"
-SAMPLES_DOCS = SAMPLES / "docs"
-
 eval_app = typer.Typer(
     help="Measure retrieval and answers against a golden set; compare configurations; gate CI on the numbers.",
     no_args_is_help=True,
 )
-console = Console()
-errors = Console(stderr=True, soft_wrap=True)
-
-CollectionOption = Annotated[
-    Path | None,
-    typer.Option("--collection", "-c", envvar="BUNKO_COLLECTION", help="Collection folder (default: nearest ./.bunko)."),
-]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 ForceOption = Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")]
 
 
 def _refuse_overwrite(path: Path, force: bool) -> None:
     if path.exists() and not force:
-        errors.print(f"[red]error:[/red] {escape(str(path))} exists; pass --force to overwrite it")
-        raise typer.Exit(2)
+        raise fail(f"{path} exists; pass --force to overwrite it")
 
 
 @eval_app.command("init")
@@ -77,7 +73,6 @@ def generate(
     as_json: JsonOption = False,
 ) -> None:
     """Draft questions from the collection's tables and sentences (ja/zh/en templates), for a person to review."""
-    from bunko.cli import open_kb, run
     from bunko.evaluate.drafts import draft_questions
 
     _refuse_overwrite(output, force)
@@ -86,12 +81,11 @@ def generate(
     kb.close()
     drafts = draft_questions(chunks, n=n, seed=seed)
     if not drafts:
-        errors.print("[red]error:[/red] found no table cells or sentences with quantities to draft questions from")
-        raise typer.Exit(1)
+        raise fail("found no table cells or sentences with quantities to draft questions from", 1)
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(dump_lines(drafts), encoding="utf-8")
     if as_json:
-        print(json.dumps({"output": str(output), "drafts": [d.to_json() for d in drafts]}, ensure_ascii=False, indent=2))
+        print_json({"output": str(output), "drafts": [d.to_json() for d in drafts]})
         return
     console.print(
         f"wrote {len(drafts)} draft questions to {escape(str(output))}. Review each one: fix the wording and the expected "
@@ -123,8 +117,6 @@ def _plan(
     samples: bool, docs: list[Path], collection: Path | None,
 ) -> tuple[Path | None, list[Path] | None, Config, str]:
     """(collection to reuse, documents to index, base configuration, name of the default variant)."""
-    from bunko.cli import find_collection
-
     if samples:
         return None, [*docs] or [SAMPLES_DOCS], Config(), "samples"
     path = find_collection(collection)
@@ -162,9 +154,9 @@ def _write_reports(experiment: Experiment, out: Path, failures: list[str] | None
     paths["markdown"].write_text(render_markdown(experiment, failures), encoding="utf-8")
     paths["html"].write_text(render_html(experiment, failures), encoding="utf-8")
     paths["results"].write_text(json.dumps(experiment.to_json(), ensure_ascii=False, indent=1), encoding="utf-8")
-    for run in experiment.runs:
-        contexts = int(run.config.get("retrieve", {}).get("k", max(experiment.ks)))
-        paths[f"ragas:{run.name}"] = write_ragas(out / f"ragas-{run.name}.jsonl", experiment.items, run.records, contexts)
+    for measured in experiment.runs:
+        contexts = int(measured.config.get("retrieve", {}).get("k", max(experiment.ks)))
+        paths[f"ragas:{measured.name}"] = write_ragas(out / f"ragas-{measured.name}.jsonl", experiment.items, measured.records, contexts)
     return {name: str(path) for name, path in paths.items()}
 
 
@@ -196,13 +188,10 @@ def run_eval(
 
     Exit codes: 0 every gate met, 1 a gate failed, 2 a usage, golden-set or configuration error.
     """
-    from bunko.cli import run
-
     thresholds: list[Threshold] = run(lambda: [parse_threshold(t) for t in fail_under or []])
     ks = tuple(sorted(set(run(lambda: _parse_ks(k))) | ks_needed(thresholds)))
     if golden is None and not samples:
-        errors.print("[red]error:[/red] give a golden set (JSONL), or --samples for the bundled one")
-        raise typer.Exit(2)
+        raise fail("give a golden set (JSONL), or --samples for the bundled one")
     golden_path = golden or SAMPLES_GOLDEN
     items = run(lambda: _select_items(load_golden(golden_path), include_drafts))
     reuse, doc_paths, base, default_name = run(lambda: _plan(samples, docs or [], collection))
@@ -232,7 +221,7 @@ def run_eval(
             "gate": None if failures is None else {"passed": not failures, "failures": failures},
             "notes": experiment.notes,
         }
-        print(json.dumps(payload, ensure_ascii=False, indent=2))
+        print_json(payload)
     else:
         _print_table(experiment)
         for note in experiment.notes:

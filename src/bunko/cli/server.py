@@ -6,23 +6,19 @@ machine that only prepares collections.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from bunko.config import CONFIG_FILE
+from bunko.cli.shared import CollectionOption, JsonOption, console, errors, existing_collection, fail, print_json
 from bunko.errors import BunkoError
 from bunko.server.auth import ROLES, KeyStore, parse_groups
 
 keys_app = typer.Typer(help="API keys of a collection for `bunko serve` (stored hashed; a new key is shown once).", no_args_is_help=True)
-console = Console()
-errors = Console(stderr=True, soft_wrap=True)
 
 RoleOption = Annotated[str, typer.Option("--role", help=f"One of {', '.join(ROLES)}.")]
 GroupsOption = Annotated[
@@ -31,32 +27,18 @@ GroupsOption = Annotated[
 ]
 
 
-def _fail(message: str) -> typer.Exit:
-    errors.print(f"[red]error:[/red] {escape(message)}")
-    return typer.Exit(2)
-
-
-def _collection(explicit: Path | None) -> Path:
-    from bunko.cli import find_collection  # lazy: bunko.cli imports this module
-
-    path = find_collection(explicit)
-    if not (path / CONFIG_FILE).exists():
-        raise _fail(f"{path}: no bunko collection here (run `bunko init` or `bunko ingest` first)")
-    return path
-
-
 def _create_key(path: Path, name: str, role: str, groups: str | None, as_json: bool) -> None:
     store = KeyStore(path)
     try:
         parsed = parse_groups(groups)
         key = store.create(name, role, parsed)
     except BunkoError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     finally:
         store.close()
     scope = ", ".join(parsed) if parsed is not None else "every document"
     if as_json:
-        sys.stdout.write(json.dumps({"name": name, "role": role, "groups": list(parsed) if parsed else None, "key": key}) + "\n")
+        print_json({"name": name, "role": role, "groups": list(parsed) if parsed else None, "key": key}, compact=True)
         return
     errors.print(f"created {role} key {escape(name)} for {escape(str(path))} (sees: {escape(scope)}); it is shown only now:")
     sys.stdout.write(key + "\n")
@@ -67,24 +49,24 @@ def keys_create(
     name: str,
     role: RoleOption = "reader",
     groups: GroupsOption = None,
-    collection: Annotated[Path | None, typer.Option("--collection", "-c", envvar="BUNKO_COLLECTION")] = None,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
+    collection: CollectionOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Create a key and print it once."""
-    _create_key(_collection(collection), name, role, groups, as_json)
+    _create_key(existing_collection(collection), name, role, groups, as_json)
 
 
 @keys_app.command("list")
 def keys_list(
-    collection: Annotated[Path | None, typer.Option("--collection", "-c", envvar="BUNKO_COLLECTION")] = None,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
+    collection: CollectionOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Key names, roles and groups (the keys themselves are not stored)."""
-    store = KeyStore(_collection(collection))
+    store = KeyStore(existing_collection(collection))
     listed = store.list()
     store.close()
     if as_json:
-        sys.stdout.write(json.dumps(listed, ensure_ascii=False) + "\n")
+        print_json(listed, compact=True)
         return
     table = Table("name", "role", "groups")
     for key in listed:
@@ -93,13 +75,13 @@ def keys_list(
 
 
 @keys_app.command("revoke")
-def keys_revoke(name: str, collection: Annotated[Path | None, typer.Option("--collection", "-c", envvar="BUNKO_COLLECTION")] = None) -> None:
+def keys_revoke(name: str, collection: CollectionOption = None) -> None:
     """Delete a key: requests with it are refused from now on."""
-    store = KeyStore(_collection(collection))
+    store = KeyStore(existing_collection(collection))
     removed = store.revoke(name)
     store.close()
     if not removed:
-        raise _fail(f"no key named {name}")
+        raise fail(f"no key named {name}")
     console.print(f"revoked {escape(name)}")
 
 
@@ -121,26 +103,20 @@ def serve(
 
     specs = [parse_spec(text) for text in collection] if collection else []
     if not specs:
-        path = _collection(None)
+        path = existing_collection(None)
         specs = [CollectionSpec(collection_name(path), path)]
     if create_key is not None:
         if len(specs) != 1:
-            raise _fail("--create-key needs exactly one --collection")
+            raise fail("--create-key needs exactly one --collection")
         _create_key(specs[0].path, create_key, role, groups, as_json=False)
         return
     try:
         served = open_collections(specs, max_upload_mb)
         check_exposure(served, host)
     except BunkoError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     for item in served:
         access = "API keys required" if not item.open_access else "NO KEYS: anyone on this machine is admin (create one: bunko keys create)"
         errors.print(f"collection [bold]{escape(item.name)}[/bold] = {escape(str(item.kb.path))} — {access}")
     errors.print(f"web page http://{host}:{port}/ · API docs /docs · OpenAI base URL http://{host}:{port}/v1")
     run(served, host, port, max_request_mb)
-
-
-def register(app: typer.Typer) -> None:
-    """Add `serve` and `keys` to the main CLI."""
-    app.command()(serve)
-    app.add_typer(keys_app, name="keys")

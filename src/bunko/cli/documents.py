@@ -1,0 +1,208 @@
+"""Putting documents in and looking at them: `init`, `ingest`, `status`, `jobs`, `docs`, `rm`, `chunks`, `inspect`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from bunko.cli.shared import CollectionOption, JsonOption, console, errors, fail, open_kb, print_json, run
+from bunko.config import CONFIG_FILE
+from bunko.engine import DEFAULT_COLLECTION, Bunko
+from bunko.schema import IngestJob, JobStatus, to_dict
+
+
+def init(collection: CollectionOption = None, as_json: JsonOption = False) -> None:
+    """Create an empty collection with a default bunko.toml."""
+    path = collection or Path.cwd() / DEFAULT_COLLECTION
+    existed = (path / CONFIG_FILE).exists()
+    kb = run(lambda: Bunko(path, create=True))
+    kb.close()
+    if as_json:
+        print_json({"collection": str(path), "created": not existed})
+    else:
+        console.print(f"{'Using existing' if existed else 'Created'} collection {escape(str(path))} (config: {escape(str(path / CONFIG_FILE))})")
+
+
+def _job_row(job: IngestJob) -> list[str]:
+    colour = {"READY": "green", "SKIPPED": "dim", "FAILED": "red"}.get(job.status, "yellow")
+    reason = job.error_detail or ""
+    return [f"[{colour}]{job.status}[/{colour}]", escape(job.source), job.error_code or "", escape(reason)]
+
+
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Files or folders to ingest.")],
+    prune: Annotated[bool, typer.Option("--prune", help="Remove documents whose files are gone from these folders.")] = False,
+    collection: CollectionOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Parse, chunk, embed and index documents. Re-runs skip unchanged files."""
+    kb = open_kb(collection, create=True)
+    with Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        TextColumn("{task.fields[current]}"), console=errors, disable=as_json or not errors.is_terminal, transient=True,
+    ) as bar:
+        task = bar.add_task("ingesting", total=None, current="")
+
+        def progress(done: int, total: int, job: IngestJob) -> None:
+            bar.update(task, completed=done, total=total, current=job.source[-50:])
+
+        report = run(lambda: kb.ingest(paths, prune=prune, progress=progress))
+    kb.close()
+    if as_json:
+        print_json({"run_id": report.run_id, "jobs": [to_dict(j) for j in report.jobs], "pruned": report.pruned})
+    else:
+        for job in report.failed:
+            errors.print(f"[red]FAILED[/red] {escape(job.source)}: {job.error_code} {escape(job.error_detail or '')}")
+        for source in report.pruned:
+            console.print(f"pruned {escape(source)}")
+        console.print(
+            f"{report.count(JobStatus.READY)} indexed, {report.count(JobStatus.SKIPPED)} unchanged, "
+            f"{len(report.failed)} failed, {len(report.pruned)} pruned"
+        )
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+def status(collection: CollectionOption = None, as_json: JsonOption = False) -> None:
+    """Documents, chunks, embedder, and the last ingest run."""
+    kb = open_kb(collection)
+    info = kb.status()
+    kb.close()
+    if as_json:
+        print_json(info)
+        return
+    for key, value in info.items():
+        console.print(f"{key:>15}: {escape(str(value))}")
+
+
+def jobs(
+    all_runs: Annotated[bool, typer.Option("--all", help="Jobs of every run, not only the last.")] = False,
+    failed: Annotated[bool, typer.Option("--failed", help="Only failed jobs.")] = False,
+    collection: CollectionOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Ingest jobs with their state and, for failures, the code and reason."""
+    kb = open_kb(collection)
+    listed = [j for j in kb.jobs(all_runs=all_runs) if not failed or j.status == JobStatus.FAILED]
+    kb.close()
+    if as_json:
+        print_json([to_dict(j) for j in listed])
+        return
+    table = Table("status", "source", "code", "reason")
+    for job in listed:
+        table.add_row(*_job_row(job))
+    console.print(table)
+
+
+def docs(collection: CollectionOption = None, as_json: JsonOption = False) -> None:
+    """Documents in the collection."""
+    kb = open_kb(collection)
+    listed = kb.documents()
+    kb.close()
+    if as_json:
+        print_json([to_dict(d) for d in listed])
+        return
+    table = Table("source", "title", "chunks", "parser")
+    for doc in listed:
+        table.add_row(escape(doc.source), escape(doc.title), str(doc.chunk_count), doc.parser)
+    console.print(table)
+
+
+def rm(source: str, collection: CollectionOption = None, as_json: JsonOption = False) -> None:
+    """Remove a document (as listed by `bunko docs`) from every index."""
+    kb = open_kb(collection)
+    removed = run(lambda: kb.delete(source))
+    kb.close()
+    if as_json:
+        print_json({"source": source, "removed": removed})
+    elif removed:
+        console.print(f"removed {escape(source)}")
+    else:
+        raise fail(f"no document {source} (see `bunko docs`)", 1)
+    if not removed:
+        raise typer.Exit(1)
+
+
+def chunks(
+    source: Annotated[str, typer.Argument(help="A stored source (see `bunko docs`), or a file to chunk without storing it.")],
+    strategy: Annotated[str | None, typer.Option(help="Chunk the file with this strategy instead of the configured one.")] = None,
+    text: Annotated[bool, typer.Option("--text", help="Print each chunk's text.")] = False,
+    collection: CollectionOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """How a document was chunked: ids, sizes, section paths, kinds and flags."""
+    from bunko.chunk.preview import chunk_file, chunk_rows
+    from bunko.ingest.sources import source_name
+
+    kb = open_kb(collection, create=True)
+    stored = {d.source: d for d in kb.documents()}
+    name = source if source in stored else source_name(Path(source), kb.root)
+    if name in stored and strategy is None:
+        meta, listed = stored[name].meta, kb.chunks(name)
+    elif Path(source).is_file():
+        doc, listed = run(lambda: chunk_file(Path(source), name, kb.registry, kb.config.chunk, kb.embedder, strategy))
+        meta = doc.meta
+    else:
+        kb.close()
+        raise fail(f"no document {source} in the collection (see `bunko docs`) and no such file", 1)
+    rows = chunk_rows(listed, kb.embedder if kb.config.chunk.max_tokens else None)
+    kb.close()
+    summary = {k: meta.get(k) for k in ("doc_kind", "chunk_strategy", "chunk_reason", "truncated_chunks")}
+    if as_json:
+        print_json({"source": name, **summary, "stored": name in stored and strategy is None, "chunks": rows})
+        return
+    console.print(f"[bold]{escape(name)}[/bold]: {len(rows)} chunks · " + " · ".join(f"{k} {escape(str(v))}" for k, v in summary.items() if v))
+    table = Table("#", "chars", "section", "kinds", "pages", "role", "flags")
+    for row in rows:
+        flags = ", ".join(f"{k}={v}" if v is not True else k for k, v in row["flags"].items())
+        table.add_row(
+            str(row["ordinal"]), str(row["chars"]) + (f" ({row['tokens']} tok)" if "tokens" in row else ""),
+            escape(" > ".join(row["section_path"])), ",".join(row["kinds"]), ",".join(map(str, row["pages"])),
+            row["role"] or "", escape(flags),
+        )
+    console.print(table)
+    if text:
+        for row in rows:
+            console.rule(f"{row['chunk_id']}")
+            console.print(escape(row["text"]))
+
+
+def inspect(
+    source: Annotated[str | None, typer.Option(help="Only sources matching this glob.")] = None,
+    collection: CollectionOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Chunk integrity: tables split, headings crossed, captions separated, truncated chunks, sizes."""
+    from bunko.chunk.sizing import input_limit
+    from bunko.ingest.integrity import inspect_store
+
+    kb = open_kb(collection)
+    result = run(lambda: inspect_store(kb.store, input_limit(kb.embedder), source))
+    kb.close()
+    if as_json:
+        print_json(result)
+        return
+
+    def share(key: str) -> str:
+        return "-" if result[key] is None else f"{result[key]:.1%}"
+
+    console.print(f"{result['documents']} documents, {result['chunks']} searchable chunks, {result['parents']} parent chunks")
+    console.print(f"tables split            {result['tables_split']}/{result['tables']} ({share('tables_split_share')}), "
+                  f"{result['tables_split_without_header']} without their header")
+    console.print(f"chunks crossing heading {result['chunks_crossing_headings']} ({share('headings_crossed_share')})")
+    console.print(f"captions separated      {result['captions_separated']}/{result['captions']} ({share('captions_separated_share')})")
+    console.print(f"truncated by embedder   {result['chunks_truncated']} ({share('truncated_share')}); oversized {result['chunks_oversized']}")
+    console.print(f"elements in no chunk    {result['elements_missing']} ({share('elements_missing_share')})")
+    sizes = result["sizes"]
+    if sizes.get("count"):
+        console.print(f"sizes (chars)           min {sizes['min']} · p10 {sizes['p10']:.0f} · median {sizes['median']:.0f} · "
+                      f"mean {sizes['mean']:.0f} · p90 {sizes['p90']:.0f} · max {sizes['max']}")
+        console.print("                        " + " · ".join(f"{k}: {v}" for k, v in sizes["histogram"].items()))
+    for name, part in result["by_strategy"].items():
+        console.print(f"[dim]{name}: {part['documents']} documents, {part['chunks']} chunks, "
+                      f"median {part['sizes'].get('median', 0):.0f} chars[/dim]")

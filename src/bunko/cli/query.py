@@ -1,0 +1,145 @@
+"""Asking the collection: `search`, `ask`, `trace`, and `demo` (the samples, asked in three languages)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+
+from bunko.cli.documents import ingest
+from bunko.cli.shared import SAMPLES_DOCS, CollectionOption, JsonOption, console, fail, open_kb, parse_filters, print_json, run
+from bunko.engine import DEFAULT_COLLECTION
+from bunko.errors import BunkoError
+from bunko.generate.citation_marks import source_lines
+from bunko.generate.trace_view import render_trace
+from bunko.retrieve.explain import thresholds
+from bunko.schema import Answer, Hit, to_dict
+
+DEMO_QUESTIONS = ("東京23区に出張する一般社員の宿泊費の上限はいくらですか？", "婚假有几天？", "How many API requests per minute are allowed per key?")
+
+
+def _hit_json(hit: Hit) -> dict[str, Any]:
+    chunk = hit.chunk
+    return {
+        "chunk_id": chunk.chunk_id, "source": chunk.source, "section_path": chunk.section_path, "pages": chunk.pages,
+        "kinds": chunk.kinds, "score": hit.score, "distance": hit.distance, "signals": hit.signals, "text": chunk.text,
+    }
+
+
+def _location(hit: Hit) -> str:
+    parts = [hit.chunk.source, *hit.chunk.section_path]
+    if hit.chunk.pages:
+        parts.append("p." + ",".join(map(str, hit.chunk.pages)))
+    return " > ".join(parts)
+
+
+def search(
+    query: str,
+    k: Annotated[int | None, typer.Option("-k", help="Number of hits.")] = None,
+    mode: Annotated[str | None, typer.Option(help="hybrid, dense or keyword.")] = None,
+    source: Annotated[str | None, typer.Option(help="Only sources matching this glob.")] = None,
+    section: Annotated[str | None, typer.Option(help="Only chunks under this section (text or glob).")] = None,
+    where: Annotated[str | None, typer.Option(help='Filter as JSON, e.g. \'{"kind": "table"}\'.')] = None,
+    explain: Annotated[bool, typer.Option("--explain", help="Show each retriever's rank and score.")] = False,
+    group_by: Annotated[
+        str | None, typer.Option("--group-by", help="chunk, section or document: one hit per section or document (its best chunk).")
+    ] = None,
+    language: Annotated[
+        str | None, typer.Option("--language", help="Prefer chunks in en, ja or zh instead of the query's language; any: no preference.")
+    ] = None,
+    collection: CollectionOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Ranked evidence with source > section > page."""
+    kb = open_kb(collection)
+    filters = parse_filters(source, section, where)
+    result = run(lambda: kb.search_detailed(query, k=k, filters=filters, mode=mode, group_by=group_by, language=language))
+    hits = result.hits
+    limits = thresholds(kb.config.retrieve)
+    explanations = [kb.explain(hit, result.mode, filtered=filters is not None) for hit in hits] if explain else []
+    kb.close()
+    route = {"name": result.route.name, "weights": result.route.weights, "reason": result.route.reason} if result.route else None
+    if as_json:
+        payload: dict[str, Any] = {"query": query, "filters": filters, "hits": [_hit_json(h) for h in hits]}
+        if explain:
+            payload |= {"mode": result.mode, "route": route, "query_tokens": result.query_tokens, "thresholds": limits}
+        print_json(payload)
+        return
+    if explain:
+        console.print(f"[dim]mode {result.mode}; route {escape(json.dumps(route, ensure_ascii=False))}[/dim]")
+        console.print(f"[dim]keyword tokens: {escape(' '.join(result.query_tokens))}[/dim]")
+        console.print(f"[dim]filter (applied inside each retriever, before top-k): {escape(json.dumps(filters, ensure_ascii=False))}[/dim]")
+    if not hits:
+        console.print("no hits")
+    for rank, hit in enumerate(hits, start=1):
+        console.print(f"[bold]{rank}.[/bold] [cyan]{escape(_location(hit))}[/cyan]  score {hit.score:.4f}")
+        if explain:
+            for line in explanations[rank - 1]:
+                console.print(f"   [dim]{escape(line)}[/dim]")
+        snippet = hit.chunk.text if len(hit.chunk.text) <= 300 else hit.chunk.text[:300] + "…"
+        console.print("   " + escape(snippet).replace("\n", "\n   "))
+
+
+def ask(
+    question: str,
+    source: Annotated[str | None, typer.Option(help="Only sources matching this glob.")] = None,
+    section: Annotated[str | None, typer.Option(help="Only chunks under this section.")] = None,
+    where: Annotated[str | None, typer.Option(help="Filter as JSON.")] = None,
+    stream: Annotated[bool, typer.Option("--stream", help="Print each sentence as soon as it passes the citation check.")] = False,
+    collection: CollectionOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """A grounded answer, each sentence cited; or a plain statement that the documents do not say."""
+    kb = open_kb(collection)
+    filters = parse_filters(source, section, where)
+    if stream and not as_json:
+        answer = run(lambda: _print_stream(kb.ask_stream(question, filters=filters)))
+    else:
+        answer = run(lambda: kb.ask(question, filters=filters))
+    kb.close()
+    if as_json:
+        print_json(to_dict(answer))
+        return
+    if not stream:
+        console.print(escape(answer.text))
+    for line in source_lines(answer.sentences):
+        console.print(f"  [dim]{escape(line)}[/dim]")
+    review = " · [yellow]needs review[/yellow]" if answer.needs_review else ""
+    console.print(f"[dim]confidence {answer.confidence:.2f} · trace {answer.trace_id}[/dim]{review}")
+
+
+def _print_stream(items: Iterator[str | Answer]) -> Answer:
+    """Deltas as they come; the final Answer is returned for the source list."""
+    for item in items:
+        if isinstance(item, Answer):
+            console.print()
+            return item
+        console.print(escape(item), end="", soft_wrap=True)
+    raise BunkoError("the answer stream ended without an answer")
+
+
+def trace(trace_id: str, collection: CollectionOption = None, as_json: JsonOption = False) -> None:
+    """Everything recorded for one `ask`: route, hits and signals, rerank, grade, prompt, verdicts, timings."""
+    kb = open_kb(collection)
+    payload = kb.trace(trace_id)
+    kb.close()
+    if payload is None:
+        raise fail(f"no trace {trace_id}", 1)
+    if as_json:
+        print_json(payload)
+    else:
+        render_trace(console, payload)
+
+
+def demo(collection: CollectionOption = None) -> None:
+    """Ingest the bundled sample documents and ask one question in each language."""
+    path = collection or Path.cwd() / DEFAULT_COLLECTION
+    console.print(f"Ingesting the bundled samples ({escape(str(SAMPLES_DOCS))}) into {escape(str(path))} …")
+    ingest([SAMPLES_DOCS], prune=False, collection=path, as_json=False)
+    for question in DEMO_QUESTIONS:
+        console.rule(escape(question))
+        ask(question, source=None, section=None, where=None, collection=path, as_json=False)

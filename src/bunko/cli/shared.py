@@ -1,0 +1,97 @@
+"""What every command shares: the two consoles, the one way to fail, and how a command finds its collection.
+
+Output is split so scripts can rely on it: results go to stdout (`console`,
+`print_json`), progress bars, notes and errors to stderr (`errors`). An error
+is one red line and an exit code, never a traceback (`fail`, `run`).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from bunko.config import CONFIG_FILE
+from bunko.engine import DEFAULT_COLLECTION, Bunko
+from bunko.errors import BunkoError
+
+console = Console()
+errors = Console(stderr=True, soft_wrap=True)
+
+SAMPLES = Path(__file__).resolve().parents[1] / "samples"
+SAMPLES_DOCS = SAMPLES / "docs"
+SAMPLES_GOLDEN = SAMPLES / "golden.jsonl"
+
+T = TypeVar("T")
+
+CollectionOption = Annotated[
+    Path | None,
+    typer.Option("--collection", "-c", envvar="BUNKO_COLLECTION", help="Collection folder (default: nearest ./.bunko, like git)."),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """Print ``error: message`` on stderr; the caller raises the returned exit (2: usage or input, 1: nothing to act on)."""
+    errors.print(f"[red]error:[/red] {escape(message)}")
+    return typer.Exit(code)
+
+
+def run(action: Callable[[], T]) -> T:
+    """Run a command body; a BunkoError (or a bad value or missing file) becomes a one-line message and exit code 2."""
+    try:
+        return action()
+    except (BunkoError, ValueError, FileNotFoundError) as exc:
+        raise fail(str(exc)) from None
+
+
+def find_collection(explicit: Path | None) -> Path:
+    """An explicit path wins; else the nearest `.bunko` in this folder or a parent; else `./.bunko`."""
+    if explicit is not None:
+        return explicit
+    here = Path.cwd()
+    for folder in (here, *here.parents):
+        if (folder / DEFAULT_COLLECTION / CONFIG_FILE).exists():
+            return folder / DEFAULT_COLLECTION
+    return here / DEFAULT_COLLECTION
+
+
+def existing_collection(explicit: Path | None) -> Path:
+    """Like `find_collection`, for commands that must not create one: exit 2 when there is none."""
+    path = find_collection(explicit)
+    if not (path / CONFIG_FILE).exists():
+        raise fail(f"{path}: no bunko collection here (run `bunko init` or `bunko ingest` first)")
+    return path
+
+
+def open_kb(collection: Path | None, create: bool = False) -> Bunko:
+    return run(lambda: Bunko(find_collection(collection), create=create))
+
+
+def print_json(data: Any, compact: bool = False) -> None:
+    """`compact`: one line, for outputs scripts read line by line (a new API key)."""
+    indent = None if compact else 2
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=indent, default=str) + "\n")
+
+
+def parse_filters(source: str | None, section: str | None, where: str | None) -> dict[str, Any] | None:
+    """The `--source`, `--section` and `--where` options as one filter (their AND), or None for no filter."""
+    clauses: list[dict[str, Any]] = []
+    if source:
+        clauses.append({"source": {"$glob": source}})
+    if section:
+        clauses.append({"section": {"$glob": section} if any(c in section for c in "*?[") else section})
+    if where:
+        try:
+            clauses.append(json.loads(where))
+        except json.JSONDecodeError as exc:
+            raise fail(f"--where is not valid JSON: {exc}") from None
+    if not clauses:
+        return None
+    return clauses[0] if len(clauses) == 1 else {"$and": clauses}
