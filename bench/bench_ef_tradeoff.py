@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_retrieval as br
 
 from bunko.config import RetrieveConfig
-from bunko.retrieve.analyzers import multilingual
+from bunko.text.analyzers import multilingual
 from bunko.retrieve.searcher import Searcher
 from bunko.store.local import LocalStore
 

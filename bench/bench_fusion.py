@@ -133,7 +133,7 @@ def debian_questions(corpus: br.Corpus) -> dict[str, list[Question]]:
 
 
 def corpus_runners(corpus: br.Corpus, folder: Path, embedder: Any) -> tuple[dict[str, Runner], Callable[[], None], dict[str, str]]:
-    from bunko.retrieve.analyzers import multilingual
+    from bunko.text.analyzers import multilingual
 
     store = br.bunko_store(corpus, folder)
     runners: dict[str, Runner] = {}

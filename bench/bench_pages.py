@@ -68,7 +68,7 @@ from bunko.config import RetrieveConfig
 from bunko.embed.base import embed_queries, normalize_rows
 from bunko.ingest.pipeline import IngestReport
 from bunko.retrieve import fusion
-from bunko.retrieve.analyzers import query_text
+from bunko.text.analyzers import query_text
 from bunko.retrieve.searcher import Searcher
 from bunko.schema import IngestJob, JobStatus
 

@@ -195,7 +195,7 @@ Rankings = dict[str, list[str]]
 
 def bunko_store(corpus: Corpus, folder: Path):
     """A LocalStore holding the corpus's passages (one document per source file) with their USE vectors."""
-    from bunko.retrieve.analyzers import multilingual
+    from bunko.text.analyzers import multilingual
     from bunko.schema import Chunk, ParsedDocument, doc_id_for
     from bunko.store.base import StoredChunk
     from bunko.store.local import LocalStore
@@ -227,7 +227,7 @@ BUNKO_VARIANTS = {
 
 def bunko_systems(corpus: Corpus, tmp: Path) -> dict[str, tuple[Rankings, dict]]:
     from bunko.config import RetrieveConfig
-    from bunko.retrieve.analyzers import multilingual
+    from bunko.text.analyzers import multilingual
     from bunko.retrieve.searcher import Searcher
 
     started = time.perf_counter()
@@ -294,7 +294,7 @@ def bm25s_default_system(corpus: Corpus) -> tuple[Rankings, dict]:
 
 
 def bm25s_bunko_system(corpus: Corpus) -> tuple[Rankings, dict]:
-    from bunko.retrieve.analyzers import multilingual
+    from bunko.text.analyzers import multilingual
 
     started = time.perf_counter()
     tokens = [multilingual(t) for t in corpus.texts]
@@ -445,7 +445,7 @@ def run_quality(data: dict, pvec: np.ndarray, qvec: np.ndarray, langs: list[str]
 # -- analyzers -------------------------------------------------------------------------------
 
 def tokenizers_for(lang: str) -> dict[str, Callable[[list[str]], list[list[str]]] | str]:
-    from bunko.retrieve.analyzers import multilingual
+    from bunko.text.analyzers import multilingual
 
     def keep(tokens):
         return [t for t in tokens if any(ch.isalnum() for ch in t)]
@@ -598,7 +598,7 @@ def bunko_store_folder(size: int) -> Path:
 
 
 def write_bunko_store(folder: Path, texts: list[str], vectors: np.ndarray) -> float:
-    from bunko.retrieve.analyzers import multilingual
+    from bunko.text.analyzers import multilingual
     from bunko.schema import Chunk, ParsedDocument, doc_id_for
     from bunko.store.base import StoredChunk
     from bunko.store.local import LocalStore
@@ -624,7 +624,7 @@ def worker_bunko(size: int, queries: list[str], qv: np.ndarray, pools: dict, bud
     from bunko.config import RetrieveConfig
     from bunko.index.bm25 import BM25Index
     from bunko.index.hnsw import HnswIndex
-    from bunko.retrieve.analyzers import multilingual
+    from bunko.text.analyzers import multilingual
     from bunko.retrieve.searcher import Searcher
     from bunko.store.local import LocalStore
 
@@ -689,7 +689,7 @@ def worker_bunko(size: int, queries: list[str], qv: np.ndarray, pools: dict, bud
 def worker_bm25s(size: int, queries: list[str], qv: np.ndarray, pools: dict, budget_s: float, bunko_tokens: bool) -> dict:
     import bm25s
 
-    from bunko.retrieve.analyzers import multilingual
+    from bunko.text.analyzers import multilingual
 
     texts = synthetic_texts(pools, size)
     out: dict[str, Any] = {"input_rss_mb": round(rss_mb(), 1)}

@@ -26,7 +26,7 @@ from bunko import Bunko
 from bunko.chunk.sentences import split_sentences
 from bunko.config import RetrieveConfig
 from bunko.embed.use_m3 import UseM3Embedder
-from bunko.retrieve.analyzers import multilingual
+from bunko.text.analyzers import multilingual
 from bunko.retrieve.searcher import Searcher
 from bunko.schema import Chunk, ParsedDocument, doc_id_for
 from bunko.store.base import StoredChunk

@@ -73,14 +73,7 @@ class ChunkConfig(_Section):
         return {**DEFAULT_TEMPLATES, **value}
 
     @model_validator(mode="after")
-    def _known_strategies(self) -> ChunkConfig:
-        from bunko.chunk.registry import CHUNKERS  # late: the chunkers import this module
-
-        named = {"strategy": self.strategy, **{f"templates.{k}": v for k, v in self.templates.items()}}
-        named.update({f"rules[{i}].strategy": r.strategy for i, r in enumerate(self.rules)})
-        for key, name in named.items():
-            if name not in CHUNKERS and not (key == "strategy" and name == "auto"):
-                raise ValueError(f"{key}: unknown chunking strategy {name!r}; available: auto, {', '.join(sorted(CHUNKERS))}")
+    def _overlap_below_size(self) -> ChunkConfig:
         if self.overlap_chars >= self.max_chars:
             raise ValueError(f"overlap_chars ({self.overlap_chars}) must be smaller than max_chars ({self.max_chars})")
         return self

@@ -6,23 +6,23 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from bunko.chunk.registry import get_chunker
+from bunko.chunk.registry import get_chunker, unknown_strategies
 from bunko.config import CONFIG_FILE, Config
 from bunko.embed.base import Embedder
 from bunko.embed.registry import build_embedder, embedder_name
-from bunko.errors import CollectionError
+from bunko.errors import CollectionError, ConfigError
 from bunko.generate.answerer import Answerer
 from bunko.ingest import maintenance
 from bunko.ingest.pipeline import Ingestor, IngestReport, Progress
 from bunko.llm.base import build_chat_model
 from bunko.parse.registry import ParserRegistry, default_registry
-from bunko.retrieve.analyzers import get_analyzer
 from bunko.retrieve.base import RetrieverFactory
 from bunko.retrieve.explain import explain_hit, thresholds
 from bunko.retrieve.searcher import Searcher, SearchResult
 from bunko.schema import Answer, Chunk, DocumentInfo, Element, Hit, IngestJob
 from bunko.store.base import Store
 from bunko.store.registry import open_store, writer_lock
+from bunko.text.analyzers import get_analyzer
 
 DEFAULT_COLLECTION = ".bunko"
 
@@ -57,6 +57,8 @@ class Bunko:
             self.path.mkdir(parents=True, exist_ok=True)
             (config or Config()).save(config_file)
         self.config = config or Config.load(config_file)
+        if problems := unknown_strategies(self.config.chunk):
+            raise ConfigError(f"{config_file}: invalid configuration: " + "; ".join(problems))
         self.root = self.path.resolve().parent
         self.store: Store = open_store(self.config, self.path)
         self.registry = registry or default_registry()

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bunko.generate.citations import SUPPORTED, UNSUPPORTED, CitationChecker, numbers, parse_sentences
-from bunko.retrieve.analyzers import multilingual
 from bunko.schema import Chunk, Hit
+from bunko.text.analyzers import multilingual
 
 HOTEL = "## 宿泊費\n\n| 地域 | 一般社員 | 管理職 |\n|---|---|---|\n| 東京23区 | 12,000円 | 15,000円 |\n| ロンドン | 25,000円 | 32,000円 |"
 API = "Each API key may make up to 600 requests per minute. Access tokens are valid for 24 hours."

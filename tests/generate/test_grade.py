@@ -15,8 +15,8 @@ from bunko.generate.confidence import (
 )
 from bunko.generate.grade import grade_answer
 from bunko.rerank.evidence import hit_units, score_units
-from bunko.retrieve.analyzers import multilingual
 from bunko.schema import Chunk, Hit
+from bunko.text.analyzers import multilingual
 
 
 @pytest.mark.parametrize(

@@ -16,8 +16,8 @@ from bunko.rerank.dedup import dedup_hits
 from bunko.rerank.light import CachingEmbedder, LightReranker
 from bunko.rerank.llm import LLMReranker, parse_order
 from bunko.rerank.registry import build_reranker
-from bunko.retrieve.analyzers import multilingual
 from bunko.schema import Chunk, Hit
+from bunko.text.analyzers import multilingual
 
 
 def hit(text: str, n: int, score: float | None = None, section: str = "") -> Hit:

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from bunko.retrieve.analyzers import identifiers, multilingual
+from bunko.text.analyzers import identifiers, multilingual
 
 
 def test_japanese_and_chinese_become_character_bigrams() -> None:
@@ -33,7 +33,7 @@ def test_full_width_forms_are_folded() -> None:
     ],
 )
 def test_query_text_drops_cjk_question_phrasing_like_english_question_words(question: str, kept: list[str], dropped: list[str]) -> None:
-    from bunko.retrieve.analyzers import query_text
+    from bunko.text.analyzers import query_text
 
     tokens = multilingual(query_text(question))
     assert set(kept) <= set(tokens)
@@ -42,7 +42,7 @@ def test_query_text_drops_cjk_question_phrasing_like_english_question_words(ques
 
 
 def test_query_text_keeps_a_question_that_is_only_phrasing() -> None:
-    from bunko.retrieve.analyzers import query_text
+    from bunko.text.analyzers import query_text
 
     assert query_text("是什么？") == "是什么？"
     assert multilingual(query_text("について教えてください")) == multilingual("について教えてください")

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from bunko.index.bm25 import BM25Index
-from bunko.retrieve.analyzers import multilingual
+from bunko.text.analyzers import multilingual
 
 CORPUS = [
     "出張の宿泊費の上限は東京で一泊12,000円です。",
@@ -84,7 +84,7 @@ def test_terms_in_rows_agrees_with_the_documents_own_tokens() -> None:
     import random
 
     from bunko.index.bm25 import BM25Index
-    from bunko.retrieve.analyzers import multilingual
+    from bunko.text.analyzers import multilingual
 
     texts = ["出張の宿泊費の上限は一泊一万二千円です。", "差旅住宿费上限为每晚八百元。", "The hotel limit is 120 euros per night.",
              "会議室の予約はポータルから行います。", "年假天数按司龄计算。", "Error E-1024 means the token expired."]

@@ -32,8 +32,8 @@ def test_duplicates_within_one_list_count_once() -> None:
 
 def test_router_sends_codes_and_quotes_to_keyword_and_accepts_new_rules() -> None:
     from bunko.config import RetrieveConfig
-    from bunko.retrieve.analyzers import multilingual
     from bunko.retrieve.router import DEFAULT_RULES, Route, route
+    from bunko.text.analyzers import multilingual
 
     config = RetrieveConfig()
     assert route("E-1024 とは", multilingual("E-1024 とは"), config).name == "exact"

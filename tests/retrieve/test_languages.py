@@ -10,7 +10,7 @@ from scipy import sparse
 
 from bunko import Bunko
 from bunko.index.bm25 import BM25Index
-from bunko.retrieve.analyzers import multilingual
+from bunko.text.analyzers import multilingual
 from bunko.text.languages import LANGUAGES, query_language, row_languages, token_classes, tokens_language
 
 PASSAGES = {

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bunko import Bunko, CollectionError, Config
-from bunko.retrieve.analyzers import get_analyzer
+from bunko.text.analyzers import get_analyzer
 
 
 def test_sudachi_segments_japanese_into_words() -> None:

@@ -156,10 +156,10 @@ def test_hybrid_search_runs_both_retrievers_at_once_with_the_same_results(make_k
 
 def test_index_load_reads_one_snapshot_while_another_process_commits(tmp_path: Path) -> None:
     """A document committed by another connection mid-load must not tear the load (count vs rows)."""
-    from bunko.retrieve.analyzers import multilingual
     from bunko.schema import Chunk, ParsedDocument, doc_id_for
     from bunko.store.base import StoredChunk
     from bunko.store.local import LocalStore
+    from bunko.text.analyzers import multilingual
 
     def write(store: LocalStore, source: str, texts: list[str]) -> None:
         doc = ParsedDocument(doc_id_for(source), source, source, "text/markdown", "test", [], {})

@@ -10,13 +10,13 @@ import pytest
 pytest.importorskip("psycopg")
 
 from bunko.errors import CollectionError, ConfigError
-from bunko.retrieve.analyzers import multilingual
 from bunko.schema import Chunk, IngestJob, JobStatus, ParsedDocument, doc_id_for
 from bunko.store.base import StoredChunk
 from bunko.store.postgres import PostgresStore
 from bunko.store.postgres_schema import LATEST_VERSION
 from bunko.store.registry import split_dsn
 from bunko.store.sql_filters import glob_to_regex
+from bunko.text.analyzers import multilingual
 
 
 @pytest.fixture

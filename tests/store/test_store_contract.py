@@ -17,10 +17,10 @@ import pytest
 from bunko.errors import FilterError
 from bunko.index.bm25 import BM25Index
 from bunko.index.filters import BUILTIN_FIELDS, compile_filter
-from bunko.retrieve.analyzers import multilingual
 from bunko.schema import Chunk, Element, IngestJob, JobStatus, ParsedDocument, doc_id_for
 from bunko.store.base import Store, StoredChunk
 from bunko.store.local import LocalStore
+from bunko.text.analyzers import multilingual
 from bunko.text.languages import tokens_language
 
 DIM = 16

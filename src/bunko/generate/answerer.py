@@ -44,10 +44,10 @@ from bunko.rerank.dedup import dedup_hits
 from bunko.rerank.evidence import ScoredUnit
 from bunko.rerank.light import CachingEmbedder
 from bunko.rerank.registry import build_reranker
-from bunko.retrieve.analyzers import Analyzer
 from bunko.retrieve.searcher import Searcher, SearchResult
 from bunko.schema import Answer, AnswerSentence, Hit
 from bunko.store.base import Store
+from bunko.text.analyzers import Analyzer
 
 TOKEN_MARGIN = 64
 """Tokens kept free beyond the estimate: chat templates add role markers the estimate does not see."""

@@ -34,8 +34,8 @@ import numpy as np
 from bunko.chunk.sentences import split_sentences
 from bunko.embed.base import Embedder
 from bunko.generate.units import split_units
-from bunko.retrieve.analyzers import Analyzer
 from bunko.schema import Chunk, Hit
+from bunko.text.analyzers import Analyzer
 
 LEXICAL_MIN = 0.7
 """Share of a sentence's content tokens that must occur in its cited chunks (see the module docstring)."""

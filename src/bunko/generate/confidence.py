@@ -43,7 +43,7 @@ from pathlib import Path
 import numpy as np
 
 from bunko.generate.answer_types import CHECKABLE, AnswerType
-from bunko.retrieve.analyzers import ENGLISH_STOPWORDS, identifiers
+from bunko.text.analyzers import ENGLISH_STOPWORDS, identifiers
 
 FEATURES = ("similarity", "coverage", "chunk_coverage", "typed", "key_terms", "margin", "same_language", "retrieval")
 """Everything the grade computes and traces; a model uses the subset it was fitted on (`ConfidenceModel.features`)."""

@@ -25,9 +25,9 @@ from bunko.generate.confidence import AnswerFeatures, ConfidenceModel, features_
 from bunko.generate.language import detect_language
 from bunko.generate.retrieval_grade import grade_hits
 from bunko.rerank.evidence import ScoredUnit, best_unit
-from bunko.retrieve.analyzers import Analyzer
 from bunko.retrieve.coverage import keyword_coverage
 from bunko.schema import Hit
+from bunko.text.analyzers import Analyzer
 
 MAX_MARGIN = 0.3
 """A lead this large already means "no other document competes"; larger ones add nothing."""

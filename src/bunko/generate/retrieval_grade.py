@@ -14,9 +14,9 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from bunko.retrieve.analyzers import Analyzer, identifiers
 from bunko.retrieve.coverage import keyword_coverage
 from bunko.schema import Hit
+from bunko.text.analyzers import Analyzer, identifiers
 
 
 @dataclass

@@ -11,9 +11,9 @@ from bunko.chunk.base import is_searchable
 from bunko.embed.base import Embedder
 from bunko.errors import CollectionError
 from bunko.ingest.pipeline import Progress, embed_hash
-from bunko.retrieve.analyzers import Analyzer
 from bunko.schema import IngestJob, JobStatus, ParsedDocument
 from bunko.store.base import DocumentStore, StoredChunk
+from bunko.text.analyzers import Analyzer
 
 REEMBED_BATCH = 256
 

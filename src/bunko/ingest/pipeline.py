@@ -27,9 +27,9 @@ from bunko.embed.base import Embedder
 from bunko.errors import DocumentError
 from bunko.ingest.sources import SourceFile, discover, source_name
 from bunko.parse.registry import ParserRegistry
-from bunko.retrieve.analyzers import Analyzer
 from bunko.schema import ErrorCode, IngestJob, JobStatus, doc_id_for
 from bunko.store.base import Store, StoredChunk
+from bunko.text.analyzers import Analyzer
 
 Progress = Callable[[int, int, IngestJob], None]
 

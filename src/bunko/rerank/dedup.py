@@ -7,8 +7,8 @@ answer cite the same fact twice; the better-ranked copy is kept.
 
 from __future__ import annotations
 
-from bunko.retrieve.analyzers import Analyzer
 from bunko.schema import Hit
+from bunko.text.analyzers import Analyzer
 
 
 def jaccard(a: set[str], b: set[str]) -> float:

@@ -28,9 +28,9 @@ from bunko.generate.confidence import rare_key_terms
 from bunko.generate.injection import looks_like_instruction
 from bunko.generate.language import detect_language, text_language
 from bunko.generate.units import CODE, Unit, split_typed_units
-from bunko.retrieve.analyzers import Analyzer, identifiers
 from bunko.retrieve.coverage import keyword_coverage
 from bunko.schema import Hit
+from bunko.text.analyzers import Analyzer, identifiers
 
 _LEAD_IN = re.compile(r"[:：]\s*$|次のとおり|以下のとおり|下記|如下|以下(?:几|各)|as follows|the following", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")

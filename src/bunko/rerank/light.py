@@ -20,8 +20,8 @@ import numpy as np
 from bunko.embed.base import Embedder
 from bunko.rerank.base import RerankQuery, ordered
 from bunko.rerank.evidence import hit_units, most_covering, score_units
-from bunko.retrieve.analyzers import Analyzer
 from bunko.schema import Hit
+from bunko.text.analyzers import Analyzer
 
 FUSION_PRIOR = 0.1
 """Weight of the normalised fusion score (best candidate = 1) added to the best-unit score."""

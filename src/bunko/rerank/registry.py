@@ -6,7 +6,7 @@ from bunko.config import Config
 from bunko.embed.base import Embedder
 from bunko.llm.base import ChatModel, LLMError
 from bunko.rerank.base import NoReranker, Reranker
-from bunko.retrieve.analyzers import Analyzer
+from bunko.text.analyzers import Analyzer
 
 METHODS = ("none", "light", "cross_encoder", "llm")
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from bunko.config import RetrieveConfig
-from bunko.retrieve.analyzers import identifiers
+from bunko.text.analyzers import identifiers
 
 _QUOTED = re.compile(r"\"[^\"]+\"|「[^」]+」|“[^”]+”|『[^』]+』")
 

@@ -15,7 +15,6 @@ import numpy as np
 
 from bunko.config import RetrieveConfig
 from bunko.embed.base import Embedder, embed_queries
-from bunko.retrieve.analyzers import Analyzer, query_text
 from bunko.retrieve.base import Query, Retriever
 from bunko.retrieve.dense import DenseRetriever
 from bunko.retrieve.fusion import Fused
@@ -27,6 +26,7 @@ from bunko.retrieve.parents import expand_parents
 from bunko.retrieve.router import DEFAULT_RULES, Route, RouteRule, route
 from bunko.schema import Chunk, Hit
 from bunko.store.base import SearchIndex
+from bunko.text.analyzers import Analyzer, query_text
 from bunko.text.languages import LANGUAGES, query_language
 
 GROUPINGS = ("chunk", "section", "document")

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from functools import cache
 
 from bunko.errors import ConfigError
-from bunko.retrieve.analyzers import Analyzer, cjk_bigrams, multilingual, normalize
+from bunko.text.analyzers import Analyzer, cjk_bigrams, multilingual, normalize
 
 _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _KANA = re.compile(r"[\u3040-\u30ff]")

@@ -99,7 +99,7 @@ def get_analyzer(name: str) -> Analyzer:
     """"multilingual" (default, no dependencies) or a morphological one: sudachi, janome, jieba, sudachi+jieba, janome+jieba."""
     if name == "multilingual":
         return multilingual
-    from bunko.retrieve.morphology import MORPHOLOGICAL
+    from bunko.text.morphology import MORPHOLOGICAL
 
     try:
         return MORPHOLOGICAL[name]()
