@@ -73,12 +73,95 @@ class Chunk:
 
 
 @dataclass
+class RankSignal:
+    """A hit's place in one ranked list: its rank (1 = first) and that list's score (min-max or max normalised too
+    under weighted fusion)."""
+
+    rank: float
+    score: float
+    normalized: float | None = None
+
+    def to_dict(self) -> dict[str, float]:
+        return {"rank": self.rank, "score": self.score, **({"normalized": self.normalized} if self.normalized is not None else {})}
+
+
+@dataclass
+class CoverageSignal:
+    """Coverage fusion's keyword and document evidence for one chunk (retrieve/fusion.py says how each is made)."""
+
+    score: float
+    relative_bm25: float
+    evidence: float
+    document: float | None = None
+    document_similarity: float | None = None
+
+    def to_dict(self) -> dict[str, float]:
+        return {key: value for key, value in asdict(self).items() if value is not None}
+
+
+RANKED_LISTS = ("dense", "keyword", "document")
+"""The built-in retrievers' lists a hit can be found in; a route added beside them records under its own name."""
+
+
+@dataclass
+class Signals:
+    """Why a hit ranked where it did, one field per kind of evidence, for `--explain`, traces and the grade.
+
+    `to_dict` is the JSON the CLI, the HTTP API and saved traces show ({"dense": {"rank": 1, "score": 0.8}, …}).
+    """
+
+    dense: RankSignal | None = None
+    keyword: RankSignal | None = None
+    document: RankSignal | None = None
+    routes: dict[str, RankSignal] = field(default_factory=dict)
+    """Lists of routes added beside the built-in ones (a graph or tree retriever), by route name."""
+    coverage: CoverageSignal | None = None
+    similarity: float | None = None
+    """The cosine computed for a chunk that dense search did not return."""
+    language: float | None = None
+    """1 when the chunk is in the preferred language, 0 when not; None when no language was preferred."""
+    fusion: RankSignal | None = None
+    mmr_rank: float | None = None
+    mmr_lambda: float | None = None
+    rerank: RankSignal | None = None
+
+    def found_in(self, name: str, rank: float, score: float, normalized: float | None = None) -> None:
+        signal = RankSignal(rank, score, normalized)
+        if name in RANKED_LISTS:
+            setattr(self, name, signal)
+        else:
+            self.routes[name] = signal
+
+    def list_signal(self, name: str) -> RankSignal | None:
+        return getattr(self, name) if name in RANKED_LISTS else self.routes.get(name)
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        out: dict[str, dict[str, float]] = {}
+        for name in RANKED_LISTS:
+            if (signal := getattr(self, name)) is not None:
+                out[name] = signal.to_dict()
+        out.update((name, signal.to_dict()) for name, signal in self.routes.items())
+        if self.coverage is not None:
+            out["coverage"] = self.coverage.to_dict()
+        if self.similarity is not None:
+            out["similarity"] = {"score": self.similarity}
+        if self.language is not None:
+            out["language"] = {"score": self.language}
+        if self.fusion is not None:
+            out["fusion"] = self.fusion.to_dict()
+        if self.mmr_rank is not None:
+            out["mmr"] = {"rank": self.mmr_rank, "lambda": self.mmr_lambda or 0.0}
+        if self.rerank is not None:
+            out["rerank"] = self.rerank.to_dict()
+        return out
+
+
+@dataclass
 class Hit:
     chunk: Chunk
     score: float
     distance: float | None = None
-    signals: dict[str, dict[str, float]] = field(default_factory=dict)
-    """Per retriever: {"dense": {"rank": 1, "score": 0.8}, "keyword": {...}, "fusion": {...}}."""
+    signals: Signals = field(default_factory=Signals)
 
 
 @dataclass

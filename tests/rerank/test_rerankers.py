@@ -16,14 +16,14 @@ from bunko.rerank.dedup import dedup_hits
 from bunko.rerank.light import CachingEmbedder, LightReranker
 from bunko.rerank.llm import LLMReranker, parse_order
 from bunko.rerank.registry import build_reranker
-from bunko.schema import Chunk, Hit
+from bunko.schema import Chunk, Hit, RankSignal, Signals
 from bunko.text.analyzers import multilingual
 
 
 def hit(text: str, n: int, score: float | None = None, section: str = "") -> Hit:
     chunk = Chunk(f"doc{n}.md#0", f"d{n}", f"doc{n}.md", 0, text, f"{section}\n{text}" if section else text,
                   section_path=[section] if section else [])
-    return Hit(chunk, score=score if score is not None else 1.0 / n, signals={"fusion": {"score": 1.0 / n, "rank": float(n)}})
+    return Hit(chunk, score=score if score is not None else 1.0 / n, signals=Signals(fusion=RankSignal(float(n), 1.0 / n)))
 
 
 def query(embedder, question: str) -> RerankQuery:
@@ -47,7 +47,7 @@ def test_light_reranker_promotes_the_chunk_whose_sentence_answers(embedder, ques
     precise = hit("Unrelated preamble about the office move. " + answer, 2)
     ranked = LightReranker(embedder, multilingual).rerank(query(embedder, question), [diffuse, precise])
     assert ranked[0].chunk.chunk_id == "doc2.md#0"
-    assert ranked[0].signals["rerank"]["rank"] == 1.0 and "fusion" in ranked[0].signals
+    assert ranked[0].signals.rerank is not None and ranked[0].signals.rerank.rank == 1.0 and ranked[0].signals.fusion is not None
 
 
 def test_light_reranker_never_lets_an_injected_instruction_win(embedder) -> None:
@@ -199,7 +199,7 @@ def test_cross_encoder_orders_hits_by_the_models_scores(tiny_cross_encoder: Path
     ranked = reranker.rerank(RerankQuery(question), HITS)
     expected = [HITS[i].chunk.chunk_id for i in sorted(range(3), key=lambda i: -scores[i])]
     assert [h.chunk.chunk_id for h in ranked] == expected
-    assert [h.signals["rerank"]["score"] for h in ranked] == sorted(scores, reverse=True)
+    assert [h.signals.rerank.score for h in ranked if h.signals.rerank is not None] == sorted(scores, reverse=True)
 
 
 def test_cross_encoder_needs_a_model_folder(tmp_path: Path) -> None:

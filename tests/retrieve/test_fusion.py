@@ -21,7 +21,7 @@ def test_rrf_matches_hand_computed_scores() -> None:
     assert [cid for cid, _, _ in fused] == sorted(expected, key=lambda c: -expected[c])
     for chunk_id, score, _ in fused:
         assert score == pytest.approx(expected[chunk_id])
-    signals = {cid: s for cid, _, s in fused}
+    signals = {cid: s.to_dict() for cid, _, s in fused}
     assert signals["c"] == {"dense": {"rank": 3.0, "score": 0.7}, "keyword": {"rank": 1.0, "score": 12.0}}
 
 
@@ -66,7 +66,7 @@ def test_coverage_fusion_matches_hand_computed_scores() -> None:
     assert [cid for cid, _, _ in fused] == sorted(expected, key=lambda c: -expected[c])
     for chunk_id, score, _ in fused:
         assert score == pytest.approx(expected[chunk_id])
-    signals = {cid: s for cid, _, s in fused}
+    signals = {cid: s.to_dict() for cid, _, s in fused}
     assert signals["c"]["dense"] == {"rank": 3.0, "score": 0.5} and signals["c"]["keyword"] == {"rank": 1.0, "score": 2.4}
     assert signals["c"]["coverage"] == pytest.approx({"score": 1.0, "relative_bm25": 2.4 / full_match, "evidence": 1.0 + BM25_SHARE * 2.4 / full_match})
     assert "dense" not in signals["d"] and "keyword" not in signals["a"]
@@ -97,6 +97,6 @@ def test_document_evidence_and_language_add_to_the_chunk_score() -> None:
     assert scores["a"] == pytest.approx(0.8 + 0 + 0 + 1.5 * 0.5 + 0.1)
     assert scores["b"] == pytest.approx(0.3 + 0.5 * b_keyword + 2.0 * 1.0 / 4.0 + 1.5 * 0.2)
     assert scores["c"] == pytest.approx(0.6 + 0.5 * c_keyword + 2.0 * 2.0 / 4.0 + 1.5 * 0.7 + 0.1)
-    signals = {cid: s for cid, _, s in fused}
+    signals = {cid: s.to_dict() for cid, _, s in fused}
     assert signals["b"]["similarity"] == {"score": 0.3} and "similarity" not in signals["a"]
     assert signals["c"]["document"] == {"rank": 1.0, "score": 3.0} and signals["c"]["language"] == {"score": 1.0}

@@ -37,7 +37,7 @@ def test_error_code_is_found_by_keyword_and_leads_the_hybrid_ranking(kb) -> None
     assert keyword and target in keyword[0].chunk.text
     hybrid = kb.search(f"what raises {target}?", k=1)
     assert target in hybrid[0].chunk.text
-    assert hybrid[0].signals["keyword"]["rank"] == 1.0
+    assert hybrid[0].signals.keyword is not None and hybrid[0].signals.keyword.rank == 1.0
 
 
 @pytest.mark.parametrize(

@@ -64,7 +64,7 @@ def test_the_questions_language_is_preferred_softly(make_kb: Callable[..., Bunko
     assert first("hostnamectl /etc/hostname") == "hostname-en"  # the question's own language
     assert first("hostnamectl /etc/hostname", language="ja") == "hostname-ja"
     hits = searcher.search("hostnamectl /etc/hostname", k=3, language="any").hits
-    assert all("language" not in h.signals for h in hits) and len(hits) == 3  # no preference: nothing dropped either
+    assert all(h.signals.language is None for h in hits) and len(hits) == 3  # no preference: nothing dropped either
     with pytest.raises(ValueError, match="unknown language"):
         searcher.search("hostnamectl", language="fr")
     searcher.config = searcher.config.model_copy(update={"fusion": "rrf"})

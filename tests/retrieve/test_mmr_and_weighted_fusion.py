@@ -20,7 +20,7 @@ def test_weighted_fusion_minmax_matches_hand_computed() -> None:
     assert scores["b"] == pytest.approx(0.5)
     assert scores["c"] == pytest.approx(0.0 + 0.5 * 1.0)
     assert fused[0][0] == "a"
-    assert fused[0][2]["dense"]["normalized"] == pytest.approx(1.0)
+    assert fused[0][2].to_dict()["dense"]["normalized"] == pytest.approx(1.0)
 
 
 def test_weighted_fusion_max_normalization() -> None:
@@ -55,4 +55,4 @@ def test_mmr_in_search_spreads_hits_over_documents(make_kb, tmp_path: Path) -> N
     assert [h.chunk.source for h in plain.search(question, k=3)].count("docs/other.md") == 0
     hits = diverse.search(question, k=3)
     assert "docs/other.md" in [h.chunk.source for h in hits]
-    assert all("mmr" in h.signals for h in hits)
+    assert all(h.signals.mmr_rank is not None for h in hits)

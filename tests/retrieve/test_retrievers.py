@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,6 +12,7 @@ from bunko.config import RetrieveConfig
 from bunko.embed.use_m3 import UseM3Embedder
 from bunko.retrieve.base import Query, signal_lines
 from bunko.retrieve.fusion import Fused
+from bunko.schema import Signals
 from bunko.store.base import Store
 
 DOCUMENTS = {
@@ -32,10 +33,13 @@ class SourceNameRetriever:
 
     def retrieve(self, query: Query, k: int) -> list[Fused]:
         chunks = [c for c in self.store.chunks() if query.text in Path(c.source).name and c.meta.get("searchable", True)]
-        return [(c.chunk_id, 1.0 / rank, {self.name: {"rank": float(rank)}}) for rank, c in enumerate(chunks[:k], start=1)]
+        found = [(c.chunk_id, 1.0 / rank, Signals()) for rank, c in enumerate(chunks[:k], start=1)]
+        for rank, (_, score, signals) in enumerate(found, start=1):
+            signals.found_in(self.name, float(rank), score)
+        return found
 
-    def explain(self, signals: Mapping[str, Mapping[str, float]]) -> list[str]:
-        return [f"its file name holds the query (rank {signals[self.name]['rank']:.0f})"]
+    def explain(self, signals: Signals) -> list[str]:
+        return [f"its file name holds the query (rank {signals.routes[self.name].rank:.0f})"]
 
 
 @pytest.fixture
@@ -56,7 +60,8 @@ def test_a_retriever_handed_to_the_engine_becomes_a_search_mode(kb: Bunko, lang:
     assert result.mode == "source-name" and "embed_query" not in result.timings
     assert [Path(h.chunk.source).name for h in result.hits] == [f"guide-{lang}.md"]
     assert result.hits[0].chunk.text  # fetched, expanded and grouped by the searcher like any route's
-    assert result.hits[0].signals["fusion"]["rank"] == 1.0
+    assert result.hits[0].signals.fusion is not None and result.hits[0].signals.fusion.rank == 1.0
+    assert result.hits[0].signals.to_dict()["source-name"] == {"rank": 1.0, "score": 1.0}
 
 
 def test_an_unknown_mode_is_refused_with_the_modes_there_are(kb: Bunko) -> None:
@@ -70,5 +75,5 @@ def test_each_built_in_route_explains_its_own_signals(kb: Bunko, question: str) 
     for mode in ("hybrid", "dense", "keyword"):
         hit = searcher.search(question, k=1, mode=mode).hits[0]
         lines = searcher.retriever(mode).explain(hit.signals)
-        assert lines[: len(hit.signals)] == signal_lines(hit.signals)
+        assert lines[: len(hit.signals.to_dict())] == signal_lines(hit.signals)
         assert any("idf-weighted terms" in line for line in lines) == (mode == "hybrid")

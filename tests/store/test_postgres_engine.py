@@ -49,8 +49,8 @@ def test_postgres_collection_ranks_like_the_local_one(pair, query: str, source: 
     assert [h.chunk.chunk_id for h in theirs] == [h.chunk.chunk_id for h in ours]
     assert [h.score for h in theirs] == pytest.approx([h.score for h in ours], rel=1e-5)
     for a, b in zip(ours, theirs, strict=True):
-        for name, signal in a.signals.items():
-            assert b.signals[name]["score"] == pytest.approx(signal["score"], rel=1e-4, abs=1e-6)
+        for name, signal in a.signals.to_dict().items():
+            assert b.signals.to_dict()[name]["score"] == pytest.approx(signal["score"], rel=1e-4, abs=1e-6)
     if source and mode == "hybrid":
         assert Path(theirs[0].chunk.source).name == source
 

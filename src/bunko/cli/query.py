@@ -26,7 +26,7 @@ def _hit_json(hit: Hit) -> dict[str, Any]:
     chunk = hit.chunk
     return {
         "chunk_id": chunk.chunk_id, "source": chunk.source, "section_path": chunk.section_path, "pages": chunk.pages,
-        "kinds": chunk.kinds, "score": hit.score, "distance": hit.distance, "signals": hit.signals, "text": chunk.text,
+        "kinds": chunk.kinds, "score": hit.score, "distance": hit.distance, "signals": hit.signals.to_dict(), "text": chunk.text,
     }
 
 

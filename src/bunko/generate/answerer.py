@@ -99,7 +99,7 @@ class Evidence:
 def _hit_trace(hit: Hit) -> dict[str, Any]:
     return {
         "chunk_id": hit.chunk.chunk_id, "source": hit.chunk.source, "section_path": hit.chunk.section_path,
-        "score": hit.score, "distance": hit.distance, "signals": hit.signals,
+        "score": hit.score, "distance": hit.distance, "signals": hit.signals.to_dict(),
         "instruction_like": looks_like_instruction(hit.chunk.text),
     }
 

@@ -2,7 +2,7 @@
 
 Fusion ranks chunks by how each retriever saw the whole chunk; a reranker
 looks again, more expensively, at a few dozen candidates. Every reranker
-records its score and new rank in ``hit.signals["rerank"]`` so the trace
+records its score and new rank in ``hit.signals.rerank`` so the trace
 shows what moved and why.
 """
 
@@ -14,7 +14,7 @@ from typing import Protocol
 
 import numpy as np
 
-from bunko.schema import Hit
+from bunko.schema import Hit, RankSignal
 
 
 @dataclass
@@ -32,7 +32,7 @@ class Reranker(Protocol):
     def name(self) -> str: ...
 
     def rerank(self, query: RerankQuery, hits: list[Hit]) -> list[Hit]:
-        """All the hits, best first, each with ``signals["rerank"] = {"score", "rank"}``."""
+        """All the hits, best first, each with ``signals.rerank`` (score and rank)."""
         ...
 
 
@@ -42,8 +42,7 @@ def ordered(hits: list[Hit], scores: list[float]) -> list[Hit]:
     result = []
     for rank, i in enumerate(order, start=1):
         hit = hits[i]
-        signals = {**hit.signals, "rerank": {"score": float(scores[i]), "rank": float(rank)}}
-        result.append(replace(hit, signals=signals))
+        result.append(replace(hit, signals=replace(hit.signals, rerank=RankSignal(float(rank), float(scores[i])))))
     return result
 
 

@@ -17,6 +17,7 @@ import numpy as np
 from bunko.config import RetrieveConfig
 from bunko.retrieve.fusion import Fused
 from bunko.retrieve.router import Route
+from bunko.schema import Signals
 from bunko.store.base import SearchIndex
 
 
@@ -44,14 +45,14 @@ class Retriever(Protocol):
         """The best `k` or more candidates, best first, each with the signals that ranked it."""
         ...
 
-    def explain(self, signals: Mapping[str, Mapping[str, float]]) -> list[str]:
+    def explain(self, signals: Signals) -> list[str]:
         """What this route's signals of one hit mean, one line each, for `--explain`."""
         ...
 
 
-def signal_lines(signals: Mapping[str, Mapping[str, float]]) -> list[str]:
+def signal_lines(signals: Signals) -> list[str]:
     """Each signal as `name: key value, …`: the raw record every route's explanation starts from."""
-    return [f"{name}: " + ", ".join(f"{key} {value:.4g}" for key, value in signal.items()) for name, signal in signals.items()]
+    return [f"{name}: " + ", ".join(f"{key} {value:.4g}" for key, value in signal.items()) for name, signal in signals.to_dict().items()]
 
 
 RetrieverFactory = Callable[[SearchIndex, RetrieveConfig], Retriever]

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
 
 from bunko.config import RetrieveConfig
 from bunko.retrieve.base import Query, signal_lines
 from bunko.retrieve.fusion import Fused, Ranked, rank_fusion
+from bunko.schema import Signals
 from bunko.store.base import SearchIndex
 
 
@@ -43,5 +43,5 @@ class DenseRetriever:
     def retrieve(self, query: Query, k: int) -> list[Fused]:
         return single_list(self.name, self.ranked(query, k), query, self.config)
 
-    def explain(self, signals: Mapping[str, Mapping[str, float]]) -> list[str]:
+    def explain(self, signals: Signals) -> list[str]:
         return signal_lines(signals)

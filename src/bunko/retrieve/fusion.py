@@ -24,9 +24,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from bunko.index.bm25 import K1
+from bunko.schema import CoverageSignal, Signals
 
 Ranked = Sequence[tuple[str, float]]
-Fused = tuple[str, float, dict[str, dict[str, float]]]
+Fused = tuple[str, float, Signals]
+"""A candidate: chunk id, fused score, and the signals that made it."""
 
 
 BM25_SHARE = 1 / 3
@@ -67,27 +69,26 @@ def coverage_fusion(
     keyword_floor = min(keyword.values()) if keyword else 0.0
     full_match = idf_total / (1.0 + K1) or 1.0  # each term found once in a chunk of average length
     fused: dict[str, float] = {}
-    signals: dict[str, dict[str, dict[str, float]]] = {}
+    signals: dict[str, Signals] = {}
     for retriever, hits in ranked.items():
         for rank, (chunk_id, score) in enumerate(_first_scores(hits).items(), start=1):
-            signals.setdefault(chunk_id, {})[retriever] = {"rank": float(rank), "score": score}
+            signals.setdefault(chunk_id, Signals()).found_in(retriever, float(rank), score)
     for chunk_id, chunk_signals in signals.items():
         share = coverage.get(chunk_id, 0.0)
         relative_bm25 = keyword.get(chunk_id, keyword_floor if share > 0 else 0.0) / full_match
         evidence = share + BM25_SHARE * relative_bm25
         document = document_scores.get(chunk_id, 0.0) / idf_total if idf_total > 0 else 0.0
         similarity = cosines.get(chunk_id, dense_floor)
-        chunk_signals["coverage"] = {"score": share, "relative_bm25": relative_bm25, "evidence": evidence}
-        if chunk_id in document_scores:
-            chunk_signals["coverage"]["document"] = document
-        if "dense" not in chunk_signals and chunk_id in cosines:
-            chunk_signals["similarity"] = {"score": similarity}
+        document_similarity = (document_similarities or {}).get(chunk_id, 0.0)
+        chunk_signals.coverage = CoverageSignal(
+            share, relative_bm25, evidence, document if chunk_id in document_scores else None,
+            document_similarity if document_similarities else None,
+        )
+        if chunk_signals.dense is None and chunk_id in cosines:
+            chunk_signals.similarity = similarity
         same_language = float(language is not None and languages is not None and languages.get(chunk_id) == language)
         if language is not None and languages is not None:
-            chunk_signals["language"] = {"score": same_language}
-        document_similarity = (document_similarities or {}).get(chunk_id, 0.0)
-        if document_similarities:
-            chunk_signals["coverage"]["document_similarity"] = document_similarity
+            chunk_signals.language = same_language
         fused[chunk_id] = (
             weights.get("dense", 1.0) * similarity + weights.get("keyword", 1.0) * evidence + weights.get("document", 0.0) * document
             + weights.get("document_similarity", 0.0) * document_similarity + weights.get("language", 0.0) * same_language
@@ -106,7 +107,7 @@ def _first_scores(hits: Ranked) -> dict[str, float]:
 
 def reciprocal_rank_fusion(ranked: Mapping[str, Ranked], weights: Mapping[str, float] | None = None, k: int = 60) -> list[Fused]:
     fused: dict[str, float] = {}
-    signals: dict[str, dict[str, dict[str, float]]] = {}
+    signals: dict[str, Signals] = {}
     for retriever, hits in ranked.items():
         weight = 1.0 if weights is None else weights.get(retriever, 1.0)
         seen: set[str] = set()
@@ -115,7 +116,7 @@ def reciprocal_rank_fusion(ranked: Mapping[str, Ranked], weights: Mapping[str, f
                 continue
             seen.add(chunk_id)
             fused[chunk_id] = fused.get(chunk_id, 0.0) + weight / (k + rank)
-            signals.setdefault(chunk_id, {})[retriever] = {"rank": float(rank), "score": float(score)}
+            signals.setdefault(chunk_id, Signals()).found_in(retriever, float(rank), float(score))
     order = sorted(fused, key=lambda cid: (-fused[cid], cid))
     return [(cid, fused[cid], signals[cid]) for cid in order]
 
@@ -144,7 +145,7 @@ def weighted_score_fusion(
     if normalization not in ("max", "minmax"):
         raise ValueError(f"unknown score normalization {normalization!r}; use max or minmax")
     fused: dict[str, float] = {}
-    signals: dict[str, dict[str, dict[str, float]]] = {}
+    signals: dict[str, Signals] = {}
     for retriever, hits in ranked.items():
         weight = 1.0 if weights is None else weights.get(retriever, 1.0)
         unique: dict[str, float] = {}
@@ -152,7 +153,7 @@ def weighted_score_fusion(
             unique.setdefault(chunk_id, score)
         for rank, ((chunk_id, score), norm) in enumerate(zip(unique.items(), _normalise(list(unique.values()), normalization), strict=True), start=1):
             fused[chunk_id] = fused.get(chunk_id, 0.0) + weight * norm
-            signals.setdefault(chunk_id, {})[retriever] = {"rank": float(rank), "score": float(score), "normalized": norm}
+            signals.setdefault(chunk_id, Signals()).found_in(retriever, float(rank), float(score), norm)
     order = sorted(fused, key=lambda cid: (-fused[cid], cid))
     return [(cid, fused[cid], signals[cid]) for cid in order]
 

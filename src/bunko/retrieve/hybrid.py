@@ -14,6 +14,7 @@ from bunko.retrieve.coverage import term_coverage
 from bunko.retrieve.dense import DenseRetriever
 from bunko.retrieve.fusion import BM25_SHARE, Fused, coverage_fusion, rank_fusion
 from bunko.retrieve.keyword import KeywordRetriever
+from bunko.schema import Signals
 from bunko.store.base import SearchIndex
 
 
@@ -89,13 +90,12 @@ class HybridRetriever:
                 cosines.update(zip(missing, similarity.tolist(), strict=True))
         return cosines
 
-    def explain(self, signals: Mapping[str, Mapping[str, float]]) -> list[str]:
+    def explain(self, signals: Signals) -> list[str]:
         lines = signal_lines(signals)
-        if "coverage" in signals:
-            coverage = signals["coverage"]
+        if (coverage := signals.coverage) is not None:
             lines.append(
-                f"holds {coverage['score']:.0%} of the query's idf-weighted terms; keyword evidence {coverage['evidence']:.3f} = "
-                f"that share + {BM25_SHARE:.2f} × relative BM25 {coverage['relative_bm25']:.3f}; "
+                f"holds {coverage.score:.0%} of the query's idf-weighted terms; keyword evidence {coverage.evidence:.3f} = "
+                f"that share + {BM25_SHARE:.2f} × relative BM25 {coverage.relative_bm25:.3f}; "
                 "fused score = dense weight × cosine + keyword weight × evidence (weights: the route above)"
             )
         return lines

@@ -24,7 +24,7 @@ from bunko.retrieve.mmr import mmr_order
 from bunko.retrieve.parents import WINDOW as PARENT_WINDOW
 from bunko.retrieve.parents import expand_parents
 from bunko.retrieve.router import DEFAULT_RULES, Route, RouteRule, route
-from bunko.schema import Chunk, Hit
+from bunko.schema import Chunk, Hit, RankSignal, Signals
 from bunko.store.base import SearchIndex
 from bunko.text.analyzers import Analyzer, query_text
 from bunko.text.languages import LANGUAGES, query_language
@@ -119,7 +119,7 @@ class Searcher:
             fused = self._diversify(fused, candidates, config.mmr_lambda)
         hits = self._hits(fused, k, group_by)
         for rank, hit in enumerate(hits, start=1):
-            hit.signals["fusion"] = {"score": hit.score, "rank": float(rank)}
+            hit.signals.fusion = RankSignal(float(rank), hit.score)
         timings["fuse"] = time.perf_counter() - started - steps
         return SearchResult(hits=hits, query_vector=vector, query_tokens=tokens, mode=mode, route=chosen, timings=timings)
 
@@ -153,16 +153,15 @@ class Searcher:
         vectors = self.store.vectors_for([cid for cid, _, _ in head])
         order = mmr_order(np.array([score for _, score, _ in head]), vectors, len(head), lambda_)
         for position, index in enumerate(order, start=1):
-            head[index][2]["mmr"] = {"rank": float(position), "lambda": lambda_}
+            head[index][2].mmr_rank, head[index][2].mmr_lambda = float(position), lambda_
         return [head[i] for i in order] + fused[pool:]
 
 
-def _distance(signals: Mapping[str, Mapping[str, float]]) -> float | None:
+def _distance(signals: Signals) -> float | None:
     """Cosine distance from dense search's score, or from the similarity fusion computed for a chunk dense search missed."""
-    for name in ("dense", "similarity"):
-        if name in signals:
-            return 1.0 - signals[name]["score"]
-    return None
+    if signals.dense is not None:
+        return 1.0 - signals.dense.score
+    return None if signals.similarity is None else 1.0 - signals.similarity
 
 
 def group_hits(hits: list[Hit], group_by: str) -> list[Hit]:

@@ -23,7 +23,7 @@ def hit_view(hit: Hit, explanation: list[str] | None = None) -> dict[str, Any]:
         "pages": chunk.pages, "kinds": chunk.kinds, "score": hit.score, "distance": hit.distance, "text": chunk.text,
     }
     if explanation is not None:
-        view["signals"] = hit.signals
+        view["signals"] = hit.signals.to_dict()
         view["explanation"] = explanation
     return view
 
