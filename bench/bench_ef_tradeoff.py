@@ -25,9 +25,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_retrieval as br
 
 from bunko.config import RetrieveConfig
-from bunko.text.analyzers import multilingual
 from bunko.retrieve.searcher import Searcher
 from bunko.store.local import LocalStore
+from bunko.text.analyzers import multilingual
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

@@ -68,9 +68,9 @@ from bunko.config import RetrieveConfig
 from bunko.embed.base import embed_queries, normalize_rows
 from bunko.ingest.pipeline import IngestReport
 from bunko.retrieve import fusion
-from bunko.text.analyzers import query_text
 from bunko.retrieve.searcher import Searcher
 from bunko.schema import IngestJob, JobStatus
+from bunko.text.analyzers import query_text
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"

@@ -195,10 +195,10 @@ Rankings = dict[str, list[str]]
 
 def bunko_store(corpus: Corpus, folder: Path):
     """A LocalStore holding the corpus's passages (one document per source file) with their USE vectors."""
-    from bunko.text.analyzers import multilingual
     from bunko.schema import Chunk, ParsedDocument, doc_id_for
     from bunko.store.base import StoredChunk
     from bunko.store.local import LocalStore
+    from bunko.text.analyzers import multilingual
 
     store = LocalStore(folder)
     by_source: dict[str, list[int]] = {}
@@ -227,8 +227,8 @@ BUNKO_VARIANTS = {
 
 def bunko_systems(corpus: Corpus, tmp: Path) -> dict[str, tuple[Rankings, dict]]:
     from bunko.config import RetrieveConfig
-    from bunko.text.analyzers import multilingual
     from bunko.retrieve.searcher import Searcher
+    from bunko.text.analyzers import multilingual
 
     started = time.perf_counter()
     store = bunko_store(corpus, tmp / f"bunko-{corpus.lang}")
@@ -598,10 +598,10 @@ def bunko_store_folder(size: int) -> Path:
 
 
 def write_bunko_store(folder: Path, texts: list[str], vectors: np.ndarray) -> float:
-    from bunko.text.analyzers import multilingual
     from bunko.schema import Chunk, ParsedDocument, doc_id_for
     from bunko.store.base import StoredChunk
     from bunko.store.local import LocalStore
+    from bunko.text.analyzers import multilingual
 
     shutil.rmtree(folder, ignore_errors=True)
     store = LocalStore(folder)
@@ -624,9 +624,9 @@ def worker_bunko(size: int, queries: list[str], qv: np.ndarray, pools: dict, bud
     from bunko.config import RetrieveConfig
     from bunko.index.bm25 import BM25Index
     from bunko.index.hnsw import HnswIndex
-    from bunko.text.analyzers import multilingual
     from bunko.retrieve.searcher import Searcher
     from bunko.store.local import LocalStore
+    from bunko.text.analyzers import multilingual
 
     folder = bunko_store_folder(size)
     marker = folder / "bench-written.json"

@@ -26,11 +26,11 @@ from bunko import Bunko
 from bunko.chunk.sentences import split_sentences
 from bunko.config import RetrieveConfig
 from bunko.embed.use_m3 import UseM3Embedder
-from bunko.text.analyzers import multilingual
 from bunko.retrieve.searcher import Searcher
 from bunko.schema import Chunk, ParsedDocument, doc_id_for
 from bunko.store.base import StoredChunk
 from bunko.store.local import LocalStore
+from bunko.text.analyzers import multilingual
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "src" / "bunko" / "samples" / "docs"

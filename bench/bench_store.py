@@ -35,11 +35,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_search import CHUNKS_PER_DOC, percentile, sample_sentences, synthetic_docs
 
 from bunko.config import RetrieveConfig
-from bunko.text.analyzers import multilingual
 from bunko.retrieve.searcher import Searcher
 from bunko.schema import ParsedDocument
 from bunko.store.base import StoredChunk
 from bunko.store.local import LocalStore
+from bunko.text.analyzers import multilingual
 
 RESULTS = Path(__file__).resolve().parent / "results"
 DIM = 512

@@ -184,6 +184,10 @@ class LLMConfig(_Section):
     timeout_s: float = Field(60.0, gt=0)
     retries: int = Field(2, ge=0, description="Retries on connection errors, time-outs, 429 and 5xx.")
     threads: int | None = Field(None, ge=1, description="CPU threads for the llamacpp backend.")
+    prompt_price_per_1k: float | None = Field(
+        None, ge=0, description="Price of 1,000 prompt tokens; with completion_price_per_1k, traces and evaluations report cost."
+    )
+    completion_price_per_1k: float | None = Field(None, ge=0, description="Price of 1,000 completion tokens.")
 
 
 class AnswerConfig(_Section):

@@ -238,9 +238,12 @@ class Bunko:
         return self._answerer
 
     def ask(self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None) -> Answer:
-        """A grounded answer: cited sentences from the evidence, or an abstention in the question's language."""
+        """A grounded answer: cited sentences from the evidence, or an abstention in the question's language.
+
+        ``answer.trace`` is what each stage did (timings, evidence, grade, token use), the record `trace()` reads back later.
+        """
         return self.answerer.ask(question, filters=filters, k=k)
 
     def ask_stream(self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None) -> Iterator[str | Answer]:
-        """Text deltas of the answer as each sentence passes the citation check, then the final `Answer`."""
+        """Text deltas of the answer as each sentence passes the citation check, then the final `Answer` (with its trace)."""
         return self.answerer.ask_stream(question, filters=filters, k=k)

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import enum
 import hashlib
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
+
+from bunko.trace import Trace
 
 
 class ElementKind(enum.StrEnum):
@@ -206,6 +208,8 @@ class Answer:
     notices: list[str] = field(default_factory=list)
     """Lines the policy appended to `text` (source dates, not-advice notice)."""
     policy: str = "standard"
+    trace: Trace | None = field(default=None, repr=False, compare=False)
+    """What each stage did (timings, evidence, grade, token use); not part of the answer's JSON, which links it by `trace_id`."""
 
 
 class JobStatus(enum.StrEnum):
@@ -264,7 +268,11 @@ class DocumentInfo:
 
 
 def to_dict(obj: Any) -> Any:
-    """JSON-ready form of any schema object (for `--json` and the HTTP API)."""
+    """JSON-ready form of any schema object (for `--json` and the HTTP API); an answer without its `trace`."""
+    if isinstance(obj, Answer):
+        data = asdict(replace(obj, trace=None))
+        del data["trace"]
+        return data
     return asdict(obj)
 
 

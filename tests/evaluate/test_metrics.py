@@ -21,6 +21,7 @@ from bunko.evaluate.metrics import (
 from bunko.evaluate.records import CitationRecord, HitRecord, QuestionRecord, SentenceRecord
 from bunko.evaluate.relevance import matched_units, source_matches
 from bunko.evaluate.runner import usage_from_trace
+from bunko.trace import Trace
 
 
 def hit(source: str, ordinal: int = 0, pages: list[int] | None = None, kinds: list[str] | None = None) -> HitRecord:
@@ -158,11 +159,21 @@ def test_latency_percentiles_per_stage() -> None:
     assert summary["latency_p50.dense"] == pytest.approx(0.02)  # over the questions that have the stage
 
 
-def test_tokens_and_cost_from_the_trace() -> None:
-    usage = usage_from_trace({"usage": {"prompt_tokens": 100, "completion_tokens": 20}, "cost": 0.002})
-    assert usage_scores(QuestionRecord("q", "Q?", usage=usage)) == {"tokens": (120.0, 1.0), "cost": (0.002, 1.0)}
-    anthropic = usage_from_trace({"llm": {"usage": {"input_tokens": 7, "output_tokens": 3, "total_tokens": 10}}})
-    assert anthropic == {"prompt_tokens": 7.0, "completion_tokens": 3.0, "total_tokens": 10.0}
+def test_tokens_and_cost_from_the_trace_add_up_every_model_call() -> None:
+    stored = {
+        "generator": "openai:m", "usage": {"prompt_tokens": 100, "completion_tokens": 20, "estimated": False, "cost": 0.002},
+        "llm_grade": {"verdict": "sufficient", "usage": {"input_tokens": 7, "output_tokens": 3, "cost": 0.0001}},
+    }
+    usage = usage_from_trace(Trace.from_dict(stored))
+    assert usage == {"prompt_tokens": 107.0, "completion_tokens": 23.0, "total_tokens": 130.0, "cost": pytest.approx(0.0021)}
+    assert usage_scores(QuestionRecord("q", "Q?", usage=usage)) == {"tokens": (130.0, 1.0), "cost": (pytest.approx(0.0021), 1.0)}
+
+
+def test_without_prices_the_cost_is_unknown_and_without_a_model_there_is_no_usage() -> None:
+    unpriced = usage_from_trace(Trace.from_dict({"usage": {"prompt_tokens": 7, "completion_tokens": 3, "estimated": True}}))
+    assert unpriced == {"prompt_tokens": 7.0, "completion_tokens": 3.0, "total_tokens": 10.0}
+    assert usage_scores(QuestionRecord("q", "Q?", usage=unpriced))["cost"] == (0.0, 0.0)
+    assert usage_from_trace(Trace.from_dict({"generator": "extractive"})) == {}
     assert usage_scores(QuestionRecord("q", "Q?")) == {"tokens": (0.0, 0.0), "cost": (0.0, 0.0)}
 
 

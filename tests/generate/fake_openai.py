@@ -4,7 +4,9 @@ Each test scripts it with ``server.reply = callable(messages, body) -> str`` (th
 assistant's text) or switches it to misbehave: ``server.mode`` = "ok",
 "error" (HTTP 500), "garbage" (200 with a body that is not a completion),
 "garbage_stream" (an event stream of non-JSON), "unauthorized" (401), "slow".
-Every request body is recorded in ``server.requests``.
+Every request body is recorded in ``server.requests``. Completions report
+``server.usage``; streams do too, in a last chunk without choices, when
+``server.stream_usage`` is set (as OpenAI does when asked, llama.cpp's server always).
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ class FakeChatServer:
         self.mode = "ok"
         self.failures_before_ok = 0
         self.slow_s = 2.0
+        self.usage = {"prompt_tokens": 321, "completion_tokens": 45, "total_tokens": 366}
+        self.stream_usage = False
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -56,7 +60,7 @@ class FakeChatServer:
                 return self._send(200, {
                     "id": "chatcmpl-1", "object": "chat.completion", "model": body.get("model"),
                     "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-                    "usage": {"prompt_tokens": 321, "completion_tokens": 45, "total_tokens": 366},
+                    "usage": server.usage,
                 })
 
             def _send(self, status: int, payload: dict[str, Any]) -> None:
@@ -82,6 +86,8 @@ class FakeChatServer:
                     event = {"choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
                     self.wfile.write(f"data: {json.dumps(event, ensure_ascii=False)}\n\n".encode())
                     self.wfile.flush()
+                if server.stream_usage:
+                    self.wfile.write(f"data: {json.dumps({'choices': [], 'usage': server.usage})}\n\n".encode())
                 self.wfile.write(b"data: [DONE]\n\n")
                 self.wfile.flush()
 

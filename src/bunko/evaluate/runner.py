@@ -1,47 +1,37 @@
 """Ask one opened collection every golden question and record what came back.
 
 Retrieval metrics are measured on ``Bunko.search`` with the largest k asked for (so recall@10 is
-possible while ``ask`` uses ``[retrieve] k``); answer metrics and stage latencies on ``Bunko.ask``
-and the trace it writes — the same path a user's question takes, not a re-implementation of it.
+possible while ``ask`` uses ``[retrieve] k``); answer metrics, stage latencies and token use on
+``Bunko.ask`` and the trace it returns — the same path a user's question takes, not a re-implementation of it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
 
 from bunko.engine import Bunko
 from bunko.evaluate.golden import GoldenItem
 from bunko.evaluate.records import CitationRecord, HitRecord, QuestionRecord, SentenceRecord
 from bunko.schema import Answer, Hit
+from bunko.trace import Trace
 
 QuestionProgress = Callable[[int, int, GoldenItem], None]
 
-_USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens", "input_tokens", "output_tokens", "cost")
 
+def usage_from_trace(trace: Trace) -> dict[str, float]:
+    """Tokens of every model call the trace records (LLM grade and generation), and their cost when priced.
 
-def usage_from_trace(trace: Mapping[str, Any]) -> dict[str, float]:
-    """LLM token use and cost, wherever a generator put them: ``usage`` at the top or under ``llm``.
-
-    OpenAI-style ``prompt_tokens``/``completion_tokens`` and Anthropic-style
-    ``input_tokens``/``output_tokens`` are both accepted; ``cost`` may sit beside ``usage``.
+    Empty for the extractive generator without an LLM grader: no model, nothing to count. ``cost`` is
+    absent, not 0, when ``[llm]`` gives no prices, so the cost metric averages only over priced runs.
     """
-    usage: dict[str, float] = {}
-    candidates = [trace.get("usage"), (trace.get("llm") or {}).get("usage") if isinstance(trace.get("llm"), dict) else None]
-    for block in candidates:
-        if isinstance(block, dict):
-            for key in _USAGE_KEYS:
-                value = block.get(key)
-                if isinstance(value, int | float) and not isinstance(value, bool):
-                    usage[key] = usage.get(key, 0.0) + float(value)
-    if "input_tokens" in usage:
-        usage.setdefault("prompt_tokens", usage.pop("input_tokens"))
-    if "output_tokens" in usage:
-        usage.setdefault("completion_tokens", usage.pop("output_tokens"))
-    cost = trace.get("cost")
-    if isinstance(cost, int | float) and not isinstance(cost, bool):
-        usage["cost"] = float(cost)
-    return usage
+    usage = trace.usage
+    if usage is None:
+        return {}
+    record = {"prompt_tokens": float(usage.prompt_tokens), "completion_tokens": float(usage.completion_tokens),
+              "total_tokens": float(usage.total_tokens)}
+    if usage.cost is not None:
+        record["cost"] = usage.cost
+    return record
 
 
 def hit_record(hit: Hit) -> HitRecord:
@@ -75,10 +65,9 @@ def evaluate_question(kb: Bunko, item: GoldenItem, k: int) -> QuestionRecord:
     record.confidence = float(answer.confidence)
     record.sentences = sentence_records(answer)
     record.trace_id = answer.trace_id
-    trace = kb.trace(answer.trace_id) or {}
-    timings = trace.get("timings") or {}
-    record.timings = {str(stage): float(v) for stage, v in timings.items() if isinstance(v, int | float)}
-    record.usage = usage_from_trace(trace)
+    if answer.trace is not None:
+        record.timings = dict(answer.trace.timings)
+        record.usage = usage_from_trace(answer.trace)
     return record
 
 

@@ -10,6 +10,10 @@ they name, the policy applied (strict drops what is not supported, masks
 personal data), and the kept sentences rendered with citation numbers in
 order of first use. Streaming runs the same pipeline sentence by sentence,
 so what a user watches appear is exactly the final ``Answer.text``.
+
+Each stage hands back a typed output (`bunko.trace`: `Evidence` with its
+`Grade`, `LLMGrade`, `Generation`); `run` alone puts them into the `Trace`
+that is attached to the answer and saved.
 """
 
 from __future__ import annotations
@@ -28,16 +32,16 @@ from bunko.embed.base import Embedder, embed_queries
 from bunko.generate.citation_marks import CitationNumbers, render_sentence, separator
 from bunko.generate.citations import SUPPORTED, UNCITED, CheckedSentence, CitationChecker, parse_sentences
 from bunko.generate.confidence import ConfidenceModel, key_terms
-from bunko.generate.crag import NOT_FOUND, REWRITE, LLMGrade, llm_grade
+from bunko.generate.crag import NOT_FOUND, REWRITE, llm_grade
 from bunko.generate.extractive import ExtractiveGenerator, citation_for
-from bunko.generate.grade import Grade, grade_answer
+from bunko.generate.grade import grade_answer
 from bunko.generate.guardrails import STANDARD, mask_pii, regulated_notices, source_date
 from bunko.generate.injection import looks_like_instruction
 from bunko.generate.language import ABSTAIN_MESSAGES, abstain_message, cross_language_note, detect_language, text_language
 from bunko.generate.prompts import build_messages, prompt_overhead
 from bunko.generate.retrieval_grade import RETRIEVAL_THRESHOLD
 from bunko.generate.units import readable_row
-from bunko.llm.base import ChatModel, Message, estimate_tokens
+from bunko.llm.base import ChatModel, Message, estimate_tokens, reported_usage
 from bunko.rerank.base import Reranker, RerankQuery
 from bunko.rerank.budget import fit_budget
 from bunko.rerank.dedup import dedup_hits
@@ -45,9 +49,10 @@ from bunko.rerank.evidence import ScoredUnit
 from bunko.rerank.light import CachingEmbedder
 from bunko.rerank.registry import build_reranker
 from bunko.retrieve.searcher import Searcher, SearchResult
-from bunko.schema import Answer, AnswerSentence, Hit
+from bunko.schema import Answer, AnswerSentence, Hit, to_dict
 from bunko.store.base import Store
 from bunko.text.analyzers import Analyzer
+from bunko.trace import Evidence, Generation, Grade, LLMGrade, Trace, TracedHit, Usage
 
 TOKEN_MARGIN = 64
 """Tokens kept free beyond the estimate: chat templates add role markers the estimate does not see."""
@@ -64,8 +69,8 @@ def is_abstention(sentence: str) -> bool:
 
 
 @dataclass
-class Evidence:
-    """What retrieval, rerank and the score grade produced for one query."""
+class Retrieved:
+    """Retrieval, rerank and the score grade for one query, with what generation still needs (vector, scored units)."""
 
     query: str
     result: SearchResult
@@ -78,30 +83,23 @@ class Evidence:
     scored: list[ScoredUnit] = field(default_factory=list)
     """The hits' quotable units, scored against the query: what the grade judged and the extractive answer quotes."""
     rerank_notes: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
 
-    def trace(self) -> dict[str, Any]:
+    def record(self) -> Evidence:
+        """The stage output the trace keeps (no vectors, no chunk text)."""
         route = asdict(self.result.route) if self.result.route else {}
-        return {
-            "query": self.query,
-            "route": {"mode": self.result.mode, **route},
-            "query_tokens": self.result.query_tokens,
-            "candidates": [_hit_trace(h) for h in self.candidates],
-            "hits": [_hit_trace(h) for h in self.hits],
-            "rerank": {
-                "order": [h.chunk.chunk_id for h in self.hits],
-                "duplicates_dropped": self.duplicates,
-                "notes": self.rerank_notes,
-            },
-            "grade": asdict(self.grade),
-        }
+        return Evidence(
+            query=self.query, route={"mode": self.result.mode, **route}, query_tokens=self.result.query_tokens,
+            candidates=[traced_hit(h) for h in self.candidates], hits=[traced_hit(h) for h in self.hits], grade=self.grade,
+            duplicates_dropped=self.duplicates, rerank_notes=self.rerank_notes, timings=self.timings,
+        )
 
 
-def _hit_trace(hit: Hit) -> dict[str, Any]:
-    return {
-        "chunk_id": hit.chunk.chunk_id, "source": hit.chunk.source, "section_path": hit.chunk.section_path,
-        "score": hit.score, "distance": hit.distance, "signals": hit.signals.to_dict(),
-        "instruction_like": looks_like_instruction(hit.chunk.text),
-    }
+def traced_hit(hit: Hit) -> TracedHit:
+    return TracedHit(
+        hit.chunk.chunk_id, hit.chunk.source, hit.chunk.section_path, hit.score, hit.distance, hit.signals.to_dict(),
+        looks_like_instruction(hit.chunk.text),
+    )
 
 
 class Answerer:
@@ -146,21 +144,22 @@ class Answerer:
         return self.run(question, filters, k, stream=True)
 
     # -- retrieval ----------------------------------------------------------
-    def evidence(self, query: str, filters: Mapping[str, Any] | None, k: int, timings: dict[str, float], prefix: str = "") -> Evidence:
+    def evidence(self, query: str, filters: Mapping[str, Any] | None, k: int) -> Retrieved:
+        timings: dict[str, float] = {}
         started = time.perf_counter()
         depth = max(k, self.config.rerank.candidates) if self.reranker.name != "none" else k
         result = self.searcher.search(query, k=depth, where=filters)
         vector = result.query_vector if result.query_vector is not None else embed_queries(self.embedder, [query])[0]
         weights = self.store.term_weights(result.query_tokens)
-        timings[prefix + "search"] = time.perf_counter() - started
+        timings["search"] = time.perf_counter() - started
         for name, seconds in result.timings.items():
-            timings[f"{prefix}search.{name}"] = seconds
+            timings[f"search.{name}"] = seconds
 
         started = time.perf_counter()
         reranked = self.reranker.rerank(RerankQuery(query, vector, result.query_tokens, weights), result.hits)
         kept, duplicates = dedup_hits(reranked, self.analyzer, self.config.rerank.dedup_similarity)
         hits = kept[:k]
-        timings[prefix + "rerank"] = time.perf_counter() - started
+        timings["rerank"] = time.perf_counter() - started
         notes = list(getattr(self.reranker, "failures", []))
 
         started = time.perf_counter()
@@ -172,8 +171,8 @@ class Answerer:
             query, tokens, hits, scored, keys, missing, self.analyzer, weights, self.confidence, self.min_confidence,
             retrieved=result.hits[:k],
         )
-        timings[prefix + "grade"] = time.perf_counter() - started
-        return Evidence(query, result, vector, weights, result.hits, hits, duplicates, verdict, scored, notes)
+        timings["grade"] = time.perf_counter() - started
+        return Retrieved(query, result, vector, weights, result.hits, hits, duplicates, verdict, scored, notes, timings)
 
     # -- the pipeline -------------------------------------------------------
     def run(self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None, stream: bool = False) -> Iterator[str | Answer]:
@@ -181,23 +180,19 @@ class Answerer:
         config = self.config.answer
         k = k or self.searcher.config.k
         language = detect_language(question)
-        timings: dict[str, float] = {}
-        trace: dict[str, Any] = {
-            "question": question, "language": language, "filters": dict(filters or {}), "policy": config.policy,
-            "generator": self.generator_name, "reranker": self.reranker.name,
-        }
-        evidence = self.evidence(question, filters, k, timings)
-        trace.update(evidence.trace())
+        stage_timings: dict[str, float] = {}
+        first = evidence = self.evidence(question, filters, k)
         abstain_reason = None if evidence.hits else "no_hits"
 
+        graded: LLMGrade | None = None
         if self.chat_model is not None and config.llm_grader and evidence.hits:
             timer = time.perf_counter()
-            graded: LLMGrade = llm_grade(self.chat_model, question, evidence.hits)
-            timings["llm_grade"] = time.perf_counter() - timer
-            trace["llm_grade"] = asdict(graded)
+            graded = llm_grade(self.chat_model, question, evidence.hits)
+            stage_timings["llm_grade"] = time.perf_counter() - timer
+            if graded.usage is not None:
+                graded.usage = self._priced(graded.usage)
             if graded.verdict == REWRITE and graded.query:
-                evidence = self.evidence(graded.query, filters, k, timings, prefix="rewrite.")
-                trace["rewrite"] = evidence.trace()
+                evidence = self.evidence(graded.query, filters, k)
                 abstain_reason = None if evidence.hits else "no_hits"
             elif graded.verdict == NOT_FOUND:
                 abstain_reason = "llm_grade_not_found"
@@ -208,6 +203,7 @@ class Answerer:
 
         hits = evidence.hits
         pipeline = _SentencePipeline(self, hits, language)
+        generation = Generation(self.generator_name)
         timer = time.perf_counter()
         if abstain_reason is None:
             if self.generator_name == "extractive":
@@ -216,28 +212,37 @@ class Answerer:
                 hits = self._budget(question, hits, language)
                 pipeline.hits = hits
                 messages = build_messages(question, hits, language, config.max_sentences)
-                trace["prompt"] = messages
                 assert self.chat_model is not None
                 deltas = self.chat_model.stream(messages) if stream else iter([self.chat_model.complete(messages)])
                 yield from pipeline.feed_text(deltas, stream)
-                trace["raw_output"] = pipeline.raw
-                trace["usage"] = token_usage(self.chat_model, messages, pipeline.raw)
-        timings["generate"] = time.perf_counter() - timer - pipeline.check_seconds
-        timings["check"] = pipeline.check_seconds
+                generation.prompt = messages
+                generation.raw_output = pipeline.raw
+                generation.usage = self._priced(token_usage(self.chat_model, messages, pipeline.raw))
+                generation.budget = [h.chunk.chunk_id for h in hits]
+        generation.timings = {"generate": time.perf_counter() - timer - pipeline.check_seconds, "check": pipeline.check_seconds}
+        generation.sentences, generation.removed, generation.pii_masked = pipeline.verdicts, pipeline.removed, dict(pipeline.masked)
         if abstain_reason is None and not pipeline.kept:
             abstain_reason = "model_abstained" if pipeline.model_abstained else "no_supported_sentence"
 
-        answer = self._finish(question, language, evidence, pipeline, abstain_reason, trace)
+        answer = self._finish(question, language, evidence, pipeline, abstain_reason)
         if stream:
             tail = answer.text[len(pipeline.text):] if answer.text.startswith(pipeline.text) else ""
             if tail:
                 yield tail
-        timings["total"] = time.perf_counter() - started
-        trace["timings"] = timings
-        self.store.save_trace(answer.trace_id, question, trace)
+        stage_timings["total"] = time.perf_counter() - started
+        answer.trace = Trace(
+            question=question, trace_id=answer.trace_id, language=language, policy=config.policy, reranker=self.reranker.name,
+            evidence=first.record(), generation=generation, filters=dict(filters or {}), llm_grade=graded,
+            rewrite=evidence.record() if evidence is not first else None, abstain_reason=abstain_reason,
+            answer=to_dict(answer), stage_timings=stage_timings,
+        )
+        self.store.save_trace(answer.trace_id, question, answer.trace.to_dict())
         yield answer
 
-    def _extractive(self, question: str, evidence: Evidence) -> list[CheckedSentence]:
+    def _priced(self, usage: Usage) -> Usage:
+        return usage.priced(self.config.llm.prompt_price_per_1k, self.config.llm.completion_price_per_1k)
+
+    def _extractive(self, question: str, evidence: Retrieved) -> list[CheckedSentence]:
         sentences = self.extractive.answer(question, evidence.hits, evidence.scored)
         index = {h.chunk.chunk_id: i + 1 for i, h in enumerate(evidence.hits)}
         language = detect_language(question)
@@ -258,8 +263,7 @@ class Answerer:
         return fit_budget(hits, self.config.answer.context_chars, max(room, 0), count)
 
     def _finish(
-        self, question: str, language: str, evidence: Evidence, pipeline: _SentencePipeline, abstain_reason: str | None,
-        trace: dict[str, Any],
+        self, question: str, language: str, evidence: Retrieved, pipeline: _SentencePipeline, abstain_reason: str | None,
     ) -> Answer:
         config = self.config.answer
         policy = config.policy
@@ -280,19 +284,10 @@ class Answerer:
                 dates = self._source_dates(sentences)
                 notices = regulated_notices(language, dates, needs_review)
                 text = text + "\n\n" + "\n".join(notices)
-        answer = Answer(
+        return Answer(
             question=question, text=text, sentences=sentences, abstained=abstained, confidence=confidence,
             trace_id=uuid.uuid4().hex[:16], language=language, needs_review=needs_review, notices=notices, policy=policy,
         )
-        trace.update({
-            "abstain_reason": abstain_reason,
-            "budget": [h.chunk.chunk_id for h in pipeline.hits] if trace.get("prompt") else None,
-            "sentences": pipeline.verdicts,
-            "removed": pipeline.removed,
-            "pii_masked": dict(pipeline.masked),
-            "answer": asdict(answer),
-        })
-        return answer
 
     @staticmethod
     def _language_note(language: str, sentences: list[AnswerSentence], hits: list[Hit]) -> str | None:
@@ -314,14 +309,12 @@ class Answerer:
         return dates
 
 
-def token_usage(model: ChatModel, messages: Sequence[Message], output: str) -> dict[str, int | bool]:
-    """The server's own token counts when it reported them, else a (high) estimate, marked as such."""
-    reported = getattr(model, "last_usage", None)
-    if reported and "prompt_tokens" in reported and "completion_tokens" in reported:
-        return {**reported, "total_tokens": reported["prompt_tokens"] + reported["completion_tokens"], "estimated": False}
-    prompt = sum(estimate_tokens(str(m.get("content", ""))) for m in messages)
-    completion = estimate_tokens(output)
-    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion, "estimated": True}
+def token_usage(model: ChatModel, messages: Sequence[Message], output: str) -> Usage:
+    """The model's own token counts when it reported them, else a (high) estimate, marked as such."""
+    reported = reported_usage(model)
+    if reported is not None:
+        return reported
+    return Usage(sum(estimate_tokens(str(m.get("content", ""))) for m in messages), estimate_tokens(output), estimated=True)
 
 
 class _SentencePipeline:

@@ -13,11 +13,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from bunko.generate.prompts import fence, location
-from bunko.llm.base import ChatModel, LLMError
+from bunko.llm.base import ChatModel, LLMError, reported_usage
 from bunko.schema import Hit
+from bunko.trace import LLMGrade
 
 SUFFICIENT, REWRITE, NOT_FOUND, UNKNOWN = "sufficient", "rewrite", "not_found", "unknown"
 PASSAGE_CHARS = 800
@@ -30,14 +30,6 @@ SYSTEM = (
     "(other terms, the documents' language) could find it;\n"
     '{"verdict": "not_found"} when the documents are unlikely to contain it at all.'
 )
-
-
-@dataclass
-class LLMGrade:
-    verdict: str
-    query: str | None = None
-    raw: str = ""
-    error: str | None = None
 
 
 def parse_grade(reply: str) -> LLMGrade:
@@ -69,6 +61,8 @@ def llm_grade(model: ChatModel, question: str, hits: Sequence[Hit]) -> LLMGrade:
         {"role": "user", "content": f"{blocks}\n\nQuestion: {question}\n\nJSON verdict:"},
     ]
     try:
-        return parse_grade(model.complete(messages, max_tokens=96))
+        graded = parse_grade(model.complete(messages, max_tokens=96))
     except LLMError as exc:
         return LLMGrade(UNKNOWN, None, "", str(exc))
+    graded.usage = reported_usage(model)
+    return graded

@@ -18,7 +18,6 @@ holds, or whose rare key terms the quoted chunk lacks. The same grade gates LLM 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 
 from bunko.generate.answer_types import question_type
 from bunko.generate.confidence import AnswerFeatures, ConfidenceModel, features_dict, rare_key_terms, typed_feature
@@ -28,26 +27,12 @@ from bunko.rerank.evidence import ScoredUnit, best_unit
 from bunko.retrieve.coverage import keyword_coverage
 from bunko.schema import Hit
 from bunko.text.analyzers import Analyzer
+from bunko.trace import Grade
 
 MAX_MARGIN = 0.3
 """A lead this large already means "no other document competes"; larger ones add nothing."""
 KEY_TERM_ABSENT = "key_term_absent"
 KEY_TERM_NOT_IN_EVIDENCE = "key_term_not_in_evidence"
-
-
-@dataclass
-class Grade:
-    sufficient: bool
-    confidence: float
-    answer_type: str = "none"
-    features: dict[str, float] = field(default_factory=dict)
-    key_terms: list[str] = field(default_factory=list)
-    missing_key_terms: list[str] = field(default_factory=list)
-    """Key terms of the question that no chunk of the collection (within the filters) holds."""
-    reason: str | None = None
-    """Why the grade refused regardless of the confidence: KEY_TERM_ABSENT or KEY_TERM_NOT_IN_EVIDENCE."""
-
-
 
 
 def answer_features(

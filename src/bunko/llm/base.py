@@ -2,7 +2,9 @@
 
 A model takes chat messages and returns text, whole or as deltas. Keeping the
 interface this small is what lets an OpenAI-compatible server, an in-process
-GGUF model and a test fake stand in for each other.
+GGUF model and a test fake stand in for each other. Token counts are the one
+extra a model may offer: an optional ``last_usage`` attribute (`reported_usage`),
+so a fake without it still fits.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Protocol
 
 from bunko.config import Config
 from bunko.errors import BunkoError
+from bunko.trace import Usage
 
 Message = dict[str, str]
 
@@ -53,6 +56,17 @@ def estimate_tokens(text: str) -> int:
     """
     cjk = len(_CJK.findall(text))
     return cjk + (len(text) - cjk + 2) // 3
+
+
+def reported_usage(model: object) -> Usage | None:
+    """Tokens of the model's last call (whole or streamed to its end), when the model reported or counted them.
+
+    Models keep it as ``last_usage``: set when a completion or stream finishes,
+    None when the server said nothing. One attribute per model instance, so with
+    calls in parallel on one model it may describe a neighbour's call.
+    """
+    usage = getattr(model, "last_usage", None)
+    return usage if isinstance(usage, Usage) else None
 
 
 def llm_backend(config: Config) -> str | None:

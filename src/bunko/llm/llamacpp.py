@@ -14,6 +14,7 @@ from typing import Any
 
 from bunko.config import LLMConfig
 from bunko.llm.base import LLMError, Message
+from bunko.trace import Usage
 
 
 class LlamaCppChatModel:
@@ -36,6 +37,8 @@ class LlamaCppChatModel:
         self.context_tokens = context_tokens
         self.max_tokens = max_tokens
         self.temperature = temperature
+        self.last_usage: Usage | None = None
+        """Tokens of the last call: llama.cpp's own counts for a completion, this model's tokenizer's for a stream."""
 
     @classmethod
     def from_config(cls, config: LLMConfig) -> LlamaCppChatModel:
@@ -49,18 +52,31 @@ class LlamaCppChatModel:
         return len(self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
     def complete(self, messages: Sequence[Message], max_tokens: int | None = None) -> str:
+        self.last_usage = None
         try:
             result = self._llama.create_chat_completion(
                 messages=list(messages), max_tokens=max_tokens or self.max_tokens, temperature=self.temperature,
             )
-            return str(result["choices"][0]["message"]["content"] or "")
+            content = str(result["choices"][0]["message"]["content"] or "")
         except (KeyError, IndexError, TypeError) as exc:
             raise LLMError(f"{self.name}: unexpected completion shape ({exc})") from None
+        usage = result.get("usage")
+        self.last_usage = Usage.from_dict(usage) if isinstance(usage, dict) else self._counted(messages, content)
+        return content
 
     def stream(self, messages: Sequence[Message], max_tokens: int | None = None) -> Iterator[str]:
+        self.last_usage = None
+        output = ""
         for chunk in self._llama.create_chat_completion(
             messages=list(messages), max_tokens=max_tokens or self.max_tokens, temperature=self.temperature, stream=True,
         ):
             content = chunk["choices"][0].get("delta", {}).get("content")
             if content:
+                output += content
                 yield content
+        self.last_usage = self._counted(messages, output)
+
+    def _counted(self, messages: Sequence[Message], output: str) -> Usage:
+        """Streams report no usage; the tokenizer counts the messages' text (not the chat template's markers), hence `estimated`."""
+        prompt = sum(self.count_tokens(str(m.get("content", ""))) for m in messages)
+        return Usage(prompt, self.count_tokens(output), estimated=True)

@@ -23,6 +23,7 @@ import httpx
 from bunko.config import LLMConfig
 from bunko.llm.base import LLMError, Message
 from bunko.openai_http import endpoint_url, retry_after, server_message, snippet
+from bunko.trace import Usage
 
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 MAX_RETRY_AFTER_S = 30.0
@@ -64,8 +65,8 @@ class OpenAIChatModel:
         self.retries = retries
         self.backoff_s = backoff_s
         self.api_key_env = api_key_env
-        self.last_usage: dict[str, int] | None = None
-        """Token counts the server reported for the last non-streamed completion (OpenAI's "usage")."""
+        self.last_usage: Usage | None = None
+        """Token counts the server reported for the last completion, or in the last events of a stream (OpenAI's "usage")."""
         self._client = httpx.Client(timeout=httpx.Timeout(timeout_s), headers={"User-Agent": "bunko"})
 
     @classmethod
@@ -152,8 +153,7 @@ class OpenAIChatModel:
             raise LLMError(f"{self.url} answered something that is not a chat completion: {snippet(response.text)!r}") from None
         if not isinstance(content, str):
             raise LLMError(f"{self.url} answered a chat completion without text content: {snippet(response.text)!r}")
-        usage = body.get("usage")
-        self.last_usage = {k: int(v) for k, v in usage.items() if k.endswith("_tokens") and isinstance(v, int)} if isinstance(usage, dict) else None
+        self.last_usage = _usage(body)
         return content
 
     def _events(self, response: httpx.Response) -> Iterator[str]:
@@ -171,6 +171,10 @@ class OpenAIChatModel:
                 event = json.loads(data)
             except json.JSONDecodeError:
                 raise LLMError(f"{self.url} streamed an event that is not JSON: {snippet(data)!r}") from None
+            if isinstance(event, dict) and (usage := _usage(event)) is not None:
+                self.last_usage = usage  # in a last chunk: llama.cpp's server always, OpenAI when asked (stream_options)
+                if not event.get("choices"):
+                    continue
             if isinstance(event, dict) and "error" in event:
                 error = event["error"]
                 message = error.get("message") if isinstance(error, dict) else error
@@ -183,3 +187,9 @@ class OpenAIChatModel:
                 raise LLMError(f"{self.url} streamed an event that is not a chat completion chunk: {snippet(data)!r}") from None
             if isinstance(content, str) and content:
                 yield content
+
+
+def _usage(body: Any) -> Usage | None:
+    """A completion's or chunk's ``usage``; None when absent or without both token counts."""
+    usage = body.get("usage") if isinstance(body, dict) else None
+    return Usage.from_dict(usage) if isinstance(usage, dict) else None

@@ -136,8 +136,7 @@ class ServedCollection:
     def _outcome(self, who: Principal, answer: Answer) -> AskOutcome:
         self.keys.own_trace(answer.trace_id, who.name)
         answer = acl.redact_answer(answer, self._visible_source(who))
-        trace = self.kb.trace(answer.trace_id) or {}
-        return AskOutcome(answer=answer, timings=dict(trace.get("timings") or {}))
+        return AskOutcome(answer=answer, timings=answer.trace.timings if answer.trace is not None else {})
 
     def ask(self, who: Principal, question: str, k: int | None, filters: Mapping[str, Any] | None) -> AskOutcome:
         answer = self._retrying(who, filters, lambda where: self.kb.ask(question, filters=where, k=k))
