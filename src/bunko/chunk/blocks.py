@@ -23,6 +23,7 @@ from bunko.chunk.sentences import split_sentences
 from bunko.chunk.sizing import Sizer
 from bunko.parse.tables import table_markdown
 from bunko.schema import ATOMIC_KINDS, Chunk, Element, ParsedDocument
+from bunko.text.scripts import starts_unspaced
 
 _MD_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
 
@@ -159,7 +160,7 @@ def sentence_pieces(text: str, sizer: Sizer) -> list[str]:
             sentence = sentence[end:].lstrip()
         if not sentence:
             continue
-        joiner = "" if not buffer or buffer[-1] in "。！？" or "\u3000" <= sentence[0] <= "\u9fff" else " "
+        joiner = "" if not buffer or buffer[-1] in "。！？" or starts_unspaced(sentence) else " "
         candidate = buffer + joiner + sentence if buffer else sentence
         if buffer and not sizer.fits(candidate):
             out.append(buffer)

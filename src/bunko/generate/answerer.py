@@ -32,7 +32,7 @@ from bunko.generate.extractive import ExtractiveGenerator, citation_for
 from bunko.generate.grade import Grade, grade_answer
 from bunko.generate.guardrails import STANDARD, mask_pii, regulated_notices, source_date
 from bunko.generate.injection import looks_like_instruction
-from bunko.generate.language import ABSTAIN_MESSAGES, abstain_message, cross_language_note, detect_language, text_language
+from bunko.generate.language import ABSTAIN_MESSAGES, abstain_message, cross_language_note
 from bunko.generate.prompts import build_messages, prompt_overhead
 from bunko.generate.retrieval_grade import RETRIEVAL_THRESHOLD
 from bunko.generate.units import readable_row
@@ -47,6 +47,8 @@ from bunko.retrieve.analyzers import Analyzer
 from bunko.retrieve.searcher import Searcher, SearchResult
 from bunko.schema import Answer, AnswerSentence, Hit
 from bunko.store.base import Store
+from bunko.text.languages import query_language as detect_language
+from bunko.text.languages import text_language
 
 TOKEN_MARGIN = 64
 """Tokens kept free beyond the estimate: chat templates add role markers the estimate does not see."""

@@ -44,6 +44,7 @@ import numpy as np
 
 from bunko.generate.answer_types import CHECKABLE, AnswerType
 from bunko.retrieve.analyzers import ENGLISH_STOPWORDS, identifiers
+from bunko.text.scripts import has_ja_zh
 
 FEATURES = ("similarity", "coverage", "chunk_coverage", "typed", "key_terms", "margin", "same_language", "retrieval")
 """Everything the grade computes and traces; a model uses the subset it was fitted on (`ConfidenceModel.features`)."""
@@ -70,7 +71,6 @@ def typed_feature(kind: AnswerType, typed: bool) -> float:
 
 
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_.+:/][A-Za-z0-9]+)*")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 
 
 def key_terms(question: str, tokens: Sequence[str]) -> list[str]:
@@ -83,7 +83,7 @@ def key_terms(question: str, tokens: Sequence[str]) -> list[str]:
     """
     present = set(tokens)
     found: list[str] = list(identifiers(list(tokens)))
-    cjk_question = bool(_CJK.search(question))
+    cjk_question = has_ja_zh(question)
     for match in _LATIN_WORD.finditer(question):
         word = match.group(0)
         at_start = not question[: match.start()].strip() or question[: match.start()].rstrip()[-1:] in ".?!"

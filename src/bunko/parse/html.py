@@ -19,6 +19,7 @@ from bunko.parse.base import ElementBuilder, dist_version
 from bunko.parse.encoding import decode_text
 from bunko.parse.tables import table_markdown, table_meta
 from bunko.schema import ParsedDocument
+from bunko.text.scripts import is_unspaced
 
 _DROP_TAGS = ("script", "style", "noscript", "template", "nav", "aside", "form", "iframe", "svg", "button", "select", "input", "head")
 _DROP_ROLES = {"navigation", "banner", "contentinfo", "complementary", "search"}
@@ -29,7 +30,6 @@ _META_CHARSET = re.compile(rb"<meta[^>]+charset=[\"']?([A-Za-z0-9_.:-]+)", re.IG
 
 
 _SOURCE_BREAK = re.compile(r"[ \t\r\f\v]*\n\s*")
-_CJK_CHAR = re.compile(r"[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
 
 
 def _source_whitespace(text: str) -> str:
@@ -40,7 +40,7 @@ def _source_whitespace(text: str) -> str:
     """
     def join(match: re.Match[str]) -> str:
         before, after = text[match.start() - 1: match.start()], text[match.end(): match.end() + 1]
-        return "" if _CJK_CHAR.match(before) and _CJK_CHAR.match(after) else " "
+        return "" if is_unspaced(before) and is_unspaced(after) else " "
 
     return _SOURCE_BREAK.sub(join, text)
 

@@ -25,9 +25,9 @@ from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
 
 from bunko.errors import DocumentError
 from bunko.parse.base import BBox, ElementBuilder, dist_version, page_error
-from bunko.parse.cjk import normalize
+from bunko.parse.cjk import join_words, normalize
 from bunko.parse.ocr import OCR_DPI, Tesseract, add_ocr_lines
-from bunko.parse.pdf_layout import WORD_GAP, Block, TextRun, is_caption, joined, reading_order, segments_from_words, text_runs
+from bunko.parse.pdf_layout import WORD_GAP, Block, TextRun, is_caption, reading_order, segments_from_words, text_runs
 from bunko.parse.tables import table_markdown, table_meta
 from bunko.schema import Element, ErrorCode, ParsedDocument
 
@@ -62,7 +62,7 @@ class _State:
 
 
 def _cell_text(value: Any) -> str:
-    return joined([line.strip() for line in normalize(str(value or "")).split("\n") if line.strip()])
+    return join_words([line.strip() for line in normalize(str(value or "")).split("\n") if line.strip()])
 
 
 def _in_box(obj: dict[str, Any], box: BBox) -> bool:

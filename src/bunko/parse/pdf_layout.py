@@ -28,7 +28,7 @@ from itertools import pairwise
 from typing import Any
 
 from bunko.parse.base import BBox, union_bbox
-from bunko.parse.cjk import is_cjk
+from bunko.parse.cjk import join_words
 
 COLUMN_GAP = 12.0
 """Narrowest white stripe (points) read as a gutter between columns."""
@@ -253,14 +253,6 @@ def _starts_article(text: str) -> bool:
     return bool(_CHAPTER.match(text)) and len(text) <= 40 and not _SENTENCE_END.search(text)
 
 
-def joined(texts: list[str]) -> str:
-    """Lines of one paragraph: a wrapped Latin line gets a space, a wrapped CJK line none."""
-    out = ""
-    for text in texts:
-        if out and not (is_cjk(out[-1]) or is_cjk(text[:1])):
-            out += " "
-        out += text
-    return out
 
 
 @dataclass
@@ -284,7 +276,7 @@ def text_runs(segments: list[Segment], body_size: float) -> list[TextRun]:
             groups.append([segment])
     runs: list[TextRun] = []
     for group in groups:
-        text = joined([s.text for s in group])
+        text = join_words([s.text for s in group])  # a wrapped Latin line gets a space, a wrapped CJK line none
         bbox = union_bbox([s.bbox for s in group])
         level = heading_level(group[0], text, body_size) if len(group) <= 3 else None
         if level is not None:
