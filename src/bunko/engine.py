@@ -6,7 +6,6 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from bunko.chunk.base import is_searchable
 from bunko.chunk.registry import get_chunker
 from bunko.config import CONFIG_FILE, Config
 from bunko.embed.base import Embedder
@@ -178,7 +177,7 @@ class Bunko:
                     raise CollectionError(f"{info.source}: stored vectors not found for {missing[:3]}; run `bunko reembed` first")
                 doc = ParsedDocument(info.doc_id, info.source, info.title, info.mime, info.parser, self.store.elements(info.source), info.meta)
                 stored = [
-                    StoredChunk(c, vectors[h], self.analyzer(c.embed_text) if is_searchable(c) else [], h)
+                    StoredChunk(c, vectors[h], self.analyzer(c.embed_text) if c.searchable else [], h)
                     for c, h in zip(chunks, hashes, strict=True)
                 ]
                 self.store.replace_document(doc, info.content_hash, stored)

@@ -3,14 +3,14 @@
 Every strategy builds its chunks through `make_chunk`, so lineage (element ids,
 pages, section path, kinds) is kept the same way whatever the strategy.
 
-Two meta keys are shared by all strategies because tests, the store and the
+Two meta entries are shared by all strategies because tests, the store and the
 integrity report rely on them:
 
 - ``overlap``: how many leading characters of ``text`` repeat text already in
   the previous chunk (a declared overlap, or a table header repeated in a later
   part). Everything after it is new text; nothing else is ever duplicated.
-- ``searchable`` (False) with ``role`` ("parent"): a chunk kept for context only;
-  stores leave it out of every search index.
+- the role (`ChunkRole`, set with `role_meta`): a parent is kept for context
+  only; stores leave it out of every search index (`Chunk.searchable`).
 """
 
 from __future__ import annotations
@@ -41,10 +41,6 @@ def embed_text_for(section_path: Sequence[str], text: str) -> str:
     if not section_path:
         return text
     return SECTION_SEPARATOR.join(section_path) + "\n" + text
-
-
-def is_searchable(chunk: Chunk) -> bool:
-    return chunk.meta.get("searchable", True) is not False
 
 
 def make_chunk(

@@ -23,7 +23,6 @@ from typing import Any
 
 import numpy as np
 
-from bunko.chunk.base import is_searchable
 from bunko.chunk.blocks import caption_side, table_rows
 from bunko.chunk.sizing import Sizer
 from bunko.schema import ATOMIC_KINDS, Chunk, Element
@@ -66,7 +65,7 @@ def caption_owner(elements: Sequence[Element], i: int) -> Element | None:
 def document_integrity(
     source: str, elements: Sequence[Element], chunks: Sequence[Chunk], limit: Sizer | None = None, strategy: str = ""
 ) -> DocumentIntegrity:
-    searchable = [c for c in chunks if is_searchable(c)]
+    searchable = [c for c in chunks if c.searchable]
     result = DocumentIntegrity(source, strategy, chunks=len(searchable), parents=len(chunks) - len(searchable))
     by_id = {e.element_id: e for e in elements}
     holding: dict[str, list[Chunk]] = {}

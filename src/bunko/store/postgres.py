@@ -39,11 +39,11 @@ from psycopg import sql
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
-from bunko.chunk.base import is_searchable
 from bunko.errors import CollectionError
 from bunko.index.bm25 import K1, B
 from bunko.index.memory import SIMILAR_CHUNKS
 from bunko.schema import (
+    SEARCHABLE_KEY,
     TERMINAL_STATUSES,
     Chunk,
     DocumentInfo,
@@ -53,6 +53,7 @@ from bunko.schema import (
     IngestJob,
     JobStatus,
     ParsedDocument,
+    meta_searchable,
 )
 from bunko.store.base import StoredChunk
 from bunko.store.postgres_schema import LOCK_NAMESPACE, migrate, set_search_path
@@ -65,8 +66,15 @@ OWNER_NAMESPACE = LOCK_NAMESPACE + 1
 DOCUMENT_NAMESPACE = LOCK_NAMESPACE + 2
 HNSW_INDEX = "chunks_embedding_hnsw"
 
-_SEARCHABLE = "COALESCE((c.meta::jsonb ->> 'searchable')::boolean, true)"
-"""parent_child's parents are stored for context, never ranked: the local store keeps them out of its index too."""
+
+
+def searchable_sql(table: str = "c") -> str:
+    """`Chunk.searchable` in SQL over `table`'s meta: parent_child's parents are stored for context, never ranked."""
+    prefix = f"{table}." if table else ""
+    return f"COALESCE(({prefix}meta::jsonb ->> '{SEARCHABLE_KEY}')::boolean, true)"
+
+
+_SEARCHABLE = searchable_sql()
 _TERMINAL = [s.value for s in TERMINAL_STATUSES]
 
 _KEYWORD_SQL = """
@@ -261,7 +269,7 @@ class PostgresStore:
                         _dumps(e.bbox) if e.bbox else None, _text(e.parent_id), _dumps(e.meta),
                     ))
             tokens = self._write_chunks(conn, doc, ingested_at, chunks)
-            searchable = sum(1 for stored in chunks if is_searchable(stored.chunk))
+            searchable = sum(1 for stored in chunks if stored.chunk.searchable)
             conn.execute(
                 "UPDATE corpus SET chunks = chunks + %s, tokens = tokens + %s, generation = generation + 1",
                 (searchable - removed, tokens - removed_tokens),
@@ -303,7 +311,7 @@ class PostgresStore:
             conn.execute("DELETE FROM postings WHERE chunk = ANY(%s)", ([r[0] for r in gone],))
         conn.execute("DELETE FROM elements WHERE doc_id = %s", (doc_id,))
         conn.execute("DELETE FROM documents WHERE doc_id = %s", (doc_id,))
-        searchable = sum(1 for r in gone if json.loads(r[2]).get("searchable", True) is not False)
+        searchable = sum(1 for r in gone if meta_searchable(json.loads(r[2])))
         return searchable, sum(r[1] for r in gone)
 
     def delete_document(self, source: str) -> bool:
@@ -367,7 +375,7 @@ class PostgresStore:
             cur.execute(
                 # a searchable chunk's real vector wins over a parent's blank one with the same text
                 "SELECT DISTINCT ON (embed_hash) embed_hash, embedding FROM chunks WHERE embed_hash = ANY(%s) "
-                "ORDER BY embed_hash, COALESCE((meta::jsonb ->> 'searchable')::boolean, true) DESC", (hashes,)
+                "ORDER BY embed_hash, " + searchable_sql("") + " DESC", (hashes,)
             )
             return {h: _vector(v) for h, v in cur.fetchall()}
 
