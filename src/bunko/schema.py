@@ -37,13 +37,17 @@ ATOMIC_KINDS = frozenset({ElementKind.TABLE, ElementKind.CODE, ElementKind.EQUAT
 @dataclass
 class Element:
     element_id: str
-    kind: str
+    kind: ElementKind
+    """Stored and serialised as its string value; a string read back from a store becomes the member."""
     text: str
     page: int | None = None
     section_path: list[str] = field(default_factory=list)
     bbox: tuple[float, float, float, float] | None = None
     parent_id: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.kind = ElementKind(self.kind)
 
 
 @dataclass

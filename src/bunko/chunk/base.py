@@ -20,7 +20,7 @@ from typing import Protocol
 
 from bunko.config import ChunkConfig
 from bunko.embed.base import Embedder
-from bunko.schema import Chunk, Element, ParsedDocument
+from bunko.schema import Chunk, Element, ElementKind, ParsedDocument
 
 SECTION_SEPARATOR = " > "
 JOIN = "\n\n"
@@ -54,9 +54,9 @@ def make_chunk(
     section_path = list(elements[0].section_path) if elements else []
     prefix = section_path
     first = elements[0] if elements else None
-    if first is not None and first.kind == "heading" and section_path and text.startswith(first.text.strip()):
+    if first is not None and first.kind == ElementKind.HEADING and section_path and text.startswith(first.text.strip()):
         prefix = section_path[:-1]
-    kinds = list(dict.fromkeys(str(e.kind) for e in elements))
+    kinds = list(dict.fromkeys(e.kind.value for e in elements))
     pages = sorted({e.page for e in elements if e.page is not None})
     body = f"{context}\n{text}" if context else text
     return Chunk(
@@ -78,7 +78,7 @@ def sections(elements: Sequence[Element]) -> Iterator[list[Element]]:
     """Runs of body elements between headings (headings themselves live in section_path)."""
     current: list[Element] = []
     for element in elements:
-        if element.kind == "heading":
+        if element.kind == ElementKind.HEADING:
             if current:
                 yield current
             current = []

@@ -25,7 +25,7 @@ import numpy as np
 
 from bunko.chunk.blocks import caption_side, table_rows
 from bunko.chunk.sizing import Sizer
-from bunko.schema import ATOMIC_KINDS, Chunk, Element
+from bunko.schema import ATOMIC_KINDS, Chunk, Element, ElementKind
 from bunko.store.base import Store
 
 SIZE_BINS = (0, 100, 200, 400, 800, 1600, 3200)
@@ -78,14 +78,14 @@ def document_integrity(
         result.oversized += bool(chunk.meta.get("oversized"))
         result.sizes.append(len(chunk.text))
     for i, element in enumerate(elements):
-        if element.kind == "table" and element.text.strip():
+        if element.kind == ElementKind.TABLE and element.text.strip():
             result.tables += 1
             parts = holding.get(element.element_id, [])
             if len(parts) > 1:
                 result.tables_split += 1
                 header = table_rows(element).header.split("\n")[0]
                 result.tables_split_without_header += any(header not in part.text for part in parts)
-        elif element.kind == "caption" and element.text.strip():
+        elif element.kind == ElementKind.CAPTION and element.text.strip():
             owner = caption_owner(elements, i)
             if owner is not None:
                 result.captions += 1
@@ -93,7 +93,7 @@ def document_integrity(
                     c.chunk_id for c in holding.get(owner.element_id, [])
                 }
                 result.captions_separated += not together
-        if element.kind != "heading" and element.text.strip():
+        if element.kind != ElementKind.HEADING and element.text.strip():
             result.elements += 1
             result.elements_missing += element.element_id not in holding
     return result
