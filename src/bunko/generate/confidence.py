@@ -43,6 +43,7 @@ from pathlib import Path
 import numpy as np
 
 from bunko.generate.answer_types import CHECKABLE, AnswerType
+from bunko.index.bm25_formula import share_idf
 from bunko.retrieve.analyzers import ENGLISH_STOPWORDS, identifiers
 from bunko.text.scripts import has_ja_zh
 
@@ -97,7 +98,7 @@ def key_terms(question: str, tokens: Sequence[str]) -> list[str]:
 RARE_TERM_SHARE = 0.1
 """A key term held by fewer than this share of the chunks names something specific ("fcitx5", "tmpfs");
 a name on every page ("Debian" in the Debian manuals) does not say what a passage is about."""
-RARE_IDF = math.log(1.0 + (1.0 - RARE_TERM_SHARE) / RARE_TERM_SHARE)
+RARE_IDF = share_idf(RARE_TERM_SHARE)
 """BM25 idf of a term in RARE_TERM_SHARE of the chunks (large collections), the same in every collection."""
 
 

@@ -10,8 +10,8 @@
   index is built when a collection outgrows exact search (building it once is
   ~10x cheaper than inserting into it row by row), and after a `bulk_load`.
 * Keyword search is BM25 computed in SQL over a postings table with the
-  formula of `bunko.index.bm25` (Lucene idf, k1 = 1.5, b = 0.75, each distinct
-  query term once), over the same analyzer tokens the local store indexes.
+  formula of `bunko.index.bm25_formula` (its `sql_term_score`: Lucene idf, k1, b,
+  each distinct query term once), over the same analyzer tokens the local store indexes.
 * Filters are translated to SQL by `sql_filters` and applied in those queries.
 * Jobs carry their writer's id; a live writer holds a session advisory lock on
   it, so `fail_unfinished_jobs` fails only jobs whose writer is gone, not
@@ -40,7 +40,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
 from bunko.errors import CollectionError
-from bunko.index.bm25 import K1, B
+from bunko.index.bm25_formula import idf, sql_term_score
 from bunko.index.memory import SIMILAR_CHUNKS
 from bunko.schema import (
     SEARCHABLE_KEY,
@@ -77,14 +77,17 @@ def searchable_sql(table: str = "c") -> str:
 _SEARCHABLE = searchable_sql()
 _TERMINAL = [s.value for s in TERMINAL_STATUSES]
 
-_KEYWORD_SQL = """
+_KEYWORD_SQL = (
+    """
 WITH q AS (SELECT DISTINCT t AS term FROM unnest(%(terms)s::text[]) AS t),
 p AS MATERIALIZED (SELECT p.term, p.chunk, p.tf, p.dl FROM postings p JOIN q ON p.term = q.term),
 df AS (SELECT term, count(*)::float8 AS df FROM p GROUP BY term),
 s AS (SELECT chunks::float8 AS n, CASE WHEN tokens > 0 THEN tokens::float8 / chunks ELSE 1.0 END AS avgdl FROM corpus),
 scored AS (
     SELECT p.chunk,
-           sum(ln(1.0 + (s.n - df.df + 0.5) / (df.df + 0.5)) * p.tf / (p.tf + {k1} * (1.0 - {b} + {b} * p.dl / s.avgdl))) AS score
+           sum("""
+    + sql_term_score(tf="p.tf", df="df.df", n="s.n", doc_len="p.dl", avg_len="s.avgdl")
+    + """) AS score
     FROM p JOIN df ON df.term = p.term CROSS JOIN s
     GROUP BY p.chunk
 )
@@ -93,8 +96,10 @@ WHERE {where}
 ORDER BY scored.score DESC, c.doc_id, c.ordinal
 LIMIT %(k)s
 """
+)
 
-_DOCUMENT_KEYWORD_SQL = """
+_DOCUMENT_KEYWORD_SQL = (
+    """
 WITH q AS (SELECT DISTINCT t AS term FROM unnest(%(terms)s::text[]) AS t),
 p AS MATERIALIZED (
     SELECT p.term, c.doc_id, sum(p.tf)::float8 AS tf
@@ -109,15 +114,20 @@ s AS (
 ),
 scored AS (
     SELECT p.doc_id,
-           sum(ln(1.0 + (s.n - df.df + 0.5) / (df.df + 0.5)) * p.tf / (p.tf + {k1} * (1.0 - {b} + {b} * dl.dl / s.avgdl))) AS score
+           sum("""
+    + sql_term_score(tf="p.tf", df="df.df", n="s.n", doc_len="dl.dl", avg_len="s.avgdl")
+    + """) AS score
     FROM p JOIN df ON df.term = p.term JOIN dl ON dl.doc_id = p.doc_id CROSS JOIN s
     GROUP BY p.doc_id
 )
 SELECT scored.doc_id, scored.score FROM scored
-WHERE {documents} AND EXISTS (SELECT 1 FROM chunks c WHERE c.doc_id = scored.doc_id AND {where} AND """ + _SEARCHABLE + """)
+WHERE {documents} AND EXISTS (SELECT 1 FROM chunks c WHERE c.doc_id = scored.doc_id AND {where} AND """
+    + _SEARCHABLE
+    + """)
 ORDER BY scored.score DESC, scored.doc_id
 LIMIT %(k)s
 """
+)
 """Document-level BM25: a document's term frequencies and length are its chunks' sums, as the local store's document index."""
 
 
@@ -535,9 +545,7 @@ class PostgresStore:
             terms = sorted(set(tokens))
             if not terms or k <= 0:
                 return []
-            statement = sql.SQL(_KEYWORD_SQL).format(
-                k1=sql.Literal(K1), b=sql.Literal(B), where=condition or sql.SQL("TRUE")
-            )
+            statement = sql.SQL(_KEYWORD_SQL).format(where=condition or sql.SQL("TRUE"))
             rows = conn.execute(statement, {"terms": terms, "k": k}).fetchall()
         return [(r[0], float(r[1])) for r in rows]
 
@@ -600,7 +608,7 @@ class PostgresStore:
     def _document_rows(
         conn: psycopg.Connection, terms: list[str], condition: sql.Composable, documents: sql.Composable, params: dict[str, Any]
     ) -> list[tuple[str, float]]:
-        statement = sql.SQL(_DOCUMENT_KEYWORD_SQL).format(k1=sql.Literal(K1), b=sql.Literal(B), where=condition, documents=documents)
+        statement = sql.SQL(_DOCUMENT_KEYWORD_SQL).format(where=condition, documents=documents)
         return [(r[0], float(r[1])) for r in conn.execute(statement, {"terms": terms, **params}).fetchall()]
 
     def _best_chunks(
@@ -618,7 +626,7 @@ class PostgresStore:
             ).format(in_documents)
             query = np.ascontiguousarray(np.asarray(vector, dtype=np.float32).ravel())
             return dict(conn.execute(statement, {"docs": doc_ids, "q": query}).fetchall())
-        statement = sql.SQL(_KEYWORD_SQL.replace("LIMIT %(k)s", "")).format(k1=sql.Literal(K1), b=sql.Literal(B), where=in_documents)
+        statement = sql.SQL(_KEYWORD_SQL.replace("LIMIT %(k)s", "")).format(where=in_documents)
         ranked = conn.execute(statement, {"terms": terms, "docs": doc_ids}).fetchall()
         doc_of = dict(conn.execute("SELECT chunk_id, doc_id FROM chunks WHERE chunk_id = ANY(%s::text[])", ([r[0] for r in ranked],)).fetchall())
         for chunk_id, _ in ranked:
@@ -638,7 +646,7 @@ class PostgresStore:
             df = dict(conn.execute(
                 "SELECT term, count(*) FROM postings WHERE term = ANY(%s::text[]) GROUP BY term", (terms,)
             ).fetchall()) if terms else {}
-        return {t: float(np.log(1.0 + (n - df.get(t, 0) + 0.5) / (df.get(t, 0) + 0.5))) for t in terms}
+        return {t: float(idf(float(df.get(t, 0)), n)) for t in terms}
 
     def matching_terms(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> dict[str, set[str]]:
         ids, terms = list(dict.fromkeys(chunk_ids)), sorted(set(tokens))
