@@ -67,7 +67,6 @@ import bench_pages as bp
 import page_corpora as pc
 
 from bunko import Bunko, Config
-from bunko.chunk.base import is_searchable
 from bunko.config import CONFIG_FILE, RetrieveConfig
 from bunko.embed.base import Embedder, embed_queries
 from bunko.embed.registry import build_embedder
@@ -157,7 +156,7 @@ def chunk_stats(kb: Bunko, corpus: bp.Corpus) -> dict[str, Any]:
     truncated = 0
     for chunk in kb.chunks():
         roles[str(chunk.meta.get("role", "single"))] += 1
-        if is_searchable(chunk):  # a parent only repeats its children's text and has no vector
+        if chunk.searchable:  # a parent only repeats its children's text and has no vector
             counts[corpus.page_key(chunk.source).split("/", 1)[0]] += 1
             lengths.append(len(chunk.text))
             truncated += bool(chunk.meta.get("truncated"))

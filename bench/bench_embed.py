@@ -48,6 +48,8 @@ from typing import Any
 
 import numpy as np
 
+from bunko.text.languages import query_language
+
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "src" / "bunko" / "samples" / "docs"
 RESULTS = ROOT / "bench" / "results"
@@ -75,11 +77,7 @@ def passages(count: int = PASSAGES, seed: int = 7) -> list[str]:
 
 
 def language_of(text: str) -> str:
-    if re.search(r"[\u3040-\u30ff]", text):
-        return "ja"
-    if re.search(r"[\u4e00-\u9fff]", text):
-        return "zh"
-    return "en"
+    return query_language(text)
 
 
 @dataclass

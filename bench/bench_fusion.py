@@ -50,6 +50,7 @@ import retrieval_data as rd
 from bunko.config import RetrieveConfig
 from bunko.retrieve import fusion
 from bunko.retrieve.searcher import Searcher
+from bunko.text.scripts import has_ja_zh
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
@@ -57,7 +58,6 @@ SAMPLES = ROOT / "src" / "bunko" / "samples"
 K = 10
 DEFAULT = "default (coverage, keyword 0.55, BM25 share 1/3, document 1.0, similarity 0.5)"
 HEADINGS_PER_LANGUAGE = 200
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 
 
 def variants() -> dict[str, tuple[str, dict[str, Any]]]:
@@ -125,7 +125,7 @@ def debian_questions(corpus: br.Corpus) -> dict[str, list[Question]]:
         title = re.sub(r"^[\d.]+\s*", "", section).strip()
         if "/faq/" in source and title.endswith("?"):
             sets.setdefault("faq", []).append((title, pids))
-        elif "debian-reference" in source and len(title) >= 4 and (corpus.lang == "en" or _CJK.search(title)):
+        elif "debian-reference" in source and len(title) >= 4 and (corpus.lang == "en" or has_ja_zh(title)):
             headings.append((title, pids))
     random.Random(0).shuffle(headings)
     sets["headings"] = headings[:HEADINGS_PER_LANGUAGE]

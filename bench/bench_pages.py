@@ -63,7 +63,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import page_corpora as pc
 
 from bunko import Bunko
-from bunko.chunk.base import is_searchable
 from bunko.config import RetrieveConfig
 from bunko.embed.base import embed_queries, normalize_rows
 from bunko.ingest.pipeline import IngestReport
@@ -193,7 +192,7 @@ def load_corpus(name: str, rebuild: bool, limit: int | None) -> Corpus:
         key = corpus.page_key(chunk.source)
         lang = key.split("/", 1)[0]
         counts.setdefault(lang, {"searchable": 0, "all": 0})["all"] += 1
-        if is_searchable(chunk):  # a parent only repeats its children's text
+        if chunk.searchable:  # a parent only repeats its children's text
             counts[lang]["searchable"] += 1
             texts[key].append(chunk.text[int(chunk.meta.get("overlap", 0)):])
     corpus.chunk_counts = counts

@@ -45,6 +45,8 @@ from typing import Any
 
 from bs4 import BeautifulSoup, Tag, XMLParsedAsHTMLWarning
 
+from bunko.text.scripts import has_ja_zh
+
 warnings.filterwarnings("ignore", category=XMLParsedAsHTMLWarning)
 
 CACHE = Path.home() / ".cache" / "bunko-bench" / "pages"
@@ -67,7 +69,6 @@ KEEP_EMPTY = ("br", "hr", "td", "th", "tr")
 FURNITURE_CLASSES = ("docnav", "navheader", "navfooter", "toc", "list-of-tables", "list-of-figures", "list-of-examples", "indexterm")
 FURNITURE_IDS = ("banner", "title")
 
-CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _NUMBER = re.compile(
     r"^(?:(?i:chapter|appendix|section|part)\s+[\dA-Z]+\.?"  # Chapter 6.  Appendix A.
     r"|第\s*[\d一二三四五六七八九十]+\s*[章部節节]"  # 第 6 章
@@ -108,7 +109,7 @@ def heading_number(text: str) -> str:
 
 def usable_query(text: str, lang: str) -> bool:
     """Long enough to describe something; in ja/zh, translated (at least one CJK character)."""
-    has_cjk = bool(CJK.search(text))
+    has_cjk = has_ja_zh(text)
     if lang != "en" and not has_cjk:
         return False
     if has_cjk:

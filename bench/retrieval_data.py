@@ -40,6 +40,8 @@ import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from bunko.text.scripts import HAN_CHAR, KANA_CHAR, UNSPACED
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "bench" / "data"
 DEBIAN_REFERENCE = Path("/usr/share/doc/debian-reference-common/docs")
@@ -53,10 +55,7 @@ ja/zh ranges keep passages of similar content size (about 60–200 words)."""
 VERSION = 1
 SEED = 20261202
 
-_KANA = re.compile(r"[\u3040-\u30ff]")
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-_CJK_CLASS = r"\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"
-_SPACE_BETWEEN_CJK = re.compile(rf"(?<=[{_CJK_CLASS}])\s+(?=[{_CJK_CLASS}])")
+_SPACE_BETWEEN_CJK = re.compile(rf"(?<=[{UNSPACED}])\s+(?=[{UNSPACED}])")
 _SENTENCE_EN = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 _SENTENCE_CJK = re.compile(r"(?<=[。！？!?])")
 
@@ -113,10 +112,10 @@ def clean(text: str) -> str:
 
 def text_lang(text: str, doc_lang: str) -> str:
     if doc_lang == "ja":
-        return "ja" if _KANA.search(text) else "en"
+        return "ja" if KANA_CHAR.search(text) else "en"
     if doc_lang == "zh":
-        han = len(_HAN.findall(text))
-        return "zh" if han >= 0.2 * max(len(text.replace(" ", "")), 1) and not _KANA.search(text) else "en"
+        han = len(HAN_CHAR.findall(text))
+        return "zh" if han >= 0.2 * max(len(text.replace(" ", "")), 1) and not KANA_CHAR.search(text) else "en"
     return "en"
 
 
@@ -159,7 +158,7 @@ def _blocks(root, section_tag: dict, title_of):
 def _split_long(text: str, limit: int) -> list[str]:
     if len(text) <= limit:
         return [text]
-    parts = [s for s in (_SENTENCE_CJK.split(text) if _HAN.search(text) else _SENTENCE_EN.split(text)) if s.strip()]
+    parts = [s for s in (_SENTENCE_CJK.split(text) if HAN_CHAR.search(text) else _SENTENCE_EN.split(text)) if s.strip()]
     out, current = [], ""
     for part in parts:
         if current and len(current) + len(part) + 1 > limit:
@@ -307,9 +306,9 @@ def eligible(sentence: str, lang: str) -> bool:
     if lang == "en":
         letters = sum(ch.isalpha() for ch in sentence)
         return 8 <= len(segs) <= 45 and len(content) >= 5 and letters >= 0.6 * len(sentence) and sentence.count("|") == 0
-    if lang == "ja" and not _KANA.search(sentence):
+    if lang == "ja" and not KANA_CHAR.search(sentence):
         return False
-    cjk = len(_HAN.findall(sentence)) + len(_KANA.findall(sentence))
+    cjk = len(HAN_CHAR.findall(sentence)) + len(KANA_CHAR.findall(sentence))
     lo, hi = (20, 130) if lang == "ja" else (15, 110)
     return lo <= len(sentence) <= hi and cjk >= 0.5 * len(sentence.replace(" ", "")) and len(content) >= 4 and "|" not in sentence
 

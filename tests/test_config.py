@@ -35,10 +35,3 @@ def test_collection_with_invalid_config_does_not_open(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"embed\.threads"):
         Bunko(folder)
 
-
-def test_a_misspelt_chunking_strategy_stops_the_collection_from_opening(tmp_path: Path) -> None:
-    folder = tmp_path / ".bunko"
-    folder.mkdir()
-    (folder / "bunko.toml").write_text('[chunk]\nstrategy = "parent-child"\n[chunk.templates]\nfaq = "qa"\n', encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"bunko\.toml.*chunk\.strategy: unknown chunking strategy 'parent-child'.*chunk\.templates\.faq"):
-        Bunko(folder)

@@ -32,6 +32,9 @@ class IngestConfig(_Section):
     )
 
 
+CHUNK_STRATEGIES = ("fixed", "heading", "page", "parent_child", "qa_pairs", "recursive", "semantic", "structure")
+"""The strategies `[chunk]` may name (and "auto" for `strategy`): the config's vocabulary, as search modes are.
+chunk/registry.py maps each to its chunker; tests/chunk/test_chunk_templates.py pins that the two agree."""
 DOCUMENT_KINDS = ("manual", "tables", "faq", "slides", "scanned", "default")
 """Kinds `bunko.chunk.templates.detect_kind` tells apart; `[chunk.templates]` maps each to a strategy."""
 
@@ -73,7 +76,12 @@ class ChunkConfig(_Section):
         return {**DEFAULT_TEMPLATES, **value}
 
     @model_validator(mode="after")
-    def _overlap_below_size(self) -> ChunkConfig:
+    def _known_strategies(self) -> ChunkConfig:
+        named = {"strategy": self.strategy, **{f"templates.{k}": v for k, v in self.templates.items()}}
+        named.update({f"rules[{i}].strategy": r.strategy for i, r in enumerate(self.rules)})
+        for key, name in named.items():
+            if name not in CHUNK_STRATEGIES and not (key == "strategy" and name == "auto"):
+                raise ValueError(f"{key}: unknown chunking strategy {name!r}; available: auto, {', '.join(CHUNK_STRATEGIES)}")
         if self.overlap_chars >= self.max_chars:
             raise ValueError(f"overlap_chars ({self.overlap_chars}) must be smaller than max_chars ({self.max_chars})")
         return self

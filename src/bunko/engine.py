@@ -6,11 +6,11 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from bunko.chunk.registry import get_chunker, unknown_strategies
+from bunko.chunk.registry import get_chunker
 from bunko.config import CONFIG_FILE, Config
 from bunko.embed.base import Embedder
 from bunko.embed.registry import build_embedder, embedder_name
-from bunko.errors import CollectionError, ConfigError
+from bunko.errors import CollectionError
 from bunko.generate.answerer import Answerer
 from bunko.ingest import maintenance
 from bunko.ingest.pipeline import Ingestor, IngestReport, Progress
@@ -57,8 +57,6 @@ class Bunko:
             self.path.mkdir(parents=True, exist_ok=True)
             (config or Config()).save(config_file)
         self.config = config or Config.load(config_file)
-        if problems := unknown_strategies(self.config.chunk):
-            raise ConfigError(f"{config_file}: invalid configuration: " + "; ".join(problems))
         self.root = self.path.resolve().parent
         self.store: Store = open_store(self.config, self.path)
         self.registry = registry or default_registry()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 import hashlib
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -38,13 +39,17 @@ ATOMIC_KINDS = frozenset({ElementKind.TABLE, ElementKind.CODE, ElementKind.EQUAT
 @dataclass
 class Element:
     element_id: str
-    kind: str
+    kind: ElementKind
+    """Stored and serialised as its string value; a string read back from a store becomes the member."""
     text: str
     page: int | None = None
     section_path: list[str] = field(default_factory=list)
     bbox: tuple[float, float, float, float] | None = None
     parent_id: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.kind = ElementKind(self.kind)
 
 
 @dataclass
@@ -56,6 +61,30 @@ class ParsedDocument:
     parser: str
     elements: list[Element]
     meta: dict[str, Any] = field(default_factory=dict)
+
+
+class ChunkRole(enum.StrEnum):
+    """A chunk's part in `parent_child`: the child is searched, its parent is what the reader gets."""
+
+    PARENT = "parent"
+    CHILD = "child"
+
+
+ROLE_KEY = "role"
+SEARCHABLE_KEY = "searchable"
+"""The `Chunk.meta` keys a role is stored under, as collections already on disk hold it: a parent is
+{"role": "parent", "searchable": false}. Stores filter on SEARCHABLE_KEY in SQL (`store.local.SEARCHABLE`,
+`store.postgres.searchable_sql`), so it stays in meta rather than becoming a column of its own."""
+
+
+def role_meta(role: ChunkRole) -> dict[str, Any]:
+    """The meta that gives a chunk its role: a parent is kept for context and left out of every search index."""
+    return {ROLE_KEY: role.value, SEARCHABLE_KEY: False} if role is ChunkRole.PARENT else {ROLE_KEY: role.value}
+
+
+def meta_searchable(meta: Mapping[str, Any]) -> bool:
+    """Whether a chunk with this meta is indexed: every chunk is but one marked {"searchable": false}."""
+    return meta.get(SEARCHABLE_KEY, True) is not False
 
 
 @dataclass
@@ -72,6 +101,15 @@ class Chunk:
     kinds: list[str] = field(default_factory=list)
     parent_id: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def role(self) -> ChunkRole | None:
+        value = self.meta.get(ROLE_KEY)
+        return None if value is None else ChunkRole(value)
+
+    @property
+    def searchable(self) -> bool:
+        return meta_searchable(self.meta)
 
 
 @dataclass

@@ -14,7 +14,6 @@ from chunkdocs import EN_SENTENCES, JA_SENTENCES, ZH_SENTENCES, HashEmbedder, do
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bunko.chunk.base import is_searchable
 from bunko.chunk.qa_pairs import is_question
 from bunko.chunk.registry import CHUNKERS, get_chunker
 from bunko.config import ChunkConfig
@@ -82,8 +81,8 @@ def budget(strategy: str, config: ChunkConfig) -> int | None:
 
 
 def check(doc: ParsedDocument, config: ChunkConfig, strategy: str, chunks: list[Chunk]) -> None:
-    searchable = [c for c in chunks if is_searchable(c)]
-    parents = [c for c in chunks if not is_searchable(c)]
+    searchable = [c for c in chunks if c.searchable]
+    parents = [c for c in chunks if not c.searchable]
     expected = expected_text(doc, strategy)
     assert new_text(searchable) == expected
     if strategy == "parent_child":  # what readers get: parents, and chunks that are their own parent
@@ -101,7 +100,7 @@ def check(doc: ParsedDocument, config: ChunkConfig, strategy: str, chunks: list[
         members = sorted(chunk.element_ids, key=order.__getitem__)
         source_text = "".join(squash(by_id[i].text) for i in members)
         assert squash(chunk.text[chunk.meta.get("overlap", 0) :]) in source_text
-        if limit is not None and is_searchable(chunk):
+        if limit is not None and chunk.searchable:
             assert len(chunk.text) <= limit or chunk.meta.get("oversized"), (strategy, len(chunk.text), limit)
 
 

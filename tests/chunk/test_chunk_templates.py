@@ -99,3 +99,10 @@ def test_ingest_records_kind_strategy_and_reason(make_kb, tmp_path: Path) -> Non
     }
     faq_chunks = kb.chunks("docs/faq.md")
     assert [c.text.split("\n\n")[0] for c in faq_chunks] == [f"Q: Question {i}?" for i in range(4)]
+
+
+def test_every_strategy_the_config_accepts_has_a_chunker() -> None:
+    from bunko.chunk.registry import CHUNKERS
+    from bunko.config import CHUNK_STRATEGIES
+
+    assert sorted(CHUNKERS) == sorted(CHUNK_STRATEGIES)

@@ -156,3 +156,40 @@ def test_glob_translation_agrees_with_fnmatch(pg: PostgresStore, pattern: str, t
     assert fnmatch.fnmatchcase(text, pattern) is matches
     with pg._pool.connection() as conn:
         assert conn.execute("SELECT %s ~ %s", (text, glob_to_regex(pattern))).fetchone()[0] is matches
+
+
+BM25_CORPUS = {
+    "travel-ja.md": ["東京23区に出張する一般社員の宿泊費の上限は一泊一万二千円です。", "宿泊費の上限を超える場合は事前承認が必要です。"],
+    "travel-zh.md": ["差旅住宿费上限为每晚八百元，超出部分需要审批。", "年假天数按司龄计算，司龄满五年的员工每年十五天。"],
+    "travel-en.md": ["The hotel limit is 120 euros per night; a higher rate needs approval.",
+                     "Each API key may send 60 requests per minute; error E-1024 means the limit was hit.", "Hotel receipts are required."],
+}
+BM25_QUERIES = ["宿泊費の上限", "住宿费上限", "hotel limit per night", "E-1024 错误 エラー", "年假 annual leave"]
+
+
+def test_keyword_scores_equal_the_local_stores_on_a_ja_zh_en_corpus(pg: PostgresStore, tmp_path) -> None:
+    """The SQL BM25 and the in-memory one are generated from the same formula: same corpus, same scores."""
+    from bunko.store.local import LocalStore
+
+    local = LocalStore(tmp_path / "local")
+    rng = np.random.default_rng(0)
+    for source, texts in BM25_CORPUS.items():
+        doc = ParsedDocument(doc_id_for(source), source, source, "text/markdown", "test", [], {})
+        stored = []
+        for i, text in enumerate(texts):
+            vector = rng.standard_normal(8).astype(np.float32)
+            chunk = Chunk(f"{source}#{i}", doc.doc_id, source, i, text, text)
+            stored.append(StoredChunk(chunk, vector / np.linalg.norm(vector), multilingual(text), f"{source}-{i}"))
+        for store in (local, pg):
+            store.replace_document(doc, "x", stored)
+    try:
+        for query in BM25_QUERIES:
+            tokens = multilingual(query)
+            expected = dict(local.keyword_search(tokens, 10))
+            assert expected
+            assert dict(pg.keyword_search(tokens, 10)) == pytest.approx(expected, rel=1e-5)
+            assert pg.term_weights(tokens) == pytest.approx(local.term_weights(tokens), rel=1e-9)
+            local_documents = {m.doc_id: m.score for m in local.document_keyword_search(tokens, 10)}
+            assert {m.doc_id: m.score for m in pg.document_keyword_search(tokens, 10)} == pytest.approx(local_documents, rel=1e-5)
+    finally:
+        local.close()

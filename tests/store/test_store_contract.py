@@ -17,7 +17,7 @@ import pytest
 from bunko.errors import FilterError
 from bunko.index.bm25 import BM25Index
 from bunko.index.filters import BUILTIN_FIELDS, compile_filter
-from bunko.schema import Chunk, Element, IngestJob, JobStatus, ParsedDocument, doc_id_for
+from bunko.schema import Chunk, ChunkRole, Element, IngestJob, JobStatus, ParsedDocument, doc_id_for, role_meta
 from bunko.store.base import Store, StoredChunk
 from bunko.store.local import LocalStore
 from bunko.text.analyzers import multilingual
@@ -352,6 +352,24 @@ def test_unknown_filter_fields_and_operators_raise(store: Store) -> None:
     with pytest.raises(FilterError, match="combinator"):
         store.dense_search(query, 3, {"$xor": [{"page": 1}]})
     assert len(store.dense_search(query, 3, {"owner": "総務部"})) == 3  # a document field is known once stored
+
+
+def test_a_chunk_stored_as_unsearchable_is_kept_for_context_but_never_found(store: Store) -> None:
+    """Collections on disk mark parents with meta {"searchable": false} alone or with {"role": "parent"}: both stay parents."""
+    rng = np.random.default_rng(3)
+    doc, stored = make_doc(0, rng, chunks=3)
+    stored[0].chunk.meta = {"searchable": False}
+    stored[1].chunk.meta = {**role_meta(ChunkRole.PARENT)}
+    stored[2].chunk.meta = {**role_meta(ChunkRole.CHILD)}
+    tokens = sorted({t for s in stored for t in s.tokens})
+    stored[0].tokens = stored[1].tokens = []  # as ingest stores a parent: its children carry its words
+    store.replace_document(doc, "hash", stored)
+    legacy, parent, child = store.get_chunks([s.chunk.chunk_id for s in stored])
+    assert (legacy.searchable, legacy.role) == (False, None)
+    assert (parent.searchable, parent.role) == (False, ChunkRole.PARENT)
+    assert (child.searchable, child.role) == (True, ChunkRole.CHILD)
+    assert {cid for cid, _ in store.keyword_search(tokens, 10)} == {child.chunk_id}
+    assert {cid for cid, _ in store.dense_search(stored[0].vector, 10)} == {child.chunk_id}
 
 
 def test_search_on_an_empty_store(store: Store) -> None:

@@ -3,14 +3,14 @@
 Every strategy builds its chunks through `make_chunk`, so lineage (element ids,
 pages, section path, kinds) is kept the same way whatever the strategy.
 
-Two meta keys are shared by all strategies because tests, the store and the
+Two meta entries are shared by all strategies because tests, the store and the
 integrity report rely on them:
 
 - ``overlap``: how many leading characters of ``text`` repeat text already in
   the previous chunk (a declared overlap, or a table header repeated in a later
   part). Everything after it is new text; nothing else is ever duplicated.
-- ``searchable`` (False) with ``role`` ("parent"): a chunk kept for context only;
-  stores leave it out of every search index.
+- the role (`ChunkRole`, set with `role_meta`): a parent is kept for context
+  only; stores leave it out of every search index (`Chunk.searchable`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Protocol
 
 from bunko.config import ChunkConfig
 from bunko.embed.base import Embedder
-from bunko.schema import Chunk, Element, ParsedDocument
+from bunko.schema import Chunk, Element, ElementKind, ParsedDocument
 
 SECTION_SEPARATOR = " > "
 JOIN = "\n\n"
@@ -43,10 +43,6 @@ def embed_text_for(section_path: Sequence[str], text: str) -> str:
     return SECTION_SEPARATOR.join(section_path) + "\n" + text
 
 
-def is_searchable(chunk: Chunk) -> bool:
-    return chunk.meta.get("searchable", True) is not False
-
-
 def make_chunk(
     doc: ParsedDocument, ordinal: int, text: str, elements: Sequence[Element], *, context: str = "", **meta: object
 ) -> Chunk:
@@ -58,9 +54,9 @@ def make_chunk(
     section_path = list(elements[0].section_path) if elements else []
     prefix = section_path
     first = elements[0] if elements else None
-    if first is not None and first.kind == "heading" and section_path and text.startswith(first.text.strip()):
+    if first is not None and first.kind == ElementKind.HEADING and section_path and text.startswith(first.text.strip()):
         prefix = section_path[:-1]
-    kinds = list(dict.fromkeys(str(e.kind) for e in elements))
+    kinds = list(dict.fromkeys(e.kind.value for e in elements))
     pages = sorted({e.page for e in elements if e.page is not None})
     body = f"{context}\n{text}" if context else text
     return Chunk(
@@ -82,7 +78,7 @@ def sections(elements: Sequence[Element]) -> Iterator[list[Element]]:
     """Runs of body elements between headings (headings themselves live in section_path)."""
     current: list[Element] = []
     for element in elements:
-        if element.kind == "heading":
+        if element.kind == ElementKind.HEADING:
             if current:
                 yield current
             current = []

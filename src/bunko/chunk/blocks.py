@@ -22,7 +22,8 @@ from bunko.chunk.base import JOIN, make_chunk
 from bunko.chunk.sentences import split_sentences
 from bunko.chunk.sizing import Sizer
 from bunko.parse.tables import table_markdown
-from bunko.schema import ATOMIC_KINDS, Chunk, Element, ParsedDocument
+from bunko.schema import ATOMIC_KINDS, Chunk, Element, ElementKind, ParsedDocument
+from bunko.text.scripts import starts_unspaced
 
 _MD_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
 
@@ -68,11 +69,11 @@ def caption_side(elements: Sequence[Element], i: int) -> int:
         if before is not None and before.element_id == caption.parent_id:
             return -1
         return 0
-    if before is not None and before.kind == "figure":
+    if before is not None and before.kind == ElementKind.FIGURE:
         return -1
-    if after is not None and after.kind in ("table", "figure"):
+    if after is not None and after.kind in (ElementKind.TABLE, ElementKind.FIGURE):
         return 1
-    if before is not None and before.kind == "table":
+    if before is not None and before.kind == ElementKind.TABLE:
         return -1
     return 0
 
@@ -83,7 +84,7 @@ def group_elements(elements: Sequence[Element]) -> list[list[Element]]:
     owners: set[int] = set()  # indexes in `groups` that hold an atomic element
     lead: list[Element] = []
     for i, element in enumerate(elements):
-        if element.kind == "caption" and element.text.strip():
+        if element.kind == ElementKind.CAPTION and element.text.strip():
             side = caption_side(elements, i)
             if side == 1 and elements[i + 1].kind in ATOMIC_KINDS:
                 lead.append(element)
@@ -107,7 +108,7 @@ def group_elements(elements: Sequence[Element]) -> list[list[Element]]:
 
 
 def _has_caption_after(elements: Sequence[Element], i: int) -> bool:
-    return i + 1 < len(elements) and elements[i + 1].kind == "caption" and caption_side(elements, i + 1) == -1
+    return i + 1 < len(elements) and elements[i + 1].kind == ElementKind.CAPTION and caption_side(elements, i + 1) == -1
 
 
 def table_rows(table: Element) -> TableRows:
@@ -127,9 +128,9 @@ def make_block(group: list[Element]) -> Block:
     text = JOIN.join(e.text.strip() for e in group if e.text.strip())
     if owner is None:
         return Block(text, group)
-    context = str(owner.meta.get("caption") or "") if not any(e.kind == "caption" for e in group) else ""
+    context = str(owner.meta.get("caption") or "") if not any(e.kind == ElementKind.CAPTION for e in group) else ""
     block = Block(text, group, atomic=True, context=context)
-    if owner.kind == "table":
+    if owner.kind == ElementKind.TABLE:
         rows = table_rows(owner)
         at = group.index(owner)
         rows.lead = [e.text.strip() for e in group[:at] if e.text.strip()]
@@ -159,7 +160,7 @@ def sentence_pieces(text: str, sizer: Sizer) -> list[str]:
             sentence = sentence[end:].lstrip()
         if not sentence:
             continue
-        joiner = "" if not buffer or buffer[-1] in "。！？" or "\u3000" <= sentence[0] <= "\u9fff" else " "
+        joiner = "" if not buffer or buffer[-1] in "。！？" or starts_unspaced(sentence) else " "
         candidate = buffer + joiner + sentence if buffer else sentence
         if buffer and not sizer.fits(candidate):
             out.append(buffer)
@@ -185,7 +186,7 @@ def split_table(block: Block, sizer: Sizer) -> list[Block]:
     groups.append(current)
     caption = " ".join([*table.lead, *table.tail])
     parts = []
-    owner = next(e for e in block.elements if e.kind == "table")
+    owner = next(e for e in block.elements if e.kind == ElementKind.TABLE)
     for i, rows in enumerate(groups):
         first, last = i == 0, i == len(groups) - 1
         text = table.render(rows, first, last)

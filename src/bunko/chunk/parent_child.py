@@ -3,7 +3,7 @@
 Small chunks embed one idea each and so match questions sharply; large chunks
 carry the surrounding context an answer needs. This strategy keeps both:
 parents are `structure` chunks of ``parent_max_chars``, stored with
-``{"role": "parent", "searchable": False}`` so no index holds them; each is cut
+the role `ChunkRole.PARENT` (``{"role": "parent", "searchable": False}``) so no index holds them; each is cut
 into children of ``max_chars`` (same rules: tables by rows with their header,
 captions with figures), which carry ``parent_id`` and are indexed. At search
 time `bunko.retrieve.parents` swaps a child hit's text for its parent's,
@@ -21,10 +21,7 @@ from bunko.chunk.sizing import Sizer, sizer_for
 from bunko.chunk.structure import structure_groups
 from bunko.config import ChunkConfig
 from bunko.embed.base import Embedder
-from bunko.schema import Chunk, ParsedDocument
-
-PARENT = "parent"
-CHILD = "child"
+from bunko.schema import Chunk, ChunkRole, ParsedDocument, role_meta
 
 
 class ParentChildChunker:
@@ -39,9 +36,9 @@ class ParentChildChunker:
             if len(children) == 1:
                 chunks.extend(to_chunks(doc, children, len(chunks)))
                 continue
-            (parent,) = to_chunks(doc, [group], len(chunks), role=PARENT, searchable=False)
+            (parent,) = to_chunks(doc, [group], len(chunks), **role_meta(ChunkRole.PARENT))
             chunks.append(parent)
-            for child in to_chunks(doc, children, len(chunks), role=CHILD):
+            for child in to_chunks(doc, children, len(chunks), **role_meta(ChunkRole.CHILD)):
                 child.parent_id = parent.chunk_id
                 chunks.append(child)
         return chunks

@@ -19,7 +19,7 @@ from bunko.chunk.sentences import split_sentences
 from bunko.chunk.sizing import sizer_for
 from bunko.config import ChunkConfig
 from bunko.embed.base import Embedder
-from bunko.schema import Chunk, Element, ParsedDocument
+from bunko.schema import Chunk, Element, ElementKind, ParsedDocument
 
 QUESTION_PREFIX = re.compile(
     r"^\s*(?:[QＱ]\s*\d*\s*[:：.．、)）]"  # Q: Q. Q1: Q1)
@@ -33,7 +33,7 @@ MAX_QUESTION_CHARS = 200
 
 def is_question(element: Element) -> bool:
     """A heading or a one-sentence paragraph that asks something."""
-    if element.kind not in ("heading", "paragraph"):
+    if element.kind not in (ElementKind.HEADING, ElementKind.PARAGRAPH):
         return False
     text = element.text.strip()
     if not text:
@@ -42,7 +42,7 @@ def is_question(element: Element) -> bool:
         return True
     if not QUESTION_END.search(text):
         return False
-    if element.kind == "heading":
+    if element.kind == ElementKind.HEADING:
         return True
     return len(text) <= MAX_QUESTION_CHARS and "\n" not in text and len(split_sentences(text)) == 1
 
@@ -54,7 +54,7 @@ def qa_runs(elements: list[Element]) -> list[tuple[Element | None, list[Element]
     body: list[Element] = []
     for element in elements:
         asks = is_question(element)
-        if asks or element.kind == "heading":
+        if asks or element.kind == ElementKind.HEADING:
             if question is not None or body:
                 runs.append((question, body))
             question, body = (element if asks else None), []

@@ -16,7 +16,6 @@ from bunko.chunk.recursive import RecursiveChunker
 from bunko.chunk.semantic import SemanticChunker
 from bunko.chunk.structure import StructureChunker
 from bunko.chunk.templates import AUTO, AutoChunker
-from bunko.config import ChunkConfig
 
 CHUNKERS: dict[str, type[Chunker]] = {
     chunker.name: chunker
@@ -36,17 +35,3 @@ def get_chunker(name: str) -> Chunker:
     except KeyError:
         raise ValueError(f"unknown chunking strategy {name!r}; available: {AUTO}, {', '.join(sorted(CHUNKERS))}") from None
 
-
-def unknown_strategies(config: ChunkConfig) -> list[str]:
-    """Every strategy the config names (strategy, templates, rules) that no chunker has, as "key: reason".
-
-    Checked when a collection opens, so a misspelt name in bunko.toml stops `bunko init` or the
-    first search, not the first ingest after the file changed.
-    """
-    named = {"strategy": config.strategy, **{f"templates.{k}": v for k, v in config.templates.items()}}
-    named.update({f"rules[{i}].strategy": r.strategy for i, r in enumerate(config.rules)})
-    return [
-        f"chunk.{key}: unknown chunking strategy {name!r}; available: {AUTO}, {', '.join(sorted(CHUNKERS))}"
-        for key, name in named.items()
-        if name not in CHUNKERS and not (key == "strategy" and name == AUTO)
-    ]

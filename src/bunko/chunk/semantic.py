@@ -26,13 +26,14 @@ from bunko.chunk.sizing import Sizer, sizer_for
 from bunko.config import ChunkConfig
 from bunko.embed.base import Embedder
 from bunko.schema import Chunk, ParsedDocument
+from bunko.text.scripts import starts_unspaced
 
 WINDOW = 2
 """Sentences on each side of a gap whose vectors are averaged (LangChain's buffer_size plays this part)."""
 
 
 def _joiner(left: str, right: str) -> str:
-    return "" if left[-1:] in "。！？" or "\u3000" <= right[:1] <= "\u9fff" else " "
+    return "" if left[-1:] in "。！？" or starts_unspaced(right) else " "
 
 
 def compose(units: Sequence[Block]) -> str:

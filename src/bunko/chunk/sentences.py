@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import re
 
+from bunko.text.scripts import JA_ZH
+
 _SENTENCE_END = re.compile(
     r"(?<=[。！？])[」』）\)\"']*"  # CJK stop, with any closing brackets
-    r"|(?<=[.!?])[\"')\]]*(?=\s+[\"'(\[A-Z0-9\u3040-\u30ff\u4e00-\u9fff])"  # Latin stop before a new sentence
+    r"|(?<=[.!?])[\"')\]]*(?=\s+[\"'(\[A-Z0-9" + JA_ZH + r"])"  # Latin stop before a new sentence
     r"|\n{2,}"
     r"|\n(?=\s*(?:[-*+•・]|\d+[.)、])\s)"  # list items
 )

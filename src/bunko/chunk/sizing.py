@@ -17,7 +17,6 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from bunko.chunk.base import is_searchable
 from bunko.config import ChunkConfig
 from bunko.embed.base import Embedder
 from bunko.schema import Chunk
@@ -99,7 +98,7 @@ def mark_truncated(chunks: Sequence[Chunk], embedder: Embedder | None, source: s
     limit = input_limit(embedder)
     if limit is None:
         return 0
-    cut = [c for c in chunks if is_searchable(c) and not limit.fits(c.embed_text)]
+    cut = [c for c in chunks if c.searchable and not limit.fits(c.embed_text)]
     for chunk in cut:
         chunk.meta["truncated"] = True
     if cut:

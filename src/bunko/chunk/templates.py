@@ -31,14 +31,14 @@ from bunko.chunk.base import Chunker
 from bunko.chunk.qa_pairs import is_question
 from bunko.config import ChunkConfig
 from bunko.embed.base import Embedder
-from bunko.schema import Chunk, ParsedDocument
+from bunko.schema import Chunk, ElementKind, ParsedDocument
 
 AUTO = "auto"
 SLIDE_MIMES = frozenset({
     "application/vnd.openxmlformats-officedocument.presentationml.presentation",
     "application/vnd.ms-powerpoint",
 })
-TABLE_KINDS = frozenset({"table", "sheet"})
+TABLE_KINDS = frozenset({ElementKind.TABLE, ElementKind.SHEET})
 MIN_QUESTIONS = 3
 """Fewer question-like lines than this is a document that asks a few things, not an FAQ."""
 MIN_MANUAL_HEADINGS = 3
@@ -59,18 +59,18 @@ def rule_matches(glob: str, source: str) -> bool:
 def detect_kind(doc: ParsedDocument, config: ChunkConfig) -> str:
     """slides, scanned, faq, tables, manual or default — from the mime type, OCR, questions, tables and headings."""
     elements = [e for e in doc.elements if e.text.strip()]
-    if doc.mime in SLIDE_MIMES or any(e.kind == "slide" for e in elements):
+    if doc.mime in SLIDE_MIMES or any(e.kind == ElementKind.SLIDE for e in elements):
         return "slides"
-    body = [e for e in elements if e.kind != "heading"]
+    body = [e for e in elements if e.kind != ElementKind.HEADING]
     if body and sum(e.meta.get("method") == "ocr" for e in body) * 2 >= len(body):
         return "scanned"
-    prose = [e for e in elements if e.kind in ("heading", "paragraph")]
+    prose = [e for e in elements if e.kind in (ElementKind.HEADING, ElementKind.PARAGRAPH)]
     questions = sum(is_question(e) for e in prose)
     if questions >= MIN_QUESTIONS and questions >= config.faq_share * len(prose):
         return "faq"
     if body and sum(e.kind in TABLE_KINDS for e in body) >= config.table_share * len(body):
         return "tables"
-    if sum(e.kind == "heading" for e in elements) >= MIN_MANUAL_HEADINGS:
+    if sum(e.kind == ElementKind.HEADING for e in elements) >= MIN_MANUAL_HEADINGS:
         return "manual"
     return "default"
 

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 from bunko.chunk.sentences import split_sentences
 from bunko.evaluate.golden import GoldenItem
-from bunko.generate.language import detect_language
 from bunko.schema import Chunk
+from bunko.text.languages import query_language
 
 _NUM = r"(?<![\d×xX*/:.,])\d+(?:[,，]\d{3})*(?:[.．]\d+)?(?![\d×:])"
 _JA_UNITS = ("営業日", "日間", "週間", "時間", "か月", "ヶ月", "カ月", "万円", "円", "日", "分", "年", "名", "人", "回", "件", "泊", "歳", "%", "％")
@@ -173,7 +173,7 @@ def draft_questions(chunks: Sequence[Chunk], n: int = 30, seed: int = 0, prefix:
     texts: dict[str, list[str]] = {}
     for chunk in chunks:
         texts.setdefault(chunk.source, []).append(chunk.text)
-    languages = {source: detect_language("\n".join(parts)[:4000]) for source, parts in texts.items()}
+    languages = {source: query_language("\n".join(parts)[:4000]) for source, parts in texts.items()}
     by_source: dict[str, list[Draft]] = {}
     for chunk in chunks:
         by_source.setdefault(chunk.source, []).extend(chunk_drafts(chunk, languages[chunk.source]))

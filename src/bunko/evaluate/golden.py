@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from bunko.errors import BunkoError
-from bunko.generate.language import detect_language
+from bunko.text.languages import query_language
 
 QUESTION_TYPES = ("fact", "table", "multi-hop", "absent")
 KNOWN_KEYS = (
@@ -161,7 +161,7 @@ def parse_item(data: Any, line: int) -> tuple[GoldenItem | None, list[str]]:
     qtype = tags.get("type", "fact")
     if qtype not in QUESTION_TYPES:
         problems.append(f"tags.type {qtype!r} is not one of {', '.join(QUESTION_TYPES)}")
-    lang = tags.get("lang") or (detect_language(question) if question else "en")
+    lang = tags.get("lang") or (query_language(question) if question else "en")
     if not isinstance(lang, str):
         problems.append("tags.lang must be a language code such as ja, zh or en")
         lang = "en"

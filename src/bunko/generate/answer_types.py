@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 
+from bunko.text.scripts import KATAKANA, has_ja_zh
+
 
 class AnswerType(StrEnum):
     OPTION = "option"
@@ -66,7 +68,7 @@ _QUESTION_RES = [(kind, re.compile(pattern, re.IGNORECASE)) for kind, pattern in
 
 
 _QUANTITY_QUESTION = re.compile(
-    r"いくら|何[日回人件年時分秒週月個本枚通文字円%％度台名ヶか点]|何[\u30a0-\u30ff]|どのくらい|どれくらい|何時|いつ|"
+    r"いくら|何[日回人件年時分秒週月個本枚通文字円%％度台名ヶか点]|何[" + KATAKANA + r"]|どのくらい|どれくらい|何時|いつ|"
     r"多少|几|多长|多久|多大|何时|什么时候|"
     r"\bhow (?:many|much|long|often|soon|old|large|big|quickly)\b|\bwhen\b"
     r"|\b(?:limit|maximum|minimum|rate|number|amount|price|period|deadline|duration|fee|cost|size)s?\b",
@@ -110,7 +112,6 @@ _PROGRAM_REFERENCE = re.compile(r"\b[a-z][\w.+-]*\(\d[a-z]?\)")
 _NAMED_PROGRAM = re.compile(r"[A-Za-z][\w.+-]*\s?(?:程序|命令|工具|コマンド|ツール|プログラム)|(?:程序|命令|工具|コマンド|ツール|プログラム)\s?[A-Za-z][\w.+-]*")
 """A Latin name called a program, command or tool in Japanese or Chinese prose ("xeyes 程序", "コマンド chvt")."""
 _LATIN_RUN = re.compile(r"[A-Za-z][\w.+-]*")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 
 
 def _new(spans: list[str], question: str) -> bool:
@@ -125,7 +126,7 @@ def _found(pattern: re.Pattern[str], text: str) -> list[str]:
 
 def _latin_words_in_cjk(text: str) -> list[str]:
     """In Japanese or Chinese prose a Latin word is a named thing: a command, a package, an option."""
-    return _found(_LATIN_RUN, text) if _CJK.search(text) else []
+    return _found(_LATIN_RUN, text) if has_ja_zh(text) else []
 
 
 def holds_type(text: str, kind: AnswerType, code: bool = False, question: str = "") -> bool:

@@ -37,7 +37,7 @@ from bunko.generate.extractive import ExtractiveGenerator, citation_for
 from bunko.generate.grade import grade_answer
 from bunko.generate.guardrails import STANDARD, mask_pii, regulated_notices, source_date
 from bunko.generate.injection import looks_like_instruction
-from bunko.generate.language import ABSTAIN_MESSAGES, abstain_message, cross_language_note, detect_language, text_language
+from bunko.generate.language import ABSTAIN_MESSAGES, abstain_message, cross_language_note
 from bunko.generate.prompts import build_messages, prompt_overhead
 from bunko.generate.retrieval_grade import RETRIEVAL_THRESHOLD
 from bunko.generate.units import readable_row
@@ -52,6 +52,8 @@ from bunko.retrieve.searcher import Searcher, SearchResult
 from bunko.schema import Answer, AnswerSentence, Hit, to_dict
 from bunko.store.base import Store
 from bunko.text.analyzers import Analyzer
+from bunko.text.languages import query_language as detect_language
+from bunko.text.languages import text_language
 from bunko.trace import Evidence, Generation, Grade, LLMGrade, Trace, TracedHit, Usage
 
 TOKEN_MARGIN = 64

@@ -36,6 +36,7 @@ from bunko.embed.base import Embedder
 from bunko.generate.units import split_units
 from bunko.schema import Chunk, Hit
 from bunko.text.analyzers import Analyzer
+from bunko.text.scripts import HIRAGANA
 
 LEXICAL_MIN = 0.7
 """Share of a sentence's content tokens that must occur in its cited chunks (see the module docstring)."""
@@ -52,7 +53,7 @@ SUPPORTED, UNSUPPORTED, UNCITED = "supported", "unsupported", "uncited"
 _MARKER = re.compile(r"\s?[\[［【]\s*(\d{1,3}(?:\s*[,，、]\s*\d{1,3})*)\s*[\]］】]")
 _LEADING_MARKERS = re.compile(r"^(?:\s*[\[［【]\s*\d{1,3}(?:\s*[,，、]\s*\d{1,3})*\s*[\]］】])+")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_FUNCTION_CHARS = re.compile(r"[\u3040-\u309f的是了在有和与為为及或等这這那个個们們也就都而吗嗎呢吧]")
+_FUNCTION_CHARS = re.compile(f"[{HIRAGANA}的是了在有和与為为及或等这這那个個们們也就都而吗嗎呢吧]")
 """Hiragana (Japanese particles and endings) and Chinese function characters: a bigram holding one is grammar, not content."""
 
 

@@ -43,7 +43,9 @@ from pathlib import Path
 import numpy as np
 
 from bunko.generate.answer_types import CHECKABLE, AnswerType
+from bunko.index.bm25_formula import share_idf
 from bunko.text.analyzers import ENGLISH_STOPWORDS, identifiers
+from bunko.text.scripts import has_ja_zh
 
 FEATURES = ("similarity", "coverage", "chunk_coverage", "typed", "key_terms", "margin", "same_language", "retrieval")
 """Everything the grade computes and traces; a model uses the subset it was fitted on (`ConfidenceModel.features`)."""
@@ -70,7 +72,6 @@ def typed_feature(kind: AnswerType, typed: bool) -> float:
 
 
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_.+:/][A-Za-z0-9]+)*")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 
 
 def key_terms(question: str, tokens: Sequence[str]) -> list[str]:
@@ -83,7 +84,7 @@ def key_terms(question: str, tokens: Sequence[str]) -> list[str]:
     """
     present = set(tokens)
     found: list[str] = list(identifiers(list(tokens)))
-    cjk_question = bool(_CJK.search(question))
+    cjk_question = has_ja_zh(question)
     for match in _LATIN_WORD.finditer(question):
         word = match.group(0)
         at_start = not question[: match.start()].strip() or question[: match.start()].rstrip()[-1:] in ".?!"
@@ -97,7 +98,7 @@ def key_terms(question: str, tokens: Sequence[str]) -> list[str]:
 RARE_TERM_SHARE = 0.1
 """A key term held by fewer than this share of the chunks names something specific ("fcitx5", "tmpfs");
 a name on every page ("Debian" in the Debian manuals) does not say what a passage is about."""
-RARE_IDF = math.log(1.0 + (1.0 - RARE_TERM_SHARE) / RARE_TERM_SHARE)
+RARE_IDF = share_idf(RARE_TERM_SHARE)
 """BM25 idf of a term in RARE_TERM_SHARE of the chunks (large collections), the same in every collection."""
 
 

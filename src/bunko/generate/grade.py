@@ -21,12 +21,12 @@ from collections.abc import Mapping, Sequence
 
 from bunko.generate.answer_types import question_type
 from bunko.generate.confidence import AnswerFeatures, ConfidenceModel, features_dict, rare_key_terms, typed_feature
-from bunko.generate.language import detect_language
 from bunko.generate.retrieval_grade import grade_hits
 from bunko.rerank.evidence import ScoredUnit, best_unit
 from bunko.retrieve.coverage import keyword_coverage
 from bunko.schema import Hit
 from bunko.text.analyzers import Analyzer
+from bunko.text.languages import query_language
 from bunko.trace import Grade
 
 MAX_MARGIN = 0.3
@@ -54,7 +54,7 @@ def answer_features(
         typed=typed_feature(question_type(question), best.typed),
         key_terms=keyword_coverage(keys, chunk_tokens, weights) if keys else 1.0,
         margin=margin,
-        same_language=float(best.language == detect_language(question)),
+        same_language=float(best.language == query_language(question)),
         retrieval=retrieval,
     )
 

@@ -1,4 +1,4 @@
-"""BM25 (Lucene variant) as a sparse matrix, so a query sums the postings of its terms.
+"""BM25 (Lucene variant, `bunko.index.bm25_formula`) as a sparse matrix, so a query sums the postings of its terms.
 
 Scores are precomputed per (chunk, term) at build time, as bm25s does; a query
 costs O(postings of its terms), not O(chunks × terms) Python work.
@@ -12,9 +12,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from scipy import sparse
 
-K1 = 1.5
-B = 0.75
-"""Lucene's defaults, shared by the local index, the PostgreSQL store's SQL and coverage fusion."""
+from bunko.index.bm25_formula import K1, B, idf, length_norm, tf_component
 
 
 class BM25Builder:
@@ -101,15 +99,12 @@ class BM25Index:
         n_docs = counts.shape[0]
         avg_len = float(doc_len.mean()) if n_docs else 0.0
         df = np.bincount(counts.indices, minlength=counts.shape[1]).astype(np.float64)
-        idf = np.log(1.0 + (n_docs - df + 0.5) / (df + 0.5)).astype(np.float32)
-        row_norm = (self.k1 * (1.0 - self.b + self.b * doc_len / (avg_len or 1.0))).astype(np.float32)
-        tf = counts.data.astype(np.float32, copy=False)
-        denominator = np.repeat(row_norm, np.diff(counts.indptr))
-        denominator += tf
-        np.divide(tf, denominator, out=denominator)
-        del tf
-        denominator *= idf[counts.indices]  # Lucene >= 8 drops the constant (k1 + 1)
-        return sparse.csr_matrix((denominator, counts.indices, counts.indptr), shape=counts.shape)
+        weights = idf(df, n_docs).astype(np.float32)
+        row_norm = length_norm(doc_len, avg_len or 1.0, self.k1, self.b).astype(np.float32)
+        norm = np.repeat(row_norm, np.diff(counts.indptr))
+        scores = tf_component(counts.data.astype(np.float32, copy=False), norm, out=norm)
+        scores *= weights[counts.indices]
+        return sparse.csr_matrix((scores, counts.indices, counts.indptr), shape=counts.shape)
 
     def scores(self, query_tokens: Sequence[str]) -> np.ndarray:
         """BM25 score of every row; each distinct query term counts once (as in bm25s)."""
@@ -169,7 +164,7 @@ class BM25Index:
         for token in set(tokens):
             column = self.vocab.get(token)
             df = float(indptr[column + 1] - indptr[column]) if column is not None else 0.0
-            out[token] = float(np.log(1.0 + (n_docs - df + 0.5) / (df + 0.5)))
+            out[token] = float(idf(df, n_docs))
         return out
 
     def save(self, path_prefix: str, vocab: bool = True) -> None:

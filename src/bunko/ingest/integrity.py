@@ -23,10 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from bunko.chunk.base import is_searchable
 from bunko.chunk.blocks import caption_side, table_rows
 from bunko.chunk.sizing import Sizer
-from bunko.schema import ATOMIC_KINDS, Chunk, Element
+from bunko.schema import ATOMIC_KINDS, Chunk, Element, ElementKind
 from bunko.store.base import DocumentStore
 
 SIZE_BINS = (0, 100, 200, 400, 800, 1600, 3200)
@@ -66,7 +65,7 @@ def caption_owner(elements: Sequence[Element], i: int) -> Element | None:
 def document_integrity(
     source: str, elements: Sequence[Element], chunks: Sequence[Chunk], limit: Sizer | None = None, strategy: str = ""
 ) -> DocumentIntegrity:
-    searchable = [c for c in chunks if is_searchable(c)]
+    searchable = [c for c in chunks if c.searchable]
     result = DocumentIntegrity(source, strategy, chunks=len(searchable), parents=len(chunks) - len(searchable))
     by_id = {e.element_id: e for e in elements}
     holding: dict[str, list[Chunk]] = {}
@@ -79,14 +78,14 @@ def document_integrity(
         result.oversized += bool(chunk.meta.get("oversized"))
         result.sizes.append(len(chunk.text))
     for i, element in enumerate(elements):
-        if element.kind == "table" and element.text.strip():
+        if element.kind == ElementKind.TABLE and element.text.strip():
             result.tables += 1
             parts = holding.get(element.element_id, [])
             if len(parts) > 1:
                 result.tables_split += 1
                 header = table_rows(element).header.split("\n")[0]
                 result.tables_split_without_header += any(header not in part.text for part in parts)
-        elif element.kind == "caption" and element.text.strip():
+        elif element.kind == ElementKind.CAPTION and element.text.strip():
             owner = caption_owner(elements, i)
             if owner is not None:
                 result.captions += 1
@@ -94,7 +93,7 @@ def document_integrity(
                     c.chunk_id for c in holding.get(owner.element_id, [])
                 }
                 result.captions_separated += not together
-        if element.kind != "heading" and element.text.strip():
+        if element.kind != ElementKind.HEADING and element.text.strip():
             result.elements += 1
             result.elements_missing += element.element_id not in holding
     return result

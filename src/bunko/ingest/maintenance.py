@@ -7,7 +7,6 @@ one for all vectors (re-embed), and a crash midway leaves whole documents.
 
 from __future__ import annotations
 
-from bunko.chunk.base import is_searchable
 from bunko.embed.base import Embedder
 from bunko.errors import CollectionError
 from bunko.ingest.pipeline import Progress, embed_hash
@@ -46,7 +45,7 @@ def reindex(store: DocumentStore, analyzer: Analyzer, embedder_name: str, progre
             raise CollectionError(f"{info.source}: stored vectors not found for {missing[:3]}; run `bunko reembed` first")
         doc = ParsedDocument(info.doc_id, info.source, info.title, info.mime, info.parser, store.elements(info.source), info.meta)
         stored = [
-            StoredChunk(c, vectors[h], analyzer(c.embed_text) if is_searchable(c) else [], h) for c, h in zip(chunks, hashes, strict=True)
+            StoredChunk(c, vectors[h], analyzer(c.embed_text) if c.searchable else [], h) for c, h in zip(chunks, hashes, strict=True)
         ]
         store.replace_document(doc, info.content_hash, stored)
         if progress:

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from bunko.chunk.base import Chunker, is_searchable
+from bunko.chunk.base import Chunker
 from bunko.chunk.sizing import mark_truncated
 from bunko.chunk.templates import resolve_chunker
 from bunko.config import Config
@@ -193,7 +193,7 @@ class Ingestor:
         timer = time.perf_counter()
         self._save(job, run_id, JobStatus.EMBEDDING)
         hashes = [embed_hash(embedder.name, c.embed_text) for c in chunks]
-        searched = [is_searchable(c) for c in chunks]
+        searched = [c.searchable for c in chunks]
         # a blank vector (stored for a parent) is never reused for a chunk that is searched
         cached = self.store.cached_vectors([h for h, s in zip(hashes, searched, strict=True) if s])
         vectors = {h: v for h, v in cached.items() if v.any()}
@@ -215,7 +215,7 @@ class Ingestor:
         timer = time.perf_counter()
         self._save(job, run_id, JobStatus.INDEXING)
         stored = [
-            StoredChunk(chunk=c, vector=vectors[h], tokens=self.analyzer(c.embed_text) if is_searchable(c) else [], embed_hash=h)
+            StoredChunk(chunk=c, vector=vectors[h], tokens=self.analyzer(c.embed_text) if c.searchable else [], embed_hash=h)
             for c, h in zip(chunks, hashes, strict=True)
         ]
         try:

@@ -15,6 +15,7 @@ from typing import Protocol
 
 from bunko.config import Config
 from bunko.errors import BunkoError
+from bunko.text.scripts import CJK, FULL_WIDTH
 from bunko.trace import Usage
 
 Message = dict[str, str]
@@ -44,7 +45,7 @@ class ChatModel(Protocol):
         ...
 
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]")
+_ONE_TOKEN_CHAR = re.compile(f"[{CJK}{FULL_WIDTH}]")
 
 
 def estimate_tokens(text: str) -> int:
@@ -54,7 +55,7 @@ def estimate_tokens(text: str) -> int:
     characters; erring high means a prompt that fits by the estimate fits the
     model, which is the only direction of error that matters here.
     """
-    cjk = len(_CJK.findall(text))
+    cjk = len(_ONE_TOKEN_CHAR.findall(text))
     return cjk + (len(text) - cjk + 2) // 3
 
 

@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 from bunko.errors import BunkoError, DocumentError
 from bunko.parse.base import ElementBuilder, Parser, dist_version
 from bunko.parse.tables import table_markdown, table_meta
-from bunko.schema import Element, ErrorCode, ParsedDocument
+from bunko.schema import Element, ElementKind, ErrorCode, ParsedDocument
 
 OFFICE = (
     "application/pdf",
@@ -66,8 +66,8 @@ class DoclingAdapter:
     name = "docling"
     module = "docling"
     mimes = (*OFFICE, "image/png", "image/jpeg", "image/tiff")
-    _KINDS: ClassVar[dict[str, str]] = {"title": "heading", "section_header": "heading", "list_item": "list", "table": "table", "picture": "figure",
-              "caption": "caption", "footnote": "footnote", "code": "code", "formula": "equation"}
+    _KINDS: ClassVar[dict[str, ElementKind]] = {"title": ElementKind.HEADING, "section_header": ElementKind.HEADING, "list_item": ElementKind.LIST, "table": ElementKind.TABLE, "picture": ElementKind.FIGURE,
+              "caption": ElementKind.CAPTION, "footnote": ElementKind.FOOTNOTE, "code": ElementKind.CODE, "formula": ElementKind.EQUATION}
 
     def __init__(self) -> None:
         from docling.document_converter import DocumentConverter
@@ -90,15 +90,15 @@ class DoclingAdapter:
             box = getattr(prov, "bbox", None)
             bbox = (box.l, box.t, box.r, box.b) if box is not None else None
             meta: dict[str, Any] = {"method": self.name, "label": label}
-            kind = self._KINDS.get(label, "paragraph")
-            if kind == "table":
+            kind = self._KINDS.get(label, ElementKind.PARAGRAPH)
+            if kind == ElementKind.TABLE:
                 frame = item.export_to_dataframe()
                 header = [str(c) for c in frame.columns]
                 rows = [[str(v) for v in row] for row in frame.itertuples(index=False)]
-                builder.add("table", table_markdown(header, rows), page=page, bbox=bbox, meta={**meta, **table_meta(header, rows)})
-            elif kind == "heading":
+                builder.add(ElementKind.TABLE, table_markdown(header, rows), page=page, bbox=bbox, meta={**meta, **table_meta(header, rows)})
+            elif kind == ElementKind.HEADING:
                 builder.heading(1 if label == "title" else max(1, int(getattr(item, "level", depth) or 1)) + 1, item.text, page=page, bbox=bbox, meta=meta)
-            elif getattr(item, "text", "") or kind == "figure":
+            elif getattr(item, "text", "") or kind == ElementKind.FIGURE:
                 builder.add(kind, getattr(item, "text", "") or "", page=page, bbox=bbox, meta=meta)
         return _document(builder.elements, source, mime, self)
 
@@ -109,8 +109,8 @@ class UnstructuredAdapter:
     name = "unstructured"
     module = "unstructured"
     mimes = (*OFFICE, "message/rfc822", "application/vnd.ms-outlook", "image/png", "image/jpeg")
-    _KINDS: ClassVar[dict[str, str]] = {"Title": "heading", "ListItem": "list", "Table": "table", "Image": "figure", "FigureCaption": "caption",
-              "Footnote": "footnote", "CodeSnippet": "code", "Formula": "equation"}
+    _KINDS: ClassVar[dict[str, ElementKind]] = {"Title": ElementKind.HEADING, "ListItem": ElementKind.LIST, "Table": ElementKind.TABLE, "Image": ElementKind.FIGURE, "FigureCaption": ElementKind.CAPTION,
+              "Footnote": ElementKind.FOOTNOTE, "CodeSnippet": ElementKind.CODE, "Formula": ElementKind.EQUATION}
 
     def __init__(self) -> None:
         from unstructured.partition.auto import partition
@@ -133,14 +133,14 @@ class UnstructuredAdapter:
             metadata = item.metadata
             page = getattr(metadata, "page_number", None)
             meta: dict[str, Any] = {"method": self.name, "category": category}
-            kind = self._KINDS.get(category, "paragraph")
+            kind = self._KINDS.get(category, ElementKind.PARAGRAPH)
             html = getattr(metadata, "text_as_html", None)
-            if kind == "table" and html:
-                table = next((e for e in HtmlParser().parse_text(html, source).elements if e.kind == "table"), None)
+            if kind == ElementKind.TABLE and html:
+                table = next((e for e in HtmlParser().parse_text(html, source).elements if e.kind == ElementKind.TABLE), None)
                 if table is not None:
-                    builder.add("table", table.text, page=page, meta={**meta, **{k: table.meta[k] for k in ("cells", "n_rows", "n_cols")}})
+                    builder.add(ElementKind.TABLE, table.text, page=page, meta={**meta, **{k: table.meta[k] for k in ("cells", "n_rows", "n_cols")}})
                     continue
-            if kind == "heading":
+            if kind == ElementKind.HEADING:
                 builder.heading((getattr(metadata, "category_depth", 0) or 0) + 1, item.text, page=page, meta=meta)
             elif item.text:
                 builder.add(kind, item.text, page=page, meta=meta)
@@ -148,7 +148,7 @@ class UnstructuredAdapter:
 
 
 def _document(elements: list[Element], source: str, mime: str, parser: Any) -> ParsedDocument:
-    title = next((e.text for e in elements if e.kind == "heading"), Path(source).stem)
+    title = next((e.text for e in elements if e.kind == ElementKind.HEADING), Path(source).stem)
     return ParsedDocument(doc_id="", source=source, title=title, mime=mime, parser=f"{parser.name}/{parser.version}", elements=elements)
 
 

@@ -8,7 +8,7 @@ from importlib.metadata import version as _dist_version
 from pathlib import Path
 from typing import Any, Protocol
 
-from bunko.schema import Element, ParsedDocument
+from bunko.schema import Element, ElementKind, ParsedDocument
 
 
 class Parser(Protocol):
@@ -48,9 +48,9 @@ class ElementBuilder:
         self._headings.append((level, text))
         meta = dict(kwargs.pop("meta", {}) or {})  # type: ignore[call-overload]
         meta["level"] = level
-        return self.add("heading", text, meta=meta, **kwargs)
+        return self.add(ElementKind.HEADING, text, meta=meta, **kwargs)
 
-    def add(self, kind: str, text: str, **kwargs: object) -> Element:
+    def add(self, kind: ElementKind, text: str, **kwargs: object) -> Element:
         element = Element(
             element_id=element_id(self.source, len(self.elements)),
             kind=kind,
@@ -64,7 +64,7 @@ class ElementBuilder:
 
 def title_from(elements: list[Element], fallback: str) -> str:
     for element in elements:
-        if element.kind == "heading":
+        if element.kind == ElementKind.HEADING:
             return element.text
     return fallback
 

@@ -8,40 +8,24 @@ the seam.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
+from bunko.text.scripts import CJK_RADICALS, HAN_COMPATIBILITY, HAN_COMPATIBILITY_SUPPLEMENT, LATIN_LIGATURES, is_unspaced
 
-def is_cjk(char: str) -> bool:
-    """Han, kana, Hangul and full-width punctuation: scripts written without spaces."""
-    if not char:
-        return False
-    code = ord(char)
-    return (
-        0x3000 <= code <= 0x30FF  # CJK punctuation, hiragana, katakana
-        or 0x3400 <= code <= 0x4DBF
-        or 0x4E00 <= code <= 0x9FFF
-        or 0xF900 <= code <= 0xFAFF
-        or 0xFF00 <= code <= 0xFFEF  # full-width forms
-        or 0xAC00 <= code <= 0xD7AF
-        or 0x20000 <= code <= 0x2FA1F
-    )
+_FOLDABLE = re.compile(f"[{CJK_RADICALS}{HAN_COMPATIBILITY}{LATIN_LIGATURES}{HAN_COMPATIBILITY_SUPPLEMENT}]")
 
 
 def join_words(words: list[str]) -> str:
-    """Concatenate words, with a space only where a Latin word meets another Latin word."""
+    """Concatenate words, with a space except where either side is written without spaces (Japanese, Chinese)."""
     out = ""
     for word in words:
         if not word:
             continue
-        if out and not (is_cjk(out[-1]) or is_cjk(word[0])):
+        if out and not (is_unspaced(out[-1]) or is_unspaced(word[0])):
             out += " "
         out += word
     return out
-
-
-def _foldable(char: str) -> bool:
-    code = ord(char)
-    return 0x2E80 <= code <= 0x2FDF or 0xF900 <= code <= 0xFAFF or 0xFB00 <= code <= 0xFB4F or 0x2F800 <= code <= 0x2FA1F
 
 
 def normalize(text: str) -> str:
@@ -50,6 +34,6 @@ def normalize(text: str) -> str:
     Full NFKC would also turn the full-width punctuation of Chinese and Japanese
     text (，：) into ASCII, changing the document; only these ranges are folded.
     """
-    if not any(_foldable(c) for c in text):
+    if not _FOLDABLE.search(text):
         return text
-    return "".join(unicodedata.normalize("NFKC", c) if _foldable(c) else c for c in text)
+    return _FOLDABLE.sub(lambda m: unicodedata.normalize("NFKC", m.group(0)), text)

@@ -28,7 +28,7 @@ from lxml import etree
 from bunko.errors import DocumentError
 from bunko.parse.base import ElementBuilder, dist_version
 from bunko.parse.tables import table_markdown, table_meta
-from bunko.schema import ErrorCode, ParsedDocument
+from bunko.schema import ElementKind, ErrorCode, ParsedDocument
 
 MIME = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 _HEADING_STYLE = re.compile(r"^(?:heading|見出し|标题|標題)\s*(\d)$", re.IGNORECASE)
@@ -139,7 +139,7 @@ class DocxParser:
                 state["list"] = None
                 self._table(Table(child, document), builder, state["page"])
         title = (document.core_properties.title or "").strip()
-        heading = next((e.text for e in builder.elements if e.kind == "heading"), None)
+        heading = next((e.text for e in builder.elements if e.kind == ElementKind.HEADING), None)
         meta = {"page_source": "rendered-page-breaks" if rendered else "explicit-page-breaks", "pages": state["page"]}
         return ParsedDocument(
             doc_id="", source=source, title=title or heading or Path(source).stem, mime=MIME,
@@ -182,16 +182,16 @@ class DocxParser:
                 element = current["element"]
             else:
                 line = "  " * ilvl + (marker or "1.") + " " + text
-                element = builder.add("list", line, page=page, meta={**meta, "method": "docx-numbering"})
+                element = builder.add(ElementKind.LIST, line, page=page, meta={**meta, "method": "docx-numbering"})
                 state["list"] = {"num_id": num_id, "element": element, "counters": {ilvl: 1}}
         else:
             state["list"] = None
-            element = builder.add("paragraph", text, page=page, meta=meta)
+            element = builder.add(ElementKind.PARAGRAPH, text, page=page, meta=meta)
         for ref in paragraph._p.iter(qn("w:footnoteReference")):
             note_id = ref.get(qn("w:id"))
             note = state["footnotes"].get(note_id)
             if note:
-                builder.add("footnote", note, page=page, parent_id=element.element_id, meta={"method": "docx-footnotes", "footnote_id": note_id})
+                builder.add(ElementKind.FOOTNOTE, note, page=page, parent_id=element.element_id, meta={"method": "docx-footnotes", "footnote_id": note_id})
                 state["list"] = None
 
     @staticmethod
@@ -203,4 +203,4 @@ class DocxParser:
         if not rows:
             return
         header, body = rows[0], rows[1:]
-        builder.add("table", table_markdown(header, body), page=page, meta={"method": "docx-table", **table_meta(header, body)})
+        builder.add(ElementKind.TABLE, table_markdown(header, body), page=page, meta={"method": "docx-table", **table_meta(header, body)})

@@ -26,7 +26,7 @@ from bunko.errors import DocumentError
 from bunko.parse.base import ElementBuilder
 from bunko.parse.html import HtmlWalker, content_root
 from bunko.parse.msg import Attachment, Mail, read_msg
-from bunko.schema import Element, ErrorCode, ParsedDocument
+from bunko.schema import Element, ElementKind, ErrorCode, ParsedDocument
 
 if TYPE_CHECKING:
     from bunko.parse.registry import ParserRegistry
@@ -93,10 +93,10 @@ class EmailParser:
             builder.heading(1, subject, meta={"method": "email-subject"})
         header_text = "\n".join(f"{name.capitalize()}: {mail.headers[name]}" for name in HEADER_FIELDS if name in mail.headers)
         if header_text:
-            builder.add("email_header", header_text, meta={"method": "email-headers", "headers": mail.headers})
+            builder.add(ElementKind.EMAIL_HEADER, header_text, meta={"method": "email-headers", "headers": mail.headers})
         if mail.text and mail.text.strip():
             for block in _paragraphs(mail.text):
-                builder.add("paragraph", block, meta={"method": "email-text"})
+                builder.add(ElementKind.PARAGRAPH, block, meta={"method": "email-text"})
         elif mail.html:
             from bs4 import BeautifulSoup
 

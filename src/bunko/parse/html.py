@@ -18,7 +18,8 @@ from bs4 import BeautifulSoup, NavigableString, Tag
 from bunko.parse.base import ElementBuilder, dist_version
 from bunko.parse.encoding import decode_text
 from bunko.parse.tables import table_markdown, table_meta
-from bunko.schema import ParsedDocument
+from bunko.schema import ElementKind, ParsedDocument
+from bunko.text.scripts import is_unspaced
 
 _DROP_TAGS = ("script", "style", "noscript", "template", "nav", "aside", "form", "iframe", "svg", "button", "select", "input", "head")
 _DROP_ROLES = {"navigation", "banner", "contentinfo", "complementary", "search"}
@@ -29,7 +30,6 @@ _META_CHARSET = re.compile(rb"<meta[^>]+charset=[\"']?([A-Za-z0-9_.:-]+)", re.IG
 
 
 _SOURCE_BREAK = re.compile(r"[ \t\r\f\v]*\n\s*")
-_CJK_CHAR = re.compile(r"[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
 
 
 def _source_whitespace(text: str) -> str:
@@ -40,7 +40,7 @@ def _source_whitespace(text: str) -> str:
     """
     def join(match: re.Match[str]) -> str:
         before, after = text[match.start() - 1: match.start()], text[match.end(): match.end() + 1]
-        return "" if _CJK_CHAR.match(before) and _CJK_CHAR.match(after) else " "
+        return "" if is_unspaced(before) and is_unspaced(after) else " "
 
     return _SOURCE_BREAK.sub(join, text)
 
@@ -122,7 +122,7 @@ class HtmlWalker:
         text = _space("".join(self._inline))
         if text:
             meta = self._meta(links=self._links) if self._links else self._meta()
-            self.builder.add("paragraph", text, meta=meta)
+            self.builder.add(ElementKind.PARAGRAPH, text, meta=meta)
         self._inline, self._links = [], []
 
     def _children(self, tag: Tag) -> None:
@@ -147,32 +147,32 @@ class HtmlWalker:
             links: list[dict[str, str]] = []
             text = _space(self._text(tag, links))
             if text:
-                self.builder.add("paragraph", text, meta=self._meta(links=links) if links else self._meta())
+                self.builder.add(ElementKind.PARAGRAPH, text, meta=self._meta(links=links) if links else self._meta())
         elif name in ("ul", "ol"):
             links = []
             text = "\n".join(self._list(tag, 0, links))
             if text.strip():
-                self.builder.add("list", text, meta=self._meta(links=links) if links else self._meta())
+                self.builder.add(ElementKind.LIST, text, meta=self._meta(links=links) if links else self._meta())
         elif name == "dl":
             lines = []
             for item in tag.find_all(["dt", "dd"], recursive=False):
                 lines.append(("" if item.name == "dt" else "  ") + _space(self._text(item, [])))
             if lines:
-                self.builder.add("list", "\n".join(lines), meta=self._meta())
+                self.builder.add(ElementKind.LIST, "\n".join(lines), meta=self._meta())
         elif name == "table":
             self._table(tag)
         elif name == "pre":
             code = tag.get_text().strip("\n")
             if code.strip():
-                self.builder.add("code", f"```\n{code}\n```", meta=self._meta())
+                self.builder.add(ElementKind.CODE, f"```\n{code}\n```", meta=self._meta())
         elif name == "figure":
             caption = tag.find("figcaption")
             image = tag.find("img")
             alt = str(image.get("alt") or "") if isinstance(image, Tag) else ""
-            figure = self.builder.add("figure", alt, meta=self._meta(src=str(image.get("src") or "") if isinstance(image, Tag) else ""))
+            figure = self.builder.add(ElementKind.FIGURE, alt, meta=self._meta(src=str(image.get("src") or "") if isinstance(image, Tag) else ""))
             if isinstance(caption, Tag) and _space(caption.get_text()):
                 figure.meta["caption"] = _space(caption.get_text())
-                self.builder.add("caption", figure.meta["caption"], parent_id=figure.element_id, meta=self._meta())
+                self.builder.add(ElementKind.CAPTION, figure.meta["caption"], parent_id=figure.element_id, meta=self._meta())
         elif name in ("hr", "br"):
             return
         else:
@@ -217,7 +217,7 @@ class HtmlWalker:
         meta = self._meta(**table_meta(header, rows))
         if isinstance(caption, Tag) and _space(caption.get_text()):
             meta["caption"] = _space(caption.get_text())
-        self.builder.add("table", table_markdown(header, rows), meta=meta)
+        self.builder.add(ElementKind.TABLE, table_markdown(header, rows), meta=meta)
 
 
 class HtmlParser:
@@ -237,7 +237,7 @@ class HtmlParser:
         page_title = _space(title_tag.get_text()) if isinstance(title_tag, Tag) else ""
         builder = ElementBuilder(source)
         HtmlWalker(builder).walk(content_root(soup))
-        heading = next((e.text for e in builder.elements if e.kind == "heading"), None)
+        heading = next((e.text for e in builder.elements if e.kind == ElementKind.HEADING), None)
         return ParsedDocument(
             doc_id="", source=source, title=page_title or heading or Path(source).stem, mime="text/html",
             parser=f"{self.name}/{self.version}", elements=builder.elements, meta=dict(meta or {}),

@@ -14,7 +14,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 from bunko.parse.base import ElementBuilder, title_from
 from bunko.parse.encoding import decode_text
 from bunko.parse.tables import table_markdown, table_meta
-from bunko.schema import ParsedDocument
+from bunko.schema import ElementKind, ParsedDocument
 
 
 def _inline_text(token: Token) -> str:
@@ -64,20 +64,20 @@ class MarkdownParser:
             elif token.type == "heading_open":
                 builder.heading(int(token.tag[1:]), _inline_text(tokens[i + 1]), meta=line_meta)
             elif token.type == "paragraph_open":
-                builder.add("paragraph", _inline_text(tokens[i + 1]), meta=line_meta)
+                builder.add(ElementKind.PARAGRAPH, _inline_text(tokens[i + 1]), meta=line_meta)
             elif token.type in ("fence", "code_block"):
                 lang = token.info.strip()
                 code = token.content.rstrip("\n")
-                builder.add("code", f"```{lang}\n{code}\n```", meta={**line_meta, "language": lang})
+                builder.add(ElementKind.CODE, f"```{lang}\n{code}\n```", meta={**line_meta, "language": lang})
             elif token.type == "table_open":
                 header, rows = self._table_cells(tokens[i:end])
-                builder.add("table", table_markdown(header, rows), meta={**line_meta, **table_meta(header, rows)})
+                builder.add(ElementKind.TABLE, table_markdown(header, rows), meta={**line_meta, **table_meta(header, rows)})
             elif token.type in ("bullet_list_open", "ordered_list_open", "blockquote_open") and token.map:
-                kind = "paragraph" if token.type == "blockquote_open" else "list"
+                kind = ElementKind.PARAGRAPH if token.type == "blockquote_open" else ElementKind.LIST
                 body = "\n".join(lines[token.map[0] : token.map[1]]).strip()
                 builder.add(kind, body, meta=line_meta)
             elif token.type == "html_block" and token.content.strip():
-                builder.add("paragraph", token.content.strip(), meta={**line_meta, "html": True})
+                builder.add(ElementKind.PARAGRAPH, token.content.strip(), meta={**line_meta, "html": True})
             i = end
         elements = [e for e in builder.elements if e.text.strip()]
         for element in elements:

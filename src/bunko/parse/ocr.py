@@ -23,7 +23,7 @@ from PIL import Image, ImageSequence, UnidentifiedImageError
 from bunko.errors import DocumentError
 from bunko.parse.base import ElementBuilder, page_error, union_bbox
 from bunko.parse.cjk import join_words
-from bunko.schema import ErrorCode, ParsedDocument
+from bunko.schema import ElementKind, ErrorCode, ParsedDocument
 
 INSTALL_HINT = (
     "install Tesseract with `apt-get install tesseract-ocr tesseract-ocr-jpn tesseract-ocr-chi-sim tesseract-ocr-chi-tra` "
@@ -130,7 +130,7 @@ def add_ocr_lines(builder: ElementBuilder, lines: list[OcrLine], page: int, engi
             continue
         bbox = union_bbox([line.bbox for line in group])
         confidence = round(sum(line.confidence for line in group) / len(group), 1)
-        builder.add("paragraph", text, page=page, bbox=bbox, meta={
+        builder.add(ElementKind.PARAGRAPH, text, page=page, bbox=bbox, meta={
             "method": "ocr", "ocr_confidence": confidence, "ocr_engine": f"tesseract/{engine.version}", "ocr_langs": engine.langs,
         })
         added += 1

@@ -25,11 +25,11 @@ from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
 
 from bunko.errors import DocumentError
 from bunko.parse.base import BBox, ElementBuilder, dist_version, page_error
-from bunko.parse.cjk import normalize
+from bunko.parse.cjk import join_words, normalize
 from bunko.parse.ocr import OCR_DPI, Tesseract, add_ocr_lines
-from bunko.parse.pdf_layout import WORD_GAP, Block, TextRun, is_caption, joined, reading_order, segments_from_words, text_runs
+from bunko.parse.pdf_layout import WORD_GAP, Block, TextRun, is_caption, reading_order, segments_from_words, text_runs
 from bunko.parse.tables import table_markdown, table_meta
-from bunko.schema import Element, ErrorCode, ParsedDocument
+from bunko.schema import Element, ElementKind, ErrorCode, ParsedDocument
 
 MARGIN = 0.07
 """Share of the page height at top and bottom where running headers and page numbers live."""
@@ -62,7 +62,7 @@ class _State:
 
 
 def _cell_text(value: Any) -> str:
-    return joined([line.strip() for line in normalize(str(value or "")).split("\n") if line.strip()])
+    return join_words([line.strip() for line in normalize(str(value or "")).split("\n") if line.strip()])
 
 
 def _in_box(obj: dict[str, Any], box: BBox) -> bool:
@@ -133,7 +133,7 @@ class PdfParser:
             code = ErrorCode(codes.most_common(1)[0][0])
             raise DocumentError(code, f"{source}: no page could be read; page {errors[0]['page']}: {errors[0]['detail']}")
         state.meta["pages"] = n_pages
-        heading = next((e.text for e in elements if e.kind == "heading"), None)
+        heading = next((e.text for e in elements if e.kind == ElementKind.HEADING), None)
         return ParsedDocument(
             doc_id="", source=source, title=title or heading or Path(source).stem, mime="application/pdf",
             parser=f"{self.name}/{self.version}", elements=elements, meta=state.meta,
@@ -228,7 +228,7 @@ class PdfParser:
                     self._add_table(block, number, state)
                 content_seen = True
             else:
-                builder.add("figure", "", page=number, bbox=block.bbox, meta={"method": "pdf-image", **block.payload})
+                builder.add(ElementKind.FIGURE, "", page=number, bbox=block.bbox, meta={"method": "pdf-image", **block.payload})
                 content_seen = True
                 state.open_table = None
         flush()
@@ -238,7 +238,7 @@ class PdfParser:
         meta = {"method": "text-layer", "font_size": run.segments[0].size}
         if run.segments[0].bold:
             meta["bold"] = True
-        if run.kind == "heading":
+        if run.kind == ElementKind.HEADING:
             state.builder.heading(run.level or 1, run.text, page=number, bbox=run.bbox, meta=meta)
         else:
             state.builder.add(run.kind, run.text, page=number, bbox=run.bbox, meta=meta)
@@ -247,7 +247,7 @@ class PdfParser:
         rows: list[list[str]] = block.payload
         header, body = rows[0], rows[1:]
         element = state.builder.add(
-            "table", table_markdown(header, body), page=number, bbox=block.bbox,
+            ElementKind.TABLE, table_markdown(header, body), page=number, bbox=block.bbox,
             meta={"method": "pdf-ruling-lines", **table_meta(header, body), "pages": [number]},
         )
         state.open_table = _OpenTable(element, header, body, (block.bbox[0], block.bbox[2]))
@@ -279,12 +279,12 @@ class PdfParser:
     def _link_captions(elements: list[Element]) -> None:
         """A caption names the figure or table next to it: link them both ways."""
         for i, element in enumerate(elements):
-            if element.kind != "caption" or not is_caption(element.text):
+            if element.kind != ElementKind.CAPTION or not is_caption(element.text):
                 continue
             wants_table = bool(re.match(r"\s*(table|表)", element.text, re.IGNORECASE)) and not element.text.lstrip().startswith("図表")
             neighbours = [elements[j] for j in (i - 1, i + 1) if 0 <= j < len(elements)]
-            preferred = [n for n in neighbours if n.kind == ("table" if wants_table else "figure")]
-            others = [n for n in neighbours if n.kind in ("table", "figure") and "caption" not in n.meta]
+            preferred = [n for n in neighbours if n.kind == (ElementKind.TABLE if wants_table else ElementKind.FIGURE)]
+            others = [n for n in neighbours if n.kind in (ElementKind.TABLE, ElementKind.FIGURE) and "caption" not in n.meta]
             for owner in preferred + others:
                 if "caption" not in owner.meta:
                     owner.meta["caption"] = element.text

@@ -28,7 +28,8 @@ from itertools import pairwise
 from typing import Any
 
 from bunko.parse.base import BBox, union_bbox
-from bunko.parse.cjk import is_cjk
+from bunko.parse.cjk import join_words
+from bunko.schema import ElementKind
 
 COLUMN_GAP = 12.0
 """Narrowest white stripe (points) read as a gutter between columns."""
@@ -39,6 +40,7 @@ _CHAPTER = re.compile(
     r"^\s*(?:第\s*[0-9０-９一二三四五六七八九十百千]+\s*([章部編节節条條款項项])|(chapter|part|section|article)\s+[0-9ivxlc]+\b)",
     re.IGNORECASE,
 )
+
 _CHAPTER_DEPTH = {"部": 1, "編": 1, "章": 1, "节": 2, "節": 2, "条": 3, "條": 3, "款": 4, "項": 4, "项": 4,
                   "part": 1, "chapter": 1, "section": 2, "article": 3}
 _CN_ENUM = re.compile(r"^\s*([一二三四五六七八九十]+)[、.．]\S|^\s*[（(]([一二三四五六七八九十]+)[）)]\S")
@@ -253,21 +255,13 @@ def _starts_article(text: str) -> bool:
     return bool(_CHAPTER.match(text)) and len(text) <= 40 and not _SENTENCE_END.search(text)
 
 
-def joined(texts: list[str]) -> str:
-    """Lines of one paragraph: a wrapped Latin line gets a space, a wrapped CJK line none."""
-    out = ""
-    for text in texts:
-        if out and not (is_cjk(out[-1]) or is_cjk(text[:1])):
-            out += " "
-        out += text
-    return out
 
 
 @dataclass
 class TextRun:
     """A paragraph, list, caption or heading recovered from segments."""
 
-    kind: str
+    kind: ElementKind
     text: str
     bbox: BBox
     level: int | None = None
@@ -284,22 +278,22 @@ def text_runs(segments: list[Segment], body_size: float) -> list[TextRun]:
             groups.append([segment])
     runs: list[TextRun] = []
     for group in groups:
-        text = joined([s.text for s in group])
+        text = join_words([s.text for s in group])  # a wrapped Latin line gets a space, a wrapped CJK line none
         bbox = union_bbox([s.bbox for s in group])
         level = heading_level(group[0], text, body_size) if len(group) <= 3 else None
         if level is not None:
-            runs.append(TextRun("heading", text, bbox, level, group))
+            runs.append(TextRun(ElementKind.HEADING, text, bbox, level, group))
         elif _CAPTION.match(text):
-            runs.append(TextRun("caption", text, bbox, None, group))
+            runs.append(TextRun(ElementKind.CAPTION, text, bbox, None, group))
         elif _BULLET.match(text):
-            if runs and runs[-1].kind == "list" and cur_follows(runs[-1], bbox):
+            if runs and runs[-1].kind == ElementKind.LIST and cur_follows(runs[-1], bbox):
                 runs[-1].text += "\n" + text
                 runs[-1].bbox = union_bbox([runs[-1].bbox, bbox])
                 runs[-1].segments.extend(group)
             else:
-                runs.append(TextRun("list", text, bbox, None, group))
+                runs.append(TextRun(ElementKind.LIST, text, bbox, None, group))
         else:
-            runs.append(TextRun("paragraph", text, bbox, None, group))
+            runs.append(TextRun(ElementKind.PARAGRAPH, text, bbox, None, group))
     return runs
 
 

@@ -21,7 +21,7 @@ from pptx.exc import PackageNotFoundError
 from bunko.errors import DocumentError
 from bunko.parse.base import ElementBuilder, dist_version
 from bunko.parse.tables import table_markdown, table_meta
-from bunko.schema import ErrorCode, ParsedDocument
+from bunko.schema import ElementKind, ErrorCode, ParsedDocument
 
 MIME = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
 _EMU_PER_POINT = 12700
@@ -72,7 +72,7 @@ class PptxParser:
             slides = number
             self._slide(slide, number, builder)
         title = (presentation.core_properties.title or "").strip()
-        first = next((e.text for e in builder.elements if e.kind == "heading"), None)
+        first = next((e.text for e in builder.elements if e.kind == ElementKind.HEADING), None)
         return ParsedDocument(
             doc_id="", source=source, title=title or first or Path(source).stem, mime=MIME,
             parser=f"{self.name}/{self.version}", elements=builder.elements, meta={"slides": slides},
@@ -93,18 +93,18 @@ class PptxParser:
                 rows = [r for r in rows if any(r)]
                 if rows:
                     header, body = rows[0], rows[1:]
-                    builder.add("table", table_markdown(header, body), page=number, bbox=_bbox(shape),
+                    builder.add(ElementKind.TABLE, table_markdown(header, body), page=number, bbox=_bbox(shape),
                                 meta={**meta, "method": "pptx-table", **table_meta(header, body)})
             elif shape.has_text_frame and shape.text_frame.text.strip():
                 self._text_frame(shape, number, builder, meta)
             elif shape.shape_type == MSO_SHAPE_TYPE.PICTURE:
                 alt = (shape._element.xpath("./p:nvPicPr/p:cNvPr/@descr") or [""])[0].strip()
-                builder.add("figure", alt, page=number, bbox=_bbox(shape), meta={**meta, "method": "pptx-picture"})
+                builder.add(ElementKind.FIGURE, alt, page=number, bbox=_bbox(shape), meta={**meta, "method": "pptx-picture"})
         if slide.has_notes_slide:
             notes = slide.notes_slide.notes_text_frame
             text = notes.text.strip() if notes is not None else ""
             if text:
-                builder.add("note", text, page=number, meta={"method": "pptx-notes", "slide": number})
+                builder.add(ElementKind.NOTE, text, page=number, meta={"method": "pptx-notes", "slide": number})
 
     @staticmethod
     def _text_frame(shape: Any, number: int, builder: ElementBuilder, meta: dict[str, Any]) -> None:
@@ -113,6 +113,6 @@ class PptxParser:
         bulleted = _placeholder_type(shape) in _BODIES and _placeholder_type(shape) != PP_PLACEHOLDER.SUBTITLE
         if bulleted and len(paragraphs) > 1:
             text = "\n".join("  " * level + "- " + line for level, line in paragraphs)
-            builder.add("list", text, page=number, bbox=_bbox(shape), meta=meta)
+            builder.add(ElementKind.LIST, text, page=number, bbox=_bbox(shape), meta=meta)
         else:
-            builder.add("paragraph", "\n".join(line for _, line in paragraphs), page=number, bbox=_bbox(shape), meta=meta)
+            builder.add(ElementKind.PARAGRAPH, "\n".join(line for _, line in paragraphs), page=number, bbox=_bbox(shape), meta=meta)

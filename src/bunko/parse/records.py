@@ -17,7 +17,7 @@ from typing import Any
 from bunko.errors import DocumentError
 from bunko.parse.base import ElementBuilder
 from bunko.parse.encoding import decode_text
-from bunko.schema import ErrorCode, ParsedDocument
+from bunko.schema import ElementKind, ErrorCode, ParsedDocument
 
 
 def _scalar(value: Any) -> str:
@@ -71,7 +71,7 @@ class RecordsParser:
         for number, row in enumerate(rows[1:], start=1):
             names = header + [f"column{i + 1}" for i in range(len(header), len(row))]
             fields = {name: value.strip() for name, value in zip(names, row, strict=False)}
-            builder.add("record", record_text(fields), meta={"method": "csv", "fields": fields, "row": number})
+            builder.add(ElementKind.RECORD, record_text(fields), meta={"method": "csv", "fields": fields, "row": number})
 
     @staticmethod
     def _jsonl(text: str, source: str, builder: ElementBuilder, meta: dict[str, Any]) -> None:
@@ -85,7 +85,7 @@ class RecordsParser:
                 raise DocumentError(ErrorCode.PARSE_FAILED, f"{source}: line {number} is not JSON ({exc.msg})") from None
             fields = value if isinstance(value, dict) else {"value": value}
             names.update(dict.fromkeys(fields))
-            builder.add("record", record_text(fields), meta={"method": "jsonl", "fields": fields, "line": number})
+            builder.add(ElementKind.RECORD, record_text(fields), meta={"method": "jsonl", "fields": fields, "line": number})
         meta["field_names"] = list(names)
 
     @staticmethod
@@ -110,5 +110,5 @@ class RecordsParser:
             fields = value if isinstance(value, dict) else {"value": value}
             names.update(dict.fromkeys(fields))
             path = f"{key}[{index}]" if key else f"[{index}]"
-            builder.add("record", record_text(fields), meta={"method": "json", "fields": fields, "index": index, "json_path": path})
+            builder.add(ElementKind.RECORD, record_text(fields), meta={"method": "json", "fields": fields, "index": index, "json_path": path})
         meta["field_names"] = list(names)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from bunko.parse.base import ElementBuilder
 from bunko.parse.encoding import decode_text
-from bunko.schema import ParsedDocument
+from bunko.schema import ElementKind, ParsedDocument
 
 _BLOCK = re.compile(r"\S.*?(?=\n[ \t]*\n|\Z)", re.DOTALL)
 
@@ -24,7 +24,7 @@ class TextParser:
         for match in _BLOCK.finditer(text):
             first = text.count("\n", 0, match.start()) + 1
             block = match.group().rstrip()
-            builder.add("paragraph", block, meta={"lines": [first, first + block.count("\n")], "method": "text-blocks"})
+            builder.add(ElementKind.PARAGRAPH, block, meta={"lines": [first, first + block.count("\n")], "method": "text-blocks"})
         title = builder.elements[0].text.splitlines()[0][:120] if builder.elements else Path(source).stem
         return ParsedDocument(
             doc_id="", source=source, title=title, mime="text/plain", parser=f"{self.name}/{self.version}",

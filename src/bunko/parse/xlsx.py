@@ -29,7 +29,7 @@ from openpyxl.utils.exceptions import InvalidFileException
 from bunko.errors import DocumentError
 from bunko.parse.base import ElementBuilder, dist_version
 from bunko.parse.tables import table_markdown, table_meta
-from bunko.schema import ErrorCode, ParsedDocument
+from bunko.schema import ElementKind, ErrorCode, ParsedDocument
 
 MIME = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 ROWS_PER_PART = 100
@@ -185,7 +185,7 @@ class XlsxParser:
             base["merged_origins"] = merged
         if len(grid) == 1:
             text = " | ".join(t for t in grid[0] if t)
-            builder.add("paragraph", text, page=index, meta={"method": "xlsx-cells", **base, **({"formulas": formulas} if formulas else {})})
+            builder.add(ElementKind.PARAGRAPH, text, page=index, meta={"method": "xlsx-cells", **base, **({"formulas": formulas} if formulas else {})})
             return
         header, body = grid[0], grid[1:]
         for part, start in enumerate(range(0, len(body), ROWS_PER_PART)):
@@ -198,7 +198,7 @@ class XlsxParser:
                 meta["formulas"] = part_formulas
             if len(body) > ROWS_PER_PART:
                 meta["part"] = part + 1
-            builder.add("table", table_markdown(header, rows), page=index, meta=meta)
+            builder.add(ElementKind.TABLE, table_markdown(header, rows), page=index, meta=meta)
 
 
 def _json_safe(value: Any) -> Any:

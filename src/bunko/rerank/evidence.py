@@ -26,11 +26,11 @@ from bunko.embed.base import Embedder
 from bunko.generate.answer_types import CHECKABLE, AnswerType, holds_type, question_type, wants_quantity
 from bunko.generate.confidence import rare_key_terms
 from bunko.generate.injection import looks_like_instruction
-from bunko.generate.language import detect_language, text_language
 from bunko.generate.units import CODE, Unit, split_typed_units
 from bunko.retrieve.coverage import keyword_coverage
 from bunko.schema import Hit
 from bunko.text.analyzers import Analyzer, identifiers
+from bunko.text.languages import query_language, text_language
 
 _LEAD_IN = re.compile(r"[:：]\s*$|次のとおり|以下のとおり|下記|如下|以下(?:几|各)|as follows|the following", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
@@ -76,7 +76,7 @@ def best_unit(scored: Sequence[ScoredUnit], question: str) -> ScoredUnit:
     answer then says so. Shared by the extractive answer and the grade, so the grade judges what is quoted.
     """
     best = max(scored, key=lambda s: s.score)
-    asked = detect_language(question)
+    asked = query_language(question)
     same = [s for s in scored if s.language == asked]
     if best.language == asked or not same:
         return best
@@ -136,7 +136,7 @@ def score_units(
     similarities = vectors @ np.asarray(query_vector, dtype=np.float32)
     quantity = wants_quantity(question)
     kind = question_type(question)
-    asked_language = detect_language(question)
+    asked_language = query_language(question)
     languages = {i: text_language(hits[i].chunk.text) for i in {u.hit_index for u in units}}
     codes = identifiers(query_tokens)
     keys = rare_key_terms(question, query_tokens, weights)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from bunko.index.bm25 import K1
+from bunko.index.bm25_formula import K1
 from bunko.schema import CoverageSignal, Signals
 
 Ranked = Sequence[tuple[str, float]]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bunko.schema import Chunk, Hit
+from bunko.schema import SEARCHABLE_KEY, Chunk, Hit
 from bunko.store.base import SearchIndex
 
 WINDOW = 4
@@ -25,7 +25,7 @@ WINDOW = 4
 
 def _expanded(child: Chunk, parent: Chunk) -> Chunk:
     meta = {
-        **{k: v for k, v in parent.meta.items() if k != "searchable"},
+        **{k: v for k, v in parent.meta.items() if k != SEARCHABLE_KEY},
         "matched_child": child.chunk_id, "child_text": child.text, "child_element_ids": list(child.element_ids),
         "child_pages": list(child.pages), "children_hit": [child.chunk_id],
     }

@@ -26,6 +26,7 @@ from bunko.server.collection import AskOutcome
 from bunko.server.deps import ApiError, Caller, ServerState, authenticate, state
 from bunko.server.models import ChatRequest
 from bunko.server.views import numbered_citations, with_sources
+from bunko.text.scripts import count_cjk
 
 router = APIRouter(prefix="/v1", tags=["openai"])
 log = logging.getLogger("bunko.server")
@@ -67,7 +68,7 @@ def _extras(outcome: AskOutcome) -> dict[str, Any]:
 
 def _tokens(text: str) -> int:
     """A rough count (a word or a CJK character each): clients expect a `usage` object."""
-    return sum(1 for ch in text if "\u3040" <= ch <= "\u9fff") + len([w for w in text.split() if w.isascii()])
+    return count_cjk(text) + len([w for w in text.split() if w.isascii()])
 
 
 def _caller(body: ChatRequest, request: Request, srv: ServerState) -> tuple[Caller, str]:

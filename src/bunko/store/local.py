@@ -25,6 +25,7 @@ import numpy as np
 
 from bunko.index.memory import MemoryIndex
 from bunko.schema import (
+    SEARCHABLE_KEY,
     TERMINAL_STATUSES,
     Chunk,
     DocumentInfo,
@@ -68,8 +69,8 @@ CREATE INDEX IF NOT EXISTS jobs_by_run ON jobs (run_id, created_at);
 CREATE TABLE IF NOT EXISTS traces (trace_id TEXT PRIMARY KEY, created_at REAL NOT NULL, question TEXT, payload TEXT NOT NULL);
 """
 
-SEARCHABLE = "COALESCE(json_extract(meta, '$.searchable'), 1) != 0"
-"""Chunks with meta {"searchable": false} (parent_child's parents) are kept for context and never indexed."""
+SEARCHABLE = f"COALESCE(json_extract(meta, '$.{SEARCHABLE_KEY}'), 1) != 0"
+"""`Chunk.searchable` in SQL: parent_child's parents are kept for context and never indexed."""
 
 
 

@@ -10,8 +10,8 @@
   index is built when a collection outgrows exact search (building it once is
   ~10x cheaper than inserting into it row by row), and after a `bulk_load`.
 * Keyword search is BM25 computed in SQL over a postings table with the
-  formula of `bunko.index.bm25` (Lucene idf, k1 = 1.5, b = 0.75, each distinct
-  query term once), over the same analyzer tokens the local store indexes.
+  formula of `bunko.index.bm25_formula` (its `sql_term_score`: Lucene idf, k1, b,
+  each distinct query term once), over the same analyzer tokens the local store indexes.
 * Filters are translated to SQL by `sql_filters` and applied in those queries.
 * Jobs carry their writer's id; a live writer holds a session advisory lock on
   it, so `fail_unfinished_jobs` fails only jobs whose writer is gone, not
@@ -39,11 +39,11 @@ from psycopg import sql
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
-from bunko.chunk.base import is_searchable
 from bunko.errors import CollectionError
-from bunko.index.bm25 import K1, B
+from bunko.index.bm25_formula import idf, sql_term_score
 from bunko.index.memory import SIMILAR_CHUNKS
 from bunko.schema import (
+    SEARCHABLE_KEY,
     TERMINAL_STATUSES,
     Chunk,
     DocumentInfo,
@@ -53,6 +53,7 @@ from bunko.schema import (
     IngestJob,
     JobStatus,
     ParsedDocument,
+    meta_searchable,
 )
 from bunko.store.base import StoredChunk
 from bunko.store.postgres_schema import LOCK_NAMESPACE, migrate, set_search_path
@@ -65,18 +66,28 @@ OWNER_NAMESPACE = LOCK_NAMESPACE + 1
 DOCUMENT_NAMESPACE = LOCK_NAMESPACE + 2
 HNSW_INDEX = "chunks_embedding_hnsw"
 
-_SEARCHABLE = "COALESCE((c.meta::jsonb ->> 'searchable')::boolean, true)"
-"""parent_child's parents are stored for context, never ranked: the local store keeps them out of its index too."""
+
+
+def searchable_sql(table: str = "c") -> str:
+    """`Chunk.searchable` in SQL over `table`'s meta: parent_child's parents are stored for context, never ranked."""
+    prefix = f"{table}." if table else ""
+    return f"COALESCE(({prefix}meta::jsonb ->> '{SEARCHABLE_KEY}')::boolean, true)"
+
+
+_SEARCHABLE = searchable_sql()
 _TERMINAL = [s.value for s in TERMINAL_STATUSES]
 
-_KEYWORD_SQL = """
+_KEYWORD_SQL = (
+    """
 WITH q AS (SELECT DISTINCT t AS term FROM unnest(%(terms)s::text[]) AS t),
 p AS MATERIALIZED (SELECT p.term, p.chunk, p.tf, p.dl FROM postings p JOIN q ON p.term = q.term),
 df AS (SELECT term, count(*)::float8 AS df FROM p GROUP BY term),
 s AS (SELECT chunks::float8 AS n, CASE WHEN tokens > 0 THEN tokens::float8 / chunks ELSE 1.0 END AS avgdl FROM corpus),
 scored AS (
     SELECT p.chunk,
-           sum(ln(1.0 + (s.n - df.df + 0.5) / (df.df + 0.5)) * p.tf / (p.tf + {k1} * (1.0 - {b} + {b} * p.dl / s.avgdl))) AS score
+           sum("""
+    + sql_term_score(tf="p.tf", df="df.df", n="s.n", doc_len="p.dl", avg_len="s.avgdl")
+    + """) AS score
     FROM p JOIN df ON df.term = p.term CROSS JOIN s
     GROUP BY p.chunk
 )
@@ -85,8 +96,10 @@ WHERE {where}
 ORDER BY scored.score DESC, c.doc_id, c.ordinal
 LIMIT %(k)s
 """
+)
 
-_DOCUMENT_KEYWORD_SQL = """
+_DOCUMENT_KEYWORD_SQL = (
+    """
 WITH q AS (SELECT DISTINCT t AS term FROM unnest(%(terms)s::text[]) AS t),
 p AS MATERIALIZED (
     SELECT p.term, c.doc_id, sum(p.tf)::float8 AS tf
@@ -101,15 +114,20 @@ s AS (
 ),
 scored AS (
     SELECT p.doc_id,
-           sum(ln(1.0 + (s.n - df.df + 0.5) / (df.df + 0.5)) * p.tf / (p.tf + {k1} * (1.0 - {b} + {b} * dl.dl / s.avgdl))) AS score
+           sum("""
+    + sql_term_score(tf="p.tf", df="df.df", n="s.n", doc_len="dl.dl", avg_len="s.avgdl")
+    + """) AS score
     FROM p JOIN df ON df.term = p.term JOIN dl ON dl.doc_id = p.doc_id CROSS JOIN s
     GROUP BY p.doc_id
 )
 SELECT scored.doc_id, scored.score FROM scored
-WHERE {documents} AND EXISTS (SELECT 1 FROM chunks c WHERE c.doc_id = scored.doc_id AND {where} AND """ + _SEARCHABLE + """)
+WHERE {documents} AND EXISTS (SELECT 1 FROM chunks c WHERE c.doc_id = scored.doc_id AND {where} AND """
+    + _SEARCHABLE
+    + """)
 ORDER BY scored.score DESC, scored.doc_id
 LIMIT %(k)s
 """
+)
 """Document-level BM25: a document's term frequencies and length are its chunks' sums, as the local store's document index."""
 
 
@@ -261,7 +279,7 @@ class PostgresStore:
                         _dumps(e.bbox) if e.bbox else None, _text(e.parent_id), _dumps(e.meta),
                     ))
             tokens = self._write_chunks(conn, doc, ingested_at, chunks)
-            searchable = sum(1 for stored in chunks if is_searchable(stored.chunk))
+            searchable = sum(1 for stored in chunks if stored.chunk.searchable)
             conn.execute(
                 "UPDATE corpus SET chunks = chunks + %s, tokens = tokens + %s, generation = generation + 1",
                 (searchable - removed, tokens - removed_tokens),
@@ -303,7 +321,7 @@ class PostgresStore:
             conn.execute("DELETE FROM postings WHERE chunk = ANY(%s)", ([r[0] for r in gone],))
         conn.execute("DELETE FROM elements WHERE doc_id = %s", (doc_id,))
         conn.execute("DELETE FROM documents WHERE doc_id = %s", (doc_id,))
-        searchable = sum(1 for r in gone if json.loads(r[2]).get("searchable", True) is not False)
+        searchable = sum(1 for r in gone if meta_searchable(json.loads(r[2])))
         return searchable, sum(r[1] for r in gone)
 
     def delete_document(self, source: str) -> bool:
@@ -367,7 +385,7 @@ class PostgresStore:
             cur.execute(
                 # a searchable chunk's real vector wins over a parent's blank one with the same text
                 "SELECT DISTINCT ON (embed_hash) embed_hash, embedding FROM chunks WHERE embed_hash = ANY(%s) "
-                "ORDER BY embed_hash, COALESCE((meta::jsonb ->> 'searchable')::boolean, true) DESC", (hashes,)
+                "ORDER BY embed_hash, " + searchable_sql("") + " DESC", (hashes,)
             )
             return {h: _vector(v) for h, v in cur.fetchall()}
 
@@ -531,9 +549,7 @@ class PostgresStore:
             terms = sorted(set(tokens))
             if not terms or k <= 0:
                 return []
-            statement = sql.SQL(_KEYWORD_SQL).format(
-                k1=sql.Literal(K1), b=sql.Literal(B), where=condition or sql.SQL("TRUE")
-            )
+            statement = sql.SQL(_KEYWORD_SQL).format(where=condition or sql.SQL("TRUE"))
             rows = conn.execute(statement, {"terms": terms, "k": k}).fetchall()
         return [(r[0], float(r[1])) for r in rows]
 
@@ -596,7 +612,7 @@ class PostgresStore:
     def _document_rows(
         conn: psycopg.Connection, terms: list[str], condition: sql.Composable, documents: sql.Composable, params: dict[str, Any]
     ) -> list[tuple[str, float]]:
-        statement = sql.SQL(_DOCUMENT_KEYWORD_SQL).format(k1=sql.Literal(K1), b=sql.Literal(B), where=condition, documents=documents)
+        statement = sql.SQL(_DOCUMENT_KEYWORD_SQL).format(where=condition, documents=documents)
         return [(r[0], float(r[1])) for r in conn.execute(statement, {"terms": terms, **params}).fetchall()]
 
     def _best_chunks(
@@ -614,7 +630,7 @@ class PostgresStore:
             ).format(in_documents)
             query = np.ascontiguousarray(np.asarray(vector, dtype=np.float32).ravel())
             return dict(conn.execute(statement, {"docs": doc_ids, "q": query}).fetchall())
-        statement = sql.SQL(_KEYWORD_SQL.replace("LIMIT %(k)s", "")).format(k1=sql.Literal(K1), b=sql.Literal(B), where=in_documents)
+        statement = sql.SQL(_KEYWORD_SQL.replace("LIMIT %(k)s", "")).format(where=in_documents)
         ranked = conn.execute(statement, {"terms": terms, "docs": doc_ids}).fetchall()
         doc_of = dict(conn.execute("SELECT chunk_id, doc_id FROM chunks WHERE chunk_id = ANY(%s::text[])", ([r[0] for r in ranked],)).fetchall())
         for chunk_id, _ in ranked:
@@ -634,7 +650,7 @@ class PostgresStore:
             df = dict(conn.execute(
                 "SELECT term, count(*) FROM postings WHERE term = ANY(%s::text[]) GROUP BY term", (terms,)
             ).fetchall()) if terms else {}
-        return {t: float(np.log(1.0 + (n - df.get(t, 0) + 0.5) / (df.get(t, 0) + 0.5))) for t in terms}
+        return {t: float(idf(float(df.get(t, 0)), n)) for t in terms}
 
     def matching_terms(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> dict[str, set[str]]:
         ids, terms = list(dict.fromkeys(chunk_ids)), sorted(set(tokens))

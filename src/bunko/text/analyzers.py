@@ -13,16 +13,10 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-_CJK = (
-    r"\u3040-\u309f"  # hiragana
-    r"\u30a0-\u30ff"  # katakana
-    r"\u3400-\u4dbf"  # CJK extension A
-    r"\u4e00-\u9fff"  # CJK unified ideographs
-    r"\uf900-\ufaff"  # compatibility ideographs
-    r"\uac00-\ud7af"  # hangul syllables
-)
-_WORD_CHAR = rf"[^\W_{_CJK}]"
-_TOKEN = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>{_WORD_CHAR}+(?:[-_./:,]{_WORD_CHAR}+)*)", re.UNICODE)
+from bunko.text.scripts import CJK
+
+_WORD_CHAR = rf"[^\W_{CJK}]"
+_TOKEN = re.compile(rf"(?P<cjk>[{CJK}]+)|(?P<word>{_WORD_CHAR}+(?:[-_./:,]{_WORD_CHAR}+)*)", re.UNICODE)
 _SPLIT_CODE = re.compile(r"[-_./:,]")
 
 Analyzer = Callable[[str], list[str]]

@@ -1,4 +1,7 @@
-"""Which language a chunk is in, judged from its keyword tokens, so a query's language can be preferred.
+"""Which language a question, a passage or a chunk's tokens are in: Japanese, Chinese or English.
+
+Every judgement of a text's language lives here, so retrieval, reranking, answers and
+evaluation agree on it; the user-facing messages per language stay in `bunko.generate.language`.
 
 A collection holding a manual and its translations returns the translation of the page
 asked for next to it: the embedder puts translations close together. Preferring chunks
@@ -17,9 +20,9 @@ from collections.abc import Iterable
 import numpy as np
 from scipy import sparse
 
+from bunko.text.scripts import HAN_CHAR, JA_ZH_CHAR, KANA_CHAR
+
 LANGUAGES = ("en", "ja", "zh")
-_KANA = re.compile(r"[\u3040-\u30ff]")
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 CJK_SHARE = 0.5
 """Share of CJK tokens from which a chunk is Japanese or Chinese. A CJK bigram stands for about one character
@@ -32,7 +35,7 @@ okurigana; a Chinese page quoting one Japanese name is not Japanese."""
 
 def token_classes(terms: Iterable[str]) -> np.ndarray:
     """0 for a Latin (or other) token, 1 for a Han-only token, 2 for a token holding kana."""
-    return np.array([2 if _KANA.search(t) else 1 if _HAN.search(t) else 0 for t in terms], dtype=np.int8)
+    return np.array([2 if KANA_CHAR.search(t) else 1 if HAN_CHAR.search(t) else 0 for t in terms], dtype=np.int8)
 
 
 def row_languages(matrix: sparse.spmatrix, classes: np.ndarray) -> np.ndarray:
@@ -62,8 +65,27 @@ def _languages(latin: np.ndarray, han: np.ndarray, kana: np.ndarray) -> np.ndarr
 
 def query_language(question: str) -> str:
     """A question's language: one kana makes it Japanese, Han without kana Chinese, anything else English."""
-    if _KANA.search(question):
+    if KANA_CHAR.search(question):
         return "ja"
-    if _HAN.search(question):
+    if HAN_CHAR.search(question):
         return "zh"
     return "en"
+
+
+_LATIN = re.compile(r"[A-Za-z]")
+TEXT_CJK_SHARE = 0.15
+"""Share of kana and Han among a passage's letters from which it is Japanese or Chinese prose (technical CJK text
+is full of Latin names)."""
+
+
+def text_language(text: str) -> str:
+    """The language of a passage by its letters: mostly Latin is English, else kana decides Japanese over Chinese.
+
+    Unlike `query_language` (for questions, where one kana is decisive), a passage of an
+    English manual that quotes one Japanese word stays English.
+    """
+    cjk = len(JA_ZH_CHAR.findall(text))
+    latin = len(_LATIN.findall(text))
+    if cjk == 0 or cjk < TEXT_CJK_SHARE * (cjk + latin):
+        return "en"
+    return "ja" if KANA_CHAR.search(text) else "zh"

@@ -15,9 +15,9 @@ from functools import cache
 
 from bunko.errors import ConfigError
 from bunko.text.analyzers import Analyzer, cjk_bigrams, multilingual, normalize
+from bunko.text.scripts import JA_ZH, KANA_CHAR
 
-_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
-_KANA = re.compile(r"[\u3040-\u30ff]")
+_JA_ZH_RUN = re.compile(f"[{JA_ZH}]+")
 _PUNCT_ONLY = re.compile(r"^[\W_]+$")
 
 Segmenter = Callable[[str], list[str]]
@@ -61,9 +61,9 @@ def jieba_search() -> Segmenter:
 def morphological(japanese: Callable[[], Segmenter] | None, chinese: Callable[[], Segmenter] | None) -> Analyzer:
     def analyze(text: str) -> list[str]:
         text = normalize(text)
-        segmenter_factory = japanese if _KANA.search(text) else chinese
-        tokens = multilingual(_CJK_RUN.sub(" ", text))
-        for run in _CJK_RUN.findall(text):
+        segmenter_factory = japanese if KANA_CHAR.search(text) else chinese
+        tokens = multilingual(_JA_ZH_RUN.sub(" ", text))
+        for run in _JA_ZH_RUN.findall(text):
             words = segmenter_factory()(run) if segmenter_factory else cjk_bigrams(run)
             tokens.extend(w for w in (word.strip() for word in words) if w and not _PUNCT_ONLY.match(w))
         return tokens
