@@ -46,13 +46,13 @@ import numpy as np
 
 from bunko import Bunko, Config
 from bunko.chunk.registry import CHUNKERS, get_chunker
-from bunko.chunk.sentences import split_sentences
 from bunko.chunk.sizing import input_limit
 from bunko.config import ChunkConfig
 from bunko.embed.use_m3 import UseM3Embedder
 from bunko.ingest.integrity import inspect_store
 from bunko.parse.registry import ParserRegistry, default_registry
 from bunko.schema import ParsedDocument
+from bunko.text.sentences import split_sentences
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"

@@ -23,7 +23,6 @@ from pathlib import Path
 import numpy as np
 
 from bunko import Bunko
-from bunko.chunk.sentences import split_sentences
 from bunko.config import RetrieveConfig
 from bunko.embed.use_m3 import UseM3Embedder
 from bunko.retrieve.searcher import Searcher
@@ -31,6 +30,7 @@ from bunko.schema import Chunk, ParsedDocument, doc_id_for
 from bunko.store.base import StoredChunk
 from bunko.store.local import LocalStore
 from bunko.text.analyzers import multilingual
+from bunko.text.sentences import split_sentences
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "src" / "bunko" / "samples" / "docs"

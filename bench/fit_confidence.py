@@ -114,8 +114,8 @@ def _paraphrase_by_dropping(text: str, rng: np.random.Generator) -> str:
 
 def cloze_questions(soup: BeautifulSoup, language: str, chapter: str, rng: np.random.Generator) -> list[dict[str, Any]]:
     """Typed questions made from the chapter's own sentences: the typed span is taken out and becomes the expected answer."""
-    from bunko.chunk.sentences import split_sentences
-    from bunko.generate.answer_types import _OPTION, _PATH
+    from bunko.text.answer_types import _OPTION, _PATH
+    from bunko.text.sentences import split_sentences
 
     lang = "zh" if language == "zh-cn" else language
     found: list[dict[str, Any]] = []

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from bunko.chunk.heading import HeadingChunker
-from bunko.chunk.sentences import split_sentences
 from bunko.config import ChunkConfig
 from bunko.parse.markdown import MarkdownParser
+from bunko.text.sentences import split_sentences
 
 TABLE_ROWS = "\n".join(f"| 地域{i} | {i * 1000:,}円 | 出張{i}の上限 |" for i in range(40))
 DOC = f"""# 出張規程

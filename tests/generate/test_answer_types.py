@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bunko.generate.answer_types import AnswerType, holds_type, question_type, short_answer
-from bunko.generate.units import CODE, PROSE, ROW, split_typed_units
+from bunko.text.answer_types import AnswerType, holds_type, question_type, short_answer
+from bunko.text.units import CODE, PROSE, ROW, split_typed_units
 
 
 @pytest.mark.parametrize(

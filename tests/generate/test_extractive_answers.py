@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from bunko import Bunko, Config
-from bunko.generate.injection import looks_like_instruction
 from bunko.schema import Answer
+from bunko.text.injection import looks_like_instruction
 
 
 @pytest.fixture(scope="module")

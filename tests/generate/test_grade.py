@@ -11,10 +11,10 @@ from bunko.generate.confidence import (
     ConfidenceModel,
     expected_calibration_error,
     fit_logistic,
-    key_terms,
 )
 from bunko.generate.grade import grade_answer
 from bunko.rerank.evidence import hit_units, score_units
+from bunko.retrieve.key_terms import key_terms
 from bunko.schema import Chunk, Hit
 from bunko.text.analyzers import multilingual
 
@@ -148,8 +148,8 @@ def test_unset_threshold_is_the_grades_own(make_kb) -> None:
     [("Which file holds the hostname?", "en"), ("ホスト名はどのファイルにありますか？", "ja"), ("主机名在哪个文件里？", "zh")],
 )
 def test_the_question_language_unit_is_quoted_when_it_comes_close_to_the_best(question: str, language: str) -> None:
-    from bunko.generate.units import Unit
     from bunko.rerank.evidence import ScoredUnit, best_unit
+    from bunko.text.units import Unit
 
     other = "zh" if language != "zh" else "en"
     foreign = ScoredUnit(Unit("x", 0, 0), 0.6, 0.5, 1.00, True, other)

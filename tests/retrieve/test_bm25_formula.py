@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from bm25s.scoring import _score_idf_lucene, _score_tfc_lucene
 
-from bunko.generate.confidence import RARE_IDF, RARE_TERM_SHARE
 from bunko.index.bm25 import BM25Index
 from bunko.index.bm25_formula import K1, B, idf, length_norm, share_idf, sql_term_score, term_score, tf_component
+from bunko.retrieve.key_terms import RARE_IDF, RARE_TERM_SHARE
 from bunko.text.analyzers import multilingual
 
 CORPUS = [

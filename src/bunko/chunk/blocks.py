@@ -19,11 +19,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bunko.chunk.base import JOIN, make_chunk
-from bunko.chunk.sentences import split_sentences
 from bunko.chunk.sizing import Sizer
 from bunko.parse.tables import table_markdown
 from bunko.schema import ATOMIC_KINDS, Chunk, Element, ElementKind, ParsedDocument
 from bunko.text.scripts import starts_unspaced
+from bunko.text.sentences import split_sentences
 
 _MD_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
 

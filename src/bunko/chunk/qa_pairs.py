@@ -15,11 +15,11 @@ import re
 
 from bunko.chunk.base import JOIN
 from bunko.chunk.blocks import Block, blocks_of, pack, split_blocks, to_chunks
-from bunko.chunk.sentences import split_sentences
 from bunko.chunk.sizing import sizer_for
 from bunko.config import ChunkConfig
 from bunko.embed.base import Embedder
 from bunko.schema import Chunk, Element, ElementKind, ParsedDocument
+from bunko.text.sentences import split_sentences
 
 QUESTION_PREFIX = re.compile(
     r"^\s*(?:[QＱ]\s*\d*\s*[:：.．、)）]"  # Q: Q. Q1: Q1)

@@ -21,12 +21,12 @@ import numpy as np
 
 from bunko.chunk.base import JOIN, make_chunk, sections
 from bunko.chunk.blocks import Block, blocks_of, merged, split_block
-from bunko.chunk.sentences import split_sentences
 from bunko.chunk.sizing import Sizer, sizer_for
 from bunko.config import ChunkConfig
 from bunko.embed.base import Embedder
 from bunko.schema import Chunk, ParsedDocument
 from bunko.text.scripts import starts_unspaced
+from bunko.text.sentences import split_sentences
 
 WINDOW = 2
 """Sentences on each side of a gap whose vectors are averaged (LangChain's buffer_size plays this part)."""

@@ -23,10 +23,10 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from bunko.chunk.sentences import split_sentences
 from bunko.evaluate.golden import GoldenItem
 from bunko.schema import Chunk
 from bunko.text.languages import query_language
+from bunko.text.sentences import split_sentences
 
 _NUM = r"(?<![\d×xX*/:.,])\d+(?:[,，]\d{3})*(?:[.．]\d+)?(?![\d×:])"
 _JA_UNITS = ("営業日", "日間", "週間", "時間", "か月", "ヶ月", "カ月", "万円", "円", "日", "分", "年", "名", "人", "回", "件", "泊", "歳", "%", "％")

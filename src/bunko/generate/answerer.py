@@ -31,16 +31,14 @@ from bunko.config import Config
 from bunko.embed.base import Embedder, embed_queries
 from bunko.generate.citation_marks import CitationNumbers, render_sentence, separator
 from bunko.generate.citations import SUPPORTED, UNCITED, CheckedSentence, CitationChecker, parse_sentences
-from bunko.generate.confidence import ConfidenceModel, key_terms
+from bunko.generate.confidence import ConfidenceModel
 from bunko.generate.crag import NOT_FOUND, REWRITE, llm_grade
 from bunko.generate.extractive import ExtractiveGenerator, citation_for
 from bunko.generate.grade import grade_answer
 from bunko.generate.guardrails import STANDARD, mask_pii, regulated_notices, source_date
-from bunko.generate.injection import looks_like_instruction
 from bunko.generate.language import ABSTAIN_MESSAGES, abstain_message, cross_language_note
 from bunko.generate.prompts import build_messages, prompt_overhead
 from bunko.generate.retrieval_grade import RETRIEVAL_THRESHOLD
-from bunko.generate.units import readable_row
 from bunko.llm.base import ChatModel, Message, estimate_tokens, reported_usage
 from bunko.rerank.base import Reranker, RerankQuery
 from bunko.rerank.budget import fit_budget
@@ -48,12 +46,15 @@ from bunko.rerank.dedup import dedup_hits
 from bunko.rerank.evidence import ScoredUnit
 from bunko.rerank.light import CachingEmbedder
 from bunko.rerank.registry import build_reranker
+from bunko.retrieve.key_terms import key_terms
 from bunko.retrieve.searcher import Searcher, SearchResult
 from bunko.schema import Answer, AnswerSentence, Hit, to_dict
 from bunko.store.base import Store
 from bunko.text.analyzers import Analyzer
+from bunko.text.injection import looks_like_instruction
 from bunko.text.languages import query_language as detect_language
 from bunko.text.languages import text_language
+from bunko.text.units import readable_row
 from bunko.trace import Evidence, Generation, Grade, LLMGrade, Trace, TracedHit, Usage
 
 TOKEN_MARGIN = 64

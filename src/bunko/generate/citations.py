@@ -1,7 +1,7 @@
 """The citation check: every sentence of a model's answer is held against the chunks it cites.
 
 The answer is split into sentences the way documents are (。！？ as well as
-. ! ?, `bunko.chunk.sentences`); ``[n]`` markers become citations of source
+. ! ?, `bunko.text.sentences`); ``[n]`` markers become citations of source
 n. A marker standing at the start of a sentence ("…です。[1]" splits as
 "…です。" + "[1]") belongs to the sentence before it.
 
@@ -31,12 +31,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bunko.chunk.sentences import split_sentences
 from bunko.embed.base import Embedder
-from bunko.generate.units import split_units
 from bunko.schema import Chunk, Hit
 from bunko.text.analyzers import Analyzer
 from bunko.text.scripts import HIRAGANA
+from bunko.text.sentences import split_sentences
+from bunko.text.units import split_units
 
 LEXICAL_MIN = 0.7
 """Share of a sentence's content tokens that must occur in its cited chunks (see the module docstring)."""

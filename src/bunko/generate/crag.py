@@ -14,8 +14,9 @@ import json
 import re
 from collections.abc import Sequence
 
-from bunko.generate.prompts import fence, location
+from bunko.generate.prompts import location
 from bunko.llm.base import ChatModel, LLMError, reported_usage
+from bunko.llm.fencing import fence
 from bunko.schema import Hit
 from bunko.trace import LLMGrade
 

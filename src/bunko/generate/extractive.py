@@ -13,11 +13,11 @@ from collections.abc import Mapping
 import numpy as np
 
 from bunko.embed.base import Embedder
-from bunko.generate.answer_types import question_type, short_answer
-from bunko.generate.units import CODE
 from bunko.rerank.evidence import ScoredUnit, best_unit, hit_units, most_covering, score_units
 from bunko.schema import AnswerSentence, Citation, Hit
 from bunko.text.analyzers import Analyzer
+from bunko.text.answer_types import question_type, short_answer
+from bunko.text.units import CODE
 
 MAX_EVIDENCE_HITS = 5
 MAX_UNITS = 80

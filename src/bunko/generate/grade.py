@@ -19,13 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from bunko.generate.answer_types import question_type
-from bunko.generate.confidence import AnswerFeatures, ConfidenceModel, features_dict, rare_key_terms, typed_feature
+from bunko.generate.confidence import AnswerFeatures, ConfidenceModel, features_dict, typed_feature
 from bunko.generate.retrieval_grade import grade_hits
 from bunko.rerank.evidence import ScoredUnit, best_unit
 from bunko.retrieve.coverage import keyword_coverage
+from bunko.retrieve.key_terms import rare_key_terms
 from bunko.schema import Hit
 from bunko.text.analyzers import Analyzer
+from bunko.text.answer_types import question_type
 from bunko.text.languages import query_language
 from bunko.trace import Grade
 

@@ -17,34 +17,14 @@ Three things make an LLM answer checkable and safe:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from bunko.generate.language import abstain_message
 from bunko.llm.base import Message
+from bunko.llm.fencing import defuse, fence
 from bunko.schema import Hit
 
 LANGUAGE_NAMES = {"ja": "Japanese (日本語)", "zh": "Simplified Chinese (简体中文)", "en": "English"}
-
-_FENCE_BREAK = re.compile(r"<\s*(/?)\s*(source|system|user|assistant|instructions?)\b", re.IGNORECASE)
-_TEMPLATE_TOKEN = re.compile(r"<\|[^|>]{0,40}\|>|<(?:start|end)_of_turn>|\[/?INST\]|<</?SYS>>", re.IGNORECASE)
-
-
-def defuse(text: str) -> str:
-    """Document text that cannot end its fence or open a chat turn (``<`` becomes ``‹``)."""
-    text = _TEMPLATE_TOKEN.sub(lambda m: m.group().replace("<", "‹").replace(">", "›").replace("[", "(").replace("]", ")"), text)
-    return _FENCE_BREAK.sub(lambda m: "‹" + m.group()[1:], text)
-
-
-def _attribute(value: str) -> str:
-    return defuse(value).replace('"', "'").replace("\n", " ")
-
-
-def fence(source_id: int, location: str, text: str) -> str:
-    """One source block; ``location`` is "source > section > p.N"."""
-    where = f' from="{_attribute(location)}"' if location else ""
-    return f'<source id="{source_id}"{where}>\n{defuse(text.strip())}\n</source>'
-
 
 def location(hit: Hit) -> str:
     chunk = hit.chunk

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from bunko.chunk.sentences import split_spans
 from bunko.schema import Hit
+from bunko.text.sentences import split_spans
 
 
 def _truncate(text: str, fits: Callable[[str], bool]) -> str:

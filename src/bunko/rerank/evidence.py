@@ -5,7 +5,7 @@ extractive generator (which quotes the best sentences), so both judge evidence
 the same way: embedding similarity of the unit (with its section heading, since
 a table row such as "東京23区 / 12,000円" only means "hotel limit" under its
 heading) plus idf-weighted keyword coverage of the question, nudged by what
-kind of answer the question wants (`bunko.generate.answer_types`: an option
+kind of answer the question wants (`bunko.text.answer_types`: an option
 question prefers a unit holding an option, a path question one holding a path;
 a lead-in such as "…は次のとおりです。" points at the answer without being it)
 and by language (a unit in the question's language is preferred when the
@@ -23,14 +23,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from bunko.embed.base import Embedder
-from bunko.generate.answer_types import CHECKABLE, AnswerType, holds_type, question_type, wants_quantity
-from bunko.generate.confidence import rare_key_terms
-from bunko.generate.injection import looks_like_instruction
-from bunko.generate.units import CODE, Unit, split_typed_units
 from bunko.retrieve.coverage import keyword_coverage
+from bunko.retrieve.key_terms import rare_key_terms
 from bunko.schema import Hit
 from bunko.text.analyzers import Analyzer, identifiers
+from bunko.text.answer_types import CHECKABLE, AnswerType, holds_type, question_type, wants_quantity
+from bunko.text.injection import looks_like_instruction
 from bunko.text.languages import query_language, text_language
+from bunko.text.units import CODE, Unit, split_typed_units
 
 _LEAD_IN = re.compile(r"[:：]\s*$|次のとおり|以下のとおり|下記|如下|以下(?:几|各)|as follows|the following", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")

@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from bunko.generate.prompts import fence
 from bunko.llm.base import ChatModel, LLMError
+from bunko.llm.fencing import fence
 from bunko.rerank.base import RerankQuery, ordered
 from bunko.schema import Hit
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from bunko.chunk.sentences import split_sentences
+from bunko.text.sentences import split_sentences
 
 PROSE, ROW, CODE = "prose", "row", "code"
 
