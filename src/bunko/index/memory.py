@@ -16,10 +16,12 @@ from typing import Any
 
 import numpy as np
 
+from bunko.index.base import DenseIndex
 from bunko.index.bm25 import BM25Builder, BM25Index
+from bunko.index.exact import ExactIndex
 from bunko.index.filters import BUILTIN_FIELDS, filter_key, mask_for
 from bunko.index.hnsw import EXACT_SUBSET_ROWS, HnswIndex
-from bunko.index.topk import top_k, top_k_of
+from bunko.index.topk import top_k_of
 from bunko.schema import DocumentMatch
 from bunko.text.languages import LANGUAGES, row_languages, token_classes
 
@@ -96,15 +98,14 @@ class MemoryIndex:
         self.generation = -1
         self.ids: list[str] = []
         self.vectors = np.zeros((0, 0), dtype=np.float32)
+        self.exact = ExactIndex(self.vectors)
         self.bm25 = BM25Index()
         self.document_bm25 = BM25Index()
         self.documents = DocumentRows.of([])
         self._row_languages: np.ndarray | None = None
-        self._last_scores: tuple[bytes, np.ndarray] | None = None
         self._raw_records: list[dict[str, Any]] = []
         self._records: list[dict[str, Any]] | None = None
         self._row_of: dict[str, int] | None = None
-        self._blas: Any = None
         self._masks: OrderedDict[str, np.ndarray | None] = OrderedDict()
         self.known_fields: set[str] = set(BUILTIN_FIELDS)
 
@@ -126,10 +127,10 @@ class MemoryIndex:
         assert cached is not None
         self.ids = ids
         self.vectors = vectors if vectors is not None else np.zeros((0, 0), dtype=np.float32)
+        self.exact = ExactIndex(self.vectors)
         self.bm25, self.document_bm25 = cached
         self.documents = documents
         self._row_languages = None
-        self._last_scores = None
         self._raw_records = records
         self._records = None
         self._row_of = None
@@ -207,34 +208,17 @@ class MemoryIndex:
         query = np.asarray(vector, dtype=np.float32).ravel()
         if query.shape[0] != self.vectors.shape[1]:
             raise ValueError(f"query vector has dimension {query.shape[0]}, the collection {self.vectors.shape[1]}")
+        return [(self.ids[row], score) for row, score in self.dense_index(allowed).search(query, k, allowed)]
+
+    def dense_index(self, allowed: np.ndarray | None) -> DenseIndex:
+        """HNSW past `ann_threshold` rows, unless the filter leaves so few rows that exact search over them is
+        cheaper and never misses; exact otherwise."""
         if self.ann is not None and self.ann_active and (allowed is None or int(allowed.sum()) > EXACT_SUBSET_ROWS):
-            return [(self.ids[row], score) for row, score in self.ann.search(query, k, allowed)]
-        if allowed is not None and int(allowed.sum()) < len(self.ids) // 4:
-            rows = np.flatnonzero(allowed)
-            with self._single_blas_thread():
-                subset = self.vectors[rows] @ query
-            return [(self.ids[rows[i]], s) for i, s in top_k(subset, k)]
-        with self._single_blas_thread():
-            scores = self.vectors @ query
-        self._last_scores = (query.tobytes(), scores)
-        return [(self.ids[i], s) for i, s in top_k(scores, k, allowed)]
+            return self.ann
+        return self.exact
 
     def _cosines_of_rows(self, rows: np.ndarray, query: np.ndarray) -> np.ndarray:
-        """Cosines of some rows with the query: from the exact search this query just ran when there was one
-        (one product over 11k x 512 floats costs about 4 ms here, as much as the search), else computed."""
-        if self._last_scores is not None and self._last_scores[0] == query.tobytes():
-            return self._last_scores[1][rows]
-        with self._single_blas_thread():
-            return self.vectors[rows] @ query
-
-    def _single_blas_thread(self) -> Any:
-        """One matrix-vector product is too small to share: OpenBLAS waking a second thread made
-        a 10k-row search 3-12 ms instead of 0.8 ms on 2 cores (bench/results/retrieval.md, blas1 rows)."""
-        if self._blas is None:
-            from threadpoolctl import ThreadpoolController
-
-            self._blas = ThreadpoolController()
-        return self._blas.limit(limits=1, user_api="blas")
+        return self.exact.cosines(rows, query)
 
     def _row_index(self) -> dict[str, int]:
         if self._row_of is None:

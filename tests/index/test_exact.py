@@ -1,0 +1,45 @@
+"""Exact dense search: the top k rows by cosine, within a filter mask, whichever path the mask size takes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bunko.index.base import DenseIndex
+from bunko.index.exact import SUBSET_SHARE, ExactIndex
+
+
+def _unit(rows: int, seed: int) -> np.ndarray:
+    x = np.random.default_rng(seed).standard_normal((rows, 32))
+    return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+
+
+def _expected(vectors: np.ndarray, query: np.ndarray, k: int, allowed: np.ndarray | None) -> list[int]:
+    scores = vectors @ query
+    if allowed is not None:
+        scores = np.where(allowed, scores, -np.inf)
+    return [int(i) for i in np.argsort(-scores, kind="stable")[:k] if np.isfinite(scores[i])]
+
+
+@pytest.mark.parametrize("share", [None, 0.05, 0.6])  # no filter, a small subset (its own product), a large one (a mask)
+def test_exact_search_returns_the_true_top_rows_within_the_filter(share: float | None) -> None:
+    vectors = _unit(2000, seed=0)
+    index: DenseIndex = ExactIndex(vectors)
+    allowed = None if share is None else np.random.default_rng(1).random(len(vectors)) < share
+    if share is not None:
+        assert (allowed.sum() < SUBSET_SHARE * len(vectors)) == (share < SUBSET_SHARE)
+    for query in _unit(20, seed=2):
+        found = index.search(query, 10, allowed)
+        assert [row for row, _ in found] == _expected(vectors, query, 10, allowed)
+        assert all(score == pytest.approx(float(vectors[row] @ query), abs=1e-5) for row, score in found)
+
+
+def test_cosines_after_a_search_reuse_its_scores_and_match_a_fresh_product() -> None:
+    vectors = _unit(500, seed=3)
+    index = ExactIndex(vectors)
+    query = _unit(1, seed=4)[0]
+    rows = np.array([3, 141, 499])
+    fresh = index.cosines(rows, query)
+    index.search(query, 5, None)
+    assert np.allclose(index.cosines(rows, query), fresh, atol=1e-6)
+    assert np.allclose(fresh, vectors[rows] @ query, atol=1e-6)
