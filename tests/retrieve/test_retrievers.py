@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -12,6 +12,8 @@ from bunko.config import RetrieveConfig
 from bunko.embed.use_m3 import UseM3Embedder
 from bunko.retrieve.base import Query, signal_lines
 from bunko.retrieve.fusion import Fused
+from bunko.retrieve.router import DEFAULT_RULES, Route, weights
+from bunko.retrieve.searcher import Searcher
 from bunko.schema import Signals
 from bunko.store.base import Store
 
@@ -77,3 +79,30 @@ def test_each_built_in_route_explains_its_own_signals(kb: Bunko, question: str) 
         lines = searcher.retriever(mode).explain(hit.signals)
         assert lines[: len(hit.signals.to_dict())] == signal_lines(hit.signals)
         assert any("idf-weighted terms" in line for line in lines) == (mode == "hybrid")
+
+
+def test_a_router_rule_can_send_a_query_to_a_route_unless_the_caller_names_one(kb: Bunko) -> None:
+    def file_names(query: str, tokens: list[str], config: RetrieveConfig) -> Route | None:
+        return Route("by-file", weights(config, config.keyword_weight), "names a file", retriever="source-name") if query.startswith("-") else None
+
+    store = kb.store
+    searcher = Searcher(store, kb.embedder, kb.analyzer, kb.config.retrieve, rules=[file_names, *DEFAULT_RULES],
+                        retrievers=[SourceNameRetriever(store, kb.config.retrieve)])
+    routed = searcher.search("-zh.", k=3)
+    assert routed.mode == "source-name" and [Path(h.chunk.source).name for h in routed.hits] == ["guide-zh.md"]
+    assert searcher.search("-zh.", k=3, mode="keyword").mode == "keyword"
+    assert searcher.search("伦敦的住宿上限", k=3).mode == "hybrid"
+
+
+@pytest.mark.parametrize("question", ["What is the hotel limit in London?", "ロンドンの宿泊費の上限は？", "伦敦的住宿上限是多少？"])
+def test_one_ask_reads_the_query_term_weights_once(kb: Bunko, question: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[list[str]] = []
+    read = kb.store.term_weights
+
+    def counted(tokens: Sequence[str]) -> dict[str, float]:
+        calls.append(list(tokens))
+        return read(tokens)
+
+    monkeypatch.setattr(kb.store, "term_weights", counted)
+    kb.ask(question)
+    assert len(calls) == 1

@@ -153,7 +153,7 @@ class Answerer:
         depth = max(k, self.config.rerank.candidates) if self.reranker.name != "none" else k
         result = self.searcher.search(query, k=depth, where=filters)
         vector = result.query_vector if result.query_vector is not None else embed_queries(self.embedder, [query])[0]
-        weights = self.store.term_weights(result.query_tokens)
+        weights = result.term_weights if result.term_weights is not None else self.store.term_weights(result.query_tokens)
         timings["search"] = time.perf_counter() - started
         for name, seconds in result.timings.items():
             timings[f"search.{name}"] = seconds

@@ -21,7 +21,7 @@ from bunko.schema import Signals
 from bunko.store.base import SearchIndex
 
 
-@dataclass(frozen=True)
+@dataclass
 class Query:
     """A question as every retriever sees it, analysed once: its keyword tokens, its vector (None when no
     retriever of the route needs one), the filter applied before top-k, and the language to prefer."""
@@ -34,6 +34,8 @@ class Query:
     language: str | None = None
     timings: dict[str, float] = field(default_factory=dict)
     """Seconds per retrieval step, written by the retrievers as they run (the trace's timings)."""
+    term_weights: dict[str, float] | None = None
+    """The tokens' idf in this collection, once a retriever has read it: the answer's grade reuses it."""
 
 
 class Retriever(Protocol):

@@ -67,7 +67,7 @@ class HybridRetriever:
             documents = store.document_keyword_search(tokens, config.document_candidates, query.where, vector)
             ranked["document"] = [(match.best_chunk_id, match.score) for match in documents]
         candidates = list(dict.fromkeys(cid for hits in ranked.values() for cid, _ in hits))
-        idf = store.term_weights(tokens)
+        idf = query.term_weights = store.term_weights(tokens)
         coverage = term_coverage(store.matching_terms(candidates, tokens), idf)
         cosines = self._cosines(ranked.get("dense", []), candidates, vector)
         document_scores = store.document_keyword_scores(candidates, tokens) if document_weight > 0 else {}

@@ -25,6 +25,9 @@ class Route:
     name: str
     weights: dict[str, float] = field(default_factory=dict)
     reason: str = ""
+    retriever: str | None = None
+    """The search mode a rule chose for this query (a graph route for a multi-hop question, say); None keeps the
+    collection's `[retrieve] mode`. A mode asked for by the caller wins over both."""
 
 
 RouteRule = Callable[[str, list[str], RetrieveConfig], Route | None]

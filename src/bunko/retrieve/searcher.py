@@ -43,6 +43,8 @@ class SearchResult:
     mode: str
     route: Route | None = None
     timings: dict[str, float] = field(default_factory=dict)
+    term_weights: dict[str, float] | None = None
+    """The query tokens' idf, when the route read it (hybrid does); None when no retriever needed it."""
 
 
 def built_in_retrievers(store: SearchIndex, config: RetrieveConfig) -> dict[str, Retriever]:
@@ -87,8 +89,10 @@ class Searcher:
         `language` ("en", "ja", "zh") is the language to prefer instead of the question's own, "any" none."""
         config = self.config
         k = k or config.k
-        mode = mode or config.mode
         group_by = group_by or config.group_by
+        tokens = self.analyzer(query_text(query))
+        chosen = route(query, tokens, config, self.rules)
+        mode = mode or chosen.retriever or config.mode
         retriever = self.retriever(mode)
         if group_by not in GROUPINGS:
             raise ValueError(f"unknown grouping {group_by!r}; use {', '.join(GROUPINGS)}")
@@ -97,12 +101,10 @@ class Searcher:
         candidates = max(config.candidates, k)
         timings: dict[str, float] = {}
         vector = query_vector
-        tokens = self.analyzer(query_text(query))
         if retriever.needs_vector and vector is None:
             started = time.perf_counter()
             vector = embed_queries(self.embedder, [query])[0]
             timings["embed_query"] = time.perf_counter() - started
-        chosen = route(query, tokens, config, self.rules)
         if language not in (None, "any"):
             if config.fusion != "coverage":
                 raise ValueError(f"a language preference needs coverage fusion; this collection fuses by {config.fusion}")
@@ -121,7 +123,7 @@ class Searcher:
         for rank, hit in enumerate(hits, start=1):
             hit.signals.fusion = RankSignal(float(rank), hit.score)
         timings["fuse"] = time.perf_counter() - started - steps
-        return SearchResult(hits=hits, query_vector=vector, query_tokens=tokens, mode=mode, route=chosen, timings=timings)
+        return SearchResult(hits, vector, tokens, mode, chosen, timings, asked.term_weights)
 
     def _hits(self, fused: list[Fused], k: int, group_by: str = "chunk") -> list[Hit]:
         """The top k hits after parent expansion and grouping, fetching as few chunk rows as that needs.
