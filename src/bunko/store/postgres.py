@@ -298,17 +298,20 @@ class PostgresStore:
             copy.set_types(["int8", *["text"] * 3, "int4", *["text"] * 9, "text[]", "int4", "jsonb", "vector"])
             for key, stored in zip(ids, chunks, strict=True):
                 c = stored.chunk
-                total += len(stored.tokens)
+                indexed = len(stored.tokens) if c.searchable else 0
+                total += indexed
                 copy.write_row((
                     key, _text(c.chunk_id), c.doc_id, _text(c.source), c.ordinal, _text(c.text), _text(c.embed_text),
                     stored.embed_hash, _dumps(c.element_ids), _dumps(c.pages), _dumps(c.section_path), _dumps(c.kinds),
-                    _text(c.parent_id), _dumps(c.meta), list(stored.tokens), len(stored.tokens),
+                    _text(c.parent_id), _dumps(c.meta), list(stored.tokens), indexed,
                     Jsonb(filter_record(doc, ingested_at, c), dumps=_dumps),
                     np.ascontiguousarray(stored.vector, dtype=np.float32),
                 ))
         with conn.cursor().copy("COPY postings (term, chunk, tf, dl) FROM STDIN (FORMAT BINARY)") as copy:
             copy.set_types(["text", "int8", "int4", "int4"])
             for key, stored in zip(ids, chunks, strict=True):
+                if not stored.chunk.searchable:  # kept for context, never indexed: no postings, no length in the corpus
+                    continue
                 dl = len(stored.tokens)
                 for term, tf in Counter(stored.tokens).items():
                     copy.write_row((term, key, tf, dl))
