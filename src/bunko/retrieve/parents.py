@@ -14,8 +14,6 @@ would repeat one passage.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from bunko.schema import SEARCHABLE_KEY, Chunk, Hit
 from bunko.store.base import SearchIndex
 
@@ -29,7 +27,7 @@ def _expanded(child: Chunk, parent: Chunk) -> Chunk:
         "matched_child": child.chunk_id, "child_text": child.text, "child_element_ids": list(child.element_ids),
         "child_pages": list(child.pages), "children_hit": [child.chunk_id],
     }
-    return replace(parent, meta=meta)
+    return parent.with_meta(meta)
 
 
 def expand_parents(hits: list[Hit], store: SearchIndex, k: int) -> list[Hit]:
@@ -48,7 +46,7 @@ def expand_parents(hits: list[Hit], store: SearchIndex, k: int) -> list[Hit]:
             by_parent[parent.chunk_id].chunk.meta["children_hit"].append(hit.chunk.chunk_id)
             continue
         else:
-            expanded = replace(hit, chunk=_expanded(hit.chunk, parent))
+            expanded = Hit(_expanded(hit.chunk, parent), hit.score, hit.distance, hit.signals)
             by_parent[parent.chunk_id] = expanded
             out.append(expanded)
         if len(out) == k:

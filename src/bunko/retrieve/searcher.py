@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -176,5 +176,5 @@ def group_hits(hits: list[Hit], group_by: str) -> list[Hit]:
         if key in best:
             best[key].chunk.meta["group_hits"].append(hit.chunk.chunk_id)
         else:
-            best[key] = replace(hit, chunk=replace(hit.chunk, meta={**hit.chunk.meta, "group_hits": [hit.chunk.chunk_id]}))
+            best[key] = Hit(hit.chunk.with_meta({**hit.chunk.meta, "group_hits": [hit.chunk.chunk_id]}), hit.score, hit.distance, hit.signals)
     return list(best.values())
