@@ -69,6 +69,15 @@ def test_page_without_main_drops_navigation_and_reads_loose_text(tmp_path: Path)
     assert all(e.meta["method"] == "html-dom" for e in doc.elements)
 
 
+def test_role_main_marks_the_content_and_comments_are_not_text(tmp_path: Path) -> None:
+    """Pins the typed rewrite of the content-root lookup (find(role=...)) and of the child filter."""
+    path = tmp_path / "role.html"
+    path.write_text('<html><body><div>Site banner</div><div role="main"><p>Body <!-- hidden note -->text</p>'
+                    '<div class="sidebar">Side</div></div></body></html>', encoding="utf-8")
+    doc = HtmlParser().parse(path, path.name, "text/html")
+    assert [(e.kind, e.text) for e in doc.elements] == [("paragraph", "Body text")]
+
+
 def test_shift_jis_page_declared_by_meta_charset(tmp_path: Path) -> None:
     path = tmp_path / "sjis.html"
     html = '<html><head><meta charset="shift_jis"></head><body><p>出張旅費の規程</p></body></html>'

@@ -47,8 +47,8 @@ def split(text: str, start: int, end: int, sizer: Sizer, level: int = 0) -> list
     """Contiguous spans covering [start, end), each fitting ``sizer`` (cut hard only when no separator helps)."""
     if sizer.fits(text[start:end]):
         return [(start, end)]
+    out: list[Span] = []
     if level >= len(SEPARATORS):
-        out = []
         while start < end:
             stop = min(sizer.prefix_end(text, start), end)
             out.append((start, stop))
@@ -57,7 +57,6 @@ def split(text: str, start: int, end: int, sizer: Sizer, level: int = 0) -> list
     pieces = _cut(text, start, end, SEPARATORS[level])
     if len(pieces) == 1:
         return split(text, start, end, sizer, level + 1)
-    out: list[Span] = []
     for piece_start, piece_end in pieces:
         out.extend(split(text, piece_start, piece_end, sizer, level + 1))
     return out

@@ -113,7 +113,7 @@ class SemanticChunker:
             groups[-1].append(unit)
         groups = self._absorb(groups, group_section, sizer, config.min_chars)
 
-        chunks = []
+        chunks: list[Chunk] = []
         for group in groups:
             _, elements, meta, context = merged(group)
             chunks.append(make_chunk(doc, len(chunks), compose(group), elements, context=context, **meta))

@@ -90,22 +90,19 @@ def calibrate(
     kb.lift_distance_limit()
     result = run(lambda: run_calibration(kb, items))
     kb.close()
-    summary = {
-        "dense_distance": {"should_find": percentiles(result.should_find), "should_not_find": percentiles(result.should_not_find)},
-        "confidence": {"answerable": percentiles(result.confidence_answerable), "absent": percentiles(result.confidence_absent)},
-        "suggested": {"retrieve.max_distance": result.suggested_max_distance, "answer.min_confidence": result.suggested_min_confidence},
-        "relevant_not_retrieved": result.missed,
-    }
+    distance = {"should_find": percentiles(result.should_find), "should_not_find": percentiles(result.should_not_find)}
+    confidence = {"answerable": percentiles(result.confidence_answerable), "absent": percentiles(result.confidence_absent)}
+    suggested = {"retrieve.max_distance": result.suggested_max_distance, "answer.min_confidence": result.suggested_min_confidence}
     if as_json:
-        print_json(summary)
+        print_json({"dense_distance": distance, "confidence": confidence, "suggested": suggested, "relevant_not_retrieved": result.missed})
         return
     table = Table("measure", "group", "n", "p5", "p25", "p50", "p75", "p95")
-    for measure, groups in (("dense distance", summary["dense_distance"]), ("confidence", summary["confidence"])):
+    for measure, groups in (("dense distance", distance), ("confidence", confidence)):
         for group, stats in groups.items():
             table.add_row(measure, group.replace("_", " "), *[str(stats.get(key, "-")) for key in ("n", "p5", "p25", "p50", "p75", "p95")])
     console.print(table)
     console.print("cosine distance = 1 − cosine similarity; a relevant hit must be at or below max_distance")
-    for key, value in summary["suggested"].items():
+    for key, value in suggested.items():
         console.print(f"suggested {key} = {value}")
     if result.missed:
         console.print(f"[yellow]{result.missed} answerable questions had no relevant hit among the dense candidates[/yellow]")

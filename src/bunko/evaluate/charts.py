@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import io
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from bunko.evaluate import formatting as fmt
 from bunko.evaluate.experiments import Experiment
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 COLOURS = ("#3b6ea8", "#e0883a", "#4f9a5b", "#b8504b", "#8268b0", "#8c6d5a", "#d17fb5", "#7a7a7a")
 
@@ -27,7 +31,7 @@ def available() -> bool:
     return True
 
 
-def _figure(width: float, height: float):  # -> matplotlib.figure.Figure
+def _figure(width: float, height: float) -> Figure:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -36,7 +40,7 @@ def _figure(width: float, height: float):  # -> matplotlib.figure.Figure
     return figure
 
 
-def _png(figure) -> bytes:
+def _png(figure: Figure) -> bytes:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png")
     return buffer.getvalue()
@@ -55,7 +59,7 @@ def metric_bars(experiment: Experiment) -> bytes:
     positions = np.arange(len(comparisons))
     height = 0.8 / len(names)
     for index, name in enumerate(names):
-        values = [c.values[name] if c.values[name] is not None else 0.0 for c in comparisons]
+        values = [0.0 if (value := c.values[name]) is None else value for c in comparisons]
         axes.barh(positions + index * height, values, height, label=name, color=_colour(index))
     axes.set_yticks(positions + height * (len(names) - 1) / 2, [c.metric for c in comparisons])
     axes.invert_yaxis()

@@ -124,12 +124,16 @@ def collection_documents(collection: Path) -> tuple[list[Path], list[str]]:
     """The files a collection was built from (to rebuild it another way), and the ones now missing."""
     kb = Bunko(collection, create=False, allow_embedder_change=True)
     try:
-        found, missing = [], []
+        found: list[Path] = []
+        missing: list[str] = []
         for doc in kb.documents():
             path = Path(doc.source)
             path = path if path.is_absolute() else kb.root / path
-            (found if path.exists() else missing).append(path if path.exists() else doc.source)
-        return found, [str(m) for m in missing]
+            if path.exists():
+                found.append(path)
+            else:
+                missing.append(doc.source)
+        return found, missing
     finally:
         kb.close()
 

@@ -90,6 +90,18 @@ def _field_predicate(field: str, spec: Any) -> Predicate:
     return holds
 
 
+def _all_of(predicates: list[Predicate]) -> Predicate:
+    return lambda record: all(p(record) for p in predicates)
+
+
+def _any_of(predicates: list[Predicate]) -> Predicate:
+    return lambda record: any(p(record) for p in predicates)
+
+
+def _negated(predicate: Predicate) -> Predicate:
+    return lambda record: not predicate(record)
+
+
 def compile_filter(spec: Mapping[str, Any] | None, known_fields: frozenset[str] | set[str] = BUILTIN_FIELDS) -> Predicate | None:
     """Turn a filter dict into a predicate over chunk records; validate every field."""
     if not spec:
@@ -102,11 +114,11 @@ def compile_filter(spec: Mapping[str, Any] | None, known_fields: frozenset[str] 
             if not isinstance(value, Sequence) or isinstance(value, str) or not value:
                 raise FilterError(f"{key} needs a non-empty list of filters")
             subs = [p for p in (compile_filter(v, known_fields) for v in value) if p is not None]
-            parts.append((lambda r, s=subs: all(p(r) for p in s)) if key == "$and" else (lambda r, s=subs: any(p(r) for p in s)))
+            parts.append(_all_of(subs) if key == "$and" else _any_of(subs))
         elif key == "$not":
             sub = compile_filter(value, known_fields)
             if sub is not None:
-                parts.append(lambda r, s=sub: not s(r))
+                parts.append(_negated(sub))
         elif key.startswith("$"):
             raise FilterError(f"unknown filter combinator {key!r}; use $and, $or or $not")
         elif key not in known_fields:

@@ -53,13 +53,23 @@ CALIBRATION_MIX = 3
 def _new_index(dimension: int, precision: str, connectivity: int, ef_construction: int) -> Any:
     import faiss
 
+    index: faiss.IndexHNSW
     if precision == "float32":
         index = faiss.IndexHNSWFlat(dimension, connectivity, faiss.METRIC_INNER_PRODUCT)
     else:
         quantizer = faiss.ScalarQuantizer.QT_fp16 if precision == "float16" else faiss.ScalarQuantizer.QT_8bit
-        index = faiss.IndexHNSWSQ(dimension, quantizer, connectivity, faiss.METRIC_INNER_PRODUCT)
+        # faiss's stubs type the second argument as a ScalarQuantizer; the SWIG constructor takes its QuantizerType (an int).
+        index = faiss.IndexHNSWSQ(dimension, quantizer, connectivity, faiss.METRIC_INNER_PRODUCT)  # type: ignore[arg-type]
     index.hnsw.efConstruction = ef_construction
     return index
+
+
+def _search_parameters(selector: Any, ef_search: int) -> Any:
+    """Per-search ef and allow-list, so one graph serves every filter and calibration step without being rebuilt."""
+    import faiss
+
+    # SearchParametersHNSW exists in the SWIG module but is missing from faiss's bundled stubs (1.15).
+    return faiss.SearchParametersHNSW(sel=selector, efSearch=ef_search)  # type: ignore[attr-defined]
 
 
 class HnswIndex:
@@ -181,7 +191,7 @@ class HnswIndex:
         chosen, recall = EF_LADDER[-1], 0.0
         measured: dict[str, float] = {}
         for ef in EF_LADDER:
-            params = faiss.SearchParametersHNSW(sel=selector, efSearch=max(ef, k))
+            params = _search_parameters(selector, max(ef, k))
             _, entries = self._index.search(query, k, params=params)
             rows = np.where(entries >= 0, self.row_of_entry[np.maximum(entries, 0)], -1)
             per_query = np.array([len(set(r.tolist()) & set(e.tolist())) / k for r, e in zip(rows, exact, strict=True)])
@@ -268,7 +278,7 @@ class HnswIndex:
         if not len(self.row_of_entry):
             return []
         selector = faiss.IDSelectorBitmap(len(self.row_of_entry), faiss.swig_ptr(bitmap))
-        params = faiss.SearchParametersHNSW(sel=selector, efSearch=max(self.ef_search, 2 * k))
+        params = _search_parameters(selector, max(self.ef_search, 2 * k))
         distances, entries = self._index.search(np.asarray(query, dtype=np.float32).reshape(1, -1), k, params=params)
         return [(int(self.row_of_entry[e]), float(s)) for e, s in zip(entries[0], distances[0], strict=True) if e >= 0]
 

@@ -18,9 +18,14 @@ class Parser(Protocol):
     (PARSE_FAILED, ENCRYPTED, ENCODING, …) when the file cannot be read.
     """
 
-    name: str
-    version: str
-    mimes: tuple[str, ...]
+    # Read-only: the registry only reads them, so a class attribute, an instance
+    # attribute or a property (LazyParser's version, known once it is built) all do.
+    @property
+    def name(self) -> str: ...
+    @property
+    def version(self) -> str: ...
+    @property
+    def mimes(self) -> tuple[str, ...]: ...
 
     def parse(self, path: Path, source: str, mime: str) -> ParsedDocument: ...
 

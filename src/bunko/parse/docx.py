@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ from lxml import etree
 from bunko.errors import DocumentError
 from bunko.parse.base import ElementBuilder, dist_version
 from bunko.parse.tables import table_markdown, table_meta
-from bunko.schema import ElementKind, ErrorCode, ParsedDocument
+from bunko.schema import Element, ElementKind, ErrorCode, ParsedDocument
 
 MIME = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 _HEADING_STYLE = re.compile(r"^(?:heading|見出し|标题|標題)\s*(\d)$", re.IGNORECASE)
@@ -116,6 +117,26 @@ def _footnotes(document: Any) -> dict[str, str]:
     return {}
 
 
+@dataclass
+class _OpenList:
+    """The list element consecutive list paragraphs of one numbering append to."""
+
+    num_id: str
+    element: Element
+    counters: dict[int, int]
+
+
+@dataclass
+class _Walk:
+    """What the body walk carries from one paragraph to the next."""
+
+    numbering: _Numbering
+    footnotes: dict[str, str]
+    rendered: bool
+    page: int = 1
+    open_list: _OpenList | None = None
+
+
 class DocxParser:
     name = "docx"
     mimes = (MIME,)
@@ -131,16 +152,16 @@ class DocxParser:
         builder = ElementBuilder(source)
         body = document.element.body
         rendered = any(True for _ in body.iter(qn("w:lastRenderedPageBreak")))
-        state = {"page": 1, "list": None, "numbering": _Numbering(document), "footnotes": _footnotes(document), "rendered": rendered}
+        state = _Walk(numbering=_Numbering(document), footnotes=_footnotes(document), rendered=rendered)
         for child in body.iterchildren():
             if child.tag == qn("w:p"):
                 self._paragraph(Paragraph(child, document), builder, state)
             elif child.tag == qn("w:tbl"):
-                state["list"] = None
-                self._table(Table(child, document), builder, state["page"])
+                state.open_list = None
+                self._table(Table(child, document), builder, state.page)
         title = (document.core_properties.title or "").strip()
         heading = next((e.text for e in builder.elements if e.kind == ElementKind.HEADING), None)
-        meta = {"page_source": "rendered-page-breaks" if rendered else "explicit-page-breaks", "pages": state["page"]}
+        meta = {"page_source": "rendered-page-breaks" if rendered else "explicit-page-breaks", "pages": state.page}
         return ParsedDocument(
             doc_id="", source=source, title=title or heading or Path(source).stem, mime=MIME,
             parser=f"{self.name}/{self.version}", elements=builder.elements, meta=meta,
@@ -152,47 +173,47 @@ class DocxParser:
             return sum(1 for _ in paragraph._p.iter(qn("w:lastRenderedPageBreak")))
         return sum(1 for br in paragraph._p.iter(qn("w:br")) if br.get(qn("w:type")) == "page")
 
-    def _paragraph(self, paragraph: Paragraph, builder: ElementBuilder, state: dict[str, Any]) -> None:
-        breaks = self._page_breaks(paragraph, state["rendered"])
+    def _paragraph(self, paragraph: Paragraph, builder: ElementBuilder, state: _Walk) -> None:
+        breaks = self._page_breaks(paragraph, state.rendered)
         before = paragraph._p.find(f"{qn('w:pPr')}/{qn('w:pageBreakBefore')}") is not None
-        if before and not state["rendered"]:
-            state["page"] += 1
+        if before and not state.rendered:
+            state.page += 1
         text = paragraph.text.strip()
-        page = state["page"]
-        state["page"] += breaks
+        page = state.page
+        state.page += breaks
         if not text:
             return
         level = _style_level(paragraph)
         style = paragraph.style.name if paragraph.style is not None else ""
         meta: dict[str, Any] = {"method": "docx-style", "style": style}
         if level is not None:
-            state["list"] = None
+            state.open_list = None
             element = builder.heading(level, text, page=page, meta=meta)
         elif (info := _list_info(paragraph)) is not None:
             num_id, ilvl = info
-            marker = "-" if num_id == "style" or state["numbering"].is_bullet(num_id, ilvl) else None
-            current = state["list"]
-            if current is not None and current["num_id"] == num_id:
-                counters = current["counters"]
+            marker = "-" if num_id == "style" or state.numbering.is_bullet(num_id, ilvl) else None
+            current = state.open_list
+            if current is not None and current.num_id == num_id:
+                counters = current.counters
                 counters[ilvl] = counters.get(ilvl, 0) + 1
                 for deeper in [k for k in counters if k > ilvl]:
                     del counters[deeper]
                 line = "  " * ilvl + (marker or f"{counters[ilvl]}.") + " " + text
-                current["element"].text += "\n" + line
-                element = current["element"]
+                current.element.text += "\n" + line
+                element = current.element
             else:
                 line = "  " * ilvl + (marker or "1.") + " " + text
                 element = builder.add(ElementKind.LIST, line, page=page, meta={**meta, "method": "docx-numbering"})
-                state["list"] = {"num_id": num_id, "element": element, "counters": {ilvl: 1}}
+                state.open_list = _OpenList(num_id, element, {ilvl: 1})
         else:
-            state["list"] = None
+            state.open_list = None
             element = builder.add(ElementKind.PARAGRAPH, text, page=page, meta=meta)
         for ref in paragraph._p.iter(qn("w:footnoteReference")):
             note_id = ref.get(qn("w:id"))
-            note = state["footnotes"].get(note_id)
+            note = state.footnotes.get(note_id) if note_id is not None else None
             if note:
                 builder.add(ElementKind.FOOTNOTE, note, page=page, parent_id=element.element_id, meta={"method": "docx-footnotes", "footnote_id": note_id})
-                state["list"] = None
+                state.open_list = None
 
     @staticmethod
     def _table(table: Table, builder: ElementBuilder, page: int) -> None:

@@ -50,7 +50,8 @@ def _from_eml(message: EmailMessage, depth: int = 0) -> Mail:
             inner_mail = _from_eml(inner, depth + 1) if isinstance(inner, EmailMessage) else Mail({})
             mail.attachments.append(Attachment(part.get_filename() or "message.eml", b"", "message/rfc822", inner_mail))
         else:
-            mail.attachments.append(Attachment(filename, part.get_payload(decode=True) or b"", part.get_content_type()))
+            payload = part.get_payload(decode=True)  # bytes for a leaf part, None for a multipart one
+            mail.attachments.append(Attachment(filename, payload if isinstance(payload, bytes) else b"", part.get_content_type()))
     return mail
 
 
@@ -77,7 +78,7 @@ class EmailParser:
             message = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
             if not any(message.get(h) for h in ("from", "to", "subject", "date", "message-id")):
                 raise DocumentError(ErrorCode.PARSE_FAILED, f"{source}: no mail headers (From, To, Subject, Date) found")
-            mail = _from_eml(message)  # type: ignore[arg-type]
+            mail = _from_eml(message)
         builder = ElementBuilder(source)
         meta: dict[str, Any] = {"email": mail.headers, "attachments": []}
         self._mail(mail, builder, meta["attachments"], source, 0)

@@ -70,7 +70,7 @@ def _junk(tag: Tag) -> bool:
         return True
     if (tag.get("role") or "") in _DROP_ROLES or tag.has_attr("hidden") or tag.get("aria-hidden") == "true":
         return True
-    names = " ".join([*tag.get("class", []), str(tag.get("id") or "")])
+    names = " ".join([*tag.get_attribute_list("class"), str(tag.get("id") or "")])
     return bool(names and _DROP_NAMES.search(names))
 
 
@@ -79,7 +79,7 @@ def content_root(soup: BeautifulSoup) -> Tag:
     for tag in list(soup.find_all(True)):
         if not getattr(tag, "decomposed", False) and _junk(tag):
             tag.decompose()
-    main = soup.find("main") or soup.find(attrs={"role": "main"}) or soup.find("article")
+    main = soup.find("main") or soup.find(role="main") or soup.find("article")
     root = main if isinstance(main, Tag) else (soup.body or soup)
     for tag in root.find_all(["header", "footer"]):
         # A page's header and footer are furniture; an article's own header holds its title.
@@ -112,7 +112,8 @@ class HtmlWalker:
             return "\n"
         if tag.name == "img":
             return str(tag.get("alt") or "")
-        parts = [self._text(child, links) for child in tag.children if not (isinstance(child, NavigableString) and type(child).__name__ in ("Comment", "Doctype"))]
+        parts = [self._text(child, links) for child in tag.children
+                 if isinstance(child, Tag) or (isinstance(child, NavigableString) and type(child).__name__ not in ("Comment", "Doctype"))]
         text = "".join(parts)
         if tag.name == "a" and tag.get("href") and text.strip():
             links.append({"text": _space(text), "href": str(tag["href"])})

@@ -100,12 +100,17 @@ def _mail(storage: _Storage, depth: int) -> Mail:
     # Not email.utils.formataddr: it would RFC 2047-encode a Japanese display name.
     sender = (f"{sender_name} <{sender_mail}>" if sender_name else sender_mail) if sender_mail and "@" in sender_mail else sender_name
     when = storage.time(PR_CLIENT_SUBMIT_TIME) or storage.time(PR_DELIVERY_TIME)
+
+    def transport(name: str) -> str:
+        """The transport header, the fallback when the MAPI property is absent."""
+        return parsed.get(name, "") if parsed else ""
+
     headers = {
-        "from": sender or (parsed.get("From", "") if parsed else ""),
-        "to": storage.string(PR_DISPLAY_TO) or (parsed.get("To", "") if parsed else ""),
-        "cc": storage.string(PR_DISPLAY_CC) or (parsed.get("Cc", "") if parsed else ""),
-        "date": email.utils.format_datetime(when) if when else (parsed.get("Date", "") if parsed else ""),
-        "subject": storage.string(PR_SUBJECT) or (parsed.get("Subject", "") if parsed else ""),
+        "from": sender or transport("From"),
+        "to": storage.string(PR_DISPLAY_TO) or transport("To"),
+        "cc": storage.string(PR_DISPLAY_CC) or transport("Cc"),
+        "date": email.utils.format_datetime(when) if when else transport("Date"),
+        "subject": storage.string(PR_SUBJECT) or transport("Subject"),
     }
     html_raw = storage.binary(PR_HTML)
     html = html_raw.decode("utf-8", "replace") if html_raw is not None else storage.string(PR_HTML)

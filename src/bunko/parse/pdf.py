@@ -184,7 +184,7 @@ class PdfParser:
             page_error(state.meta, number, ErrorCode.PARSE_FAILED.value, f"tables not read: {type(exc).__name__}: {exc}".splitlines()[0])
         for bbox, rows in found:
             if len(rows) >= 2 and max(len(r) for r in rows) >= 2:
-                blocks.append(Block("table", bbox, payload=rows))  # type: ignore[arg-type]
+                blocks.append(Block("table", bbox, payload=rows))
         table_boxes = [b.bbox for b in blocks]
         for image in page.images:
             box = (float(image["x0"]), float(image["top"]), float(image["x1"]), float(image["bottom"]))

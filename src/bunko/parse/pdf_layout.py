@@ -126,7 +126,7 @@ def segments_from_words(words: list[dict[str, Any]]) -> list[Segment]:
 
 
 def _segment(words: list[dict[str, Any]]) -> Segment:
-    chars = Counter()
+    chars: Counter[float] = Counter()
     bold = 0
     for word in words:
         n = len(word["text"])

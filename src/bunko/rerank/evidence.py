@@ -90,7 +90,7 @@ def section_context(hit: Hit) -> str:
 
 def hit_units(hits: Sequence[Hit], max_units: int) -> list[Unit]:
     """Quotable units of the hits that are not injected instructions, in rank then reading order."""
-    units = []
+    units: list[Unit] = []
     for hit_index, hit in enumerate(hits):
         typed = [(text, kind) for text, kind in split_typed_units(hit.chunk.text) if not looks_like_instruction(text)]
         units.extend(Unit(text, hit_index, position, kind) for position, (text, kind) in enumerate(typed))

@@ -26,9 +26,14 @@ class Askable(Protocol):
 
 
 class CalibrationItem(Protocol):
-    question: str
-    relevant_sources: tuple[str, ...]
-    absent: bool
+    """Read-only, so a frozen golden item (whose `absent` is derived from its type) satisfies it."""
+
+    @property
+    def question(self) -> str: ...
+    @property
+    def relevant_sources(self) -> tuple[str, ...]: ...
+    @property
+    def absent(self) -> bool: ...
 
 
 @dataclass
@@ -54,7 +59,7 @@ def best_threshold(positives: Sequence[float], negatives: Sequence[float], accep
     if not positives or not negatives:
         return None
     values = sorted(set(positives) | set(negatives))
-    candidates = [values[0] - 1e-6] + [(a + b) / 2 for a, b in pairwise(values)] + [values[-1] + 1e-6]
+    candidates: list[float] = [values[0] - 1e-6] + [(a + b) / 2 for a, b in pairwise(values)] + [values[-1] + 1e-6]
     pos, neg = np.asarray(positives), np.asarray(negatives)
 
     def balanced(t: float) -> float:
@@ -62,7 +67,8 @@ def best_threshold(positives: Sequence[float], negatives: Sequence[float], accep
             return float(np.mean(pos <= t) + np.mean(neg > t)) / 2
         return float(np.mean(pos >= t) + np.mean(neg < t)) / 2
 
-    return round(max(candidates, key=balanced), 4)
+    best = max(candidates, key=balanced)
+    return round(best, 4)
 
 
 def _matches(source: str, relevant: Iterable[str]) -> bool:

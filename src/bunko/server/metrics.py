@@ -83,9 +83,9 @@ class Metrics:
         for collect in self._gauges:
             for name, help_text, labels, value in collect():
                 grouped.setdefault(name, (help_text, []))[1].append((labels, value))
-        for name, (help_text, series) in sorted(grouped.items()):
+        for name, (help_text, gauge_series) in sorted(grouped.items()):
             lines += [f"# HELP {name} {help_text}", f"# TYPE {name} gauge"]
-            lines += [f"{name}{_labels(labels)} {value:g}" for labels, value in series]
+            lines += [f"{name}{_labels(labels)} {value:g}" for labels, value in gauge_series]
         return "\n".join(lines) + "\n"
 
     # -- the server's own series ----------------------------------------------

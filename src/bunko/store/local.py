@@ -38,7 +38,16 @@ from bunko.schema import (
 )
 from bunko.store.base import DocumentRecord, StoredChunk, TraceRecord
 from bunko.store.chunk_cache import ChunkCache
-from bunko.store.rows import CHUNK_COLUMNS, ELEMENT_COLUMNS, chunk_from_row, element_from_row
+from bunko.store.rows import (
+    CHUNK_COLUMNS,
+    DOCUMENT_COLUMNS,
+    ELEMENT_COLUMNS,
+    JOB_COLUMNS,
+    chunk_from_row,
+    document_from_row,
+    element_from_row,
+    job_from_row,
+)
 
 SCHEMA_VERSION = "1"
 
@@ -195,9 +204,9 @@ class LocalStore:
     def documents(self) -> list[DocumentInfo]:
         with self._lock:
             rows = self._db.execute(
-                "SELECT doc_id, source, title, mime, parser, content_hash, chunk_count, ingested_at, meta FROM documents ORDER BY source"
+                f"SELECT {DOCUMENT_COLUMNS} FROM documents ORDER BY source"
             ).fetchall()
-        return [DocumentInfo(*r[:8], meta=json.loads(r[8])) for r in rows]
+        return [document_from_row(r) for r in rows]
 
     def elements(self, source: str) -> list[Element]:
         with self._lock:
@@ -401,14 +410,14 @@ class LocalStore:
             )
 
     def jobs(self, run_id: str | None = None, limit: int = 1000) -> list[IngestJob]:
-        sql = "SELECT job_id, source, status, error_code, error_detail, created_at, updated_at, timings FROM jobs"
+        sql = f"SELECT {JOB_COLUMNS} FROM jobs"
         params: tuple[Any, ...] = ()
         if run_id is not None:
             sql += " WHERE run_id = ?"
             params = (run_id,)
         with self._lock:
             rows = self._db.execute(sql + " ORDER BY created_at DESC, rowid DESC LIMIT ?", (*params, limit)).fetchall()
-        return [IngestJob(*r[:7], timings=json.loads(r[7])) for r in rows]
+        return [job_from_row(r) for r in rows]
 
     def last_run_id(self) -> str | None:
         with self._lock:
@@ -455,10 +464,10 @@ class LocalStore:
     def export_jobs(self) -> Iterator[tuple[IngestJob, str]]:
         with self._lock:
             rows = self._db.execute(
-                "SELECT job_id, source, status, error_code, error_detail, created_at, updated_at, timings, run_id FROM jobs ORDER BY rowid"
+                f"SELECT {JOB_COLUMNS}, run_id FROM jobs ORDER BY rowid"
             ).fetchall()
         for r in rows:
-            yield IngestJob(*r[:7], timings=json.loads(r[7])), r[8]
+            yield job_from_row(r), r[8]
 
     def export_traces(self) -> Iterator[TraceRecord]:
         with self._lock:

@@ -57,7 +57,16 @@ from bunko.schema import (
 )
 from bunko.store.base import StoredChunk
 from bunko.store.postgres_schema import LOCK_NAMESPACE, migrate, set_search_path
-from bunko.store.rows import CHUNK_COLUMNS, ELEMENT_COLUMNS, chunk_from_row, element_from_row
+from bunko.store.rows import (
+    CHUNK_COLUMNS,
+    DOCUMENT_COLUMNS,
+    ELEMENT_COLUMNS,
+    JOB_COLUMNS,
+    chunk_from_row,
+    document_from_row,
+    element_from_row,
+    job_from_row,
+)
 from bunko.store.sql_filters import FilterCompiler, field_names, known_fields_from
 from bunko.text.languages import tokens_language
 
@@ -342,9 +351,9 @@ class PostgresStore:
     def documents(self) -> list[DocumentInfo]:
         with self._pool.connection() as conn:
             rows = conn.execute(
-                "SELECT doc_id, source, title, mime, parser, content_hash, chunk_count, ingested_at, meta FROM documents ORDER BY source"
+                f"SELECT {DOCUMENT_COLUMNS} FROM documents ORDER BY source"
             ).fetchall()
-        return [DocumentInfo(*r[:8], meta=json.loads(r[8])) for r in rows]
+        return [document_from_row(r) for r in rows]
 
     def elements(self, source: str) -> list[Element]:
         with self._pool.connection() as conn:
@@ -362,7 +371,7 @@ class PostgresStore:
             query += " WHERE source = %s"
             params = (source,)
         with self._pool.connection() as conn:
-            rows = conn.execute(query + " ORDER BY source, ordinal", params).fetchall()  # type: ignore[arg-type]
+            rows = conn.execute(query + " ORDER BY source, ordinal", params).fetchall()
         return [chunk_from_row(r) for r in rows]
 
     def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
@@ -370,7 +379,7 @@ class PostgresStore:
         if not ids:
             return []
         with self._pool.connection() as conn:
-            rows = conn.execute(f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE chunk_id = ANY(%s)", (ids,)).fetchall()  # type: ignore[arg-type]
+            rows = conn.execute(f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE chunk_id = ANY(%s)", (ids,)).fetchall()
         found = {r[0]: chunk_from_row(r) for r in rows}
         return [found[i] for i in ids if i in found]
 
@@ -574,10 +583,10 @@ class PostgresStore:
             return {}
         query = np.ascontiguousarray(np.asarray(vector, dtype=np.float32).ravel())
         with self._pool.connection() as conn:
-            doc_of = dict(conn.execute(
+            doc_of: dict[str, str] = dict(conn.execute(
                 "SELECT chunk_id, doc_id FROM chunks c WHERE chunk_id = ANY(%s::text[]) AND " + _SEARCHABLE, (ids,)
             ).fetchall())
-            similarity = dict(conn.execute(
+            similarity: dict[str, float] = dict(conn.execute(
                 "SELECT doc_id, avg(similarity) FROM ("
                 " SELECT c.doc_id, 1 - (c.embedding <=> %(q)s) AS similarity,"
                 " row_number() OVER (PARTITION BY c.doc_id ORDER BY c.embedding <=> %(q)s, c.ordinal) AS place"
@@ -602,7 +611,7 @@ class PostgresStore:
         if not terms or not ids:
             return {}
         with self._pool.connection() as conn, conn.transaction():
-            doc_of = dict(conn.execute(
+            doc_of: dict[str, str] = dict(conn.execute(
                 "SELECT chunk_id, doc_id FROM chunks c WHERE chunk_id = ANY(%s::text[]) AND " + _SEARCHABLE, (ids,)
             ).fetchall())
             scores = dict(self._document_rows(
@@ -635,7 +644,7 @@ class PostgresStore:
             return dict(conn.execute(statement, {"docs": doc_ids, "q": query}).fetchall())
         statement = sql.SQL(_KEYWORD_SQL.replace("LIMIT %(k)s", "")).format(where=in_documents)
         ranked = conn.execute(statement, {"terms": terms, "docs": doc_ids}).fetchall()
-        doc_of = dict(conn.execute("SELECT chunk_id, doc_id FROM chunks WHERE chunk_id = ANY(%s::text[])", ([r[0] for r in ranked],)).fetchall())
+        doc_of: dict[str, str] = dict(conn.execute("SELECT chunk_id, doc_id FROM chunks WHERE chunk_id = ANY(%s::text[])", ([r[0] for r in ranked],)).fetchall())
         for chunk_id, _ in ranked:
             best.setdefault(doc_of[chunk_id], chunk_id)
         first = sql.SQL(
@@ -650,7 +659,7 @@ class PostgresStore:
         terms = sorted(set(tokens))
         with self._pool.connection() as conn:
             n = float(self.chunk_count_in(conn))
-            df = dict(conn.execute(
+            df: dict[str, int] = dict(conn.execute(
                 "SELECT term, count(*) FROM postings WHERE term = ANY(%s::text[]) GROUP BY term", (terms,)
             ).fetchall()) if terms else {}
         return {t: float(idf(float(df.get(t, 0)), n)) for t in terms}
@@ -699,14 +708,14 @@ class PostgresStore:
             )
 
     def jobs(self, run_id: str | None = None, limit: int = 1000) -> list[IngestJob]:
-        query = "SELECT job_id, source, status, error_code, error_detail, created_at, updated_at, timings FROM jobs"
+        query = f"SELECT {JOB_COLUMNS} FROM jobs"
         params: tuple[Any, ...] = ()
         if run_id is not None:
             query += " WHERE run_id = %s"
             params = (run_id,)
         with self._pool.connection() as conn:
-            rows = conn.execute(query + " ORDER BY created_at DESC, seq DESC LIMIT %s", (*params, limit)).fetchall()  # type: ignore[arg-type]
-        return [IngestJob(*r[:7], timings=json.loads(r[7])) for r in rows]
+            rows = conn.execute(query + " ORDER BY created_at DESC, seq DESC LIMIT %s", (*params, limit)).fetchall()
+        return [job_from_row(r) for r in rows]
 
     def last_run_id(self) -> str | None:
         with self._pool.connection() as conn:
@@ -775,10 +784,10 @@ class PostgresStore:
     def export_jobs(self) -> Iterator[tuple[IngestJob, str]]:
         with self._pool.connection() as conn:
             rows = conn.execute(
-                "SELECT job_id, source, status, error_code, error_detail, created_at, updated_at, timings, run_id FROM jobs ORDER BY seq"
+                f"SELECT {JOB_COLUMNS}, run_id FROM jobs ORDER BY seq"
             ).fetchall()
         for r in rows:
-            yield IngestJob(*r[:7], timings=json.loads(r[7])), r[8]
+            yield job_from_row(r), r[8]
 
     def export_traces(self) -> Iterator[tuple[str, float, str, dict[str, Any]]]:
         with self._pool.connection() as conn:

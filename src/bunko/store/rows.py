@@ -6,10 +6,12 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from bunko.schema import Chunk, Element
+from bunko.schema import Chunk, DocumentInfo, Element, IngestJob
 
 CHUNK_COLUMNS = "chunk_id, doc_id, source, ordinal, text, embed_text, element_ids, pages, section_path, kinds, parent_id, meta"
 ELEMENT_COLUMNS = "e.element_id, e.kind, e.text, e.page, e.section_path, e.bbox, e.parent_id, e.meta"
+DOCUMENT_COLUMNS = "doc_id, source, title, mime, parser, content_hash, chunk_count, ingested_at, meta"
+JOB_COLUMNS = "job_id, source, status, error_code, error_detail, created_at, updated_at, timings"
 
 
 def chunk_from_row(row: Sequence[Any]) -> Chunk:
@@ -25,3 +27,19 @@ def element_from_row(row: Sequence[Any]) -> Element:
     """A row selected with ELEMENT_COLUMNS."""
     bbox = json.loads(row[5]) if row[5] else None
     return Element(row[0], row[1], row[2], row[3], json.loads(row[4]), tuple(bbox) if bbox else None, row[6], json.loads(row[7]))
+
+
+def document_from_row(row: Sequence[Any]) -> DocumentInfo:
+    """A row selected with DOCUMENT_COLUMNS."""
+    return DocumentInfo(
+        doc_id=row[0], source=row[1], title=row[2], mime=row[3], parser=row[4], content_hash=row[5],
+        chunk_count=row[6], ingested_at=row[7], meta=json.loads(row[8]),
+    )
+
+
+def job_from_row(row: Sequence[Any]) -> IngestJob:
+    """A row selected with JOB_COLUMNS (columns after them are the caller's)."""
+    return IngestJob(
+        job_id=row[0], source=row[1], status=row[2], error_code=row[3], error_detail=row[4],
+        created_at=row[5], updated_at=row[6], timings=json.loads(row[7]),
+    )

@@ -145,7 +145,7 @@ class FilterCompiler:
 
     def where(self, spec: Mapping[str, Any] | None, known_fields: set[str] | frozenset[str]) -> sql.Composable | None:
         """Validate `spec` exactly as the local store does, then translate it; None means no filter."""
-        if compile_filter(spec, known_fields) is None:
+        if spec is None or compile_filter(spec, known_fields) is None:
             return None
         return self._spec(spec)
 

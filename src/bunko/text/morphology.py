@@ -45,7 +45,13 @@ def janome() -> Segmenter:
     except ImportError:
         raise _missing("janome", "ja-janome") from None
     segmenter = Tokenizer()
-    return lambda text: [t.base_form if t.base_form != "*" else t.surface for t in segmenter.tokenize(text)]
+
+    def base_forms(text: str) -> list[str]:
+        # tokenize() is typed Token | str because wakati mode yields bare strings;
+        # this tokenizer is not in wakati mode, but a string is its own surface.
+        return [t if isinstance(t, str) else t.base_form if t.base_form != "*" else t.surface for t in segmenter.tokenize(text)]
+
+    return base_forms
 
 
 @cache
