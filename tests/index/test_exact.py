@@ -43,3 +43,14 @@ def test_cosines_after_a_search_reuse_its_scores_and_match_a_fresh_product() -> 
     index.search(query, 5, None)
     assert np.allclose(index.cosines(rows, query), fresh, atol=1e-6)
     assert np.allclose(fresh, vectors[rows] @ query, atol=1e-6)
+
+
+def test_span_cosines_are_the_cosines_of_the_spans_rows_with_or_without_a_search_before() -> None:
+    vectors = _unit(300, seed=5)
+    query = _unit(1, seed=6)[0]
+    starts, ends = np.array([0, 40, 250]), np.array([10, 41, 300])
+    rows = np.concatenate([np.arange(a, b) for a, b in zip(starts, ends, strict=True)])
+    index = ExactIndex(vectors)
+    assert np.allclose(index.span_cosines(starts, ends, query), vectors[rows] @ query, atol=1e-6)
+    index.search(query, 5, None)
+    assert np.allclose(index.span_cosines(starts, ends, query), vectors[rows] @ query, atol=1e-6)

@@ -269,7 +269,8 @@ class MemoryIndex:
         spans = [(int(self.documents.starts[d]), int(self.documents.starts[d + 1])) for d, _ in top]
         rows = np.concatenate([np.arange(start, end) for start, end in spans])
         if vector is not None:
-            closeness = self._cosines_of_rows(rows, np.asarray(vector, dtype=np.float32).ravel())
+            starts, ends = (np.array(bounds, dtype=np.int64) for bounds in zip(*spans, strict=True))
+            closeness = self.exact.span_cosines(starts, ends, np.asarray(vector, dtype=np.float32).ravel())
         else:
             closeness = self.bm25.scores(tokens)[rows]
         if allowed_rows is not None:
@@ -303,8 +304,7 @@ class MemoryIndex:
         if len(docs):
             lengths = ends - starts
             segment = np.repeat(np.arange(len(docs)), lengths)
-            rows = np.repeat(starts - np.cumsum(np.r_[0, lengths[:-1]]), lengths) + np.arange(int(lengths.sum()))
-            cosines = self._cosines_of_rows(rows, query)
+            cosines = self.exact.span_cosines(starts, ends, query)
             order = np.lexsort((-cosines, segment))  # by document, closest first
             first = np.r_[0, np.cumsum(lengths)[:-1]]
             taken = np.minimum(lengths, SIMILAR_CHUNKS)
