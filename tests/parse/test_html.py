@@ -112,3 +112,20 @@ def test_source_line_breaks_in_a_paragraph_are_spaces_and_vanish_between_cjk(tmp
     path.write_text(f"<html><body><main><p>{source}</p></main></body></html>", encoding="utf-8")
     doc = HtmlParser().parse(path, path.name, "text/html")
     assert [e.text for e in doc.elements] == [expected]
+
+
+def test_an_xhtml_page_is_parsed_without_a_warning(tmp_path: Path) -> None:
+    """Docbook and many manuals ship XHTML with an XML declaration; reading it as HTML is what bunko means to do."""
+    import warnings
+
+
+    page = tmp_path / "page.html"
+    page.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml"><head><title>手册</title></head>'
+        "<body><h1>バックアップ</h1><p>Back up /etc daily. 每天备份。</p></body></html>",
+        encoding="utf-8",
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        doc = HtmlParser().parse(page, "page.html", "text/html")
+    assert any("每天备份" in e.text for e in doc.elements) and doc.title

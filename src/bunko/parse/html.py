@@ -10,10 +10,11 @@ in meta["links"]. The walker is shared with the mail parser for HTML bodies.
 from __future__ import annotations
 
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
-from bs4 import BeautifulSoup, NavigableString, Tag
+from bs4 import BeautifulSoup, NavigableString, Tag, XMLParsedAsHTMLWarning
 
 from bunko.parse.base import ElementBuilder, dist_version
 from bunko.parse.encoding import decode_text
@@ -233,7 +234,9 @@ class HtmlParser:
         return self.parse_text(text, source, {"encoding": encoding})
 
     def parse_text(self, html: str, source: str, meta: dict[str, Any] | None = None) -> ParsedDocument:
-        soup = BeautifulSoup(html, "lxml")
+        with warnings.catch_warnings():  # XHTML pages (manuals, docbook output) are read as HTML on purpose
+            warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)
+            soup = BeautifulSoup(html, "lxml")
         title_tag = soup.find("title")
         page_title = _space(title_tag.get_text()) if isinstance(title_tag, Tag) else ""
         builder = ElementBuilder(source)
