@@ -121,7 +121,9 @@ def test_an_xhtml_page_is_parsed_without_a_warning(tmp_path: Path) -> None:
 
     page = tmp_path / "page.html"
     page.write_text(
-        '<?xml version="1.0" encoding="UTF-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml"><head><title>手册</title></head>'
+        '<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n'
+        '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.1//EN" "http://www.w3.org/TR/xhtml11/DTD/xhtml11.dtd">\n'
+        '<html xmlns="http://www.w3.org/1999/xhtml"><head><title>手册</title></head>'
         "<body><h1>バックアップ</h1><p>Back up /etc daily. 每天备份。</p></body></html>",
         encoding="utf-8",
     )
