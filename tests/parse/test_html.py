@@ -114,20 +114,18 @@ def test_source_line_breaks_in_a_paragraph_are_spaces_and_vanish_between_cjk(tmp
     assert [e.text for e in doc.elements] == [expected]
 
 
-def test_an_xhtml_page_is_parsed_without_a_warning(tmp_path: Path) -> None:
-    """Docbook and many manuals ship XHTML with an XML declaration; reading it as HTML is what bunko means to do."""
+def test_an_xml_declared_page_is_parsed_without_a_warning(tmp_path: Path) -> None:
+    """DocBook output and exported fragments start with an XML declaration; reading them as HTML is what bunko
+    means to do, so bs4's XMLParsedAsHTMLWarning (once per file) is noise in an ingest's output."""
     import warnings
-
 
     page = tmp_path / "page.html"
     page.write_text(
         '<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n'
-        '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.1//EN" "http://www.w3.org/TR/xhtml11/DTD/xhtml11.dtd">\n'
-        '<html xmlns="http://www.w3.org/1999/xhtml"><head><title>手册</title></head>'
-        "<body><h1>バックアップ</h1><p>Back up /etc daily. 每天备份。</p></body></html>",
+        "<div><h1>バックアップ</h1><p>Back up /etc daily. 每天备份。</p></div>",
         encoding="utf-8",
     )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         doc = HtmlParser().parse(page, "page.html", "text/html")
-    assert any("每天备份" in e.text for e in doc.elements) and doc.title
+    assert any("每天备份" in e.text for e in doc.elements)
