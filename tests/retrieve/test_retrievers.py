@@ -106,3 +106,10 @@ def test_one_ask_reads_the_query_term_weights_once(kb: Bunko, question: str, mon
     monkeypatch.setattr(kb.store, "term_weights", counted)
     kb.ask(question)
     assert len(calls) == 1
+
+
+def test_the_explanation_names_the_lists_a_hit_without_a_cosine_was_found_in(kb: Bunko) -> None:
+    hit = kb.search_detailed("-en.", k=1, mode="source-name").hits[0]
+    assert kb.explain(hit, "source-name", filtered=False)[-1].endswith("found by source-name")
+    keyword_hit = kb.search_detailed("宿泊費", k=1, mode="keyword").hits[0]
+    assert kb.explain(keyword_hit, "keyword", filtered=False)[-1].endswith("found by keyword")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TypedDict
 
 from bunko.config import RetrieveConfig
-from bunko.schema import Hit
+from bunko.schema import RANKED_LISTS, Hit
 
 
 class Thresholds(TypedDict):
@@ -31,7 +31,8 @@ def explain_hit(hit: Hit, route_lines: list[str], limits: Thresholds, filtered: 
         verdict = "no limit" if limit is None else f"≤ max_distance {limit}"
         lines.append(f"dense distance (1 − cosine) {hit.distance:.4f}: {verdict}")
     else:
-        lines.append("not among the dense candidates within max_distance; found by keyword search")
+        found_by = [name for name in (*RANKED_LISTS, *hit.signals.routes) if hit.signals.list_signal(name) is not None]
+        lines.append("not among the dense candidates within max_distance; found by " + (", ".join(found_by) or "its route"))
     if limits["min_score"] is not None:
         lines.append(f"fused score {hit.score:.4g} ≥ min_score {limits['min_score']}")
     if filtered:
