@@ -22,10 +22,6 @@ class ExactIndex:
         self._blas: Any = None
         self._last_scores: tuple[bytes, np.ndarray] | None = None
 
-    @property
-    def dimension(self) -> int:
-        return int(self.vectors.shape[1]) if self.vectors.ndim == 2 else 0
-
     def search(self, query: np.ndarray, k: int, allowed_rows: np.ndarray | None) -> list[tuple[int, float]]:
         if allowed_rows is not None and int(allowed_rows.sum()) < len(self.vectors) * SUBSET_SHARE:
             rows = np.flatnonzero(allowed_rows)
@@ -40,8 +36,8 @@ class ExactIndex:
     def cosines(self, rows: np.ndarray, query: np.ndarray) -> np.ndarray:
         """Cosines of some rows with the query: from the full search this query just ran when there was one
         (one product over 11k x 512 floats costs about 4 ms here, as much as the search), else computed."""
-        if self._last_scores is not None and self._last_scores[0] == query.tobytes():
-            return self._last_scores[1][rows]
+        if (scores := self._scores_of(query)) is not None:
+            return scores[rows]
         with self._single_blas_thread():
             return self.vectors[rows] @ query
 
@@ -51,11 +47,16 @@ class ExactIndex:
         Without the last search's scores, one product per span over a view of the matrix: gathering
         20k scattered rows first copied 40 MB and took most of a hybrid search at 100k chunks.
         """
-        if self._last_scores is not None and self._last_scores[0] == query.tobytes():
-            scores = self._last_scores[1]
+        if (scores := self._scores_of(query)) is not None:
             return np.concatenate([scores[start:end] for start, end in zip(starts.tolist(), ends.tolist(), strict=True)])
         with self._single_blas_thread():
             return np.concatenate([self.vectors[start:end] @ query for start, end in zip(starts.tolist(), ends.tolist(), strict=True)])
+
+    def _scores_of(self, query: np.ndarray) -> np.ndarray | None:
+        """Every row's score for `query` when the last full search was for it: the product need not run again."""
+        if self._last_scores is not None and self._last_scores[0] == query.tobytes():
+            return self._last_scores[1]
+        return None
 
     def _single_blas_thread(self) -> Any:
         """One matrix-vector product is too small to share: OpenBLAS waking a second thread made
