@@ -205,3 +205,15 @@ def test_a_damaged_bm25_cache_is_rebuilt_not_fatal(make_kb, tmp_path: Path, samp
     after = [[(h.chunk.chunk_id, round(h.score, 6)) for h in reopened.search(q, k=5)] for q in queries]
     reopened.close()
     assert before == after
+
+
+def test_migrating_from_a_local_store_of_another_schema_is_refused_with_its_version(tmp_path: Path) -> None:
+    from bunko.errors import CollectionError
+    from bunko.store.local import LocalStore
+    from bunko.store.migrate import open_endpoint
+
+    store = LocalStore(tmp_path / "store")
+    store.set_meta("schema_version", "0")
+    store.close()
+    with pytest.raises(CollectionError, match=r"store: local store schema 0 is not 1"):
+        open_endpoint("local", tmp_path)

@@ -32,9 +32,10 @@ def open_endpoint(location: str, folder: Path) -> Store:
     """The collection's store at `location` ("local" or a PostgreSQL DSN), opened for copying."""
     if location == LOCAL:
         store = LocalStore(folder / "store")
-        if store.get_meta("schema_version") != SCHEMA_VERSION:
+        version = store.get_meta("schema_version")
+        if version != SCHEMA_VERSION:
             store.close()
-            raise CollectionError(f"{folder / 'store'}: local store schema {store.get_meta('schema_version')} is not {SCHEMA_VERSION}")
+            raise CollectionError(f"{folder / 'store'}: local store schema {version} is not {SCHEMA_VERSION}")
         return store
     if is_postgres(location):
         return open_store_at(location, folder)
