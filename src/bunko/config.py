@@ -24,6 +24,9 @@ class _Section(BaseModel):
 
 
 class IngestConfig(_Section):
+    entities: Literal["rules", "none"] = Field(
+        "rules", description="Entities found per chunk for the graph route: rules (no LLM; see text/entities.py) or none.",
+    )
     max_file_mb: float = Field(50.0, gt=0, description="Files larger than this fail with TOO_LARGE.")
     include: list[str] = Field(default_factory=lambda: ["**/*"], description="Glob patterns of files to ingest.")
     exclude: list[str] = Field(
@@ -102,8 +105,13 @@ class EmbedConfig(_Section):
 
 
 class RetrieveConfig(_Section):
-    mode: Literal["hybrid", "dense", "keyword"] = "hybrid"
+    mode: Literal["hybrid", "dense", "keyword", "graph"] = "hybrid"
     k: int = Field(5, ge=1)
+    graph_seed_passages: int = Field(5, ge=0, description="graph route: the best hybrid passages its walk starts from.")
+    graph_entity_share: float = Field(
+        0.5, ge=0, le=1, description="graph route: share of the walk's restart mass on the question's entities (the rest on passages).",
+    )
+    graph_weight: float = Field(2.0, ge=0, description="graph route: weight of the walk's ranking against hybrid's in rank fusion.")
     candidates: int = Field(50, ge=1, description="Hits each retriever hands to fusion.")
     fusion: Literal["coverage", "rrf", "weighted"] = Field(
         "coverage",

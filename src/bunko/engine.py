@@ -167,9 +167,12 @@ class Bunko:
             return count
 
     def reindex(self, progress: Progress | None = None) -> int:
-        """Re-tokenize every document's chunks with the configured analyzer, one transaction per document."""
+        """Re-tokenize every document's chunks with the configured analyzer and find their entities again, one
+        transaction per document (also how a collection ingested before the entity graph gets one)."""
         with self._lock:
-            count = maintenance.reindex(self.store, self.analyzer, self.store.get_meta("embedder") or self.embedder_name, progress)
+            count = maintenance.reindex(
+                self.store, self.analyzer, self.store.get_meta("embedder") or self.embedder_name, progress, self.config.ingest.entities
+            )
             self.store.set_meta("analyzer", self.config.retrieve.analyzer)
             return count
 

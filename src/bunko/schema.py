@@ -145,6 +145,19 @@ class CoverageSignal:
         return {key: value for key, value in asdict(self).items() if value is not None}
 
 
+@dataclass
+class GraphPath:
+    """How the graph route reached a passage: the question's seed entities, the entities it walked in through
+    (with their walk mass), and the seed passages it shares them with."""
+
+    seeds: list[str]
+    via: list[tuple[str, float]]
+    from_passages: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seeds": self.seeds, "via": [[key, round(mass, 6)] for key, mass in self.via], "from_passages": self.from_passages}
+
+
 RANKED_LISTS = ("dense", "keyword", "document")
 """The built-in retrievers' lists a hit can be found in; a route added beside them records under its own name."""
 
@@ -170,6 +183,8 @@ class Signals:
     mmr_rank: float | None = None
     mmr_lambda: float | None = None
     rerank: RankSignal | None = None
+    path: GraphPath | None = None
+    """Set by the graph route: the entities and passages its walk reached this hit through."""
 
     def found_in(self, name: str, rank: float, score: float, normalized: float | None = None) -> None:
         signal = RankSignal(rank, score, normalized)
@@ -181,8 +196,8 @@ class Signals:
     def list_signal(self, name: str) -> RankSignal | None:
         return getattr(self, name) if name in RANKED_LISTS else self.routes.get(name)
 
-    def to_dict(self) -> dict[str, dict[str, float]]:
-        out: dict[str, dict[str, float]] = {}
+    def to_dict(self) -> dict[str, dict[str, Any]]:
+        out: dict[str, dict[str, Any]] = {}
         for name in RANKED_LISTS:
             if (signal := getattr(self, name)) is not None:
                 out[name] = signal.to_dict()
@@ -199,6 +214,8 @@ class Signals:
             out["mmr"] = {"rank": self.mmr_rank, "lambda": self.mmr_lambda or 0.0}
         if self.rerank is not None:
             out["rerank"] = self.rerank.to_dict()
+        if self.path is not None:
+            out["path"] = self.path.to_dict()
         return out
 
 

@@ -209,11 +209,11 @@ def test_a_damaged_bm25_cache_is_rebuilt_not_fatal(make_kb, tmp_path: Path, samp
 
 def test_migrating_from_a_local_store_of_another_schema_is_refused_with_its_version(tmp_path: Path) -> None:
     from bunko.errors import CollectionError
-    from bunko.store.local import LocalStore
+    from bunko.store.local import SCHEMA_VERSION, LocalStore
     from bunko.store.migrate import open_endpoint
 
     store = LocalStore(tmp_path / "store")
     store.set_meta("schema_version", "0")
     store.close()
-    with pytest.raises(CollectionError, match=r"store: local store schema 0 is not 1"):
+    with pytest.raises(CollectionError, match=rf"store: local store schema 0 is not {SCHEMA_VERSION}"):
         open_endpoint("local", tmp_path)

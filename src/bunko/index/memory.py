@@ -229,6 +229,12 @@ class MemoryIndex:
         row_of = self._row_index()
         return [row_of[cid] for cid in chunk_ids]
 
+    def allowed(self, chunk_ids: Sequence[str], where: Mapping[str, Any]) -> set[str]:
+        """The chunks among `chunk_ids` that are searchable here and pass the filter."""
+        mask = self.mask(where)
+        row_of = self._row_index()
+        return {cid for cid in chunk_ids if cid in row_of and (mask is None or bool(mask[row_of[cid]]))}
+
     def matching_terms(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> dict[str, set[str]]:
         """Which of the query's tokens each indexed chunk holds (chunks not indexed are left out)."""
         row_of = self._row_index()

@@ -1,4 +1,5 @@
-"""Rewriting what is stored without re-parsing: new vectors for a new embedder, new tokens for a new analyzer.
+"""Rewriting what is stored without re-parsing: new vectors for a new embedder, new tokens for a new
+analyzer (and the entity graph's mentions for a store written before it).
 
 Both read the chunks back from the store and write them through the store's own
 write paths, so the rules of an ingest hold: one transaction per document (re-index),
@@ -9,9 +10,9 @@ from __future__ import annotations
 
 from bunko.embed.base import Embedder
 from bunko.errors import CollectionError
-from bunko.ingest.pipeline import Progress, embed_hash
+from bunko.ingest.pipeline import Progress, embed_hash, stored_chunk
 from bunko.schema import IngestJob, JobStatus, ParsedDocument
-from bunko.store.base import DocumentStore, StoredChunk
+from bunko.store.base import DocumentStore
 from bunko.text.analyzers import Analyzer
 
 REEMBED_BATCH = 256
@@ -29,8 +30,11 @@ def reembed(store: DocumentStore, embedder: Embedder) -> int:
     return len(chunks)
 
 
-def reindex(store: DocumentStore, analyzer: Analyzer, embedder_name: str, progress: Progress | None = None) -> int:
-    """Every document's chunks re-tokenized with `analyzer`, one transaction per document; the document count.
+def reindex(
+    store: DocumentStore, analyzer: Analyzer, embedder_name: str, progress: Progress | None = None, entities: str = "rules",
+) -> int:
+    """Every document's chunks re-tokenized with `analyzer` and their entities found again, one transaction per
+    document; the document count.
 
     Elements, chunks and vectors are written back as stored (the vectors found by their
     embed hash under `embedder_name`), so nothing is re-parsed or re-embedded.
@@ -44,9 +48,7 @@ def reindex(store: DocumentStore, analyzer: Analyzer, embedder_name: str, progre
         if missing:
             raise CollectionError(f"{info.source}: stored vectors not found for {missing[:3]}; run `bunko reembed` first")
         doc = ParsedDocument(info.doc_id, info.source, info.title, info.mime, info.parser, store.elements(info.source), info.meta)
-        stored = [
-            StoredChunk(c, vectors[h], analyzer(c.embed_text) if c.searchable else [], h) for c, h in zip(chunks, hashes, strict=True)
-        ]
+        stored = [stored_chunk(c, vectors[h], h, analyzer, entities) for c, h in zip(chunks, hashes, strict=True)]
         store.replace_document(doc, info.content_hash, stored)
         if progress:
             progress(done, len(documents), IngestJob(job_id="reindex", source=info.source, status=JobStatus.READY))

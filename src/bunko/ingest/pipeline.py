@@ -27,9 +27,10 @@ from bunko.embed.base import Embedder
 from bunko.errors import DocumentError
 from bunko.ingest.sources import SourceFile, discover, source_name
 from bunko.parse.registry import ParserRegistry
-from bunko.schema import ErrorCode, IngestJob, JobStatus, doc_id_for
+from bunko.schema import Chunk, ErrorCode, IngestJob, JobStatus, doc_id_for
 from bunko.store.base import Store, StoredChunk
 from bunko.text.analyzers import Analyzer
+from bunko.text.entities import extract_entities
 
 Progress = Callable[[int, int, IngestJob], None]
 
@@ -40,6 +41,15 @@ _STAGE_ERRORS = {
     JobStatus.EMBEDDING: ErrorCode.EMBED_FAILED,
     JobStatus.INDEXING: ErrorCode.INDEX_FAILED,
 }
+
+
+def stored_chunk(chunk: Chunk, vector: np.ndarray, embed_hash: str, analyzer: Analyzer, entities: str) -> StoredChunk:
+    """A chunk with what search reads of it: keyword tokens of its embed text and, with `entities` "rules", the
+    entities its cited text mentions. A context-only chunk (a parent) is never searched, so it gets neither."""
+    if not chunk.searchable:
+        return StoredChunk(chunk, vector, [], embed_hash)
+    mentions = extract_entities(chunk.text) if entities == "rules" else []
+    return StoredChunk(chunk, vector, analyzer(chunk.embed_text), embed_hash, mentions)
 
 
 @dataclass
@@ -215,8 +225,7 @@ class Ingestor:
         timer = time.perf_counter()
         self._save(job, run_id, JobStatus.INDEXING)
         stored = [
-            StoredChunk(chunk=c, vector=vectors[h], tokens=self.analyzer(c.embed_text) if c.searchable else [], embed_hash=h)
-            for c, h in zip(chunks, hashes, strict=True)
+            stored_chunk(c, vectors[h], h, self.analyzer, self.config.ingest.entities) for c, h in zip(chunks, hashes, strict=True)
         ]
         try:
             self.store.replace_document(doc, digest, stored)

@@ -54,7 +54,11 @@ class Retriever(Protocol):
 
 def signal_lines(signals: Signals) -> list[str]:
     """Each signal as `name: key value, …`: the raw record every route's explanation starts from."""
-    return [f"{name}: " + ", ".join(f"{key} {value:.4g}" for key, value in signal.items()) for name, signal in signals.to_dict().items()]
+    return [
+        f"{name}: " + ", ".join(f"{key} {value:.4g}" for key, value in signal.items())
+        for name, signal in signals.to_dict().items()
+        if name != "path"  # the graph route words its own path
+    ]
 
 
 RetrieverFactory = Callable[[SearchIndex, RetrieveConfig], Retriever]

@@ -18,6 +18,7 @@ from bunko.embed.base import Embedder, embed_queries
 from bunko.retrieve.base import Query, Retriever
 from bunko.retrieve.dense import DenseRetriever
 from bunko.retrieve.fusion import Fused
+from bunko.retrieve.graph import GraphRetriever
 from bunko.retrieve.hybrid import HybridRetriever
 from bunko.retrieve.keyword import KeywordRetriever
 from bunko.retrieve.mmr import mmr_order
@@ -25,7 +26,7 @@ from bunko.retrieve.parents import WINDOW as PARENT_WINDOW
 from bunko.retrieve.parents import expand_parents
 from bunko.retrieve.router import DEFAULT_RULES, Route, RouteRule, route
 from bunko.schema import Chunk, Hit, RankSignal, Signals
-from bunko.store.base import SearchIndex
+from bunko.store.base import GraphIndex, SearchIndex
 from bunko.text.analyzers import Analyzer, query_text
 from bunko.text.languages import LANGUAGES, query_language
 
@@ -48,7 +49,11 @@ class SearchResult:
 
 
 def built_in_retrievers(store: SearchIndex, config: RetrieveConfig) -> dict[str, Retriever]:
-    return {r.name: r for r in (HybridRetriever(store, config), DenseRetriever(store, config), KeywordRetriever(store, config))}
+    """Hybrid, dense and keyword over any store; the graph route over a store that keeps the entity graph."""
+    routes: list[Retriever] = [HybridRetriever(store, config), DenseRetriever(store, config), KeywordRetriever(store, config)]
+    if isinstance(store, GraphIndex):
+        routes.append(GraphRetriever(store, config))
+    return {r.name: r for r in routes}
 
 
 class Searcher:

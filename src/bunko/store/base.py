@@ -13,22 +13,26 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
-from typing import Any, Protocol
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from bunko.index.graph import EntityGraph
 from bunko.schema import Chunk, DocumentInfo, DocumentMatch, Element, IngestJob, ParsedDocument
+from bunko.text.entities import Mention
 
 
 @dataclass
 class StoredChunk:
-    """A chunk as written: its vector and keyword tokens travel with it in one transaction."""
+    """A chunk as written: its vector, keyword tokens and entity mentions travel with it in one transaction."""
 
     chunk: Chunk
     vector: np.ndarray
     tokens: list[str]
     embed_hash: str
+    entities: list[Mention] = field(default_factory=list)
+    """The entities the chunk's text mentions, with their spans in it: the chunk's edges in the entity graph."""
 
 
 
@@ -100,6 +104,22 @@ class SearchIndex(Protocol):
         ...
 
 
+@runtime_checkable
+class GraphIndex(Protocol):
+    """The entity graph: its edges are stored with the chunks they came from (so a document's write or delete
+    changes them in the same transaction), and the graph walked in memory is kept in step with the store."""
+
+    def entity_graph(self) -> EntityGraph:
+        """The graph of the documents stored now, updated document by document since the last call."""
+        ...
+    def mentions(self, chunk_ids: Sequence[str]) -> dict[str, list[Mention]]:
+        """Each chunk's entity mentions with their spans in its text: how a graph hit is tied back to its passage."""
+        ...
+    def allowed_chunks(self, chunk_ids: Sequence[str], where: Mapping[str, Any]) -> set[str]:
+        """Which of `chunk_ids` the filter lets through: a walk reaches chunks no filtered search returned."""
+        ...
+
+
 class JobLog(Protocol):
     """Ingest jobs, grouped by run, surviving the process that ran them."""
 
@@ -130,5 +150,5 @@ class Portable(Protocol):
         ...
 
 
-class Store(CollectionMeta, DocumentStore, SearchIndex, JobLog, TraceLog, Portable, Protocol):
+class Store(CollectionMeta, DocumentStore, SearchIndex, GraphIndex, JobLog, TraceLog, Portable, Protocol):
     """A whole backend: what `open_store` returns and the engine holds."""

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from bunko.index.graph import EntityGraph
 from bunko.index.memory import MemoryIndex
 from bunko.schema import (
     SEARCHABLE_KEY,
@@ -38,6 +39,7 @@ from bunko.schema import (
 )
 from bunko.store.base import DocumentRecord, StoredChunk, TraceRecord
 from bunko.store.chunk_cache import ChunkCache
+from bunko.store.graph_sync import DOCUMENT_VERSIONS, sync_graph
 from bunko.store.rows import (
     CHUNK_COLUMNS,
     DOCUMENT_COLUMNS,
@@ -47,9 +49,13 @@ from bunko.store.rows import (
     document_from_row,
     element_from_row,
     job_from_row,
+    mention_columns,
+    mentions_from_columns,
 )
+from bunko.text.entities import Mention
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
+"""2 added the entity graph's columns to chunks; a version-1 store is upgraded in place when opened."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -66,7 +72,8 @@ CREATE TABLE IF NOT EXISTS chunks (
     chunk_id TEXT PRIMARY KEY, doc_id TEXT NOT NULL, source TEXT NOT NULL, ordinal INTEGER NOT NULL,
     text TEXT NOT NULL, embed_text TEXT NOT NULL, embed_hash TEXT NOT NULL,
     element_ids TEXT NOT NULL, pages TEXT NOT NULL, section_path TEXT NOT NULL, kinds TEXT NOT NULL,
-    parent_id TEXT, meta TEXT NOT NULL, tokens TEXT NOT NULL, vector BLOB NOT NULL
+    parent_id TEXT, meta TEXT NOT NULL, tokens TEXT NOT NULL, vector BLOB NOT NULL,
+    entities TEXT NOT NULL DEFAULT '', entity_spans TEXT NOT NULL DEFAULT '[]'
 );
 CREATE INDEX IF NOT EXISTS chunks_by_doc ON chunks (doc_id, ordinal);
 CREATE INDEX IF NOT EXISTS chunks_by_embed_hash ON chunks (embed_hash);
@@ -82,6 +89,15 @@ SEARCHABLE = f"COALESCE(json_extract(meta, '$.{SEARCHABLE_KEY}'), 1) != 0"
 """`Chunk.searchable` in SQL: parent_child's parents are kept for context and never indexed."""
 
 
+
+
+def _entity_columns(stored: StoredChunk) -> tuple[str, str]:
+    keys, spans = mention_columns(stored.entities)
+    return "\n".join(keys), spans
+
+
+def _keys(column: str) -> list[str]:
+    return column.split("\n") if column else []
 
 
 def _dumps(value: Any) -> str:
@@ -101,13 +117,31 @@ class LocalStore:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
-        if self.get_meta("schema_version") is None:
-            self.set_meta("schema_version", SCHEMA_VERSION)
+        self._upgrade_schema()
         self._chunk_cache = ChunkCache()
         self._index = MemoryIndex(
             folder / "index", ann_threshold=ann_threshold, vector_precision=vector_precision, ann_target_recall=ann_target_recall,
             ann_ef_search=ann_ef_search,
         )
+        self._graph = EntityGraph()
+        self._graph_generation = -1
+
+    def _upgrade_schema(self) -> None:
+        """Version 1 had no entity columns: they are added empty (`bunko reindex` fills them); newer versions stay as they are."""
+        version = self.get_meta("schema_version")
+        if version == "1":
+            with self._lock:
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    self._db.execute("ALTER TABLE chunks ADD COLUMN entities TEXT NOT NULL DEFAULT ''")
+                    self._db.execute("ALTER TABLE chunks ADD COLUMN entity_spans TEXT NOT NULL DEFAULT '[]'")
+                    self._db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (SCHEMA_VERSION,))
+                    self._db.execute("COMMIT")
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+        elif version is None:
+            self.set_meta("schema_version", SCHEMA_VERSION)
 
     def close(self) -> None:
         with self._lock:
@@ -168,12 +202,12 @@ class LocalStore:
                     ],
                 )
                 db.executemany(
-                    "INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [
                         (c.chunk.chunk_id, c.chunk.doc_id, c.chunk.source, c.chunk.ordinal, c.chunk.text, c.chunk.embed_text,
                          c.embed_hash, _dumps(c.chunk.element_ids), _dumps(c.chunk.pages), _dumps(c.chunk.section_path),
                          _dumps(c.chunk.kinds), c.chunk.parent_id, _dumps(c.chunk.meta), " ".join(c.tokens),
-                         np.ascontiguousarray(c.vector, dtype=np.float32).tobytes())
+                         np.ascontiguousarray(c.vector, dtype=np.float32).tobytes(), *_entity_columns(c))
                         for c in chunks
                     ],
                 )
@@ -400,6 +434,40 @@ class LocalStore:
         with self._lock:
             return self._current_index().vectors_for(chunk_ids)
 
+    # -- entity graph -------------------------------------------------------
+    def entity_graph(self) -> EntityGraph:
+        with self._lock:
+            generation = self.generation()
+            if self._graph_generation != generation:
+                self._db.execute("BEGIN")
+                try:
+                    sync_graph(self._graph, self._db.execute(DOCUMENT_VERSIONS), self._entity_rows)
+                finally:
+                    self._db.execute("COMMIT")
+                self._graph_generation = generation
+            return self._graph
+
+    def _entity_rows(self, doc_ids: list[str]) -> Iterator[tuple[str, str, list[str]]]:
+        marks = ",".join("?" * len(doc_ids))
+        cursor = self._db.execute(
+            f"SELECT doc_id, chunk_id, entities FROM chunks WHERE doc_id IN ({marks}) AND {SEARCHABLE} ORDER BY doc_id, ordinal",
+            doc_ids,
+        )
+        for doc_id, chunk_id, keys in cursor:
+            yield doc_id, chunk_id, _keys(keys)
+
+    def mentions(self, chunk_ids: Sequence[str]) -> dict[str, list[Mention]]:
+        ids = list(dict.fromkeys(chunk_ids))
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT chunk_id, entities, entity_spans, text FROM chunks WHERE chunk_id IN ({','.join('?' * len(ids))})", ids
+            ).fetchall()
+        return {chunk_id: mentions_from_columns(_keys(keys), spans, text) for chunk_id, keys, spans, text in rows}
+
+    def allowed_chunks(self, chunk_ids: Sequence[str], where: Mapping[str, Any]) -> set[str]:
+        with self._lock:
+            return self._current_index().allowed(chunk_ids, where)
+
     # -- jobs ---------------------------------------------------------------
     def save_job(self, job: IngestJob, run_id: str) -> None:
         with self._lock:
@@ -455,9 +523,14 @@ class LocalStore:
         for doc_id, source, title, mime, parser, content_hash, ingested_at, meta in heads:
             with self._lock:
                 rows = self._db.execute(
-                    f"SELECT {CHUNK_COLUMNS}, vector, tokens, embed_hash FROM chunks WHERE doc_id = ? ORDER BY ordinal", (doc_id,)
+                    f"SELECT {CHUNK_COLUMNS}, vector, tokens, embed_hash, entities, entity_spans FROM chunks WHERE doc_id = ? "
+                    "ORDER BY ordinal", (doc_id,)
                 ).fetchall()
-            chunks = [StoredChunk(chunk_from_row(r[:12]), np.frombuffer(r[12], dtype=np.float32).copy(), r[13].split(), r[14]) for r in rows]
+            chunks = [
+                StoredChunk(chunk_from_row(r[:12]), np.frombuffer(r[12], dtype=np.float32).copy(), r[13].split(), r[14],
+                            mentions_from_columns(_keys(r[15]), r[16], r[4]))
+                for r in rows
+            ]
             doc = ParsedDocument(doc_id, source, title, mime, parser, self.elements(source), json.loads(meta))
             yield doc, content_hash, ingested_at, chunks
 

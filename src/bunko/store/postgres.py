@@ -41,6 +41,7 @@ from psycopg_pool import ConnectionPool
 
 from bunko.errors import CollectionError
 from bunko.index.bm25_formula import idf, sql_term_score
+from bunko.index.graph import EntityGraph
 from bunko.index.memory import SIMILAR_CHUNKS
 from bunko.schema import (
     SEARCHABLE_KEY,
@@ -56,6 +57,7 @@ from bunko.schema import (
     meta_searchable,
 )
 from bunko.store.base import StoredChunk
+from bunko.store.graph_sync import DOCUMENT_VERSIONS, sync_graph
 from bunko.store.postgres_schema import LOCK_NAMESPACE, migrate, set_search_path
 from bunko.store.rows import (
     CHUNK_COLUMNS,
@@ -66,8 +68,11 @@ from bunko.store.rows import (
     document_from_row,
     element_from_row,
     job_from_row,
+    mention_columns,
+    mentions_from_columns,
 )
 from bunko.store.sql_filters import FilterCompiler, field_names, known_fields_from
+from bunko.text.entities import Mention
 from bunko.text.languages import tokens_language
 
 OWNER_NAMESPACE = LOCK_NAMESPACE + 1
@@ -218,6 +223,9 @@ class PostgresStore:
         )
         self._pool.open(wait=True, timeout=30)
         self._compiler = FilterCompiler("c")
+        self._graph = EntityGraph()
+        self._graph_generation = -1
+        self._graph_lock = threading.Lock()
 
     def _configure(self, conn: psycopg.Connection) -> None:
         set_search_path(conn, self.schema)
@@ -302,9 +310,9 @@ class PostgresStore:
         total = 0
         with conn.cursor().copy(
             "COPY chunks (id, chunk_id, doc_id, source, ordinal, text, embed_text, embed_hash, element_ids, pages, "
-            "section_path, kinds, parent_id, meta, tokens, dl, attrs, embedding) FROM STDIN (FORMAT BINARY)"
+            "section_path, kinds, parent_id, meta, tokens, dl, attrs, embedding, entities, entity_spans) FROM STDIN (FORMAT BINARY)"
         ) as copy:
-            copy.set_types(["int8", *["text"] * 3, "int4", *["text"] * 9, "text[]", "int4", "jsonb", "vector"])
+            copy.set_types(["int8", *["text"] * 3, "int4", *["text"] * 9, "text[]", "int4", "jsonb", "vector", "text[]", "text"])
             for key, stored in zip(ids, chunks, strict=True):
                 c = stored.chunk
                 indexed = len(stored.tokens) if c.searchable else 0
@@ -314,7 +322,7 @@ class PostgresStore:
                     stored.embed_hash, _dumps(c.element_ids), _dumps(c.pages), _dumps(c.section_path), _dumps(c.kinds),
                     _text(c.parent_id), _dumps(c.meta), list(stored.tokens), indexed,
                     Jsonb(filter_record(doc, ingested_at, c), dumps=_dumps),
-                    np.ascontiguousarray(stored.vector, dtype=np.float32),
+                    np.ascontiguousarray(stored.vector, dtype=np.float32), *mention_columns(stored.entities),
                 ))
         with conn.cursor().copy("COPY postings (term, chunk, tf, dl) FROM STDIN (FORMAT BINARY)") as copy:
             copy.set_types(["text", "int8", "int4", "int4"])
@@ -764,6 +772,43 @@ class PostgresStore:
             row = conn.execute("SELECT payload FROM traces WHERE trace_id = %s", (trace_id,)).fetchone()
         return json.loads(row[0]) if row else None
 
+    # -- entity graph -------------------------------------------------------
+    def entity_graph(self) -> EntityGraph:
+        """Synced in one repeatable-read transaction, so the versions and the rows read are one snapshot."""
+        with self._graph_lock:
+            generation = self.generation()
+            if self._graph_generation != generation:
+                with self._pool.connection() as conn, conn.transaction():
+                    conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+                    sync_graph(self._graph, conn.execute(DOCUMENT_VERSIONS), lambda doc_ids: self._entity_rows(conn, doc_ids))
+                self._graph_generation = generation
+            return self._graph
+
+    @staticmethod
+    def _entity_rows(conn: psycopg.Connection, doc_ids: list[str]) -> Iterator[tuple[str, str, list[str]]]:
+        rows = conn.execute(
+            "SELECT doc_id, chunk_id, entities FROM chunks c WHERE doc_id = ANY(%s::text[]) AND " + _SEARCHABLE
+            + " ORDER BY doc_id, ordinal",
+            (doc_ids,),
+        )
+        for doc_id, chunk_id, keys in rows:
+            yield doc_id, chunk_id, list(keys)
+
+    def mentions(self, chunk_ids: Sequence[str]) -> dict[str, list[Mention]]:
+        ids = list(dict.fromkeys(chunk_ids))
+        with self._pool.connection() as conn:
+            rows = conn.execute("SELECT chunk_id, entities, entity_spans, text FROM chunks WHERE chunk_id = ANY(%s::text[])", (ids,)).fetchall()
+        return {chunk_id: mentions_from_columns(list(keys), spans, text) for chunk_id, keys, spans, text in rows}
+
+    def allowed_chunks(self, chunk_ids: Sequence[str], where: Mapping[str, Any]) -> set[str]:
+        ids = list(dict.fromkeys(chunk_ids))
+        with self._pool.connection() as conn, conn.transaction():
+            condition = self._where(conn, where)
+            statement = sql.SQL("SELECT c.chunk_id FROM chunks c WHERE c.chunk_id = ANY(%s::text[]) AND {} AND " + _SEARCHABLE).format(
+                condition or sql.SQL("TRUE")
+            )
+            return {row[0] for row in conn.execute(statement, (ids,))}
+
     # -- export / import (bunko migrate) -----------------------------------
     def export_documents(self) -> Iterator[tuple[ParsedDocument, str, float, list[StoredChunk]]]:
         """Every document with its elements and chunks (vectors, tokens, embed hashes), one at a time."""
@@ -774,10 +819,14 @@ class PostgresStore:
         for doc_id, source, title, mime, parser, content_hash, ingested_at, meta in heads:
             with self._pool.connection() as conn, conn.cursor(binary=True) as cur:
                 cur.execute(
-                    f"SELECT {CHUNK_COLUMNS}, embedding, tokens, embed_hash FROM chunks WHERE doc_id = %s ORDER BY ordinal",
+                    f"SELECT {CHUNK_COLUMNS}, embedding, tokens, embed_hash, entities, entity_spans FROM chunks WHERE doc_id = %s "
+                    "ORDER BY ordinal",
                     (doc_id,),
                 )
-                chunks = [StoredChunk(chunk_from_row(r[:12]), _vector(r[12]), list(r[13]), r[14]) for r in cur.fetchall()]
+                chunks = [
+                    StoredChunk(chunk_from_row(r[:12]), _vector(r[12]), list(r[13]), r[14], mentions_from_columns(r[15], r[16], r[4]))
+                    for r in cur.fetchall()
+                ]
             doc = ParsedDocument(doc_id, source, title, mime, parser, self.elements(source), json.loads(meta))
             yield doc, content_hash, ingested_at, chunks
 

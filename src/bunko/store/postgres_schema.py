@@ -107,6 +107,10 @@ CREATE FUNCTION bunko_pystr(v jsonb) RETURNS text LANGUAGE sql IMMUTABLE AS $$
         ELSE v::text END
 $$;
 """),
+    (2, "entity graph: each chunk's entity keys and mention spans", """
+ALTER TABLE chunks ADD COLUMN entities text[] NOT NULL DEFAULT '{}';
+ALTER TABLE chunks ADD COLUMN entity_spans text NOT NULL DEFAULT '[]';
+"""),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bunko.schema import Chunk, DocumentInfo, Element, IngestJob
+from bunko.text.entities import Mention
 
 CHUNK_COLUMNS = "chunk_id, doc_id, source, ordinal, text, embed_text, element_ids, pages, section_path, kinds, parent_id, meta"
 ELEMENT_COLUMNS = "e.element_id, e.kind, e.text, e.page, e.section_path, e.bbox, e.parent_id, e.meta"
@@ -43,3 +44,15 @@ def job_from_row(row: Sequence[Any]) -> IngestJob:
         job_id=row[0], source=row[1], status=row[2], error_code=row[3], error_detail=row[4],
         created_at=row[5], updated_at=row[6], timings=json.loads(row[7]),
     )
+
+
+def mention_columns(mentions: Sequence[Mention]) -> tuple[list[str], str]:
+    """A chunk's mentions as stored: its distinct entity keys (the graph reads only these) and their spans as JSON."""
+    keys = list(dict.fromkeys(m.key for m in mentions))
+    index = {key: i for i, key in enumerate(keys)}
+    return keys, json.dumps([[index[m.key], m.start, m.end] for m in mentions], separators=(",", ":"))
+
+
+def mentions_from_columns(keys: Sequence[str], spans: str, text: str) -> list[Mention]:
+    """The mentions back, their surface read from the chunk text the spans point into."""
+    return [Mention(keys[i], text[start:end], start, end) for i, start, end in json.loads(spans)]

@@ -1,0 +1,126 @@
+"""The graph route: hybrid's passages, then a personalised PageRank walk from them and the question's entities.
+
+A multi-hop question names one end of its answer ("the tool the backup chapter
+recommends") and not the other (the tool's configuration page, which never says
+"backup"). Hybrid search finds the first passage; the walk goes from it through the
+entities it mentions to the passages that mention them too. Seeds are HippoRAG 2's:
+the question's own entities (weighted by how specific they are in this collection)
+and the best hybrid passages (weighted by their fused score). The two lists are then
+fused by rank, so a passage both routes rank high stays on top and the walk adds the
+passages hybrid could not reach.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Protocol
+
+import numpy as np
+
+from bunko.config import RetrieveConfig
+from bunko.index.graph import EntityGraph, Walk
+from bunko.retrieve.base import Query
+from bunko.retrieve.fusion import Fused
+from bunko.retrieve.hybrid import HybridRetriever
+from bunko.schema import GraphPath, Signals
+from bunko.store.base import GraphIndex, SearchIndex
+from bunko.text.entities import entity_keys
+
+PATH_ENTITIES = 3
+"""Entities shown per hit in its path: the ones that carried it the most mass."""
+
+
+class GraphSearchIndex(SearchIndex, GraphIndex, Protocol):
+    """What the graph route reads: the search primitives (for its hybrid seeds) and the entity graph."""
+
+
+class GraphRetriever:
+    name = "graph"
+    needs_vector = True
+
+    def __init__(self, store: GraphSearchIndex, config: RetrieveConfig) -> None:
+        self.store = store
+        self.config = config
+        self.hybrid = HybridRetriever(store, config)
+
+    def retrieve(self, query: Query, k: int) -> list[Fused]:
+        hybrid = self.hybrid.retrieve(query, k)
+        started = time.perf_counter()
+        graph = self.store.entity_graph()
+        query.timings["graph_sync"] = time.perf_counter() - started
+        started = time.perf_counter()
+        entity_seeds = graph.specificity(entity_keys(query.text))
+        passage_seeds = _passage_seeds(hybrid, self.config.graph_seed_passages)
+        if not graph.passage_count or not (entity_seeds or passage_seeds):
+            return hybrid
+        walk = graph.walk(
+            _share(entity_seeds, self.config.graph_entity_share), _share(passage_seeds, 1 - self.config.graph_entity_share)
+        )
+        walked = self._walked(graph, walk, query, k)
+        fused = _fuse(hybrid, walked, self.config.graph_weight, self.config.rrf_k)
+        seeds = sorted(entity_seeds, key=lambda key: -entity_seeds[key])
+        for chunk_id, _, signals in fused[:k]:
+            if signals.list_signal(self.name) is not None:
+                signals.path = _path(graph, walk, chunk_id, seeds, passage_seeds)
+        query.timings["graph_walk"] = time.perf_counter() - started
+        return fused
+
+    def _walked(self, graph: EntityGraph, walk: Walk, query: Query, k: int) -> list[tuple[str, float]]:
+        """The passages the walk left most mass on, best first, inside the query's filter."""
+        mass = walk.passage_mass
+        order = np.argsort(-mass, kind="stable")[: 2 * k]
+        ranked = [(graph.matrices.chunk_ids[row], float(mass[row])) for row in order if mass[row] > 0]
+        if query.where is not None and ranked:
+            allowed = self.store.allowed_chunks([cid for cid, _ in ranked], query.where)
+            ranked = [(cid, score) for cid, score in ranked if cid in allowed]
+        return ranked[:k]
+
+    def explain(self, signals: Signals) -> list[str]:
+        lines = self.hybrid.explain(signals)
+        if (path := signals.path) is not None:
+            via = ", ".join(f"{key} ({mass:.3g})" for key, mass in path.via) or "no shared entity"
+            lines.append(
+                f"graph walk: question entities [{', '.join(path.seeds[:6])}] and the top hybrid passages "
+                f"→ entities {via} → this passage"
+                + (f" (shares them with seed passages {', '.join(path.from_passages)})" if path.from_passages else "")
+            )
+        return lines
+
+
+def _passage_seeds(hybrid: list[Fused], count: int) -> dict[str, float]:
+    top = [(cid, max(score, 0.0)) for cid, score, _ in hybrid[:count]]
+    return {cid: score for cid, score in top if score > 0}
+
+
+def _share(weights: Mapping[str, float], share: float) -> dict[str, float]:
+    """Weights scaled to sum to `share`: the entity and passage seeds split the walk's restart mass."""
+    total = sum(weights.values())
+    return {key: share * weight / total for key, weight in weights.items()} if total > 0 else {}
+
+
+def _fuse(hybrid: list[Fused], walked: list[tuple[str, float]], graph_weight: float, rrf_k: int) -> list[Fused]:
+    """Rank fusion: 1/(k + hybrid rank) + graph_weight/(k + walk rank); each hit keeps its hybrid signals."""
+    scores: dict[str, float] = {}
+    signals: dict[str, Signals] = {}
+    for rank, (chunk_id, _, hit_signals) in enumerate(hybrid, start=1):
+        scores[chunk_id] = 1.0 / (rrf_k + rank)
+        signals[chunk_id] = hit_signals
+    for rank, (chunk_id, mass) in enumerate(walked, start=1):
+        scores[chunk_id] = scores.get(chunk_id, 0.0) + graph_weight / (rrf_k + rank)
+        signals.setdefault(chunk_id, Signals()).found_in(GraphRetriever.name, float(rank), mass)
+    order = sorted(scores, key=lambda cid: -scores[cid])
+    return [(cid, scores[cid], signals[cid]) for cid in order]
+
+
+def _path(graph: EntityGraph, walk: Walk, chunk_id: str, seeds: list[str], passage_seeds: Mapping[str, float]) -> GraphPath:
+    """The hit's entities that held the most walk mass, and which seed passages mention them too."""
+    m = graph.matrices
+    row = m.row_of[chunk_id]
+    entity_ids = m.incidence.indices[m.incidence.indptr[row] : m.incidence.indptr[row + 1]]
+    entity_ids = entity_ids[m.walkable[entity_ids]]
+    strongest = entity_ids[np.argsort(-walk.entity_mass[entity_ids], kind="stable")[:PATH_ENTITIES]]
+    via = [(graph.keys[e], float(walk.entity_mass[e])) for e in strongest if walk.entity_mass[e] > 0]
+    via_keys = {key for key, _ in via}
+    sources = [cid for cid in passage_seeds if cid != chunk_id and via_keys & set(graph.entities_of(cid))]
+    return GraphPath(seeds[:6], via, sources[:3])

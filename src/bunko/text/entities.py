@@ -1,0 +1,273 @@
+"""The named things of a text, found without an LLM: the nodes an entity graph links passages through.
+
+GraphRAG's "fast" indexing and LazyGraphRAG found that noun phrases and their
+co-occurrence carry most of what an LLM-extracted graph does, at a fraction of
+the cost; and small LLMs extract next to nothing (LightRAG #1354). So an entity
+here is what a rule can see:
+
+- identifiers, commands, paths, package and file names (``apt-get``,
+  ``/etc/fstab``, ``sources.list``, ``ext4``, ``--purge``): first-class
+  entities, the strongest links in technical documents;
+- English noun-phrase candidates: content words and adjacent pairs of them
+  between stop words, and runs of capitalised words (``Apache HTTP Server``);
+- Japanese compound nouns (SudachiPy's nouns when installed, else runs of
+  kanji and katakana, which kana-written grammar separates);
+- Chinese nouns (jieba's noun tags when installed, else runs between
+  function characters, long runs as overlapping bigrams).
+
+One thing is one node: `entity_key` folds width (NFKC), case, English plurals
+and the optional long-vowel mark of katakana words (サーバー = サーバ), so the
+spellings a document mixes merge. A key never loses the mention it came from:
+each `Mention` keeps its surface form and character span in the chunk text.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import cache
+from itertools import pairwise
+from typing import Any
+
+from bunko.text.analyzers import ENGLISH_STOPWORDS
+from bunko.text.scripts import HAN, KANA_CHAR, KATAKANA
+
+MAX_PHRASE_WORDS = 4
+"""Capitalised runs longer than this are headings or titles, not names."""
+
+
+@dataclass(frozen=True)
+class Mention:
+    """One occurrence of an entity: the key its spellings merge under, and where in the text it was written."""
+
+    key: str
+    surface: str
+    start: int
+    end: int
+
+
+EntityExtractor = Callable[[str], list[Mention]]
+"""text -> its mentions, in text order; the rule-based `extract_entities` or an LLM extractor behind the same call."""
+
+_EXTRA_STOPWORD_TEXT = (
+    "about above after again all also always am any anything around available back because been before being below "
+    "between both call called cannot case change changes com contain contains course default different does doing done "
+    "down during each easy either else enough even every example few following found from further get gets given goes "
+    "good great had has have having here however itself just keep know known last least less like likely long look made "
+    "main make makes making many means more most much must need needed needs new next none now number often old once one "
+    "only other others otherwise out over own part particular per place possible present probably provide provided "
+    "provides put quite rather really required same see seen set several shall should show shown simple simply since "
+    "so some something sometimes still take taken than them themselves thing things those though three through thus "
+    "too two under until up upon use used useful uses using usually very want way ways well were what whatever whether "
+    "while within without work works yet first second also etc i.e e.g its it's let lets able allow allows"
+)
+STOPWORDS = ENGLISH_STOPWORDS | frozenset(_EXTRA_STOPWORD_TEXT.split())
+"""Words that never make an entity alone or start or end one: grammar, and the verbs and adverbs of any manual."""
+
+_PATH = r"~?/[\w.+@-]+(?:/[\w.+@*-]+)*/?"
+_OPTION = r"--?[a-zA-Z][\w-]*"
+_DOTTED = r"[A-Za-z0-9_+-]*[A-Za-z][A-Za-z0-9_+-]*(?:[._:][A-Za-z0-9_+-]+)+"
+_HYPHENATED_CODE = r"[a-z0-9+]+(?:-[a-z0-9+]+)+"
+_MIXED = r"(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{2,}(?:[_+][A-Za-z0-9]+)*"
+_SNAKE = r"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+"
+_TECHNICAL = re.compile(
+    rf"(?<![A-Za-z0-9_/.~-])(?:{_PATH}|{_OPTION}|{_DOTTED}|{_SNAKE}|{_HYPHENATED_CODE}|{_MIXED})(?![A-Za-z0-9_/-])", re.ASCII
+)
+"""ASCII boundaries: in Japanese and Chinese text a path is followed by a Han letter, which `\\w` would count as part of it."""
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z']*[A-Za-z]|[A-Za-z]")
+_PHRASE_BREAK = re.compile(r"[^\sA-Za-z']")
+_TRAILING_PUNCT = ".:,;'"
+
+_KANJI_KATAKANA_RUN = re.compile(rf"[{HAN}{KATAKANA}々〆ヶ]{{2,}}")
+_KATAKANA_LONG_VOWEL = re.compile(rf"(?<=[{KATAKANA}]{{3}})ー(?![{KATAKANA}])")
+_HAN_RUN = re.compile(f"[{HAN}]+")
+_CHINESE_FUNCTION_CHARS = re.compile("[的了是在和与或及将把被对从为以由于而且并也都就还又这那其此各该等个一不有要会可能所中上下里内外时]")
+_CHINESE_NOUN_TAGS = ("n", "nr", "ns", "nt", "nz", "nw", "vn", "eng")
+_SUDACHI_NOUNS = frozenset({"名詞"})
+_SUDACHI_SKIP_SUBTYPES = frozenset({"数詞", "代名詞", "助数詞"})
+
+
+def _singular(word: str) -> str:
+    """English plural to singular by suffix, for keys only: packages -> package, libraries -> library."""
+    if len(word) < 4 or not word.isalpha() or word.endswith(("ss", "us", "is", "ous")):
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "xes", "ches", "shes", "zes")):
+        return word[:-2]
+    if word.endswith("s"):
+        return word[:-1]
+    return word
+
+
+def entity_key(surface: str, *, identifier: bool = False) -> str:
+    """The node a spelling belongs to: width and case folded, whitespace collapsed, plurals and katakana long vowels dropped.
+
+    Identifiers keep their punctuation (``apt-get`` is not ``apt get``) and their number (``debs`` is a name);
+    a phrase's hyphens read as spaces (``pre-installed`` = ``pre installed``) and its last word is singular.
+    """
+    key = " ".join(unicodedata.normalize("NFKC", surface).casefold().split()).strip(_TRAILING_PUNCT)
+    if identifier:
+        return key
+    key = _KATAKANA_LONG_VOWEL.sub("", key.replace("-", " "))
+    words = key.split(" ")
+    words[-1] = _singular(words[-1])
+    return " ".join(words)
+
+
+def _technical(text: str) -> Iterator[Mention]:
+    for match in _TECHNICAL.finditer(text):
+        surface = match.group().rstrip(_TRAILING_PUNCT)
+        if len(surface) < 2 or surface.isdigit():
+            continue
+        yield Mention(entity_key(surface, identifier=True), surface, match.start(), match.start() + len(surface))
+
+
+def _english(text: str, taken: list[tuple[int, int]]) -> Iterator[Mention]:
+    """Content words, adjacent pairs of them, and capitalised runs, outside the spans identifiers already took."""
+    words = [m for m in _LATIN_WORD.finditer(text) if not _inside(m.start(), taken)]
+    run: list[re.Match[str]] = []
+    capitalised: list[re.Match[str]] = []
+    for index, word in enumerate(words):
+        gap = text[words[index - 1].end() : word.start()] if index else ""
+        broken = bool(_PHRASE_BREAK.search(gap)) or "\n" in gap
+        lower = word.group().lower()
+        if broken or lower in STOPWORDS or len(lower) < 3:
+            yield from _pairs(text, run)
+            run = []
+        if lower not in STOPWORDS and len(lower) >= 3:
+            run.append(word)
+            yield Mention(entity_key(word.group()), word.group(), word.start(), word.end())
+        is_capital = word.group()[0].isupper() and lower not in STOPWORDS
+        if capitalised and (broken or not is_capital):
+            yield from _proper(text, capitalised)
+            capitalised = []
+        if is_capital:
+            capitalised.append(word)
+    yield from _pairs(text, run)
+    yield from _proper(text, capitalised)
+
+
+def _pairs(text: str, run: list[re.Match[str]]) -> Iterator[Mention]:
+    for first, second in pairwise(run):
+        surface = text[first.start() : second.end()]
+        yield Mention(entity_key(surface), surface, first.start(), second.end())
+
+
+def _proper(text: str, run: list[re.Match[str]]) -> Iterator[Mention]:
+    """A run of 3–4 capitalised words is one name (``Apache HTTP Server``); pairs are already content-word pairs."""
+    if 3 <= len(run) <= MAX_PHRASE_WORDS:
+        surface = text[run[0].start() : run[-1].end()]
+        yield Mention(entity_key(surface), surface, run[0].start(), run[-1].end())
+
+
+def _inside(position: int, spans: list[tuple[int, int]]) -> bool:
+    return any(start <= position < end for start, end in spans)
+
+
+@cache
+def _sudachi() -> Any | None:
+    try:
+        from sudachipy import dictionary, tokenizer
+    except ImportError:
+        return None
+    return dictionary.Dictionary(dict="core").tokenizer(), tokenizer.Tokenizer.SplitMode.C
+
+
+@cache
+def _jieba_posseg() -> Any | None:
+    try:
+        import jieba
+        import jieba.posseg
+    except ImportError:
+        return None
+    jieba.setLogLevel(60)
+    return jieba.posseg
+
+
+def _japanese(text: str) -> Iterator[Mention]:
+    """Compound nouns: SudachiPy's longest nouns (mode C) joined while they follow each other; else kanji/katakana runs."""
+    analysed = _sudachi()
+    if analysed is None:
+        for match in _KANJI_KATAKANA_RUN.finditer(text):
+            yield Mention(entity_key(match.group()), match.group(), match.start(), match.end())
+        return
+    segmenter, mode = analysed
+    for match in _KANJI_KATAKANA_RUN.finditer(text):
+        yield from _japanese_run(segmenter, mode, match.group(), match.start())
+
+
+def _japanese_run(segmenter: Any, mode: Any, run: str, offset: int) -> Iterator[Mention]:
+    nouns: list[tuple[int, int]] = []
+    for morpheme in segmenter.tokenize(run, mode):
+        pos = morpheme.part_of_speech()
+        if pos[0] in _SUDACHI_NOUNS and pos[1] not in _SUDACHI_SKIP_SUBTYPES:
+            nouns.append((morpheme.begin(), morpheme.end()))
+    for start, end in _joined(nouns):
+        if end - start >= 2:
+            yield Mention(entity_key(run[start:end]), run[start:end], offset + start, offset + end)
+    if len(nouns) > 1:
+        for start, end in nouns:
+            if end - start >= 2:
+                yield Mention(entity_key(run[start:end]), run[start:end], offset + start, offset + end)
+
+
+def _joined(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Adjacent spans merged: the nouns of one compound."""
+    merged: list[tuple[int, int]] = []
+    for start, end in spans:
+        if merged and merged[-1][1] == start:
+            merged[-1] = (merged[-1][0], end)
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _chinese(text: str) -> Iterator[Mention]:
+    posseg = _jieba_posseg()
+    for run in _HAN_RUN.finditer(text):
+        if posseg is None:
+            yield from _chinese_fallback(run.group(), run.start())
+            continue
+        position, nouns = run.start(), []
+        for word, flag in posseg.cut(run.group()):
+            if flag in _CHINESE_NOUN_TAGS and len(word) >= 2:
+                nouns.append((position, position + len(word)))
+            position += len(word)
+        spans = _joined(nouns)
+        for start, end in [*spans, *(n for n in nouns if n not in spans)]:
+            yield Mention(entity_key(text[start:end]), text[start:end], start, end)
+
+
+def _chinese_fallback(run: str, offset: int) -> Iterator[Mention]:
+    """Without a dictionary: pieces between function characters; short pieces whole, long ones as bigrams."""
+    position = 0
+    for piece in _CHINESE_FUNCTION_CHARS.split(run):
+        start = run.index(piece, position) if piece else position
+        position = start + len(piece)
+        if len(piece) < 2:
+            continue
+        if len(piece) <= 4:
+            yield Mention(piece, piece, offset + start, offset + position)
+            continue
+        for i in range(len(piece) - 1):
+            yield Mention(piece[i : i + 2], piece[i : i + 2], offset + start + i, offset + start + i + 2)
+
+
+def extract_entities(text: str) -> list[Mention]:
+    """Every mention in `text`, in text order; Japanese when the text holds kana, Chinese when Han without kana."""
+    technical = list(_technical(text))
+    taken = [(m.start, m.end) for m in technical]
+    mentions = [*technical, *_english(text, taken)]
+    if KANA_CHAR.search(text):
+        mentions.extend(_japanese(text))
+    elif _HAN_RUN.search(text):
+        mentions.extend(_chinese(text))
+    return sorted((m for m in mentions if m.key), key=lambda m: (m.start, -m.end))
+
+
+def entity_keys(text: str) -> list[str]:
+    """The distinct keys of `text`'s mentions, in first-mention order: what a chunk is linked to in the graph."""
+    return list(dict.fromkeys(m.key for m in extract_entities(text)))
