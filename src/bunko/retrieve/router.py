@@ -18,6 +18,15 @@ from bunko.config import RetrieveConfig
 from bunko.text.analyzers import identifiers
 
 _QUOTED = re.compile(r"\"[^\"]+\"|「[^」]+」|“[^”]+”|『[^』]+』")
+_RELATIONAL = re.compile(
+    r"\b(?:that|this|those|these|the same|the one|both|the two|either|its|whose)\s+\w+"
+    r"|\b\w+\s+(?:recommended|used|chosen|picked|selected|provided|mentioned|named|called|described) (?:by|in|for|as)\b"
+    r"|その|この|同じ|どちら|両方|二つ|挙げられ|紹介され|として使|が使う|を提供"
+    r"|该|这一|这种|这个|那个|此人|其中|二者|两者|哪个更|所属|同一|提供",
+    re.IGNORECASE,
+)
+"""Words that point from one fact to another ("the tool *that* …", "*its* configuration", その, 该): a question
+that needs two facts names the first and refers back to it for the second."""
 
 
 @dataclass
@@ -55,7 +64,18 @@ def quoted_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route 
                  "a quoted phrase favours keyword search")
 
 
-DEFAULT_RULES: tuple[RouteRule, ...] = (identifier_rule, quoted_rule)
+def relational_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route | None:
+    """A question that relates two facts goes to the graph route, keeping the keyword weight an identifier or a
+    quoted phrase would give it (the graph route starts from hybrid's passages)."""
+    found = _RELATIONAL.search(query)
+    if found is None:
+        return None
+    exact = bool(identifiers(tokens)) or _QUOTED.search(query) is not None
+    keyword = config.exact_keyword_weight if exact else config.keyword_weight
+    return Route("relational", weights(config, keyword), f"{found.group()!r} relates two facts: the graph route", retriever="graph")
+
+
+DEFAULT_RULES: tuple[RouteRule, ...] = (relational_rule, identifier_rule, quoted_rule)
 
 
 def route(query: str, tokens: list[str], config: RetrieveConfig, rules: Sequence[RouteRule] = DEFAULT_RULES) -> Route:

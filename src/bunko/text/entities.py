@@ -69,7 +69,8 @@ STOPWORDS = ENGLISH_STOPWORDS | frozenset(_EXTRA_STOPWORD_TEXT.split())
 _PATH = r"~?/[\w.+@-]+(?:/[\w.+@*-]+)*/?"
 _OPTION = r"--?[a-zA-Z][\w-]*"
 _DOTTED = r"[A-Za-z0-9_+-]*[A-Za-z][A-Za-z0-9_+-]*(?:[._:][A-Za-z0-9_+-]+)+"
-_HYPHENATED_CODE = r"[a-z0-9+]+(?:-[a-z0-9+]+)+"
+_HYPHENATED_CODE = r"[a-z0-9+]+(?:-[a-z0-9+]+)+|(?=[A-Za-z-]*\d)[A-Za-z0-9+]+(?:-[A-Za-z0-9+]+)+"
+"""apt-get, libc6-dev, E-1024: lower case or holding a digit (a capitalised "Pre-installed" is a phrase)."""
 _MIXED = r"(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{2,}(?:[_+][A-Za-z0-9]+)*"
 _SNAKE = r"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+"
 _TECHNICAL = re.compile(

@@ -1,0 +1,92 @@
+"""The graph route: a two-fact question finds the passage it never names, the router sends such questions there,
+and every graph hit is a stored passage with the path that reached it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bunko import Bunko
+from bunko.config import RetrieveConfig
+from bunko.embed.use_m3 import UseM3Embedder
+from bunko.retrieve.router import route
+
+FILLER = {
+    "en": "Unrelated notes about printers, fonts and keyboard layouts fill this page. ",
+    "ja": "このページにはプリンタやフォントやキーボード配列についての無関係なメモがあります。",
+    "zh": "本页记录了关于打印机、字体和键盘布局的无关说明。",
+}
+DOCUMENTS = {
+    "en": {
+        "backup.md": "# Backup\n\nThe backup server keeps its disks in a software RAID array so that one failed disk loses nothing.\n",
+        "storage.md": "# Storage\n\nA software RAID array is created and watched with mdadm. Its settings live in /etc/mdadm/mdadm.conf.\n",
+    },
+    "ja": {
+        "backup.md": "# バックアップ\n\nバックアップサーバーはディスク障害に備えてソフトウェアRAIDを使います。\n",
+        "storage.md": "# ストレージ\n\nソフトウェアRAIDはmdadmで作成し、設定は/etc/mdadm/mdadm.confに書きます。\n",
+    },
+    "zh": {
+        "backup.md": "# 备份\n\n备份服务器使用软件RAID阵列，防止单块硬盘损坏造成数据丢失。\n",
+        "storage.md": "# 存储\n\n软件RAID阵列用mdadm创建和监控，其配置写在/etc/mdadm/mdadm.conf中。\n",
+    },
+}
+QUESTIONS = {
+    "en": "The backup server protects its disks with a storage technique. Which file configures the tool for that technique?",
+    "ja": "バックアップサーバが使うその仕組みを設定するファイルはどれですか？",
+    "zh": "备份服务器使用的那个技术，其配置文件是哪个？",
+}
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory: pytest.TempPathFactory, embedder: UseM3Embedder) -> Iterator[Bunko]:
+    root = tmp_path_factory.mktemp("graph")
+    for lang, documents in DOCUMENTS.items():
+        folder = root / "docs" / lang
+        folder.mkdir(parents=True)
+        for name, text in documents.items():
+            (folder / name).write_text(text, encoding="utf-8")
+        for i in range(6):
+            (folder / f"filler-{i}.md").write_text(f"# Notes {i}\n\n" + FILLER[lang] * 3 + f" ({i})\n", encoding="utf-8")
+    collection = Bunko(root / ".bunko", embedder=embedder)
+    assert collection.ingest(root / "docs").ok
+    yield collection
+    collection.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
+def test_the_router_sends_a_question_that_relates_two_facts_to_the_graph_route(kb: Bunko, lang: str) -> None:
+    result = kb.search_detailed(QUESTIONS[lang], k=5)
+    assert result.mode == "graph" and result.route is not None and result.route.retriever == "graph"
+
+
+@pytest.mark.parametrize("question", ["How long is the hotel limit?", "宿泊費の上限はいくらですか？", "住宿上限是多少？"])
+def test_a_single_fact_question_stays_on_the_collection_mode(question: str) -> None:
+    assert route(question, [], RetrieveConfig()).retriever is None
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
+def test_the_graph_route_finds_the_passage_the_question_never_names(kb: Bunko, lang: str) -> None:
+    hits = kb.search(QUESTIONS[lang], k=3, mode="graph", filters={"source": {"$glob": f"docs/{lang}/*"}})
+    sources = [Path(h.chunk.source).name for h in hits]
+    assert {"backup.md", "storage.md"} <= set(sources)
+    assert all(h.chunk.source.startswith(f"docs/{lang}/") for h in hits)
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
+def test_a_graph_hit_is_a_stored_passage_whose_path_names_the_bridging_entity(kb: Bunko, lang: str) -> None:
+    hits = kb.search(QUESTIONS[lang], k=3, mode="graph", filters={"source": {"$glob": f"docs/{lang}/*"}})
+    storage = next(h for h in hits if h.chunk.source.endswith("storage.md"))
+    assert kb.store.get_chunks([storage.chunk.chunk_id])[0].text == storage.chunk.text
+    assert storage.signals.path is not None
+    via = [key for key, _ in storage.signals.path.via]
+    assert any("raid" in key for key in via)
+    assert any("graph walk" in line for line in kb.explain(storage, "graph", True))
+    mentions = kb.store.mentions([storage.chunk.chunk_id])[storage.chunk.chunk_id]
+    assert any(m.key == "/etc/mdadm/mdadm.conf" and storage.chunk.text[m.start : m.end] == m.surface for m in mentions)
+
+
+def test_the_graph_route_keeps_to_the_filter(kb: Bunko) -> None:
+    hits = kb.search(QUESTIONS["en"], k=10, mode="graph", filters={"source": {"$glob": "docs/ja/*"}})
+    assert hits and all(h.chunk.source.startswith("docs/ja/") for h in hits)
