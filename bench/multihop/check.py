@@ -24,7 +24,7 @@ import os
 import re
 import sys
 import unicodedata
-from collections import Counter, defaultdict
+from collections import Counter
 from pathlib import Path
 
 from bs4 import BeautifulSoup
