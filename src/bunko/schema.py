@@ -153,9 +153,12 @@ class GraphPath:
     seeds: list[str]
     via: list[tuple[str, float]]
     from_passages: list[str]
+    bridges: list[str] = field(default_factory=list)
+    """The entities added to the question for the second hybrid search."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"seeds": self.seeds, "via": [[key, round(mass, 6)] for key, mass in self.via], "from_passages": self.from_passages}
+        return {"seeds": self.seeds, "via": [[key, round(mass, 6)] for key, mass in self.via], "from_passages": self.from_passages,
+                "bridges": self.bridges}
 
 
 RANKED_LISTS = ("dense", "keyword", "document")

@@ -25,8 +25,11 @@ from bunko.retrieve.fusion import Fused
 from bunko.retrieve.hybrid import HybridRetriever
 from bunko.schema import GraphPath, Signals
 from bunko.store.base import GraphIndex, SearchIndex
+from bunko.text.analyzers import get_analyzer
 from bunko.text.entities import entity_keys
 
+SECOND_HOP = "second_hop"
+"""The list of the hybrid search repeated with the bridge entities, in a hit's signals."""
 PATH_ENTITIES = 3
 """Entities shown per hit in its path: the ones that carried it the most mass."""
 
@@ -43,6 +46,7 @@ class GraphRetriever:
         self.store = store
         self.config = config
         self.hybrid = HybridRetriever(store, config)
+        self.analyzer = get_analyzer(config.analyzer)
 
     def retrieve(self, query: Query, k: int) -> list[Fused]:
         hybrid = self.hybrid.retrieve(query, k)
@@ -58,13 +62,22 @@ class GraphRetriever:
             _share(entity_seeds, self.config.graph_entity_share), _share(passage_seeds, 1 - self.config.graph_entity_share)
         )
         walked = self._walked(graph, walk, query, k)
-        fused = _fuse(hybrid, walked, self.config.graph_weight, self.config.rrf_k)
+        bridges = _bridges(graph, walk, entity_seeds, self.config.graph_bridges)
+        second = self._second_hop(query, bridges, k) if bridges else []
+        query.timings["graph_walk"] = time.perf_counter() - started
+        fused = _fuse(hybrid, walked, second, self.config.graph_weight, self.config.rrf_k)
         seeds = sorted(entity_seeds, key=lambda key: -entity_seeds[key])
         for chunk_id, _, signals in fused[:k]:
-            if signals.list_signal(self.name) is not None:
-                signals.path = _path(graph, walk, chunk_id, seeds, passage_seeds)
-        query.timings["graph_walk"] = time.perf_counter() - started
+            if signals.list_signal(self.name) is not None or signals.list_signal(SECOND_HOP) is not None:
+                signals.path = _path(graph, walk, chunk_id, seeds, passage_seeds, bridges)
         return fused
+
+    def _second_hop(self, query: Query, bridges: list[str], k: int) -> list[Fused]:
+        """Hybrid search again with the bridge entities added to the question's keywords: the hop a reader makes
+        after learning from the first passage which tool, file or package the question is really about."""
+        tokens = [*query.tokens, *(t for key in bridges for t in self.analyzer(key))]
+        expanded = Query(f"{query.text} {' '.join(bridges)}", tokens, query.vector, query.where, query.route, query.language, {})
+        return self.hybrid.retrieve(expanded, k)
 
     def _walked(self, graph: EntityGraph, walk: Walk, query: Query, k: int) -> list[tuple[str, float]]:
         """The passages the walk left most mass on, best first, inside the query's filter."""
@@ -85,6 +98,8 @@ class GraphRetriever:
                 f"→ entities {via} → this passage"
                 + (f" (shares them with seed passages {', '.join(path.from_passages)})" if path.from_passages else "")
             )
+        if path is not None and path.bridges:
+            lines.append(f"second hop: hybrid search again with the bridge entities [{', '.join(path.bridges)}] added")
         return lines
 
 
@@ -99,8 +114,19 @@ def _share(weights: Mapping[str, float], share: float) -> dict[str, float]:
     return {key: share * weight / total for key, weight in weights.items()} if total > 0 else {}
 
 
-def _fuse(hybrid: list[Fused], walked: list[tuple[str, float]], graph_weight: float, rrf_k: int) -> list[Fused]:
-    """Rank fusion: 1/(k + hybrid rank) + graph_weight/(k + walk rank); each hit keeps its hybrid signals."""
+def _bridges(graph: EntityGraph, walk: Walk, question: Mapping[str, float], limit: int) -> list[str]:
+    """The entities the walk left most mass on that the question does not name: what its first passages point to."""
+    if limit <= 0:
+        return []
+    mass = np.where(graph.matrices.walkable, walk.entity_mass, 0.0)
+    order = np.argsort(-mass, kind="stable")[: limit + len(question)]
+    return [graph.keys[e] for e in order if mass[e] > 0 and graph.keys[e] not in question][:limit]
+
+
+def _fuse(
+    hybrid: list[Fused], walked: list[tuple[str, float]], second: list[Fused], graph_weight: float, rrf_k: int
+) -> list[Fused]:
+    """Rank fusion: 1/(k + hybrid rank) + graph_weight/(k + walk rank) + graph_weight/(k + second-hop rank)."""
     scores: dict[str, float] = {}
     signals: dict[str, Signals] = {}
     for rank, (chunk_id, _, hit_signals) in enumerate(hybrid, start=1):
@@ -109,11 +135,16 @@ def _fuse(hybrid: list[Fused], walked: list[tuple[str, float]], graph_weight: fl
     for rank, (chunk_id, mass) in enumerate(walked, start=1):
         scores[chunk_id] = scores.get(chunk_id, 0.0) + graph_weight / (rrf_k + rank)
         signals.setdefault(chunk_id, Signals()).found_in(GraphRetriever.name, float(rank), mass)
+    for rank, (chunk_id, score, hop_signals) in enumerate(second, start=1):
+        scores[chunk_id] = scores.get(chunk_id, 0.0) + graph_weight / (rrf_k + rank)
+        signals.setdefault(chunk_id, hop_signals).found_in(SECOND_HOP, float(rank), score)
     order = sorted(scores, key=lambda cid: -scores[cid])
     return [(cid, scores[cid], signals[cid]) for cid in order]
 
 
-def _path(graph: EntityGraph, walk: Walk, chunk_id: str, seeds: list[str], passage_seeds: Mapping[str, float]) -> GraphPath:
+def _path(
+    graph: EntityGraph, walk: Walk, chunk_id: str, seeds: list[str], passage_seeds: Mapping[str, float], bridges: list[str]
+) -> GraphPath:
     """The hit's entities that held the most walk mass, and which seed passages mention them too."""
     m = graph.matrices
     row = m.row_of[chunk_id]
@@ -123,4 +154,4 @@ def _path(graph: EntityGraph, walk: Walk, chunk_id: str, seeds: list[str], passa
     via = [(graph.keys[e], float(walk.entity_mass[e])) for e in strongest if walk.entity_mass[e] > 0]
     via_keys = {key for key, _ in via}
     sources = [cid for cid in passage_seeds if cid != chunk_id and via_keys & set(graph.entities_of(cid))]
-    return GraphPath(seeds[:6], via, sources[:3])
+    return GraphPath(seeds[:6], via, sources[:3], bridges)
