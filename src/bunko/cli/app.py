@@ -2,7 +2,7 @@
 
 Registration is in one place so `bunko --help` lists commands in the order a
 user meets them (set up, ask, look inside, maintain, serve), whatever module
-each lives in; groups (`eval`, `keys`) come after the commands.
+each lives in; groups (`eval`, `keys`, `graph`) come after the commands.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import typer
 
 from bunko.cli import admin, documents, query, server
 from bunko.cli.evaluate import eval_app
+from bunko.cli.graph import graph_app
 
 app = typer.Typer(help="bunko: ask your own documents, with every answer cited.", no_args_is_help=True, add_completion=False)
 
@@ -24,6 +25,7 @@ for command in (
     app.command()(command)
 app.add_typer(eval_app, name="eval")
 app.add_typer(server.keys_app, name="keys")
+app.add_typer(graph_app, name="graph")
 
 
 def main() -> None:  # pragma: no cover - console entry point
