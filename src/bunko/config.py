@@ -111,8 +111,9 @@ class RetrieveConfig(_Section):
     graph_entity_share: float = Field(
         0.5, ge=0, le=1, description="graph route: share of the walk's restart mass on the question's entities (the rest on passages).",
     )
+    graph_hops: int = Field(3, ge=0, description="graph route: the best hybrid passages a second hop starts from.")
     graph_bridges: int = Field(
-        3, ge=0, description="graph route: entities the walk points to that are added to the question for a second hybrid search.",
+        2, ge=0, description="graph route: entities per first passage searched with the question words it did not hold.",
     )
     graph_weight: float = Field(2.0, ge=0, description="graph route: weight of the walk's ranking against hybrid's in rank fusion.")
     candidates: int = Field(50, ge=1, description="Hits each retriever hands to fusion.")

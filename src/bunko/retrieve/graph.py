@@ -29,7 +29,7 @@ from bunko.text.analyzers import get_analyzer
 from bunko.text.entities import entity_keys
 
 SECOND_HOP = "second_hop"
-"""The list of the hybrid search repeated with the bridge entities, in a hit's signals."""
+"""The list of the keyword searches for the bridge entities, in a hit's signals."""
 PATH_ENTITIES = 3
 """Entities shown per hit in its path: the ones that carried it the most mass."""
 
@@ -62,8 +62,7 @@ class GraphRetriever:
             _share(entity_seeds, self.config.graph_entity_share), _share(passage_seeds, 1 - self.config.graph_entity_share)
         )
         walked = self._walked(graph, walk, query, k)
-        bridges = _bridges(graph, walk, entity_seeds, self.config.graph_bridges)
-        second = self._second_hop(query, bridges, k) if bridges else []
+        second, bridges = self._second_hops(graph, walk, query, hybrid, entity_seeds, k)
         query.timings["graph_walk"] = time.perf_counter() - started
         fused = _fuse(hybrid, walked, second, self.config.graph_weight, self.config.rrf_k)
         seeds = sorted(entity_seeds, key=lambda key: -entity_seeds[key])
@@ -72,12 +71,27 @@ class GraphRetriever:
                 signals.path = _path(graph, walk, chunk_id, seeds, passage_seeds, bridges)
         return fused
 
-    def _second_hop(self, query: Query, bridges: list[str], k: int) -> list[Fused]:
-        """Hybrid search again with the bridge entities added to the question's keywords: the hop a reader makes
-        after learning from the first passage which tool, file or package the question is really about."""
-        tokens = [*query.tokens, *(t for key in bridges for t in self.analyzer(key))]
-        expanded = Query(f"{query.text} {' '.join(bridges)}", tokens, query.vector, query.where, query.route, query.language, {})
-        return self.hybrid.retrieve(expanded, k)
+    def _second_hops(
+        self, graph: EntityGraph, walk: Walk, query: Query, hybrid: list[Fused], question: Mapping[str, float], k: int
+    ) -> tuple[list[tuple[str, float]], list[str]]:
+        """The hop a reader makes after the first passage: from each of the best hybrid passages, its entities the
+        walk favours and the question does not name (the bridges), searched by keyword together with the question
+        words that passage does *not* hold — the half of the question it leaves unanswered."""
+        firsts = [cid for cid, _, _ in hybrid[: self.config.graph_hops]]
+        if not firsts or self.config.graph_bridges <= 0:
+            return [], []
+        held = self.store.matching_terms(firsts, query.tokens)
+        lists: list[list[tuple[str, float]]] = []
+        all_bridges: list[str] = []
+        for chunk_id in firsts:
+            bridges = _bridges(graph, walk, chunk_id, question, self.config.graph_bridges)
+            if not bridges:
+                continue
+            unanswered = [t for t in query.tokens if t not in held.get(chunk_id, set())]
+            tokens = [*unanswered, *(t for key in bridges for t in self.analyzer(key))]
+            lists.append([(cid, score) for cid, score in self.store.keyword_search(tokens, k, query.where) if cid != chunk_id])
+            all_bridges.extend(b for b in bridges if b not in all_bridges)
+        return _interleave(lists), all_bridges
 
     def _walked(self, graph: EntityGraph, walk: Walk, query: Query, k: int) -> list[tuple[str, float]]:
         """The passages the walk left most mass on, best first, inside the query's filter."""
@@ -99,7 +113,8 @@ class GraphRetriever:
                 + (f" (shares them with seed passages {', '.join(path.from_passages)})" if path.from_passages else "")
             )
         if path is not None and path.bridges:
-            lines.append(f"second hop: hybrid search again with the bridge entities [{', '.join(path.bridges)}] added")
+            lines.append(f"second hop: keyword search for the bridge entities [{', '.join(path.bridges)}] with the question words "
+                         "the first passages did not hold")
         return lines
 
 
@@ -114,17 +129,30 @@ def _share(weights: Mapping[str, float], share: float) -> dict[str, float]:
     return {key: share * weight / total for key, weight in weights.items()} if total > 0 else {}
 
 
-def _bridges(graph: EntityGraph, walk: Walk, question: Mapping[str, float], limit: int) -> list[str]:
-    """The entities the walk left most mass on that the question does not name: what its first passages point to."""
-    if limit <= 0:
+def _bridges(graph: EntityGraph, walk: Walk, chunk_id: str, question: Mapping[str, float], limit: int) -> list[str]:
+    """A passage's entities the walk left most mass on, leaving out those the question names."""
+    m = graph.matrices
+    row = m.row_of.get(chunk_id)
+    if row is None:
         return []
-    mass = np.where(graph.matrices.walkable, walk.entity_mass, 0.0)
-    order = np.argsort(-mass, kind="stable")[: limit + len(question)]
-    return [graph.keys[e] for e in order if mass[e] > 0 and graph.keys[e] not in question][:limit]
+    entity_ids = m.incidence.indices[m.incidence.indptr[row] : m.incidence.indptr[row + 1]]
+    entity_ids = entity_ids[m.walkable[entity_ids]]
+    order = entity_ids[np.argsort(-walk.entity_mass[entity_ids], kind="stable")]
+    return [graph.keys[e] for e in order if graph.keys[e] not in question][:limit]
+
+
+def _interleave(lists: list[list[tuple[str, float]]]) -> list[tuple[str, float]]:
+    """One list from several, rank by rank (each first, then each second…), every chunk once."""
+    out: dict[str, float] = {}
+    for rank in range(max((len(items) for items in lists), default=0)):
+        for items in lists:
+            if rank < len(items) and items[rank][0] not in out:
+                out[items[rank][0]] = items[rank][1]
+    return list(out.items())
 
 
 def _fuse(
-    hybrid: list[Fused], walked: list[tuple[str, float]], second: list[Fused], graph_weight: float, rrf_k: int
+    hybrid: list[Fused], walked: list[tuple[str, float]], second: list[tuple[str, float]], graph_weight: float, rrf_k: int
 ) -> list[Fused]:
     """Rank fusion: 1/(k + hybrid rank) + graph_weight/(k + walk rank) + graph_weight/(k + second-hop rank)."""
     scores: dict[str, float] = {}
@@ -135,9 +163,9 @@ def _fuse(
     for rank, (chunk_id, mass) in enumerate(walked, start=1):
         scores[chunk_id] = scores.get(chunk_id, 0.0) + graph_weight / (rrf_k + rank)
         signals.setdefault(chunk_id, Signals()).found_in(GraphRetriever.name, float(rank), mass)
-    for rank, (chunk_id, score, hop_signals) in enumerate(second, start=1):
+    for rank, (chunk_id, score) in enumerate(second, start=1):
         scores[chunk_id] = scores.get(chunk_id, 0.0) + graph_weight / (rrf_k + rank)
-        signals.setdefault(chunk_id, hop_signals).found_in(SECOND_HOP, float(rank), score)
+        signals.setdefault(chunk_id, Signals()).found_in(SECOND_HOP, float(rank), score)
     order = sorted(scores, key=lambda cid: -scores[cid])
     return [(cid, scores[cid], signals[cid]) for cid in order]
 

@@ -61,7 +61,9 @@ _EXTRA_STOPWORD_TEXT = (
     "provides put quite rather really required same see seen set several shall should show shown simple simply since "
     "so some something sometimes still take taken than them themselves thing things those though three through thus "
     "too two under until up upon use used useful uses using usually very want way ways well were what whatever whether "
-    "while within without work works yet first second also etc i.e e.g its it's let lets able allow allows"
+    "while within without work works yet first second also etc i.e e.g its it's let lets able allow allows say says said play plays "
+    "suggest suggests recommend recommends mention mentions describe describes explain explains tell tells give gives "
+    "behind instead whose which once twice"
 )
 STOPWORDS = ENGLISH_STOPWORDS | frozenset(_EXTRA_STOPWORD_TEXT.split())
 """Words that never make an entity alone or start or end one: grammar, and the verbs and adverbs of any manual."""
@@ -135,10 +137,11 @@ def _english(text: str, taken: list[tuple[int, int]]) -> Iterator[Mention]:
         gap = text[words[index - 1].end() : word.start()] if index else ""
         broken = bool(_PHRASE_BREAK.search(gap)) or "\n" in gap
         lower = word.group().lower()
-        if broken or lower in STOPWORDS or len(lower) < 3:
+        content = _is_content(lower)
+        if broken or not content:
             yield from _pairs(text, run)
             run = []
-        if lower not in STOPWORDS and len(lower) >= 3:
+        if content:
             run.append(word)
             yield Mention(entity_key(word.group()), word.group(), word.start(), word.end())
         is_capital = word.group()[0].isupper() and lower not in STOPWORDS
@@ -149,6 +152,14 @@ def _english(text: str, taken: list[tuple[int, int]]) -> Iterator[Mention]:
             capitalised.append(word)
     yield from _pairs(text, run)
     yield from _proper(text, capitalised)
+
+
+def _is_content(word: str) -> bool:
+    """A word that can name something: not grammar, and not an adverb (-ly) or a past participle (-ed), the words
+    that otherwise pair with nouns into "easily confirm" or "administrators picked"."""
+    if word in STOPWORDS or len(word) < 3:
+        return False
+    return len(word) < 5 or not word.endswith(("ly", "ed"))
 
 
 def _pairs(text: str, run: list[re.Match[str]]) -> Iterator[Mention]:
