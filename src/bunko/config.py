@@ -105,7 +105,7 @@ class EmbedConfig(_Section):
 
 
 class RetrieveConfig(_Section):
-    mode: Literal["hybrid", "dense", "keyword", "graph"] = "hybrid"
+    mode: Literal["hybrid", "dense", "keyword", "graph", "graph-local", "graph-global"] = "hybrid"
     k: int = Field(5, ge=1)
     graph_seed_passages: int = Field(5, ge=0, description="graph route: the best hybrid passages its walk starts from.")
     graph_entity_share: float = Field(

@@ -154,11 +154,13 @@ class GraphPath:
     via: list[tuple[str, float]]
     from_passages: list[str]
     bridges: list[str] = field(default_factory=list)
-    """The entities added to the question for the second hybrid search."""
+    """The entities searched in the second hop."""
+    community: int | None = None
+    """The topic (community of the entity graph) a global-mode hit represents."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"seeds": self.seeds, "via": [[key, round(mass, 6)] for key, mass in self.via], "from_passages": self.from_passages,
-                "bridges": self.bridges}
+                "bridges": self.bridges, **({"community": self.community} if self.community is not None else {})}
 
 
 RANKED_LISTS = ("dense", "keyword", "document")

@@ -90,3 +90,37 @@ def test_a_graph_hit_is_a_stored_passage_whose_path_names_the_bridging_entity(kb
 def test_the_graph_route_keeps_to_the_filter(kb: Bunko) -> None:
     hits = kb.search(QUESTIONS["en"], k=10, mode="graph", filters={"source": {"$glob": "docs/ja/*"}})
     assert hits and all(h.chunk.source.startswith("docs/ja/") for h in hits)
+
+
+@pytest.mark.parametrize(("lang", "name"), [("en", "mdadm"), ("ja", "mdadm"), ("zh", "mdadm")])
+def test_local_mode_returns_the_passages_of_the_entity_the_question_names(kb: Bunko, lang: str, name: str) -> None:
+    hits = kb.search(f"{name}", k=3, mode="graph-local", filters={"source": {"$glob": f"docs/{lang}/*"}})
+    assert hits and hits[0].chunk.source == f"docs/{lang}/storage.md"
+    assert hits[0].signals.path is not None and hits[0].signals.path.seeds == [name]
+    assert any("graph walk" in line for line in kb.explain(hits[0], "graph-local", True))
+
+
+def test_local_mode_falls_back_to_hybrid_when_the_question_names_no_known_entity(kb: Bunko) -> None:
+    assert kb.search("zzzz qqqq", k=3, mode="graph-local") == kb.search("zzzz qqqq", k=3, mode="hybrid")
+
+
+@pytest.mark.parametrize(
+    ("question", "retriever"),
+    [("What are the main topics of these manuals?", "graph-global"), ("この資料の概要を教えてください", "graph-global"),
+     ("这些文档的主要内容是什么？", "graph-global")],
+)
+def test_the_router_sends_questions_about_the_whole_collection_to_global_mode(question: str, retriever: str) -> None:
+    assert route(question, [], RetrieveConfig()).retriever == retriever
+
+
+def test_global_mode_cites_representative_passages_of_the_collections_topics(kb: Bunko) -> None:
+    communities = kb.store.entity_graph().communities()
+    result = kb.search_detailed("What are the main topics of these manuals?", k=5)
+    assert result.mode == "graph-global"
+    if not communities:  # too small a collection for topics: hybrid answers
+        assert result.hits
+        return
+    representatives = {cid for c in communities for cid in c.passages}
+    assert result.hits and all(h.chunk.chunk_id in representatives for h in result.hits)
+    assert all(h.signals.path is not None and h.signals.path.community is not None for h in result.hits)
+    assert "topic" in kb.explain(result.hits[0], "graph-global", False)[0]

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from bunko.index.communities import Community, find_communities
+
 DAMPING = 0.5
 """The share of mass that walks on at each step; the rest returns to the seeds (HippoRAG 2's 0.5)."""
 ITERATIONS = 16
@@ -57,6 +59,7 @@ class EntityGraph:
         self.keys: list[str] = []
         self._documents: dict[str, DocumentBlock] = {}
         self._built: _Matrices | None = None
+        self._communities: tuple[_Matrices, list[Community]] | None = None
 
     # -- keeping in step with a store ----------------------------------------------------------
     def versions(self) -> dict[str, str]:
@@ -169,6 +172,13 @@ class EntityGraph:
         shared[~m.walkable] = 0
         order = np.argsort(-shared, kind="stable")[:limit]
         return [(self.keys[e], int(shared[e])) for e in order if shared[e] > 0]
+
+    def communities(self) -> list[Community]:
+        """The collection's topics (index/communities.py), found once per state of the graph."""
+        m = self.matrices
+        if self._communities is None or self._communities[0] is not m:
+            self._communities = (m, find_communities(m.incidence, m.chunk_ids, self.keys, m.walkable))
+        return self._communities[1]
 
     def top_entities(self, limit: int = 20) -> list[tuple[str, int]]:
         """The most mentioned entities that are not hubs: what the collection is about."""

@@ -68,7 +68,7 @@ class GraphRetriever:
         seeds = sorted(entity_seeds, key=lambda key: -entity_seeds[key])
         for chunk_id, _, signals in fused[:k]:
             if signals.list_signal(self.name) is not None or signals.list_signal(SECOND_HOP) is not None:
-                signals.path = _path(graph, walk, chunk_id, seeds, passage_seeds, bridges)
+                signals.path = entity_path(graph, walk, chunk_id, seeds, passage_seeds, bridges)
         return fused
 
     def _second_hops(
@@ -104,18 +104,25 @@ class GraphRetriever:
         return ranked[:k]
 
     def explain(self, signals: Signals) -> list[str]:
-        lines = self.hybrid.explain(signals)
-        if (path := signals.path) is not None:
-            via = ", ".join(f"{key} ({mass:.3g})" for key, mass in path.via) or "no shared entity"
-            lines.append(
-                f"graph walk: question entities [{', '.join(path.seeds[:6])}] and the top hybrid passages "
-                f"→ entities {via} → this passage"
-                + (f" (shares them with seed passages {', '.join(path.from_passages)})" if path.from_passages else "")
-            )
-        if path is not None and path.bridges:
-            lines.append(f"second hop: keyword search for the bridge entities [{', '.join(path.bridges)}] with the question words "
-                         "the first passages did not hold")
-        return lines
+        return [*self.hybrid.explain(signals), *path_lines(signals)]
+
+
+def path_lines(signals: Signals) -> list[str]:
+    """A graph hit's path in words: the seeds, the entities the walk came in through, the bridges searched."""
+    path = signals.path
+    if path is None:
+        return []
+    via = ", ".join(f"{key} ({mass:.3g})" for key, mass in path.via) or "no shared entity"
+    lines = [
+        f"graph walk: question entities [{', '.join(path.seeds[:6])}]"
+        + (" and the top hybrid passages" if path.from_passages else "")
+        + f" → entities {via} → this passage"
+        + (f" (shares them with seed passages {', '.join(path.from_passages)})" if path.from_passages else "")
+    ]
+    if path.bridges:
+        lines.append(f"second hop: keyword search for the bridge entities [{', '.join(path.bridges)}] with the question words "
+                     "the first passages did not hold")
+    return lines
 
 
 def _passage_seeds(hybrid: list[Fused], count: int) -> dict[str, float]:
@@ -170,7 +177,7 @@ def _fuse(
     return [(cid, scores[cid], signals[cid]) for cid in order]
 
 
-def _path(
+def entity_path(
     graph: EntityGraph, walk: Walk, chunk_id: str, seeds: list[str], passage_seeds: Mapping[str, float], bridges: list[str]
 ) -> GraphPath:
     """The hit's entities that held the most walk mass, and which seed passages mention them too."""

@@ -64,6 +64,24 @@ def quoted_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route 
                  "a quoted phrase favours keyword search")
 
 
+_GLOBAL = re.compile(
+    r"\b(?:main|key|major|overall|common)\s+(?:topics?|themes?|subjects?|ideas?|points?)\b|\boverview\b|\bsummari[sz]e\b"
+    r"|\bwhat (?:are|is) (?:these|the|this) (?:documents?|collection|manuals?|books?) about\b"
+    r"|全体|概要|主な(?:テーマ|話題|内容|トピック)|まとめ|要約"
+    r"|主要(?:内容|主题|话题)|概述|总结|概括|总体",
+    re.IGNORECASE,
+)
+"""Questions about the collection as a whole ("the main topics", 概要, 主要内容): no passage answers them alone."""
+
+
+def global_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route | None:
+    found = _GLOBAL.search(query)
+    if found is None:
+        return None
+    return Route("global", weights(config, config.keyword_weight), f"{found.group()!r} asks about the whole collection: its topics",
+                 retriever="graph-global")
+
+
 def relational_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route | None:
     """A question that relates two facts goes to the graph route, keeping the keyword weight an identifier or a
     quoted phrase would give it (the graph route starts from hybrid's passages)."""
@@ -75,7 +93,7 @@ def relational_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Ro
     return Route("relational", weights(config, keyword), f"{found.group()!r} relates two facts: the graph route", retriever="graph")
 
 
-DEFAULT_RULES: tuple[RouteRule, ...] = (relational_rule, identifier_rule, quoted_rule)
+DEFAULT_RULES: tuple[RouteRule, ...] = (global_rule, relational_rule, identifier_rule, quoted_rule)
 
 
 def route(query: str, tokens: list[str], config: RetrieveConfig, rules: Sequence[RouteRule] = DEFAULT_RULES) -> Route:

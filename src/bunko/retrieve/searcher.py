@@ -19,6 +19,8 @@ from bunko.retrieve.base import Query, Retriever
 from bunko.retrieve.dense import DenseRetriever
 from bunko.retrieve.fusion import Fused
 from bunko.retrieve.graph import GraphRetriever
+from bunko.retrieve.graph_global import GlobalGraphRetriever
+from bunko.retrieve.graph_local import LocalGraphRetriever
 from bunko.retrieve.hybrid import HybridRetriever
 from bunko.retrieve.keyword import KeywordRetriever
 from bunko.retrieve.mmr import mmr_order
@@ -52,7 +54,7 @@ def built_in_retrievers(store: SearchIndex, config: RetrieveConfig) -> dict[str,
     """Hybrid, dense and keyword over any store; the graph route over a store that keeps the entity graph."""
     routes: list[Retriever] = [HybridRetriever(store, config), DenseRetriever(store, config), KeywordRetriever(store, config)]
     if isinstance(store, GraphIndex):
-        routes.append(GraphRetriever(store, config))
+        routes += [GraphRetriever(store, config), LocalGraphRetriever(store, config), GlobalGraphRetriever(store, config)]
     return {r.name: r for r in routes}
 
 

@@ -14,7 +14,7 @@ class SearchRequest(BaseModel):
 
     query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     k: int | None = Field(None, ge=1, le=100)
-    mode: Literal["hybrid", "dense", "keyword", "graph"] | None = None
+    mode: Literal["hybrid", "dense", "keyword", "graph", "graph-local", "graph-global"] | None = None
     filters: dict[str, Any] | None = Field(None, description='Filter language of `bunko search --where`, e.g. {"kind": "table"}.')
     explain: bool = Field(False, description="Include each retriever's rank and score, the same `explanation` lines as "
                           "`bunko search --explain`, the thresholds, the route and stage timings.")

@@ -63,7 +63,17 @@ _EXTRA_STOPWORD_TEXT = (
     "too two under until up upon use used useful uses using usually very want way ways well were what whatever whether "
     "while within without work works yet first second also etc i.e e.g its it's let lets able allow allows say says said play plays "
     "suggest suggests recommend recommends mention mentions describe describes explain explains tell tells give gives "
-    "behind instead whose which once twice"
+    "behind instead whose which once twice therefore against everything everyone anyone nothing including interesting "
+    "later except whole coming corresponding similar matter far recent principle advantage content important "
+    "official practice fact order support point approach reliable initial step hand time seem seems seemed "
+    "already although among another anyway became become becomes besides beyond certain clearly easily especially "
+    "eventually exactly fairly finally frequently generally hence immediately indeed instance instead largely "
+    "mainly merely meanwhile moreover mostly namely nearly necessarily nevertheless normally obviously perhaps "
+    "possibly previously primarily quickly rarely readily recently regardless relatively respectively simply "
+    "slightly specifically strongly sufficiently typically ultimately unless whereas wherever whenever "
+    "various specific general particular common usual typical real true false right wrong large small big little "
+    "high low full empty better worse best worst easier harder higher lower larger smaller newer older "
+    "following previous next last latter former above below"
 )
 STOPWORDS = ENGLISH_STOPWORDS | frozenset(_EXTRA_STOPWORD_TEXT.split())
 """Words that never make an entity alone or start or end one: grammar, and the verbs and adverbs of any manual."""
