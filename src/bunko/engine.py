@@ -238,13 +238,16 @@ class Bunko:
             )
         return self._answerer
 
-    def ask(self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None) -> Answer:
+    def ask(self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None, mode: str | None = None) -> Answer:
         """A grounded answer: cited sentences from the evidence, or an abstention in the question's language.
 
         ``answer.trace`` is what each stage did (timings, evidence, grade, token use), the record `trace()` reads back later.
+        `mode` forces a search mode (``graph``, ``graph-local``…) instead of the router's choice.
         """
-        return self.answerer.ask(question, filters=filters, k=k)
+        return self.answerer.ask(question, filters=filters, k=k, mode=mode)
 
-    def ask_stream(self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None) -> Iterator[str | Answer]:
+    def ask_stream(
+        self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None, mode: str | None = None
+    ) -> Iterator[str | Answer]:
         """Text deltas of the answer as each sentence passes the citation check, then the final `Answer` (with its trace)."""
-        return self.answerer.ask_stream(question, filters=filters, k=k)
+        return self.answerer.ask_stream(question, filters=filters, k=k, mode=mode)

@@ -40,7 +40,10 @@ def _location(hit: Hit) -> str:
 def search(
     query: str,
     k: Annotated[int | None, typer.Option("-k", help="Number of hits.")] = None,
-    mode: Annotated[str | None, typer.Option(help="hybrid, dense or keyword.")] = None,
+    mode: Annotated[
+        str | None,
+        typer.Option("--mode", "--route", help="hybrid, dense, keyword, graph, graph-local or graph-global (default: the router's choice)."),
+    ] = None,
     source: Annotated[str | None, typer.Option(help="Only sources matching this glob.")] = None,
     section: Annotated[str | None, typer.Option(help="Only chunks under this section (text or glob).")] = None,
     where: Annotated[str | None, typer.Option(help='Filter as JSON, e.g. \'{"kind": "table"}\'.')] = None,
@@ -90,6 +93,9 @@ def ask(
     section: Annotated[str | None, typer.Option(help="Only chunks under this section.")] = None,
     where: Annotated[str | None, typer.Option(help="Filter as JSON.")] = None,
     stream: Annotated[bool, typer.Option("--stream", help="Print each sentence as soon as it passes the citation check.")] = False,
+    mode: Annotated[
+        str | None, typer.Option("--route", "--mode", help="Force a search mode (graph, graph-local, graph-global, hybrid…) over the router's."),
+    ] = None,
     collection: CollectionOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -97,9 +103,9 @@ def ask(
     kb = open_kb(collection)
     filters = parse_filters(source, section, where)
     if stream and not as_json:
-        answer = run(lambda: _print_stream(kb.ask_stream(question, filters=filters)))
+        answer = run(lambda: _print_stream(kb.ask_stream(question, filters=filters, mode=mode)))
     else:
-        answer = run(lambda: kb.ask(question, filters=filters))
+        answer = run(lambda: kb.ask(question, filters=filters, mode=mode))
     kb.close()
     if as_json:
         print_json(to_dict(answer))

@@ -136,22 +136,25 @@ class Answerer:
         return self.chat_model.name if self.chat_model is not None and self.config.answer.generator != "extractive" else "extractive"
 
     # -- public -----------------------------------------------------------
-    def ask(self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None) -> Answer:
-        for item in self.run(question, filters, k, stream=False):
+    def ask(self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None, mode: str | None = None) -> Answer:
+        """`mode` forces a search mode (`graph`, say) where the router would otherwise choose."""
+        for item in self.run(question, filters, k, stream=False, mode=mode):
             if isinstance(item, Answer):
                 return item
         raise AssertionError("the answer pipeline ended without an Answer")  # pragma: no cover
 
-    def ask_stream(self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None) -> Iterator[str | Answer]:
+    def ask_stream(
+        self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None, mode: str | None = None
+    ) -> Iterator[str | Answer]:
         """Text deltas as sentences are checked, then the final `Answer` (whose text they add up to)."""
-        return self.run(question, filters, k, stream=True)
+        return self.run(question, filters, k, stream=True, mode=mode)
 
     # -- retrieval ----------------------------------------------------------
-    def evidence(self, query: str, filters: Mapping[str, Any] | None, k: int) -> Retrieved:
+    def evidence(self, query: str, filters: Mapping[str, Any] | None, k: int, mode: str | None = None) -> Retrieved:
         timings: dict[str, float] = {}
         started = time.perf_counter()
         depth = max(k, self.config.rerank.candidates) if self.reranker.name != "none" else k
-        result = self.searcher.search(query, k=depth, where=filters)
+        result = self.searcher.search(query, k=depth, where=filters, mode=mode)
         vector = result.query_vector if result.query_vector is not None else embed_queries(self.embedder, [query])[0]
         weights = result.term_weights if result.term_weights is not None else self.store.term_weights(result.query_tokens)
         timings["search"] = time.perf_counter() - started
@@ -178,13 +181,16 @@ class Answerer:
         return Retrieved(query, result, vector, weights, result.hits, hits, duplicates, verdict, scored, notes, timings)
 
     # -- the pipeline -------------------------------------------------------
-    def run(self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None, stream: bool = False) -> Iterator[str | Answer]:
+    def run(
+        self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None, stream: bool = False,
+        mode: str | None = None,
+    ) -> Iterator[str | Answer]:
         started = time.perf_counter()
         config = self.config.answer
         k = k or self.searcher.config.k
         language = detect_language(question)
         stage_timings: dict[str, float] = {}
-        first = evidence = self.evidence(question, filters, k)
+        first = evidence = self.evidence(question, filters, k, mode)
         abstain_reason = None if evidence.hits else "no_hits"
 
         graded: LLMGrade | None = None
@@ -195,7 +201,7 @@ class Answerer:
             if graded.usage is not None:
                 graded.usage = self._priced(graded.usage)
             if graded.verdict == REWRITE and graded.query:
-                evidence = self.evidence(graded.query, filters, k)
+                evidence = self.evidence(graded.query, filters, k, mode)
                 abstain_reason = None if evidence.hits else "no_hits"
             elif graded.verdict == NOT_FOUND:
                 abstain_reason = "llm_grade_not_found"
