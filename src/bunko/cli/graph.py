@@ -9,7 +9,6 @@ are left out of neighbours, top entities and edges here too.
 
 from __future__ import annotations
 
-import difflib
 import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -22,28 +21,19 @@ from rich.table import Table
 from bunko.cli.shared import CollectionOption, JsonOption, console, errors, fail, open_kb, print_json, run
 from bunko.engine import Bunko
 from bunko.index.graph import EntityGraph
-from bunko.schema import Chunk
-from bunko.text.entities import Mention, entity_key
+from bunko.retrieve.graph_lookup import EntityPassage, GraphLookup
 
 graph_app = typer.Typer(
     help="The entity graph the graph route walks: what the collection is about, where an entity is mentioned, an export.",
     no_args_is_help=True,
 )
 
-SNIPPET_CHARS = 60
-"""Characters of context either side of a mention."""
 GRAPHML_NS = "http://graphml.graphdrawing.org/xmlns"
 
 
-def _load(collection: Path | None) -> tuple[Bunko, EntityGraph]:
+def _load(collection: Path | None) -> tuple[Bunko, GraphLookup]:
     kb = open_kb(collection)
-    return kb, run(kb.store.entity_graph)
-
-
-def _entities(graph: EntityGraph) -> list[tuple[str, int]]:
-    """Every key with passages left, with its passage count, in id order (a removed document's keys stay, empty)."""
-    counts = ((key, graph.passage_frequency(key)) for key in graph.keys)
-    return [(key, count) for key, count in counts if count > 0]
+    return kb, GraphLookup(run(kb.store.entity_graph))
 
 
 def _empty_note(kb: Bunko, graph: EntityGraph) -> str:
@@ -54,11 +44,6 @@ def _empty_note(kb: Bunko, graph: EntityGraph) -> str:
     return "the graph has no entities (ingested before the entity graph existed?): run `bunko reindex`"
 
 
-def _hubs(graph: EntityGraph, entities: list[tuple[str, int]]) -> list[str]:
-    """Entities in too many passages to link anything specific (is_hub is also true of single-passage entities)."""
-    return [key for key, count in entities if count > 1 and graph.is_hub(key)]
-
-
 @graph_app.command("stats")
 def stats(
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many top entities to list.")] = 20,
@@ -66,13 +51,14 @@ def stats(
     as_json: JsonOption = False,
 ) -> None:
     """Passages, entities, edges and hubs of the entity graph, and its most mentioned entities."""
-    kb, graph = _load(collection)
-    entities = _entities(graph)
+    kb, lookup = _load(collection)
+    graph = lookup.graph
+    entities = lookup.entities()
     note = None if entities else _empty_note(kb, graph)
     kb.close()
-    hubs = _hubs(graph, entities)
+    hubs = lookup.hubs(entities)
     edges = sum(1 for _ in graph.edges(1)) if entities else 0
-    top = graph.top_entities(limit) if entities else []
+    top = lookup.top_entities(limit) if entities else []
     if as_json:
         payload: dict[str, Any] = {
             "passages": graph.passage_count, "entities": len(entities), "edges": edges, "hubs": len(hubs),
@@ -99,48 +85,12 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
-def _resolve(graph: EntityGraph, name: str) -> str | None:
-    for key in (entity_key(name, identifier=True), entity_key(name)):
-        if graph.passage_frequency(key) > 0:
-            return key
-    return None
-
-
-def _suggestions(graph: EntityGraph, name: str, limit: int = 5) -> list[str]:
-    keys = [key for key, _ in _entities(graph)]
-    found: dict[str, None] = {}
-    for form in dict.fromkeys((entity_key(name, identifier=True), entity_key(name))):
-        found.update(dict.fromkeys(difflib.get_close_matches(form, keys, n=limit, cutoff=0.6)))
-    return list(found)[:limit]
-
-
-def _mention_of(key: str, mentions: list[Mention]) -> Mention | None:
-    return next((m for m in mentions if m.key == key), None)
-
-
-def _snippet(text: str, mention: Mention | None) -> tuple[str, str, str]:
-    """The text before, of and after the mention (about SNIPPET_CHARS either side), on one line."""
-
-    def flat(part: str) -> str:
-        return " ".join(part.split())
-
-    if mention is None:
-        return "", "", flat(text[: 2 * SNIPPET_CHARS]) + ("…" if len(text) > 2 * SNIPPET_CHARS else "")
-    start, end = max(0, mention.start - SNIPPET_CHARS), min(len(text), mention.end + SNIPPET_CHARS)
-    before = ("…" if start > 0 else "") + flat(text[start : mention.start]).lstrip()
-    after = flat(text[mention.end : end]).rstrip() + ("…" if end < len(text) else "")
-    if text[start : mention.start][-1:].isspace():
-        before += " "
-    if text[mention.end : end][:1].isspace():
-        after = " " + after
-    return before, flat(text[mention.start : mention.end]), after
-
-
-def _passage_json(chunk: Chunk, mention: Mention | None, parts: tuple[str, str, str]) -> dict[str, Any]:
+def _passage_json(passage: EntityPassage) -> dict[str, Any]:
+    chunk, mention = passage.chunk, passage.mention
     return {
         "chunk_id": chunk.chunk_id, "source": chunk.source, "pages": chunk.pages, "section_path": chunk.section_path,
         "mention": None if mention is None else {"surface": mention.surface, "start": mention.start, "end": mention.end},
-        "snippet": "".join(parts),
+        "snippet": str(passage.snippet),
     }
 
 
@@ -152,49 +102,42 @@ def entity(
     as_json: JsonOption = False,
 ) -> None:
     """One entity: how many passages mention it, the entities it shares passages with, and where it is mentioned."""
-    kb, graph = _load(collection)
-    key = _resolve(graph, name)
+    kb, lookup = _load(collection)
+    key = lookup.resolve(name)
     if key is None:
-        note = None if _entities(graph) else _empty_note(kb, graph)
+        note = None if lookup.entities() else _empty_note(kb, lookup.graph)
         kb.close()
         if note:
             raise fail(note, 1)
-        close = _suggestions(graph, name)
+        close = lookup.suggestions(name)
         hint = f"; close: {', '.join(close)}" if close else ""
         raise fail(f"no entity {name!r} in the graph{hint}", 1)
-    passage_ids = graph.passages_of(key)
-    shown = passage_ids[:limit]
-    chunks = {chunk.chunk_id: chunk for chunk in run(lambda: kb.store.get_chunks(shown))}
-    mentions = run(lambda: kb.store.mentions(shown))
+    found = run(lambda: lookup.entity(kb.store, key, limit))
     kb.close()
-    neighbours = graph.neighbours(key, limit)
-    passages = []
-    for chunk_id in shown:
-        chunk = chunks.get(chunk_id)
-        if chunk is not None:
-            mention = _mention_of(key, mentions.get(chunk_id, []))
-            passages.append((chunk, mention, _snippet(chunk.text, mention)))
+    passage_count = len(found.passage_ids)
     if as_json:
         print_json({
-            "query": name, "key": key, "passages": len(passage_ids), "hub": len(passage_ids) > 1 and graph.is_hub(key),
-            "neighbours": [{"key": other, "shared": shared} for other, shared in neighbours],
-            "mentions": [_passage_json(chunk, mention, parts) for chunk, mention, parts in passages],
+            "query": name, "key": key, "passages": passage_count, "hub": found.hub,
+            "neighbours": [{"key": other, "shared": shared} for other, shared in found.neighbours],
+            "mentions": [_passage_json(passage) for passage in found.passages],
         })
         return
-    hub = " [yellow](a hub: too common to link passages)[/yellow]" if len(passage_ids) > 1 and graph.is_hub(key) else ""
-    console.print(f"[bold]{escape(key)}[/bold]: {_count(len(passage_ids), 'passage')}{hub}")
-    if neighbours:
-        console.print("neighbours: " + ", ".join(f"{escape(other)} ({shared})" for other, shared in neighbours))
+    hub = " [yellow](a hub: too common to link passages)[/yellow]" if found.hub else ""
+    console.print(f"[bold]{escape(key)}[/bold]: {_count(passage_count, 'passage')}{hub}")
+    if found.neighbours:
+        console.print("neighbours: " + ", ".join(f"{escape(other)} ({shared})" for other, shared in found.neighbours))
     else:
         console.print("[dim]no neighbours (it shares no passage with another linking entity)[/dim]")
-    for rank, (chunk, _, (before, surface, after)) in enumerate(passages, start=1):
+    for rank, passage in enumerate(found.passages, start=1):
+        chunk, parts = passage.chunk, passage.snippet
         location = [chunk.source, *chunk.section_path]
         if chunk.pages:
             location.append("p." + ",".join(map(str, chunk.pages)))
         console.print(f"[bold]{rank}.[/bold] [cyan]{escape(' > '.join(location))}[/cyan]")
-        console.print(f"   {escape(before)}[bold yellow]{escape(surface)}[/bold yellow]{escape(after)}")
-    if len(passage_ids) > len(shown):
-        console.print(f"[dim]… {_count(len(passage_ids) - len(shown), 'more passage')} (--limit)[/dim]")
+        console.print(f"   {escape(parts.before)}[bold yellow]{escape(parts.mention)}[/bold yellow]{escape(parts.after)}")
+    shown = len(found.passages)
+    if passage_count > shown:
+        console.print(f"[dim]… {_count(passage_count - shown, 'more passage')} (--limit)[/dim]")
 
 
 def _graphml(entities: list[tuple[str, int]], edges: list[tuple[str, str, int]], ids: dict[str, str]) -> ET.ElementTree:
@@ -231,8 +174,9 @@ def export(
     if chosen not in ("json", "graphml"):
         given = f"unknown format {fmt!r}" if fmt else f"cannot tell the format from {path.name!r}"
         raise fail(f"{given}: give --format json or --format graphml")
-    kb, graph = _load(collection)
-    entities = _entities(graph)
+    kb, lookup = _load(collection)
+    graph = lookup.graph
+    entities = lookup.entities()
     note = None if entities else _empty_note(kb, graph)
     kb.close()
     if note:

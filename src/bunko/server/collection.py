@@ -14,6 +14,7 @@ from typing import Any
 from bunko.engine import Bunko
 from bunko.errors import FilterError
 from bunko.index.filters import compile_filter
+from bunko.retrieve.graph_lookup import GraphLookup
 from bunko.retrieve.searcher import SearchResult
 from bunko.schema import Answer, DocumentInfo
 from bunko.server import acl
@@ -164,6 +165,15 @@ class ServedCollection:
         outcome = self._outcome(who, item)
         outcome.withheld = len(outcome.answer.sentences) != streamed_sentences
         yield outcome
+
+    def graph(self, who: Principal) -> GraphLookup:
+        """The entity graph as `who` sees it: every passage, or (a restricted key) only those their access filter lets through."""
+        graph = self.kb.store.entity_graph()
+        where = acl.access_filter(who, self.kb.store.filter_fields())
+        if where is None:
+            return GraphLookup(graph)
+        chunk_ids = graph.matrices.chunk_ids
+        return GraphLookup(graph, self.kb.store.allowed_chunks(chunk_ids, where) if chunk_ids else set())
 
     def trace(self, who: Principal, trace_id: str) -> dict[str, Any] | None:
         """A trace is its asker's (admins see all), and only while every document it names is visible to them."""

@@ -64,3 +64,41 @@ class KeyRequest(BaseModel):
     name: str = Field(min_length=1, max_length=64)
     role: Literal["reader", "editor", "admin"] = "reader"
     groups: list[str] | None = Field(None, description="Access groups; null means every document.")
+
+
+class GraphEntityCount(BaseModel):
+    key: str
+    passages: int = Field(description="Passages (chunks) mentioning the entity that the caller may see.")
+
+
+class GraphStats(BaseModel):
+    passages: int = Field(description="Passages in the graph the caller may see.")
+    entities: int = Field(description="Entities mentioned in those passages.")
+    top_entities: list[GraphEntityCount] = Field(description="The most mentioned entities, hubs left out.")
+
+
+class GraphNeighbour(BaseModel):
+    key: str
+    shared: int = Field(description="Passages mentioning both entities.")
+
+
+class GraphMention(BaseModel):
+    chunk_id: str
+    doc_id: str
+    source: str
+    pages: list[int]
+    section_path: list[str]
+    snippet_before: str
+    mention: str = Field(description="The entity as written in this passage (empty if its span is unknown).")
+    snippet_after: str
+    start: int | None = Field(None, description="Where the mention starts in the chunk's text.")
+    end: int | None = Field(None, description="Where the mention ends in the chunk's text.")
+
+
+class GraphEntity(BaseModel):
+    query: str = Field(description="The name as asked for.")
+    key: str = Field(description="The entity's key (width, case, plurals and katakana ー folded).")
+    passages: int
+    hub: bool = Field(description="Too common to link passages: the graph route does not walk through it.")
+    neighbours: list[GraphNeighbour]
+    mentions: list[GraphMention]

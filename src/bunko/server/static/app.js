@@ -1,9 +1,10 @@
-// bunko web page: ask with a streamed, cited answer; open a citation in its document; upload and watch jobs.
+// bunko web page: ask with a streamed, cited answer; open a citation in its document; upload and watch jobs;
+// browse the entity graph (top entities, an entity's neighbours and passages with the mention highlighted).
 // Plain DOM, no build step. Untrusted text (answers, documents, file names) only ever goes into textContent.
 "use strict";
 
 const $ = (selector) => document.querySelector(selector);
-const state = { collection: null, key: sessionStorage.getItem("bunko-key") || "", me: null, answer: null, polling: null };
+const state = { collection: null, key: sessionStorage.getItem("bunko-key") || "", me: null, answer: null, polling: null, graphLoaded: null };
 const TERMINAL = new Set(["READY", "SKIPPED", "FAILED"]);
 const LANG = { ja: "ja", zh: "zh-Hans", en: "en" };
 
@@ -32,6 +33,7 @@ async function api(path, options = {}) {
   if (!response.ok) {
     const error = new Error(body?.error?.message || `${response.status} ${response.statusText}`);
     error.status = response.status;
+    error.body = body;
     throw error;
   }
   return body;
@@ -70,6 +72,7 @@ async function connect() {
   }
   const editor = state.me && state.me.role !== "reader";
   $("#upload-section").hidden = !editor;
+  resetGraph();
   await loadDocuments();
   if (editor) await loadJobs();
 }
@@ -167,6 +170,7 @@ async function loadTrace(traceId) {
   const body = $("#trace-body");
   try {
     const trace = await api(`/traces/${encodeURIComponent(traceId)}`);
+    const graphed = trace.hits.some((hit) => hit.signals?.path);
     const rows = trace.hits.map((hit, i) => el("tr", {},
       el("td", { text: String(i + 1) }),
       el("td", { text: hit.source }),
@@ -174,9 +178,11 @@ async function loadTrace(traceId) {
       el("td", { text: signal(hit.signals.dense) }),
       el("td", { text: signal(hit.signals.keyword) }),
       el("td", { text: hit.distance == null ? "–" : hit.distance.toFixed(3) }),
+      graphed ? el("td", {}, viaLine(hit.signals.path)) : null,
     ));
-    const head = el("tr", {}, ...["#", "Source", "Fused score", "Dense rank · score", "Keyword rank · score", "Distance"]
-      .map((name) => el("th", { scope: "col", text: name })));
+    const columns = ["#", "Source", "Fused score", "Dense rank · score", "Keyword rank · score", "Distance"];
+    if (graphed) columns.push("Graph path");
+    const head = el("tr", {}, ...columns.map((name) => el("th", { scope: "col", text: name })));
     const timings = Object.entries(trace.timings || {}).map(([stage, seconds]) => el("li", { text: `${stage}: ${(seconds * 1000).toFixed(1)} ms` }));
     body.replaceChildren(
       el("p", { text: `Route: ${trace.route?.mode || ""} (${trace.route?.name || ""}) ${trace.route?.reason || ""} · grade confidence ${trace.grade?.confidence?.toFixed?.(2) ?? "–"}` }),
@@ -273,6 +279,108 @@ async function loadDocuments() {
   )));
 }
 
+// -- entity graph --------------------------------------------------------------------
+function entityChip(key, count = null, label = null) {
+  return el("li", {}, el("button", {
+    type: "button", class: "chip", "data-entity": key, "aria-label": label || `Entity ${key}`,
+    onclick: () => openEntity(key),
+  }, key, count == null ? null : el("span", { class: "count", text: String(count) })));
+}
+
+// A graph route hit's path ({seeds, via: [[key, mass]], from_passages, bridges}): "via: key1, key2" as entity chips.
+function viaLine(path) {
+  const keys = [...new Set([...(path?.via || []).map(([key]) => key), ...(path?.bridges || [])])];
+  if (!keys.length) return "–";
+  return el("div", { class: "via" }, "via:", el("ul", { class: "chips" }, ...keys.map((key) => entityChip(key, null, `Open entity ${key}`))));
+}
+
+function resetGraph() {
+  state.graphLoaded = null;
+  $("#graph-top").hidden = true;
+  $("#graph-top-list").replaceChildren();
+  $("#graph-entity").hidden = true;
+  $("#graph-status").replaceChildren();
+  if ($("#graph-panel").open) loadTopEntities();
+}
+
+async function loadTopEntities() {
+  if (!state.me || state.graphLoaded === state.collection) return;
+  state.graphLoaded = state.collection;
+  try {
+    const stats = await api("/graph/stats?limit=30");
+    $("#graph-top-list").replaceChildren(...stats.top_entities.map((e) => entityChip(e.key, e.passages, `Entity ${e.key}, ${e.passages} passages`)));
+    $("#graph-top").hidden = stats.top_entities.length === 0;
+    if (!stats.entities) $("#graph-status").textContent = "No entities in the graph yet.";
+    else if ($("#graph-entity").hidden) $("#graph-status").textContent = `${stats.passages} passages, ${stats.entities} entities.`;
+  } catch (error) {
+    state.graphLoaded = null;
+    $("#graph-status").textContent = `Graph unavailable: ${error.message}`;
+  }
+}
+
+async function openEntity(name) {
+  const panel = $("#graph-panel");
+  if (!panel.open) panel.open = true;
+  $("#entity").value = name;
+  const status = $("#graph-status");
+  status.textContent = "Looking up…";
+  try {
+    const entity = await api(`/graph/entity?${new URLSearchParams({ name, limit: "20" })}`);
+    showEntity(entity);
+    status.textContent = "";
+  } catch (error) {
+    $("#graph-entity").hidden = true;
+    const close = error.body?.error?.suggestions || [];
+    status.replaceChildren(error.status === 404 ? `No entity “${name}” in the graph.` : `Error: ${error.message}`);
+    if (close.length) status.append(" Close:", el("ul", { class: "chips" }, ...close.map((key) => entityChip(key))));
+  }
+  $("#graph-section").scrollIntoView({ block: "start" });
+}
+
+function showEntity(entity) {
+  $("#graph-entity").hidden = false;
+  $("#graph-entity-h").textContent = entity.key;
+  const more = entity.passages > entity.mentions.length ? ` (showing ${entity.mentions.length})` : "";
+  $("#graph-entity-meta").textContent = `${entity.passages} passage${entity.passages === 1 ? "" : "s"}${more}`
+    + (entity.hub ? " · a hub: too common to link passages" : "");
+  const neighbours = entity.neighbours.map((n) => entityChip(n.key, n.shared, `Entity ${n.key}, ${n.shared} shared passages`));
+  $("#graph-neighbours").replaceChildren(...(neighbours.length ? neighbours : [el("li", { class: "meta", text: "None: it shares no passage with another linking entity." })]));
+  $("#graph-passages").replaceChildren(...entity.mentions.map(passageItem));
+  $("#graph-entity-h").focus({ preventScroll: true });
+}
+
+function passageItem(m) {
+  const full = el("div", { class: "chunk-text full", hidden: true });
+  const snippet = el("p", { class: "snippet" }, m.snippet_before, m.mention ? el("mark", { text: m.mention }) : null, m.snippet_after);
+  const open = el("button", {
+    type: "button", class: "source", "aria-expanded": "false", title: "Show the whole passage", text: placeOf(m),
+    onclick: () => toggleFullText(open, snippet, full, m),
+  });
+  return el("li", { class: "chunk", "data-chunk": m.chunk_id }, el("p", { class: "where" }, open), snippet, full);
+}
+
+async function toggleFullText(button, snippet, full, m) {
+  const opening = full.hidden;
+  button.setAttribute("aria-expanded", String(opening));
+  full.hidden = !opening;
+  snippet.hidden = opening;
+  if (!opening || full.dataset.loaded) return;
+  try {
+    const doc = await api(`/documents/${encodeURIComponent(m.doc_id)}`);
+    const chunk = doc.chunks.find((c) => c.chunk_id === m.chunk_id);
+    if (!chunk) throw new Error("the passage is gone (the document was re-ingested?)");
+    const { text } = chunk;
+    if (m.start != null && text.slice(m.start, m.end).replace(/\s+/g, " ") === m.mention) {
+      full.replaceChildren(text.slice(0, m.start), el("mark", { text: text.slice(m.start, m.end) }), text.slice(m.end));
+    } else {
+      full.replaceChildren(...highlighted(text, m.mention || null).childNodes);
+    }
+    full.dataset.loaded = "1";
+  } catch (error) {
+    full.textContent = `Error: ${error.message}`;
+  }
+}
+
 // -- upload and jobs ---------------------------------------------------------------
 let chosen = [];
 
@@ -329,6 +437,12 @@ document.addEventListener("DOMContentLoaded", () => {
     connect();
   });
   $("#collection").addEventListener("change", connect);
+  $("#graph-panel").addEventListener("toggle", () => { if ($("#graph-panel").open) loadTopEntities(); });
+  $("#graph-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const name = $("#entity").value.trim();
+    if (name) openEntity(name);
+  });
   $("#ask-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const question = $("#question").value.trim();
