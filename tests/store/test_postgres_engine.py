@@ -55,6 +55,23 @@ def test_postgres_collection_ranks_like_the_local_one(pair, query: str, source: 
         assert Path(theirs[0].chunk.source).name == source
 
 
+@pytest.mark.parametrize("query", [q for q, _ in QUERIES])
+@pytest.mark.parametrize("mode", ["graph", "graph-local", "graph-global"])
+def test_postgres_collection_walks_the_entity_graph_like_the_local_one(pair, query: str, mode: str) -> None:
+    local, remote = pair
+    ours = local.search(query, k=5, mode=mode)
+    theirs = remote.search(query, k=5, mode=mode)
+    assert [h.chunk.chunk_id for h in theirs] == [h.chunk.chunk_id for h in ours]
+    for a, b in zip(ours, theirs, strict=True):
+        if a.signals.path is None:
+            assert b.signals.path is None
+            continue
+        assert b.signals.path is not None
+        mine, other = a.signals.path.to_dict(), b.signals.path.to_dict()
+        assert [key for key, _ in other.pop("via")] == [key for key, _ in mine.pop("via")]
+        assert other == mine
+
+
 def test_status_documents_and_answers_match(pair) -> None:
     local, remote = pair
     assert [(d.source, d.chunk_count, d.content_hash) for d in remote.documents()] == [

@@ -137,12 +137,12 @@ class EntityGraph:
     def walk(self, entity_seeds: Mapping[str, float], passage_seeds: Mapping[str, float], damping: float = DAMPING) -> Walk:
         """Personalised PageRank from the seeds (weights need not sum to 1): mass restarts at them with 1 - damping."""
         m = self.matrices
-        seed_entities = np.zeros(len(self.keys), dtype=np.float64)
+        seed_entities = np.zeros(len(self.keys), dtype=np.float32)
         for key, weight in entity_seeds.items():
             entity_id = self.vocabulary.get(key)
             if entity_id is not None and m.walkable[entity_id]:
                 seed_entities[entity_id] += weight
-        seed_passages = np.zeros(len(m.chunk_ids), dtype=np.float64)
+        seed_passages = np.zeros(len(m.chunk_ids), dtype=np.float32)
         for chunk_id, weight in passage_seeds.items():
             row = m.row_of.get(chunk_id)
             if row is not None:
@@ -154,10 +154,10 @@ class EntityGraph:
         seed_passages /= total
         entities, passages = seed_entities.copy(), seed_passages.copy()
         for _ in range(ITERATIONS):
-            passage_to_entity = m.passage_to_entity.T @ passages
-            entity_to_passage = m.entity_to_passage.T @ entities
-            entities = (1 - damping) * seed_entities + damping * passage_to_entity
-            passages = (1 - damping) * seed_passages + damping * entity_to_passage
+            entities, passages = (
+                (1 - damping) * seed_entities + damping * (m.into_entities @ passages),
+                (1 - damping) * seed_passages + damping * (m.into_passages @ entities),
+            )
         return Walk(passages, entities)
 
     def neighbours(self, key: str, limit: int = 20) -> list[tuple[str, int]]:
@@ -208,10 +208,12 @@ class _Matrices:
     frequency: np.ndarray
     idf: np.ndarray
     walkable: np.ndarray
-    passage_to_entity: sp.csr_matrix
-    """Row-stochastic over walkable entities, weighted by idf: a walker leaves a passage through its specific entities."""
-    entity_to_passage: sp.csr_matrix
-    """Row-stochastic: a walker leaves an entity to any of its passages alike."""
+    into_entities: sp.csr_matrix
+    """entities × passages, float32: the mass each entity receives from each passage. A walker leaves a passage
+    through its walkable entities in proportion to their idf (each column sums to 1)."""
+    into_passages: sp.csr_matrix
+    """passages × entities, float32: a walker leaves an entity to any of its passages alike. Stored as the
+    transposes the walk multiplies by, in CSR, so each step is two row-wise products."""
 
     @classmethod
     def of(cls, blocks: list[tuple[str, DocumentBlock]], entity_count: int) -> _Matrices:
@@ -231,7 +233,7 @@ class _Matrices:
         entity_to_passage = _row_stochastic((incidence @ sp.diags(walkable.astype(np.float64))).T.tocsr())
         return cls(
             chunk_ids, {cid: row for row, cid in enumerate(chunk_ids)}, incidence, incidence.tocsc(), frequency, idf, walkable,
-            passage_to_entity, entity_to_passage,
+            passage_to_entity.T.tocsr().astype(np.float32), entity_to_passage.T.tocsr().astype(np.float32),
         )
 
 
