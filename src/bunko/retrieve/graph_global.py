@@ -11,6 +11,7 @@ give their representatives, interleaved, so an answer cites a passage from each 
 from __future__ import annotations
 
 import time
+from itertools import pairwise
 
 import numpy as np
 
@@ -63,7 +64,7 @@ class GlobalGraphRetriever:
     def _scores(self, communities: list[Community], question: dict[str, float], vector: np.ndarray) -> np.ndarray:
         vectors = self.store.vectors_for([cid for c in communities for cid in c.passages])  # one read for every topic
         bounds = np.cumsum([0, *(len(c.passages) for c in communities)])
-        centroids = np.stack([vectors[start:end].mean(axis=0) for start, end in zip(bounds[:-1], bounds[1:], strict=True)])
+        centroids = np.stack([vectors[start:end].mean(axis=0) for start, end in pairwise(bounds)])
         centroids /= np.maximum(np.linalg.norm(centroids, axis=1, keepdims=True), 1e-12)
         similarity = centroids @ np.asarray(vector, dtype=np.float32).ravel()
         total = sum(question.values()) or 1.0
