@@ -217,3 +217,33 @@ def test_migrating_from_a_local_store_of_another_schema_is_refused_with_its_vers
     store.close()
     with pytest.raises(CollectionError, match=rf"store: local store schema 0 is not {SCHEMA_VERSION}"):
         open_endpoint("local", tmp_path)
+
+
+def test_a_store_from_before_the_entity_graph_is_upgraded_and_reindex_builds_its_graph(tmp_path: Path, embedder) -> None:
+    import sqlite3
+
+    from bunko.store.local import SCHEMA_VERSION
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "en.md").write_text("# Disks\n\nThe mdadm tool manages software RAID arrays.\n", encoding="utf-8")
+    (docs / "ja.md").write_text("# ディスク\n\nソフトウェアRAIDはmdadmで管理します。サーバーの設定です。\n", encoding="utf-8")
+    (docs / "zh.md").write_text("# 磁盘\n\n软件RAID阵列由mdadm管理，配置文件在服务器上。\n", encoding="utf-8")
+    kb = Bunko(tmp_path / ".bunko", embedder=embedder)
+    assert kb.ingest(docs).ok
+    before = kb.search("mdadm RAID", k=3)
+    kb.close()
+    with sqlite3.connect(tmp_path / ".bunko" / "store" / "bunko.db") as db:  # what a version-1 store looked like
+        db.execute("ALTER TABLE chunks DROP COLUMN entity_spans")
+        db.execute("ALTER TABLE chunks DROP COLUMN entities")
+        db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+
+    kb = Bunko(tmp_path / ".bunko", embedder=embedder)
+    assert kb.store.get_meta("schema_version") == SCHEMA_VERSION
+    assert kb.store.entity_graph().passages_of("mdadm") == []
+    assert [h.chunk.chunk_id for h in kb.search("mdadm RAID", k=3)] == [h.chunk.chunk_id for h in before]
+    assert kb.search("mdadm RAID", k=3, mode="graph")  # an empty graph falls back to hybrid
+    kb.reindex()
+    assert len(kb.store.entity_graph().passages_of("mdadm")) == 3
+    assert kb.store.entity_graph().passages_of("サーバ")
+    kb.close()

@@ -10,7 +10,18 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
-from bunko.cli.shared import CollectionOption, JsonOption, console, errors, fail, find_collection, open_kb, print_json, run
+from bunko.cli.shared import (
+    CollectionOption,
+    JsonOption,
+    console,
+    document_progress,
+    errors,
+    fail,
+    find_collection,
+    open_kb,
+    print_json,
+    run,
+)
 from bunko.config import CONFIG_FILE, Config, switch_embedder
 from bunko.engine import Bunko
 from bunko.schema import to_dict
@@ -63,16 +74,18 @@ def migrate(
 
 
 def reindex(collection: CollectionOption = None, as_json: JsonOption = False) -> None:
-    """Re-tokenize the keyword index with the configured [retrieve] analyzer (no re-parsing, no re-embedding)."""
+    """Re-tokenize the keyword index with the configured [retrieve] analyzer and find each chunk's entities for the
+    graph route again (no re-parsing, no re-embedding)."""
     path = find_collection(collection)
     kb = run(lambda: Bunko(path, create=False, allow_analyzer_change=True))
-    count = run(kb.reindex)
+    with document_progress("re-indexing", as_json) as progress:
+        count = run(lambda: kb.reindex(progress))
     analyzer = kb.config.retrieve.analyzer
     kb.close()
     if as_json:
         print_json({"documents": count, "analyzer": analyzer})
     else:
-        console.print(f"re-indexed {count} documents with the {analyzer} analyzer")
+        console.print(f"re-indexed {count} documents with the {analyzer} analyzer, entities: {kb.config.ingest.entities}")
 
 
 def calibrate(

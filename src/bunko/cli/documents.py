@@ -7,10 +7,9 @@ from typing import Annotated
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from bunko.cli.shared import CollectionOption, JsonOption, console, errors, fail, open_kb, print_json, run
+from bunko.cli.shared import CollectionOption, JsonOption, console, document_progress, errors, fail, open_kb, print_json, run
 from bunko.config import CONFIG_FILE
 from bunko.engine import DEFAULT_COLLECTION, Bunko
 from bunko.schema import IngestJob, JobStatus, to_dict
@@ -42,15 +41,7 @@ def ingest(
 ) -> None:
     """Parse, chunk, embed and index documents. Re-runs skip unchanged files."""
     kb = open_kb(collection, create=True)
-    with Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        TextColumn("{task.fields[current]}"), console=errors, disable=as_json or not errors.is_terminal, transient=True,
-    ) as bar:
-        task = bar.add_task("ingesting", total=None, current="")
-
-        def progress(done: int, total: int, job: IngestJob) -> None:
-            bar.update(task, completed=done, total=total, current=job.source[-50:])
-
+    with document_progress("ingesting", as_json) as progress:
         report = run(lambda: kb.ingest(paths, prune=prune, progress=progress))
     kb.close()
     if as_json:

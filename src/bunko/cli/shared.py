@@ -9,17 +9,20 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from bunko.config import CONFIG_FILE
 from bunko.engine import DEFAULT_COLLECTION, Bunko
 from bunko.errors import BunkoError
+from bunko.schema import IngestJob
 
 console = Console()
 errors = Console(stderr=True, soft_wrap=True)
@@ -95,3 +98,18 @@ def parse_filters(source: str | None, section: str | None, where: str | None) ->
     if not clauses:
         return None
     return clauses[0] if len(clauses) == 1 else {"$and": clauses}
+
+
+@contextmanager
+def document_progress(description: str, as_json: bool) -> Iterator[Callable[[int, int, IngestJob], None]]:
+    """A progress bar on stderr for work done document by document (ingest, reindex); silent for --json or a pipe."""
+    with Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        TextColumn("{task.fields[current]}"), console=errors, disable=as_json or not errors.is_terminal, transient=True,
+    ) as bar:
+        task = bar.add_task(description, total=None, current="")
+
+        def progress(done: int, total: int, job: IngestJob) -> None:
+            bar.update(task, completed=done, total=total, current=job.source[-50:])
+
+        yield progress
