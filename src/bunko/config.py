@@ -24,8 +24,10 @@ class _Section(BaseModel):
 
 
 class IngestConfig(_Section):
-    entities: Literal["rules", "none"] = Field(
-        "rules", description="Entities found per chunk for the graph route: rules (no LLM; see text/entities.py) or none.",
+    entities: Literal["rules", "llm", "none"] = Field(
+        "rules",
+        description="Entities found per chunk for the graph route: rules (no LLM; see text/entities.py), llm (the [llm] "
+        "model names them, one call per chunk), or none.",
     )
     max_file_mb: float = Field(50.0, gt=0, description="Files larger than this fail with TOO_LARGE.")
     include: list[str] = Field(default_factory=lambda: ["**/*"], description="Glob patterns of files to ingest.")

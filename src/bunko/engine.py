@@ -13,7 +13,7 @@ from bunko.embed.registry import build_embedder, embedder_name
 from bunko.errors import CollectionError
 from bunko.generate.answerer import Answerer
 from bunko.ingest import maintenance
-from bunko.ingest.pipeline import Ingestor, IngestReport, Progress
+from bunko.ingest.pipeline import Ingestor, IngestReport, Progress, entity_extractor
 from bunko.llm.base import build_chat_model
 from bunko.parse.registry import ParserRegistry, default_registry
 from bunko.retrieve.base import RetrieverFactory
@@ -150,7 +150,8 @@ class Bunko:
                 self._record_embedder()
                 self.store.set_meta("analyzer", self.config.retrieve.analyzer)
             ingestor = Ingestor(
-                self.store, self.registry, self.chunker, lambda: self.embedder, self.analyzer, self.config, self.root
+                self.store, self.registry, self.chunker, lambda: self.embedder, self.analyzer, self.config, self.root,
+                entity_extractor(self.config),
             )
             return ingestor.run(items, prune=prune, progress=progress, fields=fields)
 
@@ -171,7 +172,7 @@ class Bunko:
         transaction per document (also how a collection ingested before the entity graph gets one)."""
         with self._lock:
             count = maintenance.reindex(
-                self.store, self.analyzer, self.store.get_meta("embedder") or self.embedder_name, progress, self.config.ingest.entities
+                self.store, self.analyzer, self.store.get_meta("embedder") or self.embedder_name, progress, entity_extractor(self.config)
             )
             self.store.set_meta("analyzer", self.config.retrieve.analyzer)
             return count

@@ -14,6 +14,7 @@ from bunko.ingest.pipeline import Progress, embed_hash, stored_chunk
 from bunko.schema import IngestJob, JobStatus, ParsedDocument
 from bunko.store.base import DocumentStore
 from bunko.text.analyzers import Analyzer
+from bunko.text.entities import EntityExtractor, extract_entities
 
 REEMBED_BATCH = 256
 
@@ -31,7 +32,8 @@ def reembed(store: DocumentStore, embedder: Embedder) -> int:
 
 
 def reindex(
-    store: DocumentStore, analyzer: Analyzer, embedder_name: str, progress: Progress | None = None, entities: str = "rules",
+    store: DocumentStore, analyzer: Analyzer, embedder_name: str, progress: Progress | None = None,
+    extractor: EntityExtractor | None = extract_entities,
 ) -> int:
     """Every document's chunks re-tokenized with `analyzer` and their entities found again, one transaction per
     document; the document count.
@@ -48,7 +50,7 @@ def reindex(
         if missing:
             raise CollectionError(f"{info.source}: stored vectors not found for {missing[:3]}; run `bunko reembed` first")
         doc = ParsedDocument(info.doc_id, info.source, info.title, info.mime, info.parser, store.elements(info.source), info.meta)
-        stored = [stored_chunk(c, vectors[h], h, analyzer, entities) for c, h in zip(chunks, hashes, strict=True)]
+        stored = [stored_chunk(c, vectors[h], h, analyzer, extractor) for c, h in zip(chunks, hashes, strict=True)]
         store.replace_document(doc, info.content_hash, stored)
         if progress:
             progress(done, len(documents), IngestJob(job_id="reindex", source=info.source, status=JobStatus.READY))

@@ -24,13 +24,15 @@ from bunko.chunk.sizing import mark_truncated
 from bunko.chunk.templates import resolve_chunker
 from bunko.config import Config
 from bunko.embed.base import Embedder
-from bunko.errors import DocumentError
+from bunko.errors import ConfigError, DocumentError
 from bunko.ingest.sources import SourceFile, discover, source_name
+from bunko.llm.base import LLMError, build_chat_model
+from bunko.llm.entities import LLMEntityExtractor
 from bunko.parse.registry import ParserRegistry
 from bunko.schema import Chunk, ErrorCode, IngestJob, JobStatus, doc_id_for
 from bunko.store.base import Store, StoredChunk
 from bunko.text.analyzers import Analyzer
-from bunko.text.entities import extract_entities
+from bunko.text.entities import EntityExtractor, extract_entities
 
 Progress = Callable[[int, int, IngestJob], None]
 
@@ -43,13 +45,26 @@ _STAGE_ERRORS = {
 }
 
 
-def stored_chunk(chunk: Chunk, vector: np.ndarray, embed_hash: str, analyzer: Analyzer, entities: str) -> StoredChunk:
-    """A chunk with what search reads of it: keyword tokens of its embed text and, with `entities` "rules", the
-    entities its cited text mentions. A context-only chunk (a parent) is never searched, so it gets neither."""
+def stored_chunk(
+    chunk: Chunk, vector: np.ndarray, embed_hash: str, analyzer: Analyzer, extractor: EntityExtractor | None
+) -> StoredChunk:
+    """A chunk with what search reads of it: keyword tokens of its embed text and the entities its cited text
+    mentions (none without an extractor). A context-only chunk (a parent) is never searched, so it gets neither."""
     if not chunk.searchable:
         return StoredChunk(chunk, vector, [], embed_hash)
-    mentions = extract_entities(chunk.text) if entities == "rules" else []
-    return StoredChunk(chunk, vector, analyzer(chunk.embed_text), embed_hash, mentions)
+    return StoredChunk(chunk, vector, analyzer(chunk.embed_text), embed_hash, extractor(chunk.text) if extractor else [])
+
+
+def entity_extractor(config: Config) -> EntityExtractor | None:
+    """`[ingest] entities`: the rules (default), the `[llm]` model, or none."""
+    if config.ingest.entities == "none":
+        return None
+    if config.ingest.entities == "rules":
+        return extract_entities
+    model = build_chat_model(config)
+    if model is None:
+        raise ConfigError('[ingest] entities = "llm" needs a model: set [llm] base_url and model, or model_path')
+    return LLMEntityExtractor(model)
 
 
 @dataclass
@@ -85,8 +100,10 @@ def embed_hash(embedder_name: str, text: str) -> str:
 class Ingestor:
     def __init__(
         self, store: Store, registry: ParserRegistry, chunker: Chunker, embedder: Callable[[], Embedder],
-        analyzer: Analyzer, config: Config, root: Path,
+        analyzer: Analyzer, config: Config, root: Path, extractor: EntityExtractor | None = extract_entities,
     ) -> None:
+        """`extractor` finds each chunk's entities for the graph route (`entity_extractor(config)`); None finds none."""
+        self.extractor = extractor
         self.store = store
         self.registry = registry
         self.chunker = chunker
@@ -224,9 +241,10 @@ class Ingestor:
 
         timer = time.perf_counter()
         self._save(job, run_id, JobStatus.INDEXING)
-        stored = [
-            stored_chunk(c, vectors[h], h, self.analyzer, self.config.ingest.entities) for c, h in zip(chunks, hashes, strict=True)
-        ]
+        try:
+            stored = [stored_chunk(c, vectors[h], h, self.analyzer, self.extractor) for c, h in zip(chunks, hashes, strict=True)]
+        except LLMError as exc:
+            raise DocumentError(ErrorCode.INDEX_FAILED, f"{source}: entity extraction failed: {exc}".splitlines()[0]) from exc
         try:
             self.store.replace_document(doc, digest, stored)
         except Exception as exc:
