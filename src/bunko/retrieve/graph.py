@@ -1,13 +1,16 @@
-"""The graph route: hybrid's passages, then a personalised PageRank walk from them and the question's entities.
+"""The graph route: hybrid's passages, a personalised PageRank walk from them, and a second hop through their entities.
 
 A multi-hop question names one end of its answer ("the tool the backup chapter
 recommends") and not the other (the tool's configuration page, which never says
 "backup"). Hybrid search finds the first passage; the walk goes from it through the
 entities it mentions to the passages that mention them too. Seeds are HippoRAG 2's:
 the question's own entities (weighted by how specific they are in this collection)
-and the best hybrid passages (weighted by their fused score). The two lists are then
-fused by rank, so a passage both routes rank high stays on top and the walk adds the
-passages hybrid could not reach.
+and the best hybrid passages (weighted by their fused score). The second hop is the
+reader's: from each of the best passages, the entities the walk favours that the
+question does not name (the bridges), searched with the question words that passage
+does not hold. The three lists are fused by rank, so a passage hybrid ranks high stays
+on top and the graph adds the passages hybrid could not reach (on the multi-hop sets,
+the second hop is most of the gain: bench/results/multihop.md).
 """
 
 from __future__ import annotations
@@ -136,16 +139,21 @@ def _share(weights: Mapping[str, float], share: float) -> dict[str, float]:
     return {key: share * weight / total for key, weight in weights.items()} if total > 0 else {}
 
 
-def _bridges(graph: EntityGraph, walk: Walk, chunk_id: str, question: Mapping[str, float], limit: int) -> list[str]:
-    """A passage's entities the walk left most mass on, leaving out those the question names."""
+def _by_mass(graph: EntityGraph, walk: Walk, chunk_id: str) -> np.ndarray:
+    """A passage's walkable entity ids, the ones the walk left most mass on first (none for a passage the graph
+    has not seen: a chunk another writer added after this query's sync)."""
     m = graph.matrices
     row = m.row_of.get(chunk_id)
     if row is None:
-        return []
+        return np.zeros(0, dtype=np.int32)
     entity_ids = m.incidence.indices[m.incidence.indptr[row] : m.incidence.indptr[row + 1]]
     entity_ids = entity_ids[m.walkable[entity_ids]]
-    order = entity_ids[np.argsort(-walk.entity_mass[entity_ids], kind="stable")]
-    return [graph.keys[e] for e in order if graph.keys[e] not in question][:limit]
+    return entity_ids[np.argsort(-walk.entity_mass[entity_ids], kind="stable")]
+
+
+def _bridges(graph: EntityGraph, walk: Walk, chunk_id: str, question: Mapping[str, float], limit: int) -> list[str]:
+    """A passage's entities the walk left most mass on, leaving out those the question names."""
+    return [graph.keys[e] for e in _by_mass(graph, walk, chunk_id) if graph.keys[e] not in question][:limit]
 
 
 def _interleave(lists: list[list[tuple[str, float]]]) -> list[tuple[str, float]]:
@@ -181,11 +189,7 @@ def entity_path(
     graph: EntityGraph, walk: Walk, chunk_id: str, seeds: list[str], passage_seeds: Mapping[str, float], bridges: list[str]
 ) -> GraphPath:
     """The hit's entities that held the most walk mass, and which seed passages mention them too."""
-    m = graph.matrices
-    row = m.row_of[chunk_id]
-    entity_ids = m.incidence.indices[m.incidence.indptr[row] : m.incidence.indptr[row + 1]]
-    entity_ids = entity_ids[m.walkable[entity_ids]]
-    strongest = entity_ids[np.argsort(-walk.entity_mass[entity_ids], kind="stable")[:PATH_ENTITIES]]
+    strongest = _by_mass(graph, walk, chunk_id)[:PATH_ENTITIES]
     via = [(graph.keys[e], float(walk.entity_mass[e])) for e in strongest if walk.entity_mass[e] > 0]
     via_keys = {key for key, _ in via}
     sources = [cid for cid in passage_seeds if cid != chunk_id and via_keys & set(graph.entities_of(cid))]

@@ -133,6 +133,9 @@ class LocalStore:
             with self._lock:
                 self._db.execute("BEGIN IMMEDIATE")
                 try:
+                    if self.get_meta("schema_version") != "1":  # another process upgraded it while this one waited
+                        self._db.execute("COMMIT")
+                        return
                     self._db.execute("ALTER TABLE chunks ADD COLUMN entities TEXT NOT NULL DEFAULT ''")
                     self._db.execute("ALTER TABLE chunks ADD COLUMN entity_spans TEXT NOT NULL DEFAULT '[]'")
                     self._db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (SCHEMA_VERSION,))
