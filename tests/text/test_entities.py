@@ -61,3 +61,16 @@ def test_grammar_words_are_never_entities() -> None:
 def test_a_path_inside_chinese_text_ends_where_the_han_letters_begin() -> None:
     keys = entity_keys("软件包管理系统读取/etc/apt/sources.list文件")
     assert "/etc/apt/sources.list" in keys and not any(k.startswith("/etc/apt/sources.list文") for k in keys)
+
+
+def test_without_dictionaries_japanese_falls_back_to_kanji_katakana_runs_and_chinese_to_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bunko.text import entities
+
+    monkeypatch.setattr(entities, "_sudachi", lambda: None)
+    monkeypatch.setattr(entities, "_jieba_posseg", lambda: None)
+    assert {"パッケージ管理システム", "設定ファイル", "サーバ"} <= set(entity_keys("パッケージ管理システムの設定ファイルはサーバーにあります。"))
+    chinese = set(entity_keys("备份工具的配置文件在服务器上。软件包管理系统读取它"))
+    assert {"备份工具", "配置文件", "服务器"} <= chinese
+    assert {"软件", "件包", "管理", "系统"} <= chinese  # a long piece: overlapping bigrams
+    for text in ("設定ファイルはサーバーにあります。", "软件包管理系统读取配置文件"):
+        assert all(text[m.start : m.end] == m.surface for m in extract_entities(text))

@@ -272,10 +272,10 @@ def _chinese_fallback(run: str, offset: int) -> Iterator[Mention]:
         if len(piece) < 2:
             continue
         if len(piece) <= 4:
-            yield Mention(piece, piece, offset + start, offset + position)
+            yield Mention(entity_key(piece), piece, offset + start, offset + position)
             continue
         for i in range(len(piece) - 1):
-            yield Mention(piece[i : i + 2], piece[i : i + 2], offset + start + i, offset + start + i + 2)
+            yield Mention(entity_key(piece[i : i + 2]), piece[i : i + 2], offset + start + i, offset + start + i + 2)
 
 
 def extract_entities(text: str) -> list[Mention]:
