@@ -8,9 +8,11 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 import uvicorn
 
 from bunko.server.app import create_app
@@ -94,3 +96,21 @@ def wait_jobs(client: httpx.Client, collection: str, job_ids: list[str], timeout
 def upload(client: httpx.Client, collection: str, files: dict[str, bytes | str], groups: str | None = None) -> httpx.Response:
     parts = [("files", (name, body.encode() if isinstance(body, str) else body, "application/octet-stream")) for name, body in files.items()]
     return client.post(f"/api/collections/{collection}/documents", files=parts, data={"groups": groups} if groups else None)
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"]
+
+
+@contextmanager
+def chromium_page(locale: str = "ja-JP") -> Iterator[Any]:
+    """A Playwright page in Debian's chromium; a JavaScript error on the page fails the test that used it."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        page = browser.new_page(locale=locale)
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        yield page
+        browser.close()
+        assert not errors, errors

@@ -11,12 +11,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from server_harness import Live, running
+from server_harness import CHROMIUM, Live, chromium_page, running
 
 from bunko.server.collection import ServedCollection
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"]
 TRAVEL = (Path(__file__).resolve().parents[2] / "src" / "bunko" / "samples" / "docs" / "travel-expense-policy-ja.md").read_text("utf-8")
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium is not installed (deps/apt.txt)")
@@ -33,15 +31,8 @@ def live(served_factory: Callable[..., ServedCollection]) -> Iterator[Live]:
 
 @pytest.fixture
 def page(live: Live) -> Iterator[object]:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
-        page = browser.new_page(locale="ja-JP")
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        yield page
-        browser.close()
-        assert not errors, errors
+    with chromium_page() as opened:
+        yield opened
 
 
 def test_upload_ask_in_japanese_and_open_a_citation(live: Live, page) -> None:

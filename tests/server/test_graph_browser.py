@@ -9,12 +9,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from server_harness import Live, running
+from server_harness import CHROMIUM, Live, chromium_page, running
 
 from bunko.server.collection import ServedCollection
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"]
 DOCS = {
     "server-ja.md": (
         "# サーバー運用\n\n## 起動\n\nサーバーを起動する前に /etc/fstab を確認してください。バックアップ手順は毎週実行します。\n\n"
@@ -45,15 +43,8 @@ def live(served_factory: Callable[..., ServedCollection], tmp_path: Path) -> Ite
 
 @pytest.fixture
 def page(live: Live) -> Iterator[object]:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
-        page = browser.new_page(locale="ja-JP")
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        yield page
-        browser.close()
-        assert not errors, errors
+    with chromium_page() as opened:
+        yield opened
 
 
 def test_graph_panel_top_entity_neighbours_and_highlighted_passages(live: Live, page) -> None:
