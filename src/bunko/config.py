@@ -106,8 +106,12 @@ class EmbedConfig(_Section):
     timeout_s: float = Field(60.0, gt=0)
 
 
+SearchMode = Literal["hybrid", "dense", "keyword", "graph", "graph-local", "graph-global"]
+"""The built-in search modes a config or an HTTP request may name (routes added in Python are modes only there)."""
+
+
 class RetrieveConfig(_Section):
-    mode: Literal["hybrid", "dense", "keyword", "graph", "graph-local", "graph-global"] = "hybrid"
+    mode: SearchMode = "hybrid"
     k: int = Field(5, ge=1)
     graph_seed_passages: int = Field(5, ge=0, description="graph route: the best hybrid passages its walk starts from.")
     graph_entity_share: float = Field(

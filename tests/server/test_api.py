@@ -182,6 +182,18 @@ def test_ask_json_and_server_sent_events_agree(live: Live) -> None:
         assert abstain["abstained"] and abstain["citations"] == []
 
 
+def test_ask_takes_a_forced_mode_and_refuses_an_unknown_one(live: Live) -> None:
+    question = "東京23区に出張する一般社員の宿泊費の上限はいくらですか？"
+    with live.client() as client:
+        _ingest(client, {"travel.md": TRAVEL})
+        answer = client.post(live.api("kb", "/ask"), json={"question": question, "mode": "graph"}).json()
+        assert "12,000円" in answer["text"]
+        trace = client.get(live.api("kb", f"/traces/{answer['trace_id']}")).json()
+        assert trace["route"]["mode"] == "graph"
+        bad = client.post(live.api("kb", "/ask"), json={"question": question, "mode": "tree"})
+        assert bad.status_code == 422
+
+
 def test_health_openapi_and_metrics(live: Live) -> None:
     with live.client() as client:
         _ingest(client, {"travel.md": TRAVEL})

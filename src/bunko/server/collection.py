@@ -139,11 +139,15 @@ class ServedCollection:
         answer = acl.redact_answer(answer, self._visible_source(who))
         return AskOutcome(answer=answer, timings=answer.trace.timings if answer.trace is not None else {})
 
-    def ask(self, who: Principal, question: str, k: int | None, filters: Mapping[str, Any] | None) -> AskOutcome:
-        answer = self._retrying(who, filters, lambda where: self.kb.ask(question, filters=where, k=k))
+    def ask(
+        self, who: Principal, question: str, k: int | None, filters: Mapping[str, Any] | None, mode: str | None = None
+    ) -> AskOutcome:
+        answer = self._retrying(who, filters, lambda where: self.kb.ask(question, filters=where, k=k, mode=mode))
         return self._outcome(who, answer)
 
-    def ask_stream(self, who: Principal, question: str, k: int | None, filters: Mapping[str, Any] | None) -> Iterator[str | AskOutcome]:
+    def ask_stream(
+        self, who: Principal, question: str, k: int | None, filters: Mapping[str, Any] | None, mode: str | None = None
+    ) -> Iterator[str | AskOutcome]:
         """Text deltas as the engine checks each sentence, then the `AskOutcome`.
 
         Retrieval runs before the first delta, under the caller's access filter, so
@@ -153,7 +157,7 @@ class ServedCollection:
         """
 
         def start(where: dict[str, Any] | None) -> tuple[Iterator[str | Answer], str | Answer]:
-            items = self.kb.ask_stream(question, filters=where, k=k)
+            items = self.kb.ask_stream(question, filters=where, k=k, mode=mode)
             return items, next(items)
 
         items, first = self._retrying(who, filters, start)

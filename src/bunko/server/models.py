@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bunko.config import SearchMode
+
 MAX_QUERY_CHARS = 4000
 
 
@@ -14,7 +16,7 @@ class SearchRequest(BaseModel):
 
     query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     k: int | None = Field(None, ge=1, le=100)
-    mode: Literal["hybrid", "dense", "keyword", "graph", "graph-local", "graph-global"] | None = None
+    mode: SearchMode | None = None
     filters: dict[str, Any] | None = Field(None, description='Filter language of `bunko search --where`, e.g. {"kind": "table"}.')
     explain: bool = Field(False, description="Include each retriever's rank and score, the same `explanation` lines as "
                           "`bunko search --explain`, the thresholds, the route and stage timings.")
@@ -31,6 +33,7 @@ class AskRequest(BaseModel):
     k: int | None = Field(None, ge=1, le=100)
     filters: dict[str, Any] | None = None
     stream: bool = Field(False, description="Answer as Server-Sent Events (start, delta…, done) instead of one JSON body.")
+    mode: SearchMode | None = Field(None, description="Force a search mode (graph, graph-local…) instead of the router's choice.")
 
 
 class ChatMessage(BaseModel):
