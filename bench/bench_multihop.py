@@ -92,12 +92,13 @@ def holds(hit: Hit, source: str, snippet: str) -> bool:
 
 
 def document_ndcg(hits: list[Hit], relevant: set[str]) -> float:
+    """Binary document nDCG@10: each document once, relevant when its source ends with a relevant name
+    ("ch09.en.html" for the evalset, "en/apt.html" for the handbook set)."""
     seen: list[str] = []
     for hit in hits:
-        name = Path(hit.chunk.source).name
-        if name not in seen:
-            seen.append(name)
-    gains = [1.0 if name in relevant else 0.0 for name in seen[:K]]
+        if hit.chunk.source not in seen:
+            seen.append(hit.chunk.source)
+    gains = [1.0 if any(source.endswith(name) for name in relevant) else 0.0 for source in seen[:K]]
     dcg = sum(g / math.log2(i + 2) for i, g in enumerate(gains))
     ideal = sum(1 / math.log2(i + 2) for i in range(min(len(relevant), K)))
     return dcg / ideal if ideal else 0.0
