@@ -83,9 +83,11 @@ DEFAULT_BM25_SHARE = fusion.BM25_SHARE
 
 
 def bunko_variants() -> dict[str, tuple[str, dict[str, Any]]]:
-    """name → (search mode, RetrieveConfig overrides; `bm25_share` sets fusion.BM25_SHARE for that row)."""
+    """name → (search mode, "" for the router's choice; RetrieveConfig overrides; `bm25_share` sets fusion.BM25_SHARE for that row)."""
     return {
         "bunko-hybrid": ("hybrid", {}),
+        "bunko-routed": ("", {}),
+        "bunko-graph": ("graph", {}),
         "bunko-keyword": ("keyword", {}),
         "bunko-dense": ("dense", {}),
         "bunko-hybrid, chunk evidence only": ("hybrid", {"document_weight": 0.0, "document_similarity_weight": 0.0}),
@@ -225,7 +227,7 @@ def bunko_system(corpus: Corpus, mode: str, overrides: dict[str, Any]) -> System
     def run(i: int) -> tuple[list[str], float]:
         query, vector = corpus.queries[i]["query"], corpus.query_vectors[i]
         started = time.perf_counter()
-        hits = searcher.search(query, k=CHUNK_HITS, mode=mode, query_vector=vector).hits
+        hits = searcher.search(query, k=CHUNK_HITS, mode=mode or None, query_vector=vector).hits
         seconds = time.perf_counter() - started
         return list(dict.fromkeys(corpus.page_key(h.chunk.source) for h in hits))[:K], seconds
 
