@@ -124,3 +124,25 @@ def test_global_mode_cites_representative_passages_of_the_collections_topics(kb:
     assert result.hits and all(h.chunk.chunk_id in representatives for h in result.hits)
     assert all(h.signals.path is not None and h.signals.path.community is not None for h in result.hits)
     assert "topic" in kb.explain(result.hits[0], "graph-global", False)[0]
+
+
+@pytest.mark.parametrize(
+    ("question", "lang"),
+    [
+        ("The backup server keeps its disks safe and mdadm creates the arrays: which files are involved?", "en"),
+        ("バックアップサーバーのディスク、およびmdadmの設定ファイルはどこですか？", "ja"),
+        ("备份服务器的硬盘以及mdadm的配置文件在哪里？", "zh"),
+    ],
+)
+def test_each_part_of_a_question_about_two_things_is_searched_on_its_own(kb: Bunko, question: str, lang: str) -> None:
+    from bunko.retrieve.base import Query
+    from bunko.retrieve.graph import GraphRetriever
+    from bunko.retrieve.router import Route
+
+    retriever = kb.searcher.retriever("graph")
+    assert isinstance(retriever, GraphRetriever)
+    where = {"source": {"$glob": f"docs/{lang}/*"}}
+    parts = retriever._parts(Query(question, kb.analyzer(question), None, where, Route("test")), 10)
+    found = {Path(cid.split("#")[0]).name for cid, _ in parts[:2]}
+    assert found == {"backup.md", "storage.md"}  # the first of each part's list, interleaved
+    assert retriever._parts(Query("mdadm", ["mdadm"], None, None, Route("test")), 10) == []
