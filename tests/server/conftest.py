@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from server_harness import BUDGET_FINANCE, PARTY_SHARED, SALARY_HR, Live, running, upload, wait_jobs
+from server_harness import BUDGET_FINANCE, PARTY_SHARED, SALARY_HR, Live, chromium_page, running, upload, wait_jobs
 
 from bunko import Bunko
 from bunko.embed.use_m3 import UseM3Embedder
@@ -58,3 +58,10 @@ def acl_live(tmp_path_factory: pytest.TempPathFactory, embedder: UseM3Embedder, 
             jobs = wait_jobs(admin, "corp", [j["job_id"] for j in response.json()["jobs"]])
             assert jobs[0]["status"] == "READY", jobs
         yield live
+
+
+@pytest.fixture
+def page(live: Live) -> Iterator[object]:
+    """A chromium page for the browser tests; `live` is each test module's own running server."""
+    with chromium_page() as opened:
+        yield opened

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from server_harness import CHROMIUM, Live, chromium_page, running
+from server_harness import CHROMIUM, Live, running
 
 from bunko.server.collection import ServedCollection
 
@@ -27,12 +27,6 @@ def live(served_factory: Callable[..., ServedCollection]) -> Iterator[Live]:
     with running([served]) as server:
         server.keys = {"web": key}
         yield server
-
-
-@pytest.fixture
-def page(live: Live) -> Iterator[object]:
-    with chromium_page() as opened:
-        yield opened
 
 
 def test_upload_ask_in_japanese_and_open_a_citation(live: Live, page) -> None:

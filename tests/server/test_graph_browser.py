@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from server_harness import CHROMIUM, Live, chromium_page, running
+from server_harness import CHROMIUM, Live, running
 
 from bunko.server.collection import ServedCollection
 
@@ -39,12 +39,6 @@ def live(served_factory: Callable[..., ServedCollection], tmp_path: Path) -> Ite
     with running([served]) as server:
         server.keys = {"web": key}
         yield server
-
-
-@pytest.fixture
-def page(live: Live) -> Iterator[object]:
-    with chromium_page() as opened:
-        yield opened
 
 
 def test_graph_panel_top_entity_neighbours_and_highlighted_passages(live: Live, page) -> None:

@@ -11,7 +11,18 @@ import typer
 from rich.markup import escape
 
 from bunko.cli.documents import ingest
-from bunko.cli.shared import SAMPLES_DOCS, CollectionOption, JsonOption, console, fail, open_kb, parse_filters, print_json, run
+from bunko.cli.shared import (
+    SAMPLES_DOCS,
+    CollectionOption,
+    JsonOption,
+    ModeOption,
+    console,
+    fail,
+    open_kb,
+    parse_filters,
+    print_json,
+    run,
+)
 from bunko.engine import DEFAULT_COLLECTION
 from bunko.errors import BunkoError
 from bunko.generate.citation_marks import source_lines
@@ -40,10 +51,7 @@ def _location(hit: Hit) -> str:
 def search(
     query: str,
     k: Annotated[int | None, typer.Option("-k", help="Number of hits.")] = None,
-    mode: Annotated[
-        str | None,
-        typer.Option("--mode", "--route", help="hybrid, dense, keyword, graph, graph-local or graph-global (default: the router's choice)."),
-    ] = None,
+    mode: ModeOption = None,
     source: Annotated[str | None, typer.Option(help="Only sources matching this glob.")] = None,
     section: Annotated[str | None, typer.Option(help="Only chunks under this section (text or glob).")] = None,
     where: Annotated[str | None, typer.Option(help='Filter as JSON, e.g. \'{"kind": "table"}\'.')] = None,
@@ -93,9 +101,7 @@ def ask(
     section: Annotated[str | None, typer.Option(help="Only chunks under this section.")] = None,
     where: Annotated[str | None, typer.Option(help="Filter as JSON.")] = None,
     stream: Annotated[bool, typer.Option("--stream", help="Print each sentence as soon as it passes the citation check.")] = False,
-    mode: Annotated[
-        str | None, typer.Option("--route", "--mode", help="Force a search mode (graph, graph-local, graph-global, hybrid…) over the router's."),
-    ] = None,
+    mode: ModeOption = None,
     collection: CollectionOption = None,
     as_json: JsonOption = False,
 ) -> None:

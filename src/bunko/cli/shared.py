@@ -38,6 +38,13 @@ CollectionOption = Annotated[
     typer.Option("--collection", "-c", envvar="BUNKO_COLLECTION", help="Collection folder (default: nearest ./.bunko, like git)."),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+ModeOption = Annotated[
+    str | None,
+    typer.Option(
+        "--route", "--mode",
+        help="Force a search mode: hybrid, dense, keyword, graph, graph-local or graph-global (default: the router's choice).",
+    ),
+]
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
