@@ -123,7 +123,7 @@ class GraphLookup:
 
     def hubs(self, entities: list[tuple[str, int]]) -> list[str]:
         """Entities in too many passages to link anything specific (is_hub is also true of single-passage entities)."""
-        return [key for key, count in entities if count > 1 and self.graph.is_hub(key)]
+        return [key for key, count in entities if self.is_hub(key, count)]
 
     def top_entities(self, limit: int) -> list[tuple[str, int]]:
         if self.visible is None:
@@ -159,6 +159,7 @@ class GraphLookup:
         return [(other, shared[other]) for other in ranked[:limit]]
 
     def is_hub(self, key: str, passages: int) -> bool:
+        """A hub as this caller counts it: in more than one passage and too many to link anything specific."""
         return passages > 1 and self.graph.is_hub(key)
 
     def entity(self, store: Store, key: str, limit: int) -> EntityInfo:
