@@ -28,6 +28,7 @@ from bunko.parse.base import BBox, ElementBuilder, dist_version, page_error
 from bunko.parse.cjk import join_words, normalize
 from bunko.parse.ocr import OCR_DPI, Tesseract, add_ocr_lines
 from bunko.parse.pdf_layout import WORD_GAP, Block, TextRun, is_caption, reading_order, segments_from_words, text_runs
+from bunko.parse.pdf_outline import Outline, is_contents_page, read_outline
 from bunko.parse.tables import table_markdown, table_meta
 from bunko.schema import Element, ElementKind, ErrorCode, ParsedDocument
 
@@ -55,6 +56,7 @@ class _State:
     meta: dict[str, Any]
     sizes: Counter[float] = field(default_factory=Counter)
     open_table: _OpenTable | None = None
+    outline: Outline = field(default_factory=lambda: Outline([]))
 
     @property
     def body_size(self) -> float:
@@ -104,7 +106,7 @@ class PdfParser:
 
     def parse(self, path: Path, source: str, mime: str) -> ParsedDocument:
         rendering = self._open_pdfium(path, source)
-        state = _State(ElementBuilder(source), {})
+        state = _State(ElementBuilder(source), {}, outline=read_outline(rendering))
         try:
             pdf = self._open_plumber(path, source)
             with pdf:
@@ -133,6 +135,8 @@ class PdfParser:
             code = ErrorCode(codes.most_common(1)[0][0])
             raise DocumentError(code, f"{source}: no page could be read; page {errors[0]['page']}: {errors[0]['detail']}")
         state.meta["pages"] = n_pages
+        if state.outline:
+            state.meta["outline"] = {"entries": len(state.outline.entries), "matched": state.outline.matched}
         heading = next((e.text for e in elements if e.kind == ElementKind.HEADING), None)
         return ParsedDocument(
             doc_id="", source=source, title=title or heading or Path(source).stem, mime="application/pdf",
@@ -195,7 +199,11 @@ class PdfParser:
         for word in words:
             word["text"] = normalize(word["text"])
         height = float(page.height)
-        for segment in segments_from_words(words):
+        segments = segments_from_words(words)
+        if is_contents_page(segments):
+            state.meta.setdefault("contents_pages", []).append(number)
+            return
+        for segment in segments:
             in_margin = segment.bbox[3] <= height * MARGIN or segment.bbox[1] >= height * (1 - MARGIN)
             if in_margin and _PAGE_NUMBER.match(segment.text):
                 continue
@@ -235,6 +243,8 @@ class PdfParser:
         self._link_captions(builder.elements[first:])
 
     def _add_run(self, run: TextRun, number: int, state: _State) -> None:
+        if state.outline:
+            run = state.outline.place(run, number, state.body_size)
         meta = {"method": "text-layer", "font_size": run.segments[0].size}
         if run.segments[0].bold:
             meta["bold"] = True
