@@ -64,6 +64,11 @@ class ChunkConfig(_Section):
     templates: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_TEMPLATES), description="Document kind → strategy, used by 'auto'.")
     rules: list[ChunkRule] = Field(default_factory=list, description="Per folder or glob overrides; checked before anything else.")
     max_chars: int = Field(300, ge=20, description="Largest searchable chunk (for parent_child, the child); 300 beat 400-800 in the bench.")
+    context: Literal["section", "title", "none"] = Field(
+        "section",
+        description="What is prefixed to a chunk's text for embedding and keyword indexing (the text shown and quoted is "
+        "unchanged): section = its section path; title = the document's title and the section path; none = nothing.",
+    )
     max_tokens: int | None = Field(None, ge=8, description="Chunks also fit this many tokens of the embedder's tokenizer.")
     min_chars: int = Field(0, ge=0, description="structure/semantic: a piece shorter than this joins the next one.")
     overlap_chars: int = Field(0, ge=0, description="fixed/recursive: characters repeated from the previous chunk.")
@@ -106,7 +111,7 @@ class EmbedConfig(_Section):
     timeout_s: float = Field(60.0, gt=0)
 
 
-SearchMode = Literal["hybrid", "dense", "keyword", "graph", "graph-local", "graph-global"]
+SearchMode = Literal["hybrid", "dense", "keyword", "graph", "graph-local", "graph-global", "tree"]
 """The built-in search modes a config or an HTTP request may name (routes added in Python are modes only there)."""
 
 
@@ -122,6 +127,13 @@ class RetrieveConfig(_Section):
         2, ge=0, description="graph route: entities per first passage searched with the question words it did not hold.",
     )
     graph_weight: float = Field(2.0, ge=0, description="graph route: weight of the walk's ranking against hybrid's in rank fusion.")
+    tree_sections: int = Field(3, ge=1, description="tree route: sections chosen by descending each document's section tree.")
+    tree_weight: float = Field(1.0, ge=0, description="tree route: weight of the chosen sections' ranking against hybrid's in rank fusion.")
+    auto_merge: float | None = Field(
+        None, gt=0, le=1,
+        description="Set (e.g. 0.5) to return a section once, whole, when at least this share of its chunks (and two or more) "
+        "are among the hits, instead of its fragments; unset = off.",
+    )
     candidates: int = Field(50, ge=1, description="Hits each retriever hands to fusion.")
     fusion: Literal["coverage", "rrf", "weighted"] = Field(
         "coverage",

@@ -19,6 +19,7 @@ from bunko.parse.registry import ParserRegistry, default_registry
 from bunko.retrieve.base import RetrieverFactory
 from bunko.retrieve.explain import explain_hit, thresholds
 from bunko.retrieve.searcher import Searcher, SearchResult
+from bunko.retrieve.trees import DocumentTrees
 from bunko.schema import Answer, Chunk, DocumentInfo, Element, Hit, IngestJob
 from bunko.store.base import Store
 from bunko.store.registry import open_store, writer_lock
@@ -62,6 +63,8 @@ class Bunko:
         self.registry = registry or default_registry()
         self.analyzer = get_analyzer(self.config.retrieve.analyzer)
         self.chunker = get_chunker(self.config.chunk.strategy)
+        self.trees = DocumentTrees(self.store, self.analyzer)
+        """The documents' section trees (`bunko tree`, the tree route, auto-merging), rebuilt as documents change."""
         self._embedder = embedder
         self._answerer: Answerer | None = None
         self._lock = writer_lock(self.config, self.path)
@@ -122,7 +125,7 @@ class Bunko:
     @property
     def searcher(self) -> Searcher:
         return Searcher(self.store, self.embedder, self.analyzer, self.config.retrieve,
-                        retrievers=[build(self.store, self.config.retrieve) for build in self.retrievers])
+                        retrievers=[build(self.store, self.config.retrieve) for build in self.retrievers], trees=self.trees)
 
     def close(self) -> None:
         self.store.close()

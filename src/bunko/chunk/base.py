@@ -43,6 +43,23 @@ def embed_text_for(section_path: Sequence[str], text: str) -> str:
     return SECTION_SEPARATOR.join(section_path) + "\n" + text
 
 
+def contextualize(chunks: list[Chunk], title: str, context: str) -> list[Chunk]:
+    """`[chunk] context`: what the embedder and the keyword index read before each chunk's text.
+
+    "section" (what every chunker already prefixed): the section path. "title": the document's title before it
+    too, so a chunk of a long manual says which manual it is from (Anthropic's contextual retrieval, without the
+    LLM); not repeated when the path already starts with it. "none": the chunk's text alone.
+    """
+    if context == "none":
+        for chunk in chunks:
+            chunk.embed_text = chunk.text
+    elif context == "title" and title.strip():
+        for chunk in chunks:
+            if not chunk.section_path or chunk.section_path[0].strip() != title.strip():
+                chunk.embed_text = f"{title.strip()}\n{chunk.embed_text}"
+    return chunks
+
+
 def make_chunk(
     doc: ParsedDocument, ordinal: int, text: str, elements: Sequence[Element], *, context: str = "", **meta: object
 ) -> Chunk:

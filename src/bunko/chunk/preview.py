@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from bunko.chunk.base import contextualize
 from bunko.chunk.registry import get_chunker
 from bunko.chunk.sizing import mark_truncated, token_counter
 from bunko.chunk.templates import resolve_chunker
@@ -33,7 +34,7 @@ def chunk_file(
     else:
         chunker = get_chunker(strategy)
         doc.meta.update(chunk_strategy=chunker.name, chunk_reason="requested")
-    chunks = chunker.chunk(doc, config, embedder)
+    chunks = contextualize(chunker.chunk(doc, config, embedder), doc.title, config.context)
     mark_truncated(chunks, embedder, source)
     return doc, chunks
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from bunko.chunk.base import Chunker
+from bunko.chunk.base import Chunker, contextualize
 from bunko.chunk.sizing import mark_truncated
 from bunko.chunk.templates import resolve_chunker
 from bunko.config import Config
@@ -209,7 +209,7 @@ class Ingestor:
         embedder = self._load_embedder(source)  # chunkers may measure with it (semantic, token sizes, input limit)
         timer = time.perf_counter()
         chunker = resolve_chunker(doc, self.config.chunk, self.chunker)  # records doc.meta["chunk_strategy"]
-        chunks = chunker.chunk(doc, self.config.chunk, embedder=embedder)
+        chunks = contextualize(chunker.chunk(doc, self.config.chunk, embedder=embedder), doc.title, self.config.chunk.context)
         if not chunks:
             raise DocumentError(ErrorCode.EMPTY, f"{source}: no text to index after chunking")
         truncated = mark_truncated(chunks, embedder, source)

@@ -121,6 +121,23 @@ def reciprocal_rank_fusion(ranked: Mapping[str, Ranked], weights: Mapping[str, f
     return [(cid, fused[cid], signals[cid]) for cid in order]
 
 
+def fuse_onto(base: Sequence[Fused], lists: Mapping[str, Ranked], weight: float, k: int) -> list[Fused]:
+    """A route's own lists fused by rank onto the list it started from (graph and tree start from hybrid's):
+    1/(k + base rank) + weight/(k + rank in each list). A base hit keeps its signals; each list is recorded
+    in the signals under its name, so `--explain` tells what the route added."""
+    scores: dict[str, float] = {}
+    signals: dict[str, Signals] = {}
+    for rank, (chunk_id, _, hit_signals) in enumerate(base, start=1):
+        scores[chunk_id] = 1.0 / (k + rank)
+        signals[chunk_id] = hit_signals
+    for name, hits in lists.items():
+        for rank, (chunk_id, score) in enumerate(hits, start=1):
+            scores[chunk_id] = scores.get(chunk_id, 0.0) + weight / (k + rank)
+            signals.setdefault(chunk_id, Signals()).found_in(name, float(rank), float(score))
+    order = sorted(scores, key=lambda cid: -scores[cid])
+    return [(cid, scores[cid], signals[cid]) for cid in order]
+
+
 def _normalise(scores: list[float], method: str) -> list[float]:
     if not scores:
         return []

@@ -27,7 +27,7 @@ import numpy as np
 from bunko.config import RetrieveConfig
 from bunko.index.graph import EntityGraph, Walk
 from bunko.retrieve.base import Query
-from bunko.retrieve.fusion import Fused
+from bunko.retrieve.fusion import Fused, fuse_onto
 from bunko.retrieve.hybrid import HybridRetriever
 from bunko.schema import GraphPath, Signals
 from bunko.store.base import GraphIndex, SearchIndex
@@ -73,7 +73,8 @@ class GraphRetriever:
         second, bridges = self._second_hops(graph, walk, query, hybrid, entity_seeds, k)
         parts = self._parts(query, k)
         query.timings["graph_walk"] = time.perf_counter() - started
-        fused = _fuse(hybrid, walked, _interleave([second, parts]) if parts else second, self.config.graph_weight, self.config.rrf_k)
+        second = _interleave([second, parts]) if parts else second
+        fused = fuse_onto(hybrid, {self.name: walked, SECOND_HOP: second}, self.config.graph_weight, self.config.rrf_k)
         seeds = sorted(entity_seeds, key=lambda key: -entity_seeds[key])
         for chunk_id, _, signals in fused[:k]:
             if signals.list_signal(self.name) is not None or signals.list_signal(SECOND_HOP) is not None:
@@ -183,25 +184,6 @@ def _interleave(lists: list[list[tuple[str, float]]]) -> list[tuple[str, float]]
             if rank < len(items) and items[rank][0] not in out:
                 out[items[rank][0]] = items[rank][1]
     return list(out.items())
-
-
-def _fuse(
-    hybrid: list[Fused], walked: list[tuple[str, float]], second: list[tuple[str, float]], graph_weight: float, rrf_k: int
-) -> list[Fused]:
-    """Rank fusion: 1/(k + hybrid rank) + graph_weight/(k + walk rank) + graph_weight/(k + second-hop rank)."""
-    scores: dict[str, float] = {}
-    signals: dict[str, Signals] = {}
-    for rank, (chunk_id, _, hit_signals) in enumerate(hybrid, start=1):
-        scores[chunk_id] = 1.0 / (rrf_k + rank)
-        signals[chunk_id] = hit_signals
-    for rank, (chunk_id, mass) in enumerate(walked, start=1):
-        scores[chunk_id] = scores.get(chunk_id, 0.0) + graph_weight / (rrf_k + rank)
-        signals.setdefault(chunk_id, Signals()).found_in(GraphRetriever.name, float(rank), mass)
-    for rank, (chunk_id, score) in enumerate(second, start=1):
-        scores[chunk_id] = scores.get(chunk_id, 0.0) + graph_weight / (rrf_k + rank)
-        signals.setdefault(chunk_id, Signals()).found_in(SECOND_HOP, float(rank), score)
-    order = sorted(scores, key=lambda cid: -scores[cid])
-    return [(cid, scores[cid], signals[cid]) for cid in order]
 
 
 def entity_path(

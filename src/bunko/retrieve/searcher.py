@@ -15,6 +15,7 @@ import numpy as np
 
 from bunko.config import RetrieveConfig
 from bunko.embed.base import Embedder, embed_queries
+from bunko.retrieve.auto_merge import merge_sections
 from bunko.retrieve.base import Query, Retriever
 from bunko.retrieve.dense import DenseRetriever
 from bunko.retrieve.fusion import Fused
@@ -27,6 +28,8 @@ from bunko.retrieve.mmr import mmr_order
 from bunko.retrieve.parents import WINDOW as PARENT_WINDOW
 from bunko.retrieve.parents import expand_parents
 from bunko.retrieve.router import DEFAULT_RULES, Route, RouteRule, route
+from bunko.retrieve.tree import TreeRetriever
+from bunko.retrieve.trees import DocumentTrees
 from bunko.schema import Chunk, Hit, RankSignal, Signals
 from bunko.store.base import GraphIndex, SearchIndex
 from bunko.text.analyzers import Analyzer, query_text
@@ -50,22 +53,27 @@ class SearchResult:
     """The query tokens' idf, when the route read it (hybrid does); None when no retriever needed it."""
 
 
-def built_in_retrievers(store: SearchIndex, config: RetrieveConfig) -> dict[str, Retriever]:
-    """Hybrid, dense and keyword over any store; the graph route over a store that keeps the entity graph."""
+def built_in_retrievers(store: SearchIndex, config: RetrieveConfig, trees: DocumentTrees | None = None) -> dict[str, Retriever]:
+    """Hybrid, dense and keyword over any store; the graph route over a store that keeps the entity graph; the tree
+    route when the collection's section trees are given."""
     routes: list[Retriever] = [HybridRetriever(store, config), DenseRetriever(store, config), KeywordRetriever(store, config)]
     if isinstance(store, GraphIndex):
         routes += [GraphRetriever(store, config), LocalGraphRetriever(store, config), GlobalGraphRetriever(store, config)]
+    if trees is not None:
+        routes.append(TreeRetriever(store, config, trees))
     return {r.name: r for r in routes}
 
 
 class Searcher:
     def __init__(
         self, store: SearchIndex, embedder: Embedder, analyzer: Analyzer, config: RetrieveConfig, rules: Sequence[RouteRule] = DEFAULT_RULES,
-        retrievers: Sequence[Retriever] = (),
+        retrievers: Sequence[Retriever] = (), trees: DocumentTrees | None = None,
     ) -> None:
         """`rules` extend or replace the router's (see retrieve/router.py); the first that claims a query wins.
-        `retrievers` add search modes beside dense, keyword and hybrid (or replace one of the same name)."""
+        `retrievers` add search modes beside dense, keyword and hybrid (or replace one of the same name).
+        `trees` (the collection's section trees) enable the tree route and auto-merging."""
         self.rules = rules
+        self.trees = trees
         self.store = store
         self.embedder = embedder
         self.analyzer = analyzer
@@ -80,7 +88,7 @@ class Searcher:
     def config(self, config: RetrieveConfig) -> None:
         """A new config reaches the built-in retrievers too (benchmarks and tests swap configs on one searcher)."""
         self._config = config
-        self.retrievers = {**built_in_retrievers(self.store, config), **self._added}
+        self.retrievers = {**built_in_retrievers(self.store, config, self.trees), **self._added}
 
     def retriever(self, mode: str) -> Retriever:
         if mode not in self.retrievers:
@@ -151,7 +159,10 @@ class Searcher:
                 for cid, score, signals in window
                 if cid in chunks  # a chunk deleted between search and fetch by another writer is skipped
             ]
-            expanded = group_hits(expand_parents(hits, self.store, len(hits)), group_by)[:k]
+            expanded = expand_parents(hits, self.store, len(hits))
+            if self.config.auto_merge is not None and self.trees is not None:
+                expanded = merge_sections(expanded, self.trees, self.store, self.config.auto_merge)
+            expanded = group_hits(expanded, group_by)[:k]
             if len(expanded) >= k or limit >= widest:
                 return expanded
             limit = min(limit * 2, widest)
