@@ -250,3 +250,88 @@ def has_ink(png: Path) -> bool:
     """False when the renderer had no font for the script (no CJK font installed) and drew a blank page."""
     low, _ = Image.open(png).convert("L").getextrema()
     return low < 128
+
+
+MANUALS: dict[str, dict[str, object]] = {
+    "en": {
+        "title": "Backup Manual", "chapter": "Chapter {n}", "note": "Note",
+        "chapters": [
+            ("Getting started", [
+                ("1.1", "Installing the agent", "Install the backup agent with the package manager and enable its service at boot."),
+                ("1.2", "Shell prompt", "The shell prompt shows the user name and host; a hash sign means the root account."),
+            ]),
+            ("Backups", [
+                ("2.1", "Backup policy", "Keep three copies of your data on two media, one of them off site, and test restores monthly."),
+                ("2.2", "Restoring files", "Restore a single file with the restore command and the snapshot date of the copy you want."),
+            ]),
+        ],
+        "note_text": "Run the agent as an ordinary user whenever the files allow it.",
+    },
+    "ja": {
+        "title": "バックアップ手引書", "chapter": "第{n}章", "note": "注意",
+        "chapters": [
+            ("はじめに", [
+                ("1.1", "エージェントの導入", "パッケージ管理システムでバックアップエージェントを導入し、起動時にサービスを有効にする。"),
+                ("1.2", "シェルプロンプト", "シェルプロンプトにはユーザー名とホスト名が表示され、シャープ記号は管理者アカウントを表す。"),
+            ]),
+            ("バックアップ", [
+                ("2.1", "バックアップ方針", "データの複製を三つ、二種類の媒体に保存し、一つは社外に置き、毎月復元を試験する。"),
+                ("2.2", "ファイルの復元", "一つのファイルは復元コマンドと、必要な複製のスナップショット日付で復元する。"),
+            ]),
+        ],
+        "note_text": "ファイルが許す限り、エージェントは一般ユーザーで実行すること。",
+    },
+    "zh": {
+        "title": "备份手册", "chapter": "第{n}章", "note": "注意",
+        "chapters": [
+            ("入门", [
+                ("1.1", "安装代理程序", "使用软件包管理器安装备份代理程序，并在开机时启用其服务。"),
+                ("1.2", "命令提示符", "命令提示符显示用户名和主机名，井号表示管理员账户。"),
+            ]),
+            ("备份", [
+                ("2.1", "备份策略", "数据保留三个副本，存放在两种介质上，其中一份放在异地，并且每月测试恢复。"),
+                ("2.2", "恢复文件", "使用恢复命令和所需副本的快照日期来恢复单个文件。"),
+            ]),
+        ],
+        "note_text": "只要文件权限允许，就以普通用户身份运行代理程序。",
+    },
+}
+
+
+def make_manual(path: Path, lang: str) -> Path:
+    """A small manual with bookmarks: a contents page with dot leaders, then one page per chapter.
+
+    Each chapter page prints a "Chapter N" line above the chapter title, numbered section headings
+    ("1.1 Installing the agent", while the bookmark says "Installing the agent") and, in 1.1, a bold
+    "Note" label that only looks like a heading."""
+    t, m = TEXTS[lang], MANUALS[lang]
+    chapters: list[tuple[str, list[tuple[str, str, str]]]] = m["chapters"]  # type: ignore[assignment]
+    c = Canvas(str(path), pagesize=A4)
+    c.setTitle(str(m["title"]))
+    pen = Pen(c, t)
+    pen.text(str(m["title"]), size=20, bold=True, after=12)
+    page = 2
+    for n, (chapter, sections) in enumerate(chapters, start=1):
+        pen.text(f"{n} {chapter} " + ". " * 30 + str(page))
+        for number, title, _ in sections:
+            pen.text(f"{number} {title} " + ". " * 28 + str(page))
+        page += 1
+    c.showPage()
+    for n, (chapter, sections) in enumerate(chapters, start=1):
+        pen = Pen(c, t)
+        c.bookmarkPage(f"ch{n}")
+        c.addOutlineEntry(chapter, f"ch{n}", level=0)
+        pen.text(str(m["chapter"]).format(n=n), size=16, bold=True, after=4)
+        pen.text(chapter, size=20, bold=True, after=12)
+        for number, title, body in sections:
+            key = f"s{number}"
+            c.bookmarkPage(key, fit="XYZ", top=pen.y)
+            c.addOutlineEntry(title, key, level=1)
+            pen.text(f"{number} {title}", size=13, bold=True)
+            pen.text(body)
+            if number.endswith(".1") and n == 1:
+                pen.text(str(m["note"]), bold=True, after=2)
+                pen.text(str(m["note_text"]))
+        c.showPage()
+    c.save()
+    return path

@@ -26,12 +26,12 @@ from bunko.parse.pdf_layout import Segment, TextRun, heading_depth
 from bunko.schema import ElementKind
 
 _NUMBERING = re.compile(
-    r"^\s*(?:(?:chapter|part|section|appendix)\s+[0-9a-z]+[.:]?|第\s*[0-9０-９一二三四五六七八九十百千]+\s*[章部編节節条條款]"
+    r"^\s*(?:(?:chapter|part|section|appendix)\s+(?:\d+|[ivxlc]+|[a-z])\b[.:]?|第\s*[0-9０-９一二三四五六七八九十百千]+\s*[章部編节節条條款]"
     r"|\d+(?:[.．]\d+)*[.．]?|[a-z][.．]\d+(?:[.．]\d+)*[.．]?|[一二三四五六七八九十]+[、.．])\s*",
     re.IGNORECASE,
 )
 _LABEL_ONLY = re.compile(
-    r"^\s*(?:(?:chapter|part|appendix)\s+[0-9a-z]+|第\s*[0-9０-９一二三四五六七八九十百千]+\s*[章部編])\s*[.:]?\s*$", re.IGNORECASE
+    r"^\s*(?:(?:chapter|part|appendix)\s+(?:\d+|[ivxlc]+|[a-z])\b|第\s*[0-9０-９一二三四五六七八九十百千]+\s*[章部編])\s*[.:]?\s*$", re.IGNORECASE
 )
 _LEADER = re.compile(r"(?:\s*[.·・…]){4,}\s*\d*\s*$")
 PAGE_SLACK = 1

@@ -28,6 +28,29 @@ _RELATIONAL = re.compile(
 """Words that point from one fact to another ("the tool *that* …", "*its* configuration", その, 该): a question
 that needs two facts names the first and refers back to it for the second."""
 
+_SECTION_NUMBER = re.compile(
+    r"\b(?:section|chapter|part|§)\s*(\d+(?:[.．]\d+)*)|§\s*(\d+(?:[.．]\d+)*)|第\s*(\d+(?:[.．]\d+)*)\s*[章节節]"
+    r"|(\d+(?:[.．]\d+)+)\s*(?:節|节|項|项)",
+    re.IGNORECASE,
+)
+_SECTION_TITLE = re.compile(
+    r"[\"'“「『][^\"'”」』]{1,80}[\"'”」』]\s*[，,]?\s*[の这]?\s*(?:(?:sub)?(?:sections?|chapters?|parts?)|節|章|項|项|一?节|一章|部分|説明)"
+    r"|\bthe\s+(?:sub)?(?:sections?|chapters?|parts?)\s+(?:on|about|called|titled|entitled|named)\b"
+    r"|\b(?:sub)?(?:sections?|chapters?|parts?)\s*[\"'“「]",
+    re.IGNORECASE,
+)
+
+
+def section_numbers(question: str) -> set[str]:
+    """The section numbers a question gives: "section 1.2", "chapter 3", "§4", 第 1.2 节, 第3章, "2.1 節"."""
+    return {next(g for g in m.groups() if g).replace("．", ".") for m in _SECTION_NUMBER.finditer(question)}
+
+
+def names_section(question: str) -> bool:
+    """Whether a question says where in a document its answer is: a section's number, or a title it calls a
+    section or chapter ("the chapter 'Network setup'", 「sudo の設定」の節, “tmpfs”一节, "the section on backups")."""
+    return bool(section_numbers(question)) or _SECTION_TITLE.search(question) is not None
+
 
 @dataclass
 class Route:
@@ -93,7 +116,17 @@ def relational_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Ro
     return Route("relational", weights(config, keyword), f"{found.group()!r} relates two facts: the graph route", retriever="graph")
 
 
-DEFAULT_RULES: tuple[RouteRule, ...] = (global_rule, relational_rule, identifier_rule, quoted_rule)
+def section_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route | None:
+    """A question that names a section of a document goes to the tree route, which reads the document's
+    section tree (with the keyword weight an identifier or a quoted title would give it)."""
+    if not names_section(query):
+        return None
+    exact = bool(identifiers(tokens)) or _QUOTED.search(query) is not None
+    keyword = config.exact_keyword_weight if exact else config.keyword_weight
+    return Route("section", weights(config, keyword), "the question names a section: the tree route", retriever="tree")
+
+
+DEFAULT_RULES: tuple[RouteRule, ...] = (global_rule, section_rule, relational_rule, identifier_rule, quoted_rule)
 
 
 def route(query: str, tokens: list[str], config: RetrieveConfig, rules: Sequence[RouteRule] = DEFAULT_RULES) -> Route:

@@ -107,7 +107,8 @@ class Searcher:
         group_by = group_by or config.group_by
         tokens = self.analyzer(query_text(query))
         chosen = route(query, tokens, config, self.rules)
-        mode = mode or chosen.retriever or config.mode
+        routed = chosen.retriever if chosen.retriever in self.retrievers else None  # a route this searcher lacks
+        mode = mode or routed or config.mode
         retriever = self.retriever(mode)
         if group_by not in GROUPINGS:
             raise ValueError(f"unknown grouping {group_by!r}; use {', '.join(GROUPINGS)}")

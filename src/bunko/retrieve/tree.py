@@ -15,7 +15,6 @@ question holds, or whose number it gives, is found directly and its chunks come 
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from bunko.index.tree import DocumentTree, SectionNode
 from bunko.retrieve.base import Query, signal_lines
 from bunko.retrieve.fusion import Fused, fuse_onto
 from bunko.retrieve.hybrid import HybridRetriever
+from bunko.retrieve.router import names_section, section_numbers
 from bunko.retrieve.trees import DocumentTrees
 from bunko.schema import Signals
 from bunko.store.base import SearchIndex
@@ -38,16 +38,6 @@ CONCENTRATION = 0.5
 """The descent goes into a subsection while it holds at least this share of its parent's evidence."""
 TITLE_COVERAGE = 0.6
 """A section is named when the question holds at least this share of its title's tokens (and a naming cue)."""
-_CUE = re.compile(
-    r"\b(?:section|chapter|part|appendix|heading)s?\b|[「」『』“”\"']|章|節|节|項|项|部分|一节|条|篇|の説明",
-    re.IGNORECASE,
-)
-_NUMBER = re.compile(
-    r"(?:\b(?:section|chapter|part|§)\s*|第\s*)(\d+(?:[.．]\d+)*)|(\d+(?:[.．]\d+)+)\s*(?:節|节|項|项|章)?",
-    re.IGNORECASE,
-)
-_CHAPTER_NUMBER = re.compile(r"(?:\bchapter\s*|第\s*)(\d+)\s*(?:章)?(?![.．\d])", re.IGNORECASE)
-
 
 @dataclass
 class _Named:
@@ -106,8 +96,8 @@ class TreeRetriever:
         """The section the question names by number or by title, if it names one: the best-evidenced of those
         that match (the same title in a translation of the document is another candidate)."""
         found: list[tuple[float, _Named]] = []
-        numbers = _numbers(query.text)
-        cue = bool(_CUE.search(query.text))
+        numbers = section_numbers(query.text)
+        cue = names_section(query.text)
         question = set(query.tokens)
         for tree in trees.values():
             for node in tree.sections():
@@ -133,13 +123,6 @@ def _token_weights(query: Query) -> dict[str, float]:
 def _title_share(node: SectionNode, question: Mapping[str, float]) -> float:
     total = sum(question.values())
     return sum(w for t, w in question.items() if t in node.title_tokens) / total if total > 0 else 0.0
-
-
-def _numbers(question: str) -> set[str]:
-    """Section numbers a question gives: "section 1.2", "1.2 節", "第 1.2 节", "chapter 3", "第3章"."""
-    found = {(m.group(1) or m.group(2)).replace("．", ".") for m in _NUMBER.finditer(question) if m.group(1) or m.group(2)}
-    found |= {m.group(1) for m in _CHAPTER_NUMBER.finditer(question)}
-    return found
 
 
 def _evidence(node: SectionNode, evidence: Mapping[str, float]) -> float:
