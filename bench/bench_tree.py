@@ -1,8 +1,9 @@
 """The tree route, auto-merging and contextual chunks on long PDFs: the Debian Reference in en, ja and zh.
 
 Three ~270-page PDFs (prepared by ../shared/evalsets/debian-reference-qa/prepare.sh) are ingested
-twice, once per `[chunk] context` (section path; document title + section path). On each
-collection, hybrid as routed today and the tree route (with and without auto-merging) answer:
+once per `[chunk] context` (nothing; section path, the default; document title + section path). On each
+collection, hybrid alone, the default routing (hybrid, and the tree route for questions that name a section)
+and the tree route for every question (with and without auto-merging) answer:
 
 - the section-naming questions of bench/tree/sections.jsonl (42, ja/zh/en): is the first hit inside
   the section the question names (same PDF, its path under the named outline path)?
@@ -42,8 +43,10 @@ SECTIONS = HERE / "tree/sections.jsonl"
 CACHE = Path.home() / ".cache/bunko-bench/tree"
 RESULTS = HERE / "results/tree.md"
 LANG_OF = {"en": "en", "ja": "ja", "zh-cn": "zh"}
-CONTEXTS = ("section", "title")
-SETUPS: list[tuple[str, str | None, float | None]] = [("hybrid (routed)", None, None), ("tree", "tree", None), ("tree + auto-merge 0.5", "tree", 0.5)]
+CONTEXTS = ("none", "section", "title")
+SETUPS: list[tuple[str, str | None, float | None]] = [
+    ("hybrid", "hybrid", None), ("routed (default)", None, None), ("tree", "tree", None), ("tree + auto-merge 0.5", "tree", 0.5),
+]
 
 
 def collection(context: str, rebuild: bool) -> Bunko:
