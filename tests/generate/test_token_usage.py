@@ -13,7 +13,6 @@ from bunko import Bunko, Config
 from bunko.evaluate.golden import GoldenItem
 from bunko.evaluate.runner import evaluate_question
 from bunko.generate.crag import SYSTEM as GRADER_SYSTEM
-from bunko.llm.llamacpp import LlamaCppChatModel
 from bunko.llm.openai_chat import OpenAIChatModel
 from bunko.schema import Answer
 from bunko.trace import Usage
@@ -137,22 +136,3 @@ def test_openai_model_without_usage_in_the_reply_reports_none(server: FakeChatSe
     assert chat.last_usage is None
 
 
-class _FakeLlama:
-    """The two llama_cpp.Llama calls the backend makes, without a model file."""
-
-    def tokenize(self, data: bytes, add_bos: bool = False, special: bool = False) -> list[int]:
-        return list(range(len(data.decode("utf-8"))))
-
-    def create_chat_completion(self, messages: list[dict[str, str]], stream: bool = False, **kw: Any) -> Any:
-        if stream:
-            return iter([{"choices": [{"delta": {"content": piece}}]} for piece in ("年假", "5天")])
-        return {"choices": [{"message": {"content": "年假5天"}}], "usage": {"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15}}
-
-
-def test_llamacpp_model_reports_its_counts_and_counts_streams_itself() -> None:
-    chat = LlamaCppChatModel.__new__(LlamaCppChatModel)
-    chat._llama, chat.name, chat.max_tokens, chat.temperature, chat.last_usage = _FakeLlama(), "llamacpp:fake", 16, 0.0, None
-    assert chat.complete(MESSAGES) == "年假5天"
-    assert chat.last_usage == Usage(12, 3)
-    assert "".join(chat.stream(MESSAGES)) == "年假5天"
-    assert chat.last_usage == Usage(len("こんにちは"), len("年假5天"), estimated=True)

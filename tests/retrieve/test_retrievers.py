@@ -67,8 +67,8 @@ def test_a_retriever_handed_to_the_engine_becomes_a_search_mode(kb: Bunko, lang:
 
 
 def test_an_unknown_mode_is_refused_with_the_modes_there_are(kb: Bunko) -> None:
-    with pytest.raises(ValueError, match="hybrid, dense, keyword, graph, graph-local, graph-global, source-name"):
-        kb.search("hotel", mode="tree")
+    with pytest.raises(ValueError, match="hybrid, dense, keyword, graph, graph-local, graph-global, tree, source-name"):
+        kb.search("hotel", mode="magic")
 
 
 @pytest.mark.parametrize("question", ["hotel limit in London", "ロンドンの宿泊費の上限", "伦敦的住宿上限"])

@@ -190,7 +190,7 @@ def test_ask_takes_a_forced_mode_and_refuses_an_unknown_one(live: Live) -> None:
         assert "12,000円" in answer["text"]
         trace = client.get(live.api("kb", f"/traces/{answer['trace_id']}")).json()
         assert trace["route"]["mode"] == "graph"
-        bad = client.post(live.api("kb", "/ask"), json={"question": question, "mode": "tree"})
+        bad = client.post(live.api("kb", "/ask"), json={"question": question, "mode": "magic"})
         assert bad.status_code == 422
 
 

@@ -23,10 +23,11 @@ from bunko.cli.shared import (
     print_json,
     run,
 )
-from bunko.engine import DEFAULT_COLLECTION
-from bunko.errors import BunkoError
+from bunko.engine import DEFAULT_COLLECTION, Bunko
+from bunko.errors import BunkoError, ConfigError
 from bunko.generate.citation_marks import source_lines
 from bunko.generate.trace_view import render_trace
+from bunko.llm.llamacpp import bundled_model
 from bunko.retrieve.explain import thresholds
 from bunko.schema import Answer, Hit, to_dict
 
@@ -102,11 +103,18 @@ def ask(
     where: Annotated[str | None, typer.Option(help="Filter as JSON.")] = None,
     stream: Annotated[bool, typer.Option("--stream", help="Print each sentence as soon as it passes the citation check.")] = False,
     mode: ModeOption = None,
+    generator: Annotated[
+        str | None,
+        typer.Option(help="extractive, or llm for the [llm] model (openai or llamacpp by name); default: [answer] generator."),
+    ] = None,
+    model_path: Annotated[str | None, typer.Option(help="A GGUF file for the llamacpp generator (default: [llm] model_path).")] = None,
+    policy: Annotated[str | None, typer.Option(help="standard, strict or regulated (default: [answer] policy).")] = None,
     collection: CollectionOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """A grounded answer, each sentence cited; or a plain statement that the documents do not say."""
     kb = open_kb(collection)
+    run(lambda: choose_answering(kb, generator, model_path, policy))
     filters = parse_filters(source, section, where)
     if stream and not as_json:
         answer = run(lambda: _print_stream(kb.ask_stream(question, filters=filters, mode=mode)))
@@ -120,8 +128,35 @@ def ask(
         console.print(escape(answer.text))
     for line in source_lines(answer.sentences):
         console.print(f"  [dim]{escape(line)}[/dim]")
+    if answer.trace is not None and answer.trace.generation.fallback:
+        console.print(f"[yellow]the LLM failed, so this answer is extractive: {escape(answer.trace.generation.fallback)}[/yellow]")
     review = " · [yellow]needs review[/yellow]" if answer.needs_review else ""
     console.print(f"[dim]confidence {answer.confidence:.2f} · trace {answer.trace_id}[/dim]{review}")
+
+
+def choose_answering(kb: Bunko, generator: str | None, model_path: str | None, policy: str | None) -> None:
+    """This ask's generator, model file and policy over the collection's config (nothing is saved)."""
+    answer, llm = kb.config.answer, kb.config.llm
+    if model_path is not None:
+        llm.model_path, llm.backend = model_path, "llamacpp"
+    if generator is not None:
+        if generator not in ("extractive", "llm", "openai", "llamacpp"):
+            raise ConfigError(f"unknown generator {generator!r}; use extractive, llm, openai or llamacpp")
+        answer.generator = configured_llm(kb) if generator == "llm" else generator  # type: ignore[assignment]
+    if policy is not None:
+        if policy not in ("standard", "strict", "regulated"):
+            raise ConfigError(f"unknown policy {policy!r}; use standard, strict or regulated")
+        answer.policy = policy  # type: ignore[assignment]
+
+
+def configured_llm(kb: Bunko) -> str:
+    """The backend `--generator llm` means: the [llm] server when one is set, else a local GGUF model."""
+    llm = kb.config.llm
+    if llm.backend == "openai" and llm.base_url:
+        return "openai"
+    if llm.model_path or bundled_model() is not None:
+        return "llamacpp"
+    raise ConfigError("no LLM is configured: set [llm] base_url (an OpenAI-compatible server) or model_path (a .gguf file)")
 
 
 def _print_stream(items: Iterator[str | Answer]) -> Answer:

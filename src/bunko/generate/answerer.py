@@ -39,7 +39,7 @@ from bunko.generate.guardrails import STANDARD, mask_pii, regulated_notices, sou
 from bunko.generate.language import ABSTAIN_MESSAGES, abstain_message, cross_language_note
 from bunko.generate.prompts import build_messages, prompt_overhead
 from bunko.generate.retrieval_grade import RETRIEVAL_THRESHOLD
-from bunko.llm.base import ChatModel, Message, estimate_tokens, reported_usage
+from bunko.llm.base import ChatModel, LLMError, Message, estimate_tokens, reported_usage
 from bunko.rerank.base import Reranker, RerankQuery
 from bunko.rerank.budget import fit_budget
 from bunko.rerank.dedup import dedup_hits
@@ -218,16 +218,13 @@ class Answerer:
             if self.generator_name == "extractive":
                 yield from pipeline.feed_checked(self._extractive(question, evidence), stream)
             else:
-                hits = self._budget(question, hits, language)
-                pipeline.hits = hits
-                messages = build_messages(question, hits, language, config.max_sentences)
-                assert self.chat_model is not None
-                deltas = self.chat_model.stream(messages) if stream else iter([self.chat_model.complete(messages)])
-                yield from pipeline.feed_text(deltas, stream)
-                generation.prompt = messages
-                generation.raw_output = pipeline.raw
-                generation.usage = self._priced(token_usage(self.chat_model, messages, pipeline.raw))
-                generation.budget = [h.chunk.chunk_id for h in hits]
+                try:
+                    yield from self._generate(question, hits, language, pipeline, generation, stream)
+                except LLMError as exc:
+                    if pipeline.raw:  # part of the model's answer is already out: nothing to fall back to
+                        raise
+                    generation.generator, generation.fallback, pipeline.hits = "extractive", str(exc), hits
+                    yield from pipeline.feed_checked(self._extractive(question, evidence), stream)
         generation.timings = {"generate": time.perf_counter() - timer - pipeline.check_seconds, "check": pipeline.check_seconds}
         generation.sentences, generation.removed, generation.pii_masked = pipeline.verdicts, pipeline.removed, dict(pipeline.masked)
         if abstain_reason is None and not pipeline.kept:
@@ -247,6 +244,21 @@ class Answerer:
         )
         self.store.save_trace(answer.trace_id, question, answer.trace.to_dict())
         yield answer
+
+    def _generate(
+        self, question: str, hits: list[Hit], language: str, pipeline: _SentencePipeline, generation: Generation, stream: bool,
+    ) -> Iterator[str]:
+        """The chat model's answer over the evidence that fits its window, through the sentence pipeline."""
+        hits = self._budget(question, hits, language)
+        pipeline.hits = hits
+        messages = build_messages(question, hits, language, self.config.answer.max_sentences)
+        assert self.chat_model is not None
+        deltas = self.chat_model.stream(messages) if stream else iter([self.chat_model.complete(messages)])
+        yield from pipeline.feed_text(deltas, stream)
+        generation.prompt = messages
+        generation.raw_output = pipeline.raw
+        generation.usage = self._priced(token_usage(self.chat_model, messages, pipeline.raw))
+        generation.budget = [h.chunk.chunk_id for h in hits]
 
     def _priced(self, usage: Usage) -> Usage:
         return usage.priced(self.config.llm.prompt_price_per_1k, self.config.llm.completion_price_per_1k)

@@ -82,8 +82,11 @@ def llm_backend(config: Config) -> str | None:
     llm = config.llm
     if llm.backend == "openai" and llm.base_url:
         return "openai"
-    if llm.backend == "llamacpp" and llm.model_path:
-        return "llamacpp"
+    if llm.backend == "llamacpp":
+        from bunko.llm.llamacpp import bundled_model
+
+        if llm.model_path or bundled_model() is not None:
+            return "llamacpp"
     return None
 
 

