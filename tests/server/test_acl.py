@@ -95,12 +95,16 @@ def test_documents_chunks_and_deletes_of_other_groups_are_invisible(acl_live: Li
         assert sorted(d["source"].rsplit("/", 1)[-1] for d in listed) == ["party-shared.md", "salary-hr.md"]
         shown = hr.get(acl_live.api("corp", f"/documents/{doc_id}"), params={"elements": True})
         assert shown.status_code == 404 and not _leaks(shown.json())
+        tree = hr.get(acl_live.api("corp", f"/documents/{doc_id}/tree"))
+        assert tree.status_code == 404 and tree.json()["error"]["code"] == "DOCUMENT_NOT_FOUND" and not _leaks(tree.json())
         status = hr.get(acl_live.api("corp")).json()
         assert status["documents"] == 2 and "chunks" not in status
     with acl_live.client("hr_editor") as editor:
         assert editor.delete(acl_live.api("corp", f"/documents/{doc_id}")).status_code == 404
     with acl_live.client("multi") as multi:
         assert multi.get(acl_live.api("corp", f"/documents/{doc_id}")).status_code == 200
+        tree = multi.get(acl_live.api("corp", f"/documents/{doc_id}/tree")).json()
+        assert [(s["title"], [c["title"] for c in s["children"]]) for s in tree["children"]] == [("予算計画", ["R&D budget"])]
     with acl_live.client("all_reader") as everyone:
         assert len(everyone.get(acl_live.api("corp", "/documents")).json()["documents"]) == 15
 

@@ -11,7 +11,7 @@ import os
 
 import typer
 
-from bunko.cli import admin, documents, query, server
+from bunko.cli import admin, documents, query, server, tree
 from bunko.cli.evaluate import eval_app
 from bunko.cli.graph import graph_app
 
@@ -19,8 +19,8 @@ app = typer.Typer(help="bunko: ask your own documents, with every answer cited."
 
 for command in (
     documents.init, documents.ingest, query.search, query.ask, documents.status, documents.jobs, documents.docs, documents.rm,
-    admin.reembed, admin.migrate, admin.reindex, query.trace, documents.chunks, documents.inspect, admin.calibrate, query.demo,
-    server.serve,
+    admin.reembed, admin.migrate, admin.reindex, query.trace, documents.chunks, tree.tree, documents.inspect, admin.calibrate,
+    query.demo, server.serve,
 ):
     app.command()(command)
 app.add_typer(eval_app, name="eval")

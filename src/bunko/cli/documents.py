@@ -9,7 +9,18 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from bunko.cli.shared import CollectionOption, JsonOption, console, document_progress, errors, fail, open_kb, print_json, run
+from bunko.cli.shared import (
+    CollectionOption,
+    JsonOption,
+    console,
+    document_progress,
+    errors,
+    fail,
+    open_kb,
+    print_json,
+    run,
+    stored_source,
+)
 from bunko.config import CONFIG_FILE
 from bunko.engine import DEFAULT_COLLECTION, Bunko
 from bunko.schema import IngestJob, JobStatus, to_dict
@@ -128,11 +139,10 @@ def chunks(
 ) -> None:
     """How a document was chunked: ids, sizes, section paths, kinds and flags."""
     from bunko.chunk.preview import chunk_file, chunk_rows
-    from bunko.ingest.sources import source_name
 
     kb = open_kb(collection, create=True)
     stored = {d.source: d for d in kb.documents()}
-    name = source if source in stored else source_name(Path(source), kb.root)
+    name = stored_source(source, stored, kb.root)
     if name in stored and strategy is None:
         meta, listed = stored[name].meta, kb.chunks(name)
     elif Path(source).is_file():

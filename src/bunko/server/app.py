@@ -20,7 +20,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import bunko
 from bunko.errors import BunkoError, FilterError
-from bunko.server import routes_admin, routes_documents, routes_graph, routes_openai, routes_query
+from bunko.server import routes_admin, routes_documents, routes_graph, routes_openai, routes_query, routes_tree
 from bunko.server.collection import ServedCollection
 from bunko.server.deps import ApiError, ServerState, error_response
 from bunko.server.middleware import LimitAndMeasure
@@ -97,7 +97,7 @@ def create_app(collections: Sequence[ServedCollection], *, max_request_mb: float
     )
     app.state.bunko = srv
     _install_error_handlers(app)
-    for module in (routes_admin, routes_documents, routes_query, routes_graph, routes_openai):
+    for module in (routes_admin, routes_documents, routes_tree, routes_query, routes_graph, routes_openai):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 

@@ -14,6 +14,7 @@ from typing import Any
 from bunko.engine import Bunko
 from bunko.errors import FilterError
 from bunko.index.filters import compile_filter
+from bunko.index.tree import DocumentTree
 from bunko.retrieve.graph_lookup import GraphLookup
 from bunko.retrieve.searcher import SearchResult
 from bunko.schema import Answer, DocumentInfo
@@ -178,6 +179,12 @@ class ServedCollection:
             return GraphLookup(graph)
         chunk_ids = graph.matrices.chunk_ids
         return GraphLookup(graph, self.kb.store.allowed_chunks(chunk_ids, where) if chunk_ids else set())
+
+    def tree(self, who: Principal, doc_id: str) -> DocumentTree | None:
+        """A document's section tree, only when `who` may see the document (None as for a document that does not exist)."""
+        if self.document(who, doc_id) is None:
+            return None
+        return self.kb.trees.tree(doc_id)
 
     def trace(self, who: Principal, trace_id: str) -> dict[str, Any] | None:
         """A trace is its asker's (admins see all), and only while every document it names is visible to them."""

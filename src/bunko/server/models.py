@@ -105,3 +105,21 @@ class GraphEntity(BaseModel):
     hub: bool = Field(description="Too common to link passages: the graph route does not walk through it.")
     neighbours: list[GraphNeighbour]
     mentions: list[GraphMention]
+
+
+class SectionModel(BaseModel):
+    title: str
+    path: list[str] = Field(description="Titles from the document's top level down to this section; [] for the document.")
+    number: str | None = Field(description='The section\'s number ("1.2"), printed in its title or implied by its subsections\'.')
+    pages: list[int] = Field(description="First and last page of the section with its subsections; [] when the format has none.")
+    chunks: int = Field(description="Searchable chunks directly in this section (its subsections' are theirs).")
+    summary: str = Field(description="Its most central sentences, extracted in the section's own language.")
+    language: str = Field(description="The summary's language, en, ja or zh (the title's when there is no summary).")
+    children: list[SectionModel]
+
+
+class DocumentTreeModel(SectionModel):
+    """A document's section tree: the document is the root section (title, whole-document summary), sections below."""
+
+    doc_id: str
+    source: str

@@ -1,10 +1,14 @@
-// bunko web page: ask with a streamed, cited answer; open a citation in its document; upload and watch jobs;
-// browse the entity graph (top entities, an entity's neighbours and passages with the mention highlighted).
+// bunko web page: ask with a streamed, cited answer; open a citation in its document; a document's sections as an
+// outline (pages, summaries); upload and watch jobs; browse the entity graph (top entities, an entity's neighbours
+// and passages with the mention highlighted).
 // Plain DOM, no build step. Untrusted text (answers, documents, file names) only ever goes into textContent.
 "use strict";
 
 const $ = (selector) => document.querySelector(selector);
-const state = { collection: null, key: sessionStorage.getItem("bunko-key") || "", me: null, answer: null, polling: null, graphLoaded: null };
+const state = {
+  collection: null, key: sessionStorage.getItem("bunko-key") || "", me: null, answer: null, polling: null, graphLoaded: null,
+  docId: null, sectionsLoaded: null,
+};
 const TERMINAL = new Set(["READY", "SKIPPED", "FAILED"]);
 const LANG = { ja: "ja", zh: "zh-Hans", en: "en" };
 
@@ -199,8 +203,10 @@ function signal(s) {
 }
 
 // -- documents and context ------------------------------------------------------------
-async function openDocument(docId, citation = null) {
+async function openDocument(docId, citation = null, sections = false) {
   const section = $("#context");
+  state.docId = docId;
+  resetSections();
   try {
     const doc = await api(`/documents/${encodeURIComponent(docId)}`);
     section.hidden = false;
@@ -217,7 +223,13 @@ async function openDocument(docId, citation = null) {
       return item;
     });
     $("#context-chunks").replaceChildren(...items);
-    (cited || section).scrollIntoView({ block: "center" });
+    if (sections) {
+      $("#sections-panel").open = true;
+      await loadSections();
+      section.scrollIntoView({ block: "start" });
+    } else {
+      (cited || section).scrollIntoView({ block: "center" });
+    }
     $("#context-h").focus({ preventScroll: true });
   } catch (error) {
     section.hidden = false;
@@ -225,6 +237,79 @@ async function openDocument(docId, citation = null) {
     $("#context-meta").textContent = `Error: ${error.message}`;
     $("#context-chunks").replaceChildren();
   }
+}
+
+// -- a document's sections ------------------------------------------------------------
+function resetSections() {
+  state.sectionsLoaded = null;
+  $("#sections-status").textContent = "";
+  $("#sections-summary").hidden = true;
+  $("#sections-tools").hidden = true;
+  $("#sections-tree").replaceChildren();
+  if ($("#sections-panel").open) loadSections();
+}
+
+function pagesText(pages) {
+  if (!pages.length) return null;
+  const [first, last] = [pages[0], pages[pages.length - 1]];
+  return first === last ? `p. ${first}` : `pp. ${first}–${last}`;
+}
+
+function chunkTotal(node) {
+  return node.chunks + node.children.reduce((sum, child) => sum + chunkTotal(child), 0);
+}
+
+function sectionCount(node) {
+  return node.children.reduce((sum, child) => sum + 1 + sectionCount(child), 0);
+}
+
+// One section: "number title (pages · chunks)"; its summary and subsections fold under it.
+function sectionItem(node) {
+  const total = chunkTotal(node);
+  const size = [pagesText(node.pages), `${total} chunk${total === 1 ? "" : "s"}`].filter(Boolean).join(" · ");
+  const numbered = node.number && !node.title.trimStart().startsWith(node.number);
+  const heading = [
+    numbered ? el("span", { class: "number", text: node.number }) : null, numbered ? " " : null,
+    el("span", { class: "title", text: node.title }), " ",
+    el("span", { class: "size", text: size }),
+  ];
+  const lang = LANG[node.language] || node.language;
+  const summary = node.summary ? el("p", { class: "summary", lang, text: node.summary }) : null;
+  const children = node.children.length ? el("ul", {}, ...node.children.map(sectionItem)) : null;
+  const item = el("li", { class: "section", "data-number": node.number || null });
+  if (!summary && !children) item.append(el("div", { class: "heading" }, ...heading));
+  else item.append(el("details", {}, el("summary", {}, ...heading), summary, children));
+  return item;
+}
+
+async function loadSections() {
+  const docId = state.docId;
+  if (!docId || state.sectionsLoaded === docId) return;
+  state.sectionsLoaded = docId;
+  const status = $("#sections-status");
+  status.textContent = "Loading sections…";
+  try {
+    const tree = await api(`/documents/${encodeURIComponent(docId)}/tree`);
+    if (state.docId !== docId) return;
+    const count = sectionCount(tree);
+    const pages = pagesText(tree.pages);
+    status.textContent = count
+      ? `${count} section${count === 1 ? "" : "s"}${pages ? ` · ${pages}` : ""}`
+      : "No sections: the document has no headings.";
+    const summary = $("#sections-summary");
+    summary.textContent = tree.summary;
+    summary.lang = LANG[tree.language] || tree.language;
+    summary.hidden = !tree.summary;
+    $("#sections-tools").hidden = count === 0;
+    $("#sections-tree").replaceChildren(...tree.children.map(sectionItem));
+  } catch (error) {
+    state.sectionsLoaded = null;
+    status.textContent = `Sections unavailable: ${error.message}`;
+  }
+}
+
+function foldSections(open) {
+  for (const details of document.querySelectorAll("#sections-tree details")) details.open = open;
 }
 
 function findQuote(text, quote) {
@@ -268,14 +353,19 @@ async function loadDocuments() {
     el("td", { text: doc.source }),
     el("td", { text: doc.groups ? [].concat(doc.groups).join(", ") : "–" }),
     el("td", { text: String(doc.chunk_count) }),
-    el("td", {}, editor ? el("button", {
-      type: "button", "aria-label": `Delete ${doc.source}`, text: "Delete",
-      onclick: async () => {
-        if (!confirm(`Delete ${doc.source}?`)) return;
-        await api(`/documents/${encodeURIComponent(doc.doc_id)}`, { method: "DELETE" });
-        await loadDocuments();
-      },
-    }) : null),
+    el("td", { class: "actions" },
+      el("button", {
+        type: "button", class: "link", "aria-label": `Sections of ${doc.source}`, text: "Sections",
+        onclick: () => openDocument(doc.doc_id, null, true),
+      }),
+      editor ? el("button", {
+        type: "button", "aria-label": `Delete ${doc.source}`, text: "Delete",
+        onclick: async () => {
+          if (!confirm(`Delete ${doc.source}?`)) return;
+          await api(`/documents/${encodeURIComponent(doc.doc_id)}`, { method: "DELETE" });
+          await loadDocuments();
+        },
+      }) : null),
   )));
 }
 
@@ -438,6 +528,9 @@ document.addEventListener("DOMContentLoaded", () => {
   });
   $("#collection").addEventListener("change", connect);
   $("#graph-panel").addEventListener("toggle", () => { if ($("#graph-panel").open) loadTopEntities(); });
+  $("#sections-panel").addEventListener("toggle", () => { if ($("#sections-panel").open) loadSections(); });
+  $("#sections-expand").addEventListener("click", () => foldSections(true));
+  $("#sections-collapse").addEventListener("click", () => foldSections(false));
   $("#graph-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const name = $("#entity").value.trim();
