@@ -256,6 +256,27 @@ class AnswerConfig(_Section):
     context_chars: int = Field(6000, ge=200, description="Most characters of evidence put into a prompt.")
 
 
+class AgentConfig(_Section):
+    """The answerer's steps around retrieval (generate/analysis.py, generate/expansion.py); each recorded in the trace."""
+
+    analysis: bool = Field(True, description="Classify the question first (greeting, arithmetic, comparison, multi-part, multi-hop, single).")
+    retrieve_or_not: bool = Field(
+        True, description="Answer greetings and bare arithmetic without retrieval (no citations, said so); everything else retrieves.",
+    )
+    decompose: bool = Field(
+        False, description="Multi-part and comparison questions: search each part too and answer from the merged evidence.",
+    )
+    rewrite: Literal["none", "prf", "hyde", "llm"] = Field(
+        "none",
+        description="When the evidence is graded insufficient, search once more: prf adds the top passages' most telling terms "
+        "(RM3-style, no LLM); hyde searches with a passage the [llm] model writes; llm lets the LLM grader rewrite (CRAG).",
+    )
+    expansion_terms: int = Field(5, ge=1, le=20, description="rewrite = prf: terms added from the top passages.")
+    critique: bool = Field(
+        True, description="With an LLM generator: sentences the citation check rejects are named and the answer is written once more.",
+    )
+
+
 class Config(_Section):
     store: str = Field(
         "local", pattern=r"^(local|postgres(ql)?://.+)$",
@@ -268,6 +289,7 @@ class Config(_Section):
     rerank: RerankConfig = Field(default_factory=RerankConfig)
     answer: AnswerConfig = Field(default_factory=AnswerConfig)
     llm: LLMConfig = Field(default_factory=LLMConfig)
+    agent: AgentConfig = Field(default_factory=AgentConfig)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], origin: str = CONFIG_FILE) -> Config:

@@ -273,6 +273,24 @@ class Generation:
 
 
 @dataclass
+class AgentStep:
+    """One step the answerer took around retrieval (analysis, decomposition, rewrite, direct answer, critique):
+    what it was given, what it decided, and how long it took."""
+
+    name: str
+    input: str
+    output: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "input": self.input, "output": self.output, "seconds": self.seconds}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> AgentStep:
+        return cls(str(data.get("name", "")), str(data.get("input", "")), dict(data.get("output") or {}), float(data.get("seconds") or 0.0))
+
+
+@dataclass
 class Trace:
     """One `ask`: the question, what each stage produced, the decision, and seconds per stage."""
 
@@ -292,6 +310,8 @@ class Trace:
     """The answer as returned (`schema.to_dict`), so a stored trace shows what the user saw."""
     stage_timings: dict[str, float] = field(default_factory=dict)
     """Seconds of the stages no part above owns: llm_grade, total."""
+    steps: list[AgentStep] = field(default_factory=list)
+    """The answerer's steps around retrieval, in order (`[agent]`): analysis, decomposition, rewrite, critique."""
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -336,7 +356,7 @@ class Trace:
         data.update({
             "abstain_reason": self.abstain_reason, "budget": generation.budget, "sentences": generation.sentences,
             "removed": generation.removed, "pii_masked": generation.pii_masked, "fallback": generation.fallback,
-            "answer": self.answer, "timings": self.timings,
+            "steps": [step.to_dict() for step in self.steps], "answer": self.answer, "timings": self.timings,
             **self.extra,
         })
         return data
@@ -370,7 +390,7 @@ class Trace:
         )
         known = EVIDENCE_KEYS | {
             "question", "language", "filters", "policy", "generator", "reranker", "llm_grade", "rewrite", "prompt", "raw_output",
-            "usage", "abstain_reason", "budget", "sentences", "removed", "pii_masked", "fallback", "answer", "timings",
+            "usage", "abstain_reason", "budget", "sentences", "removed", "pii_masked", "fallback", "steps", "answer", "timings",
         }
         return cls(
             question=str(data.get("question", "")), trace_id=trace_id or str(answer.get("trace_id", "")),
@@ -380,5 +400,6 @@ class Trace:
             generation=generation, filters=dict(data.get("filters") or {}),
             llm_grade=LLMGrade.from_dict(llm_grade) if isinstance(llm_grade, Mapping) else None,
             rewrite=Evidence.from_dict(rewrite, rewrite_timings) if isinstance(rewrite, Mapping) else None,
-            abstain_reason=data.get("abstain_reason"), answer=answer, stage_timings=own, extra=_extra(data, known),
+            abstain_reason=data.get("abstain_reason"), answer=answer, stage_timings=own,
+            steps=[AgentStep.from_dict(step) for step in data.get("steps") or [] if isinstance(step, Mapping)], extra=_extra(data, known),
         )

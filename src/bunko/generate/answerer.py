@@ -29,15 +29,17 @@ import numpy as np
 
 from bunko.config import Config
 from bunko.embed.base import Embedder, embed_queries
+from bunko.generate.analysis import Analysis, analyze
 from bunko.generate.citation_marks import CitationNumbers, render_sentence, separator
 from bunko.generate.citations import SUPPORTED, UNCITED, CheckedSentence, CitationChecker, parse_sentences
 from bunko.generate.confidence import ConfidenceModel
 from bunko.generate.crag import NOT_FOUND, REWRITE, llm_grade
+from bunko.generate.expansion import expanded, feedback_terms, hypothetical_passage
 from bunko.generate.extractive import ExtractiveGenerator, citation_for
 from bunko.generate.grade import grade_answer
 from bunko.generate.guardrails import STANDARD, mask_pii, regulated_notices, source_date
-from bunko.generate.language import ABSTAIN_MESSAGES, abstain_message, cross_language_note
-from bunko.generate.prompts import build_messages, prompt_overhead
+from bunko.generate.language import ABSTAIN_MESSAGES, abstain_message, cross_language_note, direct_reply
+from bunko.generate.prompts import build_messages, critique_prompt, prompt_overhead
 from bunko.generate.retrieval_grade import RETRIEVAL_THRESHOLD
 from bunko.llm.base import ChatModel, LLMError, Message, estimate_tokens, reported_usage
 from bunko.rerank.base import Reranker, RerankQuery
@@ -50,12 +52,12 @@ from bunko.retrieve.key_terms import key_terms
 from bunko.retrieve.searcher import Searcher, SearchResult
 from bunko.schema import Answer, AnswerSentence, Hit, to_dict
 from bunko.store.base import Store
-from bunko.text.analyzers import Analyzer
+from bunko.text.analyzers import Analyzer, query_text
 from bunko.text.injection import looks_like_instruction
 from bunko.text.languages import query_language as detect_language
 from bunko.text.languages import text_language
 from bunko.text.units import readable_row
-from bunko.trace import Evidence, Generation, Grade, LLMGrade, Trace, TracedHit, Usage
+from bunko.trace import AgentStep, Evidence, Generation, Grade, LLMGrade, Trace, TracedHit, Usage, total_usage
 
 TOKEN_MARGIN = 64
 """Tokens kept free beyond the estimate: chat templates add role markers the estimate does not see."""
@@ -150,35 +152,156 @@ class Answerer:
         return self.run(question, filters, k, stream=True, mode=mode)
 
     # -- retrieval ----------------------------------------------------------
-    def evidence(self, query: str, filters: Mapping[str, Any] | None, k: int, mode: str | None = None) -> Retrieved:
+    def evidence(
+        self, query: str, filters: Mapping[str, Any] | None, k: int, mode: str | None = None, judged_as: str | None = None,
+    ) -> Retrieved:
+        """Search with `query`; rerank and grade against `judged_as` (the question, when `query` is its rewrite or
+        expansion: added words must not make the evidence look better than it is)."""
         timings: dict[str, float] = {}
         started = time.perf_counter()
         depth = max(k, self.config.rerank.candidates) if self.reranker.name != "none" else k
         result = self.searcher.search(query, k=depth, where=filters, mode=mode)
-        vector = result.query_vector if result.query_vector is not None else embed_queries(self.embedder, [query])[0]
+        question = judged_as or query
+        if judged_as is not None:
+            result.query_tokens = self.analyzer(query_text(question))
+            result.query_vector, result.term_weights = None, None
+        vector = result.query_vector if result.query_vector is not None else embed_queries(self.embedder, [question])[0]
         weights = result.term_weights if result.term_weights is not None else self.store.term_weights(result.query_tokens)
         timings["search"] = time.perf_counter() - started
         for name, seconds in result.timings.items():
             timings[f"search.{name}"] = seconds
 
         started = time.perf_counter()
-        reranked = self.reranker.rerank(RerankQuery(query, vector, result.query_tokens, weights), result.hits)
+        reranked = self.reranker.rerank(RerankQuery(question, vector, result.query_tokens, weights), result.hits)
         kept, duplicates = dedup_hits(reranked, self.analyzer, self.config.rerank.dedup_similarity)
-        hits = kept[:k]
         timings["rerank"] = time.perf_counter() - started
         notes = list(getattr(self.reranker, "failures", []))
+        return self._judged(question, result, vector, weights, kept[:k], duplicates, notes, filters, k, timings)
 
+    def _judged(
+        self, question: str, result: SearchResult, vector: np.ndarray, weights: dict[str, float], hits: list[Hit],
+        duplicates: list[str], notes: list[str], filters: Mapping[str, Any] | None, k: int, timings: dict[str, float],
+    ) -> Retrieved:
+        """The grade of `hits` as evidence for `question`."""
         started = time.perf_counter()
         tokens = result.query_tokens
-        scored = self.extractive.score_units(query, hits, vector, tokens, weights)
-        keys = key_terms(query, tokens)
+        scored = self.extractive.score_units(question, hits, vector, tokens, weights)
+        keys = key_terms(question, tokens)
         missing = [term for term in keys if not self.store.keyword_search([term], 1, filters)]
         verdict = grade_answer(
-            query, tokens, hits, scored, keys, missing, self.analyzer, weights, self.confidence, self.min_confidence,
+            question, tokens, hits, scored, keys, missing, self.analyzer, weights, self.confidence, self.min_confidence,
             retrieved=result.hits[:k],
         )
         timings["grade"] = time.perf_counter() - started
-        return Retrieved(query, result, vector, weights, result.hits, hits, duplicates, verdict, scored, notes, timings)
+        return Retrieved(question, result, vector, weights, result.hits, hits, duplicates, verdict, scored, notes, timings)
+
+    # -- the agent's steps around retrieval (config [agent]) --------------------------------------
+    def _analysis(self, question: str, steps: list[AgentStep]) -> Analysis | None:
+        if not self.config.agent.analysis:
+            return None
+        started = time.perf_counter()
+        analysis = analyze(question, self.analyzer)
+        steps.append(AgentStep("analysis", question, {"kind": analysis.kind, "reason": analysis.reason, "parts": analysis.parts},
+                               time.perf_counter() - started))
+        return analysis
+
+    def _retrieved(
+        self, question: str, filters: Mapping[str, Any] | None, k: int, mode: str | None, analysis: Analysis | None,
+        steps: list[AgentStep],
+    ) -> Retrieved:
+        """The question's evidence; for a multi-part or comparison question (`[agent] decompose`), each part's best
+        passages interleaved into it, judged against the whole question."""
+        whole = self.evidence(question, filters, k, mode)
+        if analysis is None or not analysis.parts or not self.config.agent.decompose:
+            return whole
+        started = time.perf_counter()
+        per_part = [self.evidence(part, filters, k, mode, judged_as=part) for part in analysis.parts]
+        merged: dict[str, Hit] = {}
+        for rank in range(k):
+            for hits in [whole.hits, *(p.hits for p in per_part)]:
+                if rank < len(hits):
+                    merged.setdefault(hits[rank].chunk.chunk_id, hits[rank])
+        hits = list(merged.values())[: k + len(per_part)]
+        judged = self._judged(question, whole.result, whole.query_vector, whole.weights, hits, whole.duplicates,
+                              whole.rerank_notes, filters, k, dict(whole.timings))
+        steps.append(AgentStep("decompose", question, {
+            "parts": analysis.parts, "added": [h.chunk.chunk_id for h in hits if h not in whole.hits],
+            "confidence": {"whole": whole.grade.confidence, "merged": judged.grade.confidence},
+        }, time.perf_counter() - started))
+        return judged
+
+    def _second_search(
+        self, question: str, evidence: Retrieved, filters: Mapping[str, Any] | None, k: int, mode: str | None,
+        steps: list[AgentStep],
+    ) -> Retrieved | None:
+        """`[agent] rewrite` prf or hyde: one more search when the grade found the evidence insufficient; its result
+        is kept only when its own grade (against the question) says sufficient."""
+        method = self.config.agent.rewrite
+        started = time.perf_counter()
+        detail: dict[str, Any]
+        if method == "prf":
+            terms = feedback_terms(evidence.result.query_tokens, evidence.hits, self.analyzer, self.store.term_weights,
+                                   self.config.agent.expansion_terms)
+            query, detail = expanded(question, terms), {"terms": terms}
+        elif method == "hyde" and self.chat_model is not None:
+            try:
+                passage = hypothetical_passage(self.chat_model, question)
+            except LLMError as exc:
+                steps.append(AgentStep("rewrite", question, {"method": method, "error": str(exc)}, time.perf_counter() - started))
+                return None
+            query, detail = f"{question}\n{passage}", {"passage": passage}
+        else:
+            return None
+        retried = self.evidence(query, filters, k, mode, judged_as=question)
+        kept = retried.grade.sufficient and retried.grade.reason is None
+        steps.append(AgentStep("rewrite", question, {
+            "method": method, **detail, "query": query, "confidence": {"before": evidence.grade.confidence, "after": retried.grade.confidence},
+            "kept": kept,
+        }, time.perf_counter() - started))
+        return retried if kept else None
+
+    def _critiqued(
+        self, question: str, pipeline: _SentencePipeline, generation: Generation, steps: list[AgentStep],
+    ) -> _SentencePipeline:
+        """`[agent] critique`: the sentences the citation check rejected are named to the model, which writes the answer
+        once more; the new answer is kept when the check rejects fewer of its sentences and supports as many."""
+        rejected = [v["text"] for v in pipeline.verdicts if v.get("verdict") not in (SUPPORTED, "abstention")]
+        if not rejected or self.chat_model is None or generation.prompt is None:
+            return pipeline
+        started = time.perf_counter()
+        messages = [*generation.prompt, {"role": "assistant", "content": pipeline.raw},
+                    {"role": "user", "content": critique_prompt(rejected)}]
+        try:
+            output = self.chat_model.complete(messages)
+        except LLMError as exc:
+            steps.append(AgentStep("critique", question, {"rejected": rejected, "error": str(exc)}, time.perf_counter() - started))
+            return pipeline
+        second = _SentencePipeline(self, pipeline.hits, pipeline.language)
+        list(second.feed_text(iter([output]), stream=False))
+        still = [v["text"] for v in second.verdicts if v.get("verdict") not in (SUPPORTED, "abstention")]
+        better = len(still) < len(rejected) and _supported(second) >= _supported(pipeline)
+        steps.append(AgentStep("critique", question, {"rejected": rejected, "rewritten": output, "still_rejected": still, "kept": better},
+                               time.perf_counter() - started))
+        if not better:
+            return pipeline
+        generation.raw_output = second.raw
+        generation.usage = total_usage([generation.usage, self._priced(token_usage(self.chat_model, messages, second.raw))])
+        return second
+
+    def _direct(self, question: str, language: str, analysis: Analysis, steps: list[AgentStep], started: float) -> Answer:
+        """A greeting or a sum: answered without the documents, saying so, and traced like any answer."""
+        text = direct_reply(language, analysis.kind, analysis.value)
+        answer = Answer(question=question, text=text, sentences=[], abstained=False, confidence=1.0,
+                        trace_id=uuid.uuid4().hex[:16], language=language, policy=self.config.answer.policy)
+        steps.append(AgentStep("direct_answer", question, {"kind": analysis.kind, "text": text}))
+        empty = Evidence(question, {"mode": "none", "reason": analysis.reason}, [], [], [], Grade(True, 1.0))
+        answer.trace = Trace(
+            question=question, trace_id=answer.trace_id, language=language, policy=self.config.answer.policy,
+            reranker=self.reranker.name, evidence=empty, generation=Generation("none"), steps=steps, answer=to_dict(answer),
+            stage_timings={"total": time.perf_counter() - started},
+        )
+        self.store.save_trace(answer.trace_id, question, answer.trace.to_dict())
+        return answer
 
     # -- the pipeline -------------------------------------------------------
     def run(
@@ -190,7 +313,15 @@ class Answerer:
         k = k or self.searcher.config.k
         language = detect_language(question)
         stage_timings: dict[str, float] = {}
-        first = evidence = self.evidence(question, filters, k, mode)
+        steps: list[AgentStep] = []
+        analysis = self._analysis(question, steps)
+        if analysis is not None and not analysis.retrieves and self.config.agent.retrieve_or_not:
+            answer = self._direct(question, language, analysis, steps, started)
+            if stream:
+                yield answer.text
+            yield answer
+            return
+        first = evidence = self._retrieved(question, filters, k, mode, analysis, steps)
         abstain_reason = None if evidence.hits else "no_hits"
 
         graded: LLMGrade | None = None
@@ -209,6 +340,10 @@ class Answerer:
             abstain_reason = evidence.grade.reason
         if abstain_reason is None and not evidence.grade.sufficient:
             abstain_reason = "low_confidence"
+        if abstain_reason == "low_confidence" and evidence is first:
+            retried = self._second_search(question, evidence, filters, k, mode, steps)
+            if retried is not None:
+                evidence, abstain_reason = retried, None
 
         hits = evidence.hits
         pipeline = _SentencePipeline(self, hits, language)
@@ -225,6 +360,8 @@ class Answerer:
                         raise
                     generation.generator, generation.fallback, pipeline.hits = "extractive", str(exc), hits
                     yield from pipeline.feed_checked(self._extractive(question, evidence), stream)
+        if not stream and generation.mode == "llm" and generation.prompt and self.config.agent.critique:
+            pipeline = self._critiqued(question, pipeline, generation, steps)
         generation.timings = {"generate": time.perf_counter() - timer - pipeline.check_seconds, "check": pipeline.check_seconds}
         generation.sentences, generation.removed, generation.pii_masked = pipeline.verdicts, pipeline.removed, dict(pipeline.masked)
         if abstain_reason is None and not pipeline.kept:
@@ -240,7 +377,7 @@ class Answerer:
             question=question, trace_id=answer.trace_id, language=language, policy=config.policy, reranker=self.reranker.name,
             evidence=first.record(), generation=generation, filters=dict(filters or {}), llm_grade=graded,
             rewrite=evidence.record() if evidence is not first else None, abstain_reason=abstain_reason,
-            answer=to_dict(answer), stage_timings=stage_timings,
+            answer=to_dict(answer), stage_timings=stage_timings, steps=steps,
         )
         self.store.save_trace(answer.trace_id, question, answer.trace.to_dict())
         yield answer
@@ -336,6 +473,10 @@ def token_usage(model: ChatModel, messages: Sequence[Message], output: str) -> U
     if reported is not None:
         return reported
     return Usage(sum(estimate_tokens(str(m.get("content", ""))) for m in messages), estimate_tokens(output), estimated=True)
+
+
+def _supported(pipeline: _SentencePipeline) -> int:
+    return sum(1 for v in pipeline.verdicts if v.get("verdict") == SUPPORTED)
 
 
 class _SentencePipeline:

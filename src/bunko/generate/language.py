@@ -33,3 +33,20 @@ def cross_language_note(language: str, sources: list[str]) -> str:
 
 def abstain_message(language: str) -> str:
     return ABSTAIN_MESSAGES.get(language, ABSTAIN_MESSAGES["en"])
+
+
+_GREETING_REPLIES = {
+    "ja": "こんにちは。資料について質問してください。出典を付けてお答えします。",
+    "zh": "您好。请就资料提问，我会附上出处作答。",
+    "en": "Hello. Ask a question about your documents and I will answer it with citations.",
+}
+_CALCULATED = {"ja": "{value}（計算した結果です。資料からの回答ではありません）", "zh": "{value}（计算结果，并非来自资料）",
+               "en": "{value} (calculated; not from the documents)."}
+
+
+def direct_reply(language: str, kind: str, value: float | None = None) -> str:
+    """The reply to a question that needs no documents (`generate/analysis.py`), saying that it is not from them."""
+    if kind == "arithmetic" and value is not None:
+        shown = f"{value:,.10g}" if abs(value) < 1e15 else f"{value:g}"
+        return _CALCULATED.get(language, _CALCULATED["en"]).format(value=shown)
+    return _GREETING_REPLIES.get(language, _GREETING_REPLIES["en"])

@@ -67,3 +67,14 @@ def build_messages(question: str, hits: Sequence[Hit], language: str, max_senten
 def prompt_overhead(question: str, language: str, max_sentences: int) -> str:
     """The prompt without sources: what the context budget must leave room for."""
     return "".join(m["content"] for m in build_messages(question, [], language, max_sentences))
+
+
+def critique_prompt(rejected: list[str]) -> str:
+    """The one follow-up the critique step sends: which sentences the citation check could not find in their sources."""
+    listed = "\n".join(f"- {sentence}" for sentence in rejected)
+    return (
+        "The citation check could not find these sentences of your answer in the sources they cite:\n"
+        f"{listed}\n"
+        "Write the whole answer again. State only what the numbered sources say, cite every sentence as [n], "
+        "and leave out what they do not support."
+    )

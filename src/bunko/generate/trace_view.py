@@ -42,6 +42,11 @@ def render_trace(console: Console, trace: dict[str, Any]) -> None:
     )
     if trace.get("filters"):
         console.print(f"filters {escape(str(trace['filters']))}")
+    for step in trace.get("steps", []):
+        said = ", ".join(f"{key} {value}" for key, value in step.get("output", {}).items())
+        console.print(f"step [bold]{escape(str(step.get('name')))}[/bold] ({step.get('seconds', 0) * 1000:.0f} ms): {escape(said)}")
+    if trace.get("fallback"):
+        console.print(f"[yellow]the LLM failed, the answer is extractive: {escape(str(trace['fallback']))}[/yellow]")
     console.print(_hits_table("evidence (after rerank)", trace.get("hits", [])))
     rerank = trace.get("rerank", {})
     if rerank.get("duplicates_dropped"):

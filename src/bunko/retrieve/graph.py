@@ -17,7 +17,6 @@ question more of 72: bench/results/multihop.md).
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Mapping
 from typing import Protocol
@@ -33,8 +32,8 @@ from bunko.schema import GraphPath, Signals
 from bunko.store.base import GraphIndex, SearchIndex
 from bunko.text.analyzers import get_analyzer, query_text
 from bunko.text.entities import entity_keys
+from bunko.text.questions import question_parts
 
-_PARTS = re.compile(r"(?<=[.?!。？！])\s*|\s+(?:and|both)\s+|、|及び|および|以及|和|与|并且")
 MIN_PART_TOKENS = 3
 SECOND_HOP = "second_hop"
 """The list of the keyword searches for the bridge entities, in a hit's signals."""
@@ -106,7 +105,7 @@ class GraphRetriever:
     def _parts(self, query: Query, k: int) -> list[tuple[str, float]]:
         """Each part of a question that asks about two things ("…the CUPS interface and remote syslog… which port
         is lower?"), searched by keyword on its own: one search for both finds the passage of the louder one only."""
-        pieces = [p for p in _PARTS.split(query.text) if p.strip()]
+        pieces = question_parts(query.text)
         if len(pieces) < 2:
             return []
         lists = []

@@ -105,6 +105,11 @@ def global_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route 
                  retriever="graph-global")
 
 
+def relates_facts(question: str) -> bool:
+    """Whether a question refers from one fact to another (the tool *that* …, *its* …, その, 该)."""
+    return _RELATIONAL.search(question) is not None
+
+
 def relational_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route | None:
     """A question that relates two facts goes to the graph route, keeping the keyword weight an identifier or a
     quoted phrase would give it (the graph route starts from hybrid's passages)."""
