@@ -13,7 +13,7 @@ from typing import Any
 
 from bunko.engine import Bunko
 from bunko.errors import FilterError
-from bunko.index.filters import compile_filter
+from bunko.index.filters import BUILTIN_FIELDS, compile_filter
 from bunko.index.tree import DocumentTree
 from bunko.retrieve.graph_lookup import GraphLookup
 from bunko.retrieve.searcher import SearchResult
@@ -46,6 +46,7 @@ class ServedCollection:
         self.worker = IngestWorker(kb, self._may_replace)
         self._docs_cache: tuple[int, dict[str, DocumentInfo]] = (-1, {})
         self._docs_lock = threading.Lock()
+        self._fields_cache: tuple[int, dict[tuple[str, ...], frozenset[str]]] = (-1, {})
 
     # -- life ---------------------------------------------------------------
     @staticmethod
@@ -104,26 +105,50 @@ class ServedCollection:
         return f"{job.filename}: a document of this name exists that you may not access; rename the file"
 
     # -- index reads ------------------------------------------------------------
-    def _guarded(self, who: Principal, filters: Mapping[str, Any] | None) -> dict[str, Any] | None:
-        """The caller's filter, validated, ANDed with their access filter."""
+    def filter_fields(self, who: Principal) -> set[str]:
+        """The filter fields `who` may name and be told about: the built-in ones and those of documents they can see
+        (cached per store generation and access groups)."""
         known = self.kb.store.filter_fields()
+        if who.unrestricted:
+            return known
+        generation, groups = self.kb.store.generation(), who.groups or ()
+        with self._docs_lock:
+            if self._fields_cache[0] != generation:
+                self._fields_cache = (generation, {})
+            cached = self._fields_cache[1].get(groups)
+        if cached is None:
+            theirs = {name for d in self.visible_documents(who).values() for name in (d.meta.get("fields") or {})}
+            cached = frozenset(name for name in known if name in BUILTIN_FIELDS or name in theirs)
+            with self._docs_lock:
+                self._fields_cache[1][groups] = cached
+        return set(cached)
+
+    def _guarded(self, who: Principal, filters: Mapping[str, Any] | None) -> dict[str, Any] | None:
+        """The caller's filter, validated against the fields they can see, ANDed with their access filter."""
         if filters is not None and not isinstance(filters, Mapping):
             raise FilterError("filters must be a JSON object")
-        compile_filter(filters, known)  # the caller's own mistakes are reported as theirs
-        return acl.combine(filters, acl.access_filter(who, known))
+        try:  # the caller's own mistakes are reported as theirs, naming only fields of documents they may see
+            compile_filter(filters, self.filter_fields(who))
+        except FilterError:
+            raise
+        except (TypeError, ValueError) as exc:  # e.g. {"$in": [[1]]}: an unhashable member
+            raise FilterError(f"invalid filter value: {exc}") from None
+        return acl.combine(filters, acl.access_filter(who, self.kb.store.filter_fields()))
 
-    def check_filters(self, filters: Mapping[str, Any] | None) -> None:
-        """Raise `FilterError` for a filter naming unknown fields or operators."""
-        self._guarded(ANONYMOUS, filters)
+    def check_filters(self, who: Principal, filters: Mapping[str, Any] | None) -> None:
+        """Raise `FilterError` for a filter naming unknown fields or operators, or holding values no field can have."""
+        self._guarded(who, filters)
 
     def _retrying(self, who: Principal, filters: Mapping[str, Any] | None, call: Callable[[dict[str, Any] | None], Any]) -> Any:
+        where = self._guarded(who, filters)  # the caller's mistakes: a 400 naming only fields they may see
         try:
-            return call(self._guarded(who, filters))
+            return call(where)
         except FilterError:
             if who.unrestricted:
                 raise
-            # the groups field vanished between validation and search (its last document was deleted)
-            return call(acl.combine(filters, acl.MATCH_NOTHING))
+            # a field vanished between validation and search (the last document holding it was deleted): the
+            # store's message would list every field, and this caller sees nothing through the filter anyway
+            return call(acl.MATCH_NOTHING)
 
     def search(
         self, who: Principal, query: str, k: int | None, mode: str | None, filters: Mapping[str, Any] | None, group_by: str | None = None,
