@@ -6,6 +6,7 @@ a search see half of an index reload (see `LocalStore`, "search").
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -103,6 +104,41 @@ class ServedCollection:
         if Principal(job.owner, "editor", job.owner_groups).can_see(acl.document_groups(stored)):
             return None
         return f"{job.filename}: a document of this name exists that you may not access; rename the file"
+
+    # -- deletes, in order with uploads ------------------------------------------
+    def delete(self, who: Principal, doc_id: str) -> dict[str, Any] | None:
+        """Remove a document and its file in ``uploads/``, after the upload of it in hand and instead of those queued.
+
+        Queued uploads of the same name accepted before this call are cancelled (FAILED, CANCELLED), so the
+        document does not come back; the file is removed while the worker holds off that name, so it is
+        never a newer upload's. A document not stored yet but uploaded by the caller (by anyone, for an
+        unrestricted key) is deleted the same way: the upload in hand is waited for, the queued ones are
+        cancelled. None: the caller can see no such document.
+        """
+        doc = self.document(who, doc_id)
+        if doc is not None:
+            source = doc.source
+        else:
+            theirs = [j for j in self.worker.unfinished(doc_id) if who.unrestricted or j.owner == who.name]
+            if not theirs:
+                return None
+            source = theirs[0].source
+        with self.worker.holding(source) as before:
+            if doc is None:  # the upload that was in hand may have stored it meanwhile
+                doc = self.document(who, doc_id)
+            cancelled = self.worker.cancel(
+                source, before, "cancelled: the document was deleted after this upload was accepted",
+                allowed=lambda job: doc is not None or who.unrestricted or job.owner == who.name,
+            )
+            removed = self.kb.delete(source) if doc is not None else False
+            path = (self.kb.root / source).resolve()
+            if (removed or cancelled) and path.parent == self.uploads.resolve():
+                with contextlib.suppress(OSError):
+                    path.unlink()
+        return {
+            "doc_id": doc_id, "source": source, "removed": removed, "cancelled_jobs": [j.job_id for j in cancelled],
+            "groups": acl.document_groups(doc) if doc is not None else (cancelled[0].groups if cancelled else None),
+        }
 
     # -- index reads ------------------------------------------------------------
     def filter_fields(self, who: Principal) -> set[str]:
