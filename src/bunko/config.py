@@ -7,6 +7,7 @@ most expensive kind of bug in a retrieval system.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
@@ -282,6 +283,34 @@ class AgentConfig(_Section):
     )
 
 
+class ServerConfig(_Section):
+    """`bunko serve`: which browsers' requests the server accepts. Serving several collections, it takes the union
+    of their allowed names and origins and the shortest body timeout."""
+
+    allowed_hosts: list[str] = Field(
+        default_factory=list,
+        description="Host names the server answers besides loopback (localhost, 127.0.0.1, ::1) and the address it is "
+        "bound to, e.g. ['kb.example.com']; '*' answers any (behind a proxy that checks Host itself). Other names get "
+        "400: a DNS-rebinding page never reaches the API.",
+    )
+    allowed_origins: list[str] = Field(
+        default_factory=list,
+        description="Web origins besides the server's own that may send POST/PUT/PATCH/DELETE, e.g. "
+        "['https://intranet.example']; any other Origin gets 403, with or without API keys.",
+    )
+    body_timeout_s: float = Field(
+        5.0, gt=0, description="Longest wait for the next piece of a request body; a stalled body gets 408 and its connection closed."
+    )
+
+    @field_validator("allowed_origins")
+    @classmethod
+    def _origins(cls, value: list[str]) -> list[str]:
+        for origin in value:
+            if not re.fullmatch(r"https?://[^/\s?#]+/?", origin.strip(), flags=re.IGNORECASE):
+                raise ValueError(f"{origin!r} is not a web origin; write scheme://host[:port], e.g. https://intranet.example")
+        return value
+
+
 class Config(_Section):
     store: str = Field(
         "local", pattern=r"^(local|postgres(ql)?://.+)$",
@@ -295,6 +324,7 @@ class Config(_Section):
     answer: AnswerConfig = Field(default_factory=AnswerConfig)
     llm: LLMConfig = Field(default_factory=LLMConfig)
     agent: AgentConfig = Field(default_factory=AgentConfig)
+    server: ServerConfig = Field(default_factory=ServerConfig)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], origin: str = CONFIG_FILE) -> Config:

@@ -158,6 +158,12 @@ class Bunko:
             )
             return ingestor.run(items, prune=prune, progress=progress, fields=fields)
 
+    def fail_unfinished_jobs(self) -> int:
+        """Mark the ingest jobs a killed process left mid-flight (PARSING, EMBEDDING, …) FAILED with INTERRUPTED;
+        their documents were never committed, and the next ingest of their files redoes them."""
+        with self._lock:
+            return self.store.fail_unfinished_jobs("the ingest process stopped before this job finished; it will be retried")
+
     def delete(self, source: str) -> bool:
         """Remove a document from every index; `source` as listed by `documents()`."""
         with self._lock:

@@ -57,7 +57,8 @@ def served(tmp_path_factory: pytest.TempPathFactory, embedder: UseM3Embedder) ->
 
 @pytest.fixture(scope="module")
 def app_client(served: tuple[ServedCollection, dict[str, str]]) -> TestClient:
-    return TestClient(create_app([served[0]], start_workers=False))
+    # TestClient's default host, "testserver", is no name this server answers to (see server/browser.py)
+    return TestClient(create_app([served[0]], start_workers=False), base_url="http://localhost")
 
 
 @pytest.fixture

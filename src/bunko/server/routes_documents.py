@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, File, Form, Query, UploadFile
 
 from bunko.ingest.sources import source_name
 from bunko.schema import to_dict
-from bunko.server import acl
 from bunko.server.auth import KeyAdminError, parse_groups
 from bunko.server.deps import ApiError, Caller, caller
 from bunko.server.uploads import UploadRejected, check_type, sanitize_filename, stage, upload_target
@@ -69,7 +67,12 @@ def upload(
             job_id=job_id, filename=filename, source=source, owner=c.who.name, groups=doc_groups, staged=staged, target=target,
             owner_groups=None if c.who.unrestricted else c.who.groups,
         ))
-    served.worker.submit(accepted)
+    try:
+        served.worker.submit(accepted)  # the job rows are on disk before the 202
+    except BaseException:
+        for job in accepted:
+            job.staged.unlink(missing_ok=True)
+        raise
     if not accepted:
         statuses = {r["status"] for r in rejected} or {400}
         status = statuses.pop() if len(statuses) == 1 else 400
@@ -78,18 +81,14 @@ def upload(
     return {"jobs": [j.public() for j in accepted], "rejected": rejected}
 
 
-def _visible_jobs(c: Caller) -> list[UploadJob]:
-    jobs = c.served.worker.jobs()
-    return jobs if c.who.unrestricted else [j for j in jobs if j.owner == c.who.name]
-
-
 @router.get("/jobs", summary="Upload jobs with their state and, on failure, an error code and reason")
 def list_jobs(
     c: Editor,
     engine: Annotated[bool, Query(description="Also the engine's job history (every ingest run, CLI included); unrestricted keys only.")] = False,
     limit: Annotated[int, Query(ge=1, le=5000)] = 200,
 ) -> dict[str, Any]:
-    out: dict[str, Any] = {"jobs": [j.public() for j in _visible_jobs(c)[:limit]], "queued": c.served.worker.queued}
+    jobs = c.served.worker.jobs(limit, owner=None if c.who.unrestricted else c.who.name)
+    out: dict[str, Any] = {"jobs": [j.public() for j in jobs], "queued": c.served.worker.queued}
     if engine:
         if not c.who.unrestricted:
             raise ApiError(403, "FORBIDDEN", "the engine's job history names every document; it needs an unrestricted key")
@@ -123,14 +122,9 @@ def show_document(c: Reader, doc_id: str, elements: bool = False) -> dict[str, A
     return view
 
 
-@router.delete("/documents/{doc_id}", summary="Remove a document from every index")
+@router.delete("/documents/{doc_id}", summary="Remove a document from every index; queued uploads of it are cancelled")
 def delete_document(c: Editor, doc_id: str) -> dict[str, Any]:
-    doc = c.served.document(c.who, doc_id)
-    if doc is None:
+    outcome = c.served.delete(c.who, doc_id)
+    if outcome is None:
         raise ApiError(404, "DOCUMENT_NOT_FOUND", f"no document {doc_id}")
-    removed = c.served.kb.delete(doc.source)
-    path = (c.served.kb.root / doc.source).resolve()
-    if removed and path.parent == c.served.uploads.resolve():
-        with contextlib.suppress(OSError):
-            path.unlink()
-    return {"doc_id": doc_id, "source": doc.source, "removed": removed, "groups": acl.document_groups(doc)}
+    return outcome
