@@ -12,7 +12,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -289,3 +289,25 @@ def crash_round(server: ServerProcess, label: str, rng: random.Random, uploads: 
     result.recovery_s = time.monotonic() - started
     server.stop()
     return result
+
+
+Get = Callable[..., httpx.Response]
+"""get(key name or None, path under /api/collections/kb, **query parameters): what the `get` fixture returns."""
+GroupKeys = dict[str, str]
+"""Key name → secret: "reader" (unrestricted), "hr" and "finance" (readers restricted to their group)."""
+
+
+@contextmanager
+def served_with_group_keys(kb: Any) -> Iterator[tuple[ServedCollection, GroupKeys]]:
+    """The collection served as "kb" with a reader key and one reader key per group; closes both after."""
+    collection = ServedCollection("kb", kb)
+    keys = {
+        "reader": collection.keys.create("reader", "reader"),
+        "hr": collection.keys.create("hr", "reader", ("hr",)),
+        "finance": collection.keys.create("finance", "reader", ("finance",)),
+    }
+    try:
+        yield collection, keys
+    finally:
+        collection.keys.close()
+        kb.close()
