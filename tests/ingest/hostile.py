@@ -82,11 +82,12 @@ def _stream_member(archive: zipfile.ZipFile, name: str, head: bytes, unit: bytes
         member.write(tail)
 
 
-def docx_bomb(path: Path, unpacked_mb: float) -> Path:
-    """A valid Word document whose body is one paragraph repeated to `unpacked_mb` MB (deflate shrinks it ~1,000×)."""
+def docx_bomb(path: Path, unpacked_mb: float, level: int = 9) -> Path:
+    """A valid Word document whose body is one paragraph repeated to `unpacked_mb` MB (deflate shrinks it ~250×;
+    `level` 1 writes faster and packs less: 1 GB into 7 MB)."""
     w = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
     unit = f"<w:p><w:r><w:t>{TEXT}</w:t></w:r></w:p>".encode()
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=level) as archive:
         archive.writestr("[Content_Types].xml", _CONTENT_TYPES.format(overrides=(
             '<Override PartName="/word/document.xml" '
             'ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>')))
@@ -96,8 +97,10 @@ def docx_bomb(path: Path, unpacked_mb: float) -> Path:
     return path
 
 
-def xlsx_rows(path: Path, rows: int) -> Path:
-    """A workbook with one sheet of `rows` rows of inline strings and numbers (no shared strings, as streaming writers do)."""
+def xlsx_rows(path: Path, rows: int, columns: int = 2, compact: bool = False) -> Path:
+    """A workbook with one sheet of `rows` rows of an inline string and numbers (no shared strings, as streaming writers
+    write them). `compact`: every row the same and without its optional `r` attributes, so millions of rows pack
+    into a small file (5M rows of 2 cells: about 0.4 MB, 205 MB unpacked) that only the row count stops."""
     s = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
     r = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
@@ -114,14 +117,21 @@ def xlsx_rows(path: Path, rows: int) -> Path:
             'Target="worksheets/sheet1.xml"/>')))
         with archive.open("xl/worksheets/sheet1.xml", "w", force_zip64=True) as member:
             member.write(f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?><worksheet xmlns="{s}"><sheetData>'.encode())
-            buffer = io.StringIO()
-            for row in range(1, rows + 1):
-                city = ("東京", "上海", "London")[row % 3]
-                buffer.write(f'<row r="{row}"><c r="A{row}" t="inlineStr"><is><t>{city}</t></is></c><c r="B{row}"><v>{row}</v></c></row>')
-                if row % 10_000 == 0:
-                    member.write(buffer.getvalue().encode())
-                    buffer = io.StringIO()
-            member.write(buffer.getvalue().encode())
+            if compact:
+                unit = ("<row>" + "<c><v>1</v></c>" * columns + "</row>").encode()
+                for _ in range(rows // 10_000):
+                    member.write(unit * 10_000)
+                member.write(unit * (rows % 10_000))
+            else:
+                buffer = io.StringIO()
+                for row in range(1, rows + 1):
+                    city = ("東京", "上海", "London")[row % 3]
+                    numbers = "".join(f"<c><v>{row * column}</v></c>" for column in range(1, columns))
+                    buffer.write(f'<row r="{row}"><c t="inlineStr"><is><t>{city}</t></is></c>{numbers}</row>')
+                    if row % 10_000 == 0:
+                        member.write(buffer.getvalue().encode())
+                        buffer = io.StringIO()
+                member.write(buffer.getvalue().encode())
             member.write(b"</sheetData></worksheet>")
     return path
 
@@ -148,6 +158,18 @@ def huge_page_pdf(path: Path, side_pt: float = 12_000.0) -> Path:
     canvas.showPage()
     canvas.save()
     picture.unlink()
+    return path
+
+
+def many_pages_pdf(path: Path, pages: int) -> Path:
+    """`pages` small pages, one short line each."""
+    from reportlab.pdfgen.canvas import Canvas
+
+    canvas = Canvas(str(path), pagesize=(200, 100))
+    for page in range(1, pages + 1):
+        canvas.drawString(10, 50, f"page {page}: hotel limit")
+        canvas.showPage()
+    canvas.save()
     return path
 
 

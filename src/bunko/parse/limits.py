@@ -45,6 +45,7 @@ PPTX = ZIP_MIMES[1]
 _SHEET = re.compile(r"^xl/worksheets/[^/]+\.xml$")
 _SLIDE = re.compile(r"^ppt/slides/slide\d+\.xml$")
 _ROW = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?row[\s/>]")
+_CELL = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?c[\s/>]")
 _BLOCK = 1 << 20
 
 
@@ -58,6 +59,7 @@ class ParseLimits:
     max_zip_members: int = 20_000
     max_depth: int = 256
     max_rows: int = 100_000
+    max_cells: int = 1_000_000
     max_pages: int = 5_000
     max_page_pixels: int = 50_000_000
     max_elements: int = 200_000
@@ -140,29 +142,34 @@ def check_container(path: Path, source: str, mime: str) -> None:
                 if slides > limits.max_pages:
                     raise over_limit(ErrorCode.TOO_COMPLEX, source, "slides", slides, "max_pages")
             elif mime == XLSX:
+                cells = 0
                 for member in members:
                     if _SHEET.match(member.filename):
-                        rows = count_rows(archive, member, limits.max_rows)
+                        rows, found = count_rows_and_cells(archive, member, limits.max_rows, limits.max_cells - cells)
                         if rows > limits.max_rows:
                             what = f"rows in worksheet {member.filename.rsplit('/', 1)[-1]}"
                             raise over_limit(ErrorCode.TOO_COMPLEX, source, what, rows, "max_rows", at_least=True)
+                        cells += found
+                        if cells > limits.max_cells:
+                            raise over_limit(ErrorCode.TOO_COMPLEX, source, "cells in the workbook", cells, "max_cells", at_least=True)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError) as exc:
         raise damaged_zip(source, exc) from None
 
 
-def count_rows(archive: zipfile.ZipFile, member: zipfile.ZipInfo, stop_after: int) -> int:
-    """`<row>` elements in a worksheet, streamed a block at a time; stops counting once past `stop_after`."""
-    rows = 0
+def count_rows_and_cells(archive: zipfile.ZipFile, member: zipfile.ZipInfo, max_rows: int, max_cells: int) -> tuple[int, int]:
+    """`<row>` and `<c>` elements of a worksheet, streamed a block at a time; stops once past either limit."""
+    rows = cells = 0
     tail = b""
     with archive.open(member) as stream:
         while block := stream.read(_BLOCK):
             data = tail + block
             cut = max(0, len(data) - 64)  # a tag split across blocks is counted in the next one
             rows += len(_ROW.findall(data, 0, cut))
+            cells += len(_CELL.findall(data, 0, cut))
             tail = data[cut:]
-            if rows > stop_after:
-                return rows
-    return rows + len(_ROW.findall(tail))
+            if rows > max_rows or cells > max_cells:
+                return rows, cells
+    return rows + len(_ROW.findall(tail)), cells + len(_CELL.findall(tail))
 
 
 # -- after the parser --------------------------------------------------------------------------
