@@ -31,6 +31,41 @@ class IngestConfig(_Section):
         "model names them, one call per chunk), or none.",
     )
     max_file_mb: float = Field(50.0, gt=0, description="Files larger than this fail with TOO_LARGE.")
+    # Per-file limits (parse/limits.py, ingest/isolation.py): a file past one fails alone with TOO_LARGE, TOO_COMPLEX
+    # or TIMEOUT, naming the limit and the value; the other files go on.
+    isolate: bool = Field(
+        True,
+        description="Parse files in a child process that is stopped past max_parse_seconds or max_memory_mb (one worker "
+        "reused across files). false parses in the ingest process: every other limit still holds, these two do not.",
+    )
+    max_parse_seconds: float = Field(300.0, gt=0, description="Wall time to parse one file (TIMEOUT); about 3,000 PDF pages.")
+    max_memory_mb: float = Field(
+        1024.0, gt=0, description="Resident memory of the parser process while it parses one file (TOO_LARGE).",
+    )
+    max_unpacked_mb: float = Field(256.0, gt=0, description="Unpacked size of a .docx/.xlsx/.pptx zip package (TOO_LARGE).")
+    max_zip_members: int = Field(20_000, ge=1, description="Members of a .docx/.xlsx/.pptx zip package (TOO_COMPLEX).")
+    max_depth: int = Field(
+        256, ge=1,
+        description="HTML element nesting (TOO_COMPLEX). Office XML stops at libxml2's 256 levels and JSON at Python's "
+        "recursion limit, reported as TOO_COMPLEX too.",
+    )
+    max_rows: int = Field(100_000, ge=1, description="Rows per worksheet, CSV/TSV file, or JSON/JSON Lines records (TOO_COMPLEX).")
+    max_cells: int = Field(
+        1_000_000, ge=1,
+        description="Cells in a workbook (TOO_COMPLEX): the Excel reader holds every cell twice (formulas and values); "
+        "6 million reached 1 GB in 80 s.",
+    )
+    max_pages: int = Field(5_000, ge=1, description="PDF pages, slides, image frames (TOO_COMPLEX).")
+    max_page_pixels: int = Field(
+        50_000_000, ge=1,
+        description="Pixels of a page rendered for OCR: a larger page is rendered at a lower resolution (not under 100 dpi), "
+        "else that page fails with TOO_LARGE. 50 M holds an A2 sheet at 300 dpi (35 M).",
+    )
+    max_elements: int = Field(200_000, ge=1, description="Elements (paragraphs, rows, cells…) one parsed document may hold (TOO_COMPLEX).")
+    max_chars: int = Field(20_000_000, ge=1, description="Characters of text one document may bring to chunking and embedding (TOO_LARGE).")
+    max_front_matter_values: int = Field(
+        10_000, ge=1, description="Values in a Markdown file's YAML front matter, YAML aliases expanded (TOO_COMPLEX).",
+    )
     include: list[str] = Field(default_factory=lambda: ["**/*"], description="Glob patterns of files to ingest.")
     exclude: list[str] = Field(
         default_factory=lambda: ["**/.*", "**/.*/**", "**/node_modules/**", "**/__pycache__/**"],

@@ -13,7 +13,8 @@ from bunko.embed.registry import build_embedder, embedder_name
 from bunko.errors import CollectionError
 from bunko.generate.answerer import Answerer
 from bunko.ingest import maintenance
-from bunko.ingest.pipeline import Ingestor, IngestReport, Progress, entity_extractor
+from bunko.ingest.isolation import ParseWorker
+from bunko.ingest.pipeline import Ingestor, IngestReport, Progress, entity_extractor, parse_worker
 from bunko.llm.base import build_chat_model
 from bunko.parse.registry import ParserRegistry, default_registry
 from bunko.retrieve.base import RetrieverFactory
@@ -67,6 +68,8 @@ class Bunko:
         """The documents' section trees (`bunko tree`, the tree route, auto-merging), rebuilt as documents change."""
         self._embedder = embedder
         self._answerer: Answerer | None = None
+        self._parser: ParseWorker | None = None
+        """The parse worker process (`ingest/isolation.py`), started by the first ingest and kept until close()."""
         self._lock = writer_lock(self.config, self.path)
         if not allow_embedder_change:
             self._check_embedder(self.embedder_name)
@@ -128,6 +131,9 @@ class Bunko:
                         retrievers=[build(self.store, self.config.retrieve) for build in self.retrievers], trees=self.trees)
 
     def close(self) -> None:
+        if self._parser is not None:
+            self._parser.close()
+            self._parser = None
         self.store.close()
 
     def __enter__(self) -> Bunko:
@@ -152,9 +158,11 @@ class Bunko:
             if self.store.get_meta("embedder") is None or self.store.chunk_count() == 0:
                 self._record_embedder()
                 self.store.set_meta("analyzer", self.config.retrieve.analyzer)
+            if self._parser is None:
+                self._parser = parse_worker(self.registry, self.config)
             ingestor = Ingestor(
                 self.store, self.registry, self.chunker, lambda: self.embedder, self.analyzer, self.config, self.root,
-                entity_extractor(self.config),
+                entity_extractor(self.config), parser=self._parser,
             )
             return ingestor.run(items, prune=prune, progress=progress, fields=fields)
 
