@@ -53,7 +53,7 @@ def test_stored_keys_keep_the_order_the_pipeline_wrote_them_in() -> None:
     assert list(llm_trace().to_dict()) == [
         "question", "language", "filters", "policy", "generator", "reranker", "query", "route", "query_tokens", "candidates",
         "hits", "rerank", "grade", "llm_grade", "rewrite", "prompt", "raw_output", "usage", "abstain_reason", "budget",
-        "sentences", "removed", "pii_masked", "answer", "timings",
+        "sentences", "removed", "pii_masked", "fallback", "answer", "timings",
     ]
 
 
