@@ -32,6 +32,7 @@ from bunko.embed.base import Embedder, embed_queries
 from bunko.generate.citation_marks import CitationNumbers, render_sentence, separator
 from bunko.generate.citations import SUPPORTED, UNCITED, CheckedSentence, CitationChecker, parse_sentences
 from bunko.generate.confidence import ConfidenceModel
+from bunko.generate.conversation import Turn, condense
 from bunko.generate.crag import NOT_FOUND, REWRITE, llm_grade
 from bunko.generate.extractive import ExtractiveGenerator, citation_for
 from bunko.generate.grade import grade_answer
@@ -55,7 +56,7 @@ from bunko.text.injection import looks_like_instruction
 from bunko.text.languages import query_language as detect_language
 from bunko.text.languages import text_language
 from bunko.text.units import readable_row
-from bunko.trace import Evidence, Generation, Grade, LLMGrade, Trace, TracedHit, Usage
+from bunko.trace import CONDENSE_STAGE, Condensed, Evidence, Generation, Grade, LLMGrade, Trace, TracedHit, Usage
 
 TOKEN_MARGIN = 64
 """Tokens kept free beyond the estimate: chat templates add role markers the estimate does not see."""
@@ -136,18 +137,35 @@ class Answerer:
         return self.chat_model.name if self.chat_model is not None and self.config.answer.generator != "extractive" else "extractive"
 
     # -- public -----------------------------------------------------------
-    def ask(self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None, mode: str | None = None) -> Answer:
-        """`mode` forces a search mode (`graph`, say) where the router would otherwise choose."""
-        for item in self.run(question, filters, k, stream=False, mode=mode):
+    def ask(
+        self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None, mode: str | None = None,
+        history: Sequence[Turn] | None = None,
+    ) -> Answer:
+        """`mode` forces a search mode (`graph`, say) where the router would otherwise choose; `history` is the
+        conversation before `question` (oldest first), which a follow-up is made standalone from."""
+        for item in self.run(question, filters, k, stream=False, mode=mode, history=history):
             if isinstance(item, Answer):
                 return item
         raise AssertionError("the answer pipeline ended without an Answer")  # pragma: no cover
 
     def ask_stream(
-        self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None, mode: str | None = None
+        self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None, mode: str | None = None,
+        history: Sequence[Turn] | None = None,
     ) -> Iterator[str | Answer]:
         """Text deltas as sentences are checked, then the final `Answer` (whose text they add up to)."""
-        return self.run(question, filters, k, stream=True, mode=mode)
+        return self.run(question, filters, k, stream=True, mode=mode, history=history)
+
+    def condense(self, question: str, history: Sequence[Turn] | None) -> Condensed | None:
+        """The question to search for `question` asked after `history`; None when there is no history to read."""
+        if not history:
+            return None
+        setting = self.config.answer.condense
+        if setting == "off":
+            return Condensed(question, question, "condensing is off", history_turns=len(history))
+        condensed = condense(history, question, self.analyzer, self.chat_model if setting == "auto" else None)
+        if condensed.usage is not None:
+            condensed.usage = self._priced(condensed.usage)
+        return condensed
 
     # -- retrieval ----------------------------------------------------------
     def evidence(self, query: str, filters: Mapping[str, Any] | None, k: int, mode: str | None = None) -> Retrieved:
@@ -183,13 +201,19 @@ class Answerer:
     # -- the pipeline -------------------------------------------------------
     def run(
         self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None, stream: bool = False,
-        mode: str | None = None,
+        mode: str | None = None, history: Sequence[Turn] | None = None,
     ) -> Iterator[str | Answer]:
+        """From here on `question` is what is searched (a follow-up made standalone); `asked` is what the user asked,
+        whose language the answer takes and which the answer and the trace keep."""
         started = time.perf_counter()
         config = self.config.answer
         k = k or self.searcher.config.k
-        language = detect_language(question)
         stage_timings: dict[str, float] = {}
+        asked, condensed = question, self.condense(question, history)
+        if condensed is not None:
+            question = condensed.standalone
+            stage_timings[CONDENSE_STAGE] = time.perf_counter() - started
+        language = detect_language(asked)
         first = evidence = self.evidence(question, filters, k, mode)
         abstain_reason = None if evidence.hits else "no_hits"
 
@@ -230,19 +254,19 @@ class Answerer:
         if abstain_reason is None and not pipeline.kept:
             abstain_reason = "model_abstained" if pipeline.model_abstained else "no_supported_sentence"
 
-        answer = self._finish(question, language, evidence, pipeline, abstain_reason)
+        answer = self._finish(asked, language, evidence, pipeline, abstain_reason)
         if stream:
             tail = answer.text[len(pipeline.text):] if answer.text.startswith(pipeline.text) else ""
             if tail:
                 yield tail
         stage_timings["total"] = time.perf_counter() - started
         answer.trace = Trace(
-            question=question, trace_id=answer.trace_id, language=language, policy=config.policy, reranker=self.reranker.name,
+            question=asked, trace_id=answer.trace_id, language=language, policy=config.policy, reranker=self.reranker.name,
             evidence=first.record(), generation=generation, filters=dict(filters or {}), llm_grade=graded,
             rewrite=evidence.record() if evidence is not first else None, abstain_reason=abstain_reason,
-            answer=to_dict(answer), stage_timings=stage_timings,
+            answer=to_dict(answer), stage_timings=stage_timings, condensed=condensed,
         )
-        self.store.save_trace(answer.trace_id, question, answer.trace.to_dict())
+        self.store.save_trace(answer.trace_id, asked, answer.trace.to_dict())
         yield answer
 
     def _generate(
