@@ -173,7 +173,7 @@ def test_ask_with_history_retrieves_the_right_source(
     assert Path(trace.evidence.hits[0].source).name == source
     assert fact in answer.text and not answer.abstained
     assert answer.question == follow_up and trace.question == follow_up and trace.evidence.query == trace.condensed.standalone
-    assert list(trace.timings)[0] == "condense"
+    assert next(iter(trace.timings)) == "condense"
     assert stored is not None and stored["question"] == follow_up and stored["condensed"]["standalone"] == trace.condensed.standalone
     assert Trace.from_dict(stored).condensed == trace.condensed
     out = io.StringIO()
