@@ -17,7 +17,8 @@ that can be searched without the conversation, using the earlier turns:
   are carried over in front of the follow-up.
 - with a chat model when one is configured: a short prompt with the last turns;
   the rule result stands whenever the model fails (`LLMError`) or its reply is
-  not a usable question.
+  not a usable question (empty, a paragraph, or mostly words the conversation
+  never used).
 
 A question that is not a follow-up passes unchanged. The answerer searches the
 standalone question and keeps the one asked for the answer's language and the
@@ -487,6 +488,17 @@ def parse_rewrite(reply: str, question: str) -> str | None:
     return text
 
 
+MIN_GROUNDING = 0.5
+"""Share of a model's rewrite's terms that must come from the conversation: a rewrite restates the question with what
+the earlier turns said, so one made mostly of new words (a tiny model's invention, a translation) is not used."""
+
+
+def _grounding(rewritten: str, conversation: Sequence[str], analyzer: Analyzer) -> float:
+    terms = analyzer(rewritten)
+    known = {t for text in conversation for t in analyzer(text)}
+    return sum(t in known for t in terms) / len(terms) if terms else 0.0
+
+
 def condense(
     history: Sequence[Turn] | None, question: str, analyzer: Analyzer, chat_model: ChatModel | None = None,
 ) -> Condensed:
@@ -515,6 +527,11 @@ def condense(
     usage = reported_usage(chat_model)
     if rewritten is None:
         ruled.llm_error, ruled.raw, ruled.usage = "the model's reply is not a question", raw, usage
+        return ruled
+    grounded = _grounding(rewritten, [question, *(t.text for t in turns[-TURNS_IN_PROMPT:])], analyzer)
+    if grounded < MIN_GROUNDING:
+        ruled.llm_error = f"the model's rewrite shares {grounded:.0%} of its terms with the conversation (below {MIN_GROUNDING:.0%})"
+        ruled.raw, ruled.usage = raw, usage
         return ruled
     reason = "the model rewrote the follow-up" if rewritten != question else "the model kept the question"
     return Condensed(
