@@ -31,8 +31,10 @@ def chat(
     policy: Annotated[str | None, typer.Option(help="standard, strict or regulated (default: [answer] policy).")] = None,
     collection: CollectionOption = None,
 ) -> None:
-    """Ask, read the cited answer, ask a follow-up ("それの上限は？", "那年假呢？", "and its config file?"): each question is
-    read with the conversation so far. An empty line, Ctrl-D or Ctrl-C ends the conversation."""
+    """A conversation in the terminal: cited answers, follow-ups read with the turns before them.
+
+    Ask, read the cited answer, ask a follow-up ("それの上限は？", "那年假呢？", "and its config file?"): it is searched
+    as a standalone question made from the conversation. An empty line, Ctrl-D or Ctrl-C ends the conversation."""
     kb = open_kb(collection)
     run(lambda: choose_answering(kb, generator, model_path, policy))
     filters = parse_filters(source, section, where)
