@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -10,11 +11,14 @@ from bunko.chunk.registry import get_chunker
 from bunko.config import CONFIG_FILE, Config
 from bunko.embed.base import Embedder
 from bunko.embed.registry import build_embedder, embedder_name
-from bunko.errors import CollectionError
+from bunko.errors import BunkoError, CollectionError
 from bunko.generate.answerer import Answerer
 from bunko.ingest import maintenance
+from bunko.ingest.connectors.base import SourceSpec
+from bunko.ingest.connectors.registry import SourceBook, build_source, key_filter
 from bunko.ingest.isolation import ParseWorker
 from bunko.ingest.pipeline import Ingestor, IngestReport, Progress, entity_extractor, parse_worker
+from bunko.ingest.sync import SyncReport, SyncState, remove_documents, sync_source
 from bunko.llm.base import build_chat_model
 from bunko.parse.registry import ParserRegistry, default_registry
 from bunko.retrieve.base import RetrieverFactory
@@ -154,17 +158,75 @@ class Bunko:
         """
         items = [Path(paths)] if isinstance(paths, str | Path) else [Path(p) for p in paths]
         with self._lock:
-            self.store.fail_unfinished_jobs("the ingest process stopped before this job finished; it will be retried")
-            if self.store.get_meta("embedder") is None or self.store.chunk_count() == 0:
-                self._record_embedder()
-                self.store.set_meta("analyzer", self.config.retrieve.analyzer)
-            if self._parser is None:
-                self._parser = parse_worker(self.registry, self.config)
-            ingestor = Ingestor(
-                self.store, self.registry, self.chunker, lambda: self.embedder, self.analyzer, self.config, self.root,
-                entity_extractor(self.config), parser=self._parser,
-            )
-            return ingestor.run(items, prune=prune, progress=progress, fields=fields)
+            return self._ingestor().run(items, prune=prune, progress=progress, fields=fields)
+
+    def _ingestor(self) -> Ingestor:
+        """Ready the store for a run (half-done jobs failed, the embedder recorded) and the pipeline to run it; the
+        caller holds the writer lock."""
+        self.store.fail_unfinished_jobs("the ingest process stopped before this job finished; it will be retried")
+        if self.store.get_meta("embedder") is None or self.store.chunk_count() == 0:
+            self._record_embedder()
+            self.store.set_meta("analyzer", self.config.retrieve.analyzer)
+        if self._parser is None:
+            self._parser = parse_worker(self.registry, self.config)
+        return Ingestor(
+            self.store, self.registry, self.chunker, lambda: self.embedder, self.analyzer, self.config, self.root,
+            entity_extractor(self.config), parser=self._parser,
+        )
+
+    # -- sources ------------------------------------------------------------
+    @property
+    def source_book(self) -> SourceBook:
+        """The collection's sources (`sources.toml` in the collection folder; no credentials)."""
+        return SourceBook(self.path)
+
+    def add_source(self, name: str, options: Mapping[str, Any], *, replace: bool = False) -> SourceSpec:
+        """Record a source (`options` as its sources.toml table: type and where its items are); nothing is read yet."""
+        with self._lock:
+            return self.source_book.add(name, dict(options), replace=replace)
+
+    def remove_source(self, name: str, *, keep_documents: bool = False) -> list[str]:
+        """Forget a source and, unless `keep_documents`, delete the documents it brought in; returns those deleted."""
+        with self._lock:
+            spec = self.source_book.get(name)
+            deleted: list[str] = []
+            if not keep_documents:
+                source = build_source(name, spec, self.path, self.root, self.config)
+                try:
+                    deleted = remove_documents(source, self.store)
+                finally:
+                    source.close()
+            self.source_book.remove(name)
+            SyncState(self.path).remove(name)
+            return deleted
+
+    def sync(self, names: Sequence[str] | None = None, progress: Progress | None = None) -> list[SyncReport]:
+        """Sync the named sources (all by default), one run: new and changed items ingested, vanished ones deleted."""
+        specs = self.source_book.load()
+        for name in names or ():
+            if name not in specs:
+                raise CollectionError(f"no source {name!r} (see `bunko sources list`)")
+        chosen = [name for name in specs if not names or name in names]
+        reports = []
+        with self._lock:
+            ingestor = self._ingestor()
+            run_id = uuid.uuid4().hex[:12]
+            for name in chosen:
+                spec = specs[name]
+                try:
+                    source = build_source(name, spec, self.path, self.root, self.config)
+                except BunkoError as exc:
+                    reports.append(SyncReport(name, run_id, complete=False, error=str(exc)))
+                    continue
+                include, exclude = key_filter(spec, self.config)
+                try:
+                    reports.append(sync_source(
+                        name, source, ingestor, self.store, SyncState(self.path), include=include, exclude=exclude,
+                        max_bytes=int(self.config.ingest.max_file_mb * 1024 * 1024), run_id=run_id, progress=progress,
+                    ))
+                finally:
+                    source.close()
+        return reports
 
     def fail_unfinished_jobs(self) -> int:
         """Mark the ingest jobs a killed process left mid-flight (PARSING, EMBEDDING, …) FAILED with INTERRUPTED;
