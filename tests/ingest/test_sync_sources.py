@@ -67,6 +67,18 @@ def test_folder_source_syncs_new_changed_and_deleted_files(make_kb, tmp_path: Pa
     assert {j.source for j in kb.jobs()} == {"docs/alpha.md", "docs/beta.md", "docs/delta.md"}  # one run, the same job records as ingest
 
 
+def test_folder_source_reports_what_it_cannot_read_as_ingest_does(make_kb, tmp_path: Path) -> None:
+    _write_folder(tmp_path / "docs")
+    os.mkfifo(tmp_path / "docs" / "pipe.md")
+    (tmp_path / "docs" / "empty.md").write_text("", encoding="utf-8")
+    kb = make_kb()
+    kb.add_source("handbook", {"type": "folder", "path": "docs"})
+    [report] = kb.sync()
+    assert sorted((j.source, j.error_code) for j in report.failed) == [
+        ("docs/empty.md", ErrorCode.EMPTY), ("docs/pipe.md", ErrorCode.NOT_A_FILE)]
+    assert report.count(JobStatus.READY) == 3
+
+
 def test_a_source_whose_listing_fails_deletes_nothing(make_kb, tmp_path: Path) -> None:
     _write_folder(tmp_path / "docs")
     kb = make_kb()

@@ -11,7 +11,7 @@ from pydantic import Field
 
 from bunko.errors import DocumentError
 from bunko.ingest.connectors.base import NAME_PATTERN, Item, Listing, SourceError, SourceSpec
-from bunko.ingest.sources import SourceFile, discover, source_name
+from bunko.ingest.sources import SourceFile, Unreadable, discover, source_name
 from bunko.schema import ErrorCode
 
 
@@ -33,13 +33,19 @@ class FolderSource:
         self.exclude = exclude
         self._prefix = source_name(self.folder, root).rstrip("/") + "/"
         self._paths: dict[str, Path] = {}
+        self._unreadable: dict[str, Unreadable] = {}
 
     def list_items(self) -> Listing:
         if not self.folder.is_dir():
             raise SourceError(f"source {self.name}: {self.folder} is not a folder")
         items = []
         self._paths = {}
+        self._unreadable = {}
         for found in discover([self.folder], self.root, self.include, self.exclude):
+            if isinstance(found, Unreadable):  # a pipe, socket, device or broken link: a job failing with its code, as in ingest
+                self._unreadable[found.source] = found
+                items.append(Item(found.source, "unreadable"))
+                continue
             if not isinstance(found, SourceFile):
                 continue
             try:
@@ -51,6 +57,9 @@ class FolderSource:
         return Listing(items)
 
     def fetch(self, item: Item, folder: Path) -> Path:
+        if item.key in self._unreadable:
+            found = self._unreadable[item.key]
+            raise DocumentError(found.code, found.detail)
         path = self._paths.get(item.key) or self.root / item.key
         if not path.exists():
             raise DocumentError(ErrorCode.NOT_FOUND, f"{item.key}: no such file (removed since it was listed)")
