@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import threading
 import uuid
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,9 @@ from bunko.ingest.connectors.base import SourceSpec
 from bunko.ingest.connectors.registry import SourceBook, build_source, key_filter
 from bunko.ingest.isolation import ParseWorker
 from bunko.ingest.pipeline import Ingestor, IngestReport, Progress, entity_extractor, parse_worker
+from bunko.ingest.sources import source_name
 from bunko.ingest.sync import SyncReport, SyncState, remove_documents, sync_source
+from bunko.ingest.watch import FolderChanges, WatchBatch, watch_folder
 from bunko.llm.base import build_chat_model
 from bunko.parse.registry import ParserRegistry, default_registry
 from bunko.retrieve.base import RetrieverFactory
@@ -173,6 +176,46 @@ class Bunko:
             self.store, self.registry, self.chunker, lambda: self.embedder, self.analyzer, self.config, self.root,
             entity_extractor(self.config), parser=self._parser,
         )
+
+    # -- watching a folder --------------------------------------------------
+    def apply_changes(self, changes: FolderChanges) -> WatchBatch:
+        """Bring the collection in line with changed paths, in one run: those that exist are ingested (unchanged
+        files skipped), documents at or under those that are gone are deleted from every index."""
+        with self._lock:
+            batch = WatchBatch(run_id=uuid.uuid4().hex[:12])
+            if changes.updated:
+                report = self._ingestor().run(changes.updated)
+                batch.run_id, batch.jobs = report.run_id, report.jobs
+            names = [source_name(path, self.root) for path in changes.removed]
+            for doc in self.store.documents() if names else []:
+                under = any(doc.source == name or doc.source.startswith(name + "/") for name in names)
+                if under and self.store.delete_document(doc.source):
+                    batch.deleted.append(doc.source)
+            return batch
+
+    def watch(
+        self, folder: str | Path, *, debounce: float = 1.0, catch_up: bool = True,
+        on_batch: Callable[[WatchBatch], None] | None = None, stop: threading.Event | None = None,
+    ) -> None:
+        """Keep the collection in line with a folder people edit until `stop` is set: first (`catch_up`, once the
+        watcher is in place) an ingest with prune for what changed while nobody watched, then each debounced batch
+        of changes (`ingest/watch.py`); `on_batch` is told what each did."""
+        folder = Path(folder)
+        if not folder.is_dir():
+            raise CollectionError(f"{folder}: not a folder")
+
+        def catch_up_now() -> None:
+            report = self.ingest(folder, prune=True)
+            if on_batch:
+                on_batch(WatchBatch(report.run_id, report.jobs, report.pruned))
+
+        for changes in watch_folder(
+            folder, include=self.config.ingest.include, exclude=self.config.ingest.exclude, ignore=[self.path],
+            debounce=debounce, stop=stop, on_ready=catch_up_now if catch_up else None,
+        ):
+            batch = self.apply_changes(changes)
+            if on_batch:
+                on_batch(batch)
 
     # -- sources ------------------------------------------------------------
     @property

@@ -18,7 +18,7 @@ from bunko.cli.graph import graph_app
 app = typer.Typer(help="bunko: ask your own documents, with every answer cited.", no_args_is_help=True, add_completion=False)
 
 for command in (
-    documents.init, documents.ingest, sources.sync, query.search, query.ask, documents.status, documents.jobs, documents.docs, documents.rm,
+    documents.init, documents.ingest, sources.sync, sources.watch, query.search, query.ask, documents.status, documents.jobs, documents.docs, documents.rm,
     admin.reembed, admin.migrate, admin.reindex, query.trace, documents.chunks, tree.tree, documents.inspect, admin.calibrate,
     query.demo, server.serve,
 ):

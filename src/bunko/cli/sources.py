@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import sys
 import tomllib
 from pathlib import Path
 from typing import Annotated, Any
@@ -206,6 +207,54 @@ def rm(
         print_json({"name": name, "deleted": deleted})
     else:
         console.print(f"removed source {escape(name)}; {len(deleted)} documents deleted")
+
+
+def watch(
+    folder: Annotated[Path, typer.Argument(help="The folder to keep the collection in line with.")],
+    debounce: Annotated[float, typer.Option(min=0.01, help="Seconds the folder must be quiet before its changes are ingested.")] = 1.0,
+    catch_up: Annotated[bool, typer.Option("--catch-up/--no-catch-up", help="First ingest (with prune) what changed while not watched.")] = True,
+    collection: CollectionOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Re-ingest files as they change and delete the documents of files removed, until Ctrl-C (or SIGTERM).
+    --json prints one JSON line per batch."""
+    import signal
+    import threading
+
+    from bunko.ingest.watch import WatchBatch
+    from bunko.schema import to_dict
+
+    if not folder.is_dir():
+        raise fail(f"{folder}: not a folder")
+    kb = open_kb(collection, create=True)
+    stop = threading.Event()
+
+    def stop_watching(signum: int, frame: object) -> None:
+        stop.set()
+
+    previous = {sig: signal.signal(sig, stop_watching) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+    def show(batch: WatchBatch) -> None:
+        if as_json:
+            print_json({"run_id": batch.run_id, "jobs": [to_dict(j) for j in batch.jobs], "deleted": batch.deleted}, compact=True)
+            sys.stdout.flush()
+            return
+        for job in batch.jobs:
+            if job.status == JobStatus.READY:
+                console.print(f"indexed {escape(job.source)}")
+            elif job.status == JobStatus.FAILED:
+                errors.print(f"[red]FAILED[/red] {escape(job.source)}: {job.error_code} {escape(job.error_detail or '')}")
+        for document in batch.deleted:
+            console.print(f"deleted {escape(document)}")
+
+    errors.print(f"watching {escape(str(folder))} (quiet for {debounce:g} s before ingesting); Ctrl-C to stop")
+    try:
+        run(lambda: kb.watch(folder, debounce=debounce, catch_up=catch_up, on_batch=show, stop=stop))
+    finally:
+        kb.close()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    errors.print("stopped watching")
 
 
 sources_app.command("add")(add)
