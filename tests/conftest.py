@@ -9,6 +9,7 @@ import pytest
 
 from bunko import Bunko, Config
 from bunko.embed.use_m3 import UseM3Embedder
+from bunko.text.entities import entity_key
 
 SAMPLES = Path(__file__).resolve().parents[1] / "src" / "bunko" / "samples" / "docs"
 
@@ -36,3 +37,34 @@ def make_kb(tmp_path: Path, embedder: UseM3Embedder) -> Iterator[Callable[..., B
 @pytest.fixture(scope="session")
 def samples_dir() -> Path:
     return SAMPLES
+
+
+# -- what the sync tests share: a document present in, or gone from, every index --
+
+def _present(kb: Bunko, source: str, word: str) -> None:
+    assert source in {d.source for d in kb.documents()}, f"{source} is not stored"
+    assert any(h.chunk.source == source for h in kb.search(word, mode="keyword", k=10)), f"{word} not found in {source}"
+
+
+def _gone(kb: Bunko, source: str, word: str, chunk_ids: list[str]) -> None:
+    """`source` is deleted from every index: its row, its chunks, dense and keyword search, the entity graph."""
+    assert source not in {d.source for d in kb.documents()}
+    assert kb.chunks(source) == []
+    assert kb.store.get_chunks(chunk_ids) == []
+    assert all(h.chunk.source != source for h in kb.search(word, mode="keyword", k=20))
+    assert all(h.chunk.source != source for h in kb.search(word, mode="dense", k=50))
+    graph = kb.store.entity_graph()
+    assert not set(graph.passages_of(entity_key(word))) & set(chunk_ids)
+    assert all(not graph.entities_of(chunk_id) for chunk_id in chunk_ids)
+
+
+@pytest.fixture
+def present() -> Callable[[Bunko, str, str], None]:
+    """present(kb, source, word): the document is stored and a keyword search for `word` finds it."""
+    return _present
+
+
+@pytest.fixture
+def gone() -> Callable[[Bunko, str, str, list[str]], None]:
+    """gone(kb, source, word, chunk_ids): the document and its chunks are in no index any more."""
+    return _gone

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import threading
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -10,12 +12,17 @@ from bunko.chunk.registry import get_chunker
 from bunko.config import CONFIG_FILE, Config
 from bunko.embed.base import Embedder
 from bunko.embed.registry import build_embedder, embedder_name
-from bunko.errors import CollectionError
+from bunko.errors import BunkoError, CollectionError
 from bunko.generate.answerer import Answerer
 from bunko.generate.conversation import Turn
 from bunko.ingest import maintenance
+from bunko.ingest.connectors.base import SourceSpec
+from bunko.ingest.connectors.registry import SourceBook, build_source, key_filter
 from bunko.ingest.isolation import ParseWorker
 from bunko.ingest.pipeline import Ingestor, IngestReport, Progress, entity_extractor, parse_worker
+from bunko.ingest.sources import source_name
+from bunko.ingest.sync import SyncReport, SyncState, remove_documents, sync_source
+from bunko.ingest.watch import FolderChanges, WatchBatch, watch_folder
 from bunko.llm.base import build_chat_model
 from bunko.parse.registry import ParserRegistry, default_registry
 from bunko.retrieve.base import RetrieverFactory
@@ -155,17 +162,115 @@ class Bunko:
         """
         items = [Path(paths)] if isinstance(paths, str | Path) else [Path(p) for p in paths]
         with self._lock:
-            self.store.fail_unfinished_jobs("the ingest process stopped before this job finished; it will be retried")
-            if self.store.get_meta("embedder") is None or self.store.chunk_count() == 0:
-                self._record_embedder()
-                self.store.set_meta("analyzer", self.config.retrieve.analyzer)
-            if self._parser is None:
-                self._parser = parse_worker(self.registry, self.config)
-            ingestor = Ingestor(
-                self.store, self.registry, self.chunker, lambda: self.embedder, self.analyzer, self.config, self.root,
-                entity_extractor(self.config), parser=self._parser,
-            )
-            return ingestor.run(items, prune=prune, progress=progress, fields=fields)
+            return self._ingestor().run(items, prune=prune, progress=progress, fields=fields)
+
+    def _ingestor(self) -> Ingestor:
+        """Ready the store for a run (half-done jobs failed, the embedder recorded) and the pipeline to run it; the
+        caller holds the writer lock."""
+        self.store.fail_unfinished_jobs("the ingest process stopped before this job finished; it will be retried")
+        if self.store.get_meta("embedder") is None or self.store.chunk_count() == 0:
+            self._record_embedder()
+            self.store.set_meta("analyzer", self.config.retrieve.analyzer)
+        if self._parser is None:
+            self._parser = parse_worker(self.registry, self.config)
+        return Ingestor(
+            self.store, self.registry, self.chunker, lambda: self.embedder, self.analyzer, self.config, self.root,
+            entity_extractor(self.config), parser=self._parser,
+        )
+
+    # -- watching a folder --------------------------------------------------
+    def apply_changes(self, changes: FolderChanges) -> WatchBatch:
+        """Bring the collection in line with changed paths, in one run: those that exist are ingested (unchanged
+        files skipped), documents at or under those that are gone are deleted from every index."""
+        with self._lock:
+            batch = WatchBatch(run_id=uuid.uuid4().hex[:12])
+            if changes.updated:
+                report = self._ingestor().run(changes.updated)
+                batch.run_id, batch.jobs = report.run_id, report.jobs
+            names = [source_name(path, self.root) for path in changes.removed]
+            for doc in self.store.documents() if names else []:
+                under = any(doc.source == name or doc.source.startswith(name + "/") for name in names)
+                if under and self.store.delete_document(doc.source):
+                    batch.deleted.append(doc.source)
+            return batch
+
+    def watch(
+        self, folder: str | Path, *, debounce: float = 1.0, catch_up: bool = True,
+        on_batch: Callable[[WatchBatch], None] | None = None, stop: threading.Event | None = None,
+    ) -> None:
+        """Keep the collection in line with a folder people edit until `stop` is set: first (`catch_up`, once the
+        watcher is in place) an ingest with prune for what changed while nobody watched, then each debounced batch
+        of changes (`ingest/watch.py`); `on_batch` is told what each did."""
+        folder = Path(folder)
+        if not folder.is_dir():
+            raise CollectionError(f"{folder}: not a folder")
+
+        def catch_up_now() -> None:
+            report = self.ingest(folder, prune=True)
+            if on_batch:
+                on_batch(WatchBatch(report.run_id, report.jobs, report.pruned))
+
+        for changes in watch_folder(
+            folder, include=self.config.ingest.include, exclude=self.config.ingest.exclude, ignore=[self.path],
+            debounce=debounce, stop=stop, on_ready=catch_up_now if catch_up else None,
+        ):
+            batch = self.apply_changes(changes)
+            if on_batch:
+                on_batch(batch)
+
+    # -- sources ------------------------------------------------------------
+    @property
+    def source_book(self) -> SourceBook:
+        """The collection's sources (`sources.toml` in the collection folder; no credentials)."""
+        return SourceBook(self.path)
+
+    def add_source(self, name: str, options: Mapping[str, Any], *, replace: bool = False) -> SourceSpec:
+        """Record a source (`options` as its sources.toml table: type and where its items are); nothing is read yet."""
+        with self._lock:
+            return self.source_book.add(name, dict(options), replace=replace)
+
+    def remove_source(self, name: str, *, keep_documents: bool = False) -> list[str]:
+        """Forget a source and, unless `keep_documents`, delete the documents it brought in; returns those deleted."""
+        with self._lock:
+            spec = self.source_book.get(name)
+            deleted: list[str] = []
+            if not keep_documents:
+                source = build_source(name, spec, self.path, self.root, self.config)
+                try:
+                    deleted = remove_documents(source, self.store)
+                finally:
+                    source.close()
+            self.source_book.remove(name)
+            SyncState(self.path).remove(name)
+            return deleted
+
+    def sync(self, names: Sequence[str] | None = None, progress: Progress | None = None) -> list[SyncReport]:
+        """Sync the named sources (all by default), one run: new and changed items ingested, vanished ones deleted."""
+        specs = self.source_book.load()
+        for name in names or ():
+            if name not in specs:
+                raise CollectionError(f"no source {name!r} (see `bunko sources list`)")
+        chosen = [name for name in specs if not names or name in names]
+        reports = []
+        with self._lock:
+            ingestor = self._ingestor()
+            run_id = uuid.uuid4().hex[:12]
+            for name in chosen:
+                spec = specs[name]
+                try:
+                    source = build_source(name, spec, self.path, self.root, self.config)
+                except BunkoError as exc:
+                    reports.append(SyncReport(name, run_id, complete=False, error=str(exc)))
+                    continue
+                include, exclude = key_filter(spec, self.config)
+                try:
+                    reports.append(sync_source(
+                        name, source, ingestor, self.store, SyncState(self.path), include=include, exclude=exclude,
+                        max_bytes=int(self.config.ingest.max_file_mb * 1024 * 1024), run_id=run_id, progress=progress,
+                    ))
+                finally:
+                    source.close()
+        return reports
 
     def fail_unfinished_jobs(self) -> int:
         """Mark the ingest jobs a killed process left mid-flight (PARSING, EMBEDDING, …) FAILED with INTERRUPTED;

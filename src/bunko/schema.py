@@ -313,6 +313,9 @@ class ErrorCode(enum.StrEnum):
     EMBED_FAILED = "EMBED_FAILED"
     INDEX_FAILED = "INDEX_FAILED"
     INTERRUPTED = "INTERRUPTED"
+    FETCH_FAILED = "FETCH_FAILED"
+    """A synced source's item could not be read (the server, bucket or repository refused or failed); its stored
+    document, if any, is kept as it was."""
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 Registration is in one place so `bunko --help` lists commands in the order a
 user meets them (set up, ask, look inside, maintain, serve), whatever module
-each lives in; groups (`eval`, `keys`, `graph`) come after the commands.
+each lives in; groups (`eval`, `keys`, `graph`, `sources`) come after the commands.
 """
 
 from __future__ import annotations
@@ -11,14 +11,15 @@ import os
 
 import typer
 
-from bunko.cli import admin, chat, documents, query, server, tree
+from bunko.cli import admin, chat, documents, query, server, sources, tree
 from bunko.cli.evaluate import eval_app
 from bunko.cli.graph import graph_app
 
 app = typer.Typer(help="bunko: ask your own documents, with every answer cited.", no_args_is_help=True, add_completion=False)
 
 for command in (
-    documents.init, documents.ingest, query.search, query.ask, chat.chat, documents.status, documents.jobs, documents.docs, documents.rm,
+    documents.init, documents.ingest, sources.sync, sources.watch, query.search, query.ask, chat.chat, documents.status,
+    documents.jobs, documents.docs, documents.rm,
     admin.reembed, admin.migrate, admin.reindex, query.trace, documents.chunks, tree.tree, documents.inspect, admin.calibrate,
     query.demo, server.serve,
 ):
@@ -26,6 +27,7 @@ for command in (
 app.add_typer(eval_app, name="eval")
 app.add_typer(server.keys_app, name="keys")
 app.add_typer(graph_app, name="graph")
+app.add_typer(sources.sources_app, name="sources")
 
 
 def main() -> None:  # pragma: no cover - console entry point

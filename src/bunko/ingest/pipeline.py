@@ -14,7 +14,7 @@ import json
 import stat
 import time
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -134,8 +134,21 @@ class Ingestor:
         """`fields` are caller-given metadata (e.g. the server's access `groups`) stored in every document's
         ``meta["fields"]``, where filters see them; they override the file's own front-matter fields."""
         paths = list(paths)
-        report = IngestReport(run_id=uuid.uuid4().hex[:12])
         items = list(discover(paths, self.root, self.config.ingest.include, self.config.ingest.exclude))
+        report = self.run_files(items, progress=progress, fields=fields)
+        if prune:
+            seen = {item.source for item in items if isinstance(item, SourceFile)}
+            report.pruned = self._prune([p for p in paths if p.is_dir()], seen)
+        return report
+
+    def run_files(
+        self, items: Sequence[SourceFile | Unreadable | Path], progress: Progress | None = None,
+        fields: Mapping[str, Any] | None = None, run_id: str | None = None,
+    ) -> IngestReport:
+        """Ingest files already named: each `SourceFile.source` is the document's name, whatever its local path.
+        How sources other than a folder come in (`ingest/sync.py` fetches an item to a file, then hands it here);
+        jobs are saved under `run_id`, a new run by default."""
+        report = IngestReport(run_id=run_id or uuid.uuid4().hex[:12])
         owned = self.parser is None
         worker = self.parser = self.parser or parse_worker(self.registry, self.config)
         if any(isinstance(item, SourceFile) for item in items):
@@ -153,9 +166,6 @@ class Ingestor:
                 self.parser = None
             elif worker.pending is not None:  # stopped between a prefetch and its turn
                 worker.close()
-        if prune:
-            seen = {item.source for item in items if isinstance(item, SourceFile)}
-            report.pruned = self._prune([p for p in paths if p.is_dir()], seen)
         return report
 
     def _prune(self, folders: list[Path], seen: set[str]) -> list[str]:
