@@ -121,6 +121,24 @@ def test_search_groups_by_document_and_prefers_a_named_language(runner: CliRunne
     assert refused.exit_code == 2 and "unknown language" in refused.stderr
 
 
+def test_lang_is_shown_and_filters_from_the_command_line(runner: CliRunner, tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "leave-ja.md").write_text("# 休暇\n\n年次有給休暇は入社半年後に十日付与されます。\n", encoding="utf-8")
+    (docs / "leave-zh.md").write_text("# 休假\n\n员工入职满一年后享有五天年假。\n", encoding="utf-8")
+    (docs / "leave-en.md").write_text("# Leave\n\nEmployees receive twenty days of annual leave.\n", encoding="utf-8")
+    assert runner.invoke(app, ["ingest", "docs"]).exit_code == 0
+    for lang in ("ja", "zh", "en"):
+        hits = _json(runner.invoke(app, ["search", "年假 休暇 annual leave", "--where", json.dumps({"lang": lang}), "--json"]))["hits"]
+        assert hits and {h["lang"] for h in hits} == {lang} and hits[0]["source"] == f"docs/leave-{lang}.md"
+    listed = {d["source"]: (d["lang"], d["languages"]) for d in _json(runner.invoke(app, ["docs", "--json"]))}
+    assert listed == {f"docs/leave-{lang}.md": (lang, {lang: 1.0}) for lang in ("en", "ja", "zh")}
+    table = runner.invoke(app, ["docs"]).stdout
+    assert "lang" in table and " zh " in table
+    chunks = _json(runner.invoke(app, ["chunks", "docs/leave-ja.md", "--json"]))
+    assert chunks["lang"] == "ja" and {c["lang"] for c in chunks["chunks"]} == {"ja"}
+
+
 def _imported_modules(path: Path) -> set[str]:
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):

@@ -4,6 +4,7 @@ masked on every output under strict, and files judged by their content."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from server_harness import running, upload, wait_jobs
 
@@ -20,6 +21,24 @@ CONTACTS = {
     "contact-en.md": "# Contact\n\nSend expense questions to the finance team at finance@aozora.example or call +1 (555) 123-4567.\n",
 }
 PERSONAL = ("keiri@", "caiwu@", "finance@aozora", "03-1234-5678", "010-12345678", "555) 123-4567")
+
+
+def test_languages_are_shown_and_filter_search(served_factory: Callable[..., ServedCollection]) -> None:
+    with running([served_factory("kb")]) as live, live.client() as client:
+        response = upload(client, "kb", PAGES)
+        assert all(j["status"] == "READY" for j in wait_jobs(client, "kb", [j["job_id"] for j in response.json()["jobs"]]))
+        documents = {Path(d["source"]).name: d for d in client.get(live.api("kb", "/documents")).json()["documents"]}
+        assert {name: (d["lang"], d["languages"]) for name, d in documents.items()} == {
+            name: (name[6:8], {name[6:8]: 1.0}) for name in PAGES
+        }
+        shown = client.get(live.api("kb", f"/documents/{documents['leave-zh.md']['doc_id']}")).json()
+        assert shown["lang"] == "zh" and {c["lang"] for c in shown["chunks"]} == {"zh"}
+        for lang in ("ja", "zh", "en"):
+            found = client.post(live.api("kb", "/search"), json={"query": "年假 休暇 annual leave", "filters": {"lang": lang}}).json()
+            assert found["hits"] and {h["lang"] for h in found["hits"]} == {lang}
+            assert found["hits"][0]["source"].endswith(f"leave-{lang}.md")
+        either = client.post(live.api("kb", "/search"), json={"query": "annual leave", "filters": {"lang": {"$in": ["ja", "zh"]}}}).json()
+        assert {h["lang"] for h in either["hits"]} <= {"ja", "zh"}
 
 
 def test_a_text_file_of_no_known_extension_is_accepted_and_an_unreadable_one_named(served_factory: Callable[..., ServedCollection]) -> None:

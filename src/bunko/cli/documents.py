@@ -23,7 +23,7 @@ from bunko.cli.shared import (
 )
 from bunko.config import CONFIG_FILE
 from bunko.engine import DEFAULT_COLLECTION, Bunko
-from bunko.schema import IngestJob, JobStatus, to_dict
+from bunko.schema import LANG_KEY, LANGUAGES_KEY, DocumentInfo, IngestJob, JobStatus, to_dict
 
 
 def init(collection: CollectionOption = None, as_json: JsonOption = False) -> None:
@@ -101,17 +101,25 @@ def jobs(
     console.print(table)
 
 
+def languages_label(doc: DocumentInfo) -> str:
+    """"ja", or each language's share of a mixed document ("ja 82% en 18%")."""
+    shares = doc.languages
+    if len(shares) > 1:
+        return " ".join(f"{lang} {share:.0%}" for lang, share in shares.items())
+    return doc.lang or "-"
+
+
 def docs(collection: CollectionOption = None, as_json: JsonOption = False) -> None:
-    """Documents in the collection."""
+    """Documents in the collection, with their language (each one's share for a mixed document)."""
     kb = open_kb(collection)
     listed = kb.documents()
     kb.close()
     if as_json:
-        print_json([to_dict(d) for d in listed])
+        print_json([{**to_dict(d), "lang": d.lang, "languages": d.languages} for d in listed])
         return
-    table = Table("source", "title", "chunks", "parser")
+    table = Table("source", "title", "chunks", "lang", "parser")
     for doc in listed:
-        table.add_row(escape(doc.source), escape(doc.title), str(doc.chunk_count), doc.parser)
+        table.add_row(escape(doc.source), escape(doc.title), str(doc.chunk_count), languages_label(doc), doc.parser)
     console.print(table)
 
 
@@ -153,18 +161,18 @@ def chunks(
         raise fail(f"no document {source} in the collection (see `bunko docs`) and no such file", 1)
     rows = chunk_rows(listed, kb.embedder if kb.config.chunk.max_tokens else None)
     kb.close()
-    summary = {k: meta.get(k) for k in ("doc_kind", "chunk_strategy", "chunk_reason", "truncated_chunks")}
+    summary = {k: meta.get(k) for k in ("doc_kind", "chunk_strategy", "chunk_reason", "truncated_chunks", LANG_KEY, LANGUAGES_KEY)}
     if as_json:
         print_json({"source": name, **summary, "stored": name in stored and strategy is None, "chunks": rows})
         return
     console.print(f"[bold]{escape(name)}[/bold]: {len(rows)} chunks · " + " · ".join(f"{k} {escape(str(v))}" for k, v in summary.items() if v))
-    table = Table("#", "chars", "section", "kinds", "pages", "role", "flags")
+    table = Table("#", "chars", "section", "kinds", "pages", "role", "lang", "flags")
     for row in rows:
         flags = ", ".join(f"{k}={v}" if v is not True else k for k, v in row["flags"].items())
         table.add_row(
             str(row["ordinal"]), str(row["chars"]) + (f" ({row['tokens']} tok)" if "tokens" in row else ""),
             escape(" > ".join(row["section_path"])), ",".join(row["kinds"]), ",".join(map(str, row["pages"])),
-            row["role"] or "", escape(flags),
+            row["role"] or "", row["lang"] or "", escape(flags),
         )
     console.print(table)
     if text:

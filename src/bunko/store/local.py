@@ -26,6 +26,7 @@ import numpy as np
 from bunko.index.graph import EntityGraph
 from bunko.index.memory import MemoryIndex
 from bunko.schema import (
+    LANG_KEY,
     SEARCHABLE_KEY,
     TERMINAL_STATUSES,
     Chunk,
@@ -40,6 +41,7 @@ from bunko.schema import (
 from bunko.store.base import DocumentRecord, StoredChunk, TraceRecord
 from bunko.store.chunk_cache import ChunkCache
 from bunko.store.graph_sync import DOCUMENT_VERSIONS, sync_graph
+from bunko.store.languages import label_languages, set_document_languages, stored_languages
 from bunko.store.rows import (
     CHUNK_COLUMNS,
     DOCUMENT_COLUMNS,
@@ -54,8 +56,9 @@ from bunko.store.rows import (
 )
 from bunko.text.entities import Mention
 
-SCHEMA_VERSION = "2"
-"""2 added the entity graph's columns to chunks; a version-1 store is upgraded in place when opened."""
+SCHEMA_VERSION = "3"
+"""2 added the entity graph's columns to chunks, 3 each chunk's and document's language (in their meta); an older
+store is upgraded in place when opened."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -127,24 +130,46 @@ class LocalStore:
         self._graph_generation = -1
 
     def _upgrade_schema(self) -> None:
-        """Version 1 had no entity columns: they are added empty (`bunko reindex` fills them); newer versions stay as they are."""
+        """Bring a store written by an older bunko up to SCHEMA_VERSION in one transaction: version 1 had no entity
+        columns (added empty: `bunko reindex` fills them), versions 1 and 2 no languages (judged here from the stored
+        text, `store/languages.py`); newer versions stay as they are."""
         version = self.get_meta("schema_version")
-        if version == "1":
-            with self._lock:
-                self._db.execute("BEGIN IMMEDIATE")
-                try:
-                    if self.get_meta("schema_version") != "1":  # another process upgraded it while this one waited
-                        self._db.execute("COMMIT")
-                        return
+        if version is None:
+            self.set_meta("schema_version", SCHEMA_VERSION)
+            return
+        if version not in ("1", "2"):
+            return
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                version = self.get_meta("schema_version")  # another process may have upgraded it while this one waited
+                if version == "1":
                     self._db.execute("ALTER TABLE chunks ADD COLUMN entities TEXT NOT NULL DEFAULT ''")
                     self._db.execute("ALTER TABLE chunks ADD COLUMN entity_spans TEXT NOT NULL DEFAULT '[]'")
+                if version in ("1", "2"):
+                    self._record_languages()
                     self._db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (SCHEMA_VERSION,))
-                    self._db.execute("COMMIT")
-                except BaseException:
-                    self._db.execute("ROLLBACK")
-                    raise
-        elif version is None:
-            self.set_meta("schema_version", SCHEMA_VERSION)
+                    self._bump_generation()
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    def _record_languages(self) -> None:
+        """Each stored chunk's and document's language, for a store written before they were recorded."""
+        for doc_id, doc_meta in self._db.execute("SELECT doc_id, meta FROM documents").fetchall():
+            rows = [
+                (chunk_id, json.loads(meta), text)
+                for chunk_id, meta, text in self._db.execute("SELECT chunk_id, meta, text FROM chunks WHERE doc_id = ? ORDER BY ordinal", (doc_id,))
+            ]
+            languages, shares = stored_languages(rows)
+            self._db.executemany(
+                "UPDATE chunks SET meta = ? WHERE chunk_id = ?",
+                [(_dumps({**meta, LANG_KEY: languages[chunk_id]}), chunk_id) for chunk_id, meta, _ in rows],
+            )
+            meta = json.loads(doc_meta)
+            set_document_languages(meta, shares)
+            self._db.execute("UPDATE documents SET meta = ? WHERE doc_id = ?", (_dumps(meta), doc_id))
 
     def close(self) -> None:
         with self._lock:
@@ -187,6 +212,7 @@ class LocalStore:
     ) -> None:
         """Swap a document's rows in one transaction; `ingested_at` is given only when copying a collection."""
         ingested_at = time.time() if ingested_at is None else ingested_at
+        label_languages(doc.meta, chunks)
         with self._lock:
             db = self._db
             db.execute("BEGIN IMMEDIATE")
@@ -345,10 +371,10 @@ class LocalStore:
         shared: dict[str, str] = {}
         token_column = "tokens" if token_sink is not None else "''"
         cursor = self._db.execute(
-            f"SELECT chunk_id, doc_id, source, pages, section_path, kinds, {token_column}, vector FROM chunks "
-            f"WHERE {SEARCHABLE} ORDER BY doc_id, ordinal"
+            f"SELECT chunk_id, doc_id, source, pages, section_path, kinds, json_extract(meta, '$.{LANG_KEY}'), {token_column}, vector "
+            f"FROM chunks WHERE {SEARCHABLE} ORDER BY doc_id, ordinal"
         )
-        for row, (chunk_id, doc_id, source, pages, section, kinds, toks, blob) in enumerate(cursor):
+        for row, (chunk_id, doc_id, source, pages, section, kinds, lang, toks, blob) in enumerate(cursor):
             if vectors is None:
                 vectors = np.empty((upper_bound, len(blob) // 4), dtype=np.float32)
             vectors[row] = np.frombuffer(blob, dtype=np.float32)
@@ -359,7 +385,7 @@ class LocalStore:
             records.append({
                 **docs.get(doc_id, {}), "chunk_id": chunk_id, "doc_id": doc_id, "source": source,
                 "pages": shared.setdefault(pages, pages), "section_path": shared.setdefault(section, section),
-                "kinds": shared.setdefault(kinds, kinds),
+                "kinds": shared.setdefault(kinds, kinds), LANG_KEY: shared.setdefault(lang, lang) if lang else None,
             })
         if vectors is None:
             return ids, None, records

@@ -58,6 +58,7 @@ from bunko.schema import (
 )
 from bunko.store.base import StoredChunk
 from bunko.store.graph_sync import DOCUMENT_VERSIONS, sync_graph
+from bunko.store.languages import label_languages
 from bunko.store.postgres_schema import LOCK_NAMESPACE, migrate, set_search_path
 from bunko.store.rows import (
     CHUNK_COLUMNS,
@@ -179,7 +180,7 @@ def filter_record(doc: ParsedDocument, ingested_at: float, chunk: Chunk) -> dict
     record.update(
         chunk_id=chunk.chunk_id, doc_id=chunk.doc_id, source=chunk.source,
         page=json.loads(_dumps(chunk.pages)), kind=json.loads(_dumps(chunk.kinds)),
-        section=[*section, " > ".join(str(s) for s in section)] if section else [],
+        section=[*section, " > ".join(str(s) for s in section)] if section else [], lang=chunk.lang,
     )
     return _finite(json.loads(_dumps(record)))
 
@@ -277,6 +278,7 @@ class PostgresStore:
         if chunks:
             self._ensure_dimension(int(np.asarray(chunks[0].vector).size))
         ingested_at = time.time() if ingested_at is None else ingested_at
+        label_languages(doc.meta, chunks)
         with self._pool.connection() as conn, conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (DOCUMENT_NAMESPACE, doc.doc_id))
             removed, removed_tokens = self._delete_rows(conn, doc.doc_id)
