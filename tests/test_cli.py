@@ -139,6 +139,19 @@ def test_lang_is_shown_and_filters_from_the_command_line(runner: CliRunner, tmp_
     assert chunks["lang"] == "ja" and {c["lang"] for c in chunks["chunks"]} == {"ja"}
 
 
+def test_strict_policy_masks_search_hits_on_the_command_line(runner: CliRunner, tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "contact-ja.md").write_text("# 問い合わせ\n\n経費の質問は経理部 keiri@aozora.example（電話03-1234-5678）へ。\n", encoding="utf-8")
+    assert runner.invoke(app, ["ingest", "docs"]).exit_code == 0
+    assert "keiri@aozora.example" in runner.invoke(app, ["search", "経理部の連絡先"]).stdout
+    config = tmp_path / ".bunko" / "bunko.toml"
+    config.write_text(config.read_text(encoding="utf-8").replace('policy = "standard"', 'policy = "strict"'), encoding="utf-8")
+    for args in (["search", "経理部の連絡先"], ["search", "経理部の連絡先", "--json"], ["chunks", "docs/contact-ja.md", "--text"]):
+        shown = runner.invoke(app, args).stdout
+        assert "keiri@" not in shown and "03-1234-5678" not in shown and "［メールアドレス］" in shown, args
+
+
 def _imported_modules(path: Path) -> set[str]:
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):

@@ -12,6 +12,7 @@ from bunko.embed.base import Embedder
 from bunko.embed.registry import build_embedder, embedder_name
 from bunko.errors import CollectionError
 from bunko.generate.answerer import Answerer
+from bunko.generate.guardrails import guard_hits
 from bunko.ingest import maintenance
 from bunko.ingest.pipeline import Ingestor, IngestReport, Progress, entity_extractor
 from bunko.llm.base import build_chat_model
@@ -226,8 +227,13 @@ class Bunko:
         group_by: str | None = None, language: str | None = None,
     ) -> SearchResult:
         """`group_by` "document" or "section": one hit per document or section (its best chunk); `language`: the
-        language to prefer ("en", "ja", "zh") instead of the question's, or "any"."""
-        return self.searcher.search(query, k=k, where=filters, mode=mode, group_by=group_by, language=language)
+        language to prefer ("en", "ja", "zh") instead of the question's, or "any".
+
+        The hits are what `[answer] policy` lets out: under strict and regulated, personal data in their text is
+        masked (`generate/guardrails.py`), as it is in answers."""
+        result = self.searcher.search(query, k=k, where=filters, mode=mode, group_by=group_by, language=language)
+        result.hits = guard_hits(result.hits, self.config.answer.policy)
+        return result
 
     def trace(self, trace_id: str) -> dict[str, Any] | None:
         return self.store.get_trace(trace_id)

@@ -3,6 +3,7 @@ masked on every output under strict, and files judged by their content."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -39,6 +40,30 @@ def test_languages_are_shown_and_filter_search(served_factory: Callable[..., Ser
             assert found["hits"][0]["source"].endswith(f"leave-{lang}.md")
         either = client.post(live.api("kb", "/search"), json={"query": "annual leave", "filters": {"lang": {"$in": ["ja", "zh"]}}}).json()
         assert {h["lang"] for h in either["hits"]} <= {"ja", "zh"}
+
+
+def test_strict_masks_personal_data_on_every_http_output(served_factory: Callable[..., ServedCollection]) -> None:
+    served = served_factory("kb")
+    served.kb.config.answer.policy = "strict"
+    with running([served]) as live, live.client() as client:
+        response = upload(client, "kb", CONTACTS)
+        assert all(j["status"] == "READY" for j in wait_jobs(client, "kb", [j["job_id"] for j in response.json()["jobs"]]))
+        outputs: list[str] = []
+        for question in ("経理部の連絡先", "财务部的邮箱和电话", "finance team contact"):
+            found = client.post(live.api("kb", "/search"), json={"query": question, "k": 3, "explain": True}).json()
+            assert found["hits"]
+            outputs.append(json.dumps(found, ensure_ascii=False))
+            answer = client.post(live.api("kb", "/ask"), json={"question": question}).json()
+            outputs.append(json.dumps(answer, ensure_ascii=False))
+            outputs.append(json.dumps(client.get(live.api("kb", f"/traces/{answer['trace_id']}")).json(), ensure_ascii=False))
+            chat = client.post("/v1/chat/completions", json={"model": "kb", "messages": [{"role": "user", "content": question}]}).json()
+            outputs.append(json.dumps(chat, ensure_ascii=False))
+        for doc in client.get(live.api("kb", "/documents")).json()["documents"]:
+            outputs.append(json.dumps(client.get(live.api("kb", f"/documents/{doc['doc_id']}"), params={"elements": True}).json(),
+                                      ensure_ascii=False))
+        shown = "\n".join(outputs)
+        assert not [p for p in PERSONAL if p in shown]
+        assert "［メールアドレス］" in shown and "［邮箱］" in shown and "[email]" in shown
 
 
 def test_a_text_file_of_no_known_extension_is_accepted_and_an_unreadable_one_named(served_factory: Callable[..., ServedCollection]) -> None:

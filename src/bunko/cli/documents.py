@@ -23,6 +23,7 @@ from bunko.cli.shared import (
 )
 from bunko.config import CONFIG_FILE
 from bunko.engine import DEFAULT_COLLECTION, Bunko
+from bunko.generate.guardrails import guard_text
 from bunko.schema import LANG_KEY, LANGUAGES_KEY, DocumentInfo, IngestJob, JobStatus, to_dict
 
 
@@ -160,6 +161,9 @@ def chunks(
         kb.close()
         raise fail(f"no document {source} in the collection (see `bunko docs`) and no such file", 1)
     rows = chunk_rows(listed, kb.embedder if kb.config.chunk.max_tokens else None)
+    policy = kb.config.answer.policy  # strict and regulated mask personal data in what is shown, as in hits and answers
+    for row in rows:
+        row["text"] = guard_text(row["text"], policy, row["lang"] or "en")
     kb.close()
     summary = {k: meta.get(k) for k in ("doc_kind", "chunk_strategy", "chunk_reason", "truncated_chunks", LANG_KEY, LANGUAGES_KEY)}
     if as_json:

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, File, Form, Query, UploadFile
 
+from bunko.generate.guardrails import guard_chunk, guard_text
 from bunko.ingest.sources import source_name
 from bunko.schema import to_dict
 from bunko.server import acl
@@ -116,10 +117,13 @@ def show_document(c: Reader, doc_id: str, elements: bool = False) -> dict[str, A
     doc = c.served.document(c.who, doc_id)
     if doc is None:
         raise ApiError(404, "DOCUMENT_NOT_FOUND", f"no document {doc_id}")
+    policy = c.served.kb.config.answer.policy  # strict and regulated mask personal data here as in hits and answers
     view = document_view(doc)
-    view["chunks"] = [chunk_view(ch) for ch in c.served.kb.chunks(doc.source) if ch.doc_id == doc.doc_id]
+    view["chunks"] = [chunk_view(guard_chunk(ch, policy)) for ch in c.served.kb.chunks(doc.source) if ch.doc_id == doc.doc_id]
     if elements:
-        view["elements"] = [element_view(e) for e in c.served.kb.elements(doc.source)]
+        view["elements"] = [
+            {**element_view(e), "text": guard_text(e.text, policy, doc.lang or "en")} for e in c.served.kb.elements(doc.source)
+        ]
     return view
 
 
