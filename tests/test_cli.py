@@ -139,6 +139,26 @@ def test_lang_is_shown_and_filters_from_the_command_line(runner: CliRunner, tmp_
     assert chunks["lang"] == "ja" and {c["lang"] for c in chunks["chunks"]} == {"ja"}
 
 
+def test_jobs_retry_from_the_command_line(runner: CliRunner, tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "faq-zh.md").write_bytes(b"")
+    (docs / "faq-en.md").write_text("# FAQ\n\nThe office opens at nine.\n", encoding="utf-8")
+    assert runner.invoke(app, ["ingest", "docs"]).exit_code == 1
+    [failed] = _json(runner.invoke(app, ["jobs", "--failed", "--json"]))
+    assert failed["job_id"] in runner.invoke(app, ["jobs"]).stdout
+    assert runner.invoke(app, ["jobs", "retry", "--failed"]).exit_code == 1  # still empty: fails again, exit 1
+    refused = runner.invoke(app, ["jobs", "retry"])
+    assert refused.exit_code == 2 and "--failed" in refused.stderr
+
+    (docs / "faq-zh.md").write_text("# 常见问题\n\n办公室早上九点开门。\n", encoding="utf-8")
+    retried = _json(runner.invoke(app, ["jobs", "retry", failed["job_id"], "--json"]))
+    assert [(j["source"], j["status"]) for j in retried["jobs"]] == [("docs/faq-zh.md", "READY")]
+    assert _json(runner.invoke(app, ["search", "办公室几点开门", "--json", "-k", "1"]))["hits"][0]["source"] == "docs/faq-zh.md"
+    result = runner.invoke(app, ["jobs", "retry", "--failed"])
+    assert result.exit_code == 0 and "0 retried" in result.stdout
+
+
 def test_strict_policy_masks_search_hits_on_the_command_line(runner: CliRunner, tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()

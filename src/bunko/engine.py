@@ -10,7 +10,7 @@ from bunko.chunk.registry import get_chunker
 from bunko.config import CONFIG_FILE, Config
 from bunko.embed.base import Embedder
 from bunko.embed.registry import build_embedder, embedder_name
-from bunko.errors import CollectionError
+from bunko.errors import BunkoError, CollectionError
 from bunko.generate.answerer import Answerer
 from bunko.generate.guardrails import guard_hits
 from bunko.ingest import maintenance
@@ -21,7 +21,7 @@ from bunko.retrieve.base import RetrieverFactory
 from bunko.retrieve.explain import explain_hit, thresholds
 from bunko.retrieve.searcher import Searcher, SearchResult
 from bunko.retrieve.trees import DocumentTrees
-from bunko.schema import Answer, Chunk, DocumentInfo, Element, Hit, IngestJob
+from bunko.schema import Answer, Chunk, DocumentInfo, Element, Hit, IngestJob, JobStatus
 from bunko.store.base import Store
 from bunko.store.registry import open_store, writer_lock
 from bunko.text.analyzers import get_analyzer
@@ -149,15 +149,38 @@ class Bunko:
         """
         items = [Path(paths)] if isinstance(paths, str | Path) else [Path(p) for p in paths]
         with self._lock:
-            self.store.fail_unfinished_jobs("the ingest process stopped before this job finished; it will be retried")
-            if self.store.get_meta("embedder") is None or self.store.chunk_count() == 0:
-                self._record_embedder()
-                self.store.set_meta("analyzer", self.config.retrieve.analyzer)
-            ingestor = Ingestor(
-                self.store, self.registry, self.chunker, lambda: self.embedder, self.analyzer, self.config, self.root,
-                entity_extractor(self.config),
-            )
-            return ingestor.run(items, prune=prune, progress=progress, fields=fields)
+            return self._ingestor().run(items, prune=prune, progress=progress, fields=fields)
+
+    def retry(self, job_ids: Sequence[str] = (), *, failed: bool = False, progress: Progress | None = None) -> IngestReport:
+        """Ingest again the files of failed jobs, as one new run: the jobs named by id, or (`failed`) every source whose
+        latest job failed. Each file is ingested with the fields it first was (the server's access groups)."""
+        if not job_ids and not failed:
+            raise BunkoError("name the failed jobs to retry (their ids, see `bunko jobs --all`), or retry every failure with --failed")
+        with self._lock:
+            ingestor = self._ingestor()  # first: it marks jobs a killed process left unfinished as failed
+            chosen: dict[str, IngestJob] = {}
+            for job_id in job_ids:
+                job = self.store.get_job(job_id)
+                if job is None:
+                    raise BunkoError(f"no job {job_id} (see `bunko jobs --all`)")
+                if job.status != JobStatus.FAILED:
+                    raise BunkoError(f"job {job_id} ({job.source}) did not fail: it is {job.status}")
+                chosen.setdefault(job.source, job)
+            if failed:
+                for job in self.store.failed_jobs():
+                    chosen.setdefault(job.source, job)
+            return ingestor.retry(list(chosen.values()), progress)
+
+    def _ingestor(self) -> Ingestor:
+        """The ingest pipeline over this collection; call with the writer lock held."""
+        self.store.fail_unfinished_jobs("the ingest process stopped before this job finished; it will be retried")
+        if self.store.get_meta("embedder") is None or self.store.chunk_count() == 0:
+            self._record_embedder()
+            self.store.set_meta("analyzer", self.config.retrieve.analyzer)
+        return Ingestor(
+            self.store, self.registry, self.chunker, lambda: self.embedder, self.analyzer, self.config, self.root,
+            entity_extractor(self.config),
+        )
 
     def delete(self, source: str) -> bool:
         """Remove a document from every index; `source` as listed by `documents()`."""

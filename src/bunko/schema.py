@@ -330,6 +330,9 @@ class IngestJob:
     created_at: float = 0.0
     updated_at: float = 0.0
     timings: dict[str, float] = field(default_factory=dict)
+    fields: dict[str, Any] | None = None
+    """The caller-given fields the file was ingested with (`Bunko.ingest(fields=…)`, e.g. the server's access
+    groups); `Bunko.retry` ingests the file with them again."""
 
 
 @dataclass

@@ -42,6 +42,46 @@ def test_languages_are_shown_and_filter_search(served_factory: Callable[..., Ser
         assert {h["lang"] for h in either["hits"]} <= {"ja", "zh"}
 
 
+def test_failed_jobs_are_retried_over_http(served_factory: Callable[..., ServedCollection], tmp_path: Path) -> None:
+    served = served_factory("kb")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "notes-ja.md").write_text("   \n", encoding="utf-8")
+    (docs / "notes-zh.md").write_text("   \n", encoding="utf-8")
+    first = served.kb.ingest(docs)
+    failed = {Path(j.source).name: j.job_id for j in first.failed}
+    assert set(failed) == {"notes-ja.md", "notes-zh.md"}
+    editor = served.keys.create("editor", "editor", ("hr",))
+    admin = served.keys.create("admin", "admin")
+    with running([served]) as live:
+        live.keys = {"editor": editor, "admin": admin}
+        with live.client("editor") as client:
+            blank = upload(client, "kb", {"blank.md": "  \n\n"})
+            [job] = wait_jobs(client, "kb", [j["job_id"] for j in blank.json()["jobs"]])
+            assert (job["status"], job["error_code"]) == ("FAILED", "EMPTY")
+            assert client.post(live.api("kb", "/jobs/retry"), json={"job_ids": [failed["notes-ja.md"]]}).status_code == 404  # not theirs
+            own = client.post(live.api("kb", "/jobs/retry"), json={"job_ids": [job["job_id"]]})
+            assert own.status_code == 200, own.text
+            [again] = own.json()["jobs"]  # a failed upload's file is not kept: it fails again, saying so
+            assert (again["status"], again["error_code"], again["fields"]) == ("FAILED", "NOT_FOUND", {"groups": ["hr"]})
+            assert client.get(live.api("kb", f"/jobs/{job['job_id']}")).json()["engine_job_id"] == again["job_id"]
+            assert client.post(live.api("kb", "/jobs/retry"), json={}).status_code == 400
+
+        (docs / "notes-ja.md").write_text("# メモ\n\n会議室の予約は前日までに行ってください。\n", encoding="utf-8")
+        (docs / "notes-zh.md").write_text("# 备忘\n\n会议室需要提前一天预订。\n", encoding="utf-8")
+        with live.client("admin") as client:
+            by_id = client.post(live.api("kb", "/jobs/retry"), json={"job_ids": [failed["notes-ja.md"]]}).json()
+            assert [(Path(j["source"]).name, j["status"]) for j in by_id["jobs"]] == [("notes-ja.md", "READY")]
+            every = client.post(live.api("kb", "/jobs/retry"), json={"failed": True}).json()
+            assert sorted((Path(j["source"]).name, j["status"]) for j in every["jobs"]) == [
+                ("blank.md", "FAILED"), ("notes-zh.md", "READY"),
+            ]
+            hits = client.post(live.api("kb", "/search"), json={"query": "会议室预订", "k": 1}).json()["hits"]
+            assert hits[0]["source"].endswith("notes-zh.md")
+            refused = client.post(live.api("kb", "/jobs/retry"), json={"job_ids": ["no-such-job"]})
+            assert refused.status_code == 400 and "no job no-such-job" in refused.json()["error"]["message"]
+
+
 def test_strict_masks_personal_data_on_every_http_output(served_factory: Callable[..., ServedCollection]) -> None:
     served = served_factory("kb")
     served.kb.config.answer.policy = "strict"

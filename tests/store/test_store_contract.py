@@ -410,6 +410,24 @@ def test_fail_unfinished_jobs(store: Store) -> None:
     assert store.fail_unfinished_jobs("again") == 0
 
 
+def test_a_job_keeps_its_fields_and_failed_jobs_are_each_sources_latest_failure(store: Store) -> None:
+    runs = [
+        ("run-a", IngestJob("a1", "docs/a.md", JobStatus.FAILED, "EMPTY", created_at=1.0, fields={"groups": ["hr", "総務"]})),
+        ("run-a", IngestJob("b1", "docs/b.md", JobStatus.FAILED, "PARSE_FAILED", created_at=1.0)),
+        ("run-a", IngestJob("c1", "docs/c.md", JobStatus.READY, created_at=1.0)),
+        ("run-b", IngestJob("a2", "docs/a.md", JobStatus.READY, created_at=2.0, fields={"groups": ["hr", "総務"]})),
+        ("run-b", IngestJob("c2", "docs/c.md", JobStatus.FAILED, "EMBED_FAILED", created_at=2.0)),
+        ("run-c", IngestJob("d1", "docs/d.md", JobStatus.FAILED, "INTERRUPTED", created_at=3.0)),
+    ]
+    for run_id, job in runs:
+        store.save_job(job, run_id)
+    a1 = store.get_job("a1")
+    assert a1 is not None and (a1.source, a1.status, a1.fields) == ("docs/a.md", "FAILED", {"groups": ["hr", "総務"]})
+    assert store.get_job("b1").fields is None and store.get_job("nope") is None  # type: ignore[union-attr]
+    assert [j.job_id for j in store.failed_jobs()] == ["d1", "c2", "b1"]  # a.md succeeded since; newest first
+    assert next(j for j in store.jobs() if j.job_id == "a2").fields == {"groups": ["hr", "総務"]}
+
+
 def test_traces_and_meta(store: Store) -> None:
     payload = {"question": "婚假有几天？", "hits": [{"score": 0.5}], "nested": {"b": 1, "a": [1, 2]}}
     store.save_trace("t1", "婚假有几天？", payload)

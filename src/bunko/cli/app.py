@@ -18,11 +18,12 @@ from bunko.cli.graph import graph_app
 app = typer.Typer(help="bunko: ask your own documents, with every answer cited.", no_args_is_help=True, add_completion=False)
 
 for command in (
-    documents.init, documents.ingest, query.search, query.ask, documents.status, documents.jobs, documents.docs, documents.rm,
+    documents.init, documents.ingest, query.search, query.ask, documents.status, documents.docs, documents.rm,
     admin.reembed, admin.migrate, admin.reindex, query.trace, documents.chunks, tree.tree, documents.inspect, admin.calibrate,
     query.demo, server.serve,
 ):
     app.command()(command)
+app.add_typer(documents.jobs_app, name="jobs")
 app.add_typer(eval_app, name="eval")
 app.add_typer(server.keys_app, name="keys")
 app.add_typer(graph_app, name="graph")

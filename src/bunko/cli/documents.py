@@ -1,4 +1,5 @@
-"""Putting documents in and looking at them: `init`, `ingest`, `status`, `jobs`, `docs`, `rm`, `chunks`, `inspect`."""
+"""Putting documents in and looking at them: `init`, `ingest`, `status`, `jobs` (and `jobs retry`), `docs`, `rm`, `chunks`,
+`inspect`."""
 
 from __future__ import annotations
 
@@ -83,23 +84,60 @@ def status(collection: CollectionOption = None, as_json: JsonOption = False) -> 
         console.print(f"{key:>15}: {escape(str(value))}")
 
 
+jobs_app = typer.Typer(help="Ingest jobs: list them (the last run by default), or retry the failed ones.")
+
+
+@jobs_app.callback(invoke_without_command=True)
 def jobs(
+    ctx: typer.Context,
     all_runs: Annotated[bool, typer.Option("--all", help="Jobs of every run, not only the last.")] = False,
     failed: Annotated[bool, typer.Option("--failed", help="Only failed jobs.")] = False,
     collection: CollectionOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Ingest jobs with their state and, for failures, the code and reason."""
+    """Ingest jobs with their state and, for failures, the code and reason; `bunko jobs retry` ingests failures again."""
+    if ctx.invoked_subcommand is not None:
+        ctx.obj = collection  # `bunko jobs -c PATH retry`: the subcommand's collection unless it names its own
+        return
     kb = open_kb(collection)
     listed = [j for j in kb.jobs(all_runs=all_runs) if not failed or j.status == JobStatus.FAILED]
     kb.close()
     if as_json:
         print_json([to_dict(j) for j in listed])
         return
-    table = Table("status", "source", "code", "reason")
+    table = Table("status", "source", "code", "reason", "job")
     for job in listed:
-        table.add_row(*_job_row(job))
+        table.add_row(*_job_row(job), job.job_id)
     console.print(table)
+
+
+@jobs_app.command("retry")
+def retry(
+    ctx: typer.Context,
+    job_ids: Annotated[list[str] | None, typer.Argument(help="Ids of failed jobs (the last column of `bunko jobs`).", show_default=False)] = None,
+    failed: Annotated[bool, typer.Option("--failed", help="Every source whose latest job failed, from any run.")] = False,
+    collection: CollectionOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Ingest the files of failed jobs again (with the fields they were first ingested with), as one new run.
+
+    Exits 0 when every retried file was indexed (or is unchanged), 1 when some failed again.
+    """
+    kb = open_kb(collection or (ctx.obj if isinstance(ctx.obj, Path) else None))
+    with document_progress("retrying", as_json) as progress:
+        report = run(lambda: kb.retry(job_ids or [], failed=failed, progress=progress))
+    kb.close()
+    if as_json:
+        print_json({"run_id": report.run_id, "jobs": [to_dict(j) for j in report.jobs]})
+    else:
+        for job in report.failed:
+            errors.print(f"[red]FAILED[/red] {escape(job.source)}: {job.error_code} {escape(job.error_detail or '')}")
+        console.print(
+            f"{len(report.jobs)} retried: {report.count(JobStatus.READY)} indexed, {report.count(JobStatus.SKIPPED)} unchanged, "
+            f"{len(report.failed)} failed"
+        )
+    if not report.ok:
+        raise typer.Exit(1)
 
 
 def languages_label(doc: DocumentInfo) -> str:

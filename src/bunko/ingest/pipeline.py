@@ -12,7 +12,7 @@ import hashlib
 import json
 import time
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -130,6 +130,23 @@ class Ingestor:
             report.pruned = self._prune([p for p in paths if p.is_dir()], seen)
         return report
 
+    def retry(self, failed: Sequence[IngestJob], progress: Progress | None = None) -> IngestReport:
+        """Each failed job's file ingested again as one new run, with the fields it was first ingested with; a file
+        that is gone fails again as NOT_FOUND under its source name (a failed upload's file is not kept)."""
+        report = IngestReport(run_id=uuid.uuid4().hex[:12])
+        for done, old in enumerate(failed, start=1):
+            path = self._path_of(old.source)
+            if path.is_file():
+                job = self._process(SourceFile(path, old.source), report.run_id, dict(old.fields or {}))
+            else:
+                now = time.time()
+                job = IngestJob(job_id=uuid.uuid4().hex[:16], source=old.source, created_at=now, updated_at=now, fields=old.fields)
+                self._fail(job, report.run_id, ErrorCode.NOT_FOUND, f"{old.source}: the file is gone ({path}); ingest or upload it again")
+            report.jobs.append(job)
+            if progress:
+                progress(done, len(failed), job)
+        return report
+
     def _prune(self, folders: list[Path], seen: set[str]) -> list[str]:
         prefixes = [source_name(folder, self.root).rstrip("/") + "/" for folder in folders]
         pruned = []
@@ -152,7 +169,7 @@ class Ingestor:
     def _process(self, item: SourceFile | Path, run_id: str, fields: dict[str, Any]) -> IngestJob:
         now = time.time()
         source = item.source if isinstance(item, SourceFile) else str(item)
-        job = IngestJob(job_id=uuid.uuid4().hex[:16], source=source, created_at=now, updated_at=now)
+        job = IngestJob(job_id=uuid.uuid4().hex[:16], source=source, created_at=now, updated_at=now, fields=fields or None)
         self._save(job, run_id, JobStatus.PENDING)
         started = time.perf_counter()
         try:

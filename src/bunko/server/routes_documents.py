@@ -7,12 +7,14 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, File, Form, Query, UploadFile
 
+from bunko.errors import BunkoError
 from bunko.generate.guardrails import guard_chunk, guard_text
 from bunko.ingest.sources import source_name
-from bunko.schema import to_dict
+from bunko.schema import JobStatus, doc_id_for, to_dict
 from bunko.server import acl
 from bunko.server.auth import KeyAdminError, parse_groups
 from bunko.server.deps import ApiError, Caller, caller
+from bunko.server.models import RetryRequest
 from bunko.server.uploads import UploadRejected, check_type, sanitize_filename, stage, upload_target
 from bunko.server.views import chunk_view, document_view, element_view
 from bunko.server.worker import UploadJob, new_job_id
@@ -104,6 +106,53 @@ def get_job(c: Editor, job_id: str) -> dict[str, Any]:
     if job is None or (not c.who.unrestricted and job.owner != c.who.name):
         raise ApiError(404, "JOB_NOT_FOUND", f"no job {job_id}")
     return job.public()
+
+
+@router.post("/jobs/retry", summary="Ingest the files of failed jobs again, as `bunko jobs retry` does")
+def retry_jobs(c: Editor, body: RetryRequest) -> dict[str, Any]:
+    """Runs before it answers (one new run in the engine's history); each file keeps the groups it was uploaded with.
+    A restricted key retries its own uploads only. A failed upload whose file was not kept fails again as NOT_FOUND."""
+    if not body.job_ids and not body.failed:
+        raise ApiError(400, "NOTHING_TO_RETRY", "send job_ids, or failed: true")
+    uploads = {j.job_id: j for j in _visible_jobs(c)}
+    engine_ids: list[str] = []
+    retried: list[UploadJob] = []
+    for job_id in body.job_ids:
+        upload = uploads.get(job_id)
+        if upload is None and not c.who.unrestricted:
+            raise ApiError(404, "JOB_NOT_FOUND", f"no job {job_id} of yours")
+        if upload is None:
+            engine_ids.append(job_id)
+            continue
+        if upload.status != JobStatus.FAILED.value or upload.engine_job_id is None:
+            raise ApiError(409, "NOT_RETRYABLE", f"job {job_id} is {upload.status}{f' ({upload.error_code})' if upload.error_code else ''}: "
+                           "only an upload that failed during ingest can be retried; upload it again")
+        engine_ids.append(upload.engine_job_id)
+        retried.append(upload)
+    if body.failed and not c.who.unrestricted:
+        own = [j for j in uploads.values() if j.status == JobStatus.FAILED.value and j.engine_job_id and j not in retried]
+        engine_ids += [str(j.engine_job_id) for j in own]
+        retried += own
+        if not engine_ids:
+            return {"run_id": None, "jobs": []}
+    if not c.who.unrestricted:
+        visible = {d.source for d in c.served.visible_documents(c.who).values()}
+        stored = {d.source for d in c.served.documents_by_id().values()}
+        hidden = sorted({j.source for j in retried if j.source in stored and j.source not in visible})
+        if hidden:
+            raise ApiError(403, "FORBIDDEN", f"{', '.join(hidden)}: a document of this name exists that you may not access")
+    try:
+        report = c.served.kb.retry(engine_ids, failed=body.failed and c.who.unrestricted)
+    except BunkoError as exc:
+        raise ApiError(400, "RETRY_REFUSED", str(exc)) from None
+    outcome = {job.source: job for job in report.jobs}
+    for upload in retried:  # the upload list tells the retry's outcome too
+        job = outcome.get(upload.source)
+        if job is not None:
+            upload.status, upload.error_code, upload.error_detail = str(job.status), job.error_code, job.error_detail
+            upload.engine_job_id, upload.updated_at, upload.timings = job.job_id, job.updated_at, dict(job.timings)
+            upload.doc_id = doc_id_for(job.source) if job.status in (JobStatus.READY, JobStatus.SKIPPED) else None
+    return {"run_id": report.run_id, "jobs": [to_dict(j) for j in report.jobs]}
 
 
 @router.get("/documents", summary="Documents the caller may see")

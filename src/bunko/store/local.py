@@ -57,8 +57,8 @@ from bunko.store.rows import (
 from bunko.text.entities import Mention
 
 SCHEMA_VERSION = "3"
-"""2 added the entity graph's columns to chunks, 3 each chunk's and document's language (in their meta); an older
-store is upgraded in place when opened."""
+"""2 added the entity graph's columns to chunks, 3 each chunk's and document's language (in their meta) and each
+job's fields (what `Bunko.retry` ingests a file with again); an older store is upgraded in place when opened."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -82,7 +82,8 @@ CREATE INDEX IF NOT EXISTS chunks_by_doc ON chunks (doc_id, ordinal);
 CREATE INDEX IF NOT EXISTS chunks_by_embed_hash ON chunks (embed_hash);
 CREATE TABLE IF NOT EXISTS jobs (
     job_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, source TEXT NOT NULL, status TEXT NOT NULL,
-    error_code TEXT, error_detail TEXT, created_at REAL NOT NULL, updated_at REAL NOT NULL, timings TEXT NOT NULL
+    error_code TEXT, error_detail TEXT, created_at REAL NOT NULL, updated_at REAL NOT NULL, timings TEXT NOT NULL,
+    fields TEXT
 );
 CREATE INDEX IF NOT EXISTS jobs_by_run ON jobs (run_id, created_at);
 CREATE TABLE IF NOT EXISTS traces (trace_id TEXT PRIMARY KEY, created_at REAL NOT NULL, question TEXT, payload TEXT NOT NULL);
@@ -132,7 +133,7 @@ class LocalStore:
     def _upgrade_schema(self) -> None:
         """Bring a store written by an older bunko up to SCHEMA_VERSION in one transaction: version 1 had no entity
         columns (added empty: `bunko reindex` fills them), versions 1 and 2 no languages (judged here from the stored
-        text, `store/languages.py`); newer versions stay as they are."""
+        text, `store/languages.py`) nor job fields (none recorded); newer versions stay as they are."""
         version = self.get_meta("schema_version")
         if version is None:
             self.set_meta("schema_version", SCHEMA_VERSION)
@@ -147,6 +148,8 @@ class LocalStore:
                     self._db.execute("ALTER TABLE chunks ADD COLUMN entities TEXT NOT NULL DEFAULT ''")
                     self._db.execute("ALTER TABLE chunks ADD COLUMN entity_spans TEXT NOT NULL DEFAULT '[]'")
                 if version in ("1", "2"):
+                    if "fields" not in {row[1] for row in self._db.execute("PRAGMA table_info(jobs)")}:
+                        self._db.execute("ALTER TABLE jobs ADD COLUMN fields TEXT")
                     self._record_languages()
                     self._db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (SCHEMA_VERSION,))
                     self._bump_generation()
@@ -501,9 +504,9 @@ class LocalStore:
     def save_job(self, job: IngestJob, run_id: str) -> None:
         with self._lock:
             self._db.execute(
-                "INSERT OR REPLACE INTO jobs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO jobs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (job.job_id, run_id, job.source, str(job.status), job.error_code, job.error_detail, job.created_at,
-                 job.updated_at, _dumps(job.timings)),
+                 job.updated_at, _dumps(job.timings), None if job.fields is None else _dumps(job.fields)),
             )
 
     def jobs(self, run_id: str | None = None, limit: int = 1000) -> list[IngestJob]:
@@ -520,6 +523,20 @@ class LocalStore:
         with self._lock:
             row = self._db.execute("SELECT run_id FROM jobs ORDER BY created_at DESC, rowid DESC LIMIT 1").fetchone()
         return row[0] if row else None
+
+    def get_job(self, job_id: str) -> IngestJob | None:
+        with self._lock:
+            row = self._db.execute(f"SELECT {JOB_COLUMNS} FROM jobs WHERE job_id = ?", (job_id,)).fetchone()
+        return job_from_row(row) if row else None
+
+    def failed_jobs(self) -> list[IngestJob]:
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT {JOB_COLUMNS} FROM (SELECT *, row_number() OVER (PARTITION BY source ORDER BY created_at DESC, rowid DESC) "
+                "AS place, rowid AS r FROM jobs) WHERE place = 1 AND status = ? ORDER BY created_at DESC, r DESC",
+                (JobStatus.FAILED.value,),
+            ).fetchall()
+        return [job_from_row(r) for r in rows]
 
     def fail_unfinished_jobs(self, detail: str) -> int:
         """Mark jobs left mid-flight by a killed process; their documents were never committed."""
@@ -569,7 +586,7 @@ class LocalStore:
                 f"SELECT {JOB_COLUMNS}, run_id FROM jobs ORDER BY rowid"
             ).fetchall()
         for r in rows:
-            yield job_from_row(r), r[8]
+            yield job_from_row(r), r[9]
 
     def export_traces(self) -> Iterator[TraceRecord]:
         with self._lock:

@@ -146,6 +146,9 @@ ALTER TABLE chunks ADD COLUMN entities text[] NOT NULL DEFAULT '{}';
 ALTER TABLE chunks ADD COLUMN entity_spans text NOT NULL DEFAULT '[]';
 """),
     (3, "languages: each chunk's and document's detected language (meta, and the chunk's filter record)", _record_languages),
+    (4, "jobs: the caller-given fields a file was ingested with, for retries", """
+ALTER TABLE jobs ADD COLUMN IF NOT EXISTS fields text;
+"""),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]
