@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bunko import Bunko, Config
 from bunko.embed.use_m3 import UseM3Embedder
+from system_packages import system_packages_note
 
 SAMPLES = Path(__file__).resolve().parents[1] / "src" / "bunko" / "samples" / "docs"
 
@@ -36,3 +38,11 @@ def make_kb(tmp_path: Path, embedder: UseM3Embedder) -> Iterator[Callable[..., B
 @pytest.fixture(scope="session")
 def samples_dir() -> Path:
     return SAMPLES
+
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Say so when tests were skipped for lack of Tesseract, fonts or Chromium, and how to install them."""
+    note = system_packages_note(terminalreporter.stats.get("skipped", []))
+    if note:
+        terminalreporter.write_line(note, yellow=True)

@@ -121,6 +121,26 @@ def test_search_groups_by_document_and_prefers_a_named_language(runner: CliRunne
     assert refused.exit_code == 2 and "unknown language" in refused.stderr
 
 
+def test_version_and_global_options_before_the_command(runner: CliRunner, tmp_path: Path) -> None:
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.stdout.strip() == f"bunko {bunko.__version__}"
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# 規程\n\n出張の宿泊費は一泊一万二千円までです。\n", encoding="utf-8")
+    assert runner.invoke(app, ["-c", str(tmp_path / "kb-a"), "ingest", "docs"]).exit_code == 0
+    assert (tmp_path / "kb-a" / "bunko.toml").exists() and not (tmp_path / ".bunko").exists()
+    listed = _json(runner.invoke(app, ["--collection", str(tmp_path / "kb-a"), "docs", "--json"]))
+    assert [d["source"] for d in listed] == ["docs/a.md"]
+    # the global option wins over BUNKO_COLLECTION, the command's own option over both, and nothing leaks into later runs
+    elsewhere = {"BUNKO_COLLECTION": str(tmp_path / "nowhere")}
+    assert runner.invoke(app, ["-c", str(tmp_path / "kb-a"), "search", "宿泊費", "--json"], env=elsewhere).exit_code == 0
+    own = runner.invoke(app, ["-c", str(tmp_path / "kb-a"), "status", "-c", str(tmp_path / "nowhere")])
+    assert own.exit_code == 2 and "nowhere" in own.stderr
+    assert runner.invoke(app, ["-c", str(tmp_path / "kb-a"), "jobs", "--json"]).exit_code == 0
+    assert "BUNKO_COLLECTION" not in __import__("os").environ
+    assert runner.invoke(app, ["status"]).exit_code == 2  # no collection in this folder: the -c above did not stick
+
+
 def test_lang_is_shown_and_filters_from_the_command_line(runner: CliRunner, tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
