@@ -187,7 +187,8 @@ def test_strict_policy_masks_search_hits_on_the_command_line(runner: CliRunner, 
     assert "keiri@aozora.example" in runner.invoke(app, ["search", "経理部の連絡先"]).stdout
     config = tmp_path / ".bunko" / "bunko.toml"
     config.write_text(config.read_text(encoding="utf-8").replace('policy = "standard"', 'policy = "strict"'), encoding="utf-8")
-    for args in (["search", "経理部の連絡先"], ["search", "経理部の連絡先", "--json"], ["chunks", "docs/contact-ja.md", "--text"]):
+    for args in (["search", "経理部の連絡先"], ["search", "経理部の連絡先", "--json"], ["chunks", "docs/contact-ja.md", "--text"],
+                 ["tree", "docs/contact-ja.md"], ["tree", "docs/contact-ja.md", "--json"]):
         shown = runner.invoke(app, args).stdout
         assert "keiri@" not in shown and "03-1234-5678" not in shown and "［メールアドレス］" in shown, args
 

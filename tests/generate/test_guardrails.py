@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bunko import Bunko, Config
-from bunko.generate.guardrails import guard_chunk, mask_pii, regulated_notices, source_date
+from bunko.generate.guardrails import guard_chunk, guard_tree, mask_pii, regulated_notices, source_date
 from bunko.schema import Chunk
 
 
@@ -85,6 +85,17 @@ def test_guard_chunk_masks_a_copy_in_the_chunks_language_and_standard_passes_it_
     assert guard_chunk(chunk, "standard") is chunk
     assert guard_chunk(chunk, "regulated").text == masked.text
     assert guard_chunk(chunk, "strict", language="en").text == "連絡先は [email] です。"
+
+
+def test_guard_tree_masks_a_copy_of_titles_and_summaries() -> None:
+    from bunko.index.tree import DocumentTree, SectionNode
+
+    section = SectionNode("联系方式", ["联系方式"], summary="请联系 hr-sh@aozora.example，电话 010-12345678。")
+    tree = DocumentTree("d", "hr.md", "HR", SectionNode("", [], children=[section], summary="Mail dpo@aozora.example."))
+    masked = guard_tree(tree, "strict")
+    assert masked.root.children[0].summary == "请联系 ［邮箱］，电话 ［电话号码］。" and masked.root.summary == "Mail [email]."
+    assert "hr-sh@aozora.example" in tree.root.children[0].summary  # the cached tree is untouched
+    assert guard_tree(tree, "standard") is tree
 
 
 @pytest.mark.parametrize(("language", "question", "email", "label"), EMAIL_QUESTIONS)

@@ -101,6 +101,9 @@ def test_strict_masks_personal_data_on_every_http_output(served_factory: Callabl
         for doc in client.get(live.api("kb", "/documents")).json()["documents"]:
             outputs.append(json.dumps(client.get(live.api("kb", f"/documents/{doc['doc_id']}"), params={"elements": True}).json(),
                                       ensure_ascii=False))
+            tree = client.get(live.api("kb", f"/documents/{doc['doc_id']}/tree")).json()
+            assert tree["summary"] or tree["children"]
+            outputs.append(json.dumps(tree, ensure_ascii=False))
         shown = "\n".join(outputs)
         assert not [p for p in PERSONAL if p in shown]
         assert "［メールアドレス］" in shown and "［邮箱］" in shown and "[email]" in shown

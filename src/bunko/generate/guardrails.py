@@ -9,8 +9,9 @@
   whether in an answer or a search hit, so the mask is the policy's and
   applies on every output path: answers and their quotes (labels in the
   answer's language), the text a trace keeps (prompt, model output, checked
-  sentences), search hits (`Bunko.search`, `bunko search`, HTTP ``/search``)
-  and documents shown by the server (labels in the chunk's language).
+  sentences), search hits (`Bunko.search`, `bunko search`, HTTP ``/search``),
+  documents shown by the server and section trees (`bunko tree`, HTTP
+  ``documents/{id}/tree``), with labels in the text's own language.
   Retrieval, grading and the citation check read the stored text unmasked.
 - regulated: strict, plus the update date of each cited source, a notice that
   the answer is not professional advice, and ``needs_review`` when the
@@ -28,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, date, datetime
 
+from bunko.index.tree import DocumentTree, SectionNode
 from bunko.schema import Chunk, Hit
 from bunko.text.languages import text_language
 
@@ -113,6 +115,25 @@ def guard_hits(hits: Sequence[Hit], policy: str) -> list[Hit]:
     if not masks_personal_data(policy):
         return list(hits)
     return [Hit(guard_chunk(h.chunk, policy), h.score, h.distance, h.signals) for h in hits]
+
+
+def guard_tree(tree: DocumentTree, policy: str) -> DocumentTree:
+    """A document's section tree as `policy` lets it out: under strict and regulated a copy whose titles and summaries
+    (sentences of the document) are masked, each in its own language; the tree itself otherwise (trees are cached)."""
+    if not masks_personal_data(policy):
+        return tree
+
+    def guard(text: str, language: str) -> str:
+        return guard_text(text, policy, language)
+
+    def node(section: SectionNode) -> SectionNode:
+        language = text_language(section.summary or section.title)
+        return replace(
+            section, title=guard(section.title, language), path=[guard(p, language) for p in section.path],
+            summary=guard(section.summary, language), children=[node(child) for child in section.children],
+        )
+
+    return DocumentTree(tree.doc_id, tree.source, guard(tree.title, text_language(tree.title)), node(tree.root))
 
 
 def _as_date(value: object) -> str | None:
