@@ -7,6 +7,7 @@ most expensive kind of bug in a retrieval system.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
@@ -30,6 +31,41 @@ class IngestConfig(_Section):
         "model names them, one call per chunk), or none.",
     )
     max_file_mb: float = Field(50.0, gt=0, description="Files larger than this fail with TOO_LARGE.")
+    # Per-file limits (parse/limits.py, ingest/isolation.py): a file past one fails alone with TOO_LARGE, TOO_COMPLEX
+    # or TIMEOUT, naming the limit and the value; the other files go on.
+    isolate: bool = Field(
+        True,
+        description="Parse files in a child process that is stopped past max_parse_seconds or max_memory_mb (one worker "
+        "reused across files). false parses in the ingest process: every other limit still holds, these two do not.",
+    )
+    max_parse_seconds: float = Field(300.0, gt=0, description="Wall time to parse one file (TIMEOUT); about 3,000 PDF pages.")
+    max_memory_mb: float = Field(
+        1024.0, gt=0, description="Resident memory of the parser process while it parses one file (TOO_LARGE).",
+    )
+    max_unpacked_mb: float = Field(256.0, gt=0, description="Unpacked size of a .docx/.xlsx/.pptx zip package (TOO_LARGE).")
+    max_zip_members: int = Field(20_000, ge=1, description="Members of a .docx/.xlsx/.pptx zip package (TOO_COMPLEX).")
+    max_depth: int = Field(
+        256, ge=1,
+        description="HTML element nesting (TOO_COMPLEX). Office XML stops at libxml2's 256 levels and JSON at Python's "
+        "recursion limit, reported as TOO_COMPLEX too.",
+    )
+    max_rows: int = Field(100_000, ge=1, description="Rows per worksheet, CSV/TSV file, or JSON/JSON Lines records (TOO_COMPLEX).")
+    max_cells: int = Field(
+        1_000_000, ge=1,
+        description="Cells in a workbook (TOO_COMPLEX): the Excel reader holds every cell twice (formulas and values); "
+        "6 million reached 1 GB in 80 s.",
+    )
+    max_pages: int = Field(5_000, ge=1, description="PDF pages, slides, image frames (TOO_COMPLEX).")
+    max_page_pixels: int = Field(
+        50_000_000, ge=1,
+        description="Pixels of a page rendered for OCR: a larger page is rendered at a lower resolution (not under 100 dpi), "
+        "else that page fails with TOO_LARGE. 50 M holds an A2 sheet at 300 dpi (35 M).",
+    )
+    max_elements: int = Field(200_000, ge=1, description="Elements (paragraphs, rows, cells…) one parsed document may hold (TOO_COMPLEX).")
+    max_chars: int = Field(20_000_000, ge=1, description="Characters of text one document may bring to chunking and embedding (TOO_LARGE).")
+    max_front_matter_values: int = Field(
+        10_000, ge=1, description="Values in a Markdown file's YAML front matter, YAML aliases expanded (TOO_COMPLEX).",
+    )
     include: list[str] = Field(default_factory=lambda: ["**/*"], description="Glob patterns of files to ingest.")
     exclude: list[str] = Field(
         default_factory=lambda: ["**/.*", "**/.*/**", "**/node_modules/**", "**/__pycache__/**"],
@@ -264,17 +300,50 @@ class AgentConfig(_Section):
         True, description="Answer greetings and bare arithmetic without retrieval (no citations, said so); everything else retrieves.",
     )
     decompose: bool = Field(
-        False, description="Multi-part and comparison questions: search each part too and answer from the merged evidence.",
+        True,
+        description="Multi-part and comparison questions: search each part too and answer from the merged evidence "
+        "(no change on the Debian Reference set or the samples, both parts answered where one was: bench/results/agent-steps.md).",
     )
-    rewrite: Literal["none", "prf", "hyde", "llm"] = Field(
+    rewrite: Literal["none", "prf", "hyde"] = Field(
         "none",
         description="When the evidence is graded insufficient, search once more: prf adds the top passages' most telling terms "
-        "(RM3-style, no LLM); hyde searches with a passage the [llm] model writes; llm lets the LLM grader rewrite (CRAG).",
+        "(RM3-style, no LLM); hyde searches with a passage the [llm] model writes. (The LLM grader's own rewrite is "
+        "[answer] llm_grader.) "
+        "Off by default: prf answered more (fact +0.013/+0.02) but declined fewer absent questions (recall 0.643 -> 0.548, "
+        "1.0 -> 0.692; bench/results/agent-steps.md).",
     )
     expansion_terms: int = Field(5, ge=1, le=20, description="rewrite = prf: terms added from the top passages.")
     critique: bool = Field(
         True, description="With an LLM generator: sentences the citation check rejects are named and the answer is written once more.",
     )
+
+
+class ServerConfig(_Section):
+    """`bunko serve`: which browsers' requests the server accepts. Serving several collections, it takes the union
+    of their allowed names and origins and the shortest body timeout."""
+
+    allowed_hosts: list[str] = Field(
+        default_factory=list,
+        description="Host names the server answers besides loopback (localhost, 127.0.0.1, ::1) and the address it is "
+        "bound to, e.g. ['kb.example.com']; '*' answers any (behind a proxy that checks Host itself). Other names get "
+        "400: a DNS-rebinding page never reaches the API.",
+    )
+    allowed_origins: list[str] = Field(
+        default_factory=list,
+        description="Web origins besides the server's own that may send POST/PUT/PATCH/DELETE, e.g. "
+        "['https://intranet.example']; any other Origin gets 403, with or without API keys.",
+    )
+    body_timeout_s: float = Field(
+        5.0, gt=0, description="Longest wait for the next piece of a request body; a stalled body gets 408 and its connection closed."
+    )
+
+    @field_validator("allowed_origins")
+    @classmethod
+    def _origins(cls, value: list[str]) -> list[str]:
+        for origin in value:
+            if not re.fullmatch(r"https?://[^/\s?#]+/?", origin.strip(), flags=re.IGNORECASE):
+                raise ValueError(f"{origin!r} is not a web origin; write scheme://host[:port], e.g. https://intranet.example")
+        return value
 
 
 class Config(_Section):
@@ -290,6 +359,7 @@ class Config(_Section):
     answer: AnswerConfig = Field(default_factory=AnswerConfig)
     llm: LLMConfig = Field(default_factory=LLMConfig)
     agent: AgentConfig = Field(default_factory=AgentConfig)
+    server: ServerConfig = Field(default_factory=ServerConfig)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], origin: str = CONFIG_FILE) -> Config:

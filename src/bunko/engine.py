@@ -14,7 +14,8 @@ from bunko.errors import BunkoError, CollectionError
 from bunko.generate.answerer import Answerer
 from bunko.generate.guardrails import guard_hits
 from bunko.ingest import maintenance
-from bunko.ingest.pipeline import Ingestor, IngestReport, Progress, entity_extractor
+from bunko.ingest.isolation import ParseWorker
+from bunko.ingest.pipeline import Ingestor, IngestReport, Progress, entity_extractor, parse_worker
 from bunko.llm.base import build_chat_model
 from bunko.parse.registry import ParserRegistry, default_registry
 from bunko.retrieve.base import RetrieverFactory
@@ -68,6 +69,8 @@ class Bunko:
         """The documents' section trees (`bunko tree`, the tree route, auto-merging), rebuilt as documents change."""
         self._embedder = embedder
         self._answerer: Answerer | None = None
+        self._parser: ParseWorker | None = None
+        """The parse worker process (`ingest/isolation.py`), started by the first ingest and kept until close()."""
         self._lock = writer_lock(self.config, self.path)
         if not allow_embedder_change:
             self._check_embedder(self.embedder_name)
@@ -129,6 +132,9 @@ class Bunko:
                         retrievers=[build(self.store, self.config.retrieve) for build in self.retrievers], trees=self.trees)
 
     def close(self) -> None:
+        if self._parser is not None:
+            self._parser.close()
+            self._parser = None
         self.store.close()
 
     def __enter__(self) -> Bunko:
@@ -177,10 +183,18 @@ class Bunko:
         if self.store.get_meta("embedder") is None or self.store.chunk_count() == 0:
             self._record_embedder()
             self.store.set_meta("analyzer", self.config.retrieve.analyzer)
+        if self._parser is None:
+            self._parser = parse_worker(self.registry, self.config)
         return Ingestor(
             self.store, self.registry, self.chunker, lambda: self.embedder, self.analyzer, self.config, self.root,
-            entity_extractor(self.config),
+            entity_extractor(self.config), parser=self._parser,
         )
+
+    def fail_unfinished_jobs(self) -> int:
+        """Mark the ingest jobs a killed process left mid-flight (PARSING, EMBEDDING, …) FAILED with INTERRUPTED;
+        their documents were never committed, and the next ingest of their files redoes them."""
+        with self._lock:
+            return self.store.fail_unfinished_jobs("the ingest process stopped before this job finished; it will be retried")
 
     def delete(self, source: str) -> bool:
         """Remove a document from every index; `source` as listed by `documents()`."""

@@ -1,7 +1,8 @@
-"""One experiment over the sample documents, shared by the experiment and report tests (it takes ~30 s)."""
+"""One experiment over the sample documents, shared by the experiment and report tests (it takes ~30 s); the fake chat server."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,8 @@ from bunko.embed.use_m3 import UseM3Embedder
 from bunko.evaluate.experiments import Experiment, run_experiment
 from bunko.evaluate.golden import GoldenItem, load_golden
 from bunko.evaluate.variants import Variant
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generate"))  # fake_openai.py: the tests' OpenAI-compatible server
 
 SAMPLES_GOLDEN = Path(__file__).resolve().parents[2] / "src" / "bunko" / "samples" / "golden.jsonl"
 

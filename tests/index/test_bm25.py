@@ -108,3 +108,39 @@ def test_builder_fed_token_text_row_by_row_equals_build_from_lists() -> None:
     assert streamed.size == built.size == len(corpus) and streamed.vocab == built.vocab
     for query in (["t0"], ["t3", "t150"], ["t299", "t1"]):
         np.testing.assert_array_equal(streamed.scores(query), built.scores(query))
+
+
+def test_the_cache_is_written_under_a_temporary_name_and_renamed_whole(tmp_path, monkeypatch) -> None:
+    """A writer killed mid-write leaves the previous file (or none) under the real name, never a torn one."""
+    import os
+
+    from scipy import sparse
+
+    from bunko.index import atomic
+    from bunko.index.bm25 import BM25Builder, BM25Index
+
+    builder = BM25Builder()
+    for text in ("宿泊 費 上限", "住宿 费 上限", "hotel limit"):
+        builder.add_text(text)
+    index = builder.finish()
+    prefix = str(tmp_path / "bm25-1")
+    index.save(prefix)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    assert set(before) == {"bm25-1.npz", "bm25-1.vocab.npy"}
+
+    def torn(handle, matrix, compressed=True):  # the process dies half-way through the matrix
+        handle.write(b"PK\x03\x04 half a zip")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sparse, "save_npz", torn)
+    with pytest.raises(KeyboardInterrupt):
+        index.save(prefix)
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before  # no torn file, no temporary left
+    monkeypatch.undo()
+
+    synced: list[str] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(atomic.os, "fsync", lambda fd: (synced.append(os.readlink(f"/proc/self/fd/{fd}")), real_fsync(fd))[1])
+    index.save(prefix)
+    assert any(s.endswith(".tmp") for s in synced) and str(tmp_path) in synced  # the data, then the folder's new name
+    assert BM25Index.load(prefix).size == 3

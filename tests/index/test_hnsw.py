@@ -155,3 +155,25 @@ def test_a_fixed_ef_search_skips_calibration_and_leaves_the_persisted_one(tmp_pa
     assert fresh.rebuilt and not fresh.calibrated and fresh.ef_search == 300 and fresh.stats() is None
     with pytest.raises(ValueError):
         HnswIndex(tmp_path, fixed_ef_search=0)
+
+
+@pytest.mark.parametrize("damage", ["truncate-graph", "garbage-graph", "truncate-keys", "keys-not-a-list"])
+def test_an_unreadable_graph_is_rebuilt_not_fatal(tmp_path: Path, damage: str) -> None:
+    vectors = _data(1500)
+    keys = [f"c{i}" for i in range(len(vectors))]
+    HnswIndex(tmp_path).sync(keys, vectors)
+    graph = next(tmp_path.glob("*.faiss"))
+    key_file = next(tmp_path.glob("*.keys.json"))
+    assert not list(tmp_path.glob("*.tmp")), "written under a temporary name, then renamed"
+    if damage == "truncate-graph":
+        graph.write_bytes(graph.read_bytes()[: graph.stat().st_size // 2])
+    elif damage == "garbage-graph":
+        graph.write_bytes(b"\x00not a faiss index" * 10)
+    elif damage == "truncate-keys":
+        key_file.write_text(key_file.read_text(encoding="utf-8")[:100], encoding="utf-8")
+    else:
+        key_file.write_text('{"c0": 0}', encoding="utf-8")
+    reopened = HnswIndex(tmp_path)
+    reopened.sync(keys, vectors)
+    assert reopened.rebuilt
+    assert reopened.search(vectors[7], 1, None)[0][0] == 7

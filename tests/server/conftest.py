@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import httpx
 import pytest
-from server_harness import BUDGET_FINANCE, PARTY_SHARED, SALARY_HR, Live, chromium_page, running, upload, wait_jobs
+from fastapi.testclient import TestClient
+from server_harness import BUDGET_FINANCE, PARTY_SHARED, SALARY_HR, Get, Live, chromium_page, running, upload, wait_jobs
 
 from bunko import Bunko
 from bunko.embed.use_m3 import UseM3Embedder
+from bunko.server.app import create_app
 from bunko.server.collection import ServedCollection
 
 
@@ -65,3 +68,19 @@ def page(live: Live) -> Iterator[object]:
     """A chromium page for the browser tests; `live` is each test module's own running server."""
     with chromium_page() as opened:
         yield opened
+
+
+@pytest.fixture(scope="module")
+def app_client(served: tuple[ServedCollection, dict[str, str]]) -> TestClient:
+    """An in-process client of the module's `served` collection (its own fixture: documents, groups, keys)."""
+    # TestClient's default host, "testserver", is no name this server answers to (see server/browser.py)
+    return TestClient(create_app([served[0]], start_workers=False), base_url="http://localhost")
+
+
+@pytest.fixture
+def get(app_client: TestClient, served: tuple[ServedCollection, dict[str, str]]) -> Get:
+    def request(who: str | None, path: str, **params: object) -> httpx.Response:
+        headers = {"Authorization": f"Bearer {served[1][who]}"} if who else {}
+        return app_client.get("/api/collections/kb" + path, params=params, headers=headers)
+
+    return request

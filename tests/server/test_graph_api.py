@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
-import httpx
 import pytest
 from fastapi.testclient import TestClient
+from server_harness import Get, served_with_group_keys
 
 from bunko import Bunko
 from bunko.embed.use_m3 import UseM3Embedder
-from bunko.server.app import create_app
 from bunko.server.collection import ServedCollection
 
 DOCS = {
@@ -30,8 +29,6 @@ HR_DOC = (  # only keys of the hr group (and unrestricted keys) may see it
     "## 婚假\n\n员工结婚可享受婚假三天。婚假申请同样提交给人事部门。\n",
 )
 API = "/api/collections/kb"
-Get = Callable[..., httpx.Response]
-"""get(key name or None, path under the collection, **query parameters)"""
 
 
 @pytest.fixture(scope="module")
@@ -44,29 +41,8 @@ def served(tmp_path_factory: pytest.TempPathFactory, embedder: UseM3Embedder) ->
     kb = Bunko(root / "kb", embedder=embedder)
     assert kb.ingest([docs / name for name in DOCS]).ok
     assert kb.ingest([docs / HR_DOC[0]], fields={"groups": ["hr"]}).ok
-    collection = ServedCollection("kb", kb)
-    keys = {
-        "reader": collection.keys.create("reader", "reader"),
-        "hr": collection.keys.create("hr", "reader", ("hr",)),
-        "finance": collection.keys.create("finance", "reader", ("finance",)),
-    }
-    yield collection, keys
-    collection.keys.close()
-    kb.close()
-
-
-@pytest.fixture(scope="module")
-def app_client(served: tuple[ServedCollection, dict[str, str]]) -> TestClient:
-    return TestClient(create_app([served[0]], start_workers=False))
-
-
-@pytest.fixture
-def get(app_client: TestClient, served: tuple[ServedCollection, dict[str, str]]) -> Get:
-    def request(who: str | None, path: str, **params: object) -> httpx.Response:
-        headers = {"Authorization": f"Bearer {served[1][who]}"} if who else {}
-        return app_client.get(API + path, params=params, headers=headers)
-
-    return request
+    with served_with_group_keys(kb) as served_keys:
+        yield served_keys
 
 
 def test_stats_count_passages_entities_and_list_top_entities_of_each_language(get: Get, served: tuple[ServedCollection, dict[str, str]]) -> None:

@@ -3,23 +3,19 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
-import httpx
 import pytest
 from fastapi.testclient import TestClient
+from server_harness import Get, served_with_group_keys
 
 from bunko import Bunko
 from bunko.embed.use_m3 import UseM3Embedder
 from bunko.schema import doc_id_for
-from bunko.server.app import create_app
 from bunko.server.collection import ServedCollection
 from treedocs import LANGUAGE, LEAF_SUMMARIES, OUTLINE, PDF_NAME, PDF_SECTION_PAGES, PDF_TITLE, write_docs
 
-API = "/api/collections/kb"
 HR_DOC = "guide-zh.md"  # only keys of the hr group (and unrestricted keys) may see it
-Get = Callable[..., httpx.Response]
-"""get(key name or None, path under the collection)"""
 SECTION_KEYS = {"title", "path", "number", "pages", "chunks", "summary", "language", "children"}
 
 
@@ -30,29 +26,8 @@ def served(tmp_path_factory: pytest.TempPathFactory, embedder: UseM3Embedder) ->
     kb = Bunko(root / "kb", embedder=embedder)
     assert kb.ingest([p for p in sorted(docs.iterdir()) if p.name != HR_DOC]).ok
     assert kb.ingest([docs / HR_DOC], fields={"groups": ["hr"]}).ok
-    collection = ServedCollection("kb", kb)
-    keys = {
-        "reader": collection.keys.create("reader", "reader"),
-        "hr": collection.keys.create("hr", "reader", ("hr",)),
-        "finance": collection.keys.create("finance", "reader", ("finance",)),
-    }
-    yield collection, keys
-    collection.keys.close()
-    kb.close()
-
-
-@pytest.fixture(scope="module")
-def app_client(served: tuple[ServedCollection, dict[str, str]]) -> TestClient:
-    return TestClient(create_app([served[0]], start_workers=False))
-
-
-@pytest.fixture
-def get(app_client: TestClient, served: tuple[ServedCollection, dict[str, str]]) -> Get:
-    def request(who: str | None, path: str) -> httpx.Response:
-        headers = {"Authorization": f"Bearer {served[1][who]}"} if who else {}
-        return app_client.get(API + path, headers=headers)
-
-    return request
+    with served_with_group_keys(kb) as served_keys:
+        yield served_keys
 
 
 def _tree_path(name: str) -> str:

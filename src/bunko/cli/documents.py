@@ -58,10 +58,15 @@ def ingest(
         report = run(lambda: kb.ingest(paths, prune=prune, progress=progress))
     kb.close()
     if as_json:
-        print_json({"run_id": report.run_id, "jobs": [to_dict(j) for j in report.jobs], "pruned": report.pruned})
+        print_json({
+            "run_id": report.run_id, "jobs": [to_dict(j) for j in report.jobs], "pruned": report.pruned,
+            "warnings": [{"source": source, "warning": warning} for source, warning in report.warnings],
+        })
     else:
         for job in report.failed:
             errors.print(f"[red]FAILED[/red] {escape(job.source)}: {job.error_code} {escape(job.error_detail or '')}")
+        for source, warning in report.warnings:
+            errors.print(f"[yellow]warning[/yellow] {escape(source)}: {escape(warning)}")
         for source in report.pruned:
             console.print(f"pruned {escape(source)}")
         console.print(

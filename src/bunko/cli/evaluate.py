@@ -31,10 +31,11 @@ from bunko.evaluate import formatting as fmt
 from bunko.evaluate.experiments import Experiment, run_experiment
 from bunko.evaluate.gate import Threshold, check, ks_needed, parse_threshold
 from bunko.evaluate.golden import GoldenItem, dump_lines, load_golden, template
+from bunko.evaluate.judge import Judge
 from bunko.evaluate.metrics import DEFAULT_KS
 from bunko.evaluate.ragas_export import write_ragas
 from bunko.evaluate.report_md import comparison_header, comparison_rows, render_markdown
-from bunko.evaluate.variants import Variant, load_variants
+from bunko.evaluate.variants import Variant, load_variant, load_variants
 
 eval_app = typer.Typer(
     help="Measure retrieval and answers against a golden set; compare configurations; gate CI on the numbers.",
@@ -127,6 +128,17 @@ def _plan(
     raise BunkoError(f"{path}: no bunko collection here; ingest documents first, or pass --docs PATH or --samples")
 
 
+def _judge(judge_config: Path | None, variants: list[Variant]) -> Judge:
+    """The judge: the chat model of the first configuration, or the [llm] of `--judge-config` laid over it.
+
+    A judge file's [llm] decides its backend even when the configuration answers with another generator.
+    """
+    if judge_config is None:
+        return Judge.from_config(variants[0].config)
+    base = variants[0].config.model_copy(update={"answer": variants[0].config.answer.model_copy(update={"generator": "extractive"})})
+    return Judge.from_config(load_variant(judge_config, base).config)
+
+
 def _print_table(experiment: Experiment) -> None:
     """The comparison for a terminal: with more than two configurations the intervals stay in the reports."""
     runs = experiment.runs
@@ -181,10 +193,21 @@ def run_eval(
     include_drafts: Annotated[bool, typer.Option("--include-drafts", help="Also score questions marked draft.")] = False,
     resamples: Annotated[int, typer.Option(min=100, help="Bootstrap resamples for the confidence intervals.")] = 2000,
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
+    judge: Annotated[
+        bool,
+        typer.Option("--judge", help="Also let the [llm] chat model judge each answer's faithfulness and relevance (0–1)."),
+    ] = False,
+    judge_config: Annotated[
+        Path | None,
+        typer.Option("--judge-config", help="A bunko.toml (partial is fine) whose [llm] is the judge. Default: the first configuration's."),
+    ] = None,
     collection: CollectionOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Run every configuration over the golden set; compare them; write reports; gate on --fail-under.
+
+    With --judge, one chat model judges every configuration's answered questions; its prompts, raw verdicts, tokens
+    and cost are in the reports, apart from the answers'.
 
     Exit codes: 0 every gate met, 1 a gate failed, 2 a usage, golden-set or configuration error.
     """
@@ -196,6 +219,9 @@ def run_eval(
     items = run(lambda: _select_items(load_golden(golden_path), include_drafts))
     reuse, doc_paths, base, default_name = run(lambda: _plan(samples, docs or [], collection))
     variants = run(lambda: load_variants(config, base)) if config else [Variant(default_name, base, str(reuse or "defaults"))]
+    if judge_config is not None and not judge:
+        raise fail("--judge-config names the judge's model; add --judge to use it")
+    judge_model = run(lambda: _judge(judge_config, variants)) if judge else None
 
     with Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -206,10 +232,14 @@ def run_eval(
         def progress(description: str, done: int, total: int) -> None:
             bar.update(task, description=description[-60:], completed=done, total=total)
 
-        experiment = run(lambda: run_experiment(
-            items, variants, collection=reuse, docs=doc_paths, ks=ks, resamples=resamples, seed=seed,
-            golden=str(golden_path), progress=progress, root=SAMPLES if samples else None,
-        ))
+        try:
+            experiment = run(lambda: run_experiment(
+                items, variants, collection=reuse, docs=doc_paths, ks=ks, resamples=resamples, seed=seed,
+                golden=str(golden_path), progress=progress, root=SAMPLES if samples else None, judge=judge_model,
+            ))
+        finally:
+            if judge_model is not None:
+                judge_model.close()
     failures = check({r.name: r.summary for r in experiment.runs}, thresholds) if thresholds else None
     written = _write_reports(experiment, out, failures)
 
@@ -219,7 +249,7 @@ def run_eval(
             "runs": {r.name: {"index": r.index, "chunks": r.chunks, "summary": r.summary} for r in experiment.runs},
             "winners": {c.metric: c.winner for c in experiment.comparisons},
             "gate": None if failures is None else {"passed": not failures, "failures": failures},
-            "notes": experiment.notes,
+            "notes": experiment.notes, "judge": experiment.judge,
         }
         print_json(payload)
     else:

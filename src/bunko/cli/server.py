@@ -94,11 +94,20 @@ def serve(
     port: Annotated[int, typer.Option(help="TCP port.")] = 8765,
     max_upload_mb: Annotated[float | None, typer.Option(help="Per-file upload limit (default: the collection's ingest.max_file_mb).")] = None,
     max_request_mb: Annotated[float, typer.Option(help="Limit of one upload request (all its files).")] = 200.0,
+    allowed_host: Annotated[
+        list[str] | None,
+        typer.Option("--allowed-host", help="A Host name the server answers besides loopback and --host (repeat; '*' for any)."),
+    ] = None,
+    allowed_origin: Annotated[
+        list[str] | None,
+        typer.Option("--allowed-origin", help="A web origin (https://host[:port]) that may send POST/DELETE besides the server's own (repeat)."),
+    ] = None,
     create_key: Annotated[str | None, typer.Option("--create-key", help="Create an API key with this name, print it once, and exit.")] = None,
     role: RoleOption = "reader",
     groups: GroupsOption = None,
 ) -> None:
     """HTTP API, OpenAI-compatible /v1/chat/completions and a web page, over one or more collections."""
+    from bunko.server.browser import BrowserPolicy
     from bunko.server.serve import CollectionSpec, check_exposure, collection_name, open_collections, parse_spec, run
 
     specs = [parse_spec(text) for text in collection] if collection else []
@@ -113,10 +122,11 @@ def serve(
     try:
         served = open_collections(specs, max_upload_mb)
         check_exposure(served, host)
+        policy = BrowserPolicy.for_collections([c.kb.config.server for c in served], host, allowed_host or (), allowed_origin or ())
     except BunkoError as exc:
         raise fail(str(exc)) from None
     for item in served:
         access = "API keys required" if not item.open_access else "NO KEYS: anyone on this machine is admin (create one: bunko keys create)"
         errors.print(f"collection [bold]{escape(item.name)}[/bold] = {escape(str(item.kb.path))} — {access}")
     errors.print(f"web page http://{host}:{port}/ · API docs /docs · OpenAI base URL http://{host}:{port}/v1")
-    run(served, host, port, max_request_mb)
+    run(served, host, port, max_request_mb, policy)

@@ -25,6 +25,7 @@ from bunko.engine import Bunko
 from bunko.errors import BunkoError
 from bunko.evaluate.bootstrap import Interval, quantile_difference, ratio_difference, resample_indices
 from bunko.evaluate.golden import GoldenItem
+from bunko.evaluate.judge import ERROR, OK, Judge, judge_summary
 from bunko.evaluate.metrics import (
     DEFAULT_KS,
     LATENCY_QUANTILES,
@@ -91,6 +92,8 @@ class Experiment:
     resamples: int
     seed: int
     notes: list[str] = field(default_factory=list)
+    judge: str | None = None
+    """The LLM judge's model name when the run was judged (--judge), else None."""
 
     @property
     def baseline(self) -> str:
@@ -105,7 +108,7 @@ class Experiment:
     def to_json(self) -> dict[str, Any]:
         return {
             "golden": self.golden, "ks": list(self.ks), "stages": self.stages, "baseline": self.baseline,
-            "resamples": self.resamples, "seed": self.seed, "notes": self.notes,
+            "resamples": self.resamples, "seed": self.seed, "notes": self.notes, "judge": self.judge,
             "items": [item.to_json() for item in self.items],
             "comparisons": [
                 {
@@ -221,6 +224,7 @@ def run_experiment(
     progress: Progress | None = None,
     workdir: Path | None = None,
     root: Path | None = None,
+    judge: Judge | None = None,
 ) -> Experiment:
     """Evaluate every variant over the same items.
 
@@ -229,6 +233,8 @@ def run_experiment(
     `embedder` is used for variants whose embedder has its name, so tests and callers that
     already loaded a model do not load it again. Without a collection, temporary indexes name
     sources relative to `root` (default: the current folder); with one, relative to its folder.
+    `judge`, when given, scores every answered question of every configuration (judge.py); without
+    it no model is asked anything beyond what the configurations' own answers ask.
     """
     if not variants:
         raise BunkoError("nothing to evaluate: no configuration given")
@@ -305,6 +311,13 @@ def run_experiment(
                 records = evaluate_collection(kb, items, k=max(ks), progress=tick)
             finally:
                 kb.close()
+            if judge is not None:
+
+                def judged(done: int, total: int, record: QuestionRecord, name: str = variant.name) -> None:
+                    if progress:
+                        progress(f"{name}: judging {record.item_id}", done, total)
+
+                judge.judge_records(records, progress=judged)
             runs.append(RunResult(
                 name=variant.name, origin=variant.origin, config=redacted(variant.config), index=index, chunks=chunks,
                 ingest_seconds=ingest_seconds, records=records, scores=[], summary={}, ingest_failures=failures,
@@ -317,6 +330,8 @@ def run_experiment(
             notes.append(f"{run.name}: {len(errors)} question(s) failed, first: {errors[0].item_id}: {errors[0].error}")
         if run.ingest_failures:
             notes.append(f"{run.name}: {len(run.ingest_failures)} document(s) failed to index, first: {run.ingest_failures[0]}")
+        if judge is not None:
+            notes.extend(judge_notes(run))
     if any(r.summary.get("faithfulness") is not None for r in runs) and not any(
         s.support is not None for run in runs for record in run.records for s in record.sentences
     ):
@@ -324,4 +339,21 @@ def run_experiment(
     return Experiment(
         golden=golden, items=list(items), runs=runs, ks=ks, stages=stages,
         comparisons=compare(runs, ks, stages, resamples, seed), resamples=resamples, seed=seed, notes=notes,
+        judge=judge.name if judge is not None else None,
     )
+
+
+def judge_notes(run: RunResult) -> list[str]:
+    """What the report must say about a judged run beside its scores: questions left without a full verdict."""
+    counts = judge_summary(run.records)
+    lacking = [r for r in run.records if r.judge is not None and r.judge.status != OK]
+    if not lacking:
+        return []
+    first = lacking[0]
+    assert first.judge is not None
+    failed = int(counts[ERROR])
+    return [
+        f"{run.name}: the judge gave {len(lacking)} of {int(counts['judged'])} answered question(s) no full verdict "
+        f"({int(counts['partial'])} partial, {int(counts['unparsed'])} unparsed, {failed} failed); those scores are left out, "
+        f"not counted as 0; first: {first.item_id}: {first.judge.status}: {first.judge.problem}"
+    ]

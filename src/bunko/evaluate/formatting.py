@@ -20,9 +20,9 @@ def value(metric: str, number: float | None) -> str:
         return "–"
     if is_latency(metric):
         return f"{number * 1000:.1f} ms"
-    if metric == "cost":
+    if metric in ("cost", "judge_cost"):
         return f"{number:.5f}"
-    if metric == "tokens":
+    if metric in ("tokens", "judge_tokens"):
         return f"{number:.0f}"
     return f"{number:.3f}"
 
@@ -53,7 +53,8 @@ def main_k(ks: Sequence[int]) -> int:
 
 def key_metrics(ks: Sequence[int]) -> list[str]:
     k = main_k(ks)
-    return [f"recall@{k}", "mrr", f"ndcg@{k}", f"table_hit@{k}", "fact_match", "citation_precision", "abstention_recall", "latency_p50.total"]
+    return [f"recall@{k}", "mrr", f"ndcg@{k}", f"table_hit@{k}", "fact_match", "citation_precision", "abstention_recall",
+            "judge_faithfulness", "judge_relevance", "latency_p50.total"]
 
 
 def first_relevant_rank(item: GoldenItem, record: QuestionRecord) -> int | None:

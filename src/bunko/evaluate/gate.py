@@ -38,7 +38,8 @@ def parse_threshold(text: str) -> Threshold:
     except KeyError:
         raise BunkoError(
             f"--fail-under {text!r}: unknown metric {name!r}; use recall@K, precision@K, mrr, ndcg@K, page_hit@K, "
-            "table_hit@K, fact_match, citation_precision, citation_coverage, faithfulness, abstention_precision, abstention_recall"
+            "table_hit@K, fact_match, citation_precision, citation_coverage, faithfulness, abstention_precision, abstention_recall, "
+            "judge_faithfulness, judge_relevance (with --judge)"
         ) from None
     if not info.higher_is_better:
         raise BunkoError(f"--fail-under {text!r}: {name} is better when lower, so a minimum makes no sense for it")

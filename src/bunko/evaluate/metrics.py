@@ -28,11 +28,21 @@ Answer
 - abstention_precision = |abstained ∧ absent| / |abstained|   (of the refusals, how many were right)
 - abstention_recall    = |abstained ∧ absent| / |absent|      (of the unanswerable, how many were refused)
 
+LLM judge (``bunko eval run --judge``, judge.py; only on answered questions the judge gave that score)
+
+- judge_faithfulness  = Σ faithfulness / Σ questions with a faithfulness score: the judge's 0–1 reading of how much
+                        of the answer its cited passages support
+- judge_relevance     = Σ relevance / Σ questions with a relevance score: the judge's 0–1 reading of how well the
+                        answer addresses the question
+  An unparsed or failed verdict adds nothing to either sum (it is not a 0): the report counts them apart.
+
 Operations
 
 - latency_p50.<stage>, latency_p95.<stage> = the 50th / 95th percentile (linear interpolation) of the
   seconds the `ask` trace records for that stage (embed_query, dense, keyword, generate, …, total)
 - tokens, cost = mean LLM tokens / cost per question, over questions whose trace reports usage
+- judge_tokens, judge_cost = mean tokens / cost per judge call, over the calls that returned: the
+  evaluation's own spending, kept apart from the answer's
 
 Every metric except the percentiles is a ratio of sums Σ num / Σ den over questions (den = 1 for a
 per-question mean; den = 0 when the metric does not apply). That one shape is what lets bootstrap.py
@@ -58,6 +68,8 @@ Ratio = tuple[float, float]
 DEFAULT_KS = (1, 5, 10)
 RETRIEVAL_AT_K = ("recall", "precision", "ndcg", "page_hit", "table_hit")
 ANSWER_METRICS = ("fact_match", "citation_precision", "citation_coverage", "faithfulness", "abstention_precision", "abstention_recall")
+JUDGE_METRICS = ("judge_faithfulness", "judge_relevance")
+JUDGE_USAGE = ("judge_tokens", "judge_cost")
 LATENCY_QUANTILES = {"latency_p50": 50.0, "latency_p95": 95.0}
 
 
@@ -168,9 +180,25 @@ def usage_scores(record: QuestionRecord) -> dict[str, Ratio]:
     return scores
 
 
+def judge_scores(record: QuestionRecord) -> dict[str, Ratio]:
+    """The judge's scores and spending for one question; empty when it was not judged, so unjudged runs carry no judge metric."""
+    judge = record.judge
+    if judge is None:
+        return {}
+    scores: dict[str, Ratio] = {
+        "judge_faithfulness": (judge.faithfulness, 1.0) if judge.faithfulness is not None else (0.0, 0.0),
+        "judge_relevance": (judge.relevance, 1.0) if judge.relevance is not None else (0.0, 0.0),
+    }
+    tokens = judge.usage.get("total_tokens")
+    scores["judge_tokens"] = (float(tokens), 1.0) if tokens is not None else (0.0, 0.0)
+    cost = judge.usage.get("cost")
+    scores["judge_cost"] = (float(cost), 1.0) if cost is not None else (0.0, 0.0)
+    return scores
+
+
 def score_question(item: GoldenItem, record: QuestionRecord, ks: Sequence[int] = DEFAULT_KS) -> dict[str, Ratio]:
     """Every ratio metric's (num, den) for one question."""
-    return {**retrieval_scores(item, record, ks), **answer_scores(item, record), **usage_scores(record)}
+    return {**retrieval_scores(item, record, ks), **answer_scores(item, record), **usage_scores(record), **judge_scores(record)}
 
 
 # -- aggregation ------------------------------------------------------------------
@@ -222,6 +250,12 @@ _FORMULAS = {
     "abstention_recall": "abstentions on absent questions / absent questions",
     "tokens": "mean LLM tokens per question (from the trace)",
     "cost": "mean LLM cost per question (from the trace)",
+    "judge_faithfulness": "mean of the LLM judge's 0–1 faithfulness (claims of the answer its cited passages support), "
+    "answered questions with a verdict",
+    "judge_relevance": "mean of the LLM judge's 0–1 answer relevance (the answer addresses the question), answered questions "
+    "with a verdict",
+    "judge_tokens": "mean tokens per LLM judge call (not part of the answer's tokens)",
+    "judge_cost": "mean cost per LLM judge call (not part of the answer's cost)",
 }
 
 
@@ -234,7 +268,9 @@ def describe(name: str) -> MetricInfo:
         return MetricInfo(name, "retrieval", True, _FORMULAS[name])
     if name in ANSWER_METRICS:
         return MetricInfo(name, "answer", True, _FORMULAS[name])
-    if name in ("tokens", "cost"):
+    if name in JUDGE_METRICS:
+        return MetricInfo(name, "judge", True, _FORMULAS[name])
+    if name in ("tokens", "cost", *JUDGE_USAGE):
         return MetricInfo(name, "ops", False, _FORMULAS[name])
     quantile, _, stage = name.partition(".")
     if quantile in LATENCY_QUANTILES and stage:
@@ -243,13 +279,13 @@ def describe(name: str) -> MetricInfo:
 
 
 def metric_names(ks: Sequence[int], stages: Sequence[str]) -> list[str]:
-    """Every metric in report order: retrieval, answer, operations."""
+    """Every metric in report order: retrieval, answer, judge, operations."""
     names = [f"recall@{k}" for k in ks] + [f"precision@{k}" for k in ks] + ["mrr"] + [f"ndcg@{k}" for k in ks]
     names += [f"page_hit@{k}" for k in ks] + [f"table_hit@{k}" for k in ks]
-    names += list(ANSWER_METRICS)
+    names += [*ANSWER_METRICS, *JUDGE_METRICS]
     for stage in stages:
         names += [f"{quantile}.{stage}" for quantile in LATENCY_QUANTILES]
-    return [*names, "tokens", "cost"]
+    return [*names, "tokens", "cost", *JUDGE_USAGE]
 
 
 def stage_order(stages: Iterable[str]) -> list[str]:

@@ -13,10 +13,21 @@ from bunko.evaluate import charts
 from bunko.evaluate import formatting as fmt
 from bunko.evaluate.experiments import Experiment, RunResult
 from bunko.evaluate.golden import GoldenItem
+from bunko.evaluate.judge import SYSTEM as JUDGE_SYSTEM
 from bunko.evaluate.metrics import fact_match
 from bunko.evaluate.records import QuestionRecord
 from bunko.evaluate.relevance import matched_units
-from bunko.evaluate.report_md import comparison_header, comparison_rows, configuration_rows, misses, overview
+from bunko.evaluate.report_md import (
+    JUDGE_COLUMNS,
+    JUDGE_INTRO,
+    comparison_header,
+    comparison_rows,
+    configuration_rows,
+    judge_rows,
+    misses,
+    overview,
+    verdict_line,
+)
 
 STYLE = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI","Hiragino Sans","Noto Sans CJK JP","Microsoft YaHei",sans-serif;
@@ -91,6 +102,9 @@ def _run_detail(item: GoldenItem, record: QuestionRecord, run: RunResult, k: int
         cites = ", ".join(f"{c.source}{f' p.{c.page}' if c.page is not None else ''}" for c in sentence.citations) or "no citation"
         support = f", support {sentence.support:.2f}" if sentence.support is not None else ""
         out.append(f'<div class="hit muted">· {escape(sentence.verdict)}{escape(support)} — {escape(cites)}</div>')
+    if record.judge is not None:
+        anchor = _judge_anchor(run, record)
+        out.append(f'<div class="muted">judge: <a href="#{anchor}">{escape(verdict_line(record.judge))}</a></div>')
     total = record.timings.get("total")
     if total is not None:
         out.append(f'<div class="muted">confidence {record.confidence:.2f} · {total * 1000:.1f} ms</div>')
@@ -104,6 +118,36 @@ def _run_detail(item: GoldenItem, record: QuestionRecord, run: RunResult, k: int
         )
     out.append("</div>")
     return "".join(out)
+
+
+def _judge_anchor(run: RunResult, record: QuestionRecord) -> str:
+    return escape(f"judge-{run.name}-{record.item_id}")
+
+
+def judge_section(experiment: Experiment) -> str:
+    """Counts per configuration, the judge's instructions once, then each judged question's prompt and raw verdict."""
+    parts = [
+        "<h2>LLM judge</h2>",
+        "<p>" + escape(JUDGE_INTRO.replace("**{model}**", "{model}")).format(model=f"<code>{escape(experiment.judge or '')}</code>")
+        + "</p>",
+        _table(JUDGE_COLUMNS, judge_rows(experiment), numeric=True),
+        f"<details><summary>The judge's instructions (the system message of every call)</summary><pre>{escape(JUDGE_SYSTEM)}</pre></details>",
+    ]
+    for run in experiment.runs:
+        parts.append(f"<h3>{escape(run.name)}</h3>")
+        for record in run.records:
+            judge = record.judge
+            if judge is None:
+                continue
+            status = "ok" if judge.status == "ok" else "bad"
+            user = next((m["content"] for m in judge.prompt if m.get("role") == "user"), "")
+            parts.append(
+                f'<details id="{_judge_anchor(run, record)}"><summary><b>{escape(record.item_id)}</b> '
+                f'<span class="badge {status}">{escape(verdict_line(judge))}</span> {escape(record.question)}</summary>'
+                f'<div class="run"><div class="muted">prompt (user message)</div><pre>{escape(user)}</pre>'
+                f'<div class="muted">verdict as it came back</div><pre>{escape(judge.raw or "(no reply)")}</pre></div></details>'
+            )
+    return "".join(parts)
 
 
 def drilldown(experiment: Experiment) -> str:
@@ -160,6 +204,8 @@ def render_html(experiment: Experiment, gate_failures: list[str] | None = None) 
         parts.append(f"<h3>{escape(run.name)}: {len(rows)} of {len(run.records)}</h3>")
         if rows:
             parts.append(_table(["id", "lang", "type", "question", "problem", "answer"], rows))
+    if experiment.judge is not None:
+        parts.append(judge_section(experiment))
     parts += [
         "<h2>Every question</h2>",
         '<p class="muted">★ marks hits that count as relevant; badges show the rank of the first relevant hit and whether the '

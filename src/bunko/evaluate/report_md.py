@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
+from html import escape
 
 from bunko.evaluate import formatting as fmt
 from bunko.evaluate.experiments import Experiment, RunResult
+from bunko.evaluate.judge import SYSTEM as JUDGE_SYSTEM
+from bunko.evaluate.judge import judge_summary
 from bunko.evaluate.metrics import applicable, fact_match
+from bunko.evaluate.records import JudgeRecord
 from bunko.evaluate.variants import differences
 
 MAX_MISSES = 15
+LOW_JUDGE_SCORE = 0.5
+"""A judged answer below this faithfulness or relevance is listed among the questions to look at."""
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -90,6 +97,11 @@ def misses(experiment: Experiment, run: RunResult) -> list[list[str]]:
             problems.append(f"no relevant hit in top {k}")
         if item.expected_answers and not record.abstained and not fact_match(record.answer, item.expected_answers):
             problems.append("expected answer not in the answer")
+        judge = record.judge
+        if judge is not None:
+            for label, score in (("faithfulness", judge.faithfulness), ("relevance", judge.relevance)):
+                if score is not None and score < LOW_JUDGE_SCORE:
+                    problems.append(f"judge: {label} {score:.2f}")
         if problems:
             rows.append([item.id, item.lang, item.type, item.question, "; ".join(problems), record.answer[:120]])
     return rows
@@ -110,6 +122,71 @@ def unmeasured(experiment: Experiment) -> list[str]:
     """Metrics that apply to no question of this golden set, with the reason, so a gap is not mistaken for a zero."""
     measured = {c.metric.partition("@")[0] for c in experiment.comparisons}
     return [reason for base, reason in _WHY_UNMEASURED.items() if base not in measured]
+
+
+# -- the LLM judge ----------------------------------------------------------------
+JUDGE_COLUMNS = ["configuration", "answered", "judged", "ok", "partial", "unparsed", "failed",
+                 "judge_faithfulness", "judge_relevance", "judge tokens", "judge cost"]
+
+
+def judge_rows(experiment: Experiment) -> list[list[str]]:
+    """Per configuration: how many answered questions the judge scored, and what its calls took, apart from the answers'."""
+    rows = []
+    for run in experiment.runs:
+        counts = judge_summary(run.records)
+        cost = counts.get("cost")
+        rows.append([
+            run.name, *(f"{int(counts[key])}" for key in ("answered", "judged", "ok", "partial", "unparsed", "error")),
+            fmt.value("judge_faithfulness", run.summary.get("judge_faithfulness")),
+            fmt.value("judge_relevance", run.summary.get("judge_relevance")),
+            f"{int(counts['total_tokens'])} ({int(counts['prompt_tokens'])} prompt + {int(counts['completion_tokens'])} completion)",
+            f"{cost:.5f}" if cost is not None else "–",
+        ])
+    return rows
+
+
+def verdict_line(judge: JudgeRecord) -> str:
+    """`faithfulness 0.90 · relevance 1.00 · ok`, with the problem when the verdict is not whole."""
+    def score(value: float | None) -> str:
+        return f"{value:.2f}" if value is not None else "–"
+
+    line = f"faithfulness {score(judge.faithfulness)} · relevance {score(judge.relevance)} · {judge.status}"
+    return line + (f" ({judge.problem})" if judge.problem else "")
+
+
+def _fenced(text: str) -> list[str]:
+    """A code block that no backtick run inside `text` can close."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence + "text", text, fence]
+
+
+JUDGE_INTRO = (
+    "Every answered question was judged by **{model}**: faithfulness (how much of the answer its cited passages support) "
+    "and relevance (whether it addresses the question), 0–1. A verdict that could not be read, or a call that failed, "
+    "scores nothing — it is counted here, not as 0. The judge's tokens and cost are its own, not the answers'."
+)
+
+
+def judge_lines(experiment: Experiment) -> list[str]:
+    """The judge's section: counts per configuration, the shared instructions, then each question's prompt and raw verdict."""
+    lines = ["## LLM judge", "", JUDGE_INTRO.format(model=experiment.judge), "",
+             *_table(JUDGE_COLUMNS, judge_rows(experiment)), "",
+             "<details><summary>The judge's instructions (the system message of every call)</summary>", "",
+             *_fenced(JUDGE_SYSTEM), "", "</details>", ""]
+    for run in experiment.runs:
+        lines += [f"**{run.name}**: each question's prompt and the judge's verdict as it came back", ""]
+        for record in run.records:
+            judge = record.judge
+            if judge is None:
+                continue
+            user = next((m["content"] for m in judge.prompt if m.get("role") == "user"), "")
+            lines += [
+                f"<details><summary>{escape(record.item_id)} · {escape(verdict_line(judge))}</summary>", "",
+                "Prompt (user message):", "", *_fenced(user), "",
+                "Verdict (raw):", "", *_fenced(judge.raw or "(no reply)"), "", "</details>", "",
+            ]
+    return lines
 
 
 def render_markdown(experiment: Experiment, gate_failures: list[str] | None = None) -> str:
@@ -151,6 +228,8 @@ def render_markdown(experiment: Experiment, gate_failures: list[str] | None = No
             if len(rows) > len(shown):
                 lines.append(f"\n… {len(rows) - len(shown)} more in the HTML report.")
             lines.append("")
+    if experiment.judge is not None:
+        lines += judge_lines(experiment)
     lines += ["## Metric definitions", ""]
     base = experiment.runs[0]
     for comparison in experiment.comparisons:

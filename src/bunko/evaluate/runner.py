@@ -11,8 +11,8 @@ from collections.abc import Callable, Sequence
 
 from bunko.engine import Bunko
 from bunko.evaluate.golden import GoldenItem
-from bunko.evaluate.records import CitationRecord, HitRecord, QuestionRecord, SentenceRecord
-from bunko.schema import Answer, Hit
+from bunko.evaluate.records import CitationRecord, HitRecord, PassageRecord, QuestionRecord, SentenceRecord
+from bunko.schema import Answer, Chunk, Hit
 from bunko.trace import Trace
 
 QuestionProgress = Callable[[int, int, GoldenItem], None]
@@ -52,11 +52,47 @@ def sentence_records(answer: Answer) -> list[SentenceRecord]:
     ]
 
 
+def cited_passages(kb: Bunko, answer: Answer, hits: Sequence[HitRecord]) -> list[PassageRecord]:
+    """Each chunk the answer cites, once, numbered as its text numbers them (order of first citation), with its text.
+
+    The text is the searched hit's when the chunk is among them (what retrieval handed on), else the stored chunk's;
+    a chunk neither holds (none should) keeps the quotes the citations carry, so a judge never reads an empty passage.
+    """
+    first: dict[str, list[str]] = {}
+    labels: dict[str, tuple[str, list[str], list[int]]] = {}
+    for sentence in answer.sentences:
+        for citation in sentence.citations:
+            first.setdefault(citation.chunk_id, [])
+            if citation.quote and citation.quote not in first[citation.chunk_id]:
+                first[citation.chunk_id].append(citation.quote)
+            pages = [citation.page] if citation.page is not None else []
+            labels.setdefault(citation.chunk_id, (citation.source, list(citation.section_path), pages))
+    if not first:
+        return []
+    searched = {h.chunk_id: h for h in hits}
+    missing = [chunk_id for chunk_id in first if chunk_id not in searched]
+    stored: dict[str, Chunk] = {c.chunk_id: c for c in kb.store.get_chunks(missing)} if missing else {}
+    passages = []
+    for number, (chunk_id, quotes) in enumerate(first.items(), start=1):
+        source, section_path, pages = labels[chunk_id]
+        if chunk_id in searched:
+            hit = searched[chunk_id]
+            source, section_path, pages, text = hit.source, list(hit.section_path), list(hit.pages), hit.text
+        elif chunk_id in stored:
+            chunk = stored[chunk_id]
+            source, section_path, pages, text = chunk.source, list(chunk.section_path), list(chunk.pages), chunk.text
+        else:
+            text = "\n".join(quotes)
+        passages.append(PassageRecord(number, chunk_id, source, section_path, pages, text))
+    return passages
+
+
 def evaluate_question(kb: Bunko, item: GoldenItem, k: int) -> QuestionRecord:
     record = QuestionRecord(item_id=item.id, question=item.question)
     try:
         record.hits = [hit_record(h) for h in kb.search(item.question, k=k)]
         answer = kb.ask(item.question)
+        cited = cited_passages(kb, answer, record.hits)
     except Exception as exc:  # one failing question is a result to report, not a reason to lose the run
         record.error = f"{type(exc).__name__}: {exc}"
         return record
@@ -65,6 +101,7 @@ def evaluate_question(kb: Bunko, item: GoldenItem, k: int) -> QuestionRecord:
     record.confidence = float(answer.confidence)
     record.sentences = sentence_records(answer)
     record.trace_id = answer.trace_id
+    record.cited = cited
     if answer.trace is not None:
         record.timings = dict(answer.trace.timings)
         record.usage = usage_from_trace(answer.trace)

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 import numpy as np
 from scipy import sparse
 
+from bunko.index.atomic import replacing
 from bunko.index.bm25_formula import K1, B, idf, length_norm, tf_component
 
 
@@ -168,11 +170,14 @@ class BM25Index:
         return out
 
     def save(self, path_prefix: str, vocab: bool = True) -> None:
-        """`vocab=False` writes only the matrix, for an index sharing another's vocabulary (see `load(vocab_of=)`)."""
-        sparse.save_npz(path_prefix + ".npz", self.matrix, compressed=False)
+        """`vocab=False` writes only the matrix, for an index sharing another's vocabulary (see `load(vocab_of=)`).
+        Each file is written atomically (`index/atomic.py`): a reader sees the whole file or the one before."""
+        with replacing(Path(path_prefix + ".npz")) as temporary, temporary.open("wb") as handle:
+            sparse.save_npz(handle, self.matrix, compressed=False)
         if vocab:
             terms = np.array(sorted(self.vocab, key=self.vocab.__getitem__), dtype=object)
-            np.save(path_prefix + ".vocab.npy", terms, allow_pickle=True)
+            with replacing(Path(path_prefix + ".vocab.npy")) as temporary, temporary.open("wb") as handle:
+                np.save(handle, terms, allow_pickle=True)
 
     @classmethod
     def load(cls, path_prefix: str, vocab_of: BM25Index | None = None) -> BM25Index:

@@ -31,6 +31,8 @@ Predicate = Callable[[Record], bool]
 
 BUILTIN_FIELDS = frozenset({"source", "section", "page", "kind", "tags", "doc_id", "title", "mime", "ingested_at", "chunk_id", "lang"})
 _COMPARATORS = {"$gt", "$gte", "$lt", "$lte"}
+SCALARS = (str, int, float, bool, type(None))
+"""What $in and $nin may list: values compared one by one (a list or object member is refused, not hashed into a 500)."""
 
 
 def _values(record: Record, field: str) -> list[Any]:
@@ -50,6 +52,9 @@ def _condition(op: str, operand: Any) -> Callable[[Any], bool]:
     if op in ("$in", "$nin"):
         if not isinstance(operand, list | tuple):
             raise FilterError(f"{op} needs a list, got {operand!r}")
+        odd = next((m for m in operand if not isinstance(m, SCALARS)), None)
+        if odd is not None:
+            raise FilterError(f"{op} takes a list of strings, numbers, true/false or null; got {_short(odd)} in it")
         members = set(operand)
         return (lambda v: v in members) if op == "$in" else (lambda v: v not in members)
     if op == "$glob":
@@ -69,6 +74,11 @@ def _condition(op: str, operand: Any) -> Callable[[Any], bool]:
                 return False
         return compare
     raise FilterError(f"unknown filter operator {op!r}; use one of $eq $ne $in $nin $glob $gt $gte $lt $lte")
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _field_predicate(field: str, spec: Any) -> Predicate:

@@ -30,6 +30,8 @@ from typing import Any
 
 import numpy as np
 
+from bunko.index.atomic import replacing
+
 REBUILD_TOMBSTONE_SHARE = 0.2
 ADD_BLOCK_ROWS = 65_536
 EXACT_SUBSET_ROWS = 20_000
@@ -220,9 +222,10 @@ class HnswIndex:
         if self.calibration is not None:
             return dict(self.calibration)
         try:
-            return json.loads(self._meta_path.read_text(encoding="utf-8"))
+            meta = json.loads(self._meta_path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
+        return meta if isinstance(meta, dict) else None
 
     def _load(self) -> None:
         import faiss
@@ -232,9 +235,9 @@ class HnswIndex:
             try:
                 self._index = faiss.read_index(str(graph))
                 self._keys = json.loads(keys.read_text(encoding="utf-8"))
-                if self._index.ntotal != len(self._keys):
+                if not isinstance(self._keys, list) or self._index.ntotal != len(self._keys):
                     raise ValueError("graph and keys disagree")
-            except (RuntimeError, ValueError, OSError):
+            except Exception:  # any unreadable graph (cut, garbage, another version) is missing: it is rebuilt
                 self._index, self._keys = None, []
         self.calibration = None
         if self._index is not None:
@@ -248,19 +251,18 @@ class HnswIndex:
         graph, keys = self._paths
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            faiss.write_index(self._index, str(graph) + ".tmp")
-            keys.with_suffix(".tmp").write_text(json.dumps(self._keys), encoding="utf-8")
-            os.replace(str(graph) + ".tmp", graph)
-            os.replace(keys.with_suffix(".tmp"), keys)
-        except OSError:
-            pass  # read-only collection: the graph lives in memory for this process only
+            with replacing(graph) as temporary:  # each file whole or not at all; a graph and keys that disagree are rebuilt
+                faiss.write_index(self._index, str(temporary))
+            with replacing(keys) as temporary:
+                temporary.write_text(json.dumps(self._keys), encoding="utf-8")
+        except (OSError, RuntimeError):
+            pass  # read-only collection (faiss says so with a RuntimeError): the graph lives in memory for this process only
 
     def _save_meta(self) -> None:
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            tmp = self._meta_path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(self.calibration), encoding="utf-8")
-            os.replace(tmp, self._meta_path)
+            with replacing(self._meta_path) as temporary:
+                temporary.write_text(json.dumps(self.calibration), encoding="utf-8")
         except OSError:
             pass
 

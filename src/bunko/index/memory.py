@@ -171,7 +171,8 @@ class MemoryIndex:
         return out
 
     def _save_bm25(self, indexes: tuple[BM25Index, BM25Index], prefix: str) -> None:
-        """Write the cache atomically enough: a torn cache fails to load or fails the size check, and is rebuilt."""
+        """Each file is replaced atomically (temporary name, fsync, rename); files of two generations that meet fail
+        the size check, and an unreadable one loads as absent: either way the cache is rebuilt, never searched."""
         chunks, documents = indexes
         try:
             self.cache_dir.mkdir(parents=True, exist_ok=True)

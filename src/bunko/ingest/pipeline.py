@@ -8,8 +8,10 @@ file: it is recorded with a code and a one-line reason, and the run goes on.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import stat
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -25,9 +27,11 @@ from bunko.chunk.templates import resolve_chunker
 from bunko.config import Config
 from bunko.embed.base import Embedder
 from bunko.errors import ConfigError, DocumentError
-from bunko.ingest.sources import SourceFile, discover, source_name
+from bunko.ingest.isolation import ParseWorker
+from bunko.ingest.sources import SourceFile, Unreadable, discover, source_name
 from bunko.llm.base import LLMError, build_chat_model
 from bunko.llm.entities import LLMEntityExtractor
+from bunko.parse.limits import ParseLimits
 from bunko.parse.registry import ParserRegistry
 from bunko.schema import Chunk, ErrorCode, IngestJob, JobStatus, doc_id_for
 from bunko.store.base import Store, StoredChunk
@@ -72,6 +76,8 @@ class IngestReport:
     run_id: str
     jobs: list[IngestJob] = field(default_factory=list)
     pruned: list[str] = field(default_factory=list)
+    warnings: list[tuple[str, str]] = field(default_factory=list)
+    """(source, warning) for documents indexed with a problem set aside, e.g. malformed front matter ignored."""
 
     def count(self, status: JobStatus) -> int:
         return sum(1 for job in self.jobs if job.status == status)
@@ -97,20 +103,30 @@ def embed_hash(embedder_name: str, text: str) -> str:
     return hashlib.sha1(f"{embedder_name}\0{text}".encode()).hexdigest()
 
 
+def parse_worker(registry: ParserRegistry, config: Config) -> ParseWorker:
+    """The parser process for `[ingest]`'s limits (`ingest/isolation.py`); its owner closes it."""
+    return ParseWorker(registry, ParseLimits.from_config(config.ingest), isolate=config.ingest.isolate)
+
+
 class Ingestor:
     def __init__(
         self, store: Store, registry: ParserRegistry, chunker: Chunker, embedder: Callable[[], Embedder],
         analyzer: Analyzer, config: Config, root: Path, extractor: EntityExtractor | None = extract_entities,
+        parser: ParseWorker | None = None,
     ) -> None:
-        """`extractor` finds each chunk's entities for the graph route (`entity_extractor(config)`); None finds none."""
+        """`extractor` finds each chunk's entities for the graph route (`entity_extractor(config)`); None finds none.
+        `parser` parses under the `[ingest]` limits (the engine keeps one across runs); None: one for this run only."""
         self.extractor = extractor
         self.store = store
         self.registry = registry
+        self.parser = parser
         self.chunker = chunker
         self._embedder_factory = embedder
         self.analyzer = analyzer
         self.config = config
         self.root = root
+        self._hashed: tuple[tuple[str, int, int], str] | None = None
+        self._prefetched: tuple[str, str] | None = None
 
     def run(
         self, paths: Iterable[Path], prune: bool = False, progress: Progress | None = None, fields: Mapping[str, Any] | None = None,
@@ -120,11 +136,7 @@ class Ingestor:
         paths = list(paths)
         report = IngestReport(run_id=uuid.uuid4().hex[:12])
         items = list(discover(paths, self.root, self.config.ingest.include, self.config.ingest.exclude))
-        for done, item in enumerate(items, start=1):
-            job = self._process(item, report.run_id, dict(fields or {}))
-            report.jobs.append(job)
-            if progress:
-                progress(done, len(items), job)
+        self._run_items(report, [(item, dict(fields or {})) for item in items], progress)
         if prune:
             seen = {item.source for item in items if isinstance(item, SourceFile)}
             report.pruned = self._prune([p for p in paths if p.is_dir()], seen)
@@ -134,18 +146,36 @@ class Ingestor:
         """Each failed job's file ingested again as one new run, with the fields it was first ingested with; a file
         that is gone fails again as NOT_FOUND under its source name (a failed upload's file is not kept)."""
         report = IngestReport(run_id=uuid.uuid4().hex[:12])
-        for done, old in enumerate(failed, start=1):
+        items: list[tuple[SourceFile | Unreadable | Path, dict[str, Any]]] = []
+        for old in failed:
             path = self._path_of(old.source)
-            if path.is_file():
-                job = self._process(SourceFile(path, old.source), report.run_id, dict(old.fields or {}))
-            else:
-                now = time.time()
-                job = IngestJob(job_id=uuid.uuid4().hex[:16], source=old.source, created_at=now, updated_at=now, fields=old.fields)
-                self._fail(job, report.run_id, ErrorCode.NOT_FOUND, f"{old.source}: the file is gone ({path}); ingest or upload it again")
-            report.jobs.append(job)
-            if progress:
-                progress(done, len(failed), job)
+            gone = f"{old.source}: the file is gone ({path}); ingest or upload it again"
+            item = SourceFile(path, old.source) if path.is_file() else Unreadable(path, old.source, ErrorCode.NOT_FOUND, gone)
+            items.append((item, dict(old.fields or {})))
+        self._run_items(report, items, progress)
         return report
+
+    def _run_items(
+        self, report: IngestReport, items: Sequence[tuple[SourceFile | Unreadable | Path, dict[str, Any]]], progress: Progress | None,
+    ) -> None:
+        """Each item as one job of `report`'s run, with its fields, the next file parsed while this one is embedded."""
+        owned = self.parser is None
+        worker = self.parser = self.parser or parse_worker(self.registry, self.config)
+        if any(isinstance(item, SourceFile) for item, _ in items):
+            worker.start()  # the child imports the parsers while the first file is hashed
+        try:
+            for done, (item, fields) in enumerate(items, start=1):
+                upcoming = items[done][0] if done < len(items) else None
+                job = self._process(item, report.run_id, fields, report, upcoming)
+                report.jobs.append(job)
+                if progress:
+                    progress(done, len(items), job)
+        finally:
+            if owned:
+                worker.close()
+                self.parser = None
+            elif worker.pending is not None:  # stopped between a prefetch and its turn
+                worker.close()
 
     def _prune(self, folders: list[Path], seen: set[str]) -> list[str]:
         prefixes = [source_name(folder, self.root).rstrip("/") + "/" for folder in folders]
@@ -166,16 +196,21 @@ class Ingestor:
         job.updated_at = time.time()
         self.store.save_job(job, run_id)
 
-    def _process(self, item: SourceFile | Path, run_id: str, fields: dict[str, Any]) -> IngestJob:
+    def _process(
+        self, item: SourceFile | Unreadable | Path, run_id: str, fields: dict[str, Any], report: IngestReport,
+        upcoming: SourceFile | Unreadable | Path | None = None,
+    ) -> IngestJob:
         now = time.time()
-        source = item.source if isinstance(item, SourceFile) else str(item)
+        source = item.source if isinstance(item, SourceFile | Unreadable) else str(item)
         job = IngestJob(job_id=uuid.uuid4().hex[:16], source=source, created_at=now, updated_at=now, fields=fields or None)
         self._save(job, run_id, JobStatus.PENDING)
         started = time.perf_counter()
         try:
+            if isinstance(item, Unreadable):
+                raise DocumentError(item.code, item.detail)
             if not isinstance(item, SourceFile):
                 raise DocumentError(ErrorCode.NOT_FOUND, f"{item}: no such file or directory")
-            self._ingest_file(item, job, run_id, fields)
+            self._ingest_file(item, job, run_id, fields, report, upcoming)
         except DocumentError as exc:
             self._fail(job, run_id, exc.code, exc.detail)
         except Exception as exc:
@@ -196,34 +231,82 @@ class Ingestor:
         job.error_detail = detail
         self._save(job, run_id, JobStatus.FAILED)
 
-    def _ingest_file(self, item: SourceFile, job: IngestJob, run_id: str, fields: dict[str, Any]) -> None:
+    def _digest(self, item: SourceFile, fields: dict[str, Any]) -> str:
+        """The file's content hash (with the caller's fields), after the checks that need no parser."""
         path, source = item.path, item.source
-        size = path.stat().st_size
+        status = path.stat()
+        if not stat.S_ISREG(status.st_mode):  # replaced since it was found: a pipe would block the hash below
+            raise DocumentError(ErrorCode.NOT_A_FILE, f"{source}: no longer a regular file; it is not read")
+        size = status.st_size
         limit = self.config.ingest.max_file_mb * 1024 * 1024
         if size > limit:
             raise DocumentError(ErrorCode.TOO_LARGE, f"{source}: {size / 1048576:.1f} MB is over the {self.config.ingest.max_file_mb:g} MB limit (ingest.max_file_mb)")
         if size == 0:
             raise DocumentError(ErrorCode.EMPTY, f"{source}: the file is empty")
-        digest = content_hash(path)
+        key = (source, status.st_mtime_ns, size)
+        if self._hashed is None or self._hashed[0] != key:
+            self._hashed = (key, content_hash(path))  # hashed once when the file was prefetched, reused at its turn
+        digest = self._hashed[1]
         if fields:  # same bytes with other fields (say, new access groups) must be re-indexed, not skipped
             digest = hashlib.sha256(f"{digest}\0{json.dumps(fields, sort_keys=True, default=str)}".encode()).hexdigest()
+        return digest
+
+    def _prefetch(self, item: SourceFile | Unreadable | Path | None, fields: dict[str, Any]) -> None:
+        """Hand the next file to the parser before this one is chunked, embedded and stored (they then overlap)."""
+        assert self.parser is not None
+        if not isinstance(item, SourceFile) or self.parser.pending is not None:
+            return
+        try:
+            digest = self._digest(item, fields)
+        except (DocumentError, OSError):
+            return  # its own turn reports it
+        if self.store.document_hash(item.source) != digest:
+            self.parser.submit(item.path, item.source)
+            self._prefetched = (item.source, digest)
+
+    def _ingest_file(
+        self, item: SourceFile, job: IngestJob, run_id: str, fields: dict[str, Any], report: IngestReport,
+        upcoming: SourceFile | Unreadable | Path | None = None,
+    ) -> None:
+        path, source = item.path, item.source
+        parser = self.parser
+        assert parser is not None
+        digest = self._digest(item, fields)
         if self.store.document_hash(source) == digest:
+            if parser.pending == source:  # prefetched, then stored by a link to the same file just before
+                with contextlib.suppress(DocumentError):
+                    parser.result(source)
             self._save(job, run_id, JobStatus.SKIPPED)
             return
 
-        timer = time.perf_counter()
         self._save(job, run_id, JobStatus.PARSING)
-        parser, mime = self.registry.parser_for(path, source)
-        doc = parser.parse(path, source, mime)
+        if parser.pending != source or self._prefetched != (source, digest):  # none, or of bytes changed since
+            parser.submit(path, source)
+        self._prefetched = None
+        try:  # loaded while the parser works (chunkers may measure with it: semantic, token sizes, input limit)
+            embedder: Embedder | None = self._load_embedder(source)
+            embedder_error = None
+        except DocumentError as exc:
+            embedder, embedder_error = None, exc
+        try:
+            doc = parser.result(source)
+        finally:
+            job.timings["parse"] = parser.last.seconds
+            if parser.last.peak_rss_mb is not None:
+                job.timings["parse_peak_rss_mb"] = parser.last.peak_rss_mb
         doc.doc_id = doc_id_for(source)
+        for warning in doc.meta.get("warnings", []):
+            report.warnings.append((source, str(warning)))
         if fields:
             doc.meta["fields"] = {**doc.meta.get("fields", {}), **fields}
         if not any(e.text.strip() for e in doc.elements):
             raise DocumentError(ErrorCode.EMPTY, f"{source}: no text found")
-        job.timings["parse"] = round(time.perf_counter() - timer, 4)
+        if embedder_error is not None:
+            raise embedder_error
+        assert embedder is not None
+        self._prefetch(upcoming, fields)
 
         self._save(job, run_id, JobStatus.CHUNKING)
-        embedder = self._load_embedder(source)  # chunkers may measure with it (semantic, token sizes, input limit)
         timer = time.perf_counter()
         chunker = resolve_chunker(doc, self.config.chunk, self.chunker)  # records doc.meta["chunk_strategy"]
         chunks = contextualize(chunker.chunk(doc, self.config.chunk, embedder=embedder), doc.title, self.config.chunk.context)

@@ -153,6 +153,15 @@ def _document(elements: list[Element], source: str, mime: str, parser: Any) -> P
 
 
 ADAPTERS: dict[str, Callable[[], Parser]] = {"markitdown": MarkItDownAdapter, "docling": DoclingAdapter, "unstructured": UnstructuredAdapter}
+
+
+def _rebuilt(cls: type) -> tuple[Callable[[str], Parser], tuple[str]]:
+    """Pickled by name and rebuilt where unpickled (the parse worker), since a tool's converter does not pickle."""
+    return adapter, (cls.name,)  # type: ignore[attr-defined]
+
+
+for _cls in (MarkItDownAdapter, DoclingAdapter, UnstructuredAdapter):
+    _cls.__reduce__ = _rebuilt  # type: ignore[assignment,method-assign]
 _MODULES = {"markitdown": "markitdown", "docling": "docling", "unstructured": "unstructured"}
 
 

@@ -26,10 +26,10 @@ from docx.table import Table
 from docx.text.paragraph import Paragraph
 from lxml import etree
 
-from bunko.errors import DocumentError
 from bunko.parse.base import ElementBuilder, dist_version
+from bunko.parse.limits import unreadable_package
 from bunko.parse.tables import table_markdown, table_meta
-from bunko.schema import Element, ElementKind, ErrorCode, ParsedDocument
+from bunko.schema import Element, ElementKind, ParsedDocument
 
 MIME = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 _HEADING_STYLE = re.compile(r"^(?:heading|見出し|标题|標題)\s*(\d)$", re.IGNORECASE)
@@ -148,7 +148,7 @@ class DocxParser:
         try:
             document = Document(str(path))
         except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError, etree.XMLSyntaxError) as exc:
-            raise DocumentError(ErrorCode.PARSE_FAILED, f"{source}: not a readable Word document ({type(exc).__name__}: {exc})") from None
+            raise unreadable_package(source, "Word document", exc) from None
         builder = ElementBuilder(source)
         body = document.element.body
         rendered = any(True for _ in body.iter(qn("w:lastRenderedPageBreak")))

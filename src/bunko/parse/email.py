@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from bunko.errors import DocumentError
 from bunko.parse.base import ElementBuilder
 from bunko.parse.html import HtmlWalker, content_root
+from bunko.parse.limits import parse_within
 from bunko.parse.msg import Attachment, Mail, read_msg
 from bunko.schema import Element, ElementKind, ErrorCode, ParsedDocument
 
@@ -101,7 +102,7 @@ class EmailParser:
         elif mail.html:
             from bs4 import BeautifulSoup
 
-            HtmlWalker(builder, level_offset=1, extra_meta={"method": "email-html"}).walk(content_root(BeautifulSoup(mail.html, "lxml")))
+            HtmlWalker(builder, level_offset=1, extra_meta={"method": "email-html"}).walk(content_root(BeautifulSoup(mail.html, "lxml"), source))
         for attachment in mail.attachments:
             attachments.append(self._attachment(attachment, builder, source, depth))
 
@@ -142,8 +143,7 @@ class EmailParser:
         with tempfile.TemporaryDirectory(prefix="bunko-mail-") as tmp:
             path = Path(tmp) / safe
             path.write_bytes(attachment.data)
-            parser, mime = self.registry.parser_for(path, sub_source)
-            return parser.parse(path, sub_source, mime)
+            return parse_within(self.registry, path, sub_source)  # an attachment is held to the limits as a file is
 
 
 def _adopt(elements: list[Element], filename: str, builder: ElementBuilder) -> int:

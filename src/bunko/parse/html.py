@@ -18,8 +18,10 @@ from bs4 import BeautifulSoup, NavigableString, Tag, XMLParsedAsHTMLWarning
 
 from bunko.parse.base import ElementBuilder, dist_version
 from bunko.parse.encoding import decode_text
+from bunko.parse.limits import current as current_limits
+from bunko.parse.limits import over_limit
 from bunko.parse.tables import table_markdown, table_meta
-from bunko.schema import ElementKind, ParsedDocument
+from bunko.schema import ElementKind, ErrorCode, ParsedDocument
 from bunko.text.scripts import is_unspaced
 
 _DROP_TAGS = ("script", "style", "noscript", "template", "nav", "aside", "form", "iframe", "svg", "button", "select", "input", "head")
@@ -75,17 +77,52 @@ def _junk(tag: Tag) -> bool:
     return bool(names and _DROP_NAMES.search(names))
 
 
-def content_root(soup: BeautifulSoup) -> Tag:
-    """The page's main content with the page furniture removed."""
-    for tag in list(soup.find_all(True)):
-        if not getattr(tag, "decomposed", False) and _junk(tag):
-            tag.decompose()
-    main = soup.find("main") or soup.find(role="main") or soup.find("article")
-    root = main if isinstance(main, Tag) else (soup.body or soup)
-    for tag in root.find_all(["header", "footer"]):
-        # A page's header and footer are furniture; an article's own header holds its title.
-        if tag.name == "footer" or tag.find_parent(["article", "main"]) is None:
-            tag.decompose()
+def content_root(soup: BeautifulSoup, source: str = "", max_depth: int | None = None) -> Tag:
+    """The page's main content with the page furniture removed, in time linear in the page at any nesting depth.
+
+    One walk over the tree (an explicit stack, no recursion) finds the furniture to drop, the first <main>,
+    role="main" and <article>, and the deepest nesting; a page nested deeper than `max_depth` (default:
+    `ingest.max_depth` in force) fails with TOO_COMPLEX before anything else reads it. A second walk under the
+    chosen root drops page headers and footers (an article's own header holds its title, so it stays).
+    """
+    limit = current_limits().max_depth if max_depth is None else max_depth
+    junk: list[Tag] = []
+    first: dict[str, Tag] = {}
+    stack: list[tuple[Tag, int]] = [(soup, 0)]
+    while stack:
+        tag, depth = stack.pop()
+        children = [c for c in tag.contents if isinstance(c, Tag)]
+        for child in reversed(children):  # pushed reversed: popped in document order, so "first" is first
+            if _junk(child):
+                junk.append(child)
+                continue
+            if depth + 1 > limit:
+                raise over_limit(ErrorCode.TOO_COMPLEX, source or "the page", "HTML nesting depth", depth + 1, "max_depth", at_least=True)
+            stack.append((child, depth + 1))
+        if tag is not soup:
+            key = "role=main" if tag.get("role") == "main" else ""
+            for name in (tag.name, key):
+                if name in ("main", "article", "role=main") and name not in first:
+                    first[name] = tag
+    for tag in junk:
+        tag.decompose()
+    main = first.get("main") or first.get("role=main") or first.get("article")
+    root = main if main is not None else (soup.body or soup)
+    inside = any(t.name in ("article", "main") for t in root.parents if isinstance(t, Tag))
+    dropped: list[Tag] = []
+    walk: list[tuple[Tag, bool]] = [(root, inside or root.name in ("article", "main"))]
+    while walk:
+        tag, in_article = walk.pop()
+        for node in tag.contents:
+            if not isinstance(node, Tag):
+                continue
+            child = node
+            if child.name == "footer" or (child.name == "header" and not in_article):
+                dropped.append(child)  # its descendants go with it
+            else:
+                walk.append((child, in_article or child.name in ("article", "main")))
+    for tag in dropped:
+        tag.decompose()
     return root
 
 
@@ -240,7 +277,7 @@ class HtmlParser:
         title_tag = soup.find("title")
         page_title = _space(title_tag.get_text()) if isinstance(title_tag, Tag) else ""
         builder = ElementBuilder(source)
-        HtmlWalker(builder).walk(content_root(soup))
+        HtmlWalker(builder).walk(content_root(soup, source))
         heading = next((e.text for e in builder.elements if e.kind == ElementKind.HEADING), None)
         return ParsedDocument(
             doc_id="", source=source, title=page_title or heading or Path(source).stem, mime="text/html",

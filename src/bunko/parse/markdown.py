@@ -11,10 +11,13 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from mdit_py_plugins.front_matter import front_matter_plugin
 
+from bunko.errors import DocumentError
 from bunko.parse.base import ElementBuilder, title_from
 from bunko.parse.encoding import decode_text
+from bunko.parse.limits import current as current_limits
+from bunko.parse.limits import over_limit, too_deep
 from bunko.parse.tables import table_markdown, table_meta
-from bunko.schema import ElementKind, ParsedDocument
+from bunko.schema import ElementKind, ErrorCode, ParsedDocument
 
 
 def _inline_text(token: Token) -> str:
@@ -29,12 +32,62 @@ def _inline_text(token: Token) -> str:
     return "".join(parts).strip()
 
 
-def _front_matter(content: str) -> dict[str, Any]:
+def _front_matter(content: str, source: str) -> tuple[dict[str, Any], str | None]:
+    """The front matter's fields, or none and a warning saying why they were ignored.
+
+    Malformed YAML, or YAML that is not key: value pairs, does not cost the document its body: it is indexed
+    without fields and the warning is kept in ``meta["warnings"]`` (the ingest report shows it). A front
+    matter that expands past ``ingest.max_front_matter_values`` (YAML aliases counted as often as they are
+    used: the "billion laughs") or refers to itself fails the document with TOO_COMPLEX before it is built.
+    """
     try:
-        data = yaml.safe_load(content)
-    except yaml.YAMLError:
-        return {}
-    return {str(k): v for k, v in data.items()} if isinstance(data, dict) else {}
+        node = yaml.compose(content, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at front matter line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or type(exc).__name__
+        return {}, f"front matter ignored: not valid YAML ({problem}{where})"
+    except RecursionError:
+        raise too_deep(source, "the YAML front matter") from None
+    if node is None:
+        return {}, None
+    _check_expanded_size(node, source)
+    try:
+        data = yaml.SafeLoader("").construct_document(node)
+    except yaml.YAMLError as exc:
+        return {}, f"front matter ignored: {getattr(exc, 'problem', None) or exc}"
+    if not isinstance(data, dict):
+        return {}, f"front matter ignored: a YAML {type(data).__name__}, not key: value pairs"
+    return {str(k): v for k, v in data.items()}, None
+
+
+def _check_expanded_size(root: yaml.Node, source: str) -> None:
+    """Count the values the front matter becomes, each alias as often as it is used, without building it."""
+    cap = current_limits().max_front_matter_values
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()  # on the current path: meeting one again is a loop
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, leaving = stack.pop()
+        children: list[yaml.Node] = []
+        if isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            children = [part for pair in node.value for part in pair]
+        if leaving:
+            open_nodes.discard(id(node))
+            sizes[id(node)] = size = 1 + sum(sizes[id(c)] for c in children)
+            if size > cap:
+                raise over_limit(ErrorCode.TOO_COMPLEX, source, "values in the YAML front matter (aliases expanded)",
+                                 size, "max_front_matter_values", at_least=True)
+            continue
+        if id(node) in sizes:
+            continue
+        if id(node) in open_nodes:
+            raise DocumentError(ErrorCode.TOO_COMPLEX, f"{source}: the YAML front matter contains itself (an alias loop)")
+        open_nodes.add(id(node))
+        stack.append((node, True))
+        stack.extend((child, False) for child in children)
 
 
 class MarkdownParser:
@@ -45,6 +98,12 @@ class MarkdownParser:
     def __init__(self) -> None:
         self._md = MarkdownIt("commonmark").enable("table").use(front_matter_plugin)
 
+    def __getstate__(self) -> dict[str, Any]:
+        return {}  # pickled for the parse worker: the markdown-it instance is rebuilt there
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__()  # type: ignore[misc]
+
     def parse(self, path: Path, source: str, mime: str) -> ParsedDocument:
         text, encoding = decode_text(path.read_bytes(), source)
         return self.parse_text(text, source, meta={"encoding": encoding})
@@ -54,13 +113,14 @@ class MarkdownParser:
         tokens = self._md.parse(text)
         builder = ElementBuilder(source)
         fields: dict[str, Any] = {}
+        warning: str | None = None
         i = 0
         while i < len(tokens):
             token = tokens[i]
             end = self._block_end(tokens, i)
             line_meta = {"lines": [token.map[0] + 1, token.map[1]]} if token.map else {}
             if token.type == "front_matter":
-                fields = _front_matter(token.content)
+                fields, warning = _front_matter(token.content, source)
             elif token.type == "heading_open":
                 builder.heading(int(token.tag[1:]), _inline_text(tokens[i + 1]), meta=line_meta)
             elif token.type == "paragraph_open":
@@ -84,6 +144,8 @@ class MarkdownParser:
             element.meta.setdefault("method", "markdown")
         title = str(fields.get("title") or title_from(elements, Path(source).stem))
         doc_meta = {**(meta or {}), "fields": fields} if fields else dict(meta or {})
+        if warning:
+            doc_meta.setdefault("warnings", []).append(warning)
         return ParsedDocument(
             doc_id="", source=source, title=title, mime="text/markdown", parser=f"{self.name}/{self.version}",
             elements=elements, meta=doc_meta,

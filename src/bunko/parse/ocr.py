@@ -10,19 +10,24 @@ Japanese, Chinese and English are installed.
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import subprocess
 import tempfile
+from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from PIL import Image, ImageSequence, UnidentifiedImageError
 
 from bunko.errors import DocumentError
 from bunko.parse.base import ElementBuilder, page_error, union_bbox
 from bunko.parse.cjk import join_words
+from bunko.parse.limits import current as current_limits
+from bunko.parse.limits import over_limit
 from bunko.schema import ElementKind, ErrorCode, ParsedDocument
 
 INSTALL_HINT = (
@@ -31,6 +36,8 @@ INSTALL_HINT = (
 )
 PREFERRED_LANGS = ("jpn", "chi_sim", "chi_tra", "eng")
 OCR_DPI = 300
+MIN_OCR_DPI = 100
+"""A page too large for `ingest.max_page_pixels` at OCR_DPI is rendered at a lower resolution, never below this."""
 
 
 @dataclass
@@ -100,6 +107,25 @@ class Tesseract:
         return _lines_from_tsv(result.stdout, scale)
 
 
+def render_scale(size_pt: tuple[float, float], dpi: float) -> float:
+    """Pixels per point to render a page of `size_pt` (points) for OCR within `ingest.max_page_pixels`.
+
+    The page's own resolution (`dpi`) when it fits; else the largest that fits, down to MIN_OCR_DPI; past that the
+    page fails with TOO_LARGE (a 12,000 pt square page would need 144 million pixels even at 72 dpi).
+    """
+    width, height = (max(float(v), 1.0) for v in size_pt)
+    cap = current_limits().max_page_pixels
+    scale = dpi / 72.0
+    if width * height * scale * scale <= cap:
+        return scale
+    fitted = math.sqrt(cap / (width * height))
+    if fitted * 72.0 >= MIN_OCR_DPI:
+        return fitted
+    pixels = width * height * (MIN_OCR_DPI / 72.0) ** 2
+    raise over_limit(ErrorCode.TOO_LARGE, "", f"pixels at {MIN_OCR_DPI} dpi ({width:.0f} × {height:.0f} pt page)",
+                     round(pixels), "max_page_pixels")
+
+
 def _lines_from_tsv(tsv: str, scale: float) -> list[OcrLine]:
     words: dict[tuple[int, int, int], list[tuple[str, float, tuple[float, float, float, float]]]] = {}
     for row in tsv.splitlines()[1:]:
@@ -155,21 +181,36 @@ class ImageParser:
         meta: dict[str, object] = {}
         try:
             image = Image.open(path)
+        except Image.DecompressionBombError as exc:
+            raise DocumentError(ErrorCode.TOO_LARGE, f"{source}: {exc}") from None
         except (UnidentifiedImageError, OSError) as exc:
             raise DocumentError(ErrorCode.PARSE_FAILED, f"{source}: not a readable image ({exc})") from None
         pages = 0
         with image:
+            frames = getattr(image, "n_frames", 1)
+            if frames > current_limits().max_pages:
+                raise over_limit(ErrorCode.TOO_COMPLEX, source, "frames", frames, "max_pages")
             for number, frame in enumerate(ImageSequence.Iterator(image), start=1):
                 pages = number
+                pixels = frame.size[0] * frame.size[1]
+                if pixels > current_limits().max_page_pixels:
+                    detail = over_limit(ErrorCode.TOO_LARGE, "", f"pixels ({frame.size[0]} × {frame.size[1]})",
+                                        pixels, "max_page_pixels").detail
+                    page_error(meta, number, ErrorCode.TOO_LARGE.value, detail)
+                    continue
                 if not self.ocr.available:
                     page_error(meta, number, ErrorCode.OCR_UNAVAILABLE.value, self.ocr.unavailable_reason())
                     continue
                 dpi = frame.info.get("dpi", (OCR_DPI, OCR_DPI))[0] or OCR_DPI
                 # Boxes in PDF points (1/72 inch) like every other parser's bbox.
                 add_ocr_lines(builder, self.ocr.recognize(frame, scale=float(dpi) / 72.0), number, self.ocr)
-        errors = meta.get("page_errors", [])
-        if pages and len(errors) == pages:  # type: ignore[arg-type]
-            raise DocumentError(ErrorCode.OCR_UNAVAILABLE, f"{source}: {self.ocr.unavailable_reason()}")
+        errors: list[dict[str, Any]] = meta.get("page_errors", [])  # type: ignore[assignment]
+        if pages and len(errors) == pages:
+            codes = Counter(e["code"] for e in errors)
+            code = ErrorCode(codes.most_common(1)[0][0])
+            if code == ErrorCode.OCR_UNAVAILABLE:
+                raise DocumentError(code, f"{source}: {self.ocr.unavailable_reason()}")
+            raise DocumentError(code, f"{source}: no page could be read; page {errors[0]['page']}: {errors[0]['detail']}")
         meta["pages"] = pages
         return ParsedDocument(
             doc_id="", source=source, title=Path(source).stem, mime=mime, parser=f"{self.name}/{self.version}",

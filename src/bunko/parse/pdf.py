@@ -26,7 +26,9 @@ from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
 from bunko.errors import DocumentError
 from bunko.parse.base import BBox, ElementBuilder, dist_version, page_error
 from bunko.parse.cjk import join_words, normalize
-from bunko.parse.ocr import OCR_DPI, Tesseract, add_ocr_lines
+from bunko.parse.limits import current as current_limits
+from bunko.parse.limits import over_limit
+from bunko.parse.ocr import OCR_DPI, Tesseract, add_ocr_lines, render_scale
 from bunko.parse.pdf_layout import WORD_GAP, Block, TextRun, is_caption, reading_order, segments_from_words, text_runs
 from bunko.parse.pdf_outline import Outline, is_contents_page, read_outline
 from bunko.parse.tables import table_markdown, table_meta
@@ -106,6 +108,10 @@ class PdfParser:
 
     def parse(self, path: Path, source: str, mime: str) -> ParsedDocument:
         rendering = self._open_pdfium(path, source)
+        if len(rendering) > current_limits().max_pages:
+            pages = len(rendering)
+            rendering.close()
+            raise over_limit(ErrorCode.TOO_COMPLEX, source, "pages", pages, "max_pages")
         state = _State(ElementBuilder(source), {}, outline=read_outline(rendering))
         try:
             pdf = self._open_plumber(path, source)
@@ -303,12 +309,14 @@ class PdfParser:
 
     def _ocr_page(self, number: int, state: _State, rendering: pdfium.PdfDocument) -> None:
         """A page without a text layer: render it alone and read it with Tesseract."""
-        if not self.ocr.available:
-            page_error(state.meta, number, ErrorCode.OCR_UNAVAILABLE.value, self.ocr.unavailable_reason())
-            return
-        scale = self.ocr_dpi / 72.0
         page = rendering[number - 1]
         try:
+            scale = render_scale(page.get_size(), self.ocr_dpi)  # a page too large to render fails, OCR or not
+            if not self.ocr.available:
+                page_error(state.meta, number, ErrorCode.OCR_UNAVAILABLE.value, self.ocr.unavailable_reason())
+                return
+            if scale * 72.0 < self.ocr_dpi - 0.5:
+                state.meta.setdefault("ocr_downscaled", []).append({"page": number, "dpi": round(scale * 72.0)})
             bitmap = page.render(scale=scale)
             image = bitmap.to_pil()
             bitmap.close()

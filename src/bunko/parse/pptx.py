@@ -18,10 +18,10 @@ from pptx import Presentation
 from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
 from pptx.exc import PackageNotFoundError
 
-from bunko.errors import DocumentError
 from bunko.parse.base import ElementBuilder, dist_version
+from bunko.parse.limits import unreadable_package
 from bunko.parse.tables import table_markdown, table_meta
-from bunko.schema import ElementKind, ErrorCode, ParsedDocument
+from bunko.schema import ElementKind, ParsedDocument
 
 MIME = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
 _EMU_PER_POINT = 12700
@@ -65,7 +65,7 @@ class PptxParser:
         try:
             presentation = Presentation(str(path))
         except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError, etree.XMLSyntaxError) as exc:
-            raise DocumentError(ErrorCode.PARSE_FAILED, f"{source}: not a readable PowerPoint file ({type(exc).__name__}: {exc})") from None
+            raise unreadable_package(source, "PowerPoint file", exc) from None
         builder = ElementBuilder(source)
         slides = 0
         for number, slide in enumerate(presentation.slides, start=1):

@@ -17,6 +17,8 @@ from typing import Any
 from bunko.errors import DocumentError
 from bunko.parse.base import ElementBuilder
 from bunko.parse.encoding import decode_text
+from bunko.parse.limits import current as current_limits
+from bunko.parse.limits import over_limit, too_deep
 from bunko.schema import ElementKind, ErrorCode, ParsedDocument
 
 
@@ -59,11 +61,16 @@ class RecordsParser:
                 delimiter = csv.Sniffer().sniff(sample, delimiters=",;\t|").delimiter
             except csv.Error:
                 delimiter = ","
+        limit = current_limits().max_rows
+        rows: list[list[str]] = []
         try:
-            rows = list(csv.reader(io.StringIO(text), delimiter=delimiter))
+            for row in csv.reader(io.StringIO(text), delimiter=delimiter):
+                if any(c.strip() for c in row):
+                    rows.append(row)
+                    if len(rows) > limit + 1:  # the header is not a record
+                        raise over_limit(ErrorCode.TOO_COMPLEX, source, "rows", len(rows) - 1, "max_rows", at_least=True)
         except csv.Error as exc:
             raise DocumentError(ErrorCode.PARSE_FAILED, f"{source}: not valid CSV ({exc})") from None
-        rows = [r for r in rows if any(c.strip() for c in r)]
         if not rows:
             return
         header = [h.strip() or f"column{i + 1}" for i, h in enumerate(rows[0])]
@@ -76,9 +83,12 @@ class RecordsParser:
     @staticmethod
     def _jsonl(text: str, source: str, builder: ElementBuilder, meta: dict[str, Any]) -> None:
         names: dict[str, None] = {}
+        limit = current_limits().max_rows
         for number, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
                 continue
+            if len(builder.elements) >= limit:
+                raise over_limit(ErrorCode.TOO_COMPLEX, source, "records", limit + 1, "max_rows", at_least=True)
             try:
                 value = json.loads(line)
             except json.JSONDecodeError as exc:
@@ -94,6 +104,8 @@ class RecordsParser:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise DocumentError(ErrorCode.PARSE_FAILED, f"{source}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+        except RecursionError:
+            raise too_deep(source, "the JSON") from None
         key = None
         if isinstance(data, dict):
             # {"items": [...]}: the one list of objects is the records; anything else is one record.
@@ -105,6 +117,8 @@ class RecordsParser:
                 data = [data]
         if not isinstance(data, list):
             data = [data]
+        if len(data) > current_limits().max_rows:
+            raise over_limit(ErrorCode.TOO_COMPLEX, source, "records", len(data), "max_rows")
         names: dict[str, None] = {}
         for index, value in enumerate(data):
             fields = value if isinstance(value, dict) else {"value": value}

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import importlib
 import zipfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ import olefile
 from bunko.errors import DocumentError
 from bunko.parse.base import Parser
 from bunko.parse.encoding import has_bom, looks_like_text
+from bunko.parse.limits import damaged_zip
 from bunko.schema import ErrorCode, ParsedDocument
 
 _MAGIC = (
@@ -60,6 +61,8 @@ TEXT_EXTENSIONS = {
     ".json": "application/json", ".jsonl": "application/x-ndjson", ".ndjson": "application/x-ndjson",
 }
 BINARY_EXTENSIONS = {".msg": "application/vnd.ms-outlook"}
+DAMAGED_ZIP = "application/x-damaged-zip"
+"""A zip's signature without a readable zip behind it: a .docx/.xlsx/.pptx cut short, most often."""
 ENCRYPTED_OFFICE = "application/x-encrypted-office"
 _OLE_STREAMS = (
     ("EncryptedPackage", ENCRYPTED_OFFICE),
@@ -144,8 +147,8 @@ def sniff_mime(path: Path) -> str:
         try:
             with zipfile.ZipFile(path) as archive:
                 names = archive.namelist()
-        except zipfile.BadZipFile:
-            return "application/zip"
+        except (zipfile.BadZipFile, EOFError):
+            return DAMAGED_ZIP
         for prefix, mime in _OOXML:
             if any(name.startswith(prefix) for name in names):
                 return mime
@@ -168,7 +171,7 @@ def _zip_mimetype(path: Path) -> str | None:
     try:
         with zipfile.ZipFile(path) as archive:
             return archive.read("mimetype")[:100].decode("ascii", errors="replace").strip()
-    except (zipfile.BadZipFile, KeyError, OSError):
+    except (zipfile.BadZipFile, EOFError, KeyError, OSError):
         return None
 
 
@@ -198,6 +201,13 @@ class ParserRegistry:
 
     def parser_for(self, path: Path, source: str) -> tuple[Parser, str]:
         mime = sniff_mime(path)
+        if mime == DAMAGED_ZIP:
+            try:
+                zipfile.ZipFile(path).close()
+                problem: Exception = zipfile.BadZipFile("unreadable")
+            except (zipfile.BadZipFile, EOFError) as exc:
+                problem = exc
+            raise damaged_zip(source, problem)
         parser = self._by_mime.get(mime)
         suffix = path.suffix.lower()
         if suffix in TEXT_EXTENSIONS and _is_binary_mime(mime):
@@ -229,18 +239,27 @@ class EncryptedOfficeParser:
 
 
 class LazyParser:
-    """A parser built on first use, so opening a collection to search never imports PDF or Office libraries."""
+    """A parser built on first use, so opening a collection to search never imports PDF or Office libraries.
 
-    def __init__(self, name: str, mimes: tuple[str, ...], factory: Callable[[], Parser]) -> None:
+    It pickles as what builds it (module, class, arguments), never as the built parser: the registry is
+    handed to the parse worker (`ingest/isolation.py`) that way.
+    """
+
+    def __init__(self, name: str, mimes: tuple[str, ...], module: str, cls: str, **kwargs: Any) -> None:
         self.name = name
         self.mimes = mimes
-        self._factory = factory
+        self._spec = (module, cls, kwargs)
         self._parser: Parser | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_parser": None}
 
     @property
     def parser(self) -> Parser:
         if self._parser is None:
-            self._parser = self._factory()
+            module, cls, kwargs = self._spec
+            built = {k: v.get() if isinstance(v, SharedOcr) else v for k, v in kwargs.items()}
+            self._parser = getattr(importlib.import_module(f"bunko.parse.{module}"), cls)(**built)
         return self._parser
 
     @property
@@ -251,11 +270,21 @@ class LazyParser:
         return self.parser.parse(path, source, mime)
 
 
-def _build(module: str, cls: str, **kwargs: Any) -> Callable[[], Parser]:
-    def factory() -> Parser:
-        return getattr(importlib.import_module(f"bunko.parse.{module}"), cls)(**kwargs)
+class SharedOcr:
+    """One Tesseract (and one `--list-langs` call) for PDFs and images alike, made when first needed."""
 
-    return factory
+    def __init__(self) -> None:
+        self._engine: Any = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"_engine": None}
+
+    def get(self) -> Any:
+        if self._engine is None:
+            from bunko.parse.ocr import Tesseract
+
+            self._engine = Tesseract()
+        return self._engine
 
 
 _BUILTIN = (
@@ -281,20 +310,11 @@ def default_registry(adapters: Sequence[str] = ()) -> ParserRegistry:
     registry.register(MarkdownParser())
     registry.register(TextParser())
     for name, module, cls, mimes in _BUILTIN:
-        registry.register(LazyParser(name, mimes, _build(module, cls)))
-    ocr: dict[str, Any] = {}
-
-    def shared_ocr() -> Any:
-        """One Tesseract (and one `--list-langs` call) for PDFs and images alike."""
-        if "engine" not in ocr:
-            from bunko.parse.ocr import Tesseract
-
-            ocr["engine"] = Tesseract()
-        return ocr["engine"]
-
-    registry.register(LazyParser("pdf", ("application/pdf",), lambda: _build("pdf", "PdfParser", ocr=shared_ocr())()))
-    registry.register(LazyParser("image-ocr", ("image/png", "image/jpeg", "image/tiff", "image/gif"), lambda: _build("ocr", "ImageParser", ocr=shared_ocr())()))
-    registry.register(LazyParser("email", ("message/rfc822", "application/vnd.ms-outlook"), _build("email", "EmailParser", registry=registry)))
+        registry.register(LazyParser(name, mimes, module, cls))
+    ocr = SharedOcr()
+    registry.register(LazyParser("pdf", ("application/pdf",), "pdf", "PdfParser", ocr=ocr))
+    registry.register(LazyParser("image-ocr", ("image/png", "image/jpeg", "image/tiff", "image/gif"), "ocr", "ImageParser", ocr=ocr))
+    registry.register(LazyParser("email", ("message/rfc822", "application/vnd.ms-outlook"), "email", "EmailParser", registry=registry))
     registry.register(EncryptedOfficeParser())
     for name in adapters:
         from bunko.parse.adapters import adapter

@@ -26,10 +26,10 @@ from openpyxl import load_workbook
 from openpyxl.utils import get_column_letter
 from openpyxl.utils.exceptions import InvalidFileException
 
-from bunko.errors import DocumentError
 from bunko.parse.base import ElementBuilder, dist_version
+from bunko.parse.limits import unreadable_package
 from bunko.parse.tables import table_markdown, table_meta
-from bunko.schema import ElementKind, ErrorCode, ParsedDocument
+from bunko.schema import ElementKind, ParsedDocument
 
 MIME = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 ROWS_PER_PART = 100
@@ -120,8 +120,8 @@ class XlsxParser:
         try:
             formulas = load_workbook(path, data_only=False)
             values = load_workbook(path, data_only=True)
-        except (InvalidFileException, zipfile.BadZipFile, KeyError, ValueError, OSError) as exc:
-            raise DocumentError(ErrorCode.PARSE_FAILED, f"{source}: not a readable Excel workbook ({type(exc).__name__}: {exc})") from None
+        except (InvalidFileException, zipfile.BadZipFile, KeyError, ValueError, OSError, EOFError) as exc:
+            raise unreadable_package(source, "Excel workbook", exc) from None
         builder = ElementBuilder(source)
         sheets = []
         for index, ws in enumerate(formulas.worksheets, start=1):

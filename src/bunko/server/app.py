@@ -21,6 +21,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 import bunko
 from bunko.errors import BunkoError, FilterError
 from bunko.server import routes_admin, routes_documents, routes_graph, routes_openai, routes_query, routes_tree
+from bunko.server.browser import BrowserPolicy
 from bunko.server.collection import ServedCollection
 from bunko.server.deps import ApiError, ServerState, error_response
 from bunko.server.middleware import LimitAndMeasure
@@ -71,8 +72,16 @@ def _install_error_handlers(app: FastAPI) -> None:
         return error_response(500, "INTERNAL", f"internal error ({type(exc).__name__}); see the server log")
 
 
-def create_app(collections: Sequence[ServedCollection], *, max_request_mb: float = 200.0, start_workers: bool = True) -> FastAPI:
-    """Serve these collections. Workers start with the app and stop (finishing the upload in hand) with it."""
+def create_app(
+    collections: Sequence[ServedCollection], *, max_request_mb: float = 200.0, start_workers: bool = True,
+    policy: BrowserPolicy | None = None, body_timeout: float | None = None,
+) -> FastAPI:
+    """Serve these collections. Workers start with the app and stop (finishing the upload in hand) with it.
+
+    `policy` decides which Host names and web origins are answered (default: loopback and the collections'
+    ``[server]`` settings); `body_timeout` bounds each wait for a request body (default: the shortest
+    ``[server] body_timeout_s``).
+    """
     names = [c.name for c in collections]
     if len(set(names)) != len(names):
         raise ValueError(f"two collections share a name: {names}; name them with NAME=PATH")
@@ -106,5 +115,10 @@ def create_app(collections: Sequence[ServedCollection], *, max_request_mb: float
         # Documents are untrusted text: the page inserts them as text only, and the policy forbids any other script.
         return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8", headers=PAGE_HEADERS)
 
-    app.add_middleware(LimitAndMeasure, metrics=srv.metrics, upload_limit=srv.max_request_bytes)
+    settings = [c.kb.config.server for c in collections]
+    app.add_middleware(
+        LimitAndMeasure, metrics=srv.metrics, upload_limit=srv.max_request_bytes,
+        policy=policy or BrowserPolicy.for_collections(settings),
+        body_timeout=body_timeout if body_timeout is not None else min((s.body_timeout_s for s in settings), default=5.0),
+    )
     return app

@@ -6,6 +6,7 @@ a search see half of an index reload (see `LocalStore`, "search").
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -13,7 +14,7 @@ from typing import Any
 
 from bunko.engine import Bunko
 from bunko.errors import FilterError
-from bunko.index.filters import compile_filter
+from bunko.index.filters import BUILTIN_FIELDS, compile_filter
 from bunko.index.tree import DocumentTree
 from bunko.retrieve.graph_lookup import GraphLookup
 from bunko.retrieve.searcher import SearchResult
@@ -46,6 +47,7 @@ class ServedCollection:
         self.worker = IngestWorker(kb, self._may_replace)
         self._docs_cache: tuple[int, dict[str, DocumentInfo]] = (-1, {})
         self._docs_lock = threading.Lock()
+        self._fields_cache: tuple[int, dict[tuple[str, ...], frozenset[str]]] = (-1, {})
 
     # -- life ---------------------------------------------------------------
     @staticmethod
@@ -103,27 +105,86 @@ class ServedCollection:
             return None
         return f"{job.filename}: a document of this name exists that you may not access; rename the file"
 
+    # -- deletes, in order with uploads ------------------------------------------
+    def delete(self, who: Principal, doc_id: str) -> dict[str, Any] | None:
+        """Remove a document and its file in ``uploads/``, after the upload of it in hand and instead of those queued.
+
+        Queued uploads of the same name accepted before this call are cancelled (FAILED, CANCELLED), so the
+        document does not come back; the file is removed while the worker holds off that name, so it is
+        never a newer upload's. A document not stored yet but uploaded by the caller (by anyone, for an
+        unrestricted key) is deleted the same way: the upload in hand is waited for, the queued ones are
+        cancelled. None: the caller can see no such document.
+        """
+        doc = self.document(who, doc_id)
+        if doc is not None:
+            source = doc.source
+        else:
+            theirs = [j for j in self.worker.unfinished(doc_id) if who.unrestricted or j.owner == who.name]
+            if not theirs:
+                return None
+            source = theirs[0].source
+        with self.worker.holding(source) as before:
+            if doc is None:  # the upload that was in hand may have stored it meanwhile
+                doc = self.document(who, doc_id)
+            cancelled = self.worker.cancel(
+                source, before, "cancelled: the document was deleted after this upload was accepted",
+                allowed=lambda job: doc is not None or who.unrestricted or job.owner == who.name,
+            )
+            removed = self.kb.delete(source) if doc is not None else False
+            path = (self.kb.root / source).resolve()
+            if (removed or cancelled) and path.parent == self.uploads.resolve():
+                with contextlib.suppress(OSError):
+                    path.unlink()
+        return {
+            "doc_id": doc_id, "source": source, "removed": removed, "cancelled_jobs": [j.job_id for j in cancelled],
+            "groups": acl.document_groups(doc) if doc is not None else (cancelled[0].groups if cancelled else None),
+        }
+
     # -- index reads ------------------------------------------------------------
-    def _guarded(self, who: Principal, filters: Mapping[str, Any] | None) -> dict[str, Any] | None:
-        """The caller's filter, validated, ANDed with their access filter."""
+    def filter_fields(self, who: Principal) -> set[str]:
+        """The filter fields `who` may name and be told about: the built-in ones and those of documents they can see
+        (cached per store generation and access groups)."""
         known = self.kb.store.filter_fields()
+        if who.unrestricted:
+            return known
+        generation, groups = self.kb.store.generation(), who.groups or ()
+        with self._docs_lock:
+            if self._fields_cache[0] != generation:
+                self._fields_cache = (generation, {})
+            cached = self._fields_cache[1].get(groups)
+        if cached is None:
+            theirs = {name for d in self.visible_documents(who).values() for name in (d.meta.get("fields") or {})}
+            cached = frozenset(name for name in known if name in BUILTIN_FIELDS or name in theirs)
+            with self._docs_lock:
+                self._fields_cache[1][groups] = cached
+        return set(cached)
+
+    def _guarded(self, who: Principal, filters: Mapping[str, Any] | None) -> dict[str, Any] | None:
+        """The caller's filter, validated against the fields they can see, ANDed with their access filter."""
         if filters is not None and not isinstance(filters, Mapping):
             raise FilterError("filters must be a JSON object")
-        compile_filter(filters, known)  # the caller's own mistakes are reported as theirs
-        return acl.combine(filters, acl.access_filter(who, known))
+        try:  # the caller's own mistakes are reported as theirs, naming only fields of documents they may see
+            compile_filter(filters, self.filter_fields(who))
+        except FilterError:
+            raise
+        except (TypeError, ValueError) as exc:  # e.g. {"$in": [[1]]}: an unhashable member
+            raise FilterError(f"invalid filter value: {exc}") from None
+        return acl.combine(filters, acl.access_filter(who, self.kb.store.filter_fields()))
 
-    def check_filters(self, filters: Mapping[str, Any] | None) -> None:
-        """Raise `FilterError` for a filter naming unknown fields or operators."""
-        self._guarded(ANONYMOUS, filters)
+    def check_filters(self, who: Principal, filters: Mapping[str, Any] | None) -> None:
+        """Raise `FilterError` for a filter naming unknown fields or operators, or holding values no field can have."""
+        self._guarded(who, filters)
 
     def _retrying(self, who: Principal, filters: Mapping[str, Any] | None, call: Callable[[dict[str, Any] | None], Any]) -> Any:
+        where = self._guarded(who, filters)  # the caller's mistakes: a 400 naming only fields they may see
         try:
-            return call(self._guarded(who, filters))
+            return call(where)
         except FilterError:
             if who.unrestricted:
                 raise
-            # the groups field vanished between validation and search (its last document was deleted)
-            return call(acl.combine(filters, acl.MATCH_NOTHING))
+            # a field vanished between validation and search (the last document holding it was deleted): the
+            # store's message would list every field, and this caller sees nothing through the filter anyway
+            return call(acl.MATCH_NOTHING)
 
     def search(
         self, who: Principal, query: str, k: int | None, mode: str | None, filters: Mapping[str, Any] | None, group_by: str | None = None,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, File, Form, Query, UploadFile
@@ -11,7 +10,6 @@ from bunko.errors import BunkoError
 from bunko.generate.guardrails import guard_chunk, guard_text
 from bunko.ingest.sources import source_name
 from bunko.schema import JobStatus, doc_id_for, to_dict
-from bunko.server import acl
 from bunko.server.auth import KeyAdminError, parse_groups
 from bunko.server.deps import ApiError, Caller, caller
 from bunko.server.models import RetryRequest
@@ -72,7 +70,12 @@ def upload(
             job_id=job_id, filename=filename, source=source, owner=c.who.name, groups=doc_groups, staged=staged, target=target,
             owner_groups=None if c.who.unrestricted else c.who.groups,
         ))
-    served.worker.submit(accepted)
+    try:
+        served.worker.submit(accepted)  # the job rows are on disk before the 202
+    except BaseException:
+        for job in accepted:
+            job.staged.unlink(missing_ok=True)
+        raise
     if not accepted:
         statuses = {r["status"] for r in rejected} or {400}
         status = statuses.pop() if len(statuses) == 1 else 400
@@ -81,18 +84,14 @@ def upload(
     return {"jobs": [j.public() for j in accepted], "rejected": rejected}
 
 
-def _visible_jobs(c: Caller) -> list[UploadJob]:
-    jobs = c.served.worker.jobs()
-    return jobs if c.who.unrestricted else [j for j in jobs if j.owner == c.who.name]
-
-
 @router.get("/jobs", summary="Upload jobs with their state and, on failure, an error code and reason")
 def list_jobs(
     c: Editor,
     engine: Annotated[bool, Query(description="Also the engine's job history (every ingest run, CLI included); unrestricted keys only.")] = False,
     limit: Annotated[int, Query(ge=1, le=5000)] = 200,
 ) -> dict[str, Any]:
-    out: dict[str, Any] = {"jobs": [j.public() for j in _visible_jobs(c)[:limit]], "queued": c.served.worker.queued}
+    jobs = c.served.worker.jobs(limit, owner=None if c.who.unrestricted else c.who.name)
+    out: dict[str, Any] = {"jobs": [j.public() for j in jobs], "queued": c.served.worker.queued}
     if engine:
         if not c.who.unrestricted:
             raise ApiError(403, "FORBIDDEN", "the engine's job history names every document; it needs an unrestricted key")
@@ -114,12 +113,14 @@ def retry_jobs(c: Editor, body: RetryRequest) -> dict[str, Any]:
     A restricted key retries its own uploads only. A failed upload whose file was not kept fails again as NOT_FOUND."""
     if not body.job_ids and not body.failed:
         raise ApiError(400, "NOTHING_TO_RETRY", "send job_ids, or failed: true")
-    uploads = {j.job_id: j for j in _visible_jobs(c)}
+    worker, mine = c.served.worker, None if c.who.unrestricted else c.who.name
     engine_ids: list[str] = []
     retried: list[UploadJob] = []
     for job_id in body.job_ids:
-        upload = uploads.get(job_id)
-        if upload is None and not c.who.unrestricted:
+        upload = worker.get(job_id)
+        if upload is not None and mine is not None and upload.owner != mine:
+            upload = None
+        if upload is None and mine is not None:
             raise ApiError(404, "JOB_NOT_FOUND", f"no job {job_id} of yours")
         if upload is None:
             engine_ids.append(job_id)
@@ -129,29 +130,32 @@ def retry_jobs(c: Editor, body: RetryRequest) -> dict[str, Any]:
                            "only an upload that failed during ingest can be retried; upload it again")
         engine_ids.append(upload.engine_job_id)
         retried.append(upload)
-    if body.failed and not c.who.unrestricted:
-        own = [j for j in uploads.values() if j.status == JobStatus.FAILED.value and j.engine_job_id and j not in retried]
+    if body.failed and mine is not None:  # the key's uploads whose file is still failing (its latest engine job failed)
+        failing = {j.job_id for j in c.served.kb.store.failed_jobs()}
+        chosen = {j.job_id for j in retried}
+        own = [j for j in worker.jobs(5000, owner=mine) if j.engine_job_id in failing and j.job_id not in chosen]
         engine_ids += [str(j.engine_job_id) for j in own]
         retried += own
         if not engine_ids:
             return {"run_id": None, "jobs": []}
-    if not c.who.unrestricted:
+    if mine is not None:
         visible = {d.source for d in c.served.visible_documents(c.who).values()}
         stored = {d.source for d in c.served.documents_by_id().values()}
         hidden = sorted({j.source for j in retried if j.source in stored and j.source not in visible})
         if hidden:
             raise ApiError(403, "FORBIDDEN", f"{', '.join(hidden)}: a document of this name exists that you may not access")
     try:
-        report = c.served.kb.retry(engine_ids, failed=body.failed and c.who.unrestricted)
+        report = c.served.kb.retry(engine_ids, failed=body.failed and mine is None)
     except BunkoError as exc:
         raise ApiError(400, "RETRY_REFUSED", str(exc)) from None
     outcome = {job.source: job for job in report.jobs}
-    for upload in retried:  # the upload list tells the retry's outcome too
+    for upload in retried:  # the upload's own record tells the retry's outcome too
         job = outcome.get(upload.source)
         if job is not None:
             upload.status, upload.error_code, upload.error_detail = str(job.status), job.error_code, job.error_detail
             upload.engine_job_id, upload.updated_at, upload.timings = job.job_id, job.updated_at, dict(job.timings)
             upload.doc_id = doc_id_for(job.source) if job.status in (JobStatus.READY, JobStatus.SKIPPED) else None
+            worker.journal.update(upload)
     return {"run_id": report.run_id, "jobs": [to_dict(j) for j in report.jobs]}
 
 
@@ -176,14 +180,9 @@ def show_document(c: Reader, doc_id: str, elements: bool = False) -> dict[str, A
     return view
 
 
-@router.delete("/documents/{doc_id}", summary="Remove a document from every index")
+@router.delete("/documents/{doc_id}", summary="Remove a document from every index; queued uploads of it are cancelled")
 def delete_document(c: Editor, doc_id: str) -> dict[str, Any]:
-    doc = c.served.document(c.who, doc_id)
-    if doc is None:
+    outcome = c.served.delete(c.who, doc_id)
+    if outcome is None:
         raise ApiError(404, "DOCUMENT_NOT_FOUND", f"no document {doc_id}")
-    removed = c.served.kb.delete(doc.source)
-    path = (c.served.kb.root / doc.source).resolve()
-    if removed and path.parent == c.served.uploads.resolve():
-        with contextlib.suppress(OSError):
-            path.unlink()
-    return {"doc_id": doc_id, "source": doc.source, "removed": removed, "groups": acl.document_groups(doc)}
+    return outcome

@@ -86,7 +86,7 @@ def _caller(body: ChatRequest, request: Request, srv: ServerState) -> tuple[Call
 def chat_completions(body: ChatRequest, request: Request, srv: StateDep) -> Any:
     c, question = _caller(body, request, srv)
     if body.stream:
-        c.served.check_filters(body.filters)
+        c.served.check_filters(c.who, body.filters)
         return StreamingResponse(_stream(c, body, question, srv), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
     outcome = c.served.ask(c.who, question, body.k, body.filters)
     srv.metrics.stages(c.served.name, "chat", outcome.timings)

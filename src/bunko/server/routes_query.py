@@ -68,7 +68,7 @@ def _ask_events(c: Caller, body: AskRequest, request: Request) -> Iterator[str]:
 @router.post("/ask", summary="A cited answer, or an abstention; `stream: true` answers as Server-Sent Events")
 def ask(c: Reader, body: AskRequest, request: Request) -> Any:
     if body.stream:
-        c.served.check_filters(body.filters)  # a bad filter is a 400 before the stream starts
+        c.served.check_filters(c.who, body.filters)  # a bad filter is a 400 before the stream starts
         return StreamingResponse(_ask_events(c, body, request), media_type="text/event-stream", headers=SSE_HEADERS)
     outcome = c.served.ask(c.who, body.question, body.k, body.filters, body.mode)
     state(request).metrics.stages(c.served.name, "ask", outcome.timings)

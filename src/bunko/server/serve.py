@@ -14,6 +14,7 @@ from bunko.embed.base import Embedder
 from bunko.embed.registry import build_embedder
 from bunko.engine import Bunko
 from bunko.errors import CollectionError
+from bunko.server.browser import BrowserPolicy
 from bunko.server.collection import ServedCollection
 
 DEFAULT_PORT = 8765
@@ -80,9 +81,21 @@ def open_collections(specs: Sequence[CollectionSpec], max_upload_mb: float | Non
 
 
 def is_loopback(host: str) -> bool:
+    """Whether every address `host` names is a loopback one: ``127.0.0.1``, ``::1``, ``[::1]``, ``localhost``."""
+    name = host.strip()
+    if name.startswith("[") and name.endswith("]"):
+        name = name[1:-1]
     try:
-        return ipaddress.ip_address(socket.gethostbyname(host)).is_loopback
-    except (OSError, ValueError):
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        pass
+    try:
+        infos = socket.getaddrinfo(name, None, proto=socket.IPPROTO_TCP)
+    except (OSError, UnicodeError):
+        return False
+    try:
+        return bool(infos) and all(ipaddress.ip_address(str(info[4][0]).split("%")[0]).is_loopback for info in infos)
+    except ValueError:
         return False
 
 
@@ -96,10 +109,16 @@ def check_exposure(collections: Sequence[ServedCollection], host: str) -> None:
         )
 
 
-def run(collections: Sequence[ServedCollection], host: str, port: int, max_request_mb: float = 200.0) -> None:
+def run(
+    collections: Sequence[ServedCollection], host: str, port: int, max_request_mb: float = 200.0, policy: BrowserPolicy | None = None
+) -> None:
+    """Serve until stopped; `policy` (default: loopback, `host` and the collections' ``[server]`` settings) decides
+    which Host names and web origins are answered (see `browser`)."""
     import uvicorn
 
     from bunko.server.app import create_app
 
-    app = create_app(collections, max_request_mb=max_request_mb)
+    if policy is None:
+        policy = BrowserPolicy.for_collections([c.kb.config.server for c in collections], host)
+    app = create_app(collections, max_request_mb=max_request_mb, policy=policy)
     uvicorn.run(app, host=host, port=port, log_level="info", timeout_graceful_shutdown=30)

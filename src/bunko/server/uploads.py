@@ -1,4 +1,4 @@
-"""Uploaded files: safe names, accepted types, size limits, staging on disk.
+"""Uploaded files: safe names, accepted types, size limits, staging on disk (fsynced: the 202 promises it).
 
 A client chooses the file name, so it is reduced to one plain path component
 before it touches the disk: directories, ``..``, control and reserved characters
@@ -9,6 +9,7 @@ names survive intact (出張旅費規程.md stays 出張旅費規程.md).
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from pathlib import Path
@@ -90,10 +91,17 @@ def stage(source: BinaryIO, path: Path, limit_bytes: int, filename: str) -> int:
                         "TOO_LARGE", f"{filename}: over the {limit_bytes / 1048576:g} MB upload limit", 413
                     )
                 out.write(block)
+            out.flush()
+            os.fsync(out.fileno())  # durable before its job row is, and so before the 202
     except BaseException:
         path.unlink(missing_ok=True)
         raise
     if size == 0:
         path.unlink(missing_ok=True)
         raise UploadRejected("EMPTY", f"{filename}: the file is empty", 400)
+    folder = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(folder)  # the file's name too
+    finally:
+        os.close(folder)
     return size
