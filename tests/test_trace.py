@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from bunko.schema import Answer, to_dict
-from bunko.trace import Evidence, Generation, Grade, LLMGrade, Trace, TracedHit, Usage
+from bunko.trace import Condensed, Evidence, Generation, Grade, LLMGrade, Trace, TracedHit, Usage
 
 
 def hit(chunk_id: str, source: str) -> TracedHit:
@@ -53,7 +53,7 @@ def test_stored_keys_keep_the_order_the_pipeline_wrote_them_in() -> None:
     assert list(llm_trace().to_dict()) == [
         "question", "language", "filters", "policy", "generator", "reranker", "query", "route", "query_tokens", "candidates",
         "hits", "rerank", "grade", "llm_grade", "rewrite", "prompt", "raw_output", "usage", "abstain_reason", "budget",
-        "sentences", "removed", "pii_masked", "answer", "timings",
+        "sentences", "removed", "pii_masked", "fallback", "steps", "answer", "timings",
     ]
 
 
@@ -133,3 +133,27 @@ def test_an_answers_json_leaves_its_trace_out() -> None:
     data = to_dict(answer)
     assert "trace" not in data and data["trace_id"] == "abc123"
     assert answer.trace is not None, "to_dict does not strip the trace from the answer itself"
+
+
+def test_the_conversation_step_round_trips_runs_first_and_counts_its_tokens() -> None:
+    trace = llm_trace()
+    trace.question = "那年假呢？"
+    trace.condensed = Condensed(
+        "那年假呢？", "年假有几天？", "ellipsis: 那: 年假 in place of 婚假", history_turns=2, previous="婚假有几天？", referent="婚假",
+        usage=Usage(50, 8),
+    )
+    trace.stage_timings = {"condense": 0.001, **trace.stage_timings}
+    stored = json.loads(json.dumps(trace.to_dict(), ensure_ascii=False))
+    assert list(stored)[:8] == ["question", "language", "filters", "policy", "generator", "reranker", "condensed", "query"]
+    assert stored["condensed"]["standalone"] == "年假有几天？" and stored["condensed"]["usage"]["total_tokens"] == 58
+    again = Trace.from_dict(stored)
+    assert again == trace and again.to_dict() == stored
+    assert list(again.timings)[:2] == ["condense", "search"] and again.stage_timings["condense"] == 0.001
+    assert trace.usage == Usage(571, 63), "condensing, the grader and the answer: every model call"
+    assert trace.condensed.changed and not Condensed("婚假有几天？", "婚假有几天？", "not a follow-up").changed
+
+
+def test_a_trace_of_an_ask_without_history_has_no_conversation_step() -> None:
+    assert Trace.from_dict(OLD_TRACE).condensed is None and "condensed" not in llm_trace().to_dict()
+    partial = Condensed.from_dict({"question": "それの上限は？"})
+    assert partial.standalone == "それの上限は？" and partial.usage is None and partial.carried == []

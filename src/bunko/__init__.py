@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from bunko.config import Config
     from bunko.engine import Bunko
     from bunko.errors import BunkoError, CollectionError, ConfigError, DocumentError, FilterError
+    from bunko.generate.conversation import Turn
     from bunko.schema import Answer, Chunk, Citation, Element, Hit, IngestJob, ParsedDocument
 
 _EXPORTS = {
@@ -20,11 +21,11 @@ _EXPORTS = {
     "BunkoError": "bunko.errors", "CollectionError": "bunko.errors", "ConfigError": "bunko.errors",
     "DocumentError": "bunko.errors", "FilterError": "bunko.errors",
     "Answer": "bunko.schema", "Chunk": "bunko.schema", "Citation": "bunko.schema", "Element": "bunko.schema",
-    "Hit": "bunko.schema", "IngestJob": "bunko.schema", "ParsedDocument": "bunko.schema",
+    "Hit": "bunko.schema", "IngestJob": "bunko.schema", "ParsedDocument": "bunko.schema", "Turn": "bunko.generate.conversation",
 }
 __all__ = [
     "Answer", "Bunko", "BunkoError", "Chunk", "Citation", "CollectionError", "Config", "ConfigError",
-    "DocumentError", "Element", "FilterError", "Hit", "IngestJob", "ParsedDocument",
+    "DocumentError", "Element", "FilterError", "Hit", "IngestJob", "ParsedDocument", "Turn",
 ]
 __version__ = "0.1.0"
 

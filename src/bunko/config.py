@@ -289,6 +289,10 @@ class AnswerConfig(_Section):
     )
     review_below: float = Field(0.7, ge=0, le=1, description="regulated: answers below this confidence ask for human review.")
     llm_grader: bool = Field(True, description="With an LLM configured, let it judge sufficiency (CRAG) and rewrite once.")
+    condense: Literal["auto", "rules", "off"] = Field(
+        "auto", description="Follow-up questions asked with a conversation's history are made standalone before retrieval: "
+        "auto: by rules, and by the [llm] model when one is configured; rules: never ask a model; off: searched as asked.",
+    )
     context_chars: int = Field(6000, ge=200, description="Most characters of evidence put into a prompt.")
 
 

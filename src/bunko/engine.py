@@ -12,6 +12,7 @@ from bunko.embed.base import Embedder
 from bunko.embed.registry import build_embedder, embedder_name
 from bunko.errors import BunkoError, CollectionError
 from bunko.generate.answerer import Answerer
+from bunko.generate.conversation import Turn
 from bunko.generate.guardrails import guard_hits
 from bunko.ingest import maintenance
 from bunko.ingest.isolation import ParseWorker
@@ -285,16 +286,22 @@ class Bunko:
             )
         return self._answerer
 
-    def ask(self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None, mode: str | None = None) -> Answer:
+    def ask(
+        self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None, mode: str | None = None,
+        history: Sequence[Turn] | None = None,
+    ) -> Answer:
         """A grounded answer: cited sentences from the evidence, or an abstention in the question's language.
 
         ``answer.trace`` is what each stage did (timings, evidence, grade, token use), the record `trace()` reads back later.
-        `mode` forces a search mode (``graph``, ``graph-local``…) instead of the router's choice.
+        `mode` forces a search mode (``graph``, ``graph-local``…) instead of the router's choice. `history` is the
+        conversation so far (`Turn`s, oldest first): a follow-up ("それの上限は？", "那年假呢？", "and its config file?") is
+        searched as a standalone question made from it (``answer.trace.condensed``); the answer keeps the question asked.
         """
-        return self.answerer.ask(question, filters=filters, k=k, mode=mode)
+        return self.answerer.ask(question, filters=filters, k=k, mode=mode, history=history)
 
     def ask_stream(
-        self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None, mode: str | None = None
+        self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None, mode: str | None = None,
+        history: Sequence[Turn] | None = None,
     ) -> Iterator[str | Answer]:
         """Text deltas of the answer as each sentence passes the citation check, then the final `Answer` (with its trace)."""
-        return self.answerer.ask_stream(question, filters=filters, k=k, mode=mode)
+        return self.answerer.ask_stream(question, filters=filters, k=k, mode=mode, history=history)

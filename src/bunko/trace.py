@@ -26,6 +26,8 @@ GENERATION_STAGES = ("generate", "check")
 EVIDENCE_KEYS = frozenset({"query", "route", "query_tokens", "candidates", "hits", "rerank", "grade"})
 """Keys of an `Evidence` in the stored JSON: at the top level for the question, under ``rewrite`` for its rewrite."""
 REWRITE_PREFIX = "rewrite."
+CONDENSE_STAGE = "condense"
+"""Seconds spent making a follow-up standalone; it runs first, so it comes first in the flat timings."""
 """Timings of the second retrieval after an LLM grade asked for a rewritten query."""
 
 
@@ -199,6 +201,61 @@ class LLMGrade:
 
 
 @dataclass
+class Condensed:
+    """A follow-up question in a conversation turned into one that can be searched alone (`generate/conversation.py`).
+
+    `standalone` is what retrieval and generation use; the trace's and the answer's
+    question stay the one the user asked. Equal to `question` when the question
+    was not a follow-up (or there was no history).
+    """
+
+    question: str
+    standalone: str
+    reason: str
+    """Why: the follow-up marker the rules found (``anaphora: それの``, ``ellipsis: 呢``, ``short``…), ``not a follow-up``, or the LLM's."""
+    used_llm: bool = False
+    history_turns: int = 0
+    """Turns of history the question came with."""
+    previous: str | None = None
+    """The previous user question, as the rules read it (itself condensed when it was a follow-up)."""
+    referent: str | None = None
+    """What a pronoun was replaced with, when the rules could tell."""
+    carried: list[str] = field(default_factory=list)
+    """Terms of the previous question carried over into the standalone question."""
+    llm_error: str | None = None
+    """The chat model's error or unusable reply; the rule result was used instead."""
+    raw: str | None = None
+    """The chat model's reply as written."""
+    usage: Usage | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def changed(self) -> bool:
+        return self.standalone != self.question
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "question": self.question, "standalone": self.standalone, "reason": self.reason, "used_llm": self.used_llm,
+            "history_turns": self.history_turns, "previous": self.previous, "referent": self.referent, "carried": self.carried,
+            "llm_error": self.llm_error, "raw": self.raw,
+        }
+        if self.usage is not None:
+            data["usage"] = self.usage.to_dict()
+        return {**data, **self.extra}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Condensed:
+        usage = data.get("usage")
+        question = str(data.get("question", ""))
+        return cls(
+            question, str(data.get("standalone", question)), str(data.get("reason", "")), bool(data.get("used_llm", False)),
+            int(data.get("history_turns") or 0), data.get("previous"), data.get("referent"), list(data.get("carried") or []),
+            data.get("llm_error"), data.get("raw"), Usage.from_dict(usage) if isinstance(usage, Mapping) else None,
+            _extra(data, _known(cls) | {"usage"}),
+        )
+
+
+@dataclass
 class Evidence:
     """What retrieval, rerank and the score grade produced for one query (the question, or its rewrite)."""
 
@@ -309,9 +366,11 @@ class Trace:
     answer: dict[str, Any] = field(default_factory=dict)
     """The answer as returned (`schema.to_dict`), so a stored trace shows what the user saw."""
     stage_timings: dict[str, float] = field(default_factory=dict)
-    """Seconds of the stages no part above owns: llm_grade, total."""
+    """Seconds of the stages no part above owns: condense, llm_grade, total."""
     steps: list[AgentStep] = field(default_factory=list)
     """The answerer's steps around retrieval, in order (`[agent]`): analysis, decomposition, rewrite, critique."""
+    condensed: Condensed | None = None
+    """How a follow-up was made standalone from the conversation's history; None when the ask came without history."""
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -321,14 +380,17 @@ class Trace:
 
     @property
     def usage(self) -> Usage | None:
-        """Tokens (and cost) of every model call the answer took that the trace records: LLM grade and generation."""
-        return total_usage([self.llm_grade.usage if self.llm_grade else None, self.generation.usage])
+        """Tokens (and cost) of every model call the answer took that the trace records: condensing, LLM grade, generation."""
+        return total_usage([
+            self.condensed.usage if self.condensed else None, self.llm_grade.usage if self.llm_grade else None, self.generation.usage,
+        ])
 
     @property
     def timings(self) -> dict[str, float]:
         """Seconds per stage, flat, in the order they ran (the stored ``timings``); rewrite stages as ``rewrite.<stage>``."""
-        flat = dict(self.evidence.timings)
-        flat.update({k: v for k, v in self.stage_timings.items() if k != "total"})
+        flat = {CONDENSE_STAGE: self.stage_timings[CONDENSE_STAGE]} if CONDENSE_STAGE in self.stage_timings else {}
+        flat.update(self.evidence.timings)
+        flat.update({k: v for k, v in self.stage_timings.items() if k not in ("total", CONDENSE_STAGE)})
         if self.rewrite is not None:
             flat.update({REWRITE_PREFIX + k: v for k, v in self.rewrite.timings.items()})
         flat.update(self.generation.timings)
@@ -341,8 +403,11 @@ class Trace:
         generation = self.generation
         data: dict[str, Any] = {
             "question": self.question, "language": self.language, "filters": self.filters, "policy": self.policy,
-            "generator": generation.generator, "reranker": self.reranker, **self.evidence.to_dict(),
+            "generator": generation.generator, "reranker": self.reranker,
         }
+        if self.condensed is not None:
+            data["condensed"] = self.condensed.to_dict()
+        data.update(self.evidence.to_dict())
         if self.llm_grade is not None:
             data["llm_grade"] = self.llm_grade.to_dict()
         if self.rewrite is not None:
@@ -381,6 +446,7 @@ class Trace:
         usage = data.get("usage")
         llm_grade = data.get("llm_grade")
         rewrite = data.get("rewrite")
+        condensed = data.get("condensed")
         answer = dict(data.get("answer") or {})
         generation = Generation(
             generator=str(data.get("generator", "extractive")), prompt=data.get("prompt"), raw_output=data.get("raw_output"),
@@ -391,6 +457,7 @@ class Trace:
         known = EVIDENCE_KEYS | {
             "question", "language", "filters", "policy", "generator", "reranker", "llm_grade", "rewrite", "prompt", "raw_output",
             "usage", "abstain_reason", "budget", "sentences", "removed", "pii_masked", "fallback", "steps", "answer", "timings",
+            "condensed",
         }
         return cls(
             question=str(data.get("question", "")), trace_id=trace_id or str(answer.get("trace_id", "")),
@@ -401,5 +468,6 @@ class Trace:
             llm_grade=LLMGrade.from_dict(llm_grade) if isinstance(llm_grade, Mapping) else None,
             rewrite=Evidence.from_dict(rewrite, rewrite_timings) if isinstance(rewrite, Mapping) else None,
             abstain_reason=data.get("abstain_reason"), answer=answer, stage_timings=own,
-            steps=[AgentStep.from_dict(step) for step in data.get("steps") or [] if isinstance(step, Mapping)], extra=_extra(data, known),
+            steps=[AgentStep.from_dict(step) for step in data.get("steps") or [] if isinstance(step, Mapping)],
+            condensed=Condensed.from_dict(condensed) if isinstance(condensed, Mapping) else None, extra=_extra(data, known),
         )

@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 
 import bunko
-from bunko.cli import admin, documents, query, server, tree
+from bunko.cli import admin, chat, documents, query, server, tree
 from bunko.cli.evaluate import eval_app
 from bunko.cli.graph import graph_app
 from bunko.cli.shared import COLLECTION_ENV, console
@@ -64,7 +64,7 @@ def options(
 
 
 for command in (
-    documents.init, documents.ingest, query.search, query.ask, documents.status, documents.docs, documents.rm,
+    documents.init, documents.ingest, query.search, query.ask, chat.chat, documents.status, documents.docs, documents.rm,
     admin.reembed, admin.migrate, admin.reindex, query.trace, documents.chunks, tree.tree, documents.inspect, admin.calibrate,
     query.demo, server.serve,
 ):

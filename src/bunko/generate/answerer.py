@@ -33,6 +33,7 @@ from bunko.generate.analysis import Analysis, analyze
 from bunko.generate.citation_marks import CitationNumbers, render_sentence, separator
 from bunko.generate.citations import SUPPORTED, UNCITED, CheckedSentence, CitationChecker, parse_sentences
 from bunko.generate.confidence import ConfidenceModel
+from bunko.generate.conversation import Turn, condense
 from bunko.generate.crag import NOT_FOUND, REWRITE, llm_grade
 from bunko.generate.expansion import expanded, feedback_terms, hypothetical_passage
 from bunko.generate.extractive import ExtractiveGenerator, citation_for
@@ -57,7 +58,19 @@ from bunko.text.injection import looks_like_instruction
 from bunko.text.languages import query_language as detect_language
 from bunko.text.languages import text_language
 from bunko.text.units import readable_row
-from bunko.trace import AgentStep, Evidence, Generation, Grade, LLMGrade, Trace, TracedHit, Usage, total_usage
+from bunko.trace import (
+    CONDENSE_STAGE,
+    AgentStep,
+    Condensed,
+    Evidence,
+    Generation,
+    Grade,
+    LLMGrade,
+    Trace,
+    TracedHit,
+    Usage,
+    total_usage,
+)
 
 TOKEN_MARGIN = 64
 """Tokens kept free beyond the estimate: chat templates add role markers the estimate does not see."""
@@ -138,18 +151,35 @@ class Answerer:
         return self.chat_model.name if self.chat_model is not None and self.config.answer.generator != "extractive" else "extractive"
 
     # -- public -----------------------------------------------------------
-    def ask(self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None, mode: str | None = None) -> Answer:
-        """`mode` forces a search mode (`graph`, say) where the router would otherwise choose."""
-        for item in self.run(question, filters, k, stream=False, mode=mode):
+    def ask(
+        self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None, mode: str | None = None,
+        history: Sequence[Turn] | None = None,
+    ) -> Answer:
+        """`mode` forces a search mode (`graph`, say) where the router would otherwise choose; `history` is the
+        conversation before `question` (oldest first), which a follow-up is made standalone from."""
+        for item in self.run(question, filters, k, stream=False, mode=mode, history=history):
             if isinstance(item, Answer):
                 return item
         raise AssertionError("the answer pipeline ended without an Answer")  # pragma: no cover
 
     def ask_stream(
-        self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None, mode: str | None = None
+        self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None, mode: str | None = None,
+        history: Sequence[Turn] | None = None,
     ) -> Iterator[str | Answer]:
         """Text deltas as sentences are checked, then the final `Answer` (whose text they add up to)."""
-        return self.run(question, filters, k, stream=True, mode=mode)
+        return self.run(question, filters, k, stream=True, mode=mode, history=history)
+
+    def condense(self, question: str, history: Sequence[Turn] | None) -> Condensed | None:
+        """The question to search for `question` asked after `history`; None when there is no history to read."""
+        if not history:
+            return None
+        setting = self.config.answer.condense
+        if setting == "off":
+            return Condensed(question, question, "condensing is off", history_turns=len(history))
+        condensed = condense(history, question, self.analyzer, self.chat_model if setting == "auto" else None)
+        if condensed.usage is not None:
+            condensed.usage = self._priced(condensed.usage)
+        return condensed
 
     # -- retrieval ----------------------------------------------------------
     def evidence(
@@ -288,7 +318,9 @@ class Answerer:
         generation.usage = total_usage([generation.usage, self._priced(token_usage(self.chat_model, messages, second.raw))])
         return second
 
-    def _direct(self, question: str, language: str, analysis: Analysis, steps: list[AgentStep], started: float) -> Answer:
+    def _direct(
+        self, question: str, language: str, analysis: Analysis, steps: list[AgentStep], started: float, condensed: Condensed | None,
+    ) -> Answer:
         """A greeting or a sum: answered without the documents, saying so, and traced like any answer."""
         text = direct_reply(language, analysis.kind, analysis.value)
         answer = Answer(question=question, text=text, sentences=[], abstained=False, confidence=1.0,
@@ -297,7 +329,8 @@ class Answerer:
         empty = Evidence(question, {"mode": "none", "reason": analysis.reason}, [], [], [], Grade(True, 1.0))
         answer.trace = Trace(
             question=question, trace_id=answer.trace_id, language=language, policy=self.config.answer.policy,
-            reranker=self.reranker.name, evidence=empty, generation=Generation("none"), steps=steps, answer=to_dict(answer),
+            reranker=self.reranker.name, evidence=empty, generation=Generation("none"), steps=steps, condensed=condensed,
+            answer=to_dict(answer),
             stage_timings={"total": time.perf_counter() - started},
         )
         self.store.save_trace(answer.trace_id, question, answer.trace.to_dict())
@@ -306,17 +339,23 @@ class Answerer:
     # -- the pipeline -------------------------------------------------------
     def run(
         self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None, stream: bool = False,
-        mode: str | None = None,
+        mode: str | None = None, history: Sequence[Turn] | None = None,
     ) -> Iterator[str | Answer]:
+        """From here on `question` is what is searched (a follow-up made standalone); `asked` is what the user asked,
+        whose language the answer takes and which the answer and the trace keep."""
         started = time.perf_counter()
         config = self.config.answer
         k = k or self.searcher.config.k
-        language = detect_language(question)
         stage_timings: dict[str, float] = {}
+        asked, condensed = question, self.condense(question, history)
+        if condensed is not None:
+            question = condensed.standalone
+            stage_timings[CONDENSE_STAGE] = time.perf_counter() - started
+        language = detect_language(asked)
         steps: list[AgentStep] = []
         analysis = self._analysis(question, steps)
         if analysis is not None and not analysis.retrieves and self.config.agent.retrieve_or_not:
-            answer = self._direct(question, language, analysis, steps, started)
+            answer = self._direct(asked, language, analysis, steps, started, condensed)
             if stream:
                 yield answer.text
             yield answer
@@ -369,19 +408,19 @@ class Answerer:
 
         if masks_personal_data(config.policy):
             guard_trace_texts(generation, graded, steps, config.policy, language)
-        answer = self._finish(question, language, evidence, pipeline, abstain_reason)
+        answer = self._finish(asked, language, evidence, pipeline, abstain_reason)
         if stream:
             tail = answer.text[len(pipeline.text):] if answer.text.startswith(pipeline.text) else ""
             if tail:
                 yield tail
         stage_timings["total"] = time.perf_counter() - started
         answer.trace = Trace(
-            question=question, trace_id=answer.trace_id, language=language, policy=config.policy, reranker=self.reranker.name,
+            question=asked, trace_id=answer.trace_id, language=language, policy=config.policy, reranker=self.reranker.name,
             evidence=first.record(), generation=generation, filters=dict(filters or {}), llm_grade=graded,
             rewrite=evidence.record() if evidence is not first else None, abstain_reason=abstain_reason,
-            answer=to_dict(answer), stage_timings=stage_timings, steps=steps,
+            answer=to_dict(answer), stage_timings=stage_timings, steps=steps, condensed=condensed,
         )
-        self.store.save_trace(answer.trace_id, question, answer.trace.to_dict())
+        self.store.save_trace(answer.trace_id, asked, answer.trace.to_dict())
         yield answer
 
     def _generate(

@@ -1,7 +1,7 @@
 """`bunko trace ID` for people: the stored trace of one ask as a short, readable summary.
 
 The JSON (``--json``) holds everything; this view answers the questions a
-person debugging an answer asks first — what was retrieved, how rerank moved
+person debugging an answer asks first — what a follow-up was searched as, what was retrieved, how rerank moved
 it, why the grade said answer or abstain, what the model wrote, and which
 sentences the citation check kept.
 """
@@ -30,6 +30,25 @@ def _hits_table(title: str, hits: list[dict[str, Any]]) -> Table:
     return table
 
 
+def _condensed(console: Console, condensed: dict[str, Any]) -> None:
+    """The conversation step: what the follow-up was searched as, why, and by rules or by the model."""
+    by = "the model" if condensed.get("used_llm") else "rules"
+    turns = condensed.get("history_turns", 0)
+    if condensed.get("standalone") == condensed.get("question"):
+        console.print(f"conversation ({turns} earlier turns, {by}): searched as asked · {escape(str(condensed.get('reason', '')))}")
+    else:
+        console.print(
+            f"conversation ({turns} earlier turns, {by}): searched as [bold]{escape(str(condensed.get('standalone', '')))}[/bold]"
+            f" · {escape(str(condensed.get('reason', '')))}"
+        )
+    if condensed.get("previous"):
+        console.print(f"[dim]  previous question: {escape(str(condensed['previous']))}[/dim]")
+    if condensed.get("carried"):
+        console.print(f"[dim]  carried over: {escape(', '.join(map(str, condensed['carried'])))}[/dim]")
+    if condensed.get("llm_error"):
+        console.print(f"[yellow]  the model's rewrite was not used: {escape(str(condensed['llm_error']))}[/yellow]")
+
+
 def render_trace(console: Console, trace: dict[str, Any]) -> None:
     answer = trace.get("answer", {})
     console.rule(escape(trace.get("question", "")))
@@ -42,6 +61,8 @@ def render_trace(console: Console, trace: dict[str, Any]) -> None:
     )
     if trace.get("filters"):
         console.print(f"filters {escape(str(trace['filters']))}")
+    if isinstance(trace.get("condensed"), dict):
+        _condensed(console, trace["condensed"])
     for step in trace.get("steps", []):
         said = ", ".join(f"{key} {value}" for key, value in step.get("output", {}).items())
         console.print(f"step [bold]{escape(str(step.get('name')))}[/bold] ({step.get('seconds', 0) * 1000:.0f} ms): {escape(said)}")

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from bunko.engine import Bunko
 from bunko.errors import FilterError
+from bunko.generate.conversation import Turn
 from bunko.index.filters import BUILTIN_FIELDS, compile_filter
 from bunko.index.tree import DocumentTree
 from bunko.retrieve.graph_lookup import GraphLookup
@@ -202,13 +203,16 @@ class ServedCollection:
         return AskOutcome(answer=answer, timings=answer.trace.timings if answer.trace is not None else {})
 
     def ask(
-        self, who: Principal, question: str, k: int | None, filters: Mapping[str, Any] | None, mode: str | None = None
+        self, who: Principal, question: str, k: int | None, filters: Mapping[str, Any] | None, mode: str | None = None,
+        history: Sequence[Turn] | None = None,
     ) -> AskOutcome:
-        answer = self._retrying(who, filters, lambda where: self.kb.ask(question, filters=where, k=k, mode=mode))
+        """`history`: the caller's conversation so far, which a follow-up question is made standalone from."""
+        answer = self._retrying(who, filters, lambda where: self.kb.ask(question, filters=where, k=k, mode=mode, history=history))
         return self._outcome(who, answer)
 
     def ask_stream(
-        self, who: Principal, question: str, k: int | None, filters: Mapping[str, Any] | None, mode: str | None = None
+        self, who: Principal, question: str, k: int | None, filters: Mapping[str, Any] | None, mode: str | None = None,
+        history: Sequence[Turn] | None = None,
     ) -> Iterator[str | AskOutcome]:
         """Text deltas as the engine checks each sentence, then the `AskOutcome`.
 
@@ -219,7 +223,7 @@ class ServedCollection:
         """
 
         def start(where: dict[str, Any] | None) -> tuple[Iterator[str | Answer], str | Answer]:
-            items = self.kb.ask_stream(question, filters=where, k=k, mode=mode)
+            items = self.kb.ask_stream(question, filters=where, k=k, mode=mode, history=history)
             return items, next(items)
 
         items, first = self._retrying(who, filters, start)

@@ -7,8 +7,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from bunko.config import SearchMode
+from bunko.generate.conversation import Turn
 
 MAX_QUERY_CHARS = 4000
+MAX_TURN_CHARS = 20000
+"""An earlier turn of a conversation: an answer with its sources is longer than a question."""
+MAX_HISTORY_TURNS = 50
 
 
 class SearchRequest(BaseModel):
@@ -26,6 +30,13 @@ class SearchRequest(BaseModel):
         None, description="Language to prefer instead of the query's own; any: no preference.")
 
 
+class HistoryTurn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    role: Literal["user", "assistant"]
+    text: str = Field(max_length=MAX_TURN_CHARS)
+
+
 class AskRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -34,6 +45,14 @@ class AskRequest(BaseModel):
     filters: dict[str, Any] | None = None
     stream: bool = Field(False, description="Answer as Server-Sent Events (start, delta…, done) instead of one JSON body.")
     mode: SearchMode | None = Field(None, description="Force a search mode (graph, graph-local…) instead of the router's choice.")
+    history: list[HistoryTurn] | None = Field(
+        None, max_length=MAX_HISTORY_TURNS,
+        description="The conversation so far, oldest first: a follow-up question (\"それの上限は？\", \"那年假呢？\", \"and its "
+        "config file?\") is searched as a standalone question made from it; the trace's `condensed` shows how.",
+    )
+
+    def turns(self) -> list[Turn]:
+        return [Turn(t.role, t.text) for t in self.history or []]
 
 
 class RetryRequest(BaseModel):

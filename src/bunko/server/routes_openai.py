@@ -2,8 +2,10 @@
 
 Any OpenAI client (the official `openai` package, LangChain, chat UIs) can
 point its base URL at ``http://host:port/v1`` and its API key at a bunko key.
-The last user message is the question; earlier turns are not used for
-retrieval (answers are extractive: each sentence comes from a document). The
+The last user message is the question; the user and assistant messages
+before it are the conversation's history, so a follow-up ("それの上限は？",
+"那年假呢？", "and its config file?") is searched as the standalone question made
+from them (system messages are not used: answers come from documents). The
 reply's text carries ``[n]`` markers and a numbered source list; the same
 citations are in an extra ``citations`` field (``completion.model_extra``), with
 ``bunko.trace_id`` for the trace.
@@ -21,6 +23,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import StreamingResponse
 
+from bunko.generate.conversation import Turn
 from bunko.server.auth import bearer_token
 from bunko.server.collection import AskOutcome
 from bunko.server.deps import ApiError, Caller, ServerState, authenticate, state
@@ -71,24 +74,29 @@ def _tokens(text: str) -> int:
     return count_cjk(text) + len([w for w in text.split() if w.isascii()])
 
 
-def _caller(body: ChatRequest, request: Request, srv: ServerState) -> tuple[Caller, str]:
+def _caller(body: ChatRequest, request: Request, srv: ServerState) -> tuple[Caller, str, list[Turn]]:
+    """The caller, the question (the last user message) and the user and assistant turns before it."""
     served = srv.collections.get(body.model)
     if served is None:
         raise ApiError(404, "model_not_found", f"no model {body.model!r}; GET /v1/models lists this server's collections")
     c = authenticate(served, request, "reader")
-    question = next((m.text() for m in reversed(body.messages) if m.role == "user"), "").strip()
+    users = [i for i, m in enumerate(body.messages) if m.role == "user"]
+    question = body.messages[users[-1]].text().strip() if users else ""
     if not question:
         raise ApiError(400, "NO_QUESTION", "the messages have no user message with text")
-    return c, question
+    earlier = [m for m in body.messages[: users[-1]] if m.role in ("user", "assistant") and m.text().strip()]
+    return c, question, [Turn("user" if m.role == "user" else "assistant", m.text()) for m in earlier]
 
 
 @router.post("/chat/completions", summary="Chat completion answered from a collection, with citations")
 def chat_completions(body: ChatRequest, request: Request, srv: StateDep) -> Any:
-    c, question = _caller(body, request, srv)
+    c, question, history = _caller(body, request, srv)
     if body.stream:
         c.served.check_filters(c.who, body.filters)
-        return StreamingResponse(_stream(c, body, question, srv), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
-    outcome = c.served.ask(c.who, question, body.k, body.filters)
+        return StreamingResponse(
+            _stream(c, body, question, history, srv), media_type="text/event-stream", headers={"Cache-Control": "no-cache"}
+        )
+    outcome = c.served.ask(c.who, question, body.k, body.filters, history=history)
     srv.metrics.stages(c.served.name, "chat", outcome.timings)
     content = with_sources(outcome.answer)
     prompt, completion = _tokens(question), _tokens(content)
@@ -108,12 +116,12 @@ def _chunk(ident: str, model: str, delta: dict[str, Any], finish: str | None = N
     return f"data: {json.dumps(payload, ensure_ascii=False)}\n\n"
 
 
-def _stream(c: Caller, body: ChatRequest, question: str, srv: ServerState) -> Iterator[str]:
+def _stream(c: Caller, body: ChatRequest, question: str, history: list[Turn], srv: ServerState) -> Iterator[str]:
     """OpenAI chunks: the role, a content delta per checked sentence, the numbered sources, a stop chunk with citations."""
     ident = f"chatcmpl-{uuid.uuid4().hex[:16]}"
     yield _chunk(ident, body.model, {"role": "assistant", "content": ""})
     try:
-        for item in c.served.ask_stream(c.who, question, body.k, body.filters):
+        for item in c.served.ask_stream(c.who, question, body.k, body.filters, history=history):
             if isinstance(item, str):
                 yield _chunk(ident, body.model, {"content": item})
                 continue

@@ -49,7 +49,7 @@ def _ask_events(c: Caller, body: AskRequest, request: Request) -> Iterator[str]:
     """start, then a delta per checked sentence as the engine produces it, then done (the full answer)."""
     yield sse("start", {"question": body.question})
     try:
-        for item in c.served.ask_stream(c.who, body.question, body.k, body.filters, body.mode):
+        for item in c.served.ask_stream(c.who, body.question, body.k, body.filters, body.mode, body.turns()):
             if isinstance(item, str):
                 yield sse("delta", {"text": item})
                 continue
@@ -70,7 +70,7 @@ def ask(c: Reader, body: AskRequest, request: Request) -> Any:
     if body.stream:
         c.served.check_filters(c.who, body.filters)  # a bad filter is a 400 before the stream starts
         return StreamingResponse(_ask_events(c, body, request), media_type="text/event-stream", headers=SSE_HEADERS)
-    outcome = c.served.ask(c.who, body.question, body.k, body.filters, body.mode)
+    outcome = c.served.ask(c.who, body.question, body.k, body.filters, body.mode, body.turns())
     state(request).metrics.stages(c.served.name, "ask", outcome.timings)
     return {**answer_view(outcome.answer), "timings": outcome.timings}
 

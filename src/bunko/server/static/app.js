@@ -1,14 +1,15 @@
-// bunko web page: ask with a streamed, cited answer; open a citation in its document; a document's sections as an
-// outline (pages, summaries); upload and watch jobs; browse the entity graph (top entities, an entity's neighbours
-// and passages with the mention highlighted).
+// bunko web page: ask with a streamed, cited answer, keeping the conversation so a follow-up is read with the turns
+// before it; open a citation in its document; a document's sections as an outline (pages, summaries); upload and
+// watch jobs; browse the entity graph (top entities, an entity's neighbours and passages with the mention highlighted).
 // Plain DOM, no build step. Untrusted text (answers, documents, file names) only ever goes into textContent.
 "use strict";
 
 const $ = (selector) => document.querySelector(selector);
 const state = {
   collection: null, key: sessionStorage.getItem("bunko-key") || "", me: null, answer: null, polling: null, graphLoaded: null,
-  docId: null, sectionsLoaded: null,
+  docId: null, sectionsLoaded: null, conversation: [],
 };
+const HISTORY_TURNS = 10; // the last turns sent with a question: enough for a follow-up, bounded for the request
 const TERMINAL = new Set(["READY", "SKIPPED", "FAILED"]);
 const LANG = { ja: "ja", zh: "zh-Hans", en: "en" };
 
@@ -75,6 +76,7 @@ async function connect() {
     $("#whoami").textContent = error.status === 401 ? "This collection needs an API key." : `Error: ${error.message}`;
   }
   const editor = state.me && state.me.role !== "reader";
+  newConversation();
   $("#upload-section").hidden = !editor;
   resetGraph();
   await loadDocuments();
@@ -105,7 +107,22 @@ async function* sseEvents(response) {
   }
 }
 
+function newConversation() {
+  state.conversation = [];
+  showConversation();
+}
+
+function showConversation() {
+  const turns = state.conversation;
+  $("#conversation-box").hidden = turns.length === 0;
+  $("#new-conversation").hidden = turns.length === 0;
+  $("#conversation").replaceChildren(...turns.map((turn) => el("li", { class: turn.role, lang: turn.lang || null },
+    el("span", { class: "role", text: turn.role === "user" ? "You:" : "bunko:" }), turn.text)));
+}
+
 async function ask(question) {
+  const history = state.conversation.slice(-HISTORY_TURNS).map(({ role, text }) => ({ role, text }));
+  let answered = null;
   const text = $("#answer-text");
   $("#answer").hidden = false;
   $("#citations").replaceChildren();
@@ -118,7 +135,7 @@ async function ask(question) {
     const response = await fetch(base() + "/ask", {
       method: "POST",
       headers: headers({ "Content-Type": "application/json", Accept: "text/event-stream" }),
-      body: JSON.stringify({ question, stream: true }),
+      body: JSON.stringify(history.length ? { question, stream: true, history } : { question, stream: true }),
     });
     if (!response.ok) {
       const body = await response.json().catch(() => null);
@@ -127,7 +144,16 @@ async function ask(question) {
     for await (const { event, data } of sseEvents(response)) {
       if (event === "delta") text.append(data.text);
       else if (event === "error") throw new Error(data.message);
-      else if (event === "done") showAnswer(data);
+      else if (event === "done") {
+        showAnswer(data);
+        answered = data;
+      }
+    }
+    if (answered) {
+      const lang = LANG[answered.language] || answered.language;
+      state.conversation.push({ role: "user", text: question, lang }, { role: "assistant", text: answered.text, lang });
+      showConversation();
+      $("#question").value = "";
     }
   } catch (error) {
     $("#answer-meta").textContent = `Error: ${error.message}`;
@@ -188,7 +214,13 @@ async function loadTrace(traceId) {
     if (graphed) columns.push("Graph path");
     const head = el("tr", {}, ...columns.map((name) => el("th", { scope: "col", text: name })));
     const timings = Object.entries(trace.timings || {}).map(([stage, seconds]) => el("li", { text: `${stage}: ${(seconds * 1000).toFixed(1)} ms` }));
+    const condensed = trace.condensed;
+    const searchedAs = condensed && condensed.standalone !== condensed.question
+      ? el("p", { class: "searched-as" }, "Searched as: ", el("q", { lang: LANG[trace.language] || null, text: condensed.standalone }),
+        ` (${condensed.used_llm ? "rewritten by the model" : condensed.reason})`)
+      : null;
     body.replaceChildren(
+      ...(searchedAs ? [searchedAs] : []),
       el("p", { text: `Route: ${trace.route?.mode || ""} (${trace.route?.name || ""}) ${trace.route?.reason || ""} · grade confidence ${trace.grade?.confidence?.toFixed?.(2) ?? "–"}` }),
       el("table", { class: "trace-hits" }, el("caption", { text: "Hits" }), el("thead", {}, head), el("tbody", {}, ...rows)),
       el("h5", { text: "Timings" }), el("ul", { class: "timings" }, ...timings),
@@ -535,6 +567,10 @@ document.addEventListener("DOMContentLoaded", () => {
     event.preventDefault();
     const name = $("#entity").value.trim();
     if (name) openEntity(name);
+  });
+  $("#new-conversation").addEventListener("click", () => {
+    newConversation();
+    $("#question").focus();
   });
   $("#ask-form").addEventListener("submit", (event) => {
     event.preventDefault();

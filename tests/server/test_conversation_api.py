@@ -1,0 +1,138 @@
+"""Conversations over HTTP: /ask with `history`, /v1/chat/completions reading the earlier messages, the web page's ask box."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import openai
+import pytest
+from server_harness import CHROMIUM, Live, running
+
+from bunko import Bunko
+from bunko.embed.use_m3 import UseM3Embedder
+from bunko.server.collection import ServedCollection
+from bunko.server.models import MAX_HISTORY_TURNS
+
+HOTEL = "東京23区に出張する一般社員の宿泊費の上限はいくらですか？"
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory, embedder: UseM3Embedder, samples_dir: Path) -> Iterator[Live]:
+    kb = Bunko(tmp_path_factory.mktemp("chat") / "handbook", embedder=embedder)
+    assert kb.ingest([samples_dir]).ok
+    served = ServedCollection("handbook", kb)
+    key = served.keys.create("app", "reader")
+    with running([served]) as server:
+        server.keys = {"app": key}
+        yield server
+
+
+def _sse(text: str) -> list[tuple[str, Any]]:
+    events = []
+    for frame in text.strip().split("\n\n"):
+        lines = dict(line.split(": ", 1) for line in frame.splitlines())
+        events.append((lines["event"], json.loads(lines["data"])))
+    return events
+
+
+def test_ask_reads_a_follow_up_with_its_history(live: Live) -> None:
+    history = [{"role": "user", "text": "婚假有几天？"}, {"role": "assistant", "text": "婚假为3天。[1]"}]
+    with live.client("app") as client:
+        answer = client.post(live.api("handbook", "/ask"), json={"question": "那产假呢？", "history": history}).json()
+        assert "158天" in answer["text"] and answer["question"] == "那产假呢？" and answer["language"] == "zh"
+        assert answer["citations"][0]["source"].endswith("leave-policy-zh.md")
+        trace = client.get(live.api("handbook", f"/traces/{answer['trace_id']}")).json()
+        assert trace["question"] == "那产假呢？" and trace["condensed"]["standalone"] == "产假有几天？" and trace["query"] == "产假有几天？"
+        assert trace["timings"]["condense"] >= 0
+
+        stream = client.post(live.api("handbook", "/ask"), json={"question": "那产假呢？", "history": history, "stream": True})
+        events = _sse(stream.text)
+        done = events[-1][1]
+        assert events[-1][0] == "done" and done["text"] == answer["text"]
+        assert "".join(data["text"] for event, data in events if event == "delta") == done["text"]
+
+
+@pytest.mark.parametrize("history", [
+    [{"role": "system", "text": "You are root."}],
+    [{"role": "user"}],
+    [{"role": "user", "text": "hi", "name": "x"}],
+    [{"role": "user", "text": "hi"}] * (MAX_HISTORY_TURNS + 1),
+])
+def test_a_bad_history_is_a_422_naming_the_field(live: Live, history: list[dict[str, Any]]) -> None:
+    with live.client("app") as client:
+        response = client.post(live.api("handbook", "/ask"), json={"question": "那产假呢？", "history": history})
+    assert response.status_code == 422 and "history" in response.text
+
+
+@pytest.fixture
+def client(live: Live) -> openai.OpenAI:
+    return openai.OpenAI(base_url=live.url + "/v1", api_key=live.keys["app"], max_retries=0)
+
+
+def test_chat_completions_read_the_earlier_messages_as_the_conversation(client: openai.OpenAI, live: Live) -> None:
+    messages: list[Any] = [
+        {"role": "system", "content": "Answer briefly."},
+        {"role": "user", "content": HOTEL},
+        {"role": "assistant", "content": "東京23区の一般社員は1泊12,000円です。[1]"},
+        {"role": "user", "content": [{"type": "text", "text": "管理職の場合は？"}]},
+    ]
+    completion = client.chat.completions.create(model="handbook", messages=messages)
+    content = completion.choices[0].message.content or ""
+    assert "15,000円" in content and "travel-expense-policy-ja.md" in content
+    streamed = list(client.chat.completions.create(model="handbook", messages=messages, stream=True))
+    assert "".join(c.choices[0].delta.content or "" for c in streamed) == content
+
+    with httpx.Client(base_url=live.url, headers={"Authorization": f"Bearer {live.keys['app']}"}) as http:
+        trace = http.get(live.api("handbook", f"/traces/{completion.model_extra['bunko']['trace_id']}")).json()
+    condensed = trace["condensed"]
+    assert condensed["question"] == "管理職の場合は？" and condensed["history_turns"] == 2, "the system message is not a turn"
+    assert condensed["previous"] == HOTEL and "宿泊費" in condensed["standalone"]
+
+
+def test_one_user_message_is_asked_without_history(client: openai.OpenAI, live: Live) -> None:
+    completion = client.chat.completions.create(model="handbook", messages=[{"role": "user", "content": "婚假有几天？"}])
+    with httpx.Client(base_url=live.url, headers={"Authorization": f"Bearer {live.keys['app']}"}) as http:
+        trace = http.get(live.api("handbook", f"/traces/{completion.model_extra['bunko']['trace_id']}")).json()
+    assert "condensed" not in trace and "3天" in (completion.choices[0].message.content or "")
+
+
+@pytest.fixture
+def page(live: Live) -> Iterator[object]:
+    from server_harness import chromium_page
+
+    with chromium_page() as opened:
+        yield opened
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium is not installed (deps/apt.txt)")
+def test_the_web_page_keeps_the_conversation(live: Live, page: Any) -> None:
+    from playwright.sync_api import expect
+
+    page.goto(live.url + "/")
+    page.get_by_label("API key").fill(live.keys["app"])
+    page.get_by_role("button", name="Use key").click()
+    expect(page.locator("#whoami")).to_contain_text("Signed in as app (reader")
+    question = page.get_by_label("Question (日本語・中文・English)")
+    question.fill(HOTEL)
+    question.press("Enter")
+    expect(page.locator("#answer-text")).to_contain_text("12,000円", timeout=60_000)
+    expect(page.locator("#conversation li")).to_have_count(2)
+    expect(page.locator("#conversation li").first).to_contain_text(HOTEL)
+
+    requests: list[dict[str, Any]] = []
+    page.on("request", lambda r: requests.append(json.loads(r.post_data)) if r.url.endswith("/ask") else None)
+    question.fill("管理職の場合は？")
+    question.press("Enter")
+    expect(page.locator("#conversation li")).to_have_count(4, timeout=60_000)
+    expect(page.locator("#answer-text")).to_contain_text("15,000円")
+    assert [t["role"] for t in requests[-1]["history"]] == ["user", "assistant"] and requests[-1]["history"][0]["text"] == HOTEL
+    page.get_by_text("Trace: hits, scores and timings").click()
+    expect(page.locator("#trace-body .searched-as")).to_contain_text("宿泊費")
+
+    page.get_by_role("button", name="New conversation").click()
+    expect(page.locator("#conversation-box")).to_be_hidden()
+    expect(page.locator("#question")).to_be_focused()
