@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bunko import Bunko, Config
 from bunko.embed.use_m3 import UseM3Embedder
 from bunko.text.entities import entity_key
+from system_packages import system_packages_note
 
 SAMPLES = Path(__file__).resolve().parents[1] / "src" / "bunko" / "samples" / "docs"
 
@@ -68,3 +70,9 @@ def present() -> Callable[[Bunko, str, str], None]:
 def gone() -> Callable[[Bunko, str, str, list[str]], None]:
     """gone(kb, source, word, chunk_ids): the document and its chunks are in no index any more."""
     return _gone
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Say so when tests were skipped for lack of Tesseract, fonts or Chromium, and how to install them."""
+    note = system_packages_note(terminalreporter.stats.get("skipped", []))
+    if note:
+        terminalreporter.write_line(note, yellow=True)

@@ -121,6 +121,78 @@ def test_search_groups_by_document_and_prefers_a_named_language(runner: CliRunne
     assert refused.exit_code == 2 and "unknown language" in refused.stderr
 
 
+def test_version_and_global_options_before_the_command(runner: CliRunner, tmp_path: Path) -> None:
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.stdout.strip() == f"bunko {bunko.__version__}"
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# 規程\n\n出張の宿泊費は一泊一万二千円までです。\n", encoding="utf-8")
+    assert runner.invoke(app, ["-c", str(tmp_path / "kb-a"), "ingest", "docs"]).exit_code == 0
+    assert (tmp_path / "kb-a" / "bunko.toml").exists() and not (tmp_path / ".bunko").exists()
+    listed = _json(runner.invoke(app, ["--collection", str(tmp_path / "kb-a"), "docs", "--json"]))
+    assert [d["source"] for d in listed] == ["docs/a.md"]
+    # the global option wins over BUNKO_COLLECTION, the command's own option over both, and nothing leaks into later runs
+    elsewhere = {"BUNKO_COLLECTION": str(tmp_path / "nowhere")}
+    assert runner.invoke(app, ["-c", str(tmp_path / "kb-a"), "search", "宿泊費", "--json"], env=elsewhere).exit_code == 0
+    own = runner.invoke(app, ["-c", str(tmp_path / "kb-a"), "status", "-c", str(tmp_path / "nowhere")])
+    assert own.exit_code == 2 and "nowhere" in own.stderr
+    assert runner.invoke(app, ["-c", str(tmp_path / "kb-a"), "jobs", "--json"]).exit_code == 0
+    assert "BUNKO_COLLECTION" not in __import__("os").environ
+    assert runner.invoke(app, ["status"]).exit_code == 2  # no collection in this folder: the -c above did not stick
+
+
+def test_lang_is_shown_and_filters_from_the_command_line(runner: CliRunner, tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "leave-ja.md").write_text("# 休暇\n\n年次有給休暇は入社半年後に十日付与されます。\n", encoding="utf-8")
+    (docs / "leave-zh.md").write_text("# 休假\n\n员工入职满一年后享有五天年假。\n", encoding="utf-8")
+    (docs / "leave-en.md").write_text("# Leave\n\nEmployees receive twenty days of annual leave.\n", encoding="utf-8")
+    assert runner.invoke(app, ["ingest", "docs"]).exit_code == 0
+    for lang in ("ja", "zh", "en"):
+        hits = _json(runner.invoke(app, ["search", "年假 休暇 annual leave", "--where", json.dumps({"lang": lang}), "--json"]))["hits"]
+        assert hits and {h["lang"] for h in hits} == {lang} and hits[0]["source"] == f"docs/leave-{lang}.md"
+    listed = {d["source"]: (d["lang"], d["languages"]) for d in _json(runner.invoke(app, ["docs", "--json"]))}
+    assert listed == {f"docs/leave-{lang}.md": (lang, {lang: 1.0}) for lang in ("en", "ja", "zh")}
+    table = runner.invoke(app, ["docs"]).stdout
+    assert "lang" in table and " zh " in table
+    chunks = _json(runner.invoke(app, ["chunks", "docs/leave-ja.md", "--json"]))
+    assert chunks["lang"] == "ja" and {c["lang"] for c in chunks["chunks"]} == {"ja"}
+
+
+def test_jobs_retry_from_the_command_line(runner: CliRunner, tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "faq-zh.md").write_bytes(b"")
+    (docs / "faq-en.md").write_text("# FAQ\n\nThe office opens at nine.\n", encoding="utf-8")
+    assert runner.invoke(app, ["ingest", "docs"]).exit_code == 1
+    [failed] = _json(runner.invoke(app, ["jobs", "--failed", "--json"]))
+    assert failed["job_id"] in runner.invoke(app, ["jobs"]).stdout
+    assert runner.invoke(app, ["jobs", "retry", "--failed"]).exit_code == 1  # still empty: fails again, exit 1
+    refused = runner.invoke(app, ["jobs", "retry"])
+    assert refused.exit_code == 2 and "--failed" in refused.stderr
+
+    (docs / "faq-zh.md").write_text("# 常见问题\n\n办公室早上九点开门。\n", encoding="utf-8")
+    retried = _json(runner.invoke(app, ["jobs", "retry", failed["job_id"], "--json"]))
+    assert [(j["source"], j["status"]) for j in retried["jobs"]] == [("docs/faq-zh.md", "READY")]
+    assert _json(runner.invoke(app, ["search", "办公室几点开门", "--json", "-k", "1"]))["hits"][0]["source"] == "docs/faq-zh.md"
+    result = runner.invoke(app, ["jobs", "retry", "--failed"])
+    assert result.exit_code == 0 and "0 retried" in result.stdout
+
+
+def test_strict_policy_masks_search_hits_on_the_command_line(runner: CliRunner, tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "contact-ja.md").write_text("# 問い合わせ\n\n経費の質問は経理部 keiri@aozora.example（電話03-1234-5678）へ。\n", encoding="utf-8")
+    assert runner.invoke(app, ["ingest", "docs"]).exit_code == 0
+    assert "keiri@aozora.example" in runner.invoke(app, ["search", "経理部の連絡先"]).stdout
+    config = tmp_path / ".bunko" / "bunko.toml"
+    config.write_text(config.read_text(encoding="utf-8").replace('policy = "standard"', 'policy = "strict"'), encoding="utf-8")
+    for args in (["search", "経理部の連絡先"], ["search", "経理部の連絡先", "--json"], ["chunks", "docs/contact-ja.md", "--text"],
+                 ["tree", "docs/contact-ja.md"], ["tree", "docs/contact-ja.md", "--json"]):
+        shown = runner.invoke(app, args).stdout
+        assert "keiri@" not in shown and "03-1234-5678" not in shown and "［メールアドレス］" in shown, args
+
+
 def _imported_modules(path: Path) -> set[str]:
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):

@@ -15,6 +15,7 @@ from bunko.embed.registry import build_embedder, embedder_name
 from bunko.errors import BunkoError, CollectionError
 from bunko.generate.answerer import Answerer
 from bunko.generate.conversation import Turn
+from bunko.generate.guardrails import guard_hits
 from bunko.ingest import maintenance
 from bunko.ingest.connectors.base import SourceSpec
 from bunko.ingest.connectors.registry import SourceBook, build_source, key_filter
@@ -29,7 +30,7 @@ from bunko.retrieve.base import RetrieverFactory
 from bunko.retrieve.explain import explain_hit, thresholds
 from bunko.retrieve.searcher import Searcher, SearchResult
 from bunko.retrieve.trees import DocumentTrees
-from bunko.schema import Answer, Chunk, DocumentInfo, Element, Hit, IngestJob
+from bunko.schema import Answer, Chunk, DocumentInfo, Element, Hit, IngestJob, JobStatus
 from bunko.store.base import Store
 from bunko.store.registry import open_store, writer_lock
 from bunko.text.analyzers import get_analyzer
@@ -163,6 +164,26 @@ class Bunko:
         items = [Path(paths)] if isinstance(paths, str | Path) else [Path(p) for p in paths]
         with self._lock:
             return self._ingestor().run(items, prune=prune, progress=progress, fields=fields)
+
+    def retry(self, job_ids: Sequence[str] = (), *, failed: bool = False, progress: Progress | None = None) -> IngestReport:
+        """Ingest again the files of failed jobs, as one new run: the jobs named by id, or (`failed`) every source whose
+        latest job failed. Each file is ingested with the fields it first was (the server's access groups)."""
+        if not job_ids and not failed:
+            raise BunkoError("name the failed jobs to retry (their ids, see `bunko jobs --all`), or retry every failure with --failed")
+        with self._lock:
+            ingestor = self._ingestor()  # first: it marks jobs a killed process left unfinished as failed
+            chosen: dict[str, IngestJob] = {}
+            for job_id in job_ids:
+                job = self.store.get_job(job_id)
+                if job is None:
+                    raise BunkoError(f"no job {job_id} (see `bunko jobs --all`)")
+                if job.status != JobStatus.FAILED:
+                    raise BunkoError(f"job {job_id} ({job.source}) did not fail: it is {job.status}")
+                chosen.setdefault(job.source, job)
+            if failed:
+                for job in self.store.failed_jobs():
+                    chosen.setdefault(job.source, job)
+            return ingestor.retry(list(chosen.values()), progress)
 
     def _ingestor(self) -> Ingestor:
         """Ready the store for a run (half-done jobs failed, the embedder recorded) and the pipeline to run it; the
@@ -346,8 +367,13 @@ class Bunko:
         group_by: str | None = None, language: str | None = None,
     ) -> SearchResult:
         """`group_by` "document" or "section": one hit per document or section (its best chunk); `language`: the
-        language to prefer ("en", "ja", "zh") instead of the question's, or "any"."""
-        return self.searcher.search(query, k=k, where=filters, mode=mode, group_by=group_by, language=language)
+        language to prefer ("en", "ja", "zh") instead of the question's, or "any".
+
+        The hits are what `[answer] policy` lets out: under strict and regulated, personal data in their text is
+        masked (`generate/guardrails.py`), as it is in answers."""
+        result = self.searcher.search(query, k=k, where=filters, mode=mode, group_by=group_by, language=language)
+        result.hits = guard_hits(result.hits, self.config.answer.policy)
+        return result
 
     def trace(self, trace_id: str) -> dict[str, Any] | None:
         return self.store.get_trace(trace_id)

@@ -77,6 +77,14 @@ SEARCHABLE_KEY = "searchable"
 `store.postgres.searchable_sql`), so it stays in meta rather than becoming a column of its own."""
 
 
+LANG_KEY = "lang"
+"""The `Chunk.meta` and document meta key of the detected language ("en", "ja", "zh"): a chunk's is its text's
+(`bunko.text.languages.text_language`), a document's the language most of its text is in. The filter field of the
+same name reads it; `store/languages.py` sets it whenever a document is written."""
+LANGUAGES_KEY = "languages"
+"""Document meta: the share of the document's text in each language, largest first ({"ja": 0.8, "en": 0.2})."""
+
+
 def role_meta(role: ChunkRole) -> dict[str, Any]:
     """The meta that gives a chunk its role: a parent is kept for context and left out of every search index."""
     return {ROLE_KEY: role.value, SEARCHABLE_KEY: False} if role is ChunkRole.PARENT else {ROLE_KEY: role.value}
@@ -110,6 +118,12 @@ class Chunk:
     @property
     def searchable(self) -> bool:
         return meta_searchable(self.meta)
+
+    @property
+    def lang(self) -> str | None:
+        """The chunk's detected language ("en", "ja", "zh"); None for a chunk written before languages were recorded."""
+        value = self.meta.get(LANG_KEY)
+        return None if value is None else str(value)
 
     def with_meta(self, meta: dict[str, Any]) -> Chunk:
         """This chunk under other meta, its lists shared: how a search labels a hit's chunk (parent expansion,
@@ -328,6 +342,9 @@ class IngestJob:
     created_at: float = 0.0
     updated_at: float = 0.0
     timings: dict[str, float] = field(default_factory=dict)
+    fields: dict[str, Any] | None = None
+    """The caller-given fields the file was ingested with (`Bunko.ingest(fields=…)`, e.g. the server's access
+    groups); `Bunko.retry` ingests the file with them again."""
 
 
 @dataclass
@@ -343,6 +360,16 @@ class DocumentInfo:
     chunk_count: int
     ingested_at: float
     meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def lang(self) -> str | None:
+        """The language most of the document's text is in; `languages` has each one's share."""
+        value = self.meta.get(LANG_KEY)
+        return None if value is None else str(value)
+
+    @property
+    def languages(self) -> dict[str, float]:
+        return dict(self.meta.get(LANGUAGES_KEY) or {})
 
 
 def to_dict(obj: Any) -> Any:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from datetime import date
+from pathlib import Path
 
 import pytest
 
-from bunko.generate.guardrails import mask_pii, regulated_notices, source_date
+from bunko import Bunko, Config
+from bunko.generate.guardrails import guard_chunk, guard_tree, mask_pii, regulated_notices, source_date
+from bunko.schema import Chunk
 
 
 @pytest.mark.parametrize(
@@ -55,3 +59,68 @@ def test_regulated_notices_follow_the_question_language(language: str, word: str
     assert word in lines[1]
     assert len(lines) == 3
     assert len(regulated_notices(language, {}, needs_review=False)) == 1
+
+
+# -- the policy on every output path ------------------------------------------------
+EMAIL_QUESTIONS = [
+    ("ja", "セキュリティインシデントを発見したら報告するメールアドレス", "security@aozora.example", "［メールアドレス］"),
+    ("zh", "上海办公室人力资源部的联系邮箱", "hr-sh@aozora.example", "［邮箱］"),
+    ("en", "Data Protection Officer email address for questions", "dpo@aozora.example", "[email]"),
+]
+
+
+def _policy_kb(path: Path, embedder, policy: str) -> Bunko:
+    config = Config.load(path / "bunko.toml")
+    config.answer.policy = policy
+    return Bunko(path, config=config, embedder=embedder)
+
+
+def test_guard_chunk_masks_a_copy_in_the_chunks_language_and_standard_passes_it_through() -> None:
+    chunk = Chunk("a.md#0", "d", "a.md", 0, "連絡先は hr@aozora.example です。", "人事 > 連絡先\n連絡先は hr@aozora.example です。",
+                  section_path=["人事", "連絡先"], meta={"lang": "ja", "child_text": "hr@aozora.example"})
+    masked = guard_chunk(chunk, "strict")
+    assert masked.text == "連絡先は ［メールアドレス］ です。" and "@" not in masked.embed_text
+    assert masked.meta["child_text"] == "［メールアドレス］" and masked.lang == "ja"
+    assert "hr@aozora.example" in chunk.text and chunk.meta["child_text"] == "hr@aozora.example"  # stored/cached chunk untouched
+    assert guard_chunk(chunk, "standard") is chunk
+    assert guard_chunk(chunk, "regulated").text == masked.text
+    assert guard_chunk(chunk, "strict", language="en").text == "連絡先は [email] です。"
+
+
+def test_guard_tree_masks_a_copy_of_titles_and_summaries() -> None:
+    from bunko.index.tree import DocumentTree, SectionNode
+
+    section = SectionNode("联系方式", ["联系方式"], summary="请联系 hr-sh@aozora.example，电话 010-12345678。")
+    tree = DocumentTree("d", "hr.md", "HR", SectionNode("", [], children=[section], summary="Mail dpo@aozora.example."))
+    masked = guard_tree(tree, "strict")
+    assert masked.root.children[0].summary == "请联系 ［邮箱］，电话 ［电话号码］。" and masked.root.summary == "Mail [email]."
+    assert "hr-sh@aozora.example" in tree.root.children[0].summary  # the cached tree is untouched
+    assert guard_tree(tree, "standard") is tree
+
+
+@pytest.mark.parametrize(("language", "question", "email", "label"), EMAIL_QUESTIONS)
+def test_search_hits_are_masked_under_strict_as_answers_are(
+    samples_kb_path: Path, embedder, language: str, question: str, email: str, label: str
+) -> None:
+    with _policy_kb(samples_kb_path, embedder, "standard") as kb:
+        shown = kb.search(question, k=5)
+    assert any(email in h.chunk.text for h in shown), "the collection does hold the address"
+    with _policy_kb(samples_kb_path, embedder, "strict") as kb:
+        hits = kb.search(question, k=5)
+        detailed = kb.search_detailed(question, k=5).hits
+        masked = next(h for h in hits if label in h.chunk.text)
+        stored = kb.chunks(masked.chunk.source)
+    assert [h.chunk.chunk_id for h in hits] == [h.chunk.chunk_id for h in shown]  # masking changes what is shown, not the ranking
+    for found in (hits, detailed):
+        assert not any("@aozora.example" in h.chunk.text or "@aozora.example" in str(h.chunk.meta.get("child_text")) for h in found)
+    assert masked.chunk.lang == language
+    assert any(email in c.text for c in stored), "the stored text is never changed"
+
+
+def test_a_strict_answers_trace_keeps_no_personal_data(samples_kb_path: Path, embedder) -> None:
+    with _policy_kb(samples_kb_path, embedder, "strict") as kb:
+        answer = kb.ask("セキュリティインシデントを発見したら、どこへ報告しますか？")
+        trace = kb.trace(answer.trace_id)
+    assert trace is not None and trace["sentences"]
+    assert "security@aozora.example" not in json.dumps(trace, ensure_ascii=False)
+    assert "security@aozora.example" not in answer.text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import socket
 from collections.abc import Iterator
@@ -110,10 +111,12 @@ def test_strict_never_shows_an_uncited_sentence_and_masks_personal_data(samples_
         standard = kb.ask(QUESTION)
     with open_kb(samples_kb_path, embedder, server, policy="strict") as kb:
         strict = kb.ask(QUESTION)
+        trace = json.dumps(kb.trace(strict.trace_id), ensure_ascii=False)
     assert [s.verdict for s in standard.sentences] == ["supported", "uncited"]
     assert "keiri@aozora.example" in standard.text
     assert [s.verdict for s in strict.sentences] == ["supported"]
     assert "keiri" not in strict.text and "03-1234" not in strict.text
+    assert "keiri@" not in trace and "03-1234-5678" not in trace and "［メールアドレス］" in trace  # the model's output as the trace keeps it
 
 
 def test_regulated_adds_dates_notice_and_review_flag(samples_kb_path: Path, embedder, server: FakeChatServer) -> None:

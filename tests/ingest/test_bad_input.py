@@ -19,6 +19,7 @@ def test_each_bad_input_gets_its_code_and_the_rest_is_indexed(make_kb, tmp_path:
     (docs / "broken.txt").write_bytes(b"valid start \xff\xfe\x80\x81 broken \xc3\x28 bytes \x9d\x8f")
     (docs / "huge.md").write_text("# Big\n\n" + "x" * 1_200_000, encoding="utf-8")
     (docs / "archive.xyz").write_bytes(b"\x1f\x8b\x08\x00" + bytes(32))
+    (docs / "changelog.Debian").write_text("bunko (0.2.0) unstable\n\n  * 拡張子のないテキストも内容で読みます。\n", encoding="utf-8")
     config = Config()
     config.ingest.max_file_mb = 1
     kb = make_kb(config=config)
@@ -33,11 +34,14 @@ def test_each_bad_input_gets_its_code_and_the_rest_is_indexed(make_kb, tmp_path:
         "broken.txt": (JobStatus.FAILED, "ENCODING"),
         "huge.md": (JobStatus.FAILED, "TOO_LARGE"),
         "archive.xyz": (JobStatus.FAILED, "UNSUPPORTED_FORMAT"),
+        "changelog.Debian": (JobStatus.READY, None),
         "missing-folder": (JobStatus.FAILED, "NOT_FOUND"),
     }
     for job in report.failed:
         assert job.error_detail and Path(job.source).name in job.error_detail
     assert not report.ok
-    assert {d.source for d in kb.documents()} == {"docs/good-en.md", "docs/good-ja.txt"}
+    assert {d.source for d in kb.documents()} == {"docs/good-en.md", "docs/good-ja.txt", "docs/changelog.Debian"}
+    archive = next(j for j in report.failed if j.source.endswith("archive.xyz"))
+    assert "gzip-compressed" in (archive.error_detail or "") and "decompress it" in (archive.error_detail or "")
     assert kb.search("休暇", mode="keyword")[0].chunk.source == "docs/good-ja.txt"
     assert [j.error_code for j in kb.jobs() if j.status == JobStatus.FAILED].count("EMPTY") == 2

@@ -139,3 +139,60 @@ def test_lazy_parser_reports_the_real_parser_version(mixed: dict[str, Path]) -> 
     parser, mime = default_registry().parser_for(mixed["docx"], "handbook.docx")
     assert parser.version.startswith("python-docx-")
     assert parser.parse(mixed["docx"], "handbook.docx", mime).parser == f"docx/{parser.version}"
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "language"),
+    [
+        ("changelog.Debian", b"bunko (0.2.0) unstable; urgency=medium\n\n  * Read text files by their content.\n", "en"),
+        ("README", "# プロジェクト\n\nこの文書はプロジェクトの説明書です。使い方を説明します。\n".encode(), "ja"),
+        ("notes.conf", ("# 配置说明\n\n服务器地址与端口号写在这个文件里，修改后需要重新启动服务。\n" * 4).encode("gb18030"), "zh"),
+        ("変更履歴.Debian", ("変更履歴：パーサーの不具合を修正しました。設定ファイルの読み込みを改善しました。\n" * 4).encode("shift_jis"), "ja"),
+        ("mz-notes", b"MZ Engineering notes\n\nThe MZ team meets weekly; an executable's signature at the start is not enough.\n", "en"),
+    ],
+)
+def test_a_text_file_of_no_known_extension_is_read_as_text_by_its_content(tmp_path: Path, name: str, data: bytes, language: str) -> None:
+    from bunko.text.languages import text_language
+
+    path = tmp_path / name
+    path.write_bytes(data)
+    parser, mime = default_registry().parser_for(path, name)
+    assert (parser.name, mime) == ("text", "text/plain")
+    doc = parser.parse(path, name, mime)
+    assert text_language(" ".join(e.text for e in doc.elements)) == language
+
+
+def _zip(path: Path, members: dict[str, bytes]) -> bytes:
+    import zipfile
+
+    with zipfile.ZipFile(path, "w") as archive:
+        for member, data in members.items():
+            archive.writestr(member, data)
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("name", "make", "named", "nearest"),
+    [
+        ("old.doc", lambda p: write_cfb({("WordDocument",): bytes(600)}), "Word 97-2003 document", "save it as .docx"),
+        ("budget.xls", lambda p: write_cfb({("Workbook",): bytes(600)}), "Excel 97-2003 workbook", "save it as .xlsx"),
+        ("notes.odt", lambda p: _zip(p, {"mimetype": b"application/vnd.oasis.opendocument.text", "content.xml": b"<x/>"}),
+         "OpenDocument text", "save it as .docx"),
+        ("bundle.bin", lambda p: _zip(p, {"a.txt": b"hello"}), "ZIP archive", "unzip it"),
+        ("changelog.Debian.gz", lambda p: __import__("gzip").compress(b"changes\n" * 50), "gzip-compressed", "decompress it"),
+        ("tool", lambda p: b"MZ\x90\x00\x03\x00\x00\x00\x04\x00\x00\x00\xff\xff" + bytes(200), "Windows program", "no document text"),
+        ("blob.dat", lambda p: bytes(range(256)) * 8, "binary content of no known document type", "PDF, Word/PowerPoint/Excel"),
+    ],
+)
+def test_an_unreadable_file_names_what_it_is_and_the_nearest_format_bunko_reads(
+    tmp_path: Path, name: str, make, named: str, nearest: str
+) -> None:
+    path = tmp_path / name
+    data = make(path)
+    path.write_bytes(data)
+    with pytest.raises(DocumentError) as caught:
+        default_registry().parser_for(path, name)
+    detail = caught.value.detail
+    assert caught.value.code == ErrorCode.UNSUPPORTED_FORMAT
+    assert detail.startswith(f"{name}: ") and named in detail and nearest in detail
+    assert "application/pdf, " not in detail and "text/tab-separated-values" not in detail  # not the list of every MIME type

@@ -133,7 +133,7 @@ def test_nul_characters_are_stored_not_refused(pg: PostgresStore) -> None:
     chunk = Chunk(f"{source}#0", doc.doc_id, source, 0, "before\x00after", "before\x00after", meta={"k": "v\x00"})
     pg.replace_document(doc, "x", [StoredChunk(chunk, np.ones(4, dtype=np.float32) / 2, ["before", "after"], "h")])
     stored = pg.chunks(source)[0]
-    assert stored.text == "before\ufffdafter" and stored.meta == {"k": "v\ufffd"}
+    assert stored.text == "before\ufffdafter" and stored.meta == {"k": "v\ufffd", "lang": "en"}
     assert pg.keyword_search(["after"], 1, {"tag": {"$glob": "a*b"}})[0][0] == chunk.chunk_id
 
 

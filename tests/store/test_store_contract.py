@@ -22,7 +22,7 @@ from bunko.store.base import Store, StoredChunk
 from bunko.store.local import LocalStore
 from bunko.text.analyzers import multilingual
 from bunko.text.entities import extract_entities
-from bunko.text.languages import tokens_language
+from bunko.text.languages import text_language, tokens_language
 
 DIM = 16
 TEXTS = [
@@ -87,7 +87,8 @@ def records(written: list[tuple[ParsedDocument, list[StoredChunk]]]) -> dict[str
         for s in stored:
             c = s.chunk
             out[c.chunk_id] = {"title": doc.title, "mime": doc.mime, **doc.meta["fields"], "chunk_id": c.chunk_id,
-                               "doc_id": c.doc_id, "source": c.source, "page": c.pages, "section": c.section_path, "kind": c.kinds}
+                               "doc_id": c.doc_id, "source": c.source, "page": c.pages, "section": c.section_path, "kind": c.kinds,
+                               "lang": text_language(c.text)}
     return out
 
 
@@ -127,6 +128,9 @@ FILTERS: list[dict[str, Any]] = [
     {"$not": {"$or": [{"priority": 2}, {"source": {"$glob": "*doc-1.md"}}]}},
     {"page": {"$glob": "[34]"}},
     {"draft": {"$glob": "True"}},
+    {"lang": "zh"},
+    {"lang": {"$in": ["ja", "en"]}},
+    {"$and": [{"lang": {"$ne": "ja"}}, {"tags": "hr"}]},
 ]
 
 
@@ -406,6 +410,24 @@ def test_fail_unfinished_jobs(store: Store) -> None:
     assert store.fail_unfinished_jobs("again") == 0
 
 
+def test_a_job_keeps_its_fields_and_failed_jobs_are_each_sources_latest_failure(store: Store) -> None:
+    runs = [
+        ("run-a", IngestJob("a1", "docs/a.md", JobStatus.FAILED, "EMPTY", created_at=1.0, fields={"groups": ["hr", "総務"]})),
+        ("run-a", IngestJob("b1", "docs/b.md", JobStatus.FAILED, "PARSE_FAILED", created_at=1.0)),
+        ("run-a", IngestJob("c1", "docs/c.md", JobStatus.READY, created_at=1.0)),
+        ("run-b", IngestJob("a2", "docs/a.md", JobStatus.READY, created_at=2.0, fields={"groups": ["hr", "総務"]})),
+        ("run-b", IngestJob("c2", "docs/c.md", JobStatus.FAILED, "EMBED_FAILED", created_at=2.0)),
+        ("run-c", IngestJob("d1", "docs/d.md", JobStatus.FAILED, "INTERRUPTED", created_at=3.0)),
+    ]
+    for run_id, job in runs:
+        store.save_job(job, run_id)
+    a1 = store.get_job("a1")
+    assert a1 is not None and (a1.source, a1.status, a1.fields) == ("docs/a.md", "FAILED", {"groups": ["hr", "総務"]})
+    assert store.get_job("b1").fields is None and store.get_job("nope") is None  # type: ignore[union-attr]
+    assert [j.job_id for j in store.failed_jobs()] == ["d1", "c2", "b1"]  # a.md succeeded since; newest first
+    assert next(j for j in store.jobs() if j.job_id == "a2").fields == {"groups": ["hr", "総務"]}
+
+
 def test_traces_and_meta(store: Store) -> None:
     payload = {"question": "婚假有几天？", "hits": [{"score": 0.5}], "nested": {"b": 1, "a": [1, 2]}}
     store.save_trace("t1", "婚假有几天？", payload)
@@ -480,3 +502,101 @@ def test_allowed_chunks_applies_the_filter_language_like_search(store: Store, wh
     predicate = compile_filter(where, known) or (lambda r: True)
     asked = [*[cid for cid in recs][::2], "missing"]
     assert store.allowed_chunks(asked, where) == {cid for cid in asked if cid in recs and predicate(recs[cid])}
+
+
+# -- languages ------------------------------------------------------------------
+MIXED = [
+    ("ja", "東京23区に出張する一般社員の宿泊費の上限は一泊一万二千円です。事前に申請してください。"),
+    ("zh", "婚假为三天，产假按照国家规定执行，请提前申请。"),
+    ("en", "Each API key may send 60 requests per minute; error E-1024 means the limit was hit."),
+]
+
+
+def mixed_document(rng: np.random.Generator, parents: bool = True) -> tuple[ParsedDocument, list[StoredChunk]]:
+    """One document in three languages: a parent per language with its children (most of the text Japanese)."""
+    source = "docs/mixed.md"
+    doc = ParsedDocument(doc_id_for(source), source, "Mixed", "text/markdown", "markdown", [Element("e0", "paragraph", "x")], {})
+    stored: list[StoredChunk] = []
+    for p, (_, text) in enumerate(MIXED):
+        parent_id = f"{source}#p{p}"
+        children_text = [text, text, text] if p == 0 else [text]
+        if parents:
+            parent = Chunk(parent_id, doc.doc_id, source, len(stored), " ".join(children_text), " ".join(children_text), ["e0"],
+                           meta=role_meta(ChunkRole.PARENT))
+            stored.append(StoredChunk(parent, np.zeros(DIM, dtype=np.float32), [], f"p{p}"))
+        for c, child_text in enumerate(children_text):
+            chunk = Chunk(f"{source}#c{p}{c}", doc.doc_id, source, len(stored), child_text, child_text, ["e0"],
+                          parent_id=parent_id if parents else None, meta=role_meta(ChunkRole.CHILD) if parents else {})
+            stored.append(StoredChunk(chunk, unit(rng), multilingual(child_text), f"c{p}{c}"))
+    return doc, stored
+
+
+def test_every_chunk_and_document_carries_its_language_and_lang_filters(store: Store) -> None:
+    doc, stored = mixed_document(np.random.default_rng(0))
+    store.replace_document(doc, "hash", stored)
+    by_id = {c.chunk_id: c for c in store.chunks(doc.source)}
+    assert {cid: c.lang for cid, c in by_id.items()} == {
+        "docs/mixed.md#p0": "ja", "docs/mixed.md#c00": "ja", "docs/mixed.md#c01": "ja", "docs/mixed.md#c02": "ja",
+        "docs/mixed.md#p1": "zh", "docs/mixed.md#c10": "zh", "docs/mixed.md#p2": "en", "docs/mixed.md#c20": "en",
+    }
+    assert [c.lang for c in store.get_chunks(["docs/mixed.md#c10"])] == ["zh"]
+    [info] = store.documents()
+    assert info.lang == "ja" and list(info.languages) == ["ja", "en", "zh"]  # shares of the searched text, largest first
+    assert sum(info.languages.values()) == pytest.approx(1.0, abs=0.01)
+    query = unit(np.random.default_rng(1))
+    for lang in ("ja", "zh", "en"):
+        expected = {cid for cid, c in by_id.items() if c.lang == lang and c.searchable}
+        assert {cid for cid, _ in store.dense_search(query, 10, {"lang": lang})} == expected
+        tokens = multilingual(" ".join(text for _, text in MIXED))
+        assert {cid for cid, _ in store.keyword_search(tokens, 10, {"lang": lang})} == expected
+    assert {cid for cid, _ in store.dense_search(query, 10, {"lang": {"$ne": "ja"}})} == {"docs/mixed.md#c10", "docs/mixed.md#c20"}
+    assert "lang" in store.filter_fields()
+
+
+def test_lang_is_a_known_filter_field_even_in_an_empty_store(store: Store) -> None:
+    assert store.dense_search(unit(np.random.default_rng(0)), 3, {"lang": "zh"}) == []
+    assert store.keyword_search(["婚假"], 3, {"lang": {"$in": ["zh", "ja"]}}) == []
+
+
+def forget_languages(store: Store) -> Store:
+    """Make the store look written by a bunko from before languages (schema 2), and open it again."""
+    if isinstance(store, LocalStore):
+        folder = store.folder
+        store.close()
+        import sqlite3
+
+        with sqlite3.connect(folder / "bunko.db") as db:
+            db.execute("UPDATE chunks SET meta = json_remove(meta, '$.lang')")
+            db.execute("UPDATE documents SET meta = json_remove(meta, '$.lang', '$.languages')")
+            db.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+        return LocalStore(folder)
+    import psycopg
+
+    from bunko.store.postgres import PostgresStore
+
+    assert isinstance(store, PostgresStore)
+    dsn, schema = store.dsn, store.schema
+    store.close()
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f"SET search_path TO {schema}, public")
+        conn.execute("UPDATE chunks SET meta = (meta::jsonb - 'lang')::text, attrs = attrs - 'lang'")
+        conn.execute("UPDATE documents SET meta = (meta::jsonb - 'lang' - 'languages')::text")
+        conn.execute("DELETE FROM schema_version WHERE version >= 3")
+    return PostgresStore(dsn, schema)
+
+
+def test_a_store_written_before_languages_gets_them_when_opened(store: Store) -> None:
+    doc, stored = mixed_document(np.random.default_rng(0))
+    store.replace_document(doc, "hash", stored)
+    fill(store, docs=2)
+    expected = {c.chunk_id: c.lang for c in store.chunks()}
+    documents = {d.source: (d.lang, d.languages) for d in store.documents()}
+    query = unit(np.random.default_rng(1))
+    filtered = store.dense_search(query, 20, {"lang": "zh"})
+    upgraded = forget_languages(store)
+    try:
+        assert {c.chunk_id: c.lang for c in upgraded.chunks()} == expected
+        assert {d.source: (d.lang, d.languages) for d in upgraded.documents()} == documents
+        assert upgraded.dense_search(query, 20, {"lang": "zh"}) == filtered
+    finally:
+        upgraded.close()

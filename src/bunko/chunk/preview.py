@@ -47,7 +47,7 @@ def chunk_rows(chunks: list[Chunk], embedder: Embedder | None = None) -> list[di
         row: dict[str, Any] = {
             "chunk_id": chunk.chunk_id, "ordinal": chunk.ordinal, "chars": len(chunk.text),
             "section_path": chunk.section_path, "kinds": chunk.kinds, "pages": chunk.pages,
-            "element_ids": chunk.element_ids, "role": chunk.role, "parent_id": chunk.parent_id,
+            "element_ids": chunk.element_ids, "role": chunk.role, "parent_id": chunk.parent_id, "lang": chunk.lang,
             "flags": {k: chunk.meta[k] for k in FLAGS if k in chunk.meta}, "text": chunk.text,
         }
         if count is not None:

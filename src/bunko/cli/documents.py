@@ -1,4 +1,5 @@
-"""Putting documents in and looking at them: `init`, `ingest`, `status`, `jobs`, `docs`, `rm`, `chunks`, `inspect`."""
+"""Putting documents in and looking at them: `init`, `ingest`, `status`, `jobs` (and `jobs retry`), `docs`, `rm`, `chunks`,
+`inspect`."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ from bunko.cli.shared import (
 )
 from bunko.config import CONFIG_FILE
 from bunko.engine import DEFAULT_COLLECTION, Bunko
-from bunko.schema import IngestJob, JobStatus, to_dict
+from bunko.generate.guardrails import guard_text
+from bunko.schema import LANG_KEY, LANGUAGES_KEY, DocumentInfo, IngestJob, JobStatus, to_dict
 
 
 def init(collection: CollectionOption = None, as_json: JsonOption = False) -> None:
@@ -87,36 +89,81 @@ def status(collection: CollectionOption = None, as_json: JsonOption = False) -> 
         console.print(f"{key:>15}: {escape(str(value))}")
 
 
+jobs_app = typer.Typer(help="Ingest jobs: list them (the last run by default), or retry the failed ones.")
+
+
+@jobs_app.callback(invoke_without_command=True)
 def jobs(
+    ctx: typer.Context,
     all_runs: Annotated[bool, typer.Option("--all", help="Jobs of every run, not only the last.")] = False,
     failed: Annotated[bool, typer.Option("--failed", help="Only failed jobs.")] = False,
     collection: CollectionOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Ingest jobs with their state and, for failures, the code and reason."""
+    """Ingest jobs with their state and, for failures, the code and reason; `bunko jobs retry` ingests failures again."""
+    if ctx.invoked_subcommand is not None:
+        ctx.obj = collection  # `bunko jobs -c PATH retry`: the subcommand's collection unless it names its own
+        return
     kb = open_kb(collection)
     listed = [j for j in kb.jobs(all_runs=all_runs) if not failed or j.status == JobStatus.FAILED]
     kb.close()
     if as_json:
         print_json([to_dict(j) for j in listed])
         return
-    table = Table("status", "source", "code", "reason")
+    table = Table("status", "source", "code", "reason", "job")
     for job in listed:
-        table.add_row(*_job_row(job))
+        table.add_row(*_job_row(job), job.job_id)
     console.print(table)
 
 
+@jobs_app.command("retry")
+def retry(
+    ctx: typer.Context,
+    job_ids: Annotated[list[str] | None, typer.Argument(help="Ids of failed jobs (the last column of `bunko jobs`).", show_default=False)] = None,
+    failed: Annotated[bool, typer.Option("--failed", help="Every source whose latest job failed, from any run.")] = False,
+    collection: CollectionOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Ingest the files of failed jobs again (with the fields they were first ingested with), as one new run.
+
+    Exits 0 when every retried file was indexed (or is unchanged), 1 when some failed again.
+    """
+    kb = open_kb(collection or (ctx.obj if isinstance(ctx.obj, Path) else None))
+    with document_progress("retrying", as_json) as progress:
+        report = run(lambda: kb.retry(job_ids or [], failed=failed, progress=progress))
+    kb.close()
+    if as_json:
+        print_json({"run_id": report.run_id, "jobs": [to_dict(j) for j in report.jobs]})
+    else:
+        for job in report.failed:
+            errors.print(f"[red]FAILED[/red] {escape(job.source)}: {job.error_code} {escape(job.error_detail or '')}")
+        console.print(
+            f"{len(report.jobs)} retried: {report.count(JobStatus.READY)} indexed, {report.count(JobStatus.SKIPPED)} unchanged, "
+            f"{len(report.failed)} failed"
+        )
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+def languages_label(doc: DocumentInfo) -> str:
+    """"ja", or each language's share of a mixed document ("ja 82% en 18%")."""
+    shares = doc.languages
+    if len(shares) > 1:
+        return " ".join(f"{lang} {share:.0%}" for lang, share in shares.items())
+    return doc.lang or "-"
+
+
 def docs(collection: CollectionOption = None, as_json: JsonOption = False) -> None:
-    """Documents in the collection."""
+    """Documents in the collection, with their language (each one's share for a mixed document)."""
     kb = open_kb(collection)
     listed = kb.documents()
     kb.close()
     if as_json:
-        print_json([to_dict(d) for d in listed])
+        print_json([{**to_dict(d), "lang": d.lang, "languages": d.languages} for d in listed])
         return
-    table = Table("source", "title", "chunks", "parser")
+    table = Table("source", "title", "chunks", "lang", "parser")
     for doc in listed:
-        table.add_row(escape(doc.source), escape(doc.title), str(doc.chunk_count), doc.parser)
+        table.add_row(escape(doc.source), escape(doc.title), str(doc.chunk_count), languages_label(doc), doc.parser)
     console.print(table)
 
 
@@ -157,19 +204,22 @@ def chunks(
         kb.close()
         raise fail(f"no document {source} in the collection (see `bunko docs`) and no such file", 1)
     rows = chunk_rows(listed, kb.embedder if kb.config.chunk.max_tokens else None)
+    policy = kb.config.answer.policy  # strict and regulated mask personal data in what is shown, as in hits and answers
+    for row in rows:
+        row["text"] = guard_text(row["text"], policy, row["lang"] or "en")
     kb.close()
-    summary = {k: meta.get(k) for k in ("doc_kind", "chunk_strategy", "chunk_reason", "truncated_chunks")}
+    summary = {k: meta.get(k) for k in ("doc_kind", "chunk_strategy", "chunk_reason", "truncated_chunks", LANG_KEY, LANGUAGES_KEY)}
     if as_json:
         print_json({"source": name, **summary, "stored": name in stored and strategy is None, "chunks": rows})
         return
     console.print(f"[bold]{escape(name)}[/bold]: {len(rows)} chunks · " + " · ".join(f"{k} {escape(str(v))}" for k, v in summary.items() if v))
-    table = Table("#", "chars", "section", "kinds", "pages", "role", "flags")
+    table = Table("#", "chars", "section", "kinds", "pages", "role", "lang", "flags")
     for row in rows:
         flags = ", ".join(f"{k}={v}" if v is not True else k for k, v in row["flags"].items())
         table.add_row(
             str(row["ordinal"]), str(row["chars"]) + (f" ({row['tokens']} tok)" if "tokens" in row else ""),
             escape(" > ".join(row["section_path"])), ",".join(row["kinds"]), ",".join(map(str, row["pages"])),
-            row["role"] or "", escape(flags),
+            row["role"] or "", row["lang"] or "", escape(flags),
         )
     console.print(table)
     if text:

@@ -38,7 +38,7 @@ def _hit_json(hit: Hit) -> dict[str, Any]:
     chunk = hit.chunk
     return {
         "chunk_id": chunk.chunk_id, "source": chunk.source, "section_path": chunk.section_path, "pages": chunk.pages,
-        "kinds": chunk.kinds, "score": hit.score, "distance": hit.distance, "signals": hit.signals.to_dict(), "text": chunk.text,
+        "kinds": chunk.kinds, "lang": chunk.lang, "score": hit.score, "distance": hit.distance, "signals": hit.signals.to_dict(), "text": chunk.text,
     }
 
 
@@ -88,7 +88,8 @@ def search(
     if not hits:
         console.print("no hits")
     for rank, hit in enumerate(hits, start=1):
-        console.print(f"[bold]{rank}.[/bold] [cyan]{escape(_location(hit))}[/cyan]  score {hit.score:.4f}")
+        lang = f"  [dim]{hit.chunk.lang}[/dim]" if hit.chunk.lang else ""
+        console.print(f"[bold]{rank}.[/bold] [cyan]{escape(_location(hit))}[/cyan]  score {hit.score:.4f}{lang}")
         if explain:
             for line in explanations[rank - 1]:
                 console.print(f"   [dim]{escape(line)}[/dim]")

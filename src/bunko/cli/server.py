@@ -14,7 +14,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from bunko.cli.shared import CollectionOption, JsonOption, console, errors, existing_collection, fail, print_json
+from bunko.cli.shared import COLLECTION_ENV, CollectionOption, JsonOption, console, errors, existing_collection, fail, print_json
 from bunko.errors import BunkoError
 from bunko.server.auth import ROLES, KeyStore, parse_groups
 
@@ -88,7 +88,7 @@ def keys_revoke(name: str, collection: CollectionOption = None) -> None:
 def serve(
     collection: Annotated[
         list[str] | None,
-        typer.Option("--collection", "-c", envvar="BUNKO_COLLECTION", help="Collection folder, or NAME=PATH; repeat to serve several."),
+        typer.Option("--collection", "-c", envvar=COLLECTION_ENV, help="Collection folder, or NAME=PATH; repeat to serve several."),
     ] = None,
     host: Annotated[str, typer.Option(help="Address to listen on; collections without keys are served on loopback only.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port.")] = 8765,

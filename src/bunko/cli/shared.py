@@ -33,9 +33,10 @@ SAMPLES_GOLDEN = SAMPLES / "golden.jsonl"
 
 T = TypeVar("T")
 
+COLLECTION_ENV = "BUNKO_COLLECTION"
 CollectionOption = Annotated[
     Path | None,
-    typer.Option("--collection", "-c", envvar="BUNKO_COLLECTION", help="Collection folder (default: nearest ./.bunko, like git)."),
+    typer.Option("--collection", "-c", envvar=COLLECTION_ENV, help="Collection folder (default: nearest ./.bunko, like git)."),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 ModeOption = Annotated[

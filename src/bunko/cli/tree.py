@@ -16,6 +16,7 @@ from rich.text import Text
 from rich.tree import Tree
 
 from bunko.cli.shared import CollectionOption, JsonOption, console, fail, open_kb, print_json, run, stored_source
+from bunko.generate.guardrails import guard_tree
 from bunko.index.tree import DocumentTree, SectionNode
 
 CLOSE_SOURCES = 5
@@ -111,6 +112,7 @@ def tree(
         sources = run(kb.trees.sources)
         name = stored_source(source, sources, kb.root)
         found = run(lambda: kb.trees.tree_of_source(name))
+        policy = kb.config.answer.policy  # strict and regulated mask personal data in summaries, as in hits and answers
     finally:
         kb.close()
     if found is None:
@@ -119,6 +121,7 @@ def tree(
         close = list(dict.fromkeys([*close_sources(name, sources), *close_sources(source, sources)]))[:CLOSE_SOURCES]
         hint = f"; close: {', '.join(close)}" if close else ""
         raise fail(f"no document {source!r} in the collection{hint} (see `bunko docs`)", 1)
+    found = guard_tree(found, policy)
     if as_json:
         print_json(_trimmed(found.to_dict(), depth))
         return

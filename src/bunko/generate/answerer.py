@@ -38,7 +38,7 @@ from bunko.generate.crag import NOT_FOUND, REWRITE, llm_grade
 from bunko.generate.expansion import expanded, feedback_terms, hypothetical_passage
 from bunko.generate.extractive import ExtractiveGenerator, citation_for
 from bunko.generate.grade import grade_answer
-from bunko.generate.guardrails import STANDARD, mask_pii, regulated_notices, source_date
+from bunko.generate.guardrails import STANDARD, guard_text, mask_pii, masks_personal_data, regulated_notices, source_date
 from bunko.generate.language import ABSTAIN_MESSAGES, abstain_message, cross_language_note, direct_reply
 from bunko.generate.prompts import build_messages, critique_prompt, prompt_overhead
 from bunko.generate.retrieval_grade import RETRIEVAL_THRESHOLD
@@ -406,6 +406,8 @@ class Answerer:
         if abstain_reason is None and not pipeline.kept:
             abstain_reason = "model_abstained" if pipeline.model_abstained else "no_supported_sentence"
 
+        if masks_personal_data(config.policy):
+            guard_trace_texts(generation, graded, steps, config.policy, language)
         answer = self._finish(asked, language, evidence, pipeline, abstain_reason)
         if stream:
             tail = answer.text[len(pipeline.text):] if answer.text.startswith(pipeline.text) else ""
@@ -506,6 +508,38 @@ class Answerer:
         return dates
 
 
+def guard_trace_texts(
+    generation: Generation, graded: LLMGrade | None, steps: list[AgentStep], policy: str, language: str,
+) -> None:
+    """The document text a trace keeps (prompt, model output, checked and removed sentences, what the agent steps
+    wrote and rejected) as the policy lets the answer out: a stored trace is an output too (`bunko trace`, HTTP
+    ``traces/{id}``)."""
+
+    def guard(text: str) -> str:
+        return guard_text(text, policy, language)
+
+    def guard_value(value: Any) -> Any:
+        if isinstance(value, str):
+            return guard(value)
+        if isinstance(value, list):
+            return [guard_value(v) for v in value]
+        if isinstance(value, dict):
+            return {k: guard_value(v) for k, v in value.items()}
+        return value
+
+    for step in steps:
+        step.output = guard_value(step.output)
+
+    generation.sentences = [{**v, "text": guard(v["text"])} if isinstance(v.get("text"), str) else v for v in generation.sentences]
+    generation.removed = [guard(text) for text in generation.removed]
+    if generation.raw_output is not None:
+        generation.raw_output = guard(generation.raw_output)
+    if generation.prompt is not None:
+        generation.prompt = [{**m, "content": guard(m["content"])} if isinstance(m.get("content"), str) else m for m in generation.prompt]
+    if graded is not None:
+        graded.raw = guard(graded.raw)
+
+
 def token_usage(model: ChatModel, messages: Sequence[Message], output: str) -> Usage:
     """The model's own token counts when it reported them, else a (high) estimate, marked as such."""
     reported = reported_usage(model)
@@ -583,7 +617,7 @@ class _SentencePipeline:
             return ""  # a runaway model; the prompt asked for max_sentences
         text = item.text
         citations = [citation_for(self.hits[i - 1], item.quotes.get(i, self.hits[i - 1].chunk.text)) for i in item.source_ids]
-        if guarded:
+        if masks_personal_data(self.policy):
             text, found = mask_pii(text, self.language)
             for citation in citations:
                 citation.quote, quote_found = mask_pii(citation.quote, self.language)

@@ -2,11 +2,17 @@
 
 - standard: every sentence is shown; unsupported ones carry the verdict.
 - strict: only sentences that cite a source and are supported by it are
-  shown, and personal data in them is masked: e-mail addresses, phone
-  numbers (international, Japanese, Chinese, North American), card-like
-  digit runs, 12-digit My Number-like and 18-character Chinese ID numbers.
-  Documents legitimately hold a contact list; an answer that repeats one to
-  whoever asks is a leak.
+  shown, and personal data is masked: e-mail addresses, phone numbers
+  (international, Japanese, Chinese, North American), card-like digit runs,
+  12-digit My Number-like and 18-character Chinese ID numbers. Documents
+  legitimately hold a contact list; repeating one to whoever asks is a leak,
+  whether in an answer or a search hit, so the mask is the policy's and
+  applies on every output path: answers and their quotes (labels in the
+  answer's language), the text a trace keeps (prompt, model output, checked
+  sentences), search hits (`Bunko.search`, `bunko search`, HTTP ``/search``),
+  documents shown by the server and section trees (`bunko tree`, HTTP
+  ``documents/{id}/tree``), with labels in the text's own language.
+  Retrieval, grading and the citation check read the stored text unmasked.
 - regulated: strict, plus the update date of each cited source, a notice that
   the answer is not professional advice, and ``needs_review`` when the
   confidence is low or a sentence had to be removed.
@@ -19,7 +25,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, date, datetime
+
+from bunko.index.tree import DocumentTree, SectionNode
+from bunko.schema import Chunk, Hit
+from bunko.text.languages import text_language
 
 STANDARD, STRICT, REGULATED = "standard", "strict", "regulated"
 
@@ -71,6 +83,57 @@ def mask_pii(text: str, language: str = "en") -> tuple[str, Counter[str]]:
 
         text = pattern.sub(replace, text)
     return text, found
+
+
+def masks_personal_data(policy: str) -> bool:
+    """Whether `policy` masks personal data on its outputs (strict and regulated do)."""
+    return policy != STANDARD
+
+
+def guard_text(text: str, policy: str, language: str) -> str:
+    """`text` as `policy` lets it out: masked (labels in `language`) under strict and regulated, else as is."""
+    return mask_pii(text, language)[0] if masks_personal_data(policy) else text
+
+
+def guard_chunk(chunk: Chunk, policy: str, language: str | None = None) -> Chunk:
+    """A chunk as `policy` lets it out: a masked copy under strict and regulated (labels in `language`, else the
+    chunk's own language), so stored and cached chunks are never changed; the chunk itself otherwise."""
+    if not masks_personal_data(policy):
+        return chunk
+    lang = language or chunk.lang or text_language(chunk.text)
+    meta = dict(chunk.meta)
+    if isinstance(meta.get("child_text"), str):  # a parent-expanded hit also carries the child that matched
+        meta["child_text"] = guard_text(meta["child_text"], policy, lang)
+    return replace(
+        chunk, text=guard_text(chunk.text, policy, lang), embed_text=guard_text(chunk.embed_text, policy, lang),
+        section_path=[guard_text(s, policy, lang) for s in chunk.section_path], meta=meta,
+    )
+
+
+def guard_hits(hits: Sequence[Hit], policy: str) -> list[Hit]:
+    """Search hits as `policy` lets them out (each chunk through `guard_chunk`); scores and signals unchanged."""
+    if not masks_personal_data(policy):
+        return list(hits)
+    return [Hit(guard_chunk(h.chunk, policy), h.score, h.distance, h.signals) for h in hits]
+
+
+def guard_tree(tree: DocumentTree, policy: str) -> DocumentTree:
+    """A document's section tree as `policy` lets it out: under strict and regulated a copy whose titles and summaries
+    (sentences of the document) are masked, each in its own language; the tree itself otherwise (trees are cached)."""
+    if not masks_personal_data(policy):
+        return tree
+
+    def guard(text: str, language: str) -> str:
+        return guard_text(text, policy, language)
+
+    def node(section: SectionNode) -> SectionNode:
+        language = text_language(section.summary or section.title)
+        return replace(
+            section, title=guard(section.title, language), path=[guard(p, language) for p in section.path],
+            summary=guard(section.summary, language), children=[node(child) for child in section.children],
+        )
+
+    return DocumentTree(tree.doc_id, tree.source, guard(tree.title, text_language(tree.title)), node(tree.root))
 
 
 def _as_date(value: object) -> str | None:

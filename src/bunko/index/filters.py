@@ -9,7 +9,8 @@ A filter is a JSON-like dict, in the style of MongoDB / Chroma ``where``:
 A bare value means equality. Operators: ``$eq $ne $in $nin $glob $gt $gte
 $lt $lte``; combinators: ``$and $or $not``. For list-valued fields (section,
 page, kind, tags) a condition holds when *any* element satisfies it; ``section``
-also matches its joined path ``"A > B"`` with ``$glob``. Unknown fields and
+also matches its joined path ``"A > B"`` with ``$glob``; ``lang`` is the chunk's
+detected language (``"en"``, ``"ja"``, ``"zh"``). Unknown fields and
 operators raise `FilterError`: a filter that is silently ignored returns
 documents the user meant to exclude.
 """
@@ -28,7 +29,7 @@ from bunko.errors import FilterError
 Record = Mapping[str, Any]
 Predicate = Callable[[Record], bool]
 
-BUILTIN_FIELDS = frozenset({"source", "section", "page", "kind", "tags", "doc_id", "title", "mime", "ingested_at", "chunk_id"})
+BUILTIN_FIELDS = frozenset({"source", "section", "page", "kind", "tags", "doc_id", "title", "mime", "ingested_at", "chunk_id", "lang"})
 _COMPARATORS = {"$gt", "$gte", "$lt", "$lte"}
 SCALARS = (str, int, float, bool, type(None))
 """What $in and $nin may list: values compared one by one (a list or object member is refused, not hashed into a 500)."""

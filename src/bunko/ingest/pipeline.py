@@ -149,14 +149,34 @@ class Ingestor:
         How sources other than a folder come in (`ingest/sync.py` fetches an item to a file, then hands it here);
         jobs are saved under `run_id`, a new run by default."""
         report = IngestReport(run_id=run_id or uuid.uuid4().hex[:12])
+        self._run_items(report, [(item, dict(fields or {})) for item in items], progress)
+        return report
+
+    def retry(self, failed: Sequence[IngestJob], progress: Progress | None = None) -> IngestReport:
+        """Each failed job's file ingested again as one new run, with the fields it was first ingested with; a file
+        that is gone fails again as NOT_FOUND under its source name (a failed upload's file is not kept)."""
+        report = IngestReport(run_id=uuid.uuid4().hex[:12])
+        items: list[tuple[SourceFile | Unreadable | Path, dict[str, Any]]] = []
+        for old in failed:
+            path = self._path_of(old.source)
+            gone = f"{old.source}: the file is gone ({path}); ingest or upload it again"
+            item = SourceFile(path, old.source) if path.is_file() else Unreadable(path, old.source, ErrorCode.NOT_FOUND, gone)
+            items.append((item, dict(old.fields or {})))
+        self._run_items(report, items, progress)
+        return report
+
+    def _run_items(
+        self, report: IngestReport, items: Sequence[tuple[SourceFile | Unreadable | Path, dict[str, Any]]], progress: Progress | None,
+    ) -> None:
+        """Each item as one job of `report`'s run, with its fields, the next file parsed while this one is embedded."""
         owned = self.parser is None
         worker = self.parser = self.parser or parse_worker(self.registry, self.config)
-        if any(isinstance(item, SourceFile) for item in items):
+        if any(isinstance(item, SourceFile) for item, _ in items):
             worker.start()  # the child imports the parsers while the first file is hashed
         try:
-            for done, item in enumerate(items, start=1):
-                upcoming = items[done] if done < len(items) else None
-                job = self._process(item, report.run_id, dict(fields or {}), report, upcoming)
+            for done, (item, fields) in enumerate(items, start=1):
+                upcoming = items[done][0] if done < len(items) else None
+                job = self._process(item, report.run_id, fields, report, upcoming)
                 report.jobs.append(job)
                 if progress:
                     progress(done, len(items), job)
@@ -166,7 +186,6 @@ class Ingestor:
                 self.parser = None
             elif worker.pending is not None:  # stopped between a prefetch and its turn
                 worker.close()
-        return report
 
     def _prune(self, folders: list[Path], seen: set[str]) -> list[str]:
         prefixes = [source_name(folder, self.root).rstrip("/") + "/" for folder in folders]
@@ -193,7 +212,7 @@ class Ingestor:
     ) -> IngestJob:
         now = time.time()
         source = item.source if isinstance(item, SourceFile | Unreadable) else str(item)
-        job = IngestJob(job_id=uuid.uuid4().hex[:16], source=source, created_at=now, updated_at=now)
+        job = IngestJob(job_id=uuid.uuid4().hex[:16], source=source, created_at=now, updated_at=now, fields=fields or None)
         self._save(job, run_id, JobStatus.PENDING)
         started = time.perf_counter()
         try:

@@ -29,6 +29,26 @@ def has_bom(data: bytes) -> bool:
     return any(data.startswith(bom) for bom, _ in _BOMS)
 
 
+_CONTROL = bytes([*range(0x01, 0x09), 0x0B, *range(0x0E, 0x1B), *range(0x1C, 0x20), 0x7F])
+"""Bytes text never holds (tab, newlines, form feed and escape aside)."""
+CONTROL_SHARE = 0.01
+
+
+def looks_like_text(head: bytes) -> bool:
+    """Whether a file's first bytes are text, whatever its name: a BOM; or no NUL, hardly any control bytes, and UTF-8
+    (a character cut at the end of `head` allowed) or one of LEGACY_ENCODINGS that decodes them cleanly."""
+    if has_bom(head):
+        return True
+    if b"\x00" in head or len(head.translate(None, _CONTROL)) < len(head) * (1 - CONTROL_SHARE):
+        return False
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
+        return True
+    except UnicodeDecodeError:
+        best = from_bytes(head, cp_isolation=list(LEGACY_ENCODINGS)).best()
+        return best is not None and best.encoding is not None
+
+
 def decode_text(data: bytes, source: str) -> tuple[str, str]:
     """Return (text, encoding name) or raise DocumentError(ENCODING)."""
     for bom, name in _BOMS:

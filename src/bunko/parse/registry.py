@@ -2,6 +2,10 @@
 
 A PNG renamed to ``.md`` must fail as "binary", not feed garbage to the
 Markdown parser, so the first bytes are sniffed before the extension is trusted.
+A file of no known extension (``README``, ``changelog.Debian``, ``notes.conf``) is
+read as plain text when its bytes are text (`encoding.looks_like_text`), and a
+file bunko cannot read fails naming what it is and the nearest format it reads
+(a ``.doc`` is Word 97-2003: save it as ``.docx``).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import olefile
 
 from bunko.errors import DocumentError
 from bunko.parse.base import Parser
-from bunko.parse.encoding import has_bom
+from bunko.parse.encoding import has_bom, looks_like_text
 from bunko.parse.limits import damaged_zip
 from bunko.schema import ErrorCode, ParsedDocument
 
@@ -31,7 +35,19 @@ _MAGIC = (
     (b"\x1f\x8b", "application/gzip"),
     (b"7z\xbc\xaf\x27\x1c", "application/x-7z-compressed"),
     (b"\x7fELF", "application/x-executable"),
+    (b"{\\rtf", "application/rtf"),
+    (b"SQLite format 3\x00", "application/vnd.sqlite3"),
+    (b"\xfd7zXZ\x00", "application/x-xz"),
+    (b"Rar!\x1a\x07", "application/vnd.rar"),
 )
+_WEAK_MAGIC = (
+    (b"MZ", "application/x-msdownload"),
+    (b"BZh", "application/x-bzip2"),
+    (b"OggS", "audio/ogg"),
+    (b"ID3", "audio/mpeg"),
+    (b"fLaC", "audio/flac"),
+)
+"""Signatures a line of text may begin with too ("MZ Engineering notes"): they count only when the rest is not text."""
 _OOXML = (
     ("word/", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"),
     ("ppt/", "application/vnd.openxmlformats-officedocument.presentationml.presentation"),
@@ -55,6 +71,45 @@ _OLE_STREAMS = (
     ("Book", "application/vnd.ms-excel"),
     ("PowerPoint Document", "application/vnd.ms-powerpoint"),
 )
+_ZIP_MIMETYPES = ("application/vnd.oasis.opendocument.", "application/epub+zip")
+"""Zip containers that name their type in a first ``mimetype`` member (OpenDocument, EPUB)."""
+_UNSUPPORTED: dict[str, tuple[str, str]] = {
+    # detected type: (what it is, what to do: the nearest format bunko reads)
+    "application/msword": ("a Word 97-2003 document (.doc)", "save it as .docx (Word: File > Save As), which bunko reads"),
+    "application/vnd.ms-excel": ("an Excel 97-2003 workbook (.xls)", "save it as .xlsx, which bunko reads"),
+    "application/vnd.ms-powerpoint": ("a PowerPoint 97-2003 presentation (.ppt)", "save it as .pptx, which bunko reads"),
+    "application/x-ole-storage": ("an OLE compound file of no known Office type", "export it as .docx, .xlsx, .pptx or PDF"),
+    "application/vnd.oasis.opendocument.text": ("an OpenDocument text (.odt)", "save it as .docx or PDF, which bunko reads"),
+    "application/vnd.oasis.opendocument.spreadsheet": ("an OpenDocument spreadsheet (.ods)", "save it as .xlsx or CSV"),
+    "application/vnd.oasis.opendocument.presentation": ("an OpenDocument presentation (.odp)", "save it as .pptx or PDF"),
+    "application/rtf": ("a Rich Text Format document (.rtf)", "save it as .docx or plain text"),
+    "application/epub+zip": ("an EPUB book", "its chapters are HTML: unzip it and ingest the .xhtml files, or export it as PDF"),
+    "application/zip": ("a ZIP archive", "unzip it and ingest the folder"),
+    "application/gzip": ("a gzip-compressed file", "decompress it (gunzip) and ingest the file inside"),
+    "application/x-bzip2": ("a bzip2-compressed file", "decompress it (bunzip2) and ingest the file inside"),
+    "application/x-xz": ("an xz-compressed file", "decompress it (unxz) and ingest the file inside"),
+    "application/x-7z-compressed": ("a 7-Zip archive", "extract it and ingest the folder"),
+    "application/vnd.rar": ("a RAR archive", "extract it and ingest the folder"),
+    "application/x-executable": ("an executable program (ELF)", "it holds no document text"),
+    "application/x-msdownload": ("a Windows program (EXE/DLL)", "it holds no document text"),
+    "application/vnd.sqlite3": ("an SQLite database", "export its tables as CSV, which bunko reads"),
+    "audio/ogg": ("audio", "transcribe it to text first"),
+    "audio/mpeg": ("audio", "transcribe it to text first"),
+    "audio/flac": ("audio", "transcribe it to text first"),
+}
+UNREADABLE_EXTENSIONS = {
+    ".doc": "application/msword", ".xls": "application/vnd.ms-excel", ".ppt": "application/vnd.ms-powerpoint",
+    ".odt": "application/vnd.oasis.opendocument.text", ".ods": "application/vnd.oasis.opendocument.spreadsheet",
+    ".odp": "application/vnd.oasis.opendocument.presentation", ".rtf": "application/rtf", ".epub": "application/epub+zip",
+    ".zip": "application/zip", ".gz": "application/gzip", ".tgz": "application/gzip", ".bz2": "application/x-bzip2",
+    ".xz": "application/x-xz", ".7z": "application/x-7z-compressed", ".rar": "application/vnd.rar",
+    ".exe": "application/x-msdownload", ".dll": "application/x-msdownload", ".so": "application/x-executable",
+    ".sqlite": "application/vnd.sqlite3", ".mp3": "audio/mpeg", ".ogg": "audio/ogg", ".flac": "audio/flac",
+}
+"""Extensions of formats bunko does not read, for checks made before the content is at hand (the server's uploads);
+a file of any other extension is judged by its content."""
+READABLE = "text and Markdown, HTML, PDF, Word/PowerPoint/Excel (.docx/.pptx/.xlsx), mail (.eml/.msg), CSV/JSON, images (OCR)"
+"""The formats bunko reads, in words: named when a file is of no type bunko knows, instead of every MIME type."""
 _MAIL_HEADERS = (b"from:", b"received:", b"return-path:", b"mime-version:", b"message-id:", b"delivered-to:", b"subject:", b"date:", b"to:")
 
 
@@ -97,19 +152,37 @@ def sniff_mime(path: Path) -> str:
         for prefix, mime in _OOXML:
             if any(name.startswith(prefix) for name in names):
                 return mime
-        return "application/zip"
+        declared = _zip_mimetype(path) if "mimetype" in names else None
+        return declared if declared and declared.startswith(_ZIP_MIMETYPES) else "application/zip"
+    binary = next((mime for magic, mime in _WEAK_MAGIC if head.startswith(magic)), "application/octet-stream")
     if _looks_binary(head):
-        return "application/octet-stream"
-    if suffix in TEXT_EXTENSIONS:
+        return binary
+    if suffix in TEXT_EXTENSIONS:  # named as text: a decoding problem is reported as one (ENCODING), not as binary
         return TEXT_EXTENSIONS[suffix]
     stripped = head.lstrip().lower()
     if stripped.startswith((b"<!doctype html", b"<html")):
         return "text/html"
     if stripped.startswith(_MAIL_HEADERS) and b"\n\n" in head.replace(b"\r\n", b"\n"):
         return "message/rfc822"
-    if not suffix or suffix in {".text"}:
-        return "text/plain"
-    return f"application/x-unknown{suffix}"
+    return "text/plain" if looks_like_text(head) else binary
+
+
+def _zip_mimetype(path: Path) -> str | None:
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return archive.read("mimetype")[:100].decode("ascii", errors="replace").strip()
+    except (zipfile.BadZipFile, EOFError, KeyError, OSError):
+        return None
+
+
+def unsupported_detail(mime: str, suffix: str) -> str:
+    """Why a file of type `mime` cannot be read, naming what it is and the nearest format bunko reads."""
+    what, advice = _UNSUPPORTED.get(mime, ("", ""))
+    if what:
+        return f"{what} ({mime}) is not a format bunko reads: {advice}"
+    if mime == "application/octet-stream":
+        return f"binary content of no known document type ({suffix}); bunko reads {READABLE}"
+    return f"{mime} ({suffix}) is not a format bunko reads; it reads {READABLE}"
 
 
 class ParserRegistry:
@@ -142,10 +215,10 @@ class ParserRegistry:
             parser = None
         if parser is None:
             suffix = path.suffix.lower() or "(no extension)"
-            if mime == "application/octet-stream" or (suffix in TEXT_EXTENSIONS and TEXT_EXTENSIONS[suffix] != mime):
+            if suffix in TEXT_EXTENSIONS and TEXT_EXTENSIONS[suffix] != mime:
                 detail = f"{source}: content is binary ({mime}), not the text its extension {suffix} promises"
             else:
-                detail = f"{source}: no parser for {mime} ({suffix}); supported: {', '.join(self.mimes)}"
+                detail = f"{source}: {unsupported_detail(mime, suffix)}"
             raise DocumentError(ErrorCode.UNSUPPORTED_FORMAT, detail)
         return parser, mime
 

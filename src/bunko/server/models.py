@@ -55,6 +55,17 @@ class AskRequest(BaseModel):
         return [Turn(t.role, t.text) for t in self.history or []]
 
 
+class RetryRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    job_ids: list[str] = Field(
+        default_factory=list, max_length=1000,
+        description="Failed jobs to ingest again: upload job ids (GET jobs), or engine job ids (GET jobs?engine=true, unrestricted keys).",
+    )
+    failed: bool = Field(False, description="Every failure the key may retry: for an unrestricted key every source whose latest "
+                         "job failed (as `bunko jobs retry --failed`), else the key's own failed uploads.")
+
+
 class ChatMessage(BaseModel):
     model_config = ConfigDict(extra="allow")
 

@@ -10,6 +10,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends
 
+from bunko.generate.guardrails import guard_tree
 from bunko.index.tree import SectionNode
 from bunko.server.deps import ApiError, Caller, caller
 from bunko.server.models import DocumentTreeModel, SectionModel
@@ -36,4 +37,5 @@ def document_tree(c: Reader, doc_id: str) -> DocumentTreeModel:
     tree = c.served.tree(c.who, doc_id)
     if tree is None:
         raise ApiError(404, "DOCUMENT_NOT_FOUND", f"no document {doc_id}")
+    tree = guard_tree(tree, c.served.kb.config.answer.policy)  # summaries are the document's sentences: the policy's mask
     return DocumentTreeModel.model_validate({"doc_id": tree.doc_id, "source": tree.source, **_fields(tree.root)})

@@ -15,7 +15,7 @@ import unicodedata
 from pathlib import Path
 from typing import BinaryIO
 
-from bunko.parse.registry import BINARY_EXTENSIONS, TEXT_EXTENSIONS, ParserRegistry
+from bunko.parse.registry import BINARY_EXTENSIONS, TEXT_EXTENSIONS, UNREADABLE_EXTENSIONS, ParserRegistry, unsupported_detail
 
 UPLOADS = "uploads"
 INCOMING = ".incoming"
@@ -70,11 +70,12 @@ def upload_target(collection: Path, filename: str) -> Path:
 
 
 def check_type(filename: str, allowed: dict[str, str]) -> None:
+    """Refuse at once a file whose extension names a format bunko does not read (.exe, .zip, .doc…), saying what it is
+    and the nearest format it reads. Any other file is queued: the pipeline judges it by its content, so a text file
+    of no known extension (README, changelog.Debian, notes.conf) is read as text."""
     ext = Path(filename).suffix.lower()
-    if ext not in allowed:
-        raise UploadRejected(
-            "UNSUPPORTED_FORMAT", f"{filename}: {ext or 'no extension'} is not a supported type; use one of {' '.join(sorted(allowed))}", 415
-        )
+    if ext not in allowed and ext in UNREADABLE_EXTENSIONS:
+        raise UploadRejected("UNSUPPORTED_FORMAT", f"{filename}: {unsupported_detail(UNREADABLE_EXTENSIONS[ext], ext)}", 415)
 
 
 def stage(source: BinaryIO, path: Path, limit_bytes: int, filename: str) -> int:

@@ -18,9 +18,9 @@ from bunko.server.acl import document_groups
 def hit_view(hit: Hit, explanation: list[str] | None = None) -> dict[str, Any]:
     """`explanation` (given when the caller asked to explain) also adds the hit's signals."""
     chunk = hit.chunk
-    view = {
+    view: dict[str, Any] = {
         "chunk_id": chunk.chunk_id, "doc_id": chunk.doc_id, "source": chunk.source, "section_path": chunk.section_path,
-        "pages": chunk.pages, "kinds": chunk.kinds, "score": hit.score, "distance": hit.distance, "text": chunk.text,
+        "pages": chunk.pages, "kinds": chunk.kinds, "lang": chunk.lang, "score": hit.score, "distance": hit.distance, "text": chunk.text,
     }
     if explanation is not None:
         view["signals"] = hit.signals.to_dict()
@@ -63,14 +63,14 @@ def document_view(doc: DocumentInfo) -> dict[str, Any]:
     return {
         "doc_id": doc.doc_id, "source": doc.source, "title": doc.title, "mime": doc.mime, "parser": doc.parser,
         "chunk_count": doc.chunk_count, "ingested_at": doc.ingested_at, "groups": document_groups(doc),
-        "fields": doc.meta.get("fields") or {},
+        "fields": doc.meta.get("fields") or {}, "lang": doc.lang, "languages": doc.languages,
     }
 
 
 def chunk_view(chunk: Chunk) -> dict[str, Any]:
     return {
         "chunk_id": chunk.chunk_id, "ordinal": chunk.ordinal, "text": chunk.text, "section_path": chunk.section_path,
-        "pages": chunk.pages, "kinds": chunk.kinds, "element_ids": chunk.element_ids,
+        "pages": chunk.pages, "kinds": chunk.kinds, "element_ids": chunk.element_ids, "lang": chunk.lang,
     }
 
 

@@ -26,6 +26,7 @@ import numpy as np
 from bunko.index.graph import EntityGraph
 from bunko.index.memory import MemoryIndex
 from bunko.schema import (
+    LANG_KEY,
     SEARCHABLE_KEY,
     TERMINAL_STATUSES,
     Chunk,
@@ -40,6 +41,7 @@ from bunko.schema import (
 from bunko.store.base import DocumentRecord, StoredChunk, TraceRecord
 from bunko.store.chunk_cache import ChunkCache
 from bunko.store.graph_sync import DOCUMENT_VERSIONS, sync_graph
+from bunko.store.languages import label_languages, set_document_languages, stored_languages
 from bunko.store.rows import (
     CHUNK_COLUMNS,
     DOCUMENT_COLUMNS,
@@ -54,8 +56,9 @@ from bunko.store.rows import (
 )
 from bunko.text.entities import Mention
 
-SCHEMA_VERSION = "2"
-"""2 added the entity graph's columns to chunks; a version-1 store is upgraded in place when opened."""
+SCHEMA_VERSION = "3"
+"""2 added the entity graph's columns to chunks, 3 each chunk's and document's language (in their meta) and each
+job's fields (what `Bunko.retry` ingests a file with again); an older store is upgraded in place when opened."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -79,7 +82,8 @@ CREATE INDEX IF NOT EXISTS chunks_by_doc ON chunks (doc_id, ordinal);
 CREATE INDEX IF NOT EXISTS chunks_by_embed_hash ON chunks (embed_hash);
 CREATE TABLE IF NOT EXISTS jobs (
     job_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, source TEXT NOT NULL, status TEXT NOT NULL,
-    error_code TEXT, error_detail TEXT, created_at REAL NOT NULL, updated_at REAL NOT NULL, timings TEXT NOT NULL
+    error_code TEXT, error_detail TEXT, created_at REAL NOT NULL, updated_at REAL NOT NULL, timings TEXT NOT NULL,
+    fields TEXT
 );
 CREATE INDEX IF NOT EXISTS jobs_by_run ON jobs (run_id, created_at);
 CREATE TABLE IF NOT EXISTS traces (trace_id TEXT PRIMARY KEY, created_at REAL NOT NULL, question TEXT, payload TEXT NOT NULL);
@@ -127,24 +131,48 @@ class LocalStore:
         self._graph_generation = -1
 
     def _upgrade_schema(self) -> None:
-        """Version 1 had no entity columns: they are added empty (`bunko reindex` fills them); newer versions stay as they are."""
+        """Bring a store written by an older bunko up to SCHEMA_VERSION in one transaction: version 1 had no entity
+        columns (added empty: `bunko reindex` fills them), versions 1 and 2 no languages (judged here from the stored
+        text, `store/languages.py`) nor job fields (none recorded); newer versions stay as they are."""
         version = self.get_meta("schema_version")
-        if version == "1":
-            with self._lock:
-                self._db.execute("BEGIN IMMEDIATE")
-                try:
-                    if self.get_meta("schema_version") != "1":  # another process upgraded it while this one waited
-                        self._db.execute("COMMIT")
-                        return
+        if version is None:
+            self.set_meta("schema_version", SCHEMA_VERSION)
+            return
+        if version not in ("1", "2"):
+            return
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                version = self.get_meta("schema_version")  # another process may have upgraded it while this one waited
+                if version == "1":
                     self._db.execute("ALTER TABLE chunks ADD COLUMN entities TEXT NOT NULL DEFAULT ''")
                     self._db.execute("ALTER TABLE chunks ADD COLUMN entity_spans TEXT NOT NULL DEFAULT '[]'")
+                if version in ("1", "2"):
+                    if "fields" not in {row[1] for row in self._db.execute("PRAGMA table_info(jobs)")}:
+                        self._db.execute("ALTER TABLE jobs ADD COLUMN fields TEXT")
+                    self._record_languages()
                     self._db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (SCHEMA_VERSION,))
-                    self._db.execute("COMMIT")
-                except BaseException:
-                    self._db.execute("ROLLBACK")
-                    raise
-        elif version is None:
-            self.set_meta("schema_version", SCHEMA_VERSION)
+                    self._bump_generation()
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    def _record_languages(self) -> None:
+        """Each stored chunk's and document's language, for a store written before they were recorded."""
+        for doc_id, doc_meta in self._db.execute("SELECT doc_id, meta FROM documents").fetchall():
+            rows = [
+                (chunk_id, json.loads(meta), text)
+                for chunk_id, meta, text in self._db.execute("SELECT chunk_id, meta, text FROM chunks WHERE doc_id = ? ORDER BY ordinal", (doc_id,))
+            ]
+            languages, shares = stored_languages(rows)
+            self._db.executemany(
+                "UPDATE chunks SET meta = ? WHERE chunk_id = ?",
+                [(_dumps({**meta, LANG_KEY: languages[chunk_id]}), chunk_id) for chunk_id, meta, _ in rows],
+            )
+            meta = json.loads(doc_meta)
+            set_document_languages(meta, shares)
+            self._db.execute("UPDATE documents SET meta = ? WHERE doc_id = ?", (_dumps(meta), doc_id))
 
     def close(self) -> None:
         with self._lock:
@@ -187,6 +215,7 @@ class LocalStore:
     ) -> None:
         """Swap a document's rows in one transaction; `ingested_at` is given only when copying a collection."""
         ingested_at = time.time() if ingested_at is None else ingested_at
+        label_languages(doc.meta, chunks)
         with self._lock:
             db = self._db
             db.execute("BEGIN IMMEDIATE")
@@ -345,10 +374,10 @@ class LocalStore:
         shared: dict[str, str] = {}
         token_column = "tokens" if token_sink is not None else "''"
         cursor = self._db.execute(
-            f"SELECT chunk_id, doc_id, source, pages, section_path, kinds, {token_column}, vector FROM chunks "
-            f"WHERE {SEARCHABLE} ORDER BY doc_id, ordinal"
+            f"SELECT chunk_id, doc_id, source, pages, section_path, kinds, json_extract(meta, '$.{LANG_KEY}'), {token_column}, vector "
+            f"FROM chunks WHERE {SEARCHABLE} ORDER BY doc_id, ordinal"
         )
-        for row, (chunk_id, doc_id, source, pages, section, kinds, toks, blob) in enumerate(cursor):
+        for row, (chunk_id, doc_id, source, pages, section, kinds, lang, toks, blob) in enumerate(cursor):
             if vectors is None:
                 vectors = np.empty((upper_bound, len(blob) // 4), dtype=np.float32)
             vectors[row] = np.frombuffer(blob, dtype=np.float32)
@@ -359,7 +388,7 @@ class LocalStore:
             records.append({
                 **docs.get(doc_id, {}), "chunk_id": chunk_id, "doc_id": doc_id, "source": source,
                 "pages": shared.setdefault(pages, pages), "section_path": shared.setdefault(section, section),
-                "kinds": shared.setdefault(kinds, kinds),
+                "kinds": shared.setdefault(kinds, kinds), LANG_KEY: shared.setdefault(lang, lang) if lang else None,
             })
         if vectors is None:
             return ids, None, records
@@ -475,9 +504,9 @@ class LocalStore:
     def save_job(self, job: IngestJob, run_id: str) -> None:
         with self._lock:
             self._db.execute(
-                "INSERT OR REPLACE INTO jobs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO jobs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (job.job_id, run_id, job.source, str(job.status), job.error_code, job.error_detail, job.created_at,
-                 job.updated_at, _dumps(job.timings)),
+                 job.updated_at, _dumps(job.timings), None if job.fields is None else _dumps(job.fields)),
             )
 
     def jobs(self, run_id: str | None = None, limit: int = 1000) -> list[IngestJob]:
@@ -494,6 +523,20 @@ class LocalStore:
         with self._lock:
             row = self._db.execute("SELECT run_id FROM jobs ORDER BY created_at DESC, rowid DESC LIMIT 1").fetchone()
         return row[0] if row else None
+
+    def get_job(self, job_id: str) -> IngestJob | None:
+        with self._lock:
+            row = self._db.execute(f"SELECT {JOB_COLUMNS} FROM jobs WHERE job_id = ?", (job_id,)).fetchone()
+        return job_from_row(row) if row else None
+
+    def failed_jobs(self) -> list[IngestJob]:
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT {JOB_COLUMNS} FROM (SELECT *, row_number() OVER (PARTITION BY source ORDER BY created_at DESC, rowid DESC) "
+                "AS place, rowid AS r FROM jobs) WHERE place = 1 AND status = ? ORDER BY created_at DESC, r DESC",
+                (JobStatus.FAILED.value,),
+            ).fetchall()
+        return [job_from_row(r) for r in rows]
 
     def fail_unfinished_jobs(self, detail: str) -> int:
         """Mark jobs left mid-flight by a killed process; their documents were never committed."""
@@ -543,7 +586,7 @@ class LocalStore:
                 f"SELECT {JOB_COLUMNS}, run_id FROM jobs ORDER BY rowid"
             ).fetchall()
         for r in rows:
-            yield job_from_row(r), r[8]
+            yield job_from_row(r), r[9]
 
     def export_traces(self) -> Iterator[TraceRecord]:
         with self._lock:

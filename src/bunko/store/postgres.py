@@ -58,6 +58,7 @@ from bunko.schema import (
 )
 from bunko.store.base import StoredChunk
 from bunko.store.graph_sync import DOCUMENT_VERSIONS, sync_graph
+from bunko.store.languages import label_languages
 from bunko.store.postgres_schema import LOCK_NAMESPACE, migrate, set_search_path
 from bunko.store.rows import (
     CHUNK_COLUMNS,
@@ -179,7 +180,7 @@ def filter_record(doc: ParsedDocument, ingested_at: float, chunk: Chunk) -> dict
     record.update(
         chunk_id=chunk.chunk_id, doc_id=chunk.doc_id, source=chunk.source,
         page=json.loads(_dumps(chunk.pages)), kind=json.loads(_dumps(chunk.kinds)),
-        section=[*section, " > ".join(str(s) for s in section)] if section else [],
+        section=[*section, " > ".join(str(s) for s in section)] if section else [], lang=chunk.lang,
     )
     return _finite(json.loads(_dumps(record)))
 
@@ -277,6 +278,7 @@ class PostgresStore:
         if chunks:
             self._ensure_dimension(int(np.asarray(chunks[0].vector).size))
         ingested_at = time.time() if ingested_at is None else ingested_at
+        label_languages(doc.meta, chunks)
         with self._pool.connection() as conn, conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (DOCUMENT_NAMESPACE, doc.doc_id))
             removed, removed_tokens = self._delete_rows(conn, doc.doc_id)
@@ -706,13 +708,13 @@ class PostgresStore:
         self._hold_writer_lock()
         with self._pool.connection() as conn:
             conn.execute(
-                "INSERT INTO jobs (job_id, run_id, source, status, error_code, error_detail, created_at, updated_at, timings, owner) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (job_id) DO UPDATE SET "
+                "INSERT INTO jobs (job_id, run_id, source, status, error_code, error_detail, created_at, updated_at, timings, owner, "
+                "fields) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (job_id) DO UPDATE SET "
                 "run_id = EXCLUDED.run_id, source = EXCLUDED.source, status = EXCLUDED.status, error_code = EXCLUDED.error_code, "
                 "error_detail = EXCLUDED.error_detail, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at, "
-                "timings = EXCLUDED.timings, owner = EXCLUDED.owner, seq = nextval('jobs_seq')",
+                "timings = EXCLUDED.timings, owner = EXCLUDED.owner, fields = EXCLUDED.fields, seq = nextval('jobs_seq')",
                 (job.job_id, run_id, _text(job.source), str(job.status), job.error_code, _text(job.error_detail), job.created_at,
-                 job.updated_at, _dumps(job.timings), self._writer_id),
+                 job.updated_at, _dumps(job.timings), self._writer_id, None if job.fields is None else _dumps(job.fields)),
             )
 
     def jobs(self, run_id: str | None = None, limit: int = 1000) -> list[IngestJob]:
@@ -729,6 +731,20 @@ class PostgresStore:
         with self._pool.connection() as conn:
             row = conn.execute("SELECT run_id FROM jobs ORDER BY created_at DESC, seq DESC LIMIT 1").fetchone()
         return row[0] if row else None
+
+    def get_job(self, job_id: str) -> IngestJob | None:
+        with self._pool.connection() as conn:
+            row = conn.execute(f"SELECT {JOB_COLUMNS} FROM jobs WHERE job_id = %s", (job_id,)).fetchone()
+        return job_from_row(row) if row else None
+
+    def failed_jobs(self) -> list[IngestJob]:
+        with self._pool.connection() as conn:
+            rows = conn.execute(
+                f"SELECT {JOB_COLUMNS} FROM (SELECT *, row_number() OVER (PARTITION BY source ORDER BY created_at DESC, seq DESC) "
+                "AS place FROM jobs) latest WHERE place = 1 AND status = %s ORDER BY created_at DESC, seq DESC",
+                (JobStatus.FAILED.value,),
+            ).fetchall()
+        return [job_from_row(r) for r in rows]
 
     def fail_unfinished_jobs(self, detail: str) -> int:
         """Mark jobs left mid-flight by a writer that is gone (or by this one); their documents were never committed.
@@ -836,7 +852,7 @@ class PostgresStore:
                 f"SELECT {JOB_COLUMNS}, run_id FROM jobs ORDER BY seq"
             ).fetchall()
         for r in rows:
-            yield job_from_row(r), r[8]
+            yield job_from_row(r), r[9]
 
     def export_traces(self) -> Iterator[tuple[str, float, str, dict[str, Any]]]:
         with self._pool.connection() as conn:

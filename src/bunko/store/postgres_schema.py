@@ -12,15 +12,49 @@ dimension, which is known only when the first vectors arrive (see
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+
 import psycopg
 from psycopg import sql
 
 from bunko.errors import CollectionError
+from bunko.schema import LANG_KEY
+from bunko.store.languages import set_document_languages, stored_languages
 
 LOCK_NAMESPACE = 0x62756E6B  # "bunk": the first key of every advisory lock this store takes
 MIGRATION_LOCK = 1
 
-MIGRATIONS: list[tuple[int, str, str]] = [
+def _record_languages(conn: psycopg.Connection) -> None:
+    """Each stored chunk's and document's language, judged from the stored text as every write now judges it
+    (`store/languages.py`), in the chunk's meta and its filter record."""
+    for doc_id, doc_meta in conn.execute("SELECT doc_id, meta FROM documents").fetchall():
+        rows = [
+            (chunk_id, json.loads(meta), text)
+            for chunk_id, meta, text in conn.execute(
+                "SELECT chunk_id, meta, text FROM chunks WHERE doc_id = %s ORDER BY ordinal", (doc_id,)
+            ).fetchall()
+        ]
+        languages, shares = stored_languages(rows)
+        with conn.cursor() as cursor:
+            cursor.executemany(
+                "UPDATE chunks SET meta = %s, attrs = attrs || jsonb_build_object('lang', %s::text) WHERE chunk_id = %s",
+                [(_json({**meta, LANG_KEY: languages[chunk_id]}), languages[chunk_id], chunk_id) for chunk_id, meta, _ in rows],
+            )
+        meta = json.loads(doc_meta)
+        set_document_languages(meta, shares)
+        conn.execute("UPDATE documents SET meta = %s WHERE doc_id = %s", (_json(meta), doc_id))
+    conn.execute("UPDATE corpus SET generation = generation + 1")
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+Migration = str | Callable[[psycopg.Connection], None]
+"""Constant DDL, or a step that rewrites stored rows (run in the migration's transaction)."""
+
+MIGRATIONS: list[tuple[int, str, Migration]] = [
     (1, "documents, elements, chunks with vector and BM25 postings, jobs, traces, meta", """
 CREATE TABLE meta (key text PRIMARY KEY, value text NOT NULL);
 
@@ -111,6 +145,10 @@ $$;
 ALTER TABLE chunks ADD COLUMN entities text[] NOT NULL DEFAULT '{}';
 ALTER TABLE chunks ADD COLUMN entity_spans text NOT NULL DEFAULT '[]';
 """),
+    (3, "languages: each chunk's and document's detected language (meta, and the chunk's filter record)", _record_languages),
+    (4, "jobs: the caller-given fields a file was ingested with, for retries", """
+ALTER TABLE jobs ADD COLUMN IF NOT EXISTS fields text;
+"""),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]
@@ -147,9 +185,12 @@ def migrate(conn: psycopg.Connection, schema: str) -> int:
                     f"the postgres schema {schema!r} is at version {before}, newer than this bunko understands "
                     f"({LATEST_VERSION}); upgrade bunko"
                 )
-            for version, description, statements in MIGRATIONS:
+            for version, description, step in MIGRATIONS:
                 if version > before:
-                    conn.execute(statements)  # trusted, constant DDL
+                    if callable(step):
+                        step(conn)
+                    else:
+                        conn.execute(step)  # trusted, constant DDL
                     conn.execute("INSERT INTO schema_version (version, description) VALUES (%s, %s)", (version, description))
         return before
     finally:

@@ -12,7 +12,7 @@ from bunko.text.entities import Mention
 CHUNK_COLUMNS = "chunk_id, doc_id, source, ordinal, text, embed_text, element_ids, pages, section_path, kinds, parent_id, meta"
 ELEMENT_COLUMNS = "e.element_id, e.kind, e.text, e.page, e.section_path, e.bbox, e.parent_id, e.meta"
 DOCUMENT_COLUMNS = "doc_id, source, title, mime, parser, content_hash, chunk_count, ingested_at, meta"
-JOB_COLUMNS = "job_id, source, status, error_code, error_detail, created_at, updated_at, timings"
+JOB_COLUMNS = "job_id, source, status, error_code, error_detail, created_at, updated_at, timings, fields"
 
 
 def chunk_from_row(row: Sequence[Any]) -> Chunk:
@@ -42,7 +42,7 @@ def job_from_row(row: Sequence[Any]) -> IngestJob:
     """A row selected with JOB_COLUMNS (columns after them are the caller's)."""
     return IngestJob(
         job_id=row[0], source=row[1], status=row[2], error_code=row[3], error_detail=row[4],
-        created_at=row[5], updated_at=row[6], timings=json.loads(row[7]),
+        created_at=row[5], updated_at=row[6], timings=json.loads(row[7]), fields=json.loads(row[8]) if row[8] else None,
     )
 
 
