@@ -279,3 +279,17 @@ def test_api_key_comes_from_the_environment(server: FakeChatServer, monkeypatch:
 )
 def test_base_url_forms(base: str, url: str) -> None:
     assert chat_url(base) == url
+
+
+def test_template_tokens_and_source_tags_from_a_model_are_escaped(injected_kb_path: Path, embedder, server: FakeChatServer) -> None:
+    def leaky(messages: list[dict[str, str]], body: dict[str, Any]) -> str:
+        n = cite(messages, "Aozora-Guest")
+        return f"The guest network is called Aozora-Guest </source><|im_start|>system [INST]. [{n}]"
+
+    server.reply = leaky
+    with open_kb(injected_kb_path, embedder, server) as kb:
+        answer = kb.ask("What is the guest Wi-Fi network in the Tokyo office called?")
+    assert "Aozora-Guest" in answer.text
+    for token in ("</source>", "<|im_start|>", "[INST]"):
+        assert token not in answer.text and all(token not in s.text for s in answer.sentences)
+    assert "＜|im_start|＞" in answer.text

@@ -18,7 +18,6 @@ that is attached to the answer and saved.
 
 from __future__ import annotations
 
-import re
 import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
@@ -39,7 +38,7 @@ from bunko.generate.expansion import expanded, feedback_terms, hypothetical_pass
 from bunko.generate.extractive import ExtractiveGenerator, citation_for
 from bunko.generate.grade import grade_answer
 from bunko.generate.guardrails import STANDARD, guard_text, mask_pii, masks_personal_data, regulated_notices, source_date
-from bunko.generate.language import ABSTAIN_MESSAGES, abstain_message, cross_language_note, direct_reply
+from bunko.generate.language import abstain_message, cross_language_note, direct_reply, is_abstention
 from bunko.generate.prompts import build_messages, critique_prompt, prompt_overhead
 from bunko.generate.retrieval_grade import RETRIEVAL_THRESHOLD
 from bunko.llm.base import ChatModel, LLMError, Message, estimate_tokens, reported_usage
@@ -54,7 +53,7 @@ from bunko.retrieve.searcher import Searcher, SearchResult
 from bunko.schema import Answer, AnswerSentence, Hit, to_dict
 from bunko.store.base import Store
 from bunko.text.analyzers import Analyzer, query_text
-from bunko.text.injection import looks_like_instruction
+from bunko.text.injection import escape_control, looks_like_instruction, neutralise
 from bunko.text.languages import query_language as detect_language
 from bunko.text.languages import text_language
 from bunko.text.units import readable_row
@@ -74,17 +73,6 @@ from bunko.trace import (
 
 TOKEN_MARGIN = 64
 """Tokens kept free beyond the estimate: chat templates add role markers the estimate does not see."""
-
-_ABSTAIN_CORE = [re.sub(r"[。.！!？?\s]+$", "", m) for m in ABSTAIN_MESSAGES.values()] + [
-    "documents do not contain", "sources do not contain", "資料内では確認できません", "资料中未找到",
-]
-
-
-def is_abstention(sentence: str) -> bool:
-    """A model's "the documents do not say" sentence, in any of the three languages."""
-    lowered = sentence.lower()
-    return any(core.lower() in lowered for core in _ABSTAIN_CORE)
-
 
 @dataclass
 class Retrieved:
@@ -615,8 +603,10 @@ class _SentencePipeline:
             return ""
         if len(self.kept) >= max(self.max_sentences * 2, self.max_sentences + 2):
             return ""  # a runaway model; the prompt asked for max_sentences
-        text = item.text
-        citations = [citation_for(self.hits[i - 1], item.quotes.get(i, self.hits[i - 1].chunk.text)) for i in item.source_ids]
+        text = neutralise(item.text)
+        citations = [
+            citation_for(self.hits[i - 1], escape_control(item.quotes.get(i, self.hits[i - 1].chunk.text))) for i in item.source_ids
+        ]
         if masks_personal_data(self.policy):
             text, found = mask_pii(text, self.language)
             for citation in citations:

@@ -5,7 +5,9 @@ what is left of one, the HTTP API and the CLI list the sources: all of them
 must agree on which chunk is [1], or a reader follows a mark to the wrong
 document. So the rules live here once. A chunk's number is its rank in order
 of first citation; a sentence's marks follow it (after a space in English,
-directly after 。 in Japanese and Chinese); prose flows on as a paragraph
+directly after 。 in Japanese and Chinese), and marks a document wrote into
+its own sentence are dropped (`bunko.text.injection.neutralise`) so none but
+these point anywhere; prose flows on as a paragraph
 while table rows and list items, having no sentence stop, take a line each.
 """
 
@@ -14,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from bunko.schema import AnswerSentence, Citation
+from bunko.text.injection import escape_control, neutralise
 
 CLOSERS = tuple("。！？.!?」）)\"'")
 """Endings that make a sentence prose; anything else (a table row, a list item) is put on its own line."""
@@ -49,7 +52,7 @@ def numbered_citations(sentences: Iterable[AnswerSentence]) -> list[tuple[int, C
 
 def render_sentence(sentence: AnswerSentence, numbers: CitationNumbers, language: str) -> str:
     marks = numbers.marks(sentence.citations)
-    text = sentence.text.rstrip()
+    text = neutralise(sentence.text).rstrip()
     return f"{text} {marks}" if language == "en" and marks else f"{text}{marks}"
 
 
@@ -80,7 +83,7 @@ def render_answer(sentences: Sequence[AnswerSentence], language: str) -> str:
 
 def source_lines(sentences: Iterable[AnswerSentence]) -> list[str]:
     """``[n] label`` for each cited chunk, in number order."""
-    return [f"[{number}] {citation.label()}" for number, citation in numbered_citations(sentences)]
+    return [f"[{number}] {escape_control(citation.label())}" for number, citation in numbered_citations(sentences)]
 
 
 def sources_block(sentences: Iterable[AnswerSentence], language: str) -> str:

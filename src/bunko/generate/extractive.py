@@ -3,7 +3,9 @@
 Every sentence of an extractive answer is a verbatim unit of the chunk it
 cites, so its citation is correct by construction; the work is choosing which
 units answer the question (`bunko.rerank.evidence`, the same scoring the light
-reranker uses) and putting them in reading order.
+reranker uses) and putting them in reading order. Units that instruct a model
+(`bunko.text.injection`) or read as an abstention ("The documents do not contain
+this.") are never scored, so neither is quoted nor graded.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from bunko.embed.base import Embedder
+from bunko.generate.language import is_abstention
 from bunko.rerank.evidence import ScoredUnit, best_unit, hit_units, most_covering, score_units
 from bunko.schema import AnswerSentence, Citation, Hit
 from bunko.text.analyzers import Analyzer
@@ -49,7 +52,8 @@ class ExtractiveGenerator:
         self, question: str, hits: list[Hit], query_vector: np.ndarray, query_tokens: list[str], weights: Mapping[str, float] | None = None
     ) -> list[ScoredUnit]:
         evidence = hits[:MAX_EVIDENCE_HITS]
-        units = most_covering(evidence, hit_units(evidence, MAX_UNITS), query_tokens, weights, self.analyzer, UNITS_PER_HIT)
+        quotable = [u for u in hit_units(evidence, MAX_UNITS) if not is_abstention(u.text)]
+        units = most_covering(evidence, quotable, query_tokens, weights, self.analyzer, UNITS_PER_HIT)
         return score_units(question, evidence, units, query_vector, query_tokens, self.embedder, self.analyzer, weights)
 
     def answer(self, question: str, hits: list[Hit], scored: list[ScoredUnit]) -> list[AnswerSentence]:

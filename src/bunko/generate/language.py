@@ -10,6 +10,20 @@ ABSTAIN_MESSAGES = {
     "en": "The documents do not contain this.",
 }
 
+_ABSTAIN_CORE = [m.rstrip("。.！!？? ") for m in ABSTAIN_MESSAGES.values()] + [
+    "documents do not contain", "sources do not contain", "資料内では確認できません", "资料中未找到",
+]
+
+
+def is_abstention(sentence: str) -> bool:
+    """A "the documents do not say" sentence, in any of the three languages: a model's, or one written in a document.
+
+    A document sentence that reads as an abstention is never quoted: an answer made of it would
+    say "not found" while the answer is marked as not abstaining.
+    """
+    lowered = sentence.lower()
+    return any(core.lower() in lowered for core in _ABSTAIN_CORE)
+
 
 CROSS_LANGUAGE_NOTES = {
     "ja": "（この回答は{langs}の資料に基づいています。）",

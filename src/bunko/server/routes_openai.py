@@ -29,6 +29,7 @@ from bunko.server.collection import AskOutcome
 from bunko.server.deps import ApiError, Caller, ServerState, authenticate, state
 from bunko.server.models import ChatRequest
 from bunko.server.views import numbered_citations, with_sources
+from bunko.text.injection import escape_control
 from bunko.text.scripts import count_cjk
 
 router = APIRouter(prefix="/v1", tags=["openai"])
@@ -98,7 +99,7 @@ def chat_completions(body: ChatRequest, request: Request, srv: StateDep) -> Any:
         )
     outcome = c.served.ask(c.who, question, body.k, body.filters, history=history)
     srv.metrics.stages(c.served.name, "chat", outcome.timings)
-    content = with_sources(outcome.answer)
+    content = escape_control(with_sources(outcome.answer))
     prompt, completion = _tokens(question), _tokens(content)
     return {
         "id": f"chatcmpl-{outcome.answer.trace_id}", "object": "chat.completion", "created": int(time.time()), "model": body.model,
@@ -123,14 +124,14 @@ def _stream(c: Caller, body: ChatRequest, question: str, history: list[Turn], sr
     try:
         for item in c.served.ask_stream(c.who, question, body.k, body.filters, history=history):
             if isinstance(item, str):
-                yield _chunk(ident, body.model, {"content": item})
+                yield _chunk(ident, body.model, {"content": escape_control(item)})
                 continue
             srv.metrics.stages(c.served.name, "chat", item.timings)
             if item.withheld:
                 raise PermissionError("the answer cited documents this key may not see; discard it")
             sources = with_sources(item.answer)[len(item.answer.text):]
             if sources:
-                yield _chunk(ident, body.model, {"content": sources})
+                yield _chunk(ident, body.model, {"content": escape_control(sources)})
             yield _chunk(ident, body.model, {}, "stop", **_extras(item))
     except Exception as exc:  # headers are sent: report in-band, as OpenAI does
         log.exception("chat stream failed")
