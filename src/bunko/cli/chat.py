@@ -9,7 +9,18 @@ import typer
 from rich.markup import escape
 
 from bunko.cli.query import choose_answering
-from bunko.cli.shared import CollectionOption, ModeOption, console, errors, open_kb, parse_filters, run
+from bunko.cli.shared import (
+    CollectionOption,
+    GeneratorOption,
+    ModelPathOption,
+    ModeOption,
+    PolicyOption,
+    console,
+    errors,
+    open_kb,
+    parse_filters,
+    run,
+)
 from bunko.errors import BunkoError
 from bunko.generate.citation_marks import source_lines
 from bunko.generate.conversation import Turn
@@ -23,12 +34,9 @@ def chat(
     section: Annotated[str | None, typer.Option(help="Only chunks under this section.")] = None,
     where: Annotated[str | None, typer.Option(help="Filter as JSON.")] = None,
     mode: ModeOption = None,
-    generator: Annotated[
-        str | None,
-        typer.Option(help="extractive, or llm for the [llm] model (openai or llamacpp by name); default: [answer] generator."),
-    ] = None,
-    model_path: Annotated[str | None, typer.Option(help="A GGUF file for the llamacpp generator (default: [llm] model_path).")] = None,
-    policy: Annotated[str | None, typer.Option(help="standard, strict or regulated (default: [answer] policy).")] = None,
+    generator: GeneratorOption = None,
+    model_path: ModelPathOption = None,
+    policy: PolicyOption = None,
     collection: CollectionOption = None,
 ) -> None:
     """A conversation in the terminal: cited answers, follow-ups read with the turns before them.

@@ -63,8 +63,7 @@ def ingest(
             "warnings": [{"source": source, "warning": warning} for source, warning in report.warnings],
         })
     else:
-        for job in report.failed:
-            errors.print(f"[red]FAILED[/red] {escape(job.source)}: {job.error_code} {escape(job.error_detail or '')}")
+        print_failed(report.failed)
         for source, warning in report.warnings:
             errors.print(f"[yellow]warning[/yellow] {escape(source)}: {escape(warning)}")
         for source in report.pruned:
@@ -75,6 +74,11 @@ def ingest(
         )
     if not report.ok:
         raise typer.Exit(1)
+
+
+def print_failed(jobs: list[IngestJob]) -> None:
+    for job in jobs:
+        errors.print(f"[red]FAILED[/red] {escape(job.source)}: {job.error_code} {escape(job.error_detail or '')}")
 
 
 def status(collection: CollectionOption = None, as_json: JsonOption = False) -> None:
@@ -135,8 +139,7 @@ def retry(
     if as_json:
         print_json({"run_id": report.run_id, "jobs": [to_dict(j) for j in report.jobs]})
     else:
-        for job in report.failed:
-            errors.print(f"[red]FAILED[/red] {escape(job.source)}: {job.error_code} {escape(job.error_detail or '')}")
+        print_failed(report.failed)
         console.print(
             f"{len(report.jobs)} retried: {report.count(JobStatus.READY)} indexed, {report.count(JobStatus.SKIPPED)} unchanged, "
             f"{len(report.failed)} failed"

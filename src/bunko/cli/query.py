@@ -14,8 +14,11 @@ from bunko.cli.documents import ingest
 from bunko.cli.shared import (
     SAMPLES_DOCS,
     CollectionOption,
+    GeneratorOption,
     JsonOption,
+    ModelPathOption,
     ModeOption,
+    PolicyOption,
     console,
     fail,
     open_kb,
@@ -104,12 +107,9 @@ def ask(
     where: Annotated[str | None, typer.Option(help="Filter as JSON.")] = None,
     stream: Annotated[bool, typer.Option("--stream", help="Print each sentence as soon as it passes the citation check.")] = False,
     mode: ModeOption = None,
-    generator: Annotated[
-        str | None,
-        typer.Option(help="extractive, or llm for the [llm] model (openai or llamacpp by name); default: [answer] generator."),
-    ] = None,
-    model_path: Annotated[str | None, typer.Option(help="A GGUF file for the llamacpp generator (default: [llm] model_path).")] = None,
-    policy: Annotated[str | None, typer.Option(help="standard, strict or regulated (default: [answer] policy).")] = None,
+    generator: GeneratorOption = None,
+    model_path: ModelPathOption = None,
+    policy: PolicyOption = None,
     collection: CollectionOption = None,
     as_json: JsonOption = False,
 ) -> None:

@@ -43,9 +43,15 @@ ModeOption = Annotated[
     str | None,
     typer.Option(
         "--route", "--mode",
-        help="Force a search mode: hybrid, dense, keyword, graph, graph-local or graph-global (default: the router's choice).",
+        help="Force a search mode: hybrid, dense, keyword, graph, graph-local, graph-global or tree (default: the router's choice).",
     ),
 ]
+GeneratorOption = Annotated[
+    str | None,
+    typer.Option(help="extractive, or llm for the \\[llm] model (openai or llamacpp by name); default: \\[answer] generator."),
+]
+ModelPathOption = Annotated[str | None, typer.Option(help="A GGUF file for the llamacpp generator (default: \\[llm] model_path).")]
+PolicyOption = Annotated[str | None, typer.Option(help="standard, strict or regulated (default: \\[answer] policy).")]
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:

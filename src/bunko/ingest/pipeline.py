@@ -71,13 +71,10 @@ def entity_extractor(config: Config) -> EntityExtractor | None:
     return LLMEntityExtractor(model)
 
 
-@dataclass
-class IngestReport:
-    run_id: str
-    jobs: list[IngestJob] = field(default_factory=list)
-    pruned: list[str] = field(default_factory=list)
-    warnings: list[tuple[str, str]] = field(default_factory=list)
-    """(source, warning) for documents indexed with a problem set aside, e.g. malformed front matter ignored."""
+class JobTally:
+    """What a run's jobs add up to: the counts a report prints (ingest's and a source sync's)."""
+
+    jobs: list[IngestJob]
 
     def count(self, status: JobStatus) -> int:
         return sum(1 for job in self.jobs if job.status == status)
@@ -85,6 +82,15 @@ class IngestReport:
     @property
     def failed(self) -> list[IngestJob]:
         return [job for job in self.jobs if job.status == JobStatus.FAILED]
+
+
+@dataclass
+class IngestReport(JobTally):
+    run_id: str
+    jobs: list[IngestJob] = field(default_factory=list)
+    pruned: list[str] = field(default_factory=list)
+    warnings: list[tuple[str, str]] = field(default_factory=list)
+    """(source, warning) for documents indexed with a problem set aside, e.g. malformed front matter ignored."""
 
     @property
     def ok(self) -> bool:

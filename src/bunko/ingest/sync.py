@@ -28,7 +28,7 @@ from typing import Any
 from bunko.errors import BunkoError, DocumentError
 from bunko.ingest.connectors.base import Item, Listing, Source
 from bunko.ingest.connectors.registry import matches
-from bunko.ingest.pipeline import Ingestor, Progress
+from bunko.ingest.pipeline import Ingestor, JobTally, Progress
 from bunko.ingest.sources import SourceFile
 from bunko.schema import ErrorCode, IngestJob, JobStatus
 from bunko.store.base import Store
@@ -38,7 +38,7 @@ SAVE_EVERY = 50
 
 
 @dataclass
-class SyncReport:
+class SyncReport(JobTally):
     source: str
     run_id: str
     jobs: list[IngestJob] = field(default_factory=list)
@@ -49,13 +49,6 @@ class SyncReport:
     error: str | None = None
     """The source could not be listed: nothing was synced or deleted."""
     detail: dict[str, Any] = field(default_factory=dict)
-
-    def count(self, status: JobStatus) -> int:
-        return sum(1 for job in self.jobs if job.status == status)
-
-    @property
-    def failed(self) -> list[IngestJob]:
-        return [job for job in self.jobs if job.status == JobStatus.FAILED]
 
     @property
     def ok(self) -> bool:
