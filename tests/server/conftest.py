@@ -84,3 +84,15 @@ def get(app_client: TestClient, served: tuple[ServedCollection, dict[str, str]])
         return app_client.get("/api/collections/kb" + path, params=params, headers=headers)
 
     return request
+
+
+@pytest.fixture(scope="session")
+def samples_live(tmp_path_factory: pytest.TempPathFactory, embedder: UseM3Embedder, samples_dir: Path) -> Iterator[Live]:
+    """The samples served as "handbook" by a real server, with one reader key, "app"."""
+    kb = Bunko(tmp_path_factory.mktemp("handbook") / "handbook", embedder=embedder)
+    assert kb.ingest([samples_dir]).ok
+    served = ServedCollection("handbook", kb)
+    key = served.keys.create("app", "reader")
+    with running([served]) as live:
+        live.keys = {"app": key}
+        yield live

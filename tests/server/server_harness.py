@@ -4,6 +4,7 @@ for kill -9), upload and job helpers, documents."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import random
 import signal
@@ -311,3 +312,12 @@ def served_with_group_keys(kb: Any) -> Iterator[tuple[ServedCollection, GroupKey
     finally:
         collection.keys.close()
         kb.close()
+
+
+def sse_events(text: str) -> list[tuple[str, Any]]:
+    """A server-sent event stream's (event, data) pairs, in order."""
+    events = []
+    for frame in text.strip().split("\n\n"):
+        lines = dict(line.split(": ", 1) for line in frame.splitlines())
+        events.append((lines["event"], json.loads(lines["data"])))
+    return events

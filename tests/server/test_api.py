@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from server_harness import Live, running, upload, wait_jobs
+from server_harness import Live, running, sse_events, upload, wait_jobs
 
 from bunko.retrieve.explain import thresholds
 from bunko.server.collection import ServedCollection
@@ -23,14 +22,6 @@ def live(served_factory: Callable[..., ServedCollection]) -> Iterator[Live]:
     """One open collection (no keys: anonymous admin on loopback), 1 MB upload limit, 2 MB request limit."""
     with running([served_factory("kb", max_upload_mb=1)], max_request_mb=2) as server:
         yield server
-
-
-def _sse(text: str) -> list[tuple[str, Any]]:
-    events = []
-    for frame in text.strip().split("\n\n"):
-        lines = dict(line.split(": ", 1) for line in frame.splitlines())
-        events.append((lines["event"], json.loads(lines["data"])))
-    return events
 
 
 def _ingest(client: httpx.Client, files: dict[str, bytes | str], groups: str | None = None) -> list[dict[str, Any]]:
@@ -165,7 +156,7 @@ def test_ask_json_and_server_sent_events_agree(live: Live) -> None:
 
         stream = client.post(live.api("kb", "/ask"), json={"question": question, "stream": True})
         assert stream.headers["content-type"].startswith("text/event-stream")
-        events = _sse(stream.text)
+        events = sse_events(stream.text)
         assert events[0] == ("start", {"question": question})
         assert events[-1][0] == "done" and [e for e, _ in events[1:-1]] == ["delta"] * (len(events) - 2)
         done = events[-1][1]

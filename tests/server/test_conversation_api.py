@@ -4,53 +4,30 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import openai
 import pytest
-from server_harness import CHROMIUM, Live, running
+from server_harness import CHROMIUM, Live, sse_events
 
-from bunko import Bunko
-from bunko.embed.use_m3 import UseM3Embedder
-from bunko.server.collection import ServedCollection
 from bunko.server.models import MAX_HISTORY_TURNS
 
 HOTEL = "東京23区に出張する一般社員の宿泊費の上限はいくらですか？"
 
 
-@pytest.fixture(scope="module")
-def live(tmp_path_factory: pytest.TempPathFactory, embedder: UseM3Embedder, samples_dir: Path) -> Iterator[Live]:
-    kb = Bunko(tmp_path_factory.mktemp("chat") / "handbook", embedder=embedder)
-    assert kb.ingest([samples_dir]).ok
-    served = ServedCollection("handbook", kb)
-    key = served.keys.create("app", "reader")
-    with running([served]) as server:
-        server.keys = {"app": key}
-        yield server
-
-
-def _sse(text: str) -> list[tuple[str, Any]]:
-    events = []
-    for frame in text.strip().split("\n\n"):
-        lines = dict(line.split(": ", 1) for line in frame.splitlines())
-        events.append((lines["event"], json.loads(lines["data"])))
-    return events
-
-
-def test_ask_reads_a_follow_up_with_its_history(live: Live) -> None:
+def test_ask_reads_a_follow_up_with_its_history(samples_live: Live) -> None:
     history = [{"role": "user", "text": "婚假有几天？"}, {"role": "assistant", "text": "婚假为3天。[1]"}]
-    with live.client("app") as client:
-        answer = client.post(live.api("handbook", "/ask"), json={"question": "那产假呢？", "history": history}).json()
+    with samples_live.client("app") as client:
+        answer = client.post(samples_live.api("handbook", "/ask"), json={"question": "那产假呢？", "history": history}).json()
         assert "158天" in answer["text"] and answer["question"] == "那产假呢？" and answer["language"] == "zh"
         assert answer["citations"][0]["source"].endswith("leave-policy-zh.md")
-        trace = client.get(live.api("handbook", f"/traces/{answer['trace_id']}")).json()
+        trace = client.get(samples_live.api("handbook", f"/traces/{answer['trace_id']}")).json()
         assert trace["question"] == "那产假呢？" and trace["condensed"]["standalone"] == "产假有几天？" and trace["query"] == "产假有几天？"
         assert trace["timings"]["condense"] >= 0
 
-        stream = client.post(live.api("handbook", "/ask"), json={"question": "那产假呢？", "history": history, "stream": True})
-        events = _sse(stream.text)
+        stream = client.post(samples_live.api("handbook", "/ask"), json={"question": "那产假呢？", "history": history, "stream": True})
+        events = sse_events(stream.text)
         done = events[-1][1]
         assert events[-1][0] == "done" and done["text"] == answer["text"]
         assert "".join(data["text"] for event, data in events if event == "delta") == done["text"]
@@ -62,18 +39,18 @@ def test_ask_reads_a_follow_up_with_its_history(live: Live) -> None:
     [{"role": "user", "text": "hi", "name": "x"}],
     [{"role": "user", "text": "hi"}] * (MAX_HISTORY_TURNS + 1),
 ])
-def test_a_bad_history_is_a_422_naming_the_field(live: Live, history: list[dict[str, Any]]) -> None:
-    with live.client("app") as client:
-        response = client.post(live.api("handbook", "/ask"), json={"question": "那产假呢？", "history": history})
+def test_a_bad_history_is_a_422_naming_the_field(samples_live: Live, history: list[dict[str, Any]]) -> None:
+    with samples_live.client("app") as client:
+        response = client.post(samples_live.api("handbook", "/ask"), json={"question": "那产假呢？", "history": history})
     assert response.status_code == 422 and "history" in response.text
 
 
 @pytest.fixture
-def client(live: Live) -> openai.OpenAI:
-    return openai.OpenAI(base_url=live.url + "/v1", api_key=live.keys["app"], max_retries=0)
+def client(samples_live: Live) -> openai.OpenAI:
+    return openai.OpenAI(base_url=samples_live.url + "/v1", api_key=samples_live.keys["app"], max_retries=0)
 
 
-def test_chat_completions_read_the_earlier_messages_as_the_conversation(client: openai.OpenAI, live: Live) -> None:
+def test_chat_completions_read_the_earlier_messages_as_the_conversation(client: openai.OpenAI, samples_live: Live) -> None:
     messages: list[Any] = [
         {"role": "system", "content": "Answer briefly."},
         {"role": "user", "content": HOTEL},
@@ -86,22 +63,22 @@ def test_chat_completions_read_the_earlier_messages_as_the_conversation(client: 
     streamed = list(client.chat.completions.create(model="handbook", messages=messages, stream=True))
     assert "".join(c.choices[0].delta.content or "" for c in streamed) == content
 
-    with httpx.Client(base_url=live.url, headers={"Authorization": f"Bearer {live.keys['app']}"}) as http:
-        trace = http.get(live.api("handbook", f"/traces/{completion.model_extra['bunko']['trace_id']}")).json()
+    with httpx.Client(base_url=samples_live.url, headers={"Authorization": f"Bearer {samples_live.keys['app']}"}) as http:
+        trace = http.get(samples_live.api("handbook", f"/traces/{completion.model_extra['bunko']['trace_id']}")).json()
     condensed = trace["condensed"]
     assert condensed["question"] == "管理職の場合は？" and condensed["history_turns"] == 2, "the system message is not a turn"
     assert condensed["previous"] == HOTEL and "宿泊費" in condensed["standalone"]
 
 
-def test_one_user_message_is_asked_without_history(client: openai.OpenAI, live: Live) -> None:
+def test_one_user_message_is_asked_without_history(client: openai.OpenAI, samples_live: Live) -> None:
     completion = client.chat.completions.create(model="handbook", messages=[{"role": "user", "content": "婚假有几天？"}])
-    with httpx.Client(base_url=live.url, headers={"Authorization": f"Bearer {live.keys['app']}"}) as http:
-        trace = http.get(live.api("handbook", f"/traces/{completion.model_extra['bunko']['trace_id']}")).json()
+    with httpx.Client(base_url=samples_live.url, headers={"Authorization": f"Bearer {samples_live.keys['app']}"}) as http:
+        trace = http.get(samples_live.api("handbook", f"/traces/{completion.model_extra['bunko']['trace_id']}")).json()
     assert "condensed" not in trace and "3天" in (completion.choices[0].message.content or "")
 
 
 @pytest.fixture
-def page(live: Live) -> Iterator[object]:
+def page(samples_live: Live) -> Iterator[object]:
     from server_harness import chromium_page
 
     with chromium_page() as opened:
@@ -109,11 +86,11 @@ def page(live: Live) -> Iterator[object]:
 
 
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium is not installed (deps/apt.txt)")
-def test_the_web_page_keeps_the_conversation(live: Live, page: Any) -> None:
+def test_the_web_page_keeps_the_conversation(samples_live: Live, page: Any) -> None:
     from playwright.sync_api import expect
 
-    page.goto(live.url + "/")
-    page.get_by_label("API key").fill(live.keys["app"])
+    page.goto(samples_live.url + "/")
+    page.get_by_label("API key").fill(samples_live.keys["app"])
     page.get_by_role("button", name="Use key").click()
     expect(page.locator("#whoami")).to_contain_text("Signed in as app (reader")
     question = page.get_by_label("Question (日本語・中文・English)")

@@ -2,29 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import openai
 import pytest
-from server_harness import Live, running
-
-from bunko import Bunko
-from bunko.embed.use_m3 import UseM3Embedder
-from bunko.server.collection import ServedCollection
+from server_harness import Live
 
 QUESTION = "東京23区に出張する一般社員の宿泊費の上限はいくらですか？"
-
-
-@pytest.fixture(scope="module")
-def samples_live(tmp_path_factory: pytest.TempPathFactory, embedder: UseM3Embedder, samples_dir: Path) -> Iterator[Live]:
-    kb = Bunko(tmp_path_factory.mktemp("oa") / "handbook", embedder=embedder)
-    assert kb.ingest([samples_dir]).ok
-    served = ServedCollection("handbook", kb)
-    key = served.keys.create("app", "reader")
-    with running([served]) as live:
-        live.keys = {"app": key}
-        yield live
 
 
 @pytest.fixture
