@@ -240,10 +240,11 @@ class Answerer:
                 if rank < len(hits):
                     merged.setdefault(hits[rank].chunk.chunk_id, hits[rank])
         hits = list(merged.values())[: k + len(per_part)]
+        whole_ids = {h.chunk.chunk_id for h in whole.hits}
         judged = self._judged(question, whole.result, whole.query_vector, whole.weights, hits, whole.duplicates,
                               whole.rerank_notes, filters, k, dict(whole.timings))
         steps.append(AgentStep("decompose", question, {
-            "parts": analysis.parts, "added": [h.chunk.chunk_id for h in hits if h not in whole.hits],
+            "parts": analysis.parts, "added": [h.chunk.chunk_id for h in hits if h.chunk.chunk_id not in whole_ids],
             "confidence": {"whole": whole.grade.confidence, "merged": judged.grade.confidence},
         }, time.perf_counter() - started))
         return judged
