@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from bunko.config import RetrieveConfig
 from bunko.index.tree import DocumentTree, SectionNode
@@ -38,12 +37,6 @@ CONCENTRATION = 0.5
 """The descent goes into a subsection while it holds at least this share of its parent's evidence."""
 TITLE_COVERAGE = 0.6
 """A section is named when the question holds at least this share of its title's tokens (and a naming cue)."""
-
-@dataclass
-class _Named:
-    node: SectionNode
-    tree: DocumentTree
-    why: str
 
 
 class TreeRetriever:
@@ -68,11 +61,11 @@ class TreeRetriever:
         chosen = _descend(trees, evidence, self.config.tree_sections, _token_weights(query))
         lists: dict[str, list[tuple[str, float]]] = {}
         if named is not None:
-            lists[NAMED] = _section_list([named.node], evidence)
+            lists[NAMED] = _section_list([named], evidence)
         lists[TREE] = _section_list(chosen, evidence)
         fused = fuse_onto(hybrid, lists, self.config.tree_weight, self.config.rrf_k)
         if named is not None:
-            inside = set(named.node.all_chunk_ids())
+            inside = set(named.all_chunk_ids())
             fused = [f for f in fused if f[0] in inside] + [f for f in fused if f[0] not in inside]
         query.timings["tree"] = time.perf_counter() - started
         return fused
@@ -92,17 +85,17 @@ class TreeRetriever:
         return {doc_id: tree for doc_id, tree in trees.items() if tree is not None}
 
     @staticmethod
-    def _named(query: Query, trees: Mapping[str, DocumentTree], evidence: Mapping[str, float]) -> _Named | None:
+    def _named(query: Query, trees: Mapping[str, DocumentTree], evidence: Mapping[str, float]) -> SectionNode | None:
         """The section the question names by number or by title, if it names one: the best-evidenced of those
         that match (the same title in a translation of the document is another candidate)."""
-        found: list[tuple[float, _Named]] = []
+        found: list[tuple[float, SectionNode]] = []
         numbers = section_numbers(query.text)
         cue = names_section(query.text)
         question = set(query.tokens)
         for tree in trees.values():
             for node in tree.sections():
                 if node.number and node.number in numbers:
-                    found.append((2.0 + _evidence(node, evidence), _Named(node, tree, f"number {node.number}")))
+                    found.append((2.0 + _evidence(node, evidence), node))
                     continue
                 title = set(node.title_tokens)
                 if not cue or not title:
@@ -110,7 +103,7 @@ class TreeRetriever:
                 share = len(title & question) / len(title)
                 if share >= TITLE_COVERAGE:
                     score = share + 0.1 * len(title & question) + _evidence(node, evidence)
-                    found.append((score, _Named(node, tree, "title")))
+                    found.append((score, node))
         return max(found, key=lambda pair: pair[0])[1] if found else None
 
 
