@@ -66,6 +66,13 @@ class IngestConfig(_Section):
     max_front_matter_values: int = Field(
         10_000, ge=1, description="Values in a Markdown file's YAML front matter, YAML aliases expanded (TOO_COMPLEX).",
     )
+    engine: Literal["local", "ray"] = Field(
+        "local", description="Where files are parsed, chunked and embedded: this process (local) or Ray actors (ray; the `ray` extra).",
+    )
+    ray_address: str | None = Field(
+        None, description='engine = "ray": a running cluster ("auto", "ray://host:10001"); unset starts a local Ray for the run.',
+    )
+    ray_workers: int | None = Field(None, ge=1, description='engine = "ray": actors in the pool (default: the cluster\'s CPUs but one).')
     include: list[str] = Field(default_factory=lambda: ["**/*"], description="Glob patterns of files to ingest.")
     exclude: list[str] = Field(
         default_factory=lambda: ["**/.*", "**/.*/**", "**/node_modules/**", "**/__pycache__/**"],

@@ -154,16 +154,18 @@ class Bunko:
     # -- ingest -------------------------------------------------------------
     def ingest(
         self, paths: str | Path | Iterable[str | Path], *, prune: bool = False, progress: Progress | None = None,
-        fields: Mapping[str, Any] | None = None,
+        fields: Mapping[str, Any] | None = None, engine: str | None = None, address: str | None = None, workers: int | None = None,
     ) -> IngestReport:
         """Parse, chunk, embed and index files and folders; unchanged files are skipped.
 
         `fields` are stored in each document's ``meta["fields"]`` and become filter fields, e.g.
         ``fields={"groups": ["hr"]}`` lets the server restrict retrieval with ``{"groups": {"$in": [...]}}``.
+        `engine` "ray" parses, chunks and embeds on Ray actors (`ingest/distributed.py`; `address` a running cluster,
+        `workers` the pool's size); default `[ingest] engine`.
         """
         items = [Path(paths)] if isinstance(paths, str | Path) else [Path(p) for p in paths]
         with self._lock:
-            return self._ingestor().run(items, prune=prune, progress=progress, fields=fields)
+            return self._ingestor(engine, address, workers).run(items, prune=prune, progress=progress, fields=fields)
 
     def retry(self, job_ids: Sequence[str] = (), *, failed: bool = False, progress: Progress | None = None) -> IngestReport:
         """Ingest again the files of failed jobs, as one new run: the jobs named by id, or (`failed`) every source whose
@@ -185,19 +187,25 @@ class Bunko:
                     chosen.setdefault(job.source, job)
             return ingestor.retry(list(chosen.values()), progress)
 
-    def _ingestor(self) -> Ingestor:
-        """Ready the store for a run (half-done jobs failed, the embedder recorded) and the pipeline to run it; the
-        caller holds the writer lock."""
+    def _ingestor(self, engine: str | None = None, address: str | None = None, workers: int | None = None) -> Ingestor:
+        """Ready the store for a run (half-done jobs failed, the embedder recorded) and the pipeline to run it, local
+        or on Ray (`[ingest] engine`, unless `engine` names one); the caller holds the writer lock."""
         self.store.fail_unfinished_jobs("the ingest process stopped before this job finished; it will be retried")
+        on_ray = (engine or self.config.ingest.engine) == "ray"
         if self.store.get_meta("embedder") is None or self.store.chunk_count() == 0:
-            self._record_embedder()
+            if not on_ray:  # Ray's workers load the embedder, and the first one's name and dimension are recorded
+                self._record_embedder()
             self.store.set_meta("analyzer", self.config.retrieve.analyzer)
         if self._parser is None:
             self._parser = parse_worker(self.registry, self.config)
-        return Ingestor(
-            self.store, self.registry, self.chunker, lambda: self.embedder, self.analyzer, self.config, self.root,
-            entity_extractor(self.config), parser=self._parser,
-        )
+        args = (self.store, self.registry, self.chunker, lambda: self.embedder, self.analyzer, self.config, self.root,
+                entity_extractor(self.config))
+        if on_ray:
+            from bunko.ingest.distributed import RayIngestor
+
+            return RayIngestor(*args, parser=self._parser, address=address or self.config.ingest.ray_address,
+                               workers=workers or self.config.ingest.ray_workers)
+        return Ingestor(*args, parser=self._parser)
 
     # -- watching a folder --------------------------------------------------
     def apply_changes(self, changes: FolderChanges) -> WatchBatch:
@@ -206,7 +214,7 @@ class Bunko:
         with self._lock:
             batch = WatchBatch(run_id=uuid.uuid4().hex[:12])
             if changes.updated:
-                report = self._ingestor().run(changes.updated)
+                report = self._ingestor("local").run(changes.updated)
                 batch.run_id, batch.jobs = report.run_id, report.jobs
             names = [source_name(path, self.root) for path in changes.removed]
             for doc in self.store.documents() if names else []:
@@ -274,7 +282,7 @@ class Bunko:
         chosen = [name for name in specs if not names or name in names]
         reports = []
         with self._lock:
-            ingestor = self._ingestor()
+            ingestor = self._ingestor("local")  # one item at a time, as each is fetched
             run_id = uuid.uuid4().hex[:12]
             for name in chosen:
                 spec = specs[name]

@@ -49,14 +49,21 @@ def _job_row(job: IngestJob) -> list[str]:
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files or folders to ingest.")],
     prune: Annotated[bool, typer.Option("--prune", help="Remove documents whose files are gone from these folders.")] = False,
+    engine: Annotated[str | None, typer.Option(help="local, or ray: parse, chunk and embed on Ray actors (default: [ingest] engine).")] = None,
+    address: Annotated[str | None, typer.Option(help="--engine ray: a running cluster (auto, ray://HOST:10001); default a local Ray.")] = None,
+    workers: Annotated[int | None, typer.Option(min=1, help="--engine ray: actors in the pool (default: CPUs but one).")] = None,
     collection: CollectionOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Parse, chunk, embed and index documents. Re-runs skip unchanged files."""
+    if engine not in (None, "local", "ray"):
+        raise fail(f"--engine {engine}: use local or ray")
     kb = open_kb(collection, create=True)
     with document_progress("ingesting", as_json) as progress:
-        report = run(lambda: kb.ingest(paths, prune=prune, progress=progress))
-    kb.close()
+        try:
+            report = run(lambda: kb.ingest(paths, prune=prune, progress=progress, engine=engine, address=address, workers=workers))
+        finally:
+            kb.close()
     if as_json:
         print_json({
             "run_id": report.run_id, "jobs": [to_dict(j) for j in report.jobs], "pruned": report.pruned,

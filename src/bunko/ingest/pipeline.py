@@ -33,8 +33,8 @@ from bunko.llm.base import LLMError, build_chat_model
 from bunko.llm.entities import LLMEntityExtractor
 from bunko.parse.limits import ParseLimits
 from bunko.parse.registry import ParserRegistry
-from bunko.schema import Chunk, ErrorCode, IngestJob, JobStatus, doc_id_for
-from bunko.store.base import Store, StoredChunk
+from bunko.schema import Chunk, ErrorCode, IngestJob, JobStatus, ParsedDocument, doc_id_for
+from bunko.store.base import DocumentStore, Store, StoredChunk
 from bunko.text.analyzers import Analyzer
 from bunko.text.entities import EntityExtractor, extract_entities
 
@@ -112,6 +112,63 @@ def embed_hash(embedder_name: str, text: str) -> str:
 def parse_worker(registry: ParserRegistry, config: Config) -> ParseWorker:
     """The parser process for `[ingest]`'s limits (`ingest/isolation.py`); its owner closes it."""
     return ParseWorker(registry, ParseLimits.from_config(config.ingest), isolate=config.ingest.isolate)
+
+
+def accept_parsed(doc: ParsedDocument, source: str, fields: Mapping[str, Any], warnings: list[tuple[str, str]]) -> None:
+    """A parsed document made ready to chunk: its id from its name, the caller's fields over its own, the parser's
+    warnings (malformed front matter set aside…) added to `warnings`; EMPTY when it holds no text."""
+    doc.doc_id = doc_id_for(source)
+    warnings.extend((source, str(warning)) for warning in doc.meta.get("warnings", []))
+    if fields:
+        doc.meta["fields"] = {**doc.meta.get("fields", {}), **fields}
+    if not any(e.text.strip() for e in doc.elements):
+        raise DocumentError(ErrorCode.EMPTY, f"{source}: no text found")
+
+
+def chunk_document(doc: ParsedDocument, config: Config, default: Chunker, embedder: Embedder) -> list[Chunk]:
+    """A parsed document's chunks as ingest stores them: the strategy its kind and `[chunk]` rules pick (recorded in
+    ``doc.meta["chunk_strategy"]``), the context prefix, and chunks past the embedder's input limit marked."""
+    chunker = resolve_chunker(doc, config.chunk, default)
+    chunks = contextualize(chunker.chunk(doc, config.chunk, embedder=embedder), doc.title, config.chunk.context)
+    if not chunks:
+        raise DocumentError(ErrorCode.EMPTY, f"{doc.source}: no text to index after chunking")
+    truncated = mark_truncated(chunks, embedder, doc.source)
+    if truncated:
+        doc.meta["truncated_chunks"] = truncated
+    return chunks
+
+
+def reusable_vectors(chunks: Sequence[Chunk], hashes: Sequence[str], store: DocumentStore) -> tuple[dict[str, np.ndarray], list[int]]:
+    """The stored vectors of chunks whose embedded text is unchanged, and the positions of the searched chunks left
+    to embed. A blank vector (stored for a parent) is never reused for a chunk that is searched."""
+    searched = [c.searchable for c in chunks]
+    cached = store.cached_vectors([h for h, s in zip(hashes, searched, strict=True) if s])
+    vectors = {h: v for h, v in cached.items() if v.any()}
+    return vectors, [i for i, h in enumerate(hashes) if searched[i] and h not in vectors]
+
+
+def embed_texts(embedder: Embedder, texts: list[str], source: str) -> np.ndarray:
+    try:
+        return embedder.embed(texts)
+    except Exception as exc:
+        raise DocumentError(ErrorCode.EMBED_FAILED, f"{source}: {type(exc).__name__}: {exc}".splitlines()[0]) from exc
+
+
+def fill_vectors(
+    vectors: dict[str, np.ndarray], chunks: Sequence[Chunk], hashes: Sequence[str], missing: Sequence[int],
+    fresh: np.ndarray | None, dimension: int,
+) -> dict[str, np.ndarray]:
+    """`vectors` completed: the fresh rows for the `missing` chunks, a blank vector for each context-only chunk
+    (parent_child's parents are never embedded)."""
+    for row, i in enumerate(missing):
+        assert fresh is not None
+        vectors[hashes[i]] = fresh[row]
+    if not all(c.searchable for c in chunks):
+        blank = np.zeros(dimension, dtype=np.float32)
+        for chunk, h in zip(chunks, hashes, strict=True):
+            if not chunk.searchable:
+                vectors.setdefault(h, blank)
+    return vectors
 
 
 class Ingestor:
@@ -310,13 +367,7 @@ class Ingestor:
             job.timings["parse"] = parser.last.seconds
             if parser.last.peak_rss_mb is not None:
                 job.timings["parse_peak_rss_mb"] = parser.last.peak_rss_mb
-        doc.doc_id = doc_id_for(source)
-        for warning in doc.meta.get("warnings", []):
-            report.warnings.append((source, str(warning)))
-        if fields:
-            doc.meta["fields"] = {**doc.meta.get("fields", {}), **fields}
-        if not any(e.text.strip() for e in doc.elements):
-            raise DocumentError(ErrorCode.EMPTY, f"{source}: no text found")
+        accept_parsed(doc, source, fields, report.warnings)
         if embedder_error is not None:
             raise embedder_error
         assert embedder is not None
@@ -324,35 +375,15 @@ class Ingestor:
 
         self._save(job, run_id, JobStatus.CHUNKING)
         timer = time.perf_counter()
-        chunker = resolve_chunker(doc, self.config.chunk, self.chunker)  # records doc.meta["chunk_strategy"]
-        chunks = contextualize(chunker.chunk(doc, self.config.chunk, embedder=embedder), doc.title, self.config.chunk.context)
-        if not chunks:
-            raise DocumentError(ErrorCode.EMPTY, f"{source}: no text to index after chunking")
-        truncated = mark_truncated(chunks, embedder, source)
-        if truncated:
-            doc.meta["truncated_chunks"] = truncated
+        chunks = chunk_document(doc, self.config, self.chunker, embedder)
         job.timings["chunk"] = round(time.perf_counter() - timer, 4)
 
         timer = time.perf_counter()
         self._save(job, run_id, JobStatus.EMBEDDING)
         hashes = [embed_hash(embedder.name, c.embed_text) for c in chunks]
-        searched = [c.searchable for c in chunks]
-        # a blank vector (stored for a parent) is never reused for a chunk that is searched
-        cached = self.store.cached_vectors([h for h, s in zip(hashes, searched, strict=True) if s])
-        vectors = {h: v for h, v in cached.items() if v.any()}
-        missing = [i for i, h in enumerate(hashes) if searched[i] and h not in vectors]
-        if missing:
-            try:
-                fresh = embedder.embed([chunks[i].embed_text for i in missing])
-            except Exception as exc:
-                raise DocumentError(ErrorCode.EMBED_FAILED, f"{source}: {type(exc).__name__}: {exc}".splitlines()[0]) from exc
-            for row, i in enumerate(missing):
-                vectors[hashes[i]] = fresh[row]
-        if not all(searched):  # context-only chunks (parent_child's parents) are never embedded
-            blank = np.zeros(embedder.dimension, dtype=np.float32)
-            for h, s in zip(hashes, searched, strict=True):
-                if not s:
-                    vectors.setdefault(h, blank)
+        vectors, missing = reusable_vectors(chunks, hashes, self.store)
+        fresh = embed_texts(embedder, [chunks[i].embed_text for i in missing], source) if missing else None
+        fill_vectors(vectors, chunks, hashes, missing, fresh, embedder.dimension)
         job.timings["embed"] = round(time.perf_counter() - timer, 4)
 
         timer = time.perf_counter()
