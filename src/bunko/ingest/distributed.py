@@ -1,17 +1,18 @@
 """Ingest on Ray: files parsed, chunked and embedded by a pool of actors, committed by one writer.
 
 `RayIngestor` is the pipeline (`Ingestor`) with `run_files` spread over Ray; everything that decides what a
-document becomes is the local pipeline's own functions (`accept_parsed`, `chunk_document`, `reusable_vectors`,
-`fill_vectors`, `stored_chunk`), so a Ray ingest stores what a local one would.
+document becomes is the local pipeline's own functions (`accept_parsed`, `chunk_document`, `chunk_terms`,
+`reusable_vectors`, `fill_vectors`), so a Ray ingest stores what a local one would.
 
 - The driver (this process, holding the collection's writer lock) hashes each file and skips those stored with
   the same content, exactly as the local engine does; Ray is started only when something is left to do.
 - Each `DocumentWorker` actor loads the embedder once and keeps a parse process (`ingest/isolation.py`, with
   the `[ingest]` limits); it receives a file's bytes (so workers on other machines need no shared disk),
-  parses and chunks it (`prepare`), and embeds the chunks whose vectors the store does not already hold
-  (`embed`). The pool is smaller than the cluster's CPUs (one is left to the driver and Ray itself).
-- The driver is the single writer: a document is written in one `replace_document` transaction when its
-  vectors are in, idempotently (a document is replaced, never added twice). Jobs walk the same states
+  parses and chunks it and finds each chunk's keyword tokens and entities (`prepare`), and embeds the chunks
+  whose vectors the store does not already hold (`embed`). The pool is smaller than the cluster's CPUs (one is left to the driver and Ray itself).
+- The driver is the single writer and does little else (entity extraction, most of a local engine's index
+  step, is the workers'): a document is written in one `replace_document` transaction when its vectors are in,
+  idempotently (a document is replaced, never added twice). Jobs walk the same states
   (PENDING → PARSING → CHUNKING → EMBEDDING → INDEXING → READY / SKIPPED / FAILED) with the same codes.
 - A worker that dies (killed, out of memory, its node lost) fails the tasks it held with `RayActorError`: it
   is replaced and its documents are redone from their bytes, up to `MAX_ATTEMPTS` times (then FAILED
@@ -49,16 +50,20 @@ from bunko.ingest.pipeline import (
     Progress,
     accept_parsed,
     chunk_document,
+    chunk_terms,
     embed_hash,
+    entity_extractor,
     fill_vectors,
     parse_worker,
     reusable_vectors,
-    stored_chunk,
 )
 from bunko.ingest.sources import SourceFile, Unreadable
 from bunko.llm.base import LLMError
 from bunko.parse.registry import ParserRegistry
 from bunko.schema import Chunk, ErrorCode, IngestJob, JobStatus, ParsedDocument
+from bunko.store.base import StoredChunk
+from bunko.text.analyzers import get_analyzer
+from bunko.text.entities import Mention
 
 MAX_ATTEMPTS = 3
 """Times a document is handed to a worker before a worker dying on it fails it (INTERRUPTED)."""
@@ -85,6 +90,8 @@ class Prepared:
     doc: ParsedDocument
     chunks: list[Chunk]
     hashes: list[str]
+    terms: list[tuple[list[str], list[Mention]]]
+    """Each chunk's keyword tokens and entity mentions (`chunk_terms`), found here so the writer only writes."""
     warnings: list[tuple[str, str]]
     timings: dict[str, float]
 
@@ -101,6 +108,8 @@ class DocumentWorker:
     def __init__(self, config_data: dict[str, Any], registry: ParserRegistry) -> None:
         self.config = Config.from_dict(config_data)
         self.chunker = get_chunker(self.config.chunk.strategy)
+        self.analyzer = get_analyzer(self.config.retrieve.analyzer)
+        self.extractor = entity_extractor(self.config)
         self.parser = parse_worker(registry, self.config)
         self.parser.start()
         self.folder = Path(tempfile.mkdtemp(prefix="bunko-ray-"))
@@ -108,6 +117,7 @@ class DocumentWorker:
         self._embedder_error: str | None = None
         try:
             self._embedder = build_embedder(self.config.embed)
+            self._embedder.embed(["warm-up"])  # models that load on first use (use-m3: ~3 s) load here, once per actor
         except Exception as exc:
             self._embedder_error = f"{type(exc).__name__}: {exc}".splitlines()[0]
 
@@ -141,7 +151,14 @@ class DocumentWorker:
             started = time.perf_counter()
             chunks = chunk_document(doc, self.config, self.chunker, embedder)
             timings["chunk"] = round(time.perf_counter() - started, 4)
-            return Prepared(doc, chunks, [embed_hash(embedder.name, c.embed_text) for c in chunks], warnings, timings)
+            started = time.perf_counter()
+            try:
+                terms = [chunk_terms(c, self.analyzer, self.extractor) for c in chunks]
+            except LLMError as exc:
+                raise DocumentError(ErrorCode.INDEX_FAILED, f"{source}: entity extraction failed: {exc}".splitlines()[0]) from exc
+            timings["terms"] = round(time.perf_counter() - started, 4)
+            hashes = [embed_hash(embedder.name, c.embed_text) for c in chunks]
+            return Prepared(doc, chunks, hashes, terms, warnings, timings)
         except DocumentError as exc:
             return Failed(exc.code.value, exc.detail)
         except Exception as exc:
@@ -207,6 +224,9 @@ class RayIngestor(Ingestor):
         self.workers = workers
         self.worker_info: list[dict[str, Any]] = []
         """What each worker started reported (`DocumentWorker.info`): process id, embedder, dimension."""
+        self.phases: dict[str, float] = {}
+        """Seconds of the last run's phases: ray_start, workers_ready (their embedders loaded), process (first file
+        sent to last commit), ray_stop; and write, the writer's own time (stored-vector lookups and commits)."""
         self._commits = 0
 
     def run_files(
@@ -261,6 +281,8 @@ class RayIngestor(Ingestor):
     def _distribute(self, todo: list[_Task], fields: dict[str, Any], report: IngestReport, finished: Any) -> None:
         ray = ray_module()
         started_here = not ray.is_initialized()
+        self.phases = {"write": 0.0}
+        timer = time.perf_counter()
         try:
             if started_here:
                 options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": "ERROR"}
@@ -274,11 +296,14 @@ class RayIngestor(Ingestor):
                 self._fail(task.job, report.run_id, ErrorCode.INTERRUPTED, f"{task.item.source}: not started: {detail}")
                 finished(task.index, task.job, task.started)
             raise BunkoError(detail) from None
+        self.phases["ray_start"] = round(time.perf_counter() - timer, 3)
         try:
             self._run_pool(ray, todo, fields, report, finished)
         finally:
+            timer = time.perf_counter()
             if started_here:
                 ray.shutdown()
+            self.phases["ray_stop"] = round(time.perf_counter() - timer, 3)
 
     def _pool_shape(self, ray: Any) -> tuple[int, float]:
         """(workers, CPUs per worker): by default one worker per CPU but one; never every CPU."""
@@ -303,9 +328,12 @@ class RayIngestor(Ingestor):
             pool.handles[pool.next_slot] = actor_class.remote(config_data, registry_ref)
             pool.next_slot += 1
 
+        timer = time.perf_counter()
         for _ in range(min(workers, len(queue))):
             start_worker()
         self._record_workers(ray, list(pool.handles.values()))
+        self.phases["workers_ready"] = round(time.perf_counter() - timer, 3)
+        timer = time.perf_counter()
 
         def submit(task: _Task, slot: int) -> None:
             task.worker = slot
@@ -349,6 +377,7 @@ class RayIngestor(Ingestor):
                     self._prepared(task, result, pool, report, fail, finished)
                 else:
                     self._commit(task, result, report, fail, finished)
+        self.phases["process"] = round(time.perf_counter() - timer, 3)
         for handle in pool.handles.values():
             ray.kill(handle)
 
@@ -389,6 +418,7 @@ class RayIngestor(Ingestor):
         task.prepared = prepared
         task.embed_started = time.perf_counter()
         task.vectors, task.missing = reusable_vectors(prepared.chunks, prepared.hashes, self.store)
+        self.phases["write"] += time.perf_counter() - task.embed_started
         if not task.missing:
             self._commit(task, None, report, fail, finished)
             return
@@ -407,11 +437,8 @@ class RayIngestor(Ingestor):
         timer = time.perf_counter()
         self._save(task.job, report.run_id, JobStatus.INDEXING)
         source = task.item.source
-        try:
-            stored = [stored_chunk(c, vectors[h], h, self.analyzer, self.extractor) for c, h in zip(prepared.chunks, prepared.hashes, strict=True)]
-        except LLMError as exc:
-            fail(task, ErrorCode.INDEX_FAILED, f"{source}: entity extraction failed: {exc}".splitlines()[0])
-            return
+        stored = [StoredChunk(chunk, vectors[h], tokens, h, entities)
+                  for chunk, h, (tokens, entities) in zip(prepared.chunks, prepared.hashes, prepared.terms, strict=True)]
         try:
             self.store.replace_document(prepared.doc, task.digest, stored)
         except Exception as exc:
@@ -420,6 +447,7 @@ class RayIngestor(Ingestor):
         task.job.timings["index"] = round(time.perf_counter() - timer, 4)
         self._save(task.job, report.run_id, JobStatus.READY)
         finished(task.index, task.job, task.started)
+        self.phases["write"] += time.perf_counter() - timer
         self._commits += 1
         if os.environ.get(FAULT_ENV) == f"kill-driver:{self._commits}":
             os.kill(os.getpid(), signal.SIGKILL)

@@ -36,7 +36,7 @@ from bunko.parse.registry import ParserRegistry
 from bunko.schema import Chunk, ErrorCode, IngestJob, JobStatus, ParsedDocument, doc_id_for
 from bunko.store.base import DocumentStore, Store, StoredChunk
 from bunko.text.analyzers import Analyzer
-from bunko.text.entities import EntityExtractor, extract_entities
+from bunko.text.entities import EntityExtractor, Mention, extract_entities
 
 Progress = Callable[[int, int, IngestJob], None]
 
@@ -49,14 +49,20 @@ _STAGE_ERRORS = {
 }
 
 
+def chunk_terms(chunk: Chunk, analyzer: Analyzer, extractor: EntityExtractor | None) -> tuple[list[str], list[Mention]]:
+    """What search reads of a chunk besides its vector: keyword tokens of its embed text and the entities its cited
+    text mentions (none without an extractor). A context-only chunk (a parent) is never searched, so it gets neither."""
+    if not chunk.searchable:
+        return [], []
+    return analyzer(chunk.embed_text), extractor(chunk.text) if extractor else []
+
+
 def stored_chunk(
     chunk: Chunk, vector: np.ndarray, embed_hash: str, analyzer: Analyzer, extractor: EntityExtractor | None
 ) -> StoredChunk:
-    """A chunk with what search reads of it: keyword tokens of its embed text and the entities its cited text
-    mentions (none without an extractor). A context-only chunk (a parent) is never searched, so it gets neither."""
-    if not chunk.searchable:
-        return StoredChunk(chunk, vector, [], embed_hash)
-    return StoredChunk(chunk, vector, analyzer(chunk.embed_text), embed_hash, extractor(chunk.text) if extractor else [])
+    """A chunk as the store writes it: its vector and its `chunk_terms`."""
+    tokens, entities = chunk_terms(chunk, analyzer, extractor)
+    return StoredChunk(chunk, vector, tokens, embed_hash, entities)
 
 
 def entity_extractor(config: Config) -> EntityExtractor | None:
