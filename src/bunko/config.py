@@ -67,7 +67,8 @@ class IngestConfig(_Section):
         10_000, ge=1, description="Values in a Markdown file's YAML front matter, YAML aliases expanded (TOO_COMPLEX).",
     )
     engine: Literal["local", "ray"] = Field(
-        "local", description="Where files are parsed, chunked and embedded: this process (local) or Ray actors (ray; the `ray` extra).",
+        "local", description="Where `bunko ingest` parses, chunks and embeds: this process (local) or Ray actors (ray; the `ray` "
+        "extra). Server uploads, sync and watch always run here.",
     )
     ray_address: str | None = Field(
         None, description='engine = "ray": a running cluster ("auto", "ray://host:10001"); unset starts a local Ray for the run.',

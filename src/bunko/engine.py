@@ -161,7 +161,9 @@ class Bunko:
         `fields` are stored in each document's ``meta["fields"]`` and become filter fields, e.g.
         ``fields={"groups": ["hr"]}`` lets the server restrict retrieval with ``{"groups": {"$in": [...]}}``.
         `engine` "ray" parses, chunks and embeds on Ray actors (`ingest/distributed.py`; `address` a running cluster,
-        `workers` the pool's size); default `[ingest] engine`.
+        `workers` the pool's size, by default `[ingest] ray_address` and `ray_workers`). The default is this process:
+        `[ingest] engine` is what `bunko ingest` picks, while uploads to the server, sync and watch, one file at a
+        time, never pay Ray's start-up.
         """
         items = [Path(paths)] if isinstance(paths, str | Path) else [Path(p) for p in paths]
         with self._lock:
@@ -189,9 +191,9 @@ class Bunko:
 
     def _ingestor(self, engine: str | None = None, address: str | None = None, workers: int | None = None) -> Ingestor:
         """Ready the store for a run (half-done jobs failed, the embedder recorded) and the pipeline to run it, local
-        or on Ray (`[ingest] engine`, unless `engine` names one); the caller holds the writer lock."""
+        or on Ray (`engine` "ray"); the caller holds the writer lock."""
         self.store.fail_unfinished_jobs("the ingest process stopped before this job finished; it will be retried")
-        on_ray = (engine or self.config.ingest.engine) == "ray"
+        on_ray = engine == "ray"
         if self.store.get_meta("embedder") is None or self.store.chunk_count() == 0:
             if not on_ray:  # Ray's workers load the embedder, and the first one's name and dimension are recorded
                 self._record_embedder()

@@ -61,7 +61,8 @@ def ingest(
     kb = open_kb(collection, create=True)
     with document_progress("ingesting", as_json) as progress:
         try:
-            report = run(lambda: kb.ingest(paths, prune=prune, progress=progress, engine=engine, address=address, workers=workers))
+            chosen = engine or kb.config.ingest.engine
+            report = run(lambda: kb.ingest(paths, prune=prune, progress=progress, engine=chosen, address=address, workers=workers))
         finally:
             kb.close()
     if as_json:
