@@ -252,7 +252,7 @@ class RayIngestor(Ingestor):
             started = time.perf_counter()
             now = time.time()
             source = item.source if isinstance(item, SourceFile | Unreadable) else str(item)
-            job = IngestJob(job_id=uuid.uuid4().hex[:16], source=source, created_at=now, updated_at=now)
+            job = IngestJob(job_id=uuid.uuid4().hex[:16], source=source, created_at=now, updated_at=now, fields=given or None)
             self._save(job, report.run_id, JobStatus.PENDING)
             try:
                 if isinstance(item, Unreadable):
