@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import re
 
+from bunko.text.sentences import split_sentences
+
 _AI = r"(?:ai|a\.i\.|llm|gpt|chatgpt|chatbot|bot|language model|assistant|agent)"
 _REPLY = r"(?:reply|respond|answer|say|output|print|write|return|type|state|claim)"
 _PATTERNS = [
@@ -96,6 +98,25 @@ _ROLE = re.compile(r"(?:^|[\s>\]])(?:SYSTEM|ASSISTANT|ADMIN|DEVELOPER)(?: (?:MES
 def looks_like_instruction(text: str) -> bool:
     """True when the text addresses a model (prompt-injection phrasing in en, ja or zh)."""
     return bool(_INSTRUCTION.search(text) or _ROLE.search(text))
+
+
+WITHHELD = "[instruction-like text withheld]"
+"""What a model reads where a document addressed it: the span is gone, the fact that something was there is not."""
+
+
+def withhold_instructions(text: str) -> str:
+    """The text with every instruction-like sentence replaced by `WITHHELD`, line by line so tables and code keep
+    their shape: a fence marks the rest as data, but a small model may still obey a sentence it can read."""
+    lines = []
+    for line in text.split("\n"):
+        if looks_like_instruction(line):
+            for sentence in split_sentences(line):
+                if looks_like_instruction(sentence):
+                    line = line.replace(sentence, WITHHELD)
+            if looks_like_instruction(line):  # a payload the sentence split cut across two pieces
+                line = WITHHELD
+        lines.append(line)
+    return "\n".join(lines)
 
 
 _CONTROL = re.compile(
