@@ -147,7 +147,7 @@ class EmbedConfig(_Section):
     timeout_s: float = Field(60.0, gt=0)
 
 
-SearchMode = Literal["hybrid", "dense", "keyword", "graph", "graph-local", "graph-global", "tree"]
+SearchMode = Literal["hybrid", "dense", "keyword", "graph", "graph-local", "graph-global", "tree", "table"]
 """The built-in search modes a config or an HTTP request may name (routes added in Python are modes only there)."""
 
 

@@ -14,6 +14,7 @@ from bunko.embed.base import Embedder
 from bunko.embed.registry import build_embedder, embedder_name
 from bunko.errors import BunkoError, CollectionError
 from bunko.generate.answerer import Answerer
+from bunko.generate.table_answer import TableAnswerer
 from bunko.generate.conversation import Turn
 from bunko.generate.guardrails import guard_hits
 from bunko.ingest import maintenance
@@ -29,6 +30,8 @@ from bunko.parse.registry import ParserRegistry, default_registry
 from bunko.retrieve.base import RetrieverFactory
 from bunko.retrieve.explain import explain_hit, thresholds
 from bunko.retrieve.searcher import Searcher, SearchResult
+from bunko.retrieve.table_plan import TablePlanner
+from bunko.retrieve.tables import CollectionTables
 from bunko.retrieve.trees import DocumentTrees
 from bunko.schema import Answer, Chunk, DocumentInfo, Element, Hit, IngestJob, JobStatus
 from bunko.store.base import Store
@@ -75,6 +78,8 @@ class Bunko:
         self.chunker = get_chunker(self.config.chunk.strategy)
         self.trees = DocumentTrees(self.store, self.analyzer)
         """The documents' section trees (`bunko tree`, the tree route, auto-merging), rebuilt as documents change."""
+        self.tables = CollectionTables(self.store, self.path)
+        """The documents' tables as typed SQL tables (`tables.db`; the table route), updated as documents change."""
         self._embedder = embedder
         self._answerer: Answerer | None = None
         self._parser: ParseWorker | None = None
@@ -137,7 +142,8 @@ class Bunko:
     @property
     def searcher(self) -> Searcher:
         return Searcher(self.store, self.embedder, self.analyzer, self.config.retrieve,
-                        retrievers=[build(self.store, self.config.retrieve) for build in self.retrievers], trees=self.trees)
+                        retrievers=[build(self.store, self.config.retrieve) for build in self.retrievers], trees=self.trees,
+                        tables=self.tables)
 
     def close(self) -> None:
         if self._parser is not None:
@@ -384,7 +390,8 @@ class Bunko:
         """The answer pipeline (generate/answerer.py); its models (LLM, cross-encoder) load on first use."""
         if self._answerer is None:
             self._answerer = Answerer(
-                self.store, self.searcher, self.embedder, self.analyzer, self.config, chat_model=build_chat_model(self.config)
+                self.store, self.searcher, self.embedder, self.analyzer, self.config, chat_model=build_chat_model(self.config),
+                tables=TableAnswerer(self.tables, TablePlanner(self.analyzer), self.store),
             )
         return self._answerer
 

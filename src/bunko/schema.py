@@ -247,6 +247,22 @@ class Hit:
 
 
 @dataclass
+class CitedCell:
+    """One table cell an answer used: its column, its row as the source numbers it, and where the row is."""
+
+    column: str
+    row: int
+    """The spreadsheet's row number, else the data row's place in its table (1 = first)."""
+    text: str
+    page: int | None = None
+    sheet: str | None = None
+
+    def label(self) -> str:
+        where = f"sheet {self.sheet}, " if self.sheet else (f"p.{self.page}, " if self.page is not None else "")
+        return f"{where}row {self.row}, {self.column}: {self.text}"
+
+
+@dataclass
 class Citation:
     chunk_id: str
     source: str
@@ -256,6 +272,8 @@ class Citation:
     quote: str
     updated: str | None = None
     """The source's update date (front-matter date or ingest day); set under the regulated policy."""
+    cells: list[CitedCell] = field(default_factory=list)
+    """The table cells this citation stands for (an aggregate's inputs, a looked-up row); empty for prose."""
 
     def label(self) -> str:
         """Human-readable pointer: source > section > page."""
