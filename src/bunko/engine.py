@@ -14,9 +14,9 @@ from bunko.embed.base import Embedder
 from bunko.embed.registry import build_embedder, embedder_name
 from bunko.errors import BunkoError, CollectionError
 from bunko.generate.answerer import Answerer
-from bunko.generate.table_answer import TableAnswerer
 from bunko.generate.conversation import Turn
 from bunko.generate.guardrails import guard_hits
+from bunko.generate.table_answer import TableAnswerer
 from bunko.ingest import maintenance
 from bunko.ingest.connectors.base import SourceSpec
 from bunko.ingest.connectors.registry import SourceBook, build_source, key_filter

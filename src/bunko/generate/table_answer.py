@@ -10,6 +10,7 @@ A lookup answered from the passages cites its row's cells too (`cells_for_quote`
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -128,7 +129,9 @@ class TableAnswerer:
         plan = result.plan
         table = plan.table
         lang = language if language in _WORDS else "en"
-        column = (lambda i: table.columns[i].name if i is not None else "")
+        def column(index: int | None) -> str:
+            return table.columns[index].name if index is not None else ""
+
         operation = intent.operation
         names = {"m": column(plan.measure), "b": column(plan.base), "n": intent.n or 3,
                  "a": plan.named_values[0][1] if plan.named_values else "", "c": plan.named_values[1][1] if len(plan.named_values) > 1 else ""}
@@ -218,8 +221,6 @@ def _condition_text(plan: TablePlan, index: int, lang: str) -> str:
     value = f.values[0]
     shown = _amount(float(value), column.unit, lang) if isinstance(value, int | float) and column.kind != "date" else str(value)
     if column.kind == "date" and isinstance(value, int | float):
-        import datetime as dt
-
         shown = dt.date.fromordinal(int(value)).isoformat()
     return f"{column.name} {f.op} {shown}"
 
@@ -242,7 +243,10 @@ def _citation(chunk: Chunk, cells: list[CellRef], table: StoredTable) -> Citatio
 def describe_plan(plan: TablePlan) -> dict[str, Any]:
     """The plan as the trace shows it: which table, which columns, which filters."""
     table = plan.table
-    name = (lambda i: table.columns[i].name if i is not None else None)
+
+    def name(index: int | None) -> str | None:
+        return table.columns[index].name if index is not None else None
+
     return {
         "table": {"id": table.table_id, "source": table.source, "title": table.title, "sheet": table.sheet, "rows": table.n_rows},
         "measure": name(plan.measure), "base": name(plan.base), "label": name(plan.label), "group": name(plan.group),

@@ -239,9 +239,9 @@ def _build(doc_id: str, source: str, parts: list[_Part], ordinal: int) -> Logica
     header = first.header
     body: list[tuple[list[str], int, int | None, str]] = []
     for n, part in enumerate(parts):
-        rows = part.rows
+        lines_of_part = part.rows
         if n > 0 and part.header != header and _looks_like_data(part.header):
-            rows = [part.header, *rows]  # a continuation without a header: its first line is data
+            lines_of_part = [part.header, *lines_of_part]  # a continuation without a header: its first line is data
             numbers: list[int] = [(part.row_numbers[0] - 1) if part.row_numbers else 0] + (part.row_numbers or [])
             pages = [part.element.page, *part.row_pages]
             chunks = [part.row_chunks[0] if part.row_chunks else "", *part.row_chunks]
@@ -249,7 +249,7 @@ def _build(doc_id: str, source: str, parts: list[_Part], ordinal: int) -> Logica
             numbers = part.row_numbers or []
             pages = part.row_pages
             chunks = part.row_chunks
-        for i, row in enumerate(rows):
+        for i, row in enumerate(lines_of_part):
             number = numbers[i] if i < len(numbers) and numbers else 0
             body.append((row, number, pages[i] if i < len(pages) else part.element.page, chunks[i] if i < len(chunks) else ""))
     lines = [r for r, *_ in body]
@@ -272,7 +272,7 @@ def _build(doc_id: str, source: str, parts: list[_Part], ordinal: int) -> Logica
             unit = unit or currency or stated
         columns.append(TableColumn(names[i], kind, unit))
         values_by_column.append(values)
-    rows = []
+    rows: list[TableRow] = []
     for index, (cells, number, page, chunk_id) in enumerate(body):
         label = next((c for c, col in zip(cells, columns, strict=False) if c and not col.numeric), "")
         rows.append(TableRow(
@@ -314,7 +314,7 @@ def document_tables(
         if element.kind != ElementKind.TABLE:
             continue
         part = _part(element, holders.get(element.element_id, ()))
-        if part is None or not part.rows and not groups:
+        if part is None or (not part.rows and not groups):
             continue
         if groups and _continues(groups[-1][-1], part):
             groups[-1].append(part)

@@ -28,9 +28,9 @@ from bunko.retrieve.mmr import mmr_order
 from bunko.retrieve.parents import WINDOW as PARENT_WINDOW
 from bunko.retrieve.parents import expand_parents
 from bunko.retrieve.router import DEFAULT_RULES, Route, RouteRule, route
-from bunko.retrieve.tree import TreeRetriever
 from bunko.retrieve.table_route import TableRetriever
 from bunko.retrieve.tables import CollectionTables
+from bunko.retrieve.tree import TreeRetriever
 from bunko.retrieve.trees import DocumentTrees
 from bunko.schema import Chunk, Hit, RankSignal, Signals
 from bunko.store.base import GraphIndex, SearchIndex

@@ -167,7 +167,7 @@ class TablePlanner:
         if all(p >= 0 for p in positions):
             return 1.0, min(positions)
         best, where = 0.0, -1
-        for part, position in zip(parts, positions, strict=True):
+        for position in positions:
             if position >= 0:
                 best, where = max(best, 1.0 / len(parts) + (0.3 if len(parts) > 1 else 0.0)), position
         for group in SYNONYMS:
@@ -411,8 +411,8 @@ class TablePlanner:
         elif operation == DIFFERENCE:
             column, _ = plan.named_values[0]
             sql = f"SELECT _row, {text_col(column)}, {expression} FROM {name} WHERE {condition}"
-            found = {str(t): (int(r), float(v)) for r, t, v in db.select(sql, params)}
-            first, second = (found.get(v) for _, v in plan.named_values)
+            sides = {str(t): (int(r), float(v)) for r, t, v in db.select(sql, params)}
+            first, second = (sides.get(v) for _, v in plan.named_values)
             if first is not None and second is not None:
                 value = first[1] - second[1]
                 rows = [ResultRow(plan.named_values[0][1], first[1], first[0]), ResultRow(plan.named_values[1][1], second[1], second[0])]

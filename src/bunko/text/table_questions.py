@@ -146,7 +146,7 @@ def table_intent(question: str) -> TableIntent | None:
         intent = TableIntent(TOP, top.group(), _number(_first_group(top)))
     elif bottom:
         intent = TableIntent(BOTTOM, bottom.group(), _number(_first_group(bottom)))
-    elif (growth := _GROWTH.search(rest)) and (high or low or _COUNT.search(rest) is None and (_DECLINE.search(rest) is None)):
+    elif (growth := _GROWTH.search(rest)) and (high or low or (_COUNT.search(rest) is None and (_DECLINE.search(rest) is None))):
         intent = TableIntent(GROWTH, growth.group(), decline=False, low=wants_low)
     elif (decline := _DECLINE.search(rest)) and (high or low):
         intent = TableIntent(GROWTH, decline.group(), decline=True, low=wants_low)
