@@ -46,7 +46,7 @@ def test_each_aggregate_is_recognised_in_each_language(question: str, operation:
     ("面積が5,000 km²未満の都道府県は何件？", "<", 5000),
     ("人口が500万人以上の都道府県はいくつ？", ">=", 5_000_000),
     ("人口超过8000万的省份有几个？", ">", 80_000_000),
-    ("価格が1,000円以下の商品は？", "<=", 1000),
+    ("価格が1,000円以下の商品はどれ？", "<=", 1000),
 ])
 def test_conditions_carry_their_operator_and_value(question: str, op: str, value: float) -> None:
     intent = table_intent(question)
@@ -71,6 +71,7 @@ def test_grouped_questions_name_what_they_group_by(question: str, group: str) ->
 
 @pytest.mark.parametrize("question", [
     "What is the hotel limit for London?", "大阪府の人口は？", "笔记本电脑的价格是多少？", "How do I configure sudo?",
+    "如果月度可用性低于95.0%，服务抵扣比例是多少？", "婚假有几天？",
 ])
 def test_lookups_and_plain_questions_ask_no_aggregate(question: str) -> None:
     assert table_intent(question) is None

@@ -453,15 +453,20 @@ class Answerer:
         started: float, stage_timings: dict[str, float], condensed: Condensed | None, filters: Mapping[str, Any] | None,
     ) -> Generator[str, None, Answer]:
         """An answer computed from a table: its sentences are the evidence itself (the cells they cite), so they are
-        neither graded nor checked against passages."""
+        not checked against passages, and the grade the trace keeps is the table's (confidence 1, the passages'
+        own confidence kept beside it)."""
+        timer = time.perf_counter()
         pipeline = _SentencePipeline(self, evidence.hits, language)
         yield from pipeline.feed_computed(sentences, stream)
+        retrieval = evidence.grade
+        evidence.grade = Grade(True, 1.0, "table", {**retrieval.features, "retrieval_confidence": retrieval.confidence}, retrieval.key_terms,
+                               retrieval.missing_key_terms)
         generation = Generation("table")
         generation.sentences = pipeline.verdicts
+        generation.timings = {"generate": time.perf_counter() - timer, "check": 0.0}
         if masks_personal_data(self.config.answer.policy):
             guard_trace_texts(generation, None, steps, self.config.answer.policy, language)
         answer = self._finish(asked, language, evidence, pipeline, None)
-        answer.confidence = 1.0
         stage_timings["total"] = time.perf_counter() - started
         answer.trace = Trace(
             question=asked, trace_id=answer.trace_id, language=language, policy=self.config.answer.policy, reranker=self.reranker.name,

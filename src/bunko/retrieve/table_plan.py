@@ -148,6 +148,43 @@ def _contains(text: str, term: str) -> int:
     return match.start() if match else -1
 
 
+_NAME_STOPWORDS = frozenset({"of", "the", "a", "an", "per", "in", "for", "and", "to", "no", "number", "の", "的"})
+
+
+def _synonym_share(part: str, question: str) -> tuple[float, int]:
+    """The share of a name part the question holds word by word, through the header dictionary (ASCII words) or
+    piece by piece (CJK: the dictionary's terms found inside the part), and where the first held piece is named."""
+    def named(term: str) -> int:
+        direct = _contains(question, term)
+        if direct >= 0:
+            return direct
+        for group in SYNONYMS:
+            if term in group:
+                hits = [pos for other in group if (pos := _contains(question, other)) >= 0]
+                if hits:
+                    return min(hits)
+        return -1
+
+    words = [w for w in re.split(r"[\s/_,.:;()\-]+", part) if w and w not in _NAME_STOPWORDS]
+    if words and all(re.fullmatch(r"[a-z0-9²³]+", w) for w in words):
+        found = [named(w) for w in words]
+        held = [f for f in found if f >= 0]
+        return (len(held) / len(words), min(held)) if held else (0.0, -1)
+    covered = [False] * len(part)
+    first = -1
+    for group in SYNONYMS:
+        for term in group:
+            start = part.find(term)
+            if start < 0 or len(term) < 2:
+                continue
+            at = named(term)
+            if at >= 0:
+                covered[start:start + len(term)] = [True] * len(term)
+                first = at if first < 0 else min(first, at)
+    meaningful = [c for c, ch in zip(covered, part, strict=True) if ch not in "のの的 "]
+    return (sum(meaningful) / len(meaningful), first) if meaningful and any(meaningful) else (0.0, -1)
+
+
 def _clean_name(part: str) -> str:
     return re.sub(r"[(（\[][^()（）\[\]]*[)）\]]", "", part).strip()
 
@@ -158,7 +195,10 @@ class TablePlanner:
 
     # -- matching ------------------------------------------------------------
     def name_score(self, name: str, question: str, tokens: set[str]) -> tuple[float, int]:
-        """How much of a column name the question holds (1 = all of it), and where the question names it."""
+        """How much of a column name the question holds (1 = all of it, directly), and where the question names it.
+
+        A flattened name ("2024年 / Q3") counts its parts; a part is held directly, or word by word (ASCII) or
+        piece by piece (CJK) through the header dictionary ("hotel limit" ↔ ホテル上限), or by its analyzer tokens."""
         parts = [_clean_name(p) for p in normalize(name).lower().split(" / ")]
         parts = [p for p in parts if p]
         if not parts:
@@ -170,15 +210,16 @@ class TablePlanner:
         for position in positions:
             if position >= 0:
                 best, where = max(best, 1.0 / len(parts) + (0.3 if len(parts) > 1 else 0.0)), position
-        for group in SYNONYMS:
-            if any(_contains(" " + p + " ", term) >= 0 for p in parts for term in group):
-                hits = [pos for term in group if (pos := _contains(question, term)) >= 0]
-                if hits:
-                    return max(best, 0.8 / len(parts) + (0.3 if len(parts) > 1 and best > 0 else 0.0)), min(hits)
+        for part in parts:
+            share, at = _synonym_share(part, question)
+            if share > 0:
+                score = 0.9 * share / len(parts) + (0.3 if len(parts) > 1 and best > 0 else 0.0)
+                if score > best:
+                    best, where = score, at
         name_tokens = set(self.analyzer(" ".join(parts)))
         if name_tokens:
             share = len(name_tokens & tokens) / len(name_tokens)
-            if share > best:
+            if share * 0.9 > best:
                 best, where = share * 0.9, max(where, 0)
         return best, where
 
@@ -272,7 +313,7 @@ class TablePlanner:
             if measures:
                 plan.measure = measures[0]
                 score += 1.0
-            elif operation in (MAX, MIN, TOP, BOTTOM) and len(numeric) == 1 and (values or score > 0 or _label_named(scores, columns)):
+            elif operation in (MAX, MIN, TOP, BOTTOM) and len(numeric) == 1 and _label_named(scores, columns):
                 plan.measure = numeric[0]
             elif operation == COUNT:
                 if not _label_named(scores, columns) and not values:
@@ -285,6 +326,9 @@ class TablePlanner:
             return None
         if operation == COUNT and plan.measure is not None and not plan.filters and plan.group is None:
             return None  # "how many people live in …" names a number to read, not rows to count
+        if operation == COUNT and plan.group is None and plan.filters and all(f.op == "in" and len(f.values) == 1 for f in plan.filters) \
+                and not intent.conditions and len(plan.filters) == 1:
+            return None  # "how many days is 婚假": one named row is a value to read, never a count of one
         if score <= 0 and not plan.filters:
             return None
         plan.score = score
@@ -342,9 +386,13 @@ class TablePlanner:
         kind = quantity.kind
         fits = [i for i, c in enumerate(columns) if (c.kind == DATE) == (kind == DATE) and c.kind != TEXT
                 and (kind in (NUMBER, DATE) or c.kind == kind or c.kind == NUMBER)]
-        named = [i for i in fits if scores[i][0] >= MIN_NAME_SCORE]
+        named = [i for i in range(len(columns)) if scores[i][0] >= MIN_NAME_SCORE and scores[i][1] >= 0]
         if named:
-            return min(named, key=lambda i: (abs(scores[i][1] - where), -scores[i][0]))
+            # the column named nearest the condition, a preceding one first ("人口が500万人以上", "limit above 20,000");
+            # when that is a text column, the condition is about text the table does not type: nothing fits
+            nearest = min(named, key=lambda i: (where - scores[i][1] if scores[i][1] <= where else 1.5 * (scores[i][1] - where),
+                                                -scores[i][0]))
+            return nearest if nearest in fits else None
         if not table_named or kind == NUMBER:
             return None
         same = [i for i in fits if columns[i].kind == kind and (kind == DATE or columns[i].unit == quantity.unit)]

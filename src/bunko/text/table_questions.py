@@ -29,7 +29,7 @@ _DECLINE = re.compile(r"\b(?:decrease[ds]?|declined?|fell|dropped|drop)\b|減少
 _DIFFERENCE = re.compile(r"\bdifference\b|\bhow much (?:more|higher|larger|less|lower|bigger)\b|の差|差は|差額|相差|差距|差额|差多少"
                          r"|多多少|高多少|少多少", re.IGNORECASE)
 _COUNT = re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b|いくつ|何件|何か所|何カ所|何ヶ所|何個|何社|何つ|何品目|何(?:都道府県|地域|県|支店|製品|商品|人)"
-                    r"|件数|(?:多少|几)(?:个|家|种|项|位|座|名|款|条|所|省|地区|城市)|有几", re.IGNORECASE)
+                    r"|件数|(?:多少|几)(?:个|家|种|项|位|座|名|款|条|所|省|地区|城市)", re.IGNORECASE)
 _SUM = re.compile(r"\btotal\b|\bsum\b|\baltogether\b|\bcombined\b|合計|合算|総額|総計|合わせて|総数|总计|总和|合计|总共|一共|总额|加起来|总数",
                   re.IGNORECASE)
 _AVG = re.compile(r"\baverage\b|\bmean\b|平均", re.IGNORECASE)
@@ -40,6 +40,8 @@ _LOW = re.compile(r"\b(?:lowest|smallest|least|fewest|minimum|cheapest|shortest|
                   re.IGNORECASE)
 _GROUP = re.compile(r"\b(?:by|per|for each|each)\s+([a-z][\w ]{1,30}?)\b(?=[\s?.,]|$)|([^\s、。？?]{1,8}?)(?:ごと|別)(?:の|に)?|按\s*([^\s，。？?]{1,8}?)(?:统计|汇总|分组|计算|的)"
                     r"|每个\s*([^\s，。？?]{1,6})|各\s*([^\s，。？?]{1,6}?)的", re.IGNORECASE)
+_WHICH = re.compile(r"\b(?:which|list|what are|name the|show)\b|どの|どれ|どこ|一覧|挙げ|哪些|哪个|哪几|列出|有哪", re.IGNORECASE)
+"""A question that asks for the rows themselves: with conditions and no other operation, it lists them."""
 _CONTAINS = re.compile(r"\bcontain(?:s|ing)?\b|\binclud(?:e|es|ing)\b|を含む|が含まれ|包含|含有", re.IGNORECASE)
 _QUOTED = re.compile(r"[\"'“‘「『]([^\"'”’」』]{1,40})[\"'”’」』]")
 
@@ -162,8 +164,8 @@ def table_intent(question: str) -> TableIntent | None:
         intent = TableIntent(MIN, low.group())
     elif high:
         intent = TableIntent(MAX, high.group())
-    elif conditions or contains:
-        intent = TableIntent(LIST, "")
+    elif (conditions or contains) and (which := _WHICH.search(rest)):
+        intent = TableIntent(LIST, which.group())
     if intent is None:
         return None
     intent.conditions, intent.contains = conditions, contains
