@@ -310,6 +310,67 @@ def questions() -> list[dict[str, Any]]:
     return qs
 
 
+def heldout() -> list[dict[str, Any]]:
+    """Questions phrased apart from the rules' development: written once, measured, not tuned against."""
+    pref = {name: (en, region, pop, area) for name, en, region, pop, area in PREFECTURES}
+    hotel = {c: h for c, _, h, _ in CITIES}
+    meal = {c: m for c, _, _, m in CITIES}
+    country = {c: k for c, k, _, _ in CITIES}
+    price = {n: p for n, _, p, _ in PRICES}
+    stock = {n: s for n, _, _, s in PRICES}
+    prov = {n: (r, p, a) for n, r, p, a in PROVINCES}
+    kanto = SALES["関東"]
+    qs = [
+        _q("en", "lookup", "lookup", "How much is the nightly hotel limit in Chicago?", f"{hotel['Chicago']:,}", "travel_limits.pdf"),
+        _q("en", "lookup", "lookup", "Tell me the meal allowance for Mumbai.", f"{meal['Mumbai']:,}", "travel_limits.pdf"),
+        _q("en", "aggregate", "count", "Number of cities whose meal allowance is below 4,000 yen?", sum(m < 4000 for m in meal.values()),
+           "travel_limits.pdf"),
+        _q("en", "aggregate", "sum", "Sum of the hotel limits of the cities in Canada?", sum(h for c, h in hotel.items() if country[c] == "Canada"),
+           "travel_limits.pdf"),
+        _q("en", "aggregate", "avg", "What's the mean meal allowance in Germany?",
+           statistics.mean(m for c, m in meal.items() if country[c] == "Germany"), "travel_limits.pdf"),
+        _q("en", "aggregate", "min", "Which city has the smallest hotel limit?", [min(hotel, key=hotel.__getitem__)], "travel_limits.pdf"),
+        _q("en", "aggregate", "top", "List the top 5 cities by meal allowance.", sorted(meal, key=lambda c: -meal[c])[:5], "travel_limits.pdf"),
+        _q("en", "aggregate", "max", "Which product has the largest stock?", [max(stock, key=stock.__getitem__)], "price_list.docx"),
+        _q("en", "aggregate", "count", "How many prefectures have an area over 8,000 km²?", sum(p[3] > 8000 for p in pref.values()),
+           "prefectures.xlsx"),
+        _q("en", "aggregate", "difference", "How much higher is the hotel limit in New York than in Seattle?",
+           hotel["New York"] - hotel["Seattle"], "travel_limits.pdf"),
+        _q("en", "absent", "absent", "How many trains leave Tokyo station per hour?", None),
+        _q("en", "absent", "absent", "What is the average age of the board members?", None),
+        _q("ja", "lookup", "lookup", "兵庫県の人口を教えてください。", f"{pref['兵庫県'][2]:,}", "prefectures.xlsx"),
+        _q("ja", "lookup", "lookup", "九州シートのモニターのQ3売上はいくらですか？", f"{SALES['九州'][2][2]:,}", "sales_2024.xlsx"),
+        _q("ja", "aggregate", "count", "人口が300万人未満の都道府県は何件？", sum(p[2] < 3_000_000 for p in pref.values()), "prefectures.xlsx"),
+        _q("ja", "aggregate", "sum", "近畿地方の面積の合計を教えて", sum(p[3] for p in pref.values() if p[1] == "近畿"), "prefectures.xlsx"),
+        _q("ja", "aggregate", "avg", "関東地方の都道府県の平均人口はいくつですか？",
+           statistics.mean(p[2] for p in pref.values() if p[1] == "関東"), "prefectures.xlsx"),
+        _q("ja", "aggregate", "min", "面積が最も小さい都道府県はどこ？", [min(pref, key=lambda n: pref[n][3])], "prefectures.xlsx"),
+        _q("ja", "aggregate", "top", "関東シートでQ4売上の上位3製品を教えて", [PRODUCTS[i] for i in sorted(range(6), key=lambda i: -kanto[i][3])[:3]],
+           "sales_2024.xlsx"),
+        _q("ja", "aggregate", "sum", "九州シートのQ2売上の合計はいくら？", sum(row[1] for row in SALES["九州"]), "sales_2024.xlsx"),
+        _q("ja", "aggregate", "difference", "北海道と長野県の面積の差は？", pref["北海道"][3] - pref["長野県"][3], "prefectures.xlsx"),
+        _q("ja", "aggregate", "max", "中部地方で面積が一番大きいのはどこ？",
+           [max((n for n in pref if pref[n][1] == "中部"), key=lambda n: pref[n][3])], "prefectures.xlsx"),
+        _q("ja", "absent", "absent", "平均気温が最も高い都道府県は？", None),
+        _q("ja", "absent", "absent", "新幹線の駅が5つ以上ある県はいくつ？", None),
+        _q("zh", "lookup", "lookup", "交换机的价格是多少元？", f"{price['交换机']:,}", "price_list.docx"),
+        _q("zh", "lookup", "lookup", "云南省的面积是多少？", f"{prov['云南省'][2]:.2f}", "provinces.csv"),
+        _q("zh", "aggregate", "count", "库存少于30的产品有几个？", sum(s < 30 for s in stock.values()), "price_list.docx"),
+        _q("zh", "aggregate", "sum", "网络类产品的价格总和是多少？", sum(price[n] for n in price if dict((a, b) for a, b, _, _ in PRICES)[n] == "网络"),
+           "price_list.docx"),
+        _q("zh", "aggregate", "avg", "华东地区的平均面积是多少？", statistics.mean(p[2] for p in prov.values() if p[0] == "华东") * 10000,
+           "provinces.csv"),
+        _q("zh", "aggregate", "max", "哪个省份人口最多？", [max(prov, key=lambda n: prov[n][1])], "provinces.csv"),
+        _q("zh", "aggregate", "bottom", "人口倒数3的省份是哪些？", sorted(prov, key=lambda n: prov[n][1])[:3], "provinces.csv"),
+        _q("zh", "aggregate", "count", "面积超过20万平方公里的省份有几个？", sum(p[2] > 20 for p in prov.values()), "provinces.csv"),
+        _q("zh", "aggregate", "difference", "广东省和山东省的人口相差多少？", (prov["广东省"][1] - prov["山东省"][1]) * 10000, "provinces.csv"),
+        _q("zh", "aggregate", "min", "哪个产品最便宜？", [min(price, key=price.__getitem__)], "price_list.docx"),
+        _q("zh", "absent", "absent", "哪个城市的地铁线路最多？", None),
+        _q("zh", "absent", "absent", "销售人员的平均提成是多少？", None),
+    ]
+    return qs
+
+
 def main(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     write_xlsx(out)
@@ -317,9 +378,10 @@ def main(out: Path) -> None:
     write_docx(out)
     write_csv(out)
     write_prose(out)
-    with (HERE / "questions.jsonl").open("w", encoding="utf-8") as f:
-        for q in questions():
-            f.write(json.dumps(q, ensure_ascii=False) + "\n")
+    for name, items in (("questions.jsonl", questions()), ("heldout.jsonl", heldout())):
+        with (HERE / name).open("w", encoding="utf-8") as f:
+            for q in items:
+                f.write(json.dumps(q, ensure_ascii=False) + "\n")
 
 
 if __name__ == "__main__":

@@ -37,6 +37,9 @@ from bunko.text.table_questions import (
 LOOKUP = "lookup"
 
 MIN_NAME_SCORE = 0.5
+VALUE_WEIGHT = 1.5
+"""What a cell the question names ("西南", "Kansai") adds to its table's score: more than a column name, which
+other tables may share (人口 is in both a prefecture and a province table; 西南 only in one)."""
 LOOKUP_NAME_SCORE = 0.8
 """A lookup answers from a table only when the question names the column this clearly (whole, or a synonym)."""
 """A column is named by the question when at least this much of its name is in it."""
@@ -284,7 +287,7 @@ class TablePlanner:
             plan.named_values.append((column, value))
         for column, texts in by_column.items():
             plan.filters.append(Filter(column, "in", list(texts)))
-            score += 0.8 * len(texts)
+            score += VALUE_WEIGHT * len(texts)
         if intent.contains:
             target = next((i for i in sorted(range(len(columns)), key=lambda i: -scores[i][0]) if columns[i].kind == TEXT), plan.label)
             if target is None:
@@ -326,9 +329,12 @@ class TablePlanner:
             return None
         if operation == COUNT and plan.measure is not None and not plan.filters and plan.group is None:
             return None  # "how many people live in …" names a number to read, not rows to count
-        if operation == COUNT and plan.group is None and plan.filters and all(f.op == "in" and len(f.values) == 1 for f in plan.filters) \
-                and not intent.conditions and len(plan.filters) == 1:
-            return None  # "how many days is 婚假": one named row is a value to read, never a count of one
+        if operation == COUNT and plan.group is None and len(plan.filters) == 1 and plan.filters[0].op == "in" \
+                and len(plan.filters[0].values) == 1 and len(table.values.get(plan.filters[0].column, [])) == table.n_rows:
+            return None  # one row named by its key ("how many days is 婚假") is a value to read, never a count of one
+        if operation == COUNT and not plan.filters and plan.group is None and not any(
+                s >= 1.0 and c.kind == TEXT for (s, _), c in zip(scores, columns, strict=True)):
+            return None  # counting a whole table: only one whose rows the question names outright ("how many cities")
         if score <= 0 and not plan.filters:
             return None
         plan.score = score
