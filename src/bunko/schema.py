@@ -276,11 +276,20 @@ class Citation:
     """The table cells this citation stands for (an aggregate's inputs, a looked-up row); empty for prose."""
 
     def label(self) -> str:
-        """Human-readable pointer: source > section > page."""
+        """Human-readable pointer: source > section > page, and the table cells when it cites some."""
         parts = [self.source, *self.section_path]
         if self.page is not None:
             parts.append(f"p.{self.page}")
-        return " > ".join(parts)
+        return " > ".join(parts) + (f" · {self.cells_label()}" if self.cells else "")
+
+    def cells_label(self) -> str:
+        """The cited cells in short: "sheet 関西, rows 3, 4, 5: 製品, 2024年 / Q3"."""
+        rows = sorted({c.row for c in self.cells})
+        shown = ", ".join(map(str, rows)) if len(rows) <= 6 else f"{rows[0]}–{rows[-1]} ({len(rows)} rows)"
+        sheets = sorted({c.sheet for c in self.cells if c.sheet})
+        columns = ", ".join(dict.fromkeys(c.column for c in self.cells))
+        where = f"sheet {', '.join(sheets)}, " if sheets else ""
+        return f"{where}{'row' if len(rows) == 1 else 'rows'} {shown}: {columns}"
 
 
 @dataclass
