@@ -233,3 +233,28 @@ def test_deleting_and_reingesting_keep_the_table_store_in_step(tmp_path: Path, e
         assert kb.tables.catalog() == [] and _stored_tables(kb) == []
     finally:
         kb.close()
+
+
+def test_a_streamed_table_answer_is_the_final_answer(kb: Bunko) -> None:
+    *deltas, final = list(kb.ask_stream("哪个产品的人民币价格最低？"))
+    assert isinstance(final, Answer) and "".join(str(d) for d in deltas) == final.text and "网线" in final.text
+    assert cells(final) and final.trace is not None and final.trace.generation.mode == "table"
+
+
+def test_a_filter_keeps_tables_of_documents_it_excludes_out_of_the_answer(tmp_path: Path, embedder: UseM3Embedder) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    write_sales(docs / "sales.xlsx")
+    kb = Bunko(tmp_path / "kb", embedder=embedder)
+    try:
+        assert kb.ingest(docs, fields={"groups": ["finance"]}).ok
+        question = "関西シートのQ3売上の合計は？"
+        total = f"{sum(v[2] for v in SALES['関西'].values()) * 1000:,}"
+        assert total in kb.ask(question, filters={"groups": {"$in": ["finance"]}}).text
+        hidden = kb.ask(question, filters={"groups": {"$in": ["hr"]}})
+        assert total not in hidden.text and not cells(hidden)
+        assert hidden.trace is not None
+        [step] = [s for s in hidden.trace.steps if s.name == "table"]
+        assert step.output["tables"] == 0 and step.output["outcome"] == "no table fits the question"
+    finally:
+        kb.close()
