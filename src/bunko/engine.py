@@ -389,9 +389,10 @@ class Bunko:
     def answerer(self) -> Answerer:
         """The answer pipeline (generate/answerer.py); its models (LLM, cross-encoder) load on first use."""
         if self._answerer is None:
+            chat_model = build_chat_model(self.config)
             self._answerer = Answerer(
-                self.store, self.searcher, self.embedder, self.analyzer, self.config, chat_model=build_chat_model(self.config),
-                tables=TableAnswerer(self.tables, TablePlanner(self.analyzer), self.store),
+                self.store, self.searcher, self.embedder, self.analyzer, self.config, chat_model=chat_model,
+                tables=TableAnswerer(self.tables, TablePlanner(self.analyzer), self.store, chat_model, self.config.answer.table_sql),
             )
         return self._answerer
 

@@ -12,13 +12,14 @@ from pathlib import Path
 
 import pytest
 from docx import Document
+from fake_openai import FakeChatServer
 from openpyxl import Workbook
 from reportlab.lib import colors
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.styles import getSampleStyleSheet
 from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
-from bunko import Bunko
+from bunko import Bunko, Config
 from bunko.embed.use_m3 import UseM3Embedder
 from bunko.index.table_db import TABLES_FILE
 from bunko.schema import Answer, CitedCell
@@ -258,3 +259,53 @@ def test_a_filter_keeps_tables_of_documents_it_excludes_out_of_the_answer(tmp_pa
         assert step.output["tables"] == 0 and step.output["outcome"] == "no table fits the question"
     finally:
         kb.close()
+
+
+def open_with_model(path: Path, embedder: UseM3Embedder, url: str, writer: str) -> Bunko:
+    config = Config()
+    config.answer.generator = "openai"
+    config.answer.llm_grader = False
+    config.answer.table_sql = writer  # type: ignore[assignment]
+    config.llm.base_url = url
+    config.llm.model = "fake-model"
+    config.llm.retries = 1
+    config.llm.timeout_s = 5
+    return Bunko(path, config=config, embedder=embedder)
+
+
+def test_a_model_may_write_the_query_for_the_table_the_rules_chose(kb: Bunko, embedder: UseM3Embedder) -> None:
+    with FakeChatServer() as server:
+        [sales] = [t for t in kb.tables.catalog() if t.sheet == "関東"]
+
+        def reply(messages: list[dict[str, str]], body: dict[str, object]) -> str:
+            assert sales.sql_name in messages[1]["content"] and "2024年 / Q3" in messages[1]["content"]
+            return f"```sql\nSELECT SUM(v3), group_concat(_row) AS rows_used FROM {sales.sql_name} WHERE _total = 0\n```"
+
+        server.reply = reply
+        with open_with_model(kb.path, embedder, server.url, "llm") as model_kb:
+            answer = model_kb.ask("関東シートのQ3売上の合計は？")
+        total = sum(v[2] for v in SALES["関東"].values()) * 1000
+        assert f"{total:,}" in answer.text and "モデルが書いたクエリ" in answer.text, answer.text
+        assert sorted(c.text for c in cells(answer) if c.column == "2024年 / Q3") == sorted(f"{v[2] * 1000:,}" for v in SALES["関東"].values())
+        assert answer.trace is not None
+        [step] = [s for s in answer.trace.steps if s.name == "table"]
+        assert step.output["writer"] == "llm" and step.output["sql"].startswith("SELECT SUM(v3)")
+
+
+@pytest.mark.parametrize("written", [
+    "DELETE FROM t_{id}", "SELECT 1; DROP TABLE t_{id}", "SELECT c0, group_concat(_row) FROM tables", "I cannot answer that.",
+    "SELECT SUM(v3), group_concat(_row) FROM {other}",
+])
+def test_a_query_the_model_should_not_have_written_leaves_the_rules_to_answer(kb: Bunko, embedder: UseM3Embedder, written: str) -> None:
+    [sales] = [t for t in kb.tables.catalog() if t.sheet == "関東"]
+    [other] = [t for t in kb.tables.catalog() if t.sheet == "関西"]
+    with FakeChatServer() as server:
+        server.reply = lambda messages, body: written.format(id=sales.table_id, other=other.sql_name)
+        with open_with_model(kb.path, embedder, server.url, "llm") as model_kb:
+            answer = model_kb.ask("関東シートのQ3売上の合計は？")
+    total = sum(v[2] for v in SALES["関東"].values()) * 1000
+    assert f"2024年 / Q3の合計（関東）：{total:,}" in answer.text, answer.text
+    assert answer.trace is not None
+    [step] = [s for s in answer.trace.steps if s.name == "table"]
+    assert step.output["llm_sql_error"] and step.output.get("writer") is None
+    assert [t.sheet for t in kb.tables.catalog() if t.source == "docs/sales.xlsx"] == ["関西", "関東"]  # nothing was changed

@@ -356,7 +356,9 @@ class Answerer:
             yield answer
             return
         first = evidence = self._retrieved(question, filters, k, mode, analysis, steps)
-        computed = self._table_answer(question, language, filters, evidence, steps) or self._table_lookup(question, language, filters, steps)
+        computed = self._table_answer(question, language, filters, evidence, steps)
+        if computed is None and self.generator_name == "extractive":  # a model reads the row from the passages itself
+            computed = self._table_lookup(question, language, filters, steps)
         if computed is not None:
             answer = yield from self._computed(asked, language, evidence, computed, stream, steps, started, stage_timings, condensed, filters)
             yield answer

@@ -15,7 +15,9 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from bunko.generate.table_sql import cells_of, model_query
 from bunko.index.table_db import StoredTable, TableQueryError, text_col
+from bunko.llm.base import ChatModel, LLMError
 from bunko.retrieve.table_plan import LOOKUP, CellRef, TablePlan, TablePlanner, TableResult
 from bunko.retrieve.tables import CollectionTables
 from bunko.schema import AnswerSentence, Chunk, Citation, CitedCell
@@ -59,6 +61,8 @@ _WORDS = {
 _GROUPED = {"en": " by {g}", "ja": "（{g}別）", "zh": "（按{g}）"}
 _DECLINE = {"en": "Largest fall from {b} to {m}", "ja": "{b}から{m}への減少が最も大きい行", "zh": "从{b}到{m}下降最多的行"}
 _LOWEST_CHANGE = {"en": "Smallest change from {b} to {m}", "ja": "{b}から{m}への変化が最も小さい行", "zh": "从{b}到{m}变化最小的行"}
+_MODEL_WORDS = {"en": "Computed from {t} by a query the model wrote", "ja": "{t}からモデルが書いたクエリで計算",
+                "zh": "由模型编写的查询从{t}计算"}
 _LOOKUP = {"en": "{col} for {row}: {v}", "ja": "{row}の{col}：{v}", "zh": "{row}的{col}：{v}"}
 _ROWS = {"en": "{n} rows", "ja": "{n}行", "zh": "共{n}行"}
 _IN = {"en": " in {t}", "ja": "（{t}）", "zh": "（{t}）"}
@@ -77,10 +81,17 @@ class TableOutcome:
 
 
 class TableAnswerer:
-    def __init__(self, tables: CollectionTables, planner: TablePlanner, store: DocumentStore) -> None:
+    def __init__(
+        self, tables: CollectionTables, planner: TablePlanner, store: DocumentStore, chat_model: ChatModel | None = None,
+        writer: str = "rules",
+    ) -> None:
+        """`writer` "llm" with a `chat_model`: the model writes the query for the table the rules chose
+        (`generate/table_sql.py`); the rules' own query when it fails."""
         self.tables = tables
         self.planner = planner
         self.store = store
+        self.chat_model = chat_model
+        self.writer = writer
 
     def answer(self, question: str, language: str, where: Mapping[str, Any] | None = None) -> tuple[TableOutcome | None, dict[str, Any]]:
         """The computed answer, or None with the reason in the step (no aggregate asked, no table fits, no rows)."""
@@ -93,6 +104,10 @@ class TableAnswerer:
         if plan is None:
             return None, {**step, "outcome": "no table fits the question"}
         step.update(describe_plan(plan))
+        if self.writer == "llm" and self.chat_model is not None:
+            written = self._model_answer(question, plan, language, step)
+            if written is not None:
+                return written, step
         try:
             result = self.planner.run(plan, self.tables.db)
         except TableQueryError as exc:
@@ -103,6 +118,23 @@ class TableAnswerer:
         sentence = self._sentence(result, intent, language)
         step["outcome"] = "answered"
         return TableOutcome([sentence], step), step
+
+    def _model_answer(self, question: str, plan: TablePlan, language: str, step: dict[str, Any]) -> TableOutcome | None:
+        """The answer from the query the model wrote for the chosen table, or None (the reason in `step`)."""
+        assert self.chat_model is not None
+        try:
+            written = model_query(self.chat_model, self.tables.db, question, plan.table)
+        except (TableQueryError, LLMError) as exc:
+            step["llm_sql_error"] = str(exc)
+            return None
+        step.update(writer="llm", sql=written.sql, params=[], rows=len(written.used), value=[list(r) for r in written.rows[:LISTED_ROWS]])
+        lang = language if language in _MODEL_WORDS else "en"
+        values = "; ".join(", ".join(_shown(v) for v in row) for row in written.rows[:LISTED_ROWS])
+        text = _MODEL_WORDS[lang].format(t=plan.table.sheet or plan.table.title) + _COLON[lang] + values + _END[lang]
+        cells = cells_of(self.tables.db, plan.table, written.sql, written.used)
+        result = TableResult(plan, None, [], cells, len(written.used), written.sql, [])
+        step["outcome"] = "answered"
+        return TableOutcome([AnswerSentence(text=text, citations=self._citations(result), support=1.0)], step)
 
     def lookup(self, question: str, language: str, where: Mapping[str, Any] | None = None) -> tuple[TableOutcome | None, dict[str, Any]]:
         """The cell a question names by its row and column ("the hotel limit for London", 大阪府の人口), or None."""
@@ -194,6 +226,10 @@ class TableAnswerer:
                     return [CitedCell(c.name, int(number), str(t), page if not table.sheet else None, table.sheet)
                             for c, t in zip(table.columns, texts, strict=True) if t]
         return []
+
+
+def _shown(value: object) -> str:
+    return format_number(float(value)) if isinstance(value, int | float) and not isinstance(value, bool) else str(value)
 
 
 def _squash(text: str) -> str:

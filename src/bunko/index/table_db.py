@@ -82,12 +82,20 @@ _READ_ACTIONS = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNC
 _FORBIDDEN_FUNCTIONS = {"load_extension", "readfile", "writefile", "edit", "fts3_tokenizer"}
 
 
-def _authorize(action: int, arg1: str | None, arg2: str | None, db: str | None, trigger: str | None) -> int:
-    if action not in _READ_ACTIONS:
-        return sqlite3.SQLITE_DENY
-    if action == sqlite3.SQLITE_FUNCTION and (arg2 or "").lower() in _FORBIDDEN_FUNCTIONS:
-        return sqlite3.SQLITE_DENY
-    return sqlite3.SQLITE_OK
+def _authorizer(tables: frozenset[str] | None) -> Any:
+    """Reading and nothing else; with `tables`, reading those tables alone (a query a model wrote sees the table it
+    was given, not the rest of the collection's)."""
+
+    def authorize(action: int, arg1: str | None, arg2: str | None, db: str | None, trigger: str | None) -> int:
+        if action not in _READ_ACTIONS:
+            return sqlite3.SQLITE_DENY
+        if action == sqlite3.SQLITE_FUNCTION and (arg2 or "").lower() in _FORBIDDEN_FUNCTIONS:
+            return sqlite3.SQLITE_DENY
+        if action == sqlite3.SQLITE_READ and tables is not None and arg1 not in tables:
+            return sqlite3.SQLITE_DENY
+        return sqlite3.SQLITE_OK
+
+    return authorize
 
 
 def check_select(sql: str) -> str:
@@ -182,10 +190,10 @@ class TableDB:
         )
 
     # -- reading -------------------------------------------------------------
-    def _reader(self) -> sqlite3.Connection:
+    def _reader(self, tables: frozenset[str] | None = None) -> sqlite3.Connection:
         conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=30, check_same_thread=False)
         conn.execute("PRAGMA query_only = ON")
-        conn.set_authorizer(_authorize)
+        conn.set_authorizer(_authorizer(tables))
         return conn
 
     def catalog(self) -> list[StoredTable]:
@@ -208,10 +216,13 @@ class TableDB:
         finally:
             conn.close()
 
-    def select(self, sql: str, params: Sequence[Any] = (), seconds: float = QUERY_SECONDS) -> list[tuple[Any, ...]]:
-        """Rows of one read-only SELECT with bound parameters, stopped after `seconds`."""
+    def select(
+        self, sql: str, params: Sequence[Any] = (), seconds: float = QUERY_SECONDS, tables: Sequence[str] | None = None,
+    ) -> list[tuple[Any, ...]]:
+        """Rows of one read-only SELECT with bound parameters, stopped after `seconds`; with `tables`, a query that
+        reads any other table is refused."""
         statement = check_select(sql)
-        conn = self._reader()
+        conn = self._reader(frozenset(tables) if tables is not None else None)
         deadline = time.monotonic() + seconds
         conn.set_progress_handler(lambda: int(time.monotonic() > deadline), 1000)
         try:
