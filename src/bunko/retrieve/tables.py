@@ -52,12 +52,20 @@ def tables_of(info: DocumentInfo, store: TableSource) -> list[LogicalTable]:
 class CollectionTables:
     def __init__(self, store: TableSource, folder: Path) -> None:
         self.store = store
-        self.db = TableDB(folder / TABLES_FILE)
+        self.folder = folder
+        self._db: TableDB | None = None
         self._lock = threading.Lock()
         self._generation: int | None = None
         self._catalog: list[StoredTable] = []
         self.build_seconds = 0.0
         """Time spent bringing the table store up to date so far."""
+
+    @property
+    def db(self) -> TableDB:
+        """The table store file, created on first use: opening a collection for anything else writes nothing."""
+        if self._db is None:
+            self._db = TableDB(self.folder / TABLES_FILE)
+        return self._db
 
     def catalog(self, where: Mapping[str, Any] | None = None) -> list[StoredTable]:
         """The tables of every stored document, up to date; with a filter, only tables whose rows it lets through."""
