@@ -155,7 +155,7 @@ class EmbedConfig(_Section):
     timeout_s: float = Field(60.0, gt=0)
 
 
-SearchMode = Literal["hybrid", "dense", "keyword", "graph", "graph-local", "graph-global", "tree"]
+SearchMode = Literal["hybrid", "dense", "keyword", "graph", "graph-local", "graph-global", "tree", "table"]
 """The built-in search modes a config or an HTTP request may name (routes added in Python are modes only there)."""
 
 
@@ -302,6 +302,11 @@ class AnswerConfig(_Section):
         "auto: by rules, and by the [llm] model when one is configured; rules: never ask a model; off: searched as asked.",
     )
     context_chars: int = Field(6000, ge=200, description="Most characters of evidence put into a prompt.")
+    table_sql: Literal["rules", "llm"] = Field(
+        "rules", description="Aggregate questions over tables: rules map the question onto the table and build the query; "
+        "llm: the [llm] model writes the query for the table the rules chose (one read-only SELECT over that table alone, "
+        "time-limited; the rules' query when it fails).",
+    )
 
 
 class AgentConfig(_Section):

@@ -16,6 +16,7 @@ from bunko.errors import BunkoError, CollectionError
 from bunko.generate.answerer import Answerer
 from bunko.generate.conversation import Turn
 from bunko.generate.guardrails import guard_hits
+from bunko.generate.table_answer import TableAnswerer
 from bunko.ingest import maintenance
 from bunko.ingest.connectors.base import SourceSpec
 from bunko.ingest.connectors.registry import SourceBook, build_source, key_filter
@@ -29,6 +30,8 @@ from bunko.parse.registry import ParserRegistry, default_registry
 from bunko.retrieve.base import RetrieverFactory
 from bunko.retrieve.explain import explain_hit, thresholds
 from bunko.retrieve.searcher import Searcher, SearchResult
+from bunko.retrieve.table_plan import TablePlanner
+from bunko.retrieve.tables import CollectionTables
 from bunko.retrieve.trees import DocumentTrees
 from bunko.schema import Answer, Chunk, DocumentInfo, Element, Hit, IngestJob, JobStatus
 from bunko.store.base import Store
@@ -75,6 +78,8 @@ class Bunko:
         self.chunker = get_chunker(self.config.chunk.strategy)
         self.trees = DocumentTrees(self.store, self.analyzer)
         """The documents' section trees (`bunko tree`, the tree route, auto-merging), rebuilt as documents change."""
+        self.tables = CollectionTables(self.store, self.path)
+        """The documents' tables as typed SQL tables (`tables.db`; the table route), updated as documents change."""
         self._embedder = embedder
         self._answerer: Answerer | None = None
         self._parser: ParseWorker | None = None
@@ -137,7 +142,8 @@ class Bunko:
     @property
     def searcher(self) -> Searcher:
         return Searcher(self.store, self.embedder, self.analyzer, self.config.retrieve,
-                        retrievers=[build(self.store, self.config.retrieve) for build in self.retrievers], trees=self.trees)
+                        retrievers=[build(self.store, self.config.retrieve) for build in self.retrievers], trees=self.trees,
+                        tables=self.tables)
 
     def close(self) -> None:
         if self._parser is not None:
@@ -393,8 +399,10 @@ class Bunko:
     def answerer(self) -> Answerer:
         """The answer pipeline (generate/answerer.py); its models (LLM, cross-encoder) load on first use."""
         if self._answerer is None:
+            chat_model = build_chat_model(self.config)
             self._answerer = Answerer(
-                self.store, self.searcher, self.embedder, self.analyzer, self.config, chat_model=build_chat_model(self.config)
+                self.store, self.searcher, self.embedder, self.analyzer, self.config, chat_model=chat_model,
+                tables=TableAnswerer(self.tables, TablePlanner(self.analyzer), self.store, chat_model, self.config.answer.table_sql),
             )
         return self._answerer
 

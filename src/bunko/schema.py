@@ -247,6 +247,22 @@ class Hit:
 
 
 @dataclass
+class CitedCell:
+    """One table cell an answer used: its column, its row as the source numbers it, and where the row is."""
+
+    column: str
+    row: int
+    """The spreadsheet's row number, else the data row's place in its table (1 = first)."""
+    text: str
+    page: int | None = None
+    sheet: str | None = None
+
+    def label(self) -> str:
+        where = f"sheet {self.sheet}, " if self.sheet else (f"p.{self.page}, " if self.page is not None else "")
+        return f"{where}row {self.row}, {self.column}: {self.text}"
+
+
+@dataclass
 class Citation:
     chunk_id: str
     source: str
@@ -256,13 +272,24 @@ class Citation:
     quote: str
     updated: str | None = None
     """The source's update date (front-matter date or ingest day); set under the regulated policy."""
+    cells: list[CitedCell] = field(default_factory=list)
+    """The table cells this citation stands for (an aggregate's inputs, a looked-up row); empty for prose."""
 
     def label(self) -> str:
-        """Human-readable pointer: source > section > page."""
+        """Human-readable pointer: source > section > page, and the table cells when it cites some."""
         parts = [self.source, *self.section_path]
         if self.page is not None:
             parts.append(f"p.{self.page}")
-        return " > ".join(parts)
+        return " > ".join(parts) + (f" · {self.cells_label()}" if self.cells else "")
+
+    def cells_label(self) -> str:
+        """The cited cells in short: "sheet 関西, rows 3, 4, 5: 製品, 2024年 / Q3"."""
+        rows = sorted({c.row for c in self.cells})
+        shown = ", ".join(map(str, rows)) if len(rows) <= 6 else f"{rows[0]}–{rows[-1]} ({len(rows)} rows)"
+        sheets = sorted({c.sheet for c in self.cells if c.sheet})
+        columns = ", ".join(dict.fromkeys(c.column for c in self.cells))
+        where = f"sheet {', '.join(sheets)}, " if sheets else ""
+        return f"{where}{'row' if len(rows) == 1 else 'rows'} {shown}: {columns}"
 
 
 @dataclass

@@ -326,7 +326,8 @@ class Generation:
 
     @property
     def mode(self) -> str:
-        return "extractive" if self.generator == "extractive" else "llm"
+        """extractive | table (computed from a table's cells) | llm."""
+        return self.generator if self.generator in ("extractive", "table") else "llm"
 
 
 @dataclass

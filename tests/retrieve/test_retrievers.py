@@ -67,7 +67,7 @@ def test_a_retriever_handed_to_the_engine_becomes_a_search_mode(kb: Bunko, lang:
 
 
 def test_an_unknown_mode_is_refused_with_the_modes_there_are(kb: Bunko) -> None:
-    with pytest.raises(ValueError, match="hybrid, dense, keyword, graph, graph-local, graph-global, tree, source-name"):
+    with pytest.raises(ValueError, match="hybrid, dense, keyword, graph, graph-local, graph-global, tree, table, source-name"):
         kb.search("hotel", mode="magic")
 
 

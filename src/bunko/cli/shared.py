@@ -43,7 +43,7 @@ ModeOption = Annotated[
     str | None,
     typer.Option(
         "--route", "--mode",
-        help="Force a search mode: hybrid, dense, keyword, graph, graph-local, graph-global or tree (default: the router's choice).",
+        help="Force a search mode: hybrid, dense, keyword, graph, graph-local, graph-global, tree or table (default: the router's choice).",
     ),
 ]
 GeneratorOption = Annotated[

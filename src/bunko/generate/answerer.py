@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -41,6 +41,7 @@ from bunko.generate.guardrails import STANDARD, guard_text, mask_pii, masks_pers
 from bunko.generate.language import abstain_message, cross_language_note, direct_reply, is_abstention
 from bunko.generate.prompts import build_messages, critique_prompt, prompt_overhead
 from bunko.generate.retrieval_grade import RETRIEVAL_THRESHOLD
+from bunko.generate.table_answer import TableAnswerer
 from bunko.llm.base import ChatModel, LLMError, Message, estimate_tokens, reported_usage
 from bunko.rerank.base import Reranker, RerankQuery
 from bunko.rerank.budget import fit_budget
@@ -50,6 +51,7 @@ from bunko.rerank.light import CachingEmbedder
 from bunko.rerank.registry import build_reranker
 from bunko.retrieve.key_terms import key_terms
 from bunko.retrieve.searcher import Searcher, SearchResult
+from bunko.retrieve.table_route import TABLE
 from bunko.schema import Answer, AnswerSentence, Hit, to_dict
 from bunko.store.base import Store
 from bunko.text.analyzers import Analyzer, query_text
@@ -114,8 +116,12 @@ class Answerer:
     def __init__(
         self, store: Store, searcher: Searcher, embedder: Embedder, analyzer: Analyzer, config: Config,
         chat_model: ChatModel | None = None, reranker: Reranker | None = None, confidence: ConfidenceModel | None = None,
+        tables: TableAnswerer | None = None,
     ) -> None:
+        """`tables` answers aggregate questions from the collection's tables (the table route); without it they are
+        answered from the passages like any other."""
         self.store = store
+        self.tables = tables
         self.searcher = searcher
         self.embedder = CachingEmbedder(embedder)
         self.analyzer = analyzer
@@ -350,6 +356,13 @@ class Answerer:
             yield answer
             return
         first = evidence = self._retrieved(question, filters, k, mode, analysis, steps)
+        computed = self._table_answer(question, language, filters, evidence, steps)
+        if computed is None and self.generator_name == "extractive":  # a model reads the row from the passages itself
+            computed = self._table_lookup(question, language, filters, steps)
+        if computed is not None:
+            answer = yield from self._computed(asked, language, evidence, computed, stream, steps, started, stage_timings, condensed, filters)
+            yield answer
+            return
         abstain_reason = None if evidence.hits else "no_hits"
 
         graded: LLMGrade | None = None
@@ -397,6 +410,7 @@ class Answerer:
 
         if masks_personal_data(config.policy):
             guard_trace_texts(generation, graded, steps, config.policy, language)
+        self._cite_cells(pipeline)
         answer = self._finish(asked, language, evidence, pipeline, abstain_reason)
         if stream:
             tail = answer.text[len(pipeline.text):] if answer.text.startswith(pipeline.text) else ""
@@ -411,6 +425,68 @@ class Answerer:
         )
         self.store.save_trace(answer.trace_id, asked, answer.trace.to_dict())
         yield answer
+
+    # -- the table route -----------------------------------------------------
+    def _table_answer(
+        self, question: str, language: str, filters: Mapping[str, Any] | None, evidence: Retrieved, steps: list[AgentStep],
+    ) -> list[AnswerSentence] | None:
+        """The computed answer when the router chose the table route and a table fits; the step says why not otherwise."""
+        if self.tables is None or evidence.result.mode != TABLE:
+            return None
+        started = time.perf_counter()
+        outcome, detail = self.tables.answer(question, language, filters)
+        steps.append(AgentStep("table", question, detail, time.perf_counter() - started))
+        return outcome.sentences if outcome is not None else None
+
+    def _table_lookup(
+        self, question: str, language: str, filters: Mapping[str, Any] | None, steps: list[AgentStep],
+    ) -> list[AnswerSentence] | None:
+        """The table cell a question names by its row and column: read from the table, not quoted from a passage
+        (a row cut from its header, a merged header, a long table's far rows are where passages fail)."""
+        if self.tables is None:
+            return None
+        started = time.perf_counter()
+        outcome, detail = self.tables.lookup(question, language, filters)
+        steps.append(AgentStep("table_lookup", question, detail, time.perf_counter() - started))
+        return outcome.sentences if outcome is not None else None
+
+    def _computed(
+        self, asked: str, language: str, evidence: Retrieved, sentences: list[AnswerSentence], stream: bool, steps: list[AgentStep],
+        started: float, stage_timings: dict[str, float], condensed: Condensed | None, filters: Mapping[str, Any] | None,
+    ) -> Generator[str, None, Answer]:
+        """An answer computed from a table: its sentences are the evidence itself (the cells they cite), so they are
+        not checked against passages, and the grade the trace keeps is the table's (confidence 1, the passages'
+        own confidence kept beside it)."""
+        timer = time.perf_counter()
+        pipeline = _SentencePipeline(self, evidence.hits, language)
+        yield from pipeline.feed_computed(sentences, stream)
+        retrieval = evidence.grade
+        evidence.grade = Grade(True, 1.0, "table", {**retrieval.features, "retrieval_confidence": retrieval.confidence}, retrieval.key_terms,
+                               retrieval.missing_key_terms)
+        generation = Generation("table")
+        generation.sentences = pipeline.verdicts
+        generation.timings = {"generate": time.perf_counter() - timer, "check": 0.0}
+        if masks_personal_data(self.config.answer.policy):
+            guard_trace_texts(generation, None, steps, self.config.answer.policy, language)
+        answer = self._finish(asked, language, evidence, pipeline, None)
+        stage_timings["total"] = time.perf_counter() - started
+        answer.trace = Trace(
+            question=asked, trace_id=answer.trace_id, language=language, policy=self.config.answer.policy, reranker=self.reranker.name,
+            evidence=evidence.record(), generation=generation, filters=dict(filters or {}), answer=to_dict(answer),
+            stage_timings=stage_timings, steps=steps, condensed=condensed,
+        )
+        self.store.save_trace(answer.trace_id, asked, answer.trace.to_dict())
+        return answer
+
+    def _cite_cells(self, pipeline: _SentencePipeline) -> None:
+        """A sentence quoting a table row cites that row's cells (a lookup: "the hotel limit for London")."""
+        if self.tables is None:
+            return
+        table_chunks = {h.chunk.chunk_id for h in pipeline.hits if "table" in h.chunk.kinds}
+        for sentence in pipeline.kept:
+            for citation in sentence.citations:
+                if citation.chunk_id in table_chunks and not citation.cells:
+                    citation.cells = self.tables.cells_for_quote(citation)
 
     def _generate(
         self, question: str, hits: list[Hit], language: str, pipeline: _SentencePipeline, generation: Generation, stream: bool,
@@ -564,6 +640,21 @@ class _SentencePipeline:
         for item in checked:
             piece = self._accept(item)
             if piece and stream:
+                yield piece
+
+    def feed_computed(self, sentences: list[AnswerSentence], stream: bool) -> Iterator[str]:
+        """Sentences computed from a table: rendered with their citations, personal data masked as the policy says."""
+        for sentence in sentences:
+            self.verdicts.append({"text": sentence.text, "sources": [c.chunk_id for c in sentence.citations], "verdict": SUPPORTED})
+            if masks_personal_data(self.policy):
+                sentence.text, found = mask_pii(sentence.text, self.language)
+                for kind, count in found.items():
+                    self.masked[kind] = self.masked.get(kind, 0) + count
+            previous = self.kept[-1] if self.kept else None
+            piece = separator(previous, sentence, self.language) + render_sentence(sentence, self.numbers, self.language)
+            self.kept.append(sentence)
+            self.text += piece
+            if stream:
                 yield piece
 
     def feed_text(self, deltas: Iterator[str], stream: bool) -> Iterator[str]:

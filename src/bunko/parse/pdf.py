@@ -264,7 +264,7 @@ class PdfParser:
         header, body = rows[0], rows[1:]
         element = state.builder.add(
             ElementKind.TABLE, table_markdown(header, body), page=number, bbox=block.bbox,
-            meta={"method": "pdf-ruling-lines", **table_meta(header, body), "pages": [number]},
+            meta={"method": "pdf-ruling-lines", **table_meta(header, body), "pages": [number], "row_pages": [number] * len(body)},
         )
         state.open_table = _OpenTable(element, header, body, (block.bbox[0], block.bbox[2]))
 
@@ -288,6 +288,7 @@ class PdfParser:
         element.text = table_markdown(open_table.header, open_table.rows)
         element.meta.update(table_meta(open_table.header, open_table.rows))
         element.meta["pages"].append(number)
+        element.meta["row_pages"] = [*element.meta.get("row_pages", []), *[number] * len(rows)]
         element.meta.setdefault("continued_bboxes", []).append({"page": number, "bbox": list(block.bbox)})
         return True
 

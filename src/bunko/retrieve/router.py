@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from bunko.config import RetrieveConfig
 from bunko.text.analyzers import identifiers
+from bunko.text.table_questions import table_intent
 
 _QUOTED = re.compile(r"\"[^\"]+\"|「[^」]+」|“[^”]+”|『[^』]+』")
 _RELATIONAL = re.compile(
@@ -131,7 +132,18 @@ def section_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route
     return Route("section", weights(config, keyword), "the question names a section: the tree route", retriever="tree")
 
 
-DEFAULT_RULES: tuple[RouteRule, ...] = (global_rule, section_rule, relational_rule, identifier_rule, quoted_rule)
+def table_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route | None:
+    """A question that asks for a count, a sum, an average, a ranking or the rows over a threshold goes to the
+    table route, whose answer is computed from the table it maps onto (`generate/table_answer.py`)."""
+    intent = table_intent(query)
+    if intent is None:
+        return None
+    cue = f"{intent.cue!r} asks" if intent.cue else "conditions on values ask"
+    return Route("table", weights(config, config.keyword_weight), f"{cue} for a {intent.operation} over table rows: the table route",
+                 retriever="table")
+
+
+DEFAULT_RULES: tuple[RouteRule, ...] = (global_rule, section_rule, table_rule, relational_rule, identifier_rule, quoted_rule)
 
 
 def route(query: str, tokens: list[str], config: RetrieveConfig, rules: Sequence[RouteRule] = DEFAULT_RULES) -> Route:

@@ -28,6 +28,8 @@ from bunko.retrieve.mmr import mmr_order
 from bunko.retrieve.parents import WINDOW as PARENT_WINDOW
 from bunko.retrieve.parents import expand_parents
 from bunko.retrieve.router import DEFAULT_RULES, Route, RouteRule, route
+from bunko.retrieve.table_route import TableRetriever
+from bunko.retrieve.tables import CollectionTables
 from bunko.retrieve.tree import TreeRetriever
 from bunko.retrieve.trees import DocumentTrees
 from bunko.schema import Chunk, Hit, RankSignal, Signals
@@ -53,27 +55,33 @@ class SearchResult:
     """The query tokens' idf, when the route read it (hybrid does); None when no retriever needed it."""
 
 
-def built_in_retrievers(store: SearchIndex, config: RetrieveConfig, trees: DocumentTrees | None = None) -> dict[str, Retriever]:
+def built_in_retrievers(
+    store: SearchIndex, config: RetrieveConfig, trees: DocumentTrees | None = None, tables: CollectionTables | None = None,
+) -> dict[str, Retriever]:
     """Hybrid, dense and keyword over any store; the graph route over a store that keeps the entity graph; the tree
-    route when the collection's section trees are given."""
+    route when the collection's section trees are given, the table route when its tables are."""
     routes: list[Retriever] = [HybridRetriever(store, config), DenseRetriever(store, config), KeywordRetriever(store, config)]
     if isinstance(store, GraphIndex):
         routes += [GraphRetriever(store, config), LocalGraphRetriever(store, config), GlobalGraphRetriever(store, config)]
     if trees is not None:
         routes.append(TreeRetriever(store, config, trees))
+    if tables is not None:
+        routes.append(TableRetriever(store, config, tables))
     return {r.name: r for r in routes}
 
 
 class Searcher:
     def __init__(
         self, store: SearchIndex, embedder: Embedder, analyzer: Analyzer, config: RetrieveConfig, rules: Sequence[RouteRule] = DEFAULT_RULES,
-        retrievers: Sequence[Retriever] = (), trees: DocumentTrees | None = None,
+        retrievers: Sequence[Retriever] = (), trees: DocumentTrees | None = None, tables: CollectionTables | None = None,
     ) -> None:
         """`rules` extend or replace the router's (see retrieve/router.py); the first that claims a query wins.
         `retrievers` add search modes beside dense, keyword and hybrid (or replace one of the same name).
-        `trees` (the collection's section trees) enable the tree route and auto-merging."""
+        `trees` (the collection's section trees) enable the tree route and auto-merging; `tables` (its table
+        store) the table route."""
         self.rules = rules
         self.trees = trees
+        self.tables = tables
         self.store = store
         self.embedder = embedder
         self.analyzer = analyzer
@@ -88,7 +96,7 @@ class Searcher:
     def config(self, config: RetrieveConfig) -> None:
         """A new config reaches the built-in retrievers too (benchmarks and tests swap configs on one searcher)."""
         self._config = config
-        self.retrievers = {**built_in_retrievers(self.store, config, self.trees), **self._added}
+        self.retrievers = {**built_in_retrievers(self.store, config, self.trees, self.tables), **self._added}
 
     def retriever(self, mode: str) -> Retriever:
         if mode not in self.retrievers:

@@ -34,6 +34,7 @@ def numbered_citations(answer: Answer) -> list[dict[str, Any]]:
         {
             "number": number, "chunk_id": c.chunk_id, "doc_id": doc_id_for(c.source), "source": c.source, "page": c.page,
             "section_path": c.section_path, "element_ids": c.element_ids, "quote": c.quote, "label": c.label(),
+            **({"cells": [asdict(cell) for cell in c.cells]} if c.cells else {}),
         }
         for number, c in citation_marks.numbered_citations(answer.sentences)
     ]

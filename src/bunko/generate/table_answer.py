@@ -1,0 +1,290 @@
+"""The answer to an aggregate question, computed from a table: the number, the operation in words, the cells cited.
+
+`TableAnswerer.answer` plans the question onto the collection's tables (`retrieve/table_plan.py`), runs the
+query, and writes one sentence in the question's language — "Sum of Q3 in 関西 (4 rows): 1,234,000 yen." — whose
+citations are the chunks that hold the rows it read, each with the cells (`CitedCell`: column, row, sheet or
+page, text) that went into the number. It returns None when no table fits or the query finds no rows, and the
+caller answers from the passages instead: a computed answer is given only when there is something to compute.
+A lookup answered from the passages cites its row's cells too (`cells_for_quote`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from bunko.generate.table_sql import cells_of, model_query
+from bunko.index.table_db import StoredTable, TableQueryError, text_col
+from bunko.llm.base import ChatModel, LLMError
+from bunko.retrieve.table_plan import LOOKUP, CellRef, TablePlan, TablePlanner, TableResult
+from bunko.retrieve.tables import CollectionTables
+from bunko.schema import AnswerSentence, Chunk, Citation, CitedCell
+from bunko.store.base import DocumentStore
+from bunko.text.numbers import format_number, normalize
+from bunko.text.table_questions import (
+    AVG,
+    BOTTOM,
+    COUNT,
+    DIFFERENCE,
+    GROWTH,
+    LIST,
+    MAX,
+    MIN,
+    SUM,
+    TOP,
+    TableIntent,
+    table_intent,
+)
+
+QUOTED_ROWS = 12
+"""Rows written out in a citation's quote; every cell used is in `Citation.cells` whatever the count."""
+LISTED_ROWS = 20
+
+_CURRENCY = {
+    "JPY": {"en": "{} yen", "ja": "{}円", "zh": "{}日元"}, "CNY": {"en": "{} yuan", "ja": "{}元", "zh": "{}元"},
+    "USD": {"en": "${}", "ja": "{}ドル", "zh": "{}美元"}, "EUR": {"en": "€{}", "ja": "{}ユーロ", "zh": "{}欧元"},
+    "GBP": {"en": "£{}", "ja": "{}ポンド", "zh": "{}英镑"},
+}
+_WORDS = {
+    "en": {SUM: "Sum of {m}", AVG: "Average of {m}", MAX: "Highest {m}", MIN: "Lowest {m}", TOP: "Top {n} by {m}",
+           BOTTOM: "Bottom {n} by {m}", GROWTH: "Largest change from {b} to {m}", DIFFERENCE: "Difference in {m} ({a} minus {c})",
+           COUNT: "Number of rows", LIST: "Rows"},
+    "ja": {SUM: "{m}の合計", AVG: "{m}の平均", MAX: "{m}が最も大きい行", MIN: "{m}が最も小さい行", TOP: "{m}の上位{n}件",
+           BOTTOM: "{m}の下位{n}件", GROWTH: "{b}から{m}への変化が最も大きい行", DIFFERENCE: "{m}の差（{a} − {c}）",
+           COUNT: "該当する行の数", LIST: "該当する行"},
+    "zh": {SUM: "{m}的总和", AVG: "{m}的平均值", MAX: "{m}最大的行", MIN: "{m}最小的行", TOP: "{m}前{n}名",
+           BOTTOM: "{m}后{n}名", GROWTH: "从{b}到{m}变化最大的行", DIFFERENCE: "{m}之差（{a} − {c}）",
+           COUNT: "符合条件的行数", LIST: "符合条件的行"},
+}
+_GROUPED = {"en": " by {g}", "ja": "（{g}別）", "zh": "（按{g}）"}
+_DECLINE = {"en": "Largest fall from {b} to {m}", "ja": "{b}から{m}への減少が最も大きい行", "zh": "从{b}到{m}下降最多的行"}
+_LOWEST_CHANGE = {"en": "Smallest change from {b} to {m}", "ja": "{b}から{m}への変化が最も小さい行", "zh": "从{b}到{m}变化最小的行"}
+_MODEL_WORDS = {"en": "Computed from {t} by a query the model wrote", "ja": "{t}からモデルが書いたクエリで計算",
+                "zh": "由模型编写的查询从{t}计算"}
+_LOOKUP = {"en": "{col} for {row}: {v}", "ja": "{row}の{col}：{v}", "zh": "{row}的{col}：{v}"}
+_ROWS = {"en": "{n} rows", "ja": "{n}行", "zh": "共{n}行"}
+_IN = {"en": " in {t}", "ja": "（{t}）", "zh": "（{t}）"}
+_WHERE = {"en": ", where {c}", "ja": "、条件: {c}", "zh": "，条件：{c}"}
+_AND = {"en": " and ", "ja": "、", "zh": "，"}
+_CONTAINS = {"en": "{col} contains “{v}”", "ja": "{col}に「{v}」を含む", "zh": "{col}包含“{v}”"}
+_COLON = {"en": ": ", "ja": "：", "zh": "："}
+_END = {"en": ".", "ja": "。", "zh": "。"}
+
+
+@dataclass
+class TableOutcome:
+    sentences: list[AnswerSentence]
+    step: dict[str, Any]
+    """What the trace records: the table, the operation, the columns, filters, SQL and parameters, the value."""
+
+
+class TableAnswerer:
+    def __init__(
+        self, tables: CollectionTables, planner: TablePlanner, store: DocumentStore, chat_model: ChatModel | None = None,
+        writer: str = "rules",
+    ) -> None:
+        """`writer` "llm" with a `chat_model`: the model writes the query for the table the rules chose
+        (`generate/table_sql.py`); the rules' own query when it fails."""
+        self.tables = tables
+        self.planner = planner
+        self.store = store
+        self.chat_model = chat_model
+        self.writer = writer
+
+    def answer(self, question: str, language: str, where: Mapping[str, Any] | None = None) -> tuple[TableOutcome | None, dict[str, Any]]:
+        """The computed answer, or None with the reason in the step (no aggregate asked, no table fits, no rows)."""
+        intent = table_intent(question)
+        if intent is None:
+            return None, {"outcome": "not an aggregate question"}
+        catalog = self.tables.catalog(where)
+        plan = self.planner.plan(question, intent, catalog)
+        step: dict[str, Any] = {"operation": intent.operation, "cue": intent.cue, "tables": len(catalog)}
+        if plan is None:
+            return None, {**step, "outcome": "no table fits the question"}
+        step.update(describe_plan(plan))
+        if self.writer == "llm" and self.chat_model is not None:
+            written = self._model_answer(question, plan, language, step)
+            if written is not None:
+                return written, step
+        try:
+            result = self.planner.run(plan, self.tables.db)
+        except TableQueryError as exc:
+            return None, {**step, "outcome": f"the query failed: {exc}"}
+        step.update(sql=result.sql, params=list(result.params), value=result.value, rows=result.count)
+        if not result.cells or (result.value is None and not result.rows):
+            return None, {**step, "outcome": "no rows match"}
+        sentence = self._sentence(result, intent, language)
+        step["outcome"] = "answered"
+        return TableOutcome([sentence], step), step
+
+    def _model_answer(self, question: str, plan: TablePlan, language: str, step: dict[str, Any]) -> TableOutcome | None:
+        """The answer from the query the model wrote for the chosen table, or None (the reason in `step`)."""
+        assert self.chat_model is not None
+        try:
+            written = model_query(self.chat_model, self.tables.db, question, plan.table)
+        except (TableQueryError, LLMError) as exc:
+            step["llm_sql_error"] = str(exc)
+            return None
+        step.update(writer="llm", sql=written.sql, params=[], rows=len(written.used), value=[list(r) for r in written.rows[:LISTED_ROWS]])
+        lang = language if language in _MODEL_WORDS else "en"
+        values = "; ".join(", ".join(_shown(v) for v in row) for row in written.rows[:LISTED_ROWS])
+        text = _MODEL_WORDS[lang].format(t=plan.table.sheet or plan.table.title) + _COLON[lang] + values + _END[lang]
+        cells = cells_of(self.tables.db, plan.table, written.sql, written.used)
+        result = TableResult(plan, None, [], cells, len(written.used), written.sql, [])
+        step["outcome"] = "answered"
+        return TableOutcome([AnswerSentence(text=text, citations=self._citations(result), support=1.0)], step)
+
+    def lookup(self, question: str, language: str, where: Mapping[str, Any] | None = None) -> tuple[TableOutcome | None, dict[str, Any]]:
+        """The cell a question names by its row and column ("the hotel limit for London", 大阪府の人口), or None."""
+        plan = self.planner.plan_lookup(question, self.tables.catalog(where))
+        if plan is None:
+            return None, {"operation": LOOKUP, "outcome": "no table row and column named"}
+        step: dict[str, Any] = {"operation": LOOKUP, **describe_plan(plan)}
+        try:
+            result = self.planner.run_lookup(plan, self.tables.db)
+        except TableQueryError as exc:
+            return None, {**step, "outcome": f"the query failed: {exc}"}
+        step.update(sql=result.sql, params=list(result.params), rows=result.count)
+        if not result.rows:
+            return None, {**step, "outcome": "no rows match"}
+        lang = language if language in _LOOKUP else "en"
+        column = plan.table.columns[plan.measure].name if plan.measure is not None else ""
+        parts = [_LOOKUP[lang].format(row=r.label, col=column, v=r.text or "—") for r in result.rows]
+        text = _AND[lang].join(parts) + _END[lang]
+        step["outcome"] = "answered"
+        return TableOutcome([AnswerSentence(text=text, citations=self._citations(result), support=1.0)], step), step
+
+    # -- wording -------------------------------------------------------------
+    def _sentence(self, result: TableResult, intent: TableIntent, language: str) -> AnswerSentence:
+        plan = result.plan
+        table = plan.table
+        lang = language if language in _WORDS else "en"
+        def column(index: int | None) -> str:
+            return table.columns[index].name if index is not None else ""
+
+        operation = intent.operation
+        names = {"m": column(plan.measure), "b": column(plan.base), "n": intent.n or 3,
+                 "a": plan.named_values[0][1] if plan.named_values else "", "c": plan.named_values[1][1] if len(plan.named_values) > 1 else ""}
+        if operation == GROWTH and intent.decline != intent.low:
+            words = (_DECLINE if intent.decline else _LOWEST_CHANGE)[lang].format(**names)
+        else:
+            words = _WORDS[lang][operation].format(**names)
+        if plan.group is not None:
+            words += _GROUPED[lang].format(g=column(plan.group))
+        words += _IN[lang].format(t=table.sheet or table.title)
+        conditions = [_condition_text(plan, f_index, lang) for f_index in range(len(plan.filters))]
+        if conditions:
+            words += _WHERE[lang].format(c=_AND[lang].join(conditions))
+        unit = table.columns[plan.measure].unit if plan.measure is not None else ""
+        value_text = self._value_text(result, operation, unit, lang)
+        text = f"{words}{_COLON[lang]}{value_text}"
+        if operation in (SUM, AVG, COUNT):
+            text += f" ({_ROWS[lang].format(n=result.count)})" if lang == "en" else f"（{_ROWS[lang].format(n=result.count)}）"
+        text = text.rstrip(".。") + _END[lang]
+        return AnswerSentence(text=text, citations=self._citations(result), support=1.0)
+
+    @staticmethod
+    def _value_text(result: TableResult, operation: str, unit: str, lang: str) -> str:
+        if result.plan.group is not None:
+            return ", ".join(f"{r.label} {_amount(r.value, unit, lang)}" for r in result.rows[:LISTED_ROWS])
+        if operation in (MAX, MIN, TOP, BOTTOM, GROWTH):
+            return ", ".join(f"{r.label} ({_amount(r.value, unit, lang)})" for r in result.rows[:LISTED_ROWS])
+        if operation == COUNT:
+            labels = ", ".join(r.label for r in result.rows[:LISTED_ROWS] if r.label)
+            return format_number(result.value or 0) + (f" — {labels}" if labels else "")
+        if operation == LIST:
+            return ", ".join(r.label for r in result.rows[:LISTED_ROWS] if r.label) or format_number(result.value or 0)
+        return _amount(result.value, unit, lang)
+
+    def _citations(self, result: TableResult) -> list[Citation]:
+        by_chunk: dict[str, list[CellRef]] = {}
+        for cell in result.cells:
+            by_chunk.setdefault(cell.chunk_id, []).append(cell)
+        chunks = {c.chunk_id: c for c in self.store.get_chunks([cid for cid in by_chunk if cid])}
+        citations = []
+        for chunk_id, cells in by_chunk.items():
+            chunk = chunks.get(chunk_id)
+            if chunk is None:
+                continue
+            citations.append(_citation(chunk, cells, result.plan.table))
+        return citations
+
+    # -- lookups ---------------------------------------------------------------
+    def cells_for_quote(self, citation: Citation) -> list[CitedCell]:
+        """The cells of the table row a quote reads ("Region: Kansai / Q3: 1,200"), when the cited chunk holds that row."""
+        wanted = _squash(citation.quote)
+        for table in self.tables.catalog():
+            if table.source != citation.source:
+                continue
+            columns = ", ".join(text_col(i) for i in range(len(table.columns)))
+            rows = self.tables.db.select(f"SELECT _row_number, _page, {columns} FROM {table.sql_name}")
+            for number, page, *texts in rows:
+                pairs = [f"{c.name}: {t}" if c.name else str(t) for c, t in zip(table.columns, texts, strict=True) if t]
+                if pairs and _squash(" / ".join(pairs)) == wanted:
+                    return [CitedCell(c.name, int(number), str(t), page if not table.sheet else None, table.sheet)
+                            for c, t in zip(table.columns, texts, strict=True) if t]
+        return []
+
+
+def _shown(value: object) -> str:
+    return format_number(float(value)) if isinstance(value, int | float) and not isinstance(value, bool) else str(value)
+
+
+def _squash(text: str) -> str:
+    return "".join(normalize(text).split()).replace("\\|", "|")
+
+
+def _amount(value: float | None, unit: str, lang: str) -> str:
+    if value is None:
+        return "—"
+    number = format_number(value)
+    if unit in _CURRENCY:
+        return _CURRENCY[unit][lang].format(number)
+    if unit == "%":
+        return f"{number}%"
+    return f"{number} {unit}" if unit and lang == "en" else f"{number}{unit}"
+
+
+def _condition_text(plan: TablePlan, index: int, lang: str) -> str:
+    f = plan.filters[index]
+    column = plan.table.columns[f.column]
+    if f.op == "in":
+        return f"{column.name} = {' / '.join(str(v) for v in f.values)}"
+    if f.op == "contains":
+        return _CONTAINS[lang].format(col=column.name, v=f.values[0])
+    value = f.values[0]
+    shown = _amount(float(value), column.unit, lang) if isinstance(value, int | float) and column.kind != "date" else str(value)
+    if column.kind == "date" and isinstance(value, int | float):
+        shown = dt.date.fromordinal(int(value)).isoformat()
+    return f"{column.name} {f.op} {shown}"
+
+
+def _citation(chunk: Chunk, cells: list[CellRef], table: StoredTable) -> Citation:
+    rows: dict[int, list[CellRef]] = {}
+    for cell in cells:
+        rows.setdefault(cell.row, []).append(cell)
+    quote = "\n".join(" / ".join(f"{c.column}: {c.text}" for c in row_cells) for row_cells in list(rows.values())[:QUOTED_ROWS])
+    if len(rows) > QUOTED_ROWS:
+        quote += f"\n… (+{len(rows) - QUOTED_ROWS})"
+    pages = sorted({c.page for c in cells if c.page is not None})
+    return Citation(
+        chunk_id=chunk.chunk_id, source=chunk.source, page=pages[0] if pages and not table.sheet else (chunk.pages[0] if chunk.pages else None),
+        section_path=list(chunk.section_path), element_ids=list(chunk.element_ids), quote=quote,
+        cells=[CitedCell(c.column, c.row_number, c.text, c.page if not table.sheet else None, table.sheet) for c in cells],
+    )
+
+
+def describe_plan(plan: TablePlan) -> dict[str, Any]:
+    """The plan as the trace shows it: which table, which columns, which filters."""
+    table = plan.table
+
+    def name(index: int | None) -> str | None:
+        return table.columns[index].name if index is not None else None
+
+    return {
+        "table": {"id": table.table_id, "source": table.source, "title": table.title, "sheet": table.sheet, "rows": table.n_rows},
+        "measure": name(plan.measure), "base": name(plan.base), "label": name(plan.label), "group": name(plan.group),
+        "filters": [{**asdict(f), "column": name(f.column)} for f in plan.filters], "score": round(plan.score, 3),
+    }

@@ -1,0 +1,503 @@
+"""An aggregate question mapped onto one table and computed there with read-only SQL, every cell it used kept.
+
+The question's shape comes from `text/table_questions.py` (count, sum, top 3, > 20,000 yen…). Here its words are
+matched against each table of the collection — column names (whole, by the collection's analyzer's tokens, or
+through a small ja/zh/en dictionary of common header words: 人口 = population = 人口, 売上 = sales = 销售额), the
+texts of its cells (a row the question names: "Kansai", 東京), its sheet and title — and the best table that has
+what the operation needs (a numeric column to add, a column for each condition) is chosen. No table with those is
+"no table fits": the caller answers from the passages instead, never from a guess.
+
+The SQL is built from column indexes and bound parameters only, so nothing of the question is ever SQL text, and
+runs through `TableDB.select` (read-only connection, authorizer, time limit).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from bunko.index.table_data import TEXT, TableColumn
+from bunko.index.table_db import StoredTable, TableDB, text_col, value_col
+from bunko.text.analyzers import Analyzer
+from bunko.text.numbers import CURRENCY, DATE, NUMBER, PERCENT, Quantity, normalize
+from bunko.text.table_questions import (
+    AVG,
+    BOTTOM,
+    COUNT,
+    DIFFERENCE,
+    GROWTH,
+    LIST,
+    MAX,
+    MIN,
+    SUM,
+    TOP,
+    TableIntent,
+)
+
+LOOKUP = "lookup"
+
+MIN_NAME_SCORE = 0.5
+VALUE_WEIGHT = 1.5
+"""What a cell the question names ("西南", "Kansai") adds to its table's score: more than a column name, which
+other tables may share (人口 is in both a prefecture and a province table; 西南 only in one)."""
+LOOKUP_NAME_SCORE = 0.8
+"""A lookup answers from a table only when the question names the column this clearly (whole, or a synonym)."""
+"""A column is named by the question when at least this much of its name is in it."""
+ADMINISTRATIVE_SUFFIXES = "都道府県市省区州"
+"""Place names are asked without the suffix a table writes them with (大阪 for 大阪府, 广东 for 广东省)."""
+MAX_LISTED = 20
+"""Rows a list or count answer names (all of them are cited)."""
+
+SYNONYMS: tuple[frozenset[str], ...] = tuple(frozenset(group) for group in (
+    {"population", "people", "residents", "inhabitants", "人口", "住民"},
+    {"area", "面積", "面积", "land area", "km2"},
+    {"sales", "revenue", "turnover", "sold", "売上", "売上高", "売り上げ", "販売額", "销售额", "销售", "营收", "销量", "营业额"},
+    {"price", "cost", "fee", "価格", "値段", "料金", "単価", "价格", "单价", "费用", "价钱"},
+    {"limit", "cap", "ceiling", "上限", "限度額", "限度", "限额"},
+    {"hotel", "lodging", "accommodation", "宿泊", "宿泊費", "ホテル", "住宿", "酒店", "住宿费"},
+    {"meal", "meals", "daily allowance", "per diem", "日当", "食事", "餐费", "餐补", "伙食"},
+    {"region", "district", "地域", "地方", "エリア", "地区", "区域"},
+    {"prefecture", "prefectures", "都道府県", "県", "都道府县", "县", "省"},
+    {"city", "cities", "都市", "市", "城市"},
+    {"product", "products", "item", "items", "製品", "商品", "品目", "产品", "商品名"},
+    {"quantity", "units", "数量", "個数", "件数"},
+    {"employees", "staff", "headcount", "従業員", "従業員数", "社員", "社員数", "员工", "员工数", "职工"},
+    {"growth", "growth rate", "伸び率", "成長率", "增长率", "增速"},
+    {"store", "stores", "branch", "branches", "shop", "店舗", "支店", "店", "门店", "分店"},
+    {"capital", "県庁所在地", "首都", "省会", "首府"},
+    {"stock", "inventory", "在庫", "库存"},
+    {"name", "名前", "名称", "氏名", "姓名"},
+    {"country", "countries", "国", "国家"},
+    {"year", "年", "年份", "年度"},
+    {"month", "月", "月份"},
+    {"package", "packages", "パッケージ", "软件包", "包"},
+    {"size", "サイズ", "大小", "容量"},
+    {"speed", "速度", "スピード"},
+    {"rate", "ratio", "率", "割合", "比率", "比例"},
+    {"density", "密度", "人口密度"},
+    {"budget", "予算", "预算"},
+))
+
+
+@dataclass
+class Filter:
+    column: int
+    op: str
+    """> >= < <= = in contains"""
+    values: list[str | float]
+
+
+@dataclass
+class TablePlan:
+    table: StoredTable
+    intent: TableIntent
+    score: float
+    measure: int | None = None
+    base: int | None = None
+    """growth: the column the change is measured from (the measure is the one it is measured to)."""
+    label: int | None = None
+    group: int | None = None
+    filters: list[Filter] = field(default_factory=list)
+    named_values: list[tuple[int, str]] = field(default_factory=list)
+    """The rows the question names, by (column, cell text), in the question's order (a difference's two sides)."""
+
+
+@dataclass
+class CellRef:
+    row: int
+    """The row's internal index in its table."""
+    row_number: int
+    page: int | None
+    chunk_id: str
+    column: str
+    text: str
+
+
+@dataclass
+class ResultRow:
+    label: str
+    value: float | None
+    row: int | None = None
+    text: str = ""
+    """The cell as shown, for a lookup."""
+
+
+@dataclass
+class TableResult:
+    plan: TablePlan
+    value: float | None
+    rows: list[ResultRow]
+    cells: list[CellRef]
+    count: int
+    sql: str
+    params: list[str | float]
+
+
+def _boundary(term: str) -> str:
+    """A term as a pattern: ASCII words on word boundaries (with a plural), CJK anywhere."""
+    escaped = re.escape(term)
+    if re.fullmatch(r"[a-z0-9][a-z0-9 ._/-]*", term):
+        return rf"(?<![a-z0-9]){escaped}(?:s|es)?(?![a-z0-9])"
+    return escaped
+
+
+def _contains(text: str, term: str) -> int:
+    """Where `term` is in `text` (both normalised and lowercased), or -1."""
+    if not term:
+        return -1
+    if len(term) == 1 and not re.fullmatch(r"[\u4e00-\u9fff]", term):
+        return -1
+    match = re.search(_boundary(term), text)
+    return match.start() if match else -1
+
+
+_NAME_STOPWORDS = frozenset({"of", "the", "a", "an", "per", "in", "for", "and", "to", "no", "number", "の", "的"})
+
+
+def _synonym_share(part: str, question: str) -> tuple[float, int]:
+    """The share of a name part the question holds word by word, through the header dictionary (ASCII words) or
+    piece by piece (CJK: the dictionary's terms found inside the part), and where the first held piece is named."""
+    def named(term: str) -> int:
+        direct = _contains(question, term)
+        if direct >= 0:
+            return direct
+        for group in SYNONYMS:
+            if term in group:
+                hits = [pos for other in group if (pos := _contains(question, other)) >= 0]
+                if hits:
+                    return min(hits)
+        return -1
+
+    words = [w for w in re.split(r"[\s/_,.:;()\-]+", part) if w and w not in _NAME_STOPWORDS]
+    if words and all(re.fullmatch(r"[a-z0-9²³]+", w) for w in words):
+        found = [named(w) for w in words]
+        held = [f for f in found if f >= 0]
+        return (len(held) / len(words), min(held)) if held else (0.0, -1)
+    covered = [False] * len(part)
+    first = -1
+    for group in SYNONYMS:
+        for term in group:
+            start = part.find(term)
+            if start < 0 or len(term) < 2:
+                continue
+            at = named(term)
+            if at >= 0:
+                covered[start:start + len(term)] = [True] * len(term)
+                first = at if first < 0 else min(first, at)
+    meaningful = [c for c, ch in zip(covered, part, strict=True) if ch not in "のの的 "]
+    return (sum(meaningful) / len(meaningful), first) if meaningful and any(meaningful) else (0.0, -1)
+
+
+def _clean_name(part: str) -> str:
+    return re.sub(r"[(（\[][^()（）\[\]]*[)）\]]", "", part).strip()
+
+
+class TablePlanner:
+    def __init__(self, analyzer: Analyzer) -> None:
+        self.analyzer = analyzer
+
+    # -- matching ------------------------------------------------------------
+    def name_score(self, name: str, question: str, tokens: set[str]) -> tuple[float, int]:
+        """How much of a column name the question holds (1 = all of it, directly), and where the question names it.
+
+        A flattened name ("2024年 / Q3") counts its parts; a part is held directly, or word by word (ASCII) or
+        piece by piece (CJK) through the header dictionary ("hotel limit" ↔ ホテル上限), or by its analyzer tokens."""
+        parts = [_clean_name(p) for p in normalize(name).lower().split(" / ")]
+        parts = [p for p in parts if p]
+        if not parts:
+            return 0.0, -1
+        positions = [_contains(question, p) for p in parts]
+        if all(p >= 0 for p in positions):
+            return 1.0, min(positions)
+        best, where = 0.0, -1
+        for position in positions:
+            if position >= 0:
+                best, where = max(best, 1.0 / len(parts) + (0.3 if len(parts) > 1 else 0.0)), position
+        for part in parts:
+            share, at = _synonym_share(part, question)
+            if share > 0:
+                score = 0.9 * share / len(parts) + (0.3 if len(parts) > 1 and best > 0 else 0.0)
+                if score > best:
+                    best, where = score, at
+        name_tokens = set(self.analyzer(" ".join(parts)))
+        if name_tokens:
+            share = len(name_tokens & tokens) / len(name_tokens)
+            if share * 0.9 > best:
+                best, where = share * 0.9, max(where, 0)
+        return best, where
+
+    def named_values(self, table: StoredTable, question: str) -> list[tuple[int, str, int]]:
+        """Cells of the text columns the question names (column, text, where), longest first, no two overlapping."""
+        found: list[tuple[int, str, int, int, float]] = []
+        for column, values in table.values.items():
+            for value in values:
+                term = normalize(value).lower().strip()
+                where = _contains(question, term) if len(term) >= 2 else -1
+                length, weight = len(term), float(len(term))
+                if where < 0 and len(term) >= 3 and term[-1] in ADMINISTRATIVE_SUFFIXES:
+                    # "大阪" names the row "大阪府"; an exact name elsewhere ("東京都" beside "京都府") still wins
+                    where, length, weight = _contains(question, term[:-1]), len(term) - 1, len(term) - 1.5
+                if where >= 0:
+                    found.append((column, value, where, length, weight))
+        found.sort(key=lambda f: -f[4])
+        kept: list[tuple[int, str, int, int, float]] = []
+        for item in found:
+            if all(item[2] + item[3] <= k[2] or k[2] + k[3] <= item[2] for k in kept):
+                kept.append(item)
+        return sorted(((c, v, w) for c, v, w, *_ in kept), key=lambda f: f[2])
+
+    # -- planning ------------------------------------------------------------
+    def plan(self, question: str, intent: TableIntent, tables: list[StoredTable]) -> TablePlan | None:
+        """The best table for the question with the columns and filters the operation needs; None when none fits."""
+        clean = normalize(question).lower()
+        tokens = set(self.analyzer(clean))
+        plans = [p for t in tables if (p := self._plan_one(clean, tokens, intent, t)) is not None]
+        if not plans:
+            return None
+        return max(plans, key=lambda p: p.score)
+
+    def _plan_one(self, question: str, tokens: set[str], intent: TableIntent, table: StoredTable) -> TablePlan | None:
+        columns = table.columns
+        scores = [self.name_score(c.name, question, tokens) for c in columns]
+        numeric = [i for i, c in enumerate(columns) if c.kind in (NUMBER, CURRENCY, PERCENT)]
+        named_numeric = sorted((i for i in numeric if scores[i][0] >= MIN_NAME_SCORE), key=lambda i: (-scores[i][0], scores[i][1]))
+        values = self.named_values(table, question)
+        plan = TablePlan(table, intent, 0.0)
+        plan.label = next((i for i, c in enumerate(columns) if c.kind == TEXT), None)
+        score = sum(s for s, _ in scores if s >= MIN_NAME_SCORE)
+        if table.sheet and _contains(question, normalize(table.sheet).lower()) >= 0:
+            score += 2.0
+        title_tokens = set(self.analyzer(normalize(table.title).lower()))
+        if title_tokens:
+            score += len(title_tokens & tokens) / len(title_tokens)
+        # conditions: each on the numeric (or date) column the question names for it, else the only one that can hold it
+        used: set[int] = set()
+        for condition in intent.conditions:
+            column = self._condition_column(condition.quantity, condition.start, scores, columns, bool(values) or _label_named(scores, columns))
+            if column is None:
+                return None
+            used.add(column)
+            plan.filters.append(Filter(column, condition.op, [condition.quantity.value]))
+        # rows the question names: a sheet named as a value is the table itself, not a filter
+        by_column: dict[int, list[str]] = {}
+        for column, value, _ in values:
+            if table.sheet and normalize(value).lower() == normalize(table.sheet).lower():
+                continue
+            by_column.setdefault(column, []).append(value)
+            plan.named_values.append((column, value))
+        for column, texts in by_column.items():
+            plan.filters.append(Filter(column, "in", list(texts)))
+            score += VALUE_WEIGHT * len(texts)
+        if intent.contains:
+            target = next((i for i in sorted(range(len(columns)), key=lambda i: -scores[i][0]) if columns[i].kind == TEXT), plan.label)
+            if target is None:
+                return None
+            plan.filters.append(Filter(target, "contains", [intent.contains]))
+        if intent.group:
+            group_norm = normalize(intent.group).lower()
+            candidates = [i for i, c in enumerate(columns) if c.kind == TEXT and
+                          (self.name_score(c.name, group_norm, set(self.analyzer(group_norm)))[0] >= MIN_NAME_SCORE)]
+            if not candidates:
+                return None
+            plan.group = candidates[0]
+            score += 1.0
+        operation = intent.operation
+        measures = [i for i in named_numeric if i not in used] or named_numeric
+        if operation == GROWTH:
+            named = sorted((i for i in numeric if scores[i][0] >= MIN_NAME_SCORE), key=lambda i: scores[i][1])
+            same_kind = [i for i in numeric if columns[i].kind == columns[numeric[0]].kind] if numeric else []
+            if len(named) >= 2:
+                plan.base, plan.measure = named[0], named[-1]
+            elif len(same_kind) >= 2:
+                plan.base, plan.measure = same_kind[0], same_kind[-1]
+            else:
+                return None
+        elif operation in (SUM, AVG, MAX, MIN, TOP, BOTTOM, DIFFERENCE) or (operation == COUNT and plan.group is None and not plan.filters):
+            if measures:
+                plan.measure = measures[0]
+                score += 1.0
+            elif operation in (MAX, MIN, TOP, BOTTOM) and len(numeric) == 1 and _label_named(scores, columns):
+                plan.measure = numeric[0]
+            elif operation == COUNT:
+                if not _label_named(scores, columns) and not values:
+                    return None
+            else:
+                return None
+        if operation == DIFFERENCE and (len(plan.named_values) != 2 or plan.named_values[0][0] != plan.named_values[1][0]):
+            return None
+        if operation in (COUNT, LIST) and not plan.filters and plan.group is None and not _label_named(scores, columns):
+            return None
+        if operation == COUNT and plan.measure is not None and not plan.filters and plan.group is None:
+            return None  # "how many people live in …" names a number to read, not rows to count
+        if operation == COUNT and plan.group is None and len(plan.filters) == 1 and plan.filters[0].op == "in" \
+                and len(plan.filters[0].values) == 1 and len(table.values.get(plan.filters[0].column, [])) == table.n_rows:
+            return None  # one row named by its key ("how many days is 婚假") is a value to read, never a count of one
+        if operation == COUNT and not plan.filters and plan.group is None and not any(
+                s >= 1.0 and c.kind == TEXT for (s, _), c in zip(scores, columns, strict=True)):
+            return None  # counting a whole table: only one whose rows the question names outright ("how many cities")
+        if score <= 0 and not plan.filters:
+            return None
+        plan.score = score
+        return plan
+
+    def plan_lookup(self, question: str, tables: list[StoredTable]) -> TablePlan | None:
+        """A question that names a row (a cell of a text column: "London", 大阪府) and a column ("hotel limit", 人口)
+        of the same table: the cell where they cross. None unless both are named."""
+        clean = normalize(question).lower()
+        tokens = set(self.analyzer(clean))
+        best: TablePlan | None = None
+        for table in tables:
+            values = [v for v in self.named_values(table, clean)
+                      if not (table.sheet and normalize(v[1]).lower() == normalize(table.sheet).lower())]
+            if not values:
+                continue
+            row_columns = {c for c, _, _ in values}
+            scores = [self.name_score(c.name, clean, tokens) for c in table.columns]
+            wanted = [i for i in range(len(table.columns)) if i not in row_columns and scores[i][0] >= LOOKUP_NAME_SCORE]
+            if not wanted:
+                continue
+            measure = max(wanted, key=lambda i: (scores[i][0], -i))
+            plan = TablePlan(table, TableIntent(LOOKUP, ""), scores[measure][0] + 0.8 * len(values), measure=measure)
+            plan.label = min(row_columns)
+            for column in sorted(row_columns):
+                plan.filters.append(Filter(column, "in", [v for c, v, _ in values if c == column]))
+                plan.named_values += [(c, v) for c, v, _ in values if c == column]
+            if table.sheet and _contains(clean, normalize(table.sheet).lower()) >= 0:
+                plan.score += 2.0
+            if best is None or plan.score > best.score:
+                best = plan
+        return best
+
+    def run_lookup(self, plan: TablePlan, db: TableDB) -> TableResult:
+        """The cells a lookup plan names, as shown in the source (not parsed)."""
+        assert plan.measure is not None and plan.label is not None
+        where, params = [], []
+        for f in plan.filters:
+            where.append(f"{text_col(f.column)} IN ({', '.join('?' * len(f.values))})")
+            params.extend(f.values)
+        sql = (f"SELECT _row, {text_col(plan.label)}, {text_col(plan.measure)} FROM {plan.table.sql_name} "
+               f"WHERE {' AND '.join(where)} ORDER BY _row LIMIT {MAX_LISTED}")
+        found = db.select(sql, params)
+        rows = [ResultRow(str(label), None, int(r), text=str(text)) for r, label, text in found]
+        cells = self._cells(plan, db, [r.row for r in rows if r.row is not None])
+        return TableResult(plan, None, rows, cells, len(rows), sql, list(params))
+
+    @staticmethod
+    def _condition_column(
+        quantity: Quantity, where: int, scores: list[tuple[float, int]], columns: list[TableColumn], table_named: bool,
+    ) -> int | None:
+        """The column a condition constrains: a column of a kind that can hold the quantity, which the question names
+        (the nearest one to the condition); unnamed, only the one column with the quantity's own unit (yen, %, a
+        date) of a table the question otherwise names. A bare number on an unnamed column is never guessed."""
+        kind = quantity.kind
+        fits = [i for i, c in enumerate(columns) if (c.kind == DATE) == (kind == DATE) and c.kind != TEXT
+                and (kind in (NUMBER, DATE) or c.kind == kind or c.kind == NUMBER)]
+        named = [i for i in range(len(columns)) if scores[i][0] >= MIN_NAME_SCORE and scores[i][1] >= 0]
+        if named:
+            # the column named nearest the condition, a preceding one first ("人口が500万人以上", "limit above 20,000");
+            # when that is a text column, the condition is about text the table does not type: nothing fits
+            nearest = min(named, key=lambda i: (where - scores[i][1] if scores[i][1] <= where else 1.5 * (scores[i][1] - where),
+                                                -scores[i][0]))
+            return nearest if nearest in fits else None
+        if not table_named or kind == NUMBER:
+            return None
+        same = [i for i in fits if columns[i].kind == kind and (kind == DATE or columns[i].unit == quantity.unit)]
+        return same[0] if len(same) == 1 else None
+
+    # -- computing ------------------------------------------------------------
+    def run(self, plan: TablePlan, db: TableDB) -> TableResult:
+        table, intent = plan.table, plan.intent
+        name = table.sql_name
+        where = ["_total = 0"]
+        params: list[str | float] = []
+        for f in plan.filters:
+            if f.op == "in":
+                where.append(f"{text_col(f.column)} IN ({', '.join('?' * len(f.values))})")
+                params.extend(f.values)
+            elif f.op == "contains":
+                where.append(f"{text_col(f.column)} LIKE ? ESCAPE '\\'")
+                params.append("%" + str(f.values[0]).replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
+            else:
+                where.append(f"{value_col(f.column)} {f.op} ?")
+                params.append(f.values[0])
+        label = f"{text_col(plan.label)}" if plan.label is not None else "''"
+        operation = intent.operation
+        expression = None
+        if plan.measure is not None:
+            expression = value_col(plan.measure) if plan.base is None else f"({value_col(plan.measure)} - {value_col(plan.base)})"
+            where.append(f"{expression} IS NOT NULL")
+        condition = " AND ".join(where)
+        value: float | None = None
+        rows: list[ResultRow] = []
+        chosen: list[int]
+        if plan.group is not None:
+            aggregate = {SUM: "SUM", AVG: "AVG", MAX: "SUM", MIN: "SUM", COUNT: "COUNT"}.get(operation, "SUM")
+            target = expression if expression is not None and aggregate != "COUNT" else "*"
+            order = "ASC" if intent.low or operation == MIN else "DESC"
+            sql = (f"SELECT {text_col(plan.group)}, {aggregate}({target}), group_concat(_row) FROM {name} WHERE {condition} "
+                   f"GROUP BY {text_col(plan.group)} ORDER BY 2 {order}")
+            found = db.select(sql, params)
+            if operation in (MAX, MIN) and found:
+                found = found[:1]
+            rows = [ResultRow(str(g), float(v) if v is not None else None) for g, v, _ in found]
+            chosen = [int(r) for *_, members in found for r in str(members).split(",") if r]
+            value = rows[0].value if len(rows) == 1 else None
+        elif operation in (SUM, AVG):
+            function = "SUM" if operation == SUM else "AVG"
+            sql = f"SELECT {function}({expression}), group_concat(_row) FROM {name} WHERE {condition}"
+            [(total, members)] = db.select(sql, params)
+            value = float(total) if total is not None else None
+            chosen = [int(r) for r in str(members or "").split(",") if r]
+        elif operation in (MAX, MIN, GROWTH):
+            low = operation == MIN or (operation == GROWTH and (intent.decline != intent.low))
+            sql = (f"SELECT _row, {label}, {expression} FROM {name} WHERE {condition} AND {expression} = "
+                   f"(SELECT {'MIN' if low else 'MAX'}({expression}) FROM {name} WHERE {condition}) ORDER BY _row")
+            found = db.select(sql, [*params, *params])
+            rows = [ResultRow(str(lbl), float(v), int(r)) for r, lbl, v in found]
+            chosen = [r.row for r in rows if r.row is not None]
+            value = rows[0].value if rows else None
+        elif operation in (TOP, BOTTOM):
+            order = "DESC" if operation == TOP else "ASC"
+            sql = f"SELECT _row, {label}, {expression} FROM {name} WHERE {condition} ORDER BY {expression} {order}, _row LIMIT ?"
+            found = db.select(sql, [*params, intent.n or 3])
+            rows = [ResultRow(str(lbl), float(v), int(r)) for r, lbl, v in found]
+            chosen = [r.row for r in rows if r.row is not None]
+        elif operation == DIFFERENCE:
+            column, _ = plan.named_values[0]
+            sql = f"SELECT _row, {text_col(column)}, {expression} FROM {name} WHERE {condition}"
+            sides = {str(t): (int(r), float(v)) for r, t, v in db.select(sql, params)}
+            first, second = (sides.get(v) for _, v in plan.named_values)
+            if first is not None and second is not None:
+                value = first[1] - second[1]
+                rows = [ResultRow(plan.named_values[0][1], first[1], first[0]), ResultRow(plan.named_values[1][1], second[1], second[0])]
+            chosen = [r.row for r in rows if r.row is not None]
+        else:  # count and list: the rows the filters keep
+            sql = f"SELECT _row, {label} FROM {name} WHERE {condition} ORDER BY _row"
+            found = db.select(sql, params)
+            rows = [ResultRow(str(lbl), None, int(r)) for r, lbl in found]
+            chosen = [r.row for r in rows if r.row is not None]
+            value = float(len(rows))
+        cells = self._cells(plan, db, chosen)
+        return TableResult(plan, value, rows, cells, len(set(chosen)), sql, params)
+
+    @staticmethod
+    def _cells(plan: TablePlan, db: TableDB, chosen: list[int]) -> list[CellRef]:
+        """The cells that went into the result: each chosen row's label, and the columns the operation read."""
+        if not chosen:
+            return []
+        table = plan.table
+        columns = [c for c in [plan.label, plan.group, plan.base, plan.measure, *(f.column for f in plan.filters)] if c is not None]
+        columns = list(dict.fromkeys(columns))
+        picked = ", ".join(text_col(c) for c in columns)
+        unique = sorted(set(chosen))
+        sql = (f"SELECT _row, _row_number, _page, _chunk, {picked} FROM {table.sql_name} "
+               f"WHERE _row IN ({', '.join('?' * len(unique))}) ORDER BY _row")
+        cells = []
+        for row, number, page, chunk, *texts in db.select(sql, unique):
+            for column, text in zip(columns, texts, strict=True):
+                cells.append(CellRef(int(row), int(number), page, str(chunk), table.columns[column].name, str(text)))
+        return cells
+
+
+def _label_named(scores: list[tuple[float, int]], columns: list[TableColumn]) -> bool:
+    return any(s >= MIN_NAME_SCORE and c.kind == TEXT for (s, _), c in zip(scores, columns, strict=True))
