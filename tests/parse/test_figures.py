@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from figuregen import FIGURE_TEXTS, PDF_FIGURE_BOX, figure_docx, figure_pdf, figure_pptx
+from figuredocs import FIGURE_TEXTS, PDF_FIGURE_BOX, figure_docx, figure_pdf, figure_pptx
 from PIL import Image
 
 from bunko.parse.docx import DocxParser

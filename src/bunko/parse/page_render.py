@@ -8,6 +8,7 @@ rendered, and the document is closed before the picture is returned.
 from __future__ import annotations
 
 import io
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -19,6 +20,8 @@ from bunko.parse.base import BBox
 from bunko.parse.limits import current as current_limits
 from bunko.schema import ErrorCode
 
+_PDFIUM = threading.Lock()
+"""PDFium is not thread-safe and the server renders pages from its worker threads: one render at a time."""
 PAGE_DPI = 110
 HIGHLIGHT_FILL = (255, 214, 0, 90)
 """Translucent yellow over the cited region: the text stays readable under it."""
@@ -26,16 +29,14 @@ HIGHLIGHT_EDGE = (230, 81, 0, 255)
 """An orange frame around it, found even on a yellow page."""
 
 
-def page_count(path: Path, source: str) -> int:
-    document = _open(path, source)
-    try:
-        return len(document)
-    finally:
-        document.close()
-
-
 def render_page(path: Path, source: str, page: int, boxes: Sequence[BBox] = (), dpi: float = PAGE_DPI) -> Image.Image:
     """Page `page` (1-based) of the PDF at `path`, with each box in `boxes` highlighted."""
+    with _PDFIUM:
+        image, scale = _render(path, source, page, dpi)
+    return highlight(image, boxes, scale) if boxes else image
+
+
+def _render(path: Path, source: str, page: int, dpi: float) -> tuple[Image.Image, float]:
     document = _open(path, source)
     try:
         if not 1 <= page <= len(document):
@@ -54,7 +55,7 @@ def render_page(path: Path, source: str, page: int, boxes: Sequence[BBox] = (), 
             pdf_page.close()
     finally:
         document.close()
-    return highlight(image, boxes, scale) if boxes else image
+    return image, scale
 
 
 def highlight(image: Image.Image, boxes: Sequence[BBox], scale: float) -> Image.Image:

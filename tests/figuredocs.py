@@ -7,12 +7,31 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pypdfium2 as pdfium
-from pdfgen import TEXTS
 from PIL import Image, ImageDraw
 from reportlab.lib.pagesizes import A4
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.cidfonts import UnicodeCIDFont
 from reportlab.pdfgen.canvas import Canvas
 
+for _font in ("HeiseiMin-W3", "HeiseiKakuGo-W5", "STSong-Light"):
+    pdfmetrics.registerFont(UnicodeCIDFont(_font))
+
 WIDTH, HEIGHT = A4
+
+
+@dataclass(frozen=True)
+class Fonts:
+    regular: str
+    bold: str
+    title: str
+    p1: str
+
+
+TEXTS = {
+    "en": Fonts("Helvetica", "Helvetica-Bold", "Storage report", "Backups run every night and are kept for thirty days."),
+    "ja": Fonts("HeiseiMin-W3", "HeiseiKakuGo-W5", "ストレージ報告", "バックアップは毎晩実行され、三十日間保存される。"),
+    "zh": Fonts("STSong-Light", "STSong-Light", "存储报告", "备份每晚运行，并保留三十天。"),
+}
 
 
 @dataclass(frozen=True)
@@ -37,8 +56,9 @@ FIGURE_TEXTS = {
 
 def text_picture(lang: str, text: str, size: tuple[int, int] = (640, 240)) -> Image.Image:
     """A picture holding `text` in large type (drawn by reportlab's CID fonts, so CJK needs no system font)."""
-    folder = Path(__file__).parent
-    pdf_path = folder / f".text-picture-{lang}.pdf"
+    import tempfile
+
+    pdf_path = Path(tempfile.mkdtemp(prefix="bunko-fig-")) / f"text-{lang}.pdf"
     c = Canvas(str(pdf_path), pagesize=(size[0] * 0.75, size[1] * 0.75))
     c.setFillColorRGB(0.93, 0.96, 1.0)
     c.rect(0, 0, size[0] * 0.75, size[1] * 0.75, fill=1, stroke=0)
