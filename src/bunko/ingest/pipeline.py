@@ -40,6 +40,7 @@ from bunko.store.base import Store, StoredChunk
 from bunko.store.figure_files import FigureFiles
 from bunko.text.analyzers import Analyzer
 from bunko.text.entities import EntityExtractor, extract_entities
+from bunko.text.languages import text_language
 
 Progress = Callable[[int, int, IngestJob], None]
 
@@ -388,14 +389,15 @@ class Ingestor:
     def _describe_figures(self, doc: ParsedDocument, report: IngestReport) -> None:
         """Ask the vision model about each figure; one that fails keeps its caption and OCR text (a warning says so)."""
         assert self.describer is not None
-        lang = doc.meta.get("lang")
+        # the document's language (stored meta is labelled later, at write): descriptions are asked for in it
+        lang = text_language(" ".join(e.text for e in doc.elements[:200] if e.text)[:4000])
         for element in doc.elements:
             figure_id = element.meta.get(FIGURE_ID_KEY) if element.kind == ElementKind.FIGURE else None
             image = doc.images.get(str(figure_id)) if figure_id else None
             if image is None:
                 continue
             try:
-                description = self.describer.describe(image, str(element.meta.get("caption") or ""), str(lang) if lang else None)
+                description = self.describer.describe(image, str(element.meta.get("caption") or ""), lang)
             except LLMError as exc:
                 report.warnings.append((doc.source, f"figure {figure_id} not described: {exc}".splitlines()[0]))
                 continue
