@@ -27,8 +27,9 @@ from bunko.server.deps import ApiError, ServerState, error_response
 from bunko.server.middleware import LimitAndMeasure
 
 STATIC = Path(__file__).resolve().parent / "static"
+# img-src blob: lets the page show figures and page images it fetched itself with the key (an <img src> sends none)
 PAGE_HEADERS = {
-    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data: blob:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }

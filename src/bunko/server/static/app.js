@@ -62,7 +62,7 @@ async function loadImage(path, img) {
 }
 
 function figureView(citation, figureId) {
-  const img = el("img", { alt: `Figure ${figureId} of ${citation.source}`, loading: "lazy" });
+  const img = el("img", { alt: `Figure ${figureId} of ${citation.source}` });
   const figure = el("figure", { class: "cite-figure", "data-figure": figureId },
     img, el("figcaption", { text: `${citation.source}${citation.page != null ? ` · p.${citation.page}` : ""} · ${figureId}` }));
   const path = `/documents/${encodeURIComponent(citation.doc_id)}/figures/${encodeURIComponent(figureId)}`;
