@@ -7,10 +7,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from figuredocs import figure_docx, figure_pdf, figure_pptx
 
 from bunko import Bunko
 from bunko.embed.use_m3 import UseM3Embedder
+from figuredocs import figure_docx, figure_pdf, figure_pptx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generate"))  # fake_openai.py: the tests' OpenAI-compatible server
 

@@ -7,7 +7,6 @@ import io
 from pathlib import Path
 
 import pytest
-from figuredocs import FIGURE_TEXTS, figure_docx, figure_pdf
 from PIL import Image
 
 from bunko import Bunko
@@ -15,6 +14,7 @@ from bunko.embed.use_m3 import UseM3Embedder
 from bunko.parse.ocr import Tesseract
 from bunko.schema import JobStatus, doc_id_for
 from bunko.store.figure_files import THUMBNAIL_MAX_SIDE
+from figuredocs import FIGURE_TEXTS, figure_docx, figure_pdf
 
 LANGS = ("en", "ja", "zh")
 needs_ocr = pytest.mark.skipif(

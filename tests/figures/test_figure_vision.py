@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 from fake_openai import FakeChatServer
-from figuredocs import figure_pptx
 from PIL import Image
 
 from bunko import Bunko, Config
 from bunko.embed.use_m3 import UseM3Embedder
 from bunko.schema import ElementKind
+from figuredocs import figure_pptx
 
 DESCRIPTIONS = {
     "Japanese": "青い背景に太い文字が書かれた看板の写真。",

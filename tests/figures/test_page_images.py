@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-from figuredocs import PDF_FIGURE_BOX
 from PIL import Image
 from typer.testing import CliRunner
 
@@ -16,6 +15,7 @@ from bunko.cli import app
 from bunko.errors import DocumentError
 from bunko.parse.page_render import HIGHLIGHT_EDGE
 from bunko.schema import ErrorCode
+from figuredocs import PDF_FIGURE_BOX
 
 SCALE = 110 / 72
 

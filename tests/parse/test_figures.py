@@ -7,7 +7,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from figuredocs import FIGURE_TEXTS, PDF_FIGURE_BOX, figure_docx, figure_pdf, figure_pptx
 from PIL import Image
 
 from bunko.parse.docx import DocxParser
@@ -17,6 +16,7 @@ from bunko.parse.ocr import Tesseract
 from bunko.parse.pdf import PdfParser
 from bunko.parse.pptx import PptxParser
 from bunko.schema import Element, ElementKind, ParsedDocument
+from figuredocs import FIGURE_TEXTS, PDF_FIGURE_BOX, figure_docx, figure_pdf, figure_pptx
 
 LANGS = ("en", "ja", "zh")
 OCR_LANG = {"en": "eng", "ja": "jpn", "zh": "chi_sim"}

@@ -10,11 +10,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from figuredocs import FIGURE_TEXTS, PDF_FIGURE_BOX, figure_pdf
 from server_harness import CHROMIUM, Live, running
 
 from bunko.parse.page_render import HIGHLIGHT_EDGE, PAGE_DPI
 from bunko.server.collection import ServedCollection
+from figuredocs import FIGURE_TEXTS, PDF_FIGURE_BOX, figure_pdf
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium is not installed (deps/apt.txt)")
 

@@ -8,7 +8,6 @@ from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
-from figuredocs import figure_docx, figure_pdf, figure_pptx
 from PIL import Image
 from server_harness import Get, served_with_group_keys
 
@@ -17,6 +16,7 @@ from bunko.embed.use_m3 import UseM3Embedder
 from bunko.schema import doc_id_for
 from bunko.server.app import create_app
 from bunko.server.collection import ServedCollection
+from figuredocs import figure_docx, figure_pdf, figure_pptx
 
 PDF, HR_PDF, DOCX, PPTX = "docs/report-ja.pdf", "docs/hr-zh.pdf", "docs/report-en.docx", "docs/deck-zh.pptx"
 
