@@ -92,3 +92,22 @@ def test_figures_past_the_limit_are_left_out_and_counted(tmp_path: Path, no_tess
         doc = parse("pdf", path, no_tesseract)
     assert figures(doc) == [] and doc.images == {}
     assert doc.meta["figures"] == {"kept": 0, "skipped": {"over_limit": 1}}
+
+
+@pytest.mark.parametrize(("lang", "langs"), [("en", "eng"), ("ja", "jpn+eng"), ("zh", "chi_sim+chi_tra+eng")])
+def test_figures_are_read_with_the_documents_languages_only(tmp_path: Path, lang: str, langs: str) -> None:
+    full = Tesseract()
+    if not {"eng", "jpn", "chi_sim", "chi_tra"} <= set(full.langs.split("+")):
+        pytest.skip("tesseract with eng, jpn, chi_sim and chi_tra is not installed (deps/apt.txt)")
+    doc = parse("docx", figure_docx(tmp_path / "fig.docx", lang), full)
+    assert doc.meta["figure_ocr"] == {"langs": langs}
+    assert compact(FIGURE_TEXTS[lang].drawn) in compact(figures(doc)[0].text)
+
+
+def test_figure_ocr_past_its_time_budget_keeps_the_caption_and_is_counted(tmp_path: Path, tesseract_with: Callable[[str], Tesseract]) -> None:
+    path = figure_pdf(tmp_path / "fig.pdf", "en")
+    with applied(ParseLimits(max_parse_seconds=1e-9)):
+        doc = parse("pdf", path, tesseract_with("eng"))
+    [figure] = figures(doc)
+    assert doc.meta["figure_ocr"] == {"langs": "eng", "over_budget": 1}
+    assert figure.text == FIGURE_TEXTS["en"].caption and "ocr_text" not in figure.meta

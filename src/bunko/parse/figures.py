@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import re
+import time
 from typing import Any
 
 from PIL import Image, ImageFilter, ImageOps, UnidentifiedImageError
@@ -22,6 +23,7 @@ from bunko.parse.limits import current as current_limits
 from bunko.parse.ocr import Tesseract
 from bunko.parse.pdf_layout import is_caption
 from bunko.schema import Element, ElementKind
+from bunko.text.scripts import JA_ZH_CHAR, KANA_CHAR
 
 MIN_SIDE_PX = 32
 """An image narrower or lower than this (in its own pixels) is an icon, a bullet or a rule: not a figure."""
@@ -32,6 +34,11 @@ IMAGE_MAX_SIDE = 1024
 """Longest side of the image kept for OCR and a vision model."""
 OCR_MIN_CONFIDENCE = 55.0
 """Tesseract's mean word confidence below which a line read in a figure is noise (a photo's texture, not text)."""
+OCR_LANGS = {"ja": ("jpn", "eng"), "zh": ("chi_sim", "chi_tra", "eng"), "en": ("eng",)}
+"""Tesseract models for the figures of a document in each language: every model costs about a second more per figure,
+so a figure is read with its document's script and English, not all four (bench/results/figures.md)."""
+OCR_BUDGET_SHARE = 0.4
+"""Share of `ingest.max_parse_seconds` figure OCR may take; figures past it keep caption and alt text (counted)."""
 TEXT_EDGE_SHARE = 0.02
 """Share of edge pixels (of the image at 400 px wide) below which it is a flat diagram or colour field: no text to OCR."""
 _TABLE_CAPTION = re.compile(r"\s*(table|表)", re.IGNORECASE)
@@ -127,33 +134,53 @@ class FigureCollector:
         return True
 
     def add(self, element: Element, image: Image.Image) -> None:
-        """Number the figure, read its text, keep its image; the element's text is composed in `finish`."""
+        """Number the figure and keep its picture; it is read (OCR) and its text composed in `finish`, once the
+        document's language is known."""
         self.count += 1
         figure_id = f"fig{self.count}"
         element.meta[FIGURE_ID_KEY] = figure_id
         element.meta["image_size"] = [image.size[0], image.size[1]]
-        text = self._read(image)
-        if text:
-            element.meta["ocr_text"] = text
         self.images[figure_id] = png_bytes(image, IMAGE_MAX_SIDE)
 
-    def _read(self, image: Image.Image) -> str:
-        if self.ocr is None or not self.ocr.available or not may_hold_text(image):
+    def _read_all(self, elements: list[Element], meta: dict[str, Any]) -> None:
+        """OCR each figure that may hold text, with the document's languages, within the time budget."""
+        if self.ocr is None or not self.ocr.available or not self.images:
+            return
+        engine = self.ocr.restricted_to(OCR_LANGS[_language(elements)])
+        deadline = time.monotonic() + OCR_BUDGET_SHARE * current_limits().max_parse_seconds
+        unread = 0
+        for element in elements:
+            png = self.images.get(str(element.meta.get(FIGURE_ID_KEY))) if element.kind == ElementKind.FIGURE else None
+            if png is None:
+                continue
+            if time.monotonic() > deadline:
+                unread += 1
+                continue
+            with Image.open(io.BytesIO(png)) as picture:
+                text = self._read(picture.convert("RGB"), engine)
+            if text:
+                element.meta["ocr_text"] = text
+        meta["figure_ocr"] = {"langs": engine.langs, **({"over_budget": unread} if unread else {})}
+
+    @staticmethod
+    def _read(image: Image.Image, engine: Tesseract) -> str:
+        if not may_hold_text(image):
             return ""
         scale = 1.0
         if max(image.size) < 600:  # Tesseract reads glyphs about 20-30 px high; small figures are enlarged first
             scale = min(3.0, 600 / max(image.size))
             image = image.resize((round(image.size[0] * scale), round(image.size[1] * scale)), Image.Resampling.LANCZOS)
         try:
-            lines = self.ocr.recognize(image, scale=scale)
+            lines = engine.recognize(image, scale=scale)
         except Exception:  # a figure that cannot be read keeps its caption; the document goes on
             return ""
         kept = [line.text for line in lines if line.confidence >= OCR_MIN_CONFIDENCE and len(line.text.strip()) > 1]
         return "\n".join(kept)
 
     def finish(self, elements: list[Element], meta: dict[str, Any]) -> list[Element]:
-        """Link captions, compose each figure's text, and drop the caption elements a figure now carries."""
+        """Link captions, read the figures, compose each one's text, and drop the caption elements a figure now carries."""
         link_captions(elements)
+        self._read_all(elements, meta)
         absorbed: set[str] = set()
         for element in elements:
             if element.kind != ElementKind.FIGURE or FIGURE_ID_KEY not in element.meta:
@@ -163,6 +190,16 @@ class FigureCollector:
         if self.count or self.skipped:
             meta["figures"] = {"kept": self.count, **({"skipped": dict(self.skipped)} if self.skipped else {})}
         return [e for e in elements if e.element_id not in absorbed]
+
+
+def _language(elements: list[Element]) -> str:
+    """The document's language by its letters (figures aside): kana is Japanese, other Han Chinese, else English."""
+    text = "".join(e.text for e in elements[:400] if e.kind != ElementKind.FIGURE)[:20_000]
+    cjk = len(JA_ZH_CHAR.findall(text))
+    latin = sum(1 for ch in text if ch.isascii() and ch.isalpha())
+    if cjk == 0 or cjk < 0.2 * (cjk + latin):
+        return "en"
+    return "ja" if KANA_CHAR.search(text) else "zh"
 
 
 def link_captions(elements: list[Element]) -> None:
