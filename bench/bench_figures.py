@@ -43,12 +43,13 @@ print(json.dumps({"seconds": seconds, "figures": len([f for f in figures if "fig
 
 
 def build(path: Path, pages: int) -> Path:
-    from figuredocs import TEXTS, text_picture
     from PIL import Image, ImageDraw
     from reportlab.lib.pagesizes import A4
     from reportlab.pdfgen.canvas import Canvas
 
-    width, height = A4
+    from figuredocs import TEXTS, text_picture
+
+    height = A4[1]
     folder = path.parent
     worded = text_picture("en", "NIGHTLY BACKUP 02:00")
     worded.save(folder / "worded.png")
