@@ -14,16 +14,17 @@ from __future__ import annotations
 
 import io
 import re
+import subprocess
 import time
 from typing import Any
 
 from PIL import Image, ImageFilter, ImageOps, UnidentifiedImageError
 
+from bunko.errors import DocumentError
 from bunko.parse.limits import current as current_limits
 from bunko.parse.ocr import Tesseract
 from bunko.parse.pdf_layout import is_caption
 from bunko.schema import Element, ElementKind
-from bunko.text.scripts import JA_ZH_CHAR, KANA_CHAR
 
 MIN_SIDE_PX = 32
 """An image narrower or lower than this (in its own pixels) is an icon, a bullet or a rule: not a figure."""
@@ -148,7 +149,7 @@ class FigureCollector:
             return
         engine = self.ocr.restricted_to(OCR_LANGS[_language(elements)])
         deadline = time.monotonic() + OCR_BUDGET_SHARE * current_limits().max_parse_seconds
-        unread = 0
+        unread = failed = 0
         for element in elements:
             png = self.images.get(str(element.meta.get(FIGURE_ID_KEY))) if element.kind == ElementKind.FIGURE else None
             if png is None:
@@ -158,12 +159,15 @@ class FigureCollector:
                 continue
             with Image.open(io.BytesIO(png)) as picture:
                 text = self._read(picture.convert("RGB"), engine)
-            if text:
+            if text is None:
+                failed += 1
+            elif text:
                 element.meta["ocr_text"] = text
-        meta["figure_ocr"] = {"langs": engine.langs, **({"over_budget": unread} if unread else {})}
+        meta["figure_ocr"] = {"langs": engine.langs, **({"over_budget": unread} if unread else {}), **({"failed": failed} if failed else {})}
 
     @staticmethod
-    def _read(image: Image.Image, engine: Tesseract) -> str:
+    def _read(image: Image.Image, engine: Tesseract) -> str | None:
+        """The lines read with confidence; None when Tesseract failed (the figure keeps its caption, the run goes on)."""
         if not may_hold_text(image):
             return ""
         scale = 1.0
@@ -172,8 +176,8 @@ class FigureCollector:
             image = image.resize((round(image.size[0] * scale), round(image.size[1] * scale)), Image.Resampling.LANCZOS)
         try:
             lines = engine.recognize(image, scale=scale)
-        except Exception:  # a figure that cannot be read keeps its caption; the document goes on
-            return ""
+        except (DocumentError, OSError, subprocess.SubprocessError):
+            return None
         kept = [line.text for line in lines if line.confidence >= OCR_MIN_CONFIDENCE and len(line.text.strip()) > 1]
         return "\n".join(kept)
 
@@ -181,25 +185,24 @@ class FigureCollector:
         """Link captions, read the figures, compose each one's text, and drop the caption elements a figure now carries."""
         link_captions(elements)
         self._read_all(elements, meta)
-        absorbed: set[str] = set()
+        figures = {e.element_id for e in elements if e.kind == ElementKind.FIGURE and FIGURE_ID_KEY in e.meta}
         for element in elements:
-            if element.kind != ElementKind.FIGURE or FIGURE_ID_KEY not in element.meta:
-                continue
-            element.text = compose_text(element.meta)
-            absorbed.update(e.element_id for e in elements if e.kind == ElementKind.CAPTION and e.parent_id == element.element_id)
+            if element.element_id in figures:
+                element.text = compose_text(element.meta)
+        absorbed = {e.element_id for e in elements if e.kind == ElementKind.CAPTION and e.parent_id in figures}
         if self.count or self.skipped:
             meta["figures"] = {"kept": self.count, **({"skipped": dict(self.skipped)} if self.skipped else {})}
         return [e for e in elements if e.element_id not in absorbed]
 
 
 def _language(elements: list[Element]) -> str:
-    """The document's language by its letters (figures aside): kana is Japanese, other Han Chinese, else English."""
-    text = "".join(e.text for e in elements[:400] if e.kind != ElementKind.FIGURE)[:20_000]
-    cjk = len(JA_ZH_CHAR.findall(text))
-    latin = sum(1 for ch in text if ch.isascii() and ch.isalpha())
-    if cjk == 0 or cjk < 0.2 * (cjk + latin):
-        return "en"
-    return "ja" if KANA_CHAR.search(text) else "zh"
+    """The document's language (figures aside), by the one rule every stage uses (`text.languages.text_language`).
+
+    Imported here, not at the top: it brings numpy and scipy into the parser process, worth it only when figures
+    are about to be read, which costs seconds each anyway."""
+    from bunko.text.languages import text_language
+
+    return text_language("\n".join(e.text for e in elements[:400] if e.kind != ElementKind.FIGURE)[:20_000])
 
 
 def link_captions(elements: list[Element]) -> None:
