@@ -374,15 +374,17 @@ class Ingestor:
             stored = [stored_chunk(c, vectors[h], h, self.analyzer, self.extractor) for c, h in zip(chunks, hashes, strict=True)]
         except LLMError as exc:
             raise DocumentError(ErrorCode.INDEX_FAILED, f"{source}: entity extraction failed: {exc}".splitlines()[0]) from exc
+        # Thumbnails first: a crash before the commit leaves the old content hash stored, so the next ingest parses
+        # the file again and writes both; after it, a document whose figures were never written would be skipped.
+        if self.figures is not None:
+            try:
+                self.figures.write(doc.doc_id, doc.images)
+            except (OSError, ValueError) as exc:  # the text is still indexed; the pictures are what is missing
+                report.warnings.append((source, f"figure thumbnails not kept: {type(exc).__name__}: {exc}".splitlines()[0]))
         try:
             self.store.replace_document(doc, digest, stored)
         except Exception as exc:
             raise DocumentError(ErrorCode.INDEX_FAILED, f"{source}: {type(exc).__name__}: {exc}".splitlines()[0]) from exc
-        if self.figures is not None:
-            try:
-                self.figures.write(doc.doc_id, doc.images)
-            except (OSError, ValueError) as exc:  # the text is indexed; the pictures are what is missing
-                report.warnings.append((source, f"figure thumbnails not kept: {type(exc).__name__}: {exc}".splitlines()[0]))
         job.timings["index"] = round(time.perf_counter() - timer, 4)
         self._save(job, run_id, JobStatus.READY)
 
