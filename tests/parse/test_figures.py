@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 
 from bunko.parse.docx import DocxParser
-from bunko.parse.figures import FIGURE_ID_KEY, IMAGE_MAX_SIDE
+from bunko.parse.figures import FIGURE_ID_KEY, IMAGE_MAX_SIDE, link_captions
 from bunko.parse.limits import ParseLimits, applied
 from bunko.parse.ocr import Tesseract
 from bunko.parse.pdf import PdfParser
@@ -111,3 +111,17 @@ def test_figure_ocr_past_its_time_budget_keeps_the_caption_and_is_counted(tmp_pa
     [figure] = figures(doc)
     assert doc.meta["figure_ocr"] == {"langs": "eng", "over_budget": 1}
     assert figure.text == FIGURE_TEXTS["en"].caption and "ocr_text" not in figure.meta
+
+
+@pytest.mark.parametrize(("caption", "owner"), [
+    ("Fig. 3: Disk layout", ElementKind.FIGURE), ("Figure 3 Disk layout", ElementKind.FIGURE), ("図3 ディスク構成", ElementKind.FIGURE),
+    ("图3 磁盘布局", ElementKind.FIGURE), ("圖3 磁碟配置", ElementKind.FIGURE), ("図表3 容量の推移", ElementKind.FIGURE),
+    ("Table 3: Disk sizes", ElementKind.TABLE), ("表3 ディスク容量", ElementKind.TABLE), ("表3 磁盘容量", ElementKind.TABLE),
+])
+def test_a_caption_between_a_table_and_a_figure_goes_to_the_one_it_names(caption: str, owner: ElementKind) -> None:
+    table = Element("t", ElementKind.TABLE, "| a |\n|---|\n| 1 |")
+    label = Element("c", ElementKind.CAPTION, caption)
+    figure = Element("f", ElementKind.FIGURE, "", meta={FIGURE_ID_KEY: "fig1"})
+    link_captions([table, label, figure])
+    named, other = (figure, table) if owner == ElementKind.FIGURE else (table, figure)
+    assert named.meta["caption"] == caption and label.parent_id == named.element_id and "caption" not in other.meta
