@@ -74,6 +74,9 @@ class IngestConfig(_Section):
         None, description='engine = "ray": a running cluster ("auto", "ray://host:10001"); unset starts a local Ray for the run.',
     )
     ray_workers: int | None = Field(None, ge=1, description='engine = "ray": actors in the pool (default: the cluster\'s CPUs but one).')
+    max_figures: int = Field(
+        100, ge=0, description="Figures (images) one document keeps, each OCR'd and stored as a thumbnail; those past it are left out.",
+    )
     include: list[str] = Field(default_factory=lambda: ["**/*"], description="Glob patterns of files to ingest.")
     exclude: list[str] = Field(
         default_factory=lambda: ["**/.*", "**/.*/**", "**/node_modules/**", "**/__pycache__/**"],
@@ -335,6 +338,17 @@ class AgentConfig(_Section):
     )
 
 
+class FiguresConfig(_Section):
+    describe: Literal["none", "openai"] = Field(
+        "none", description="'openai': a vision model at an OpenAI-compatible endpoint describes each figure at ingest; off by default.",
+    )
+    base_url: str | None = Field(None, description="The vision endpoint, e.g. http://127.0.0.1:8000/v1 (default: [llm] base_url).")
+    model: str | None = Field(None, description="The server's vision model name (default: [llm] model).")
+    api_key_env: str | None = Field(None, description="Environment variable holding its key (default: [llm] api_key_env).")
+    max_tokens: int = Field(200, ge=16, description="Longest description the model may write.")
+    timeout_s: float = Field(60.0, gt=0)
+
+
 class ServerConfig(_Section):
     """`bunko serve`: which browsers' requests the server accepts. Serving several collections, it takes the union
     of their allowed names and origins and the shortest body timeout."""
@@ -377,6 +391,7 @@ class Config(_Section):
     llm: LLMConfig = Field(default_factory=LLMConfig)
     agent: AgentConfig = Field(default_factory=AgentConfig)
     server: ServerConfig = Field(default_factory=ServerConfig)
+    figures: FiguresConfig = Field(default_factory=FiguresConfig)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], origin: str = CONFIG_FILE) -> Config:

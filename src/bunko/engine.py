@@ -12,7 +12,7 @@ from bunko.chunk.registry import get_chunker
 from bunko.config import CONFIG_FILE, Config
 from bunko.embed.base import Embedder
 from bunko.embed.registry import build_embedder, embedder_name
-from bunko.errors import BunkoError, CollectionError
+from bunko.errors import BunkoError, CollectionError, DocumentError
 from bunko.generate.answerer import Answerer
 from bunko.generate.conversation import Turn
 from bunko.generate.guardrails import guard_hits
@@ -26,6 +26,8 @@ from bunko.ingest.sources import source_name
 from bunko.ingest.sync import SyncReport, SyncState, remove_documents, sync_source
 from bunko.ingest.watch import FolderChanges, WatchBatch, watch_folder
 from bunko.llm.base import build_chat_model
+from bunko.llm.vision import OpenAIFigureDescriber, figure_describer
+from bunko.parse import page_render
 from bunko.parse.registry import ParserRegistry, default_registry
 from bunko.retrieve.base import RetrieverFactory
 from bunko.retrieve.explain import explain_hit, thresholds
@@ -33,8 +35,9 @@ from bunko.retrieve.searcher import Searcher, SearchResult
 from bunko.retrieve.table_plan import TablePlanner
 from bunko.retrieve.tables import CollectionTables
 from bunko.retrieve.trees import DocumentTrees
-from bunko.schema import Answer, Chunk, DocumentInfo, Element, Hit, IngestJob, JobStatus
+from bunko.schema import Answer, Chunk, DocumentInfo, Element, ErrorCode, Hit, IngestJob, JobStatus, doc_id_for
 from bunko.store.base import Store
+from bunko.store.figure_files import FigureFiles
 from bunko.store.registry import open_store, writer_lock
 from bunko.text.analyzers import get_analyzer
 
@@ -77,6 +80,8 @@ class Bunko:
         self.analyzer = get_analyzer(self.config.retrieve.analyzer)
         self.chunker = get_chunker(self.config.chunk.strategy)
         self.trees = DocumentTrees(self.store, self.analyzer)
+        self.figures = FigureFiles(self.path)
+        self._describer: OpenAIFigureDescriber | None = None
         """The documents' section trees (`bunko tree`, the tree route, auto-merging), rebuilt as documents change."""
         self.tables = CollectionTables(self.store, self.path)
         """The documents' tables as typed SQL tables (`tables.db`; the table route), updated as documents change."""
@@ -146,6 +151,9 @@ class Bunko:
                         tables=self.tables)
 
     def close(self) -> None:
+        if self._describer is not None:
+            self._describer.close()
+            self._describer = None
         if self._parser is not None:
             self._parser.close()
             self._parser = None
@@ -173,7 +181,10 @@ class Bunko:
         """
         items = [Path(paths)] if isinstance(paths, str | Path) else [Path(p) for p in paths]
         with self._lock:
-            return self._ingestor(engine, address, workers).run(items, prune=prune, progress=progress, fields=fields)
+            report = self._ingestor(engine, address, workers).run(items, prune=prune, progress=progress, fields=fields)
+            if report.pruned:
+                self._sweep_figures()
+            return report
 
     def retry(self, job_ids: Sequence[str] = (), *, failed: bool = False, progress: Progress | None = None) -> IngestReport:
         """Ingest again the files of failed jobs, as one new run: the jobs named by id, or (`failed`) every source whose
@@ -212,8 +223,18 @@ class Bunko:
             from bunko.ingest.distributed import RayIngestor
 
             return RayIngestor(*args, parser=self._parser, address=address or self.config.ingest.ray_address,
-                               workers=workers or self.config.ingest.ray_workers)
-        return Ingestor(*args, parser=self._parser)
+                               workers=workers or self.config.ingest.ray_workers, figures=self.figures)
+        return Ingestor(*args, parser=self._parser, figures=self.figures, describer=self._figure_describer())
+
+    def _figure_describer(self) -> OpenAIFigureDescriber | None:
+        if self._describer is None:
+            self._describer = figure_describer(self.config)
+        return self._describer
+
+    def _sweep_figures(self) -> None:
+        """Thumbnails of documents deleted by the run just done (pruned, unlisted by a source, removed) go too."""
+        if self.figures.documents():
+            self.figures.sweep(d.doc_id for d in self.store.documents())
 
     # -- watching a folder --------------------------------------------------
     def apply_changes(self, changes: FolderChanges) -> WatchBatch:
@@ -229,6 +250,8 @@ class Bunko:
                 under = any(doc.source == name or doc.source.startswith(name + "/") for name in names)
                 if under and self.store.delete_document(doc.source):
                     batch.deleted.append(doc.source)
+            if batch.deleted:
+                self._sweep_figures()
             return batch
 
     def watch(
@@ -279,6 +302,8 @@ class Bunko:
                     source.close()
             self.source_book.remove(name)
             SyncState(self.path).remove(name)
+            if deleted:
+                self._sweep_figures()
             return deleted
 
     def sync(self, names: Sequence[str] | None = None, progress: Progress | None = None) -> list[SyncReport]:
@@ -307,6 +332,7 @@ class Bunko:
                     ))
                 finally:
                     source.close()
+            self._sweep_figures()
         return reports
 
     def fail_unfinished_jobs(self) -> int:
@@ -318,7 +344,9 @@ class Bunko:
     def delete(self, source: str) -> bool:
         """Remove a document from every index; `source` as listed by `documents()`."""
         with self._lock:
-            return self.store.delete_document(source)
+            deleted = self.store.delete_document(source)
+            self.figures.remove(doc_id_for(source))
+            return deleted
 
     def reembed(self, progress: Progress | None = None) -> int:
         """Re-embed every stored chunk with the configured embedder; no re-parsing."""
@@ -340,6 +368,51 @@ class Bunko:
     # -- read ---------------------------------------------------------------
     def documents(self) -> list[DocumentInfo]:
         return self.store.documents()
+
+    def document(self, source_or_id: str) -> DocumentInfo | None:
+        """The document stored under this source name, or with this id."""
+        return next((d for d in self.store.documents() if source_or_id in (d.source, d.doc_id)), None)
+
+    def figure_file(self, doc_id: str, figure_id: str) -> Path | None:
+        """The thumbnail of a document's figure (`store/figure_files.py`), or None."""
+        return self.figures.path(doc_id, figure_id)
+
+    def highlight_boxes(self, source: str, chunk_id: str, page: int) -> list[tuple[float, float, float, float]]:
+        """Where on `page` a chunk was read: the stored boxes of its elements there (a table that runs over a page
+        break has a box on each page). Empty when the chunk is not this document's or not on this page."""
+        chunks = [c for c in self.store.get_chunks([chunk_id]) if c.source == source]
+        if not chunks:
+            return []
+        wanted = set(chunks[0].element_ids)
+        boxes: list[tuple[float, float, float, float]] = []
+        for element in self.store.elements(source):
+            if element.element_id not in wanted:
+                continue
+            if element.page == page and element.bbox is not None:
+                boxes.append(tuple(element.bbox))  # type: ignore[arg-type]
+            for more in element.meta.get("continued_bboxes") or []:
+                if more.get("page") == page and more.get("bbox"):
+                    boxes.append(tuple(more["bbox"]))
+        return boxes
+
+    def page_image(self, source: str, page: int | None = None, highlight: str | None = None, dpi: float = page_render.PAGE_DPI) -> tuple[bytes, int, int]:
+        """A PDF document's page as PNG, with the regions of chunk `highlight` drawn on it; returns (png, page, boxes
+        drawn). Without `page`, the first page the chunk is on."""
+        doc = self.document(source)
+        if doc is None:
+            raise DocumentError(ErrorCode.NOT_FOUND, f"{source}: no such document in {self.path} (see `bunko docs`)")
+        if doc.mime != "application/pdf":
+            raise DocumentError(ErrorCode.UNSUPPORTED_FORMAT, f"{doc.source}: pages can be shown for PDF documents only; this one is {doc.mime}")
+        if page is None and highlight:
+            chunk = next((c for c in self.store.get_chunks([highlight]) if c.source == doc.source), None)
+            if chunk is None:
+                raise DocumentError(ErrorCode.NOT_FOUND, f"{doc.source}: no chunk {highlight} in this document")
+            page = chunk.pages[0] if chunk.pages else 1
+        page = page or 1
+        boxes = self.highlight_boxes(doc.source, highlight, page) if highlight else []
+        path = Path(doc.source) if Path(doc.source).is_absolute() else self.root / doc.source
+        image = page_render.render_page(path, doc.source, page, boxes, dpi)
+        return page_render.png(image), page, len(boxes)
 
     def chunks(self, source: str | None = None) -> list[Chunk]:
         return self.store.chunks(source)

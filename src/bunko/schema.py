@@ -61,6 +61,9 @@ class ParsedDocument:
     parser: str
     elements: list[Element]
     meta: dict[str, Any] = field(default_factory=dict)
+    images: dict[str, bytes] = field(default_factory=dict, repr=False)
+    """Figure id → the figure's picture (PNG, `parse/figures.py`): handed from the parser to the ingest pipeline,
+    which keeps thumbnails of them in the collection (`store/figure_files.py`); never stored in the database."""
 
 
 class ChunkRole(enum.StrEnum):
@@ -274,6 +277,8 @@ class Citation:
     """The source's update date (front-matter date or ingest day); set under the regulated policy."""
     cells: list[CitedCell] = field(default_factory=list)
     """The table cells this citation stands for (an aggregate's inputs, a looked-up row); empty for prose."""
+    figures: list[str] = field(default_factory=list)
+    """Ids of the figures the cited chunk holds (its `meta["figures"]`): the thumbnails a reader is shown with it."""
 
     def label(self) -> str:
         """Human-readable pointer: source > section > page, and the table cells when it cites some."""

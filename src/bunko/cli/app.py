@@ -65,7 +65,7 @@ def options(
 
 for command in (
     documents.init, documents.ingest, sources.sync, sources.watch, query.search, query.ask, chat.chat, documents.status,
-    documents.docs, documents.rm,
+    documents.docs, documents.rm, documents.show,
     admin.reembed, admin.migrate, admin.reindex, query.trace, documents.chunks, tree.tree, documents.inspect, admin.calibrate,
     query.demo, server.serve,
 ):

@@ -1,5 +1,5 @@
 """Putting documents in and looking at them: `init`, `ingest`, `status`, `jobs` (and `jobs retry`), `docs`, `rm`, `chunks`,
-`inspect`."""
+`inspect`, `show`."""
 
 from __future__ import annotations
 
@@ -237,6 +237,33 @@ def chunks(
         for row in rows:
             console.rule(f"{row['chunk_id']}")
             console.print(escape(row["text"]))
+
+
+def show(
+    source: Annotated[str, typer.Argument(help="A stored PDF document (see `bunko docs`), or the path it was ingested from.")],
+    page: Annotated[int | None, typer.Option("--page", min=1, help="The page to render (default: the highlighted chunk's first page, else 1).")] = None,
+    highlight: Annotated[str | None, typer.Option("--highlight", help="A chunk id (from `bunko search --json` or a citation): its regions are drawn.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Write the PNG here (default: SOURCE-pN.png in this folder).")] = None,
+    dpi: Annotated[float, typer.Option(min=30, max=300, help="Resolution of the picture.")] = 110,
+    collection: CollectionOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Render a page of a PDF document as PNG, with the cited regions of a chunk highlighted."""
+    kb = open_kb(collection)
+    try:
+        name = stored_source(source, {d.source for d in kb.documents()}, kb.root)
+        png, shown, boxes = run(lambda: kb.page_image(name, page, highlight, dpi))
+    finally:
+        kb.close()
+    target = out or Path(f"{Path(name).stem}-p{shown}.png")
+    target.write_bytes(png)
+    if as_json:
+        print_json({"source": name, "page": shown, "highlight": highlight, "regions": boxes, "out": str(target)})
+        return
+    regions = f", {boxes} region{'s' if boxes != 1 else ''} of {escape(highlight)} highlighted" if highlight else ""
+    console.print(f"{escape(name)} p.{shown}{regions} → {escape(str(target))}")
+    if highlight and not boxes:
+        console.print(f"[yellow]chunk {escape(highlight)} has no stored region on page {shown}[/yellow]")
 
 
 def inspect(

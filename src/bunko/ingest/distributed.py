@@ -439,6 +439,7 @@ class RayIngestor(Ingestor):
         source = task.item.source
         stored = [StoredChunk(chunk, vectors[h], tokens, h, entities)
                   for chunk, h, (tokens, entities) in zip(prepared.chunks, prepared.hashes, prepared.terms, strict=True)]
+        self._keep_figures(prepared.doc, report)
         try:
             self.store.replace_document(prepared.doc, task.digest, stored)
         except Exception as exc:

@@ -31,12 +31,16 @@ from bunko.ingest.isolation import ParseWorker
 from bunko.ingest.sources import SourceFile, Unreadable, discover, source_name
 from bunko.llm.base import LLMError, build_chat_model
 from bunko.llm.entities import LLMEntityExtractor
+from bunko.llm.vision import FigureDescriber
+from bunko.parse.figures import FIGURE_ID_KEY, compose_text
 from bunko.parse.limits import ParseLimits
 from bunko.parse.registry import ParserRegistry
-from bunko.schema import Chunk, ErrorCode, IngestJob, JobStatus, ParsedDocument, doc_id_for
+from bunko.schema import Chunk, ElementKind, ErrorCode, IngestJob, JobStatus, ParsedDocument, doc_id_for
 from bunko.store.base import DocumentStore, Store, StoredChunk
+from bunko.store.figure_files import FigureFiles
 from bunko.text.analyzers import Analyzer
 from bunko.text.entities import EntityExtractor, Mention, extract_entities
+from bunko.text.languages import text_language
 
 Progress = Callable[[int, int, IngestJob], None]
 
@@ -133,11 +137,13 @@ def accept_parsed(doc: ParsedDocument, source: str, fields: Mapping[str, Any], w
 
 def chunk_document(doc: ParsedDocument, config: Config, default: Chunker, embedder: Embedder) -> list[Chunk]:
     """A parsed document's chunks as ingest stores them: the strategy its kind and `[chunk]` rules pick (recorded in
-    ``doc.meta["chunk_strategy"]``), the context prefix, and chunks past the embedder's input limit marked."""
+    ``doc.meta["chunk_strategy"]``), the context prefix, the figures each holds named, and chunks past the
+    embedder's input limit marked."""
     chunker = resolve_chunker(doc, config.chunk, default)
     chunks = contextualize(chunker.chunk(doc, config.chunk, embedder=embedder), doc.title, config.chunk.context)
     if not chunks:
         raise DocumentError(ErrorCode.EMPTY, f"{doc.source}: no text to index after chunking")
+    mark_figures(doc, chunks)
     truncated = mark_truncated(chunks, embedder, doc.source)
     if truncated:
         doc.meta["truncated_chunks"] = truncated
@@ -181,11 +187,15 @@ class Ingestor:
     def __init__(
         self, store: Store, registry: ParserRegistry, chunker: Chunker, embedder: Callable[[], Embedder],
         analyzer: Analyzer, config: Config, root: Path, extractor: EntityExtractor | None = extract_entities,
-        parser: ParseWorker | None = None,
+        parser: ParseWorker | None = None, figures: FigureFiles | None = None, describer: FigureDescriber | None = None,
     ) -> None:
         """`extractor` finds each chunk's entities for the graph route (`entity_extractor(config)`); None finds none.
-        `parser` parses under the `[ingest]` limits (the engine keeps one across runs); None: one for this run only."""
+        `parser` parses under the `[ingest]` limits (the engine keeps one across runs); None: one for this run only.
+        `figures` keeps the documents' figure thumbnails (none kept without it); `describer` (`[figures] describe`)
+        writes a description of each figure into its text."""
         self.extractor = extractor
+        self.figures = figures
+        self.describer = describer
         self.store = store
         self.registry = registry
         self.parser = parser
@@ -378,6 +388,10 @@ class Ingestor:
             raise embedder_error
         assert embedder is not None
         self._prefetch(upcoming, fields)
+        if self.describer is not None and doc.images:
+            timer = time.perf_counter()
+            self._describe_figures(doc, report)
+            job.timings["describe_figures"] = round(time.perf_counter() - timer, 4)
 
         self._save(job, run_id, JobStatus.CHUNKING)
         timer = time.perf_counter()
@@ -398,9 +412,51 @@ class Ingestor:
             stored = [stored_chunk(c, vectors[h], h, self.analyzer, self.extractor) for c, h in zip(chunks, hashes, strict=True)]
         except LLMError as exc:
             raise DocumentError(ErrorCode.INDEX_FAILED, f"{source}: entity extraction failed: {exc}".splitlines()[0]) from exc
+        self._keep_figures(doc, report)
         try:
             self.store.replace_document(doc, digest, stored)
         except Exception as exc:
             raise DocumentError(ErrorCode.INDEX_FAILED, f"{source}: {type(exc).__name__}: {exc}".splitlines()[0]) from exc
         job.timings["index"] = round(time.perf_counter() - timer, 4)
         self._save(job, run_id, JobStatus.READY)
+
+    def _keep_figures(self, doc: ParsedDocument, report: IngestReport) -> None:
+        """Thumbnails first: a crash before the commit leaves the old content hash stored, so the next ingest parses
+        the file again and writes both; after it, a document whose figures were never written would be skipped."""
+        if self.figures is None:
+            return
+        try:
+            self.figures.write(doc.doc_id, doc.images)
+        except (OSError, ValueError) as exc:  # the text is still indexed; the pictures are what is missing
+            report.warnings.append((doc.source, f"figure thumbnails not kept: {type(exc).__name__}: {exc}".splitlines()[0]))
+
+    def _describe_figures(self, doc: ParsedDocument, report: IngestReport) -> None:
+        """Ask the vision model about each figure; one that fails keeps its caption and OCR text (a warning says so)."""
+        assert self.describer is not None
+        # the document's language (stored meta is labelled later, at write): descriptions are asked for in it
+        lang = text_language(" ".join(e.text for e in doc.elements[:200] if e.text)[:4000])
+        for element in doc.elements:
+            figure_id = element.meta.get(FIGURE_ID_KEY) if element.kind == ElementKind.FIGURE else None
+            image = doc.images.get(str(figure_id)) if figure_id else None
+            if image is None:
+                continue
+            try:
+                description = self.describer.describe(image, str(element.meta.get("caption") or ""), lang)
+            except LLMError as exc:
+                report.warnings.append((doc.source, f"figure {figure_id} not described: {exc}".splitlines()[0]))
+                continue
+            if description:
+                element.meta["description"] = description
+                element.meta["described_by"] = self.describer.name
+                element.text = compose_text(element.meta)
+
+
+def mark_figures(doc: ParsedDocument, chunks: Sequence[Chunk]) -> None:
+    """Each chunk that holds a figure names it in ``meta["figures"]``, so a citation of it can show the picture."""
+    figure_of = {e.element_id: str(e.meta[FIGURE_ID_KEY]) for e in doc.elements if e.kind == ElementKind.FIGURE and FIGURE_ID_KEY in e.meta}
+    if not figure_of:
+        return
+    for chunk in chunks:
+        held = [figure_of[e] for e in chunk.element_ids if e in figure_of]
+        if held:
+            chunk.meta["figures"] = held

@@ -11,6 +11,7 @@ already seen.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import random
@@ -102,6 +103,18 @@ class OpenAIChatModel:
             raise LLMError(f"{self.url}: the stream broke off ({type(exc).__name__}: {snippet(str(exc), 100)})") from None
         finally:
             response.close()
+
+    def complete_with_image(self, prompt: str, image: bytes, mime: str = "image/png", max_tokens: int | None = None) -> str:
+        """One user turn of text and a picture (a base64 data URL in an ``image_url`` part, as OpenAI's vision
+        models and vLLM, Ollama and LM Studio read it); the reply's text."""
+        self.last_usage = None
+        url = f"data:{mime};base64,{base64.b64encode(image).decode('ascii')}"
+        content = [{"type": "text", "text": prompt}, {"type": "image_url", "image_url": {"url": url}}]
+        payload = {
+            "model": self.model, "messages": [{"role": "user", "content": content}], "temperature": self.temperature,
+            "max_tokens": max_tokens or self.max_tokens, "stream": False,
+        }
+        return self._content(self._post(payload, stream=False))
 
     # -- HTTP ---------------------------------------------------------------
     def _payload(self, messages: Sequence[Message], max_tokens: int | None, stream: bool) -> dict[str, Any]:

@@ -27,7 +27,9 @@ from docx.text.paragraph import Paragraph
 from lxml import etree
 
 from bunko.parse.base import ElementBuilder, dist_version
+from bunko.parse.figures import FigureCollector, is_figure_caption, open_image
 from bunko.parse.limits import unreadable_package
+from bunko.parse.ocr import Tesseract
 from bunko.parse.tables import table_markdown, table_meta
 from bunko.schema import Element, ElementKind, ParsedDocument
 
@@ -133,6 +135,7 @@ class _Walk:
     numbering: _Numbering
     footnotes: dict[str, str]
     rendered: bool
+    figures: FigureCollector
     page: int = 1
     open_list: _OpenList | None = None
 
@@ -141,7 +144,8 @@ class DocxParser:
     name = "docx"
     mimes = (MIME,)
 
-    def __init__(self) -> None:
+    def __init__(self, ocr: Tesseract | None = None) -> None:
+        self.ocr = ocr
         self.version = f"python-docx-{dist_version('python-docx')}"
 
     def parse(self, path: Path, source: str, mime: str) -> ParsedDocument:
@@ -152,7 +156,7 @@ class DocxParser:
         builder = ElementBuilder(source)
         body = document.element.body
         rendered = any(True for _ in body.iter(qn("w:lastRenderedPageBreak")))
-        state = _Walk(numbering=_Numbering(document), footnotes=_footnotes(document), rendered=rendered)
+        state = _Walk(numbering=_Numbering(document), footnotes=_footnotes(document), rendered=rendered, figures=FigureCollector(self.ocr))
         for child in body.iterchildren():
             if child.tag == qn("w:p"):
                 self._paragraph(Paragraph(child, document), builder, state)
@@ -161,10 +165,11 @@ class DocxParser:
                 self._table(Table(child, document), builder, state.page)
         title = (document.core_properties.title or "").strip()
         heading = next((e.text for e in builder.elements if e.kind == ElementKind.HEADING), None)
-        meta = {"page_source": "rendered-page-breaks" if rendered else "explicit-page-breaks", "pages": state.page}
+        meta: dict[str, Any] = {"page_source": "rendered-page-breaks" if rendered else "explicit-page-breaks", "pages": state.page}
+        elements = state.figures.finish(builder.elements, meta)
         return ParsedDocument(
             doc_id="", source=source, title=title or heading or Path(source).stem, mime=MIME,
-            parser=f"{self.name}/{self.version}", elements=builder.elements, meta=meta,
+            parser=f"{self.name}/{self.version}", elements=elements, meta=meta, images=state.figures.images,
         )
 
     @staticmethod
@@ -181,12 +186,16 @@ class DocxParser:
         text = paragraph.text.strip()
         page = state.page
         state.page += breaks
+        self._pictures(paragraph, builder, state, page)
         if not text:
             return
         level = _style_level(paragraph)
         style = paragraph.style.name if paragraph.style is not None else ""
         meta: dict[str, Any] = {"method": "docx-style", "style": style}
-        if level is not None:
+        if level is None and (style.lower() == "caption" or is_figure_caption(text)):
+            state.open_list = None
+            element = builder.add(ElementKind.CAPTION, text, page=page, meta=meta)
+        elif level is not None:
             state.open_list = None
             element = builder.heading(level, text, page=page, meta=meta)
         elif (info := _list_info(paragraph)) is not None:
@@ -214,6 +223,26 @@ class DocxParser:
             if note:
                 builder.add(ElementKind.FOOTNOTE, note, page=page, parent_id=element.element_id, meta={"method": "docx-footnotes", "footnote_id": note_id})
                 state.open_list = None
+
+    @staticmethod
+    def _pictures(paragraph: Paragraph, builder: ElementBuilder, state: _Walk, page: int) -> None:
+        """Pictures drawn in the paragraph (inline or floating): each image part a `w:drawing` embeds, with its
+        alt text (the drawing's description, else its title) as the figure's own words."""
+        for drawing in paragraph._p.iter(qn("w:drawing")):
+            blip = next(drawing.iter(qn("a:blip")), None)
+            rel_id = blip.get(qn("r:embed")) if blip is not None else None
+            part = paragraph.part.related_parts.get(rel_id) if rel_id else None
+            blob = getattr(part, "blob", None)
+            image = open_image(blob) if isinstance(blob, bytes) else None
+            if image is None or not state.figures.admits(*image.size):
+                continue
+            doc_pr = next(drawing.iter(qn("wp:docPr")), None)
+            alt = ((doc_pr.get("descr") or doc_pr.get("title") or "") if doc_pr is not None else "").strip()
+            meta: dict[str, Any] = {"method": "docx-drawing", "image_part": str(getattr(part, "partname", ""))}
+            if alt:
+                meta["alt"] = alt
+            state.open_list = None
+            state.figures.add(builder.add(ElementKind.FIGURE, alt, page=page, meta=meta), image)
 
     @staticmethod
     def _table(table: Table, builder: ElementBuilder, page: int) -> None:

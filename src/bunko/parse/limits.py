@@ -65,6 +65,7 @@ class ParseLimits:
     max_elements: int = 200_000
     max_chars: int = 20_000_000
     max_front_matter_values: int = 10_000
+    max_figures: int = 100
 
     @classmethod
     def from_config(cls, ingest: IngestConfig) -> ParseLimits:

@@ -84,6 +84,14 @@ class Tesseract:
         installed = {line.strip() for line in out.stdout.splitlines()[1:]}
         return "+".join(lang for lang in PREFERRED_LANGS if lang in installed)
 
+    def restricted_to(self, wanted: tuple[str, ...]) -> Tesseract:
+        """This binary with only the `wanted` models that it has (all of its own when it has none of them)."""
+        own = self.langs.split("+")
+        chosen = "+".join(lang for lang in wanted if lang in own) or self.langs
+        if chosen == self.langs:
+            return self
+        return Tesseract(self.binary, chosen, self.timeout)
+
     def unavailable_reason(self) -> str:
         if self.binary is None:
             where = self._binary or "tesseract"

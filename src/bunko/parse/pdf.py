@@ -26,10 +26,11 @@ from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
 from bunko.errors import DocumentError
 from bunko.parse.base import BBox, ElementBuilder, dist_version, page_error
 from bunko.parse.cjk import join_words, normalize
+from bunko.parse.figures import IMAGE_MAX_SIDE, FigureCollector, link_captions
 from bunko.parse.limits import current as current_limits
 from bunko.parse.limits import over_limit
 from bunko.parse.ocr import OCR_DPI, Tesseract, add_ocr_lines, render_scale
-from bunko.parse.pdf_layout import WORD_GAP, Block, TextRun, is_caption, reading_order, segments_from_words, text_runs
+from bunko.parse.pdf_layout import WORD_GAP, Block, TextRun, reading_order, segments_from_words, text_runs
 from bunko.parse.pdf_outline import Outline, is_contents_page, read_outline
 from bunko.parse.tables import table_markdown, table_meta
 from bunko.schema import Element, ElementKind, ErrorCode, ParsedDocument
@@ -59,6 +60,8 @@ class _State:
     sizes: Counter[float] = field(default_factory=Counter)
     open_table: _OpenTable | None = None
     outline: Outline = field(default_factory=lambda: Outline([]))
+    figures: FigureCollector | None = None
+    rendering: pdfium.PdfDocument | None = None
 
     @property
     def body_size(self) -> float:
@@ -112,7 +115,7 @@ class PdfParser:
             pages = len(rendering)
             rendering.close()
             raise over_limit(ErrorCode.TOO_COMPLEX, source, "pages", pages, "max_pages")
-        state = _State(ElementBuilder(source), {}, outline=read_outline(rendering))
+        state = _State(ElementBuilder(source), {}, outline=read_outline(rendering), figures=FigureCollector(self.ocr), rendering=rendering)
         try:
             pdf = self._open_plumber(path, source)
             with pdf:
@@ -134,7 +137,8 @@ class PdfParser:
                         _forget_objects(pdf)
         finally:
             rendering.close()
-        elements = state.builder.elements
+        assert state.figures is not None
+        elements = state.figures.finish(state.builder.elements, state.meta)
         errors = state.meta.get("page_errors", [])
         if errors and not any(e.text.strip() for e in elements):
             codes = Counter(e["code"] for e in errors)
@@ -146,7 +150,7 @@ class PdfParser:
         heading = next((e.text for e in elements if e.kind == ElementKind.HEADING), None)
         return ParsedDocument(
             doc_id="", source=source, title=title or heading or Path(source).stem, mime="application/pdf",
-            parser=f"{self.name}/{self.version}", elements=elements, meta=state.meta,
+            parser=f"{self.name}/{self.version}", elements=elements, meta=state.meta, images=state.figures.images,
         )
 
     @staticmethod
@@ -199,7 +203,8 @@ class PdfParser:
         for image in page.images:
             box = (float(image["x0"]), float(image["top"]), float(image["x1"]), float(image["bottom"]))
             if box[2] - box[0] >= _MIN_FIGURE and box[3] - box[1] >= _MIN_FIGURE:
-                blocks.append(Block("figure", box, payload={"name": image.get("name")}))
+                size = image.get("srcsize") or (0, 0)
+                blocks.append(Block("figure", box, payload={"name": image.get("name"), "srcsize": (int(size[0]), int(size[1]))}))
         text_page = page.filter(lambda o: o.get("object_type") != "char" or not any(_in_box(o, b) for b in table_boxes))
         words = text_page.extract_words(extra_attrs=["size", "fontname"], x_tolerance_ratio=WORD_GAP)
         for word in words:
@@ -242,11 +247,37 @@ class PdfParser:
                     self._add_table(block, number, state)
                 content_seen = True
             else:
-                builder.add(ElementKind.FIGURE, "", page=number, bbox=block.bbox, meta={"method": "pdf-image", **block.payload})
+                self._add_figure(block, number, state)
                 content_seen = True
                 state.open_table = None
         flush()
-        self._link_captions(builder.elements[first:])
+        link_captions(builder.elements[first:])
+
+    @staticmethod
+    def _add_figure(block: Block, number: int, state: _State) -> None:
+        """An image on the page: what the reader sees of it (rendered from its box, so masks, clipping and colour
+        spaces come out as shown) becomes the figure's picture; icons, bullets and figures past the cap are left out."""
+        figures, rendering = state.figures, state.rendering
+        width_px, height_px = block.payload["srcsize"]
+        if figures is None or rendering is None or not figures.admits(width_px or 10_000, height_px or 10_000, block.bbox):
+            return
+        page = rendering[number - 1]
+        try:
+            page_width, page_height = page.get_size()
+            x0, top, x1, bottom = (max(0.0, v) for v in block.bbox)
+            x1, bottom = min(x1, page_width), min(bottom, page_height)
+            if x1 - x0 < 1 or bottom - top < 1:
+                return
+            native = width_px / (x1 - x0) if width_px else 2.0  # the image's own resolution: what OCR reads best
+            scale = max(0.5, min(300 / 72, native, IMAGE_MAX_SIDE / max(x1 - x0, bottom - top)))
+            bitmap = page.render(scale=scale, crop=(x0, page_height - bottom, page_width - x1, top))
+            image = bitmap.to_pil().convert("RGB")
+            bitmap.close()
+        finally:
+            page.close()
+        payload = {"name": block.payload.get("name"), "image_px": [width_px, height_px]}
+        element = state.builder.add(ElementKind.FIGURE, "", page=number, bbox=block.bbox, meta={"method": "pdf-image", **payload})
+        figures.add(element, image)
 
     def _add_run(self, run: TextRun, number: int, state: _State) -> None:
         if state.outline:
@@ -291,22 +322,6 @@ class PdfParser:
         element.meta["row_pages"] = [*element.meta.get("row_pages", []), *[number] * len(rows)]
         element.meta.setdefault("continued_bboxes", []).append({"page": number, "bbox": list(block.bbox)})
         return True
-
-    @staticmethod
-    def _link_captions(elements: list[Element]) -> None:
-        """A caption names the figure or table next to it: link them both ways."""
-        for i, element in enumerate(elements):
-            if element.kind != ElementKind.CAPTION or not is_caption(element.text):
-                continue
-            wants_table = bool(re.match(r"\s*(table|表)", element.text, re.IGNORECASE)) and not element.text.lstrip().startswith("図表")
-            neighbours = [elements[j] for j in (i - 1, i + 1) if 0 <= j < len(elements)]
-            preferred = [n for n in neighbours if n.kind == (ElementKind.TABLE if wants_table else ElementKind.FIGURE)]
-            others = [n for n in neighbours if n.kind in (ElementKind.TABLE, ElementKind.FIGURE) and "caption" not in n.meta]
-            for owner in preferred + others:
-                if "caption" not in owner.meta:
-                    owner.meta["caption"] = element.text
-                    element.parent_id = owner.element_id
-                    break
 
     def _ocr_page(self, number: int, state: _State, rendering: pdfium.PdfDocument) -> None:
         """A page without a text layer: render it alone and read it with Tesseract."""

@@ -9,6 +9,7 @@ element, because presenters often put the real explanation there.
 
 from __future__ import annotations
 
+import re
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -19,13 +20,18 @@ from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
 from pptx.exc import PackageNotFoundError
 
 from bunko.parse.base import ElementBuilder, dist_version
+from bunko.parse.figures import FigureCollector, is_figure_caption, open_image
 from bunko.parse.limits import unreadable_package
+from bunko.parse.ocr import Tesseract
 from bunko.parse.tables import table_markdown, table_meta
 from bunko.schema import ElementKind, ParsedDocument
 
 MIME = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
 _EMU_PER_POINT = 12700
 _TITLES = (PP_PLACEHOLDER.TITLE, PP_PLACEHOLDER.CENTER_TITLE, PP_PLACEHOLDER.VERTICAL_TITLE)
+_DEFAULT_NAME = re.compile(r"^(?:picture|image|graphic|図|画像|图片|圖片)\s*\d*$", re.IGNORECASE)
+"""A shape name PowerPoint made up ("Picture 3"): says nothing about the picture."""
+_FILE_NAME = re.compile(r"^[^\s/\\]+\.(?:png|jpe?g|gif|bmp|tiff?|webp|emf|wmf|svg)$", re.IGNORECASE)
 _BODIES = (PP_PLACEHOLDER.BODY, PP_PLACEHOLDER.OBJECT, PP_PLACEHOLDER.VERTICAL_BODY, PP_PLACEHOLDER.SUBTITLE)
 
 
@@ -58,7 +64,8 @@ class PptxParser:
     name = "pptx"
     mimes = (MIME,)
 
-    def __init__(self) -> None:
+    def __init__(self, ocr: Tesseract | None = None) -> None:
+        self.ocr = ocr
         self.version = f"python-pptx-{dist_version('python-pptx')}"
 
     def parse(self, path: Path, source: str, mime: str) -> ParsedDocument:
@@ -67,18 +74,21 @@ class PptxParser:
         except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError, etree.XMLSyntaxError) as exc:
             raise unreadable_package(source, "PowerPoint file", exc) from None
         builder = ElementBuilder(source)
+        figures = FigureCollector(self.ocr)
         slides = 0
         for number, slide in enumerate(presentation.slides, start=1):
             slides = number
-            self._slide(slide, number, builder)
+            self._slide(slide, number, builder, figures)
+        meta: dict[str, Any] = {"slides": slides}
+        elements = figures.finish(builder.elements, meta)
         title = (presentation.core_properties.title or "").strip()
         first = next((e.text for e in builder.elements if e.kind == ElementKind.HEADING), None)
         return ParsedDocument(
             doc_id="", source=source, title=title or first or Path(source).stem, mime=MIME,
-            parser=f"{self.name}/{self.version}", elements=builder.elements, meta={"slides": slides},
+            parser=f"{self.name}/{self.version}", elements=elements, meta=meta, images=figures.images,
         )
 
-    def _slide(self, slide: Any, number: int, builder: ElementBuilder) -> None:
+    def _slide(self, slide: Any, number: int, builder: ElementBuilder, figures: FigureCollector) -> None:
         shapes = _flatten(slide.shapes)
         title_shape = next((s for s in shapes if _placeholder_type(s) in _TITLES and s.has_text_frame and s.text_frame.text.strip()), None)
         title = " ".join(title_shape.text_frame.text.split()) if title_shape is not None else f"Slide {number}"
@@ -98,13 +108,33 @@ class PptxParser:
             elif shape.has_text_frame and shape.text_frame.text.strip():
                 self._text_frame(shape, number, builder, meta)
             elif shape.shape_type == MSO_SHAPE_TYPE.PICTURE:
-                alt = (shape._element.xpath("./p:nvPicPr/p:cNvPr/@descr") or [""])[0].strip()
-                builder.add(ElementKind.FIGURE, alt, page=number, bbox=_bbox(shape), meta={**meta, "method": "pptx-picture"})
+                self._picture(shape, number, builder, figures, meta)
         if slide.has_notes_slide:
             notes = slide.notes_slide.notes_text_frame
             text = notes.text.strip() if notes is not None else ""
             if text:
                 builder.add(ElementKind.NOTE, text, page=number, meta={"method": "pptx-notes", "slide": number})
+
+    @staticmethod
+    def _picture(shape: Any, number: int, builder: ElementBuilder, figures: FigureCollector, meta: dict[str, Any]) -> None:
+        """A picture on the slide with its place; its description (alt text), title, or a name the author gave
+        it (not PowerPoint's "Picture 3") are the figure's own words."""
+        try:
+            image = open_image(shape.image.blob)
+        except (AttributeError, KeyError, ValueError):  # a linked, not embedded, picture
+            image = None
+        bbox = _bbox(shape)
+        if image is None or not figures.admits(*image.size, bbox):
+            return
+        names = shape._element.xpath("./p:nvPicPr/p:cNvPr")
+        described = names[0] if names else None
+        alt = ((described.get("descr") or described.get("title") or "") if described is not None else "").strip()
+        if _FILE_NAME.match(alt):  # python-pptx and some tools put the inserted file's name there
+            alt = ""
+        if not alt and not _DEFAULT_NAME.match(shape.name or ""):
+            alt = (shape.name or "").strip()
+        figure_meta = {**meta, "method": "pptx-picture", **({"alt": alt} if alt else {})}
+        figures.add(builder.add(ElementKind.FIGURE, alt, page=number, bbox=bbox, meta=figure_meta), image)
 
     @staticmethod
     def _text_frame(shape: Any, number: int, builder: ElementBuilder, meta: dict[str, Any]) -> None:
@@ -115,4 +145,6 @@ class PptxParser:
             text = "\n".join("  " * level + "- " + line for level, line in paragraphs)
             builder.add(ElementKind.LIST, text, page=number, bbox=_bbox(shape), meta=meta)
         else:
-            builder.add(ElementKind.PARAGRAPH, "\n".join(line for _, line in paragraphs), page=number, bbox=_bbox(shape), meta=meta)
+            text = "\n".join(line for _, line in paragraphs)
+            kind = ElementKind.CAPTION if is_figure_caption(text) and len(paragraphs) == 1 else ElementKind.PARAGRAPH
+            builder.add(kind, text, page=number, bbox=_bbox(shape), meta=meta)

@@ -290,8 +290,6 @@ class SharedOcr:
 _BUILTIN = (
     # name, module, class, MIME types (kept here so nothing is imported until a file needs it)
     ("html", "html", "HtmlParser", ("text/html", "application/xhtml+xml")),
-    ("docx", "docx", "DocxParser", (_OOXML[0][1],)),
-    ("pptx", "pptx", "PptxParser", (_OOXML[1][1],)),
     ("xlsx", "xlsx", "XlsxParser", (_OOXML[2][1],)),
     ("records", "records", "RecordsParser", ("text/csv", "text/tab-separated-values", "application/json", "application/x-ndjson")),
 )
@@ -311,8 +309,10 @@ def default_registry(adapters: Sequence[str] = ()) -> ParserRegistry:
     registry.register(TextParser())
     for name, module, cls, mimes in _BUILTIN:
         registry.register(LazyParser(name, mimes, module, cls))
-    ocr = SharedOcr()
+    ocr = SharedOcr()  # scanned pages, image files, and the text inside figures of PDF, Word and PowerPoint
     registry.register(LazyParser("pdf", ("application/pdf",), "pdf", "PdfParser", ocr=ocr))
+    registry.register(LazyParser("docx", (_OOXML[0][1],), "docx", "DocxParser", ocr=ocr))
+    registry.register(LazyParser("pptx", (_OOXML[1][1],), "pptx", "PptxParser", ocr=ocr))
     registry.register(LazyParser("image-ocr", ("image/png", "image/jpeg", "image/tiff", "image/gif"), "ocr", "ImageParser", ocr=ocr))
     registry.register(LazyParser("email", ("message/rfc822", "application/vnd.ms-outlook"), "email", "EmailParser", registry=registry))
     registry.register(EncryptedOfficeParser())

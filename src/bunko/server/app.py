@@ -20,15 +20,16 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import bunko
 from bunko.errors import BunkoError, FilterError
-from bunko.server import routes_admin, routes_documents, routes_graph, routes_openai, routes_query, routes_tree
+from bunko.server import routes_admin, routes_documents, routes_figures, routes_graph, routes_openai, routes_query, routes_tree
 from bunko.server.browser import BrowserPolicy
 from bunko.server.collection import ServedCollection
 from bunko.server.deps import ApiError, ServerState, error_response
 from bunko.server.middleware import LimitAndMeasure
 
 STATIC = Path(__file__).resolve().parent / "static"
+# img-src blob: lets the page show figures and page images it fetched itself with the key (an <img src> sends none)
 PAGE_HEADERS = {
-    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data: blob:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
@@ -106,7 +107,7 @@ def create_app(
     )
     app.state.bunko = srv
     _install_error_handlers(app)
-    for module in (routes_admin, routes_documents, routes_tree, routes_query, routes_graph, routes_openai):
+    for module in (routes_admin, routes_documents, routes_tree, routes_figures, routes_query, routes_graph, routes_openai):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 

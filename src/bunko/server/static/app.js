@@ -1,6 +1,7 @@
 // bunko web page: ask with a streamed, cited answer, keeping the conversation so a follow-up is read with the turns
 // before it; open a citation in its document; a document's sections as an outline (pages, summaries); upload and
-// watch jobs; browse the entity graph (top entities, an entity's neighbours and passages with the mention highlighted).
+// watch jobs; figures a citation holds shown inline, and the cited PDF page with the cited region highlighted;
+// browse the entity graph (top entities, an entity's neighbours and passages with the mention highlighted).
 // Plain DOM, no build step. Untrusted text (answers, documents, file names) only ever goes into textContent.
 "use strict";
 
@@ -42,6 +43,52 @@ async function api(path, options = {}) {
     throw error;
   }
   return body;
+}
+
+// Pictures need the key too, which an <img src> cannot send: fetched, then shown from a blob URL.
+async function loadImage(path, img) {
+  const response = await fetch(base() + path, { headers: headers() });
+  if (!response.ok) {
+    const body = response.headers.get("content-type")?.includes("json") ? await response.json() : null;
+    const error = new Error(body?.error?.message || `${response.status} ${response.statusText}`);
+    error.status = response.status;
+    throw error;
+  }
+  if (img.dataset.blob) URL.revokeObjectURL(img.dataset.blob);
+  const url = URL.createObjectURL(await response.blob());
+  img.dataset.blob = url;
+  img.src = url;
+  return img;
+}
+
+function figureView(citation, figureId) {
+  const img = el("img", { alt: `Figure ${figureId} of ${citation.source}` });
+  const figure = el("figure", { class: "cite-figure", "data-figure": figureId },
+    img, el("figcaption", { text: `${citation.source}${citation.page != null ? ` · p.${citation.page}` : ""} · ${figureId}` }));
+  const path = `/documents/${encodeURIComponent(citation.doc_id)}/figures/${encodeURIComponent(figureId)}`;
+  loadImage(path, img).catch((error) => figure.replaceChildren(el("figcaption", { text: `Figure unavailable: ${error.message}` })));
+  return figure;
+}
+
+async function showPage(citation) {
+  const view = $("#page-view");
+  view.hidden = true;
+  if (!citation || citation.page == null) return;
+  const path = `/documents/${encodeURIComponent(citation.doc_id)}/pages/${citation.page}.png?highlight=${encodeURIComponent(citation.chunk_id)}`;
+  const img = $("#page-image");
+  try {
+    await loadImage(path, img);
+  } catch (error) {
+    if (error.status !== 415) {  // a document that is not a PDF has no page images: nothing to show
+      view.hidden = false;
+      img.removeAttribute("src");
+      $("#page-caption").textContent = `Page image unavailable: ${error.message}`;
+    }
+    return;
+  }
+  img.alt = `Page ${citation.page} of ${citation.source}, the cited region highlighted`;
+  $("#page-caption").textContent = `${citation.source} · p.${citation.page} · cited region highlighted`;
+  view.hidden = false;
 }
 
 function placeOf(item) {
@@ -192,6 +239,7 @@ function showAnswer(answer) {
   $("#citations").replaceChildren(...answer.citations.map((c) => el("li", {},
     el("button", { type: "button", class: "source", text: c.label, onclick: () => openDocument(c.doc_id, c) }),
     el("blockquote", { lang: text.lang, text: c.quote }),
+    ...(c.figures || []).map((figureId) => figureView(c, figureId)),
   )));
   loadTrace(answer.trace_id);
 }
@@ -239,6 +287,7 @@ async function openDocument(docId, citation = null, sections = false) {
   const section = $("#context");
   state.docId = docId;
   resetSections();
+  $("#page-view").hidden = true;
   try {
     const doc = await api(`/documents/${encodeURIComponent(docId)}`);
     section.hidden = false;
@@ -255,6 +304,7 @@ async function openDocument(docId, citation = null, sections = false) {
       return item;
     });
     $("#context-chunks").replaceChildren(...items);
+    await showPage(citation);
     if (sections) {
       $("#sections-panel").open = true;
       await loadSections();
