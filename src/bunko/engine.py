@@ -101,6 +101,7 @@ class Bunko:
         self._staging: tuple[Embedder, EmbedConfig | None] | None = None
         """The embedder a re-embed run by this object is staging vectors for (searches switch to it once the store has)."""
         self._reembed_stop = threading.Event()
+        self._reembed_discard = False
         self._answerer: Answerer | None = None
         self._parser: ParseWorker | None = None
         """The parse worker process (`ingest/isolation.py`), started by the first ingest and kept until close()."""
@@ -372,6 +373,7 @@ class Bunko:
             started = time.perf_counter()
             self._staging = (target, embed)
             self._reembed_stop.clear()
+            self._reembed_discard = False
             try:
                 embedded = maintenance.stage(self.store, target, progress, batch=batch, stop=self._reembed_stop)
                 with self._lock:  # no ingest of this collection from here to the switch (postgres: the swap locks writers out)
@@ -386,8 +388,15 @@ class Bunko:
                         self._write_embed_config(embed)
                         self.store.set_meta(PENDING_CONFIG_META, "")
             except ReembedStopped:
+                still = plan.replaces or "the old model"
+                if not self._reembed_discard:
+                    done, total = self.store.staging_counts()
+                    raise ReembedStopped(
+                        f"{self.path}: the re-embed to {target.name} stopped at {done}/{total} chunks; {still} stays in force "
+                        "until it is run again"
+                    ) from None
                 self.store.discard_staged()
-                raise ReembedStopped(f"{self.path}: the re-embed to {target.name} was aborted; {plan.replaces or 'the old model'} stays in force") from None
+                raise ReembedStopped(f"{self.path}: the re-embed to {target.name} was aborted; {still} stays in force") from None
             finally:
                 self._staging = None
             if progress:
@@ -412,6 +421,7 @@ class Bunko:
         must be stopped there first. Returns the embedder it was re-embedding with."""
         staging = self._staging
         if staging is not None:
+            self._reembed_discard = True
             self._reembed_stop.set()
             return staging[0].name
         with self._reembed_guard():
@@ -420,6 +430,14 @@ class Bunko:
                 raise BunkoError(f"{self.path}: no re-embed in progress")
             self.store.discard_staged()
             return ReembedPlan.loads(text).embedder
+
+    def stop_reembed(self) -> bool:
+        """Stop a re-embed this object runs at its next batch, keeping what it staged (a server shutting down):
+        the next `reembed` resumes it. False when none runs here."""
+        if self._staging is None:
+            return False
+        self._reembed_stop.set()
+        return True
 
     def _reembed_target(
         self, model: str | EmbedConfig | None, embedder: Embedder | None, plan: ReembedPlan | None, recorded: str | None,
