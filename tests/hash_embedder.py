@@ -17,13 +17,15 @@ import numpy as np
 
 class HashEmbedder:
     def __init__(self, name: str = "hash-a", dimension: int = 64, *, seed: int = 1, delay: float = 0.0,
-                 fail_after: int | None = None) -> None:
-        """`fail_after`: calls that succeed before every later one raises (an embedder dying mid-way)."""
+                 fail_after: int | None = None, error: type[BaseException] = RuntimeError) -> None:
+        """`fail_after`: calls that succeed before every later one raises `error` (an embedder dying mid-way, or
+        KeyboardInterrupt: Ctrl-C)."""
         self.name = name
         self.dimension = dimension
         self.seed = seed
         self.delay = delay
         self.fail_after = fail_after
+        self.error = error
         self.calls = 0
         self.texts = 0
         self._count = threading.Lock()
@@ -31,7 +33,7 @@ class HashEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         with self._count:
             if self.fail_after is not None and self.calls >= self.fail_after:
-                raise RuntimeError(f"{self.name}: the model server went away")
+                raise self.error(f"{self.name}: the model server went away")
             self.calls += 1
             self.texts += len(texts)
         if self.delay:
