@@ -150,7 +150,7 @@ ALTER TABLE chunks ADD COLUMN entity_spans text NOT NULL DEFAULT '[]';
 ALTER TABLE jobs ADD COLUMN IF NOT EXISTS fields text;
 """),
     (5, "staged_vectors: a re-embed's new vectors beside the live ones until the switch", """
-CREATE TABLE staged_vectors (
+CREATE TABLE IF NOT EXISTS staged_vectors (
     chunk_id text COLLATE "C" PRIMARY KEY, live_hash text NOT NULL, embed_hash text NOT NULL, embedding vector NOT NULL
 );
 """),
