@@ -5,13 +5,13 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from hash_embedder import HashEmbedder
-from reembed_corpus import line, small_chunk_config, write_corpus
 from server_harness import running
 
 from bunko import Bunko
 from bunko.config import EmbedConfig
 from bunko.server.collection import ServedCollection
+from hash_embedder import HashEmbedder
+from reembed_corpus import line, small_chunk_config, write_corpus
 
 
 def factory(config: EmbedConfig) -> HashEmbedder:

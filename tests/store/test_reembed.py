@@ -19,12 +19,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hash_embedder import HashEmbedder
-from reembed_corpus import line, small_chunk_config, write_corpus
 
 from bunko import Bunko, BunkoError, CollectionError
 from bunko.config import CONFIG_FILE, Config, EmbedConfig
 from bunko.ingest.maintenance import ReembedStopped
+from hash_embedder import HashEmbedder
+from reembed_corpus import line, small_chunk_config, write_corpus
 
 TESTS = Path(__file__).resolve().parents[1]
 SRC = TESTS.parent / "src"
@@ -161,9 +161,9 @@ def test_a_reembed_killed_with_sigkill_keeps_the_old_model_and_resumes(tmp_path:
     script = KILLED.format(tests=str(TESTS), src=str(SRC), path=str(tmp_path / ".bunko"), store=store_setting, batch=BATCH)
     child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(SRC)})
     assert child.stdout is not None
-    for line in child.stdout:
-        assert line != "finished\n", "the re-embed finished before it could be killed"
-        if int(line.split()[0]) >= 10 * BATCH:
+    for output in child.stdout:
+        assert output != "finished\n", "the re-embed finished before it could be killed"
+        if int(output.split()[0]) >= 10 * BATCH:
             break
     child.send_signal(signal.SIGKILL)
     child.wait(30)
