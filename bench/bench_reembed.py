@@ -7,7 +7,8 @@ About 10,000 one-line ja/zh/en chunks (3 languages x 34 files x 100 lines) inges
 batch of 64 to stand in for a model's cost). One thread searches (hybrid, the default mode, k=5) without pause:
 idle before, during the re-embed, idle after. Every search must answer; the table gives latency percentiles per
 phase, the searches that came back during the re-embed, the first search after the switch (it rebuilds the local
-store's in-memory index), and the switch transaction itself. Writes bench/results/reembed.md and .json.
+store's in-memory index), and the switch transaction itself. Writes bench/results/reembed.md and .json
+(reembed-postgres.* with a postgresql:// store).
 """
 
 from __future__ import annotations
@@ -142,7 +143,8 @@ def main() -> None:
         "delay_per_batch_s": args.delay,
     }
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "reembed.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    name = "reembed" if args.store == "local" else "reembed-postgres"
+    (RESULTS / f"{name}.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     lines = [
         "# Search while re-embedding",
         "",
@@ -176,7 +178,7 @@ def main() -> None:
         "first, with either model.",
         "",
     ]
-    (RESULTS / "reembed.md").write_text("\n".join(lines), encoding="utf-8")
+    (RESULTS / f"{name}.md").write_text("\n".join(lines), encoding="utf-8")
     print("\n".join(lines))
 
 

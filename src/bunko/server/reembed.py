@@ -37,6 +37,8 @@ class ReembedRunner:
                 raise BunkoError("a re-embed of this collection is already running")
             current = self.kb.store.get_meta("embedder")
             plan = self.kb.reembed_status()
+            if plan is not None and plan["running"]:
+                raise BunkoError(f"a re-embed to {plan['embedder']} is running in another process; wait for it or stop it there")
             if model is None and plan is None:
                 raise BunkoError("name the model to re-embed with (no interrupted re-embed to continue)")
             if model is not None and plan is None and model == self.kb.config.embed.model and current == self.kb.embedder_name:
