@@ -222,6 +222,7 @@ class Bunko:
         if self.store.get_meta("embedder") is None or self.store.chunk_count() == 0:
             self._record_embedder()
             self.store.set_meta("analyzer", self.config.retrieve.analyzer)
+        self.store.expect_embedder(self.embedder_name)
         if self._parser is None:
             self._parser = parse_worker(self.registry, self.config)
         return Ingestor(
@@ -384,6 +385,7 @@ class Bunko:
                     count = self.store.swap_staged(plan_text, meta, lambda todo: maintenance.embed_chunks(target, todo))
                     with self._switch_lock:
                         self._use_embedder(target, embed)
+                    self.store.expect_embedder(target.name)
                     if embed is not None:
                         self._write_embed_config(embed)
                         self.store.set_meta(PENDING_CONFIG_META, "")

@@ -307,3 +307,25 @@ def test_a_second_reembed_is_refused_while_one_runs_and_the_current_model_is_no_
     assert refused
     kb.close()
     other.close()
+
+
+def test_an_ingest_begun_before_a_switch_by_another_writer_writes_nothing_after_it(tmp_path: Path, store_setting: str, corpus: Path) -> None:
+    kb = open_kb(tmp_path, store_setting, HashEmbedder("hash-a", 64, seed=1))
+    assert kb.ingest(corpus).ok
+    other = open_kb(tmp_path, store_setting, HashEmbedder("hash-a", 64, seed=1))  # another process, same old model
+    begun = other._ingestor()  # its run started before the switch (and checked the embedder then)
+    new = HashEmbedder("hash-b", 64, seed=7)  # the same width: nothing but the embedder check tells the two apart
+    kb.reembed(embedder=new)
+    write_corpus(tmp_path / "late", files_per_language=1, lines_per_file=5, tag="late")
+    report = begun.run([tmp_path / "late"])
+    assert len(report.failed) == 3, report.failed
+    assert all(
+        j.error_code == "INDEX_FAILED" and "switched to the embedder hash-b" in (j.error_detail or "") for j in report.failed
+    ), [j.error_detail for j in report.failed]
+    new_vectors_everywhere(kb, new)
+    with pytest.raises(CollectionError, match="embedded with 'hash-b'"):
+        other.ingest(tmp_path / "late")  # a later run sees the switch; this one cannot build hash-b, so it says so
+    assert kb.ingest(tmp_path / "late").ok
+    new_vectors_everywhere(kb, new)
+    other.close()
+    kb.close()

@@ -138,6 +138,7 @@ class LocalStore:
         )
         self._graph = EntityGraph()
         self._graph_generation = -1
+        self._writer_embedder: str | None = None
 
     def _upgrade_schema(self) -> None:
         """Bring a store written by an older bunko up to SCHEMA_VERSION in one transaction: version 1 had no entity
@@ -229,6 +230,7 @@ class LocalStore:
             db = self._db
             db.execute("BEGIN IMMEDIATE")
             try:
+                self._check_writer_embedder()
                 self._delete_rows(doc.doc_id)
                 db.execute(
                     "INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -257,6 +259,18 @@ class LocalStore:
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
+
+    def expect_embedder(self, name: str | None) -> None:
+        self._writer_embedder = name
+
+    def _check_writer_embedder(self) -> None:
+        """Inside the write transaction, so no switch commits between the check and the write."""
+        recorded = self.get_meta("embedder")
+        if self._writer_embedder is not None and recorded is not None and recorded != self._writer_embedder:
+            raise CollectionError(
+                f"the collection was switched to the embedder {recorded} while this process embedded with "
+                f"{self._writer_embedder}; nothing was written, ingest the file again"
+            )
 
     def _delete_rows(self, doc_id: str) -> None:
         for table in ("chunks", "elements", "documents"):

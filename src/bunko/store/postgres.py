@@ -218,6 +218,7 @@ class PostgresStore:
         self._owner_conn: psycopg.Connection | None = None
         self._owner_lock = threading.Lock()
         self._dimension: int | None = None
+        self._writer_embedder: str | None = None
         try:
             with psycopg.connect(dsn, autocommit=True) as conn:
                 migrate(conn, schema)
@@ -285,6 +286,7 @@ class PostgresStore:
         label_languages(doc.meta, chunks)
         with self._pool.connection() as conn, conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (DOCUMENT_NAMESPACE, doc.doc_id))
+            self._check_writer_embedder(conn)
             removed, removed_tokens = self._delete_rows(conn, doc.doc_id)
             conn.execute(
                 "INSERT INTO documents VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
@@ -339,6 +341,22 @@ class PostgresStore:
                 for term, tf in Counter(stored.tokens).items():
                     copy.write_row((term, key, tf, dl))
         return total
+
+    def expect_embedder(self, name: str | None) -> None:
+        self._writer_embedder = name
+
+    def _check_writer_embedder(self, conn: psycopg.Connection) -> None:
+        """The table lock every chunk write takes anyway, taken first: a re-embed's switch (SHARE ROW EXCLUSIVE)
+        either committed before it, and its embedder is read here, or waits for this write to commit."""
+        if self._writer_embedder is None:
+            return
+        conn.execute("LOCK TABLE chunks IN ROW EXCLUSIVE MODE")
+        row = conn.execute("SELECT value FROM meta WHERE key = 'embedder'").fetchone()
+        if row is not None and row[0] != self._writer_embedder:
+            raise CollectionError(
+                f"the collection was switched to the embedder {row[0]} while this process embedded with "
+                f"{self._writer_embedder}; nothing was written, ingest the file again"
+            )
 
     def _delete_rows(self, conn: psycopg.Connection, doc_id: str) -> tuple[int, int]:
         """Remove a document's rows; return how many chunks and tokens left the corpus."""
