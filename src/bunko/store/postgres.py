@@ -545,6 +545,13 @@ class PostgresStore:
             conn.execute("DELETE FROM meta WHERE key = %s", (STAGING_META,))
             conn.execute("UPDATE corpus SET generation = generation + 1")
         self._dimension = dimension
+        with self._pool.connection() as conn:  # every chunk row was rewritten: reclaim the old versions, refresh statistics
+            conn.commit()
+            conn.autocommit = True
+            try:
+                conn.execute("VACUUM (ANALYZE) chunks")
+            finally:
+                conn.autocommit = False
         self._maybe_build_index()
         return count
 
