@@ -156,7 +156,7 @@ def main() -> None:
     lines = [
         "# Search while re-embedding",
         "",
-        f"`PYTHONPATH=src python bench/bench_reembed.py --files {args.files} --lines {args.lines} --delay {args.delay}"
+        f"`PYTHONPATH=src python bench/bench_reembed.py --files {args.files} --lines {args.lines} --delay {args.delay} --idle {args.idle}"
         + (" --store <postgres DSN>`" if args.store != "local" else "`"),
         "",
         f"{chunks:,} one-line ja/zh/en chunks, {result['store']} store, hashing embedders (64 → 96 dimensions, "
@@ -167,10 +167,10 @@ def main() -> None:
         "| phase | searches | unanswered | top hit = the line | p50 ms | p95 ms | p99 ms | max ms |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    for name, key in (("idle, old model", "idle_before"), ("during the re-embed", "during_reembed"), ("idle, new model", "idle_after")):
+    for phase, key in (("idle, old model", "idle_before"), ("during the re-embed", "during_reembed"), ("idle, new model", "idle_after")):
         s = result[key]
         lines.append(
-            f"| {name} | {s['searches']} | {s['unanswered']} | {s['top_hit_is_the_line']} | {s['p50_ms']} | {s['p95_ms']} | "
+            f"| {phase} | {s['searches']} | {s['unanswered']} | {s['top_hit_is_the_line']} | {s['p50_ms']} | {s['p95_ms']} | "
             f"{s['p99_ms']} | {s['max_ms']} |"
         )
     lines += [
