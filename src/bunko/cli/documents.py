@@ -98,6 +98,9 @@ def status(collection: CollectionOption = None, as_json: JsonOption = False) -> 
         print_json(info)
         return
     for key, value in info.items():
+        if key == "reembed" and value:
+            value = f"to {value['embedder']}: {value['chunks_embedded']:,}/{value['chunks']:,} chunks embedded, " + (
+                "running" if value["running"] else "interrupted (`bunko reembed` continues it)")
         console.print(f"{key:>15}: {escape(str(value))}")
 
 

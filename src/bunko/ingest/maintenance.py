@@ -3,32 +3,117 @@ analyzer (and the entity graph's mentions for a store written before it).
 
 Both read the chunks back from the store and write them through the store's own
 write paths, so the rules of an ingest hold: one transaction per document (re-index),
-one for all vectors (re-embed), and a crash midway leaves whole documents.
+one per batch of staged vectors and one for the switch (re-embed), and a crash midway
+leaves whole documents and either the old model's vectors or the new one's, never a mix.
 """
 
 from __future__ import annotations
 
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
 from bunko.embed.base import Embedder
 from bunko.errors import CollectionError
 from bunko.ingest.pipeline import Progress, embed_hash, stored_chunk
-from bunko.schema import IngestJob, JobStatus, ParsedDocument
-from bunko.store.base import DocumentStore
+from bunko.schema import Chunk, IngestJob, JobStatus, ParsedDocument
+from bunko.store.base import DocumentStore, StagedVector, VectorStaging
 from bunko.text.analyzers import Analyzer
 from bunko.text.entities import EntityExtractor, extract_entities
 
-REEMBED_BATCH = 256
+REEMBED_BATCH = 64
+"""Chunks embedded and committed together: what an interruption loses at most, and the progress bar's step."""
+
+ReembedProgress = Callable[[int, int], None]
+"""progress(chunks with a new vector, all chunks)."""
 
 
-def reembed(store: DocumentStore, embedder: Embedder) -> int:
-    """Every stored chunk embedded with `embedder`, the vectors swapped in one transaction; the chunk count."""
-    chunks = store.chunks()
-    vectors = {}
-    for start in range(0, len(chunks), REEMBED_BATCH):
-        part = chunks[start : start + REEMBED_BATCH]
-        for chunk, vector in zip(part, embedder.embed([c.embed_text for c in part]), strict=True):
-            vectors[chunk.chunk_id] = vector
-    store.replace_vectors(vectors, {c.chunk_id: embed_hash(embedder.name, c.embed_text) for c in chunks})
-    return len(chunks)
+class ReembedStopped(CollectionError):
+    """The re-embed was aborted between two batches; its staged vectors are discarded, the old model stays."""
+
+
+@dataclass
+class ReembedReport:
+    """A finished re-embed: the embedder now in force, the one it replaced, chunks switched, chunks embedded by
+    this run (fewer than `chunks` when it resumed an interrupted one)."""
+
+    embedder: str
+    replaced: str
+    chunks: int
+    embedded: int
+    seconds: float
+
+
+@dataclass
+class ReembedPlan:
+    """The re-embed in progress, stored under STAGING_META while its vectors are staged.
+
+    `embed` is the [embed] section that builds the new embedder ({} when the embedder was handed in
+    by a caller): what `bunko reembed` with no model resumes with, and what bunko.toml gets at the switch.
+    """
+
+    embedder: str
+    dimension: int
+    replaces: str
+    embed: dict[str, Any] = field(default_factory=dict)
+    started_at: float = field(default_factory=time.time)
+
+    def dumps(self) -> str:
+        import json
+
+        return json.dumps(asdict(self), ensure_ascii=False, sort_keys=True)
+
+    @classmethod
+    def loads(cls, text: str) -> ReembedPlan:
+        import json
+
+        data = json.loads(text)
+        return cls(str(data["embedder"]), int(data["dimension"]), str(data.get("replaces", "")), dict(data.get("embed") or {}),
+                   float(data.get("started_at", 0.0)))
+
+
+def embed_chunks(embedder: Embedder, chunks: Sequence[tuple[Chunk, str]]) -> list[StagedVector]:
+    """New vectors for `chunks` (each with its live embed hash): searched chunks embedded (each distinct text
+    once), context-only ones (parent_child's parents) given a blank vector as an ingest gives them."""
+    texts = list(dict.fromkeys(c.embed_text for c, _ in chunks if c.searchable))
+    rows = embedder.embed(texts) if texts else np.zeros((0, embedder.dimension), dtype=np.float32)
+    if rows.shape != (len(texts), embedder.dimension):
+        raise CollectionError(
+            f"embedder {embedder.name} returned vectors of shape {rows.shape} for {len(texts)} texts; "
+            f"expected {embedder.dimension} dimensions"
+        )
+    vector_of = dict(zip(texts, rows, strict=True))
+    blank = np.zeros(embedder.dimension, dtype=np.float32)
+    return [
+        StagedVector(c.chunk_id, live, embed_hash(embedder.name, c.embed_text), vector_of[c.embed_text] if c.searchable else blank)
+        for c, live in chunks
+    ]
+
+
+def stage(
+    store: VectorStaging, embedder: Embedder, progress: ReembedProgress | None = None, *, batch: int = REEMBED_BATCH,
+    stop: threading.Event | None = None,
+) -> int:
+    """Embed every chunk without a staged vector, `batch` at a time, each batch committed before the next
+    starts (a kill loses one batch at most); the number of chunks embedded by this call."""
+    done, total = store.staging_counts()
+    if progress:
+        progress(done, total)
+    embedded = 0
+    while True:
+        if stop is not None and stop.is_set():
+            raise ReembedStopped()
+        todo = store.chunks_to_stage(batch)
+        if not todo:
+            return embedded
+        store.stage_vectors(embed_chunks(embedder, todo))
+        embedded += len(todo)
+        if progress:
+            progress(*store.staging_counts())
 
 
 def reindex(

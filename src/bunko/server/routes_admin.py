@@ -1,4 +1,4 @@
-"""Health, metrics, the list of collections, who-am-I, and key management."""
+"""Health, metrics, the list of collections, who-am-I, key management, and re-embedding with another model."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import PlainTextResponse
 
 import bunko
+from bunko.errors import BunkoError
 from bunko.server.auth import KeyAdminError, bearer_token, parse_groups
 from bunko.server.deps import ApiError, Caller, ServerState, caller, state
-from bunko.server.models import KeyRequest
+from bunko.server.models import KeyRequest, ReembedRequest
 
 router = APIRouter(tags=["server"])
 StateDep = Annotated[ServerState, Depends(state)]
@@ -95,3 +96,29 @@ def revoke_key(c: Admin, key_name: str) -> dict[str, Any]:
     if not c.served.keys.revoke(key_name):
         raise ApiError(404, "KEY_NOT_FOUND", f"no key named {key_name!r}")
     return {"name": key_name, "revoked": True}
+
+
+@router.post(
+    "/api/collections/{name}/reembed", tags=["reembed"], status_code=202,
+    summary="Re-embed with another model in the background; searches keep the current one until the switch",
+)
+def start_reembed(c: Admin, request: ReembedRequest) -> dict[str, Any]:
+    try:
+        return c.served.reembed.start(request.model, request.batch)
+    except BunkoError as exc:
+        raise ApiError(409, "REEMBED_REFUSED", str(exc)) from None
+
+
+@router.get("/api/collections/{name}/reembed", tags=["reembed"], summary="The re-embed's progress (chunks embedded of all) and state")
+def reembed_status(c: Admin) -> dict[str, Any]:
+    return c.served.reembed.status()
+
+
+@router.delete("/api/collections/{name}/reembed", tags=["reembed"], summary="Abort the re-embed; the current model stays")
+def abort_reembed(c: Admin) -> dict[str, Any]:
+    try:
+        aborted = c.served.reembed.abort()
+    except BunkoError as exc:
+        raise ApiError(409, "REEMBED_REFUSED", str(exc)) from None
+    c.served.reembed.wait(30.0)
+    return {"aborted": aborted, **c.served.reembed.status()}

@@ -11,7 +11,7 @@ query (SQL WHERE, or a row mask) before top-k; the structures it searches with a
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -34,6 +34,27 @@ class StoredChunk:
     entities: list[Mention] = field(default_factory=list)
     """The entities the chunk's text mentions, with their spans in it: the chunk's edges in the entity graph."""
 
+
+
+@dataclass
+class StagedVector:
+    """A chunk's vector under the embedder a re-embed switches to, kept beside the live one until the switch.
+
+    `live_hash` is the chunk's embed hash when it was embedded: a chunk rewritten since (an ingest during the
+    re-embed) no longer matches it, so it is embedded again rather than swapped in stale.
+    """
+
+    chunk_id: str
+    live_hash: str
+    embed_hash: str
+    vector: np.ndarray
+
+
+STAGING_META = "reembed"
+"""Meta key of the re-embed in progress (its plan, JSON): present from its start until it is switched in or aborted."""
+
+StageMissing = Callable[[list[tuple[Chunk, str]]], list[StagedVector]]
+"""Embeds the chunks (with their live embed hash) a switch finds unstaged: those written since the last batch."""
 
 
 DocumentRecord = tuple[ParsedDocument, str, float, list[StoredChunk]]
@@ -68,7 +89,35 @@ class DocumentStore(Protocol):
     def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]: ...
     def chunk_count(self) -> int: ...
     def cached_vectors(self, embed_hashes: Sequence[str]) -> dict[str, np.ndarray]: ...
+    def expect_embedder(self, name: str | None) -> None:
+        """From now on `replace_document` refuses (and writes nothing) when the collection's recorded embedder is
+        not `name`: a writer that started before a re-embed switched cannot add the old model's vectors after it."""
+        ...
     def replace_vectors(self, vectors: Mapping[str, np.ndarray], embed_hashes: Mapping[str, str]) -> None: ...
+
+
+class VectorStaging(Protocol):
+    """A re-embed beside the live vectors: the new model's vectors are staged batch by batch (each batch
+    committed, so an interrupted re-embed resumes), searches keep reading the live ones, and `swap_staged`
+    switches vectors, hashes and the recorded embedder in one transaction."""
+
+    def staging_counts(self) -> tuple[int, int]:
+        """(chunks whose current text has a staged vector, all chunks)."""
+        ...
+    def chunks_to_stage(self, limit: int | None = None) -> list[tuple[Chunk, str]]:
+        """Chunks (with their live embed hash) that have no staged vector for their current text, in store order."""
+        ...
+    def stage_vectors(self, staged: Sequence[StagedVector]) -> None:
+        """Write one batch of staged vectors in one transaction; searches and the generation are untouched."""
+        ...
+    def discard_staged(self) -> None:
+        """Drop every staged vector and the plan (STAGING_META), in one transaction."""
+        ...
+    def swap_staged(self, plan: str, meta: Mapping[str, str], stage_missing: StageMissing) -> int:
+        """In one transaction that keeps writers out: stage what is still missing (`stage_missing`), put every
+        staged vector and hash in place of the live ones, set `meta` (the new embedder), drop the staging; the
+        chunk count. Refused (nothing changed) unless the plan stored is still `plan`."""
+        ...
 
 
 class SearchIndex(Protocol):
@@ -154,5 +203,5 @@ class Portable(Protocol):
         ...
 
 
-class Store(CollectionMeta, DocumentStore, SearchIndex, GraphIndex, JobLog, TraceLog, Portable, Protocol):
+class Store(CollectionMeta, DocumentStore, VectorStaging, SearchIndex, GraphIndex, JobLog, TraceLog, Portable, Protocol):
     """A whole backend: what `open_store` returns and the engine holds."""

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from bunko.errors import CollectionError
 from bunko.index.graph import EntityGraph
 from bunko.index.memory import MemoryIndex
 from bunko.schema import (
@@ -38,7 +39,7 @@ from bunko.schema import (
     JobStatus,
     ParsedDocument,
 )
-from bunko.store.base import DocumentRecord, StoredChunk, TraceRecord
+from bunko.store.base import STAGING_META, DocumentRecord, StagedVector, StageMissing, StoredChunk, TraceRecord
 from bunko.store.chunk_cache import ChunkCache
 from bunko.store.graph_sync import DOCUMENT_VERSIONS, sync_graph
 from bunko.store.languages import label_languages, set_document_languages, stored_languages
@@ -87,7 +88,15 @@ CREATE TABLE IF NOT EXISTS jobs (
 );
 CREATE INDEX IF NOT EXISTS jobs_by_run ON jobs (run_id, created_at);
 CREATE TABLE IF NOT EXISTS traces (trace_id TEXT PRIMARY KEY, created_at REAL NOT NULL, question TEXT, payload TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS staged_vectors (
+    chunk_id TEXT PRIMARY KEY, live_hash TEXT NOT NULL, embed_hash TEXT NOT NULL, vector BLOB NOT NULL
+);
 """
+
+_UNSTAGED = (
+    "NOT EXISTS (SELECT 1 FROM staged_vectors s WHERE s.chunk_id = chunks.chunk_id AND s.live_hash = chunks.embed_hash)"
+)
+"""A chunk whose current text has no staged vector: never staged, or rewritten since it was."""
 
 SEARCHABLE = f"COALESCE(json_extract(meta, '$.{SEARCHABLE_KEY}'), 1) != 0"
 """`Chunk.searchable` in SQL: parent_child's parents are kept for context and never indexed."""
@@ -129,6 +138,7 @@ class LocalStore:
         )
         self._graph = EntityGraph()
         self._graph_generation = -1
+        self._writer_embedder: str | None = None
 
     def _upgrade_schema(self) -> None:
         """Bring a store written by an older bunko up to SCHEMA_VERSION in one transaction: version 1 had no entity
@@ -220,6 +230,7 @@ class LocalStore:
             db = self._db
             db.execute("BEGIN IMMEDIATE")
             try:
+                self._check_writer_embedder()
                 self._delete_rows(doc.doc_id)
                 db.execute(
                     "INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -248,6 +259,18 @@ class LocalStore:
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
+
+    def expect_embedder(self, name: str | None) -> None:
+        self._writer_embedder = name
+
+    def _check_writer_embedder(self) -> None:
+        """Inside the write transaction, so no switch commits between the check and the write."""
+        recorded = self.get_meta("embedder")
+        if self._writer_embedder is not None and recorded is not None and recorded != self._writer_embedder:
+            raise CollectionError(
+                f"the collection was switched to the embedder {recorded} while this process embedded with "
+                f"{self._writer_embedder}; nothing was written, ingest the file again"
+            )
 
     def _delete_rows(self, doc_id: str) -> None:
         for table in ("chunks", "elements", "documents"):
@@ -335,6 +358,76 @@ class LocalStore:
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
+
+    # -- re-embedding beside the live vectors --------------------------------
+    def staging_counts(self) -> tuple[int, int]:
+        with self._lock:
+            total = int(self._db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
+            missing = int(self._db.execute(f"SELECT COUNT(*) FROM chunks WHERE {_UNSTAGED}").fetchone()[0])
+        return total - missing, total
+
+    def chunks_to_stage(self, limit: int | None = None) -> list[tuple[Chunk, str]]:
+        sql = f"SELECT {CHUNK_COLUMNS}, embed_hash FROM chunks WHERE {_UNSTAGED} ORDER BY source, ordinal"
+        with self._lock:
+            rows = self._db.execute(sql + " LIMIT ?", (limit if limit is not None else -1,)).fetchall()
+        return [(chunk_from_row(r[:12]), r[12]) for r in rows]
+
+    def _insert_staged(self, staged: Sequence[StagedVector]) -> None:
+        self._db.executemany(
+            "INSERT OR REPLACE INTO staged_vectors VALUES (?, ?, ?, ?)",
+            [(s.chunk_id, s.live_hash, s.embed_hash, np.ascontiguousarray(s.vector, dtype=np.float32).tobytes()) for s in staged],
+        )
+
+    def stage_vectors(self, staged: Sequence[StagedVector]) -> None:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._insert_staged(staged)
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    def discard_staged(self) -> None:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute("DELETE FROM staged_vectors")
+                self._db.execute("DELETE FROM meta WHERE key = ?", (STAGING_META,))
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    def swap_staged(self, plan: str, meta: Mapping[str, str], stage_missing: StageMissing) -> int:
+        """BEGIN IMMEDIATE keeps every other writer out until the commit, so nothing is written between the last
+        staged chunk and the swap; searches go on reading the last committed generation meanwhile (WAL)."""
+        with self._lock:
+            db = self._db
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                if self.get_meta(STAGING_META) != plan:
+                    raise CollectionError(f"{self.folder}: the re-embed was finished or aborted by another process")
+                missing = self.chunks_to_stage()
+                if missing:
+                    self._insert_staged(stage_missing(missing))
+                left = int(db.execute(f"SELECT COUNT(*) FROM chunks WHERE {_UNSTAGED}").fetchone()[0])
+                if left:
+                    raise CollectionError(f"{self.folder}: {left} chunks have no vector from the new embedder; nothing was switched")
+                db.execute(
+                    "UPDATE chunks SET vector = s.vector, embed_hash = s.embed_hash FROM staged_vectors s "
+                    "WHERE s.chunk_id = chunks.chunk_id"
+                )
+                count = int(db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
+                db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", list(meta.items()))
+                db.execute("DELETE FROM staged_vectors")
+                db.execute("DELETE FROM meta WHERE key = ?", (STAGING_META,))
+                self._bump_generation()
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+        return count
 
     # -- search -------------------------------------------------------------
     # Every read of the in-memory index holds the store lock, as its reload does: a search
@@ -599,7 +692,7 @@ class LocalStore:
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                for table in ("chunks", "elements", "documents", "jobs", "traces"):
+                for table in ("chunks", "elements", "documents", "jobs", "traces", "staged_vectors"):
                     self._db.execute(f"DELETE FROM {table}")
                 self._db.execute("DELETE FROM meta WHERE key NOT IN ('generation', 'schema_version')")
                 self._bump_generation()

@@ -56,7 +56,7 @@ from bunko.schema import (
     ParsedDocument,
     meta_searchable,
 )
-from bunko.store.base import StoredChunk
+from bunko.store.base import STAGING_META, StagedVector, StageMissing, StoredChunk
 from bunko.store.graph_sync import DOCUMENT_VERSIONS, sync_graph
 from bunko.store.languages import label_languages
 from bunko.store.postgres_schema import LOCK_NAMESPACE, migrate, set_search_path
@@ -90,6 +90,10 @@ def searchable_sql(table: str = "c") -> str:
 
 
 _SEARCHABLE = searchable_sql()
+_UNSTAGED = (
+    "NOT EXISTS (SELECT 1 FROM staged_vectors s WHERE s.chunk_id = chunks.chunk_id AND s.live_hash = chunks.embed_hash)"
+)
+"""A chunk whose current text has no staged vector: never staged, or rewritten since it was."""
 _TERMINAL = [s.value for s in TERMINAL_STATUSES]
 
 _KEYWORD_SQL = (
@@ -214,6 +218,7 @@ class PostgresStore:
         self._owner_conn: psycopg.Connection | None = None
         self._owner_lock = threading.Lock()
         self._dimension: int | None = None
+        self._writer_embedder: str | None = None
         try:
             with psycopg.connect(dsn, autocommit=True) as conn:
                 migrate(conn, schema)
@@ -281,6 +286,7 @@ class PostgresStore:
         label_languages(doc.meta, chunks)
         with self._pool.connection() as conn, conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (DOCUMENT_NAMESPACE, doc.doc_id))
+            self._check_writer_embedder(conn)
             removed, removed_tokens = self._delete_rows(conn, doc.doc_id)
             conn.execute(
                 "INSERT INTO documents VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
@@ -335,6 +341,22 @@ class PostgresStore:
                 for term, tf in Counter(stored.tokens).items():
                     copy.write_row((term, key, tf, dl))
         return total
+
+    def expect_embedder(self, name: str | None) -> None:
+        self._writer_embedder = name
+
+    def _check_writer_embedder(self, conn: psycopg.Connection) -> None:
+        """The table lock every chunk write takes anyway, taken first: a re-embed's switch (SHARE ROW EXCLUSIVE)
+        either committed before it, and its embedder is read here, or waits for this write to commit."""
+        if self._writer_embedder is None:
+            return
+        conn.execute("LOCK TABLE chunks IN ROW EXCLUSIVE MODE")
+        row = conn.execute("SELECT value FROM meta WHERE key = 'embedder'").fetchone()
+        if row is not None and row[0] != self._writer_embedder:
+            raise CollectionError(
+                f"the collection was switched to the embedder {row[0]} while this process embedded with "
+                f"{self._writer_embedder}; nothing was written, ingest the file again"
+            )
 
     def _delete_rows(self, conn: psycopg.Connection, doc_id: str) -> tuple[int, int]:
         """Remove a document's rows; return how many chunks and tokens left the corpus."""
@@ -447,6 +469,91 @@ class PostgresStore:
                 self._type_column(conn, dimension)
         self._dimension = dimension
         self._maybe_build_index()
+
+    # -- re-embedding beside the live vectors --------------------------------
+    def staging_counts(self) -> tuple[int, int]:
+        with self._pool.connection() as conn:
+            row = conn.execute(f"SELECT count(*), count(*) FILTER (WHERE {_UNSTAGED}) FROM chunks").fetchone()
+        total, missing = (int(row[0]), int(row[1])) if row else (0, 0)
+        return total - missing, total
+
+    def chunks_to_stage(self, limit: int | None = None) -> list[tuple[Chunk, str]]:
+        with self._pool.connection() as conn:
+            return self._chunks_to_stage(conn, limit)
+
+    @staticmethod
+    def _chunks_to_stage(conn: psycopg.Connection, limit: int | None) -> list[tuple[Chunk, str]]:
+        rows = conn.execute(
+            f"SELECT {CHUNK_COLUMNS}, embed_hash FROM chunks WHERE {_UNSTAGED} ORDER BY source, ordinal LIMIT %s", (limit,)
+        ).fetchall()
+        return [(chunk_from_row(r[:12]), r[12]) for r in rows]
+
+    @staticmethod
+    def _insert_staged(conn: psycopg.Connection, staged: Sequence[StagedVector]) -> None:
+        with conn.cursor() as cursor:
+            cursor.executemany(
+                "INSERT INTO staged_vectors VALUES (%s, %s, %s, %s) ON CONFLICT (chunk_id) DO UPDATE "
+                "SET live_hash = EXCLUDED.live_hash, embed_hash = EXCLUDED.embed_hash, embedding = EXCLUDED.embedding",
+                [(s.chunk_id, s.live_hash, s.embed_hash, np.ascontiguousarray(s.vector, dtype=np.float32)) for s in staged],
+            )
+
+    def stage_vectors(self, staged: Sequence[StagedVector]) -> None:
+        with self._pool.connection() as conn, conn.transaction():
+            self._insert_staged(conn, staged)
+
+    def discard_staged(self) -> None:
+        with self._pool.connection() as conn, conn.transaction():
+            conn.execute("TRUNCATE staged_vectors")
+            conn.execute("DELETE FROM meta WHERE key = %s", (STAGING_META,))
+
+    def swap_staged(self, plan: str, meta: Mapping[str, str], stage_missing: StageMissing) -> int:
+        """The table lock keeps document writers (of any process) out until the commit; searches read the old
+        vectors until the swap's last statements, which wait for running searches and hold new ones for the
+        moments the column takes to change. The HNSW index is rebuilt afterwards (searches are exact meanwhile)."""
+        with self._pool.connection() as conn, conn.transaction():
+            conn.execute("LOCK TABLE chunks IN SHARE ROW EXCLUSIVE MODE")
+            stored = conn.execute("SELECT value FROM meta WHERE key = %s FOR UPDATE", (STAGING_META,)).fetchone()
+            if stored is None or stored[0] != plan:
+                raise CollectionError(f"schema {self.schema}: the re-embed was finished or aborted by another process")
+            missing = self._chunks_to_stage(conn, None)
+            if missing:
+                self._insert_staged(conn, stage_missing(missing))
+            row = conn.execute(
+                f"SELECT count(*), count(*) FILTER (WHERE {_UNSTAGED}) FROM chunks"
+            ).fetchone()
+            count, left = (int(row[0]), int(row[1])) if row else (0, 0)
+            if left:
+                raise CollectionError(f"schema {self.schema}: {left} chunks have no vector from the new embedder; nothing was switched")
+            dims = conn.execute("SELECT DISTINCT vector_dims(embedding) FROM staged_vectors").fetchall()
+            if len(dims) > 1:
+                raise CollectionError(f"schema {self.schema}: staged vectors of {len(dims)} dimensions; abort the re-embed and start again")
+            dimension = int(dims[0][0]) if dims else self._column_dimension(conn)
+            conn.execute(f"DROP INDEX IF EXISTS {HNSW_INDEX}")
+            if dimension is not None and self._column_dimension(conn) != dimension:
+                conn.execute("ALTER TABLE chunks ALTER COLUMN embedding TYPE vector")
+            conn.execute(
+                "UPDATE chunks c SET embedding = s.embedding, embed_hash = s.embed_hash FROM staged_vectors s WHERE s.chunk_id = c.chunk_id"
+            )
+            if dimension is not None and self._column_dimension(conn) != dimension:
+                self._type_column(conn, dimension)
+            with conn.cursor() as cursor:
+                cursor.executemany(
+                    "INSERT INTO meta (key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+                    list(meta.items()),
+                )
+            conn.execute("TRUNCATE staged_vectors")
+            conn.execute("DELETE FROM meta WHERE key = %s", (STAGING_META,))
+            conn.execute("UPDATE corpus SET generation = generation + 1")
+        self._dimension = dimension
+        with self._pool.connection() as conn:  # every chunk row was rewritten: reclaim the old versions, refresh statistics
+            conn.commit()
+            conn.autocommit = True
+            try:
+                conn.execute("VACUUM (ANALYZE) chunks")
+            finally:
+                conn.autocommit = False
+        self._maybe_build_index()
+        return count
 
     # -- vector column ------------------------------------------------------
     def _column_dimension(self, conn: psycopg.Connection) -> int | None:
@@ -863,7 +970,7 @@ class PostgresStore:
     def clear(self) -> None:
         """Empty the collection (documents, jobs, traces, meta) in one transaction; the schema stays."""
         with self._pool.connection() as conn, conn.transaction():
-            conn.execute("TRUNCATE postings, chunks, elements, documents, jobs, traces, meta")
+            conn.execute("TRUNCATE postings, chunks, elements, documents, jobs, traces, meta, staged_vectors")
             conn.execute("UPDATE corpus SET chunks = 0, tokens = 0, generation = generation + 1")
 
 

@@ -149,6 +149,11 @@ ALTER TABLE chunks ADD COLUMN entity_spans text NOT NULL DEFAULT '[]';
     (4, "jobs: the caller-given fields a file was ingested with, for retries", """
 ALTER TABLE jobs ADD COLUMN IF NOT EXISTS fields text;
 """),
+    (5, "staged_vectors: a re-embed's new vectors beside the live ones until the switch", """
+CREATE TABLE IF NOT EXISTS staged_vectors (
+    chunk_id text COLLATE "C" PRIMARY KEY, live_hash text NOT NULL, embed_hash text NOT NULL, embedding vector NOT NULL
+);
+"""),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -1,0 +1,78 @@
+"""Re-embedding over HTTP: POST starts it as a background job, GET shows its progress, searches answer throughout."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from server_harness import running
+
+from bunko import Bunko
+from bunko.config import EmbedConfig
+from bunko.server.collection import ServedCollection
+from hash_embedder import HashEmbedder
+from reembed_corpus import line, small_chunk_config, write_corpus
+
+
+def factory(config: EmbedConfig) -> HashEmbedder:
+    return {"use-m3": HashEmbedder("hash-a", 64, seed=1), "hash-b": HashEmbedder("hash-b", 96, seed=7, delay=0.03)}[config.model]
+
+
+def served(tmp_path: Path) -> ServedCollection:
+    write_corpus(tmp_path / "docs", files_per_language=4, lines_per_file=100)
+    kb = Bunko(tmp_path / "kb", config=small_chunk_config(), embedder_factory=factory)
+    assert kb.ingest(tmp_path / "docs").ok
+    return ServedCollection("kb", kb)
+
+
+def test_post_reembed_runs_in_the_background_while_search_answers_and_get_shows_progress(tmp_path: Path) -> None:
+    collection = served(tmp_path)
+    total = collection.kb.store.chunk_count()
+    queries = [line("ja", 2, 7), line("zh", 1, 3), line("en", 3, 9)]
+    with running([collection]) as live, live.client() as http:
+        assert http.get(live.api("kb", "/reembed")).json()["state"] == "idle"
+        started = http.post(live.api("kb", "/reembed"), json={"model": "hash-b", "batch": 32})
+        assert started.status_code == 202, started.text
+        assert http.post(live.api("kb", "/reembed"), json={"model": "hash-b"}).status_code == 409  # one at a time
+        progress: list[tuple[str, int]] = []
+        searches = 0
+        deadline = time.monotonic() + 120
+        while True:
+            status = http.get(live.api("kb", "/reembed")).json()
+            progress.append((status["state"], (status["reembed"] or {}).get("chunks_embedded", -1)))
+            if status["state"] != "running":
+                break
+            for query in queries:
+                found = http.post(live.api("kb", "/search"), json={"query": query, "k": 3, "mode": "dense"})
+                assert found.status_code == 200, found.text
+                assert found.json()["hits"][0]["text"] == query
+                searches += 1
+            assert time.monotonic() < deadline
+        assert status["state"] == "done", status
+        assert status["embedder"] == "hash-b" and status["last_run"]["chunks"] == total
+        embedded = [n for state, n in progress if state == "running"]
+        assert any(0 < n < total for n in embedded) and embedded == sorted(embedded)
+        assert searches >= 6
+        found = http.post(live.api("kb", "/search"), json={"query": queries[0], "k": 3, "mode": "dense"}).json()
+        assert found["hits"][0]["text"] == queries[0]
+        assert http.get(live.api("kb")).json()["embedder"] == "hash-b"
+        refused = http.post(live.api("kb", "/reembed"), json={"model": "hash-b"})
+        assert refused.status_code == 409 and "already" in refused.json()["error"]["message"]
+
+
+def test_delete_reembed_stops_the_job_and_discards_what_it_staged(tmp_path: Path) -> None:
+    collection = served(tmp_path)
+    with running([collection]) as live, live.client() as http:
+        assert http.delete(live.api("kb", "/reembed")).status_code == 409  # nothing to abort
+        assert http.post(live.api("kb", "/reembed"), json={"model": "hash-b", "batch": 16}).status_code == 202
+        deadline = time.monotonic() + 60
+        while ((http.get(live.api("kb", "/reembed")).json()["reembed"] or {}).get("chunks_embedded") or 0) < 32:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        aborted = http.delete(live.api("kb", "/reembed"))
+        assert aborted.status_code == 200, aborted.text
+        body = aborted.json()
+        assert body["aborted"] == "hash-b" and body["reembed"] is None and body["embedder"] == "hash-a"
+        assert "aborted" in body["last_run"]["error"]
+        found = http.post(live.api("kb", "/search"), json={"query": line("zh", 0, 4), "k": 1, "mode": "dense"}).json()
+        assert found["hits"][0]["text"] == line("zh", 0, 4)

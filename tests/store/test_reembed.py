@@ -1,0 +1,331 @@
+"""Changing the embedding model without taking the collection offline (local and postgres stores).
+
+A re-embed stages the new model's vectors beside the live ones; searches keep using the old model until every
+chunk is embedded, then vectors, hashes, recorded embedder and bunko.toml switch at once. These tests run it on a
+few thousand ja/zh/en chunks with cheap hashing embedders (tests/hash_embedder.py), slowed where a search or a
+kill must land in the middle.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bunko import Bunko, BunkoError, CollectionError
+from bunko.config import CONFIG_FILE, Config, EmbedConfig
+from bunko.ingest.maintenance import ReembedStopped
+from hash_embedder import HashEmbedder
+from reembed_corpus import line, small_chunk_config, write_corpus
+
+TESTS = Path(__file__).resolve().parents[1]
+SRC = TESTS.parent / "src"
+BATCH = 64
+QUERIES = [line("zh", 3, 5), line("ja", 1, 7), line("en", 2, 9)]
+
+
+@pytest.fixture(params=["local", "postgres"])
+def store_setting(request: pytest.FixtureRequest) -> str:
+    return "local" if request.param == "local" else str(request.getfixturevalue("pg_store_dsn"))
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    """3 languages x 8 files x 100 lines: about 2,400 chunks."""
+    write_corpus(tmp_path / "docs", files_per_language=8, lines_per_file=100)
+    return tmp_path / "docs"
+
+
+def open_kb(tmp_path: Path, store: str, embedder: HashEmbedder, **options) -> Bunko:
+    return Bunko(tmp_path / ".bunko", config=small_chunk_config(store), embedder=embedder, **options)
+
+
+def top_hit_is_exact(kb: Bunko, query: str) -> None:
+    """A dense search for a stored line finds that line at distance ~0: the query and the vectors it was compared
+    with come from one model (a query of one model against the other's vectors finds noise, or fails on width)."""
+    hit = kb.search(query, k=3, mode="dense")[0]
+    assert hit.chunk.text == query and hit.distance is not None and hit.distance < 1e-4, (query, hit.chunk.text, hit.distance)
+
+
+def new_vectors_everywhere(kb: Bunko, model: HashEmbedder) -> None:
+    """Every searched chunk's stored vector is `model`'s vector of its text."""
+    chunks = [c for c in kb.chunks() if c.searchable]
+    stored = kb.store.vectors_for([c.chunk_id for c in chunks])
+    expected = HashEmbedder(model.name, model.dimension, seed=model.seed).embed([c.embed_text for c in chunks])
+    assert stored.shape == expected.shape
+    np.testing.assert_allclose(stored, expected, atol=1e-5)
+
+
+def test_searches_answer_throughout_with_the_old_model_until_the_switch_and_the_new_after(tmp_path: Path, store_setting: str, corpus: Path) -> None:
+    old = HashEmbedder("hash-a", 64, seed=1)
+    kb = open_kb(tmp_path, store_setting, old)
+    assert kb.ingest(corpus).ok
+    total = kb.store.chunk_count()
+    assert total >= 2000
+    new = HashEmbedder("hash-b", 96, seed=7, delay=0.03)
+    outcomes: list[tuple[str, str | None]] = []  # (query, error)
+    seen_at_progress: list[int] = []
+    stop = threading.Event()
+
+    def search_forever() -> None:
+        while not stop.is_set():
+            for query in QUERIES:
+                try:
+                    top_hit_is_exact(kb, query)
+                    assert kb.search(query, k=5), "no hits"
+                    outcomes.append((query, None))
+                except Exception as exc:  # collected: the assertion below lists them
+                    outcomes.append((query, repr(exc)))
+
+    searcher = threading.Thread(target=search_forever)
+    searcher.start()
+    try:
+        report = kb.reembed(embedder=new, progress=lambda done, all_: seen_at_progress.append(len(outcomes)))
+        switched_at = len(outcomes)
+        while len(outcomes) < switched_at + 6:
+            stop.wait(0.01)
+    finally:
+        stop.set()
+        searcher.join()
+    assert [o for o in outcomes if o[1]] == []
+    assert report.chunks == total and report.embedded == total and report.replaced == "hash-a"
+    assert seen_at_progress[-1] - seen_at_progress[0] >= 3, "searches answered while the vectors were being staged"
+    assert kb.store.get_meta("embedder") == "hash-b" and kb.store.get_meta("dimension") == "96"
+    assert kb.embedder_name == "hash-b" and kb.reembed_status() is None
+    new_vectors_everywhere(kb, new)
+    for query in QUERIES:
+        top_hit_is_exact(kb, query)
+    kb.close()
+    reopened = open_kb(tmp_path, store_setting, HashEmbedder("hash-b", 96, seed=7))
+    top_hit_is_exact(reopened, QUERIES[0])
+    reopened.close()
+
+
+@pytest.mark.parametrize("error", [RuntimeError, KeyboardInterrupt], ids=["embedder-fails", "ctrl-c"])
+def test_an_interrupted_reembed_keeps_the_old_model_and_a_rerun_resumes_from_the_last_batch(
+    tmp_path: Path, store_setting: str, corpus: Path, error: type[BaseException],
+) -> None:
+    kb = open_kb(tmp_path, store_setting, HashEmbedder("hash-a", 64, seed=1))
+    assert kb.ingest(corpus).ok
+    total = kb.store.chunk_count()
+    with pytest.raises(error):
+        kb.reembed(embedder=HashEmbedder("hash-b", 96, seed=7, fail_after=5, error=error), batch=BATCH)
+    assert kb.store.get_meta("embedder") == "hash-a" and kb.embedder_name == "hash-a"
+    for query in QUERIES:
+        top_hit_is_exact(kb, query)
+    status = kb.reembed_status()
+    assert status is not None and status["embedder"] == "hash-b" and not status["running"]
+    assert (status["chunks_embedded"], status["chunks"]) == (5 * BATCH, total)
+    kb.close()
+
+    kb = open_kb(tmp_path, store_setting, HashEmbedder("hash-a", 64, seed=1))  # the old model opens the collection
+    with pytest.raises(CollectionError, match="in progress"):
+        kb.reembed(embedder=HashEmbedder("hash-c", 32, seed=9))
+    rest = HashEmbedder("hash-b", 96, seed=7)
+    report = kb.reembed(embedder=rest, batch=BATCH)
+    assert report.embedded == total - 5 * BATCH and report.chunks == total
+    assert rest.calls == math.ceil((total - 5 * BATCH) / BATCH), "only the batches not finished before were embedded"
+    new_vectors_everywhere(kb, rest)
+    top_hit_is_exact(kb, QUERIES[1])
+    kb.close()
+
+
+KILLED = textwrap.dedent("""
+    import sys
+    sys.path[:0] = [{tests!r}, {src!r}]
+    from hash_embedder import HashEmbedder
+    from reembed_corpus import small_chunk_config
+    from bunko import Bunko
+
+    kb = Bunko({path!r}, config=small_chunk_config({store!r}), embedder=HashEmbedder("hash-a", 64, seed=1))
+    def progress(done, total):
+        print(done, total, flush=True)
+    kb.reembed(embedder=HashEmbedder("hash-b", 96, seed=7, delay=0.05), batch={batch}, progress=progress)
+    print("finished", flush=True)
+""")
+
+
+def test_a_reembed_killed_with_sigkill_keeps_the_old_model_and_resumes(tmp_path: Path, store_setting: str, corpus: Path) -> None:
+    kb = open_kb(tmp_path, store_setting, HashEmbedder("hash-a", 64, seed=1))
+    assert kb.ingest(corpus).ok
+    total = kb.store.chunk_count()
+    kb.close()
+    script = KILLED.format(tests=str(TESTS), src=str(SRC), path=str(tmp_path / ".bunko"), store=store_setting, batch=BATCH)
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(SRC)})
+    assert child.stdout is not None
+    for output in child.stdout:
+        assert output != "finished\n", "the re-embed finished before it could be killed"
+        if int(output.split()[0]) >= 10 * BATCH:
+            break
+    child.send_signal(signal.SIGKILL)
+    child.wait(30)
+
+    kb = open_kb(tmp_path, store_setting, HashEmbedder("hash-a", 64, seed=1))
+    assert kb.store.get_meta("embedder") == "hash-a"
+    for query in QUERIES:
+        top_hit_is_exact(kb, query)
+    status = kb.reembed_status()
+    assert status is not None and not status["running"] and 10 * BATCH <= status["chunks_embedded"] < total
+    staged = status["chunks_embedded"]
+    assert staged % BATCH == 0, "whole batches only: the one being embedded at the kill is lost, none is half-written"
+    rest = HashEmbedder("hash-b", 96, seed=7)
+    report = kb.reembed(embedder=rest, batch=BATCH)
+    assert report.embedded == total - staged and rest.calls == math.ceil((total - staged) / BATCH)
+    assert kb.store.get_meta("embedder") == "hash-b"
+    new_vectors_everywhere(kb, rest)
+    kb.close()
+
+
+def test_abort_discards_the_staged_vectors_and_the_next_reembed_starts_over(tmp_path: Path, corpus: Path) -> None:
+    kb = open_kb(tmp_path, "local", HashEmbedder("hash-a", 64, seed=1))
+    assert kb.ingest(corpus).ok
+    total = kb.store.chunk_count()
+    with pytest.raises(RuntimeError):
+        kb.reembed(embedder=HashEmbedder("hash-b", 96, seed=7, fail_after=3), batch=BATCH)
+    assert kb.abort_reembed() == "hash-b"
+    assert kb.reembed_status() is None and kb.store.staging_counts() == (0, total)
+    with pytest.raises(BunkoError, match="no re-embed in progress"):
+        kb.abort_reembed()
+    again = HashEmbedder("hash-b", 96, seed=7)
+    assert kb.reembed(embedder=again, batch=BATCH).embedded == total
+    assert again.calls == math.ceil(total / BATCH)
+    kb.close()
+
+
+def test_aborting_a_running_reembed_stops_it_and_keeps_the_old_model(tmp_path: Path, corpus: Path) -> None:
+    kb = open_kb(tmp_path, "local", HashEmbedder("hash-a", 64, seed=1))
+    assert kb.ingest(corpus).ok
+
+    def abort_after_three(done: int, total: int) -> None:
+        if done >= 3 * BATCH:
+            kb.abort_reembed()
+
+    with pytest.raises(ReembedStopped, match="aborted"):
+        kb.reembed(embedder=HashEmbedder("hash-b", 96, seed=7), batch=BATCH, progress=abort_after_three)
+    assert kb.reembed_status() is None and kb.store.get_meta("embedder") == "hash-a"
+    top_hit_is_exact(kb, QUERIES[2])
+    kb.close()
+
+
+def test_chunks_written_during_a_reembed_end_up_with_the_new_models_vectors(tmp_path: Path, store_setting: str, corpus: Path) -> None:
+    kb = open_kb(tmp_path, store_setting, HashEmbedder("hash-a", 64, seed=1))
+    assert kb.ingest(corpus).ok
+    added = tmp_path / "added"
+    write_corpus(added, files_per_language=1, lines_per_file=30, tag="new")
+    changed = corpus / "zh-0.md"
+    ingested: list[int] = []
+
+    def ingest_midway(done: int, total: int) -> None:
+        if done >= 4 * BATCH and not ingested:  # the lines of zh-0.md were staged by now; they change under it
+            changed.write_text(changed.read_text(encoding="utf-8").replace("最多报销", "最多可报销"), encoding="utf-8")
+            report = kb.ingest([added, changed])
+            assert report.ok
+            ingested.append(len(report.jobs))
+
+    new = HashEmbedder("hash-b", 96, seed=7)
+    report = kb.reembed(embedder=new, batch=BATCH, progress=ingest_midway)
+    assert ingested == [4]
+    assert report.chunks == kb.store.chunk_count()
+    new_vectors_everywhere(kb, new)
+    for query in (line("zh", 0, 5, "new"), line("zh", 0, 7).replace("最多报销", "最多可报销"), line("ja", 0, 3, "new")):
+        top_hit_is_exact(kb, query)
+    kb.close()
+
+
+def factory(config: EmbedConfig) -> HashEmbedder:
+    """Model names of a bunko.toml mapped to hash embedders, as `build_embedder` maps them to real models."""
+    return {"use-m3": HashEmbedder("hash-a", 64, seed=1), "hash-b": HashEmbedder("hash-b", 96, seed=7)}[config.model]
+
+
+def test_a_switch_by_model_name_rewrites_bunko_toml_and_another_open_collection_follows_it(tmp_path: Path, store_setting: str, corpus: Path) -> None:
+    writer = Bunko(tmp_path / ".bunko", config=small_chunk_config(store_setting), embedder_factory=factory)
+    assert writer.ingest(corpus).ok
+    reader = Bunko(tmp_path / ".bunko", create=False, embedder_factory=factory)  # e.g. a server, opened before
+    top_hit_is_exact(reader, QUERIES[0])
+    report = writer.reembed("hash-b")
+    assert report.embedder == "hash-b"
+    assert Config.load(tmp_path / ".bunko" / CONFIG_FILE).embed.model == "hash-b"
+    assert reader.embedder_name == "hash-a"
+    for query in QUERIES:
+        top_hit_is_exact(reader, query)  # it sees the switch and embeds its queries with the new model
+    assert reader.embedder_name == "hash-b" and reader.config.embed.model == "hash-b"
+    writer.close()
+    reader.close()
+
+
+def test_a_crash_after_the_store_switched_but_before_bunko_toml_was_written_is_finished_at_the_next_open(
+    tmp_path: Path, corpus: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    kb = Bunko(tmp_path / ".bunko", config=small_chunk_config(), embedder_factory=factory)
+    assert kb.ingest(corpus).ok
+    calls = {"n": 0}
+    real_write = Bunko._write_embed_config
+
+    def die_first(self: Bunko, embed: EmbedConfig) -> None:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise SystemExit("killed between the store's commit and bunko.toml")
+        real_write(self, embed)
+
+    monkeypatch.setattr(Bunko, "_write_embed_config", die_first)
+    with pytest.raises(SystemExit):
+        kb.reembed("hash-b")
+    kb.close()
+    assert Config.load(tmp_path / ".bunko" / CONFIG_FILE).embed.model == "use-m3"  # the file lags the store
+    reopened = Bunko(tmp_path / ".bunko", create=False, embedder_factory=factory)
+    assert Config.load(tmp_path / ".bunko" / CONFIG_FILE).embed.model == "hash-b"
+    assert reopened.embedder_name == "hash-b" and reopened.store.get_meta("embedder") == "hash-b"
+    top_hit_is_exact(reopened, QUERIES[2])
+    reopened.close()
+
+
+def test_a_second_reembed_is_refused_while_one_runs_and_the_current_model_is_no_target(tmp_path: Path, corpus: Path) -> None:
+    kb = open_kb(tmp_path, "local", HashEmbedder("hash-a", 64, seed=1))
+    assert kb.ingest(corpus).ok
+    with pytest.raises(BunkoError, match="embedded with hash-a already"):
+        kb.reembed(embedder=HashEmbedder("hash-a", 64, seed=1))
+    other = open_kb(tmp_path, "local", HashEmbedder("hash-a", 64, seed=1))
+    refused: list[str] = []
+
+    def try_second(done: int, total: int) -> None:
+        if not refused:
+            with pytest.raises(CollectionError, match="a re-embed is running") as caught:
+                other.reembed(embedder=HashEmbedder("hash-c", 32, seed=9))
+            refused.append(str(caught.value))
+            status = other.reembed_status()
+            assert status is not None and status["running"]
+
+    kb.reembed(embedder=HashEmbedder("hash-b", 96, seed=7), progress=try_second)
+    assert refused
+    kb.close()
+    other.close()
+
+
+def test_an_ingest_begun_before_a_switch_by_another_writer_writes_nothing_after_it(tmp_path: Path, store_setting: str, corpus: Path) -> None:
+    kb = open_kb(tmp_path, store_setting, HashEmbedder("hash-a", 64, seed=1))
+    assert kb.ingest(corpus).ok
+    other = open_kb(tmp_path, store_setting, HashEmbedder("hash-a", 64, seed=1))  # another process, same old model
+    begun = other._ingestor()  # its run started before the switch (and checked the embedder then)
+    new = HashEmbedder("hash-b", 64, seed=7)  # the same width: nothing but the embedder check tells the two apart
+    kb.reembed(embedder=new)
+    write_corpus(tmp_path / "late", files_per_language=1, lines_per_file=5, tag="late")
+    report = begun.run([tmp_path / "late"])
+    assert len(report.failed) == 3, report.failed
+    assert all(
+        j.error_code == "INDEX_FAILED" and "switched to the embedder hash-b" in (j.error_detail or "") for j in report.failed
+    ), [j.error_detail for j in report.failed]
+    new_vectors_everywhere(kb, new)
+    with pytest.raises(CollectionError, match="embedded with 'hash-b'"):
+        other.ingest(tmp_path / "late")  # a later run sees the switch; this one cannot build hash-b, so it says so
+    assert kb.ingest(tmp_path / "late").ok
+    new_vectors_everywhere(kb, new)
+    other.close()
+    kb.close()
