@@ -42,7 +42,7 @@ def init(collection: CollectionOption = None, as_json: JsonOption = False) -> No
 
 def _job_row(job: IngestJob) -> list[str]:
     colour = {"READY": "green", "SKIPPED": "dim", "FAILED": "red"}.get(job.status, "yellow")
-    reason = job.error_detail or ""
+    reason = job.error_detail or (job.progress.describe() if job.progress is not None else "")  # a running job: how far
     return [f"[{colour}]{job.status}[/{colour}]", escape(job.source), job.error_code or "", escape(reason)]
 
 

@@ -132,6 +132,8 @@ def document_progress(description: str, as_json: bool) -> Iterator[Callable[[int
         task = bar.add_task(description, total=None, current="")
 
         def progress(done: int, total: int, job: IngestJob) -> None:
-            bar.update(task, completed=done, total=total, current=job.source[-50:])
+            """The file in hand and its stage ("manual.pdf: parsing page 57/272"), not the last one finished."""
+            current = f"{job.source}: {job.progress.describe()}" if job.progress is not None else job.source
+            bar.update(task, completed=done, total=total, current=escape(current))
 
         yield progress

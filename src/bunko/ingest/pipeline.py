@@ -33,12 +33,21 @@ from bunko.llm.base import LLMError, build_chat_model
 from bunko.llm.entities import LLMEntityExtractor
 from bunko.parse.limits import ParseLimits
 from bunko.parse.registry import ParserRegistry
-from bunko.schema import Chunk, ErrorCode, IngestJob, JobStatus, doc_id_for
+from bunko.schema import TERMINAL_STATUSES, Chunk, ErrorCode, IngestJob, JobProgress, JobStatus, doc_id_for
 from bunko.store.base import Store, StoredChunk
 from bunko.text.analyzers import Analyzer
 from bunko.text.entities import EntityExtractor, extract_entities
 
 Progress = Callable[[int, int, IngestJob], None]
+"""(files done, files in the run, a job): called when a job enters a stage and as its stage advances (the job's
+`progress` says which stage and how far: pages parsed, chunks embedded), with the files finished before it; and
+once a job is finished, counting it."""
+
+PROGRESS_SAVE_EVERY_S = 0.5
+"""A job's row is rewritten with its progress at most this often (and at each stage's start and end): `bunko jobs`
+and the server read it, and one write per page of a long PDF would cost more than the parse."""
+EMBED_BATCH = 128
+"""Chunks embedded per call, so that embedding a long document reports how far it is."""
 
 _STAGE_ERRORS = {
     JobStatus.PENDING: ErrorCode.PARSE_FAILED,
@@ -133,6 +142,10 @@ class Ingestor:
         self.root = root
         self._hashed: tuple[tuple[str, int, int], str] | None = None
         self._prefetched: tuple[str, str] | None = None
+        self._progress: Progress | None = None
+        self._position = (0, 0)
+        """(files finished before the one in hand, files in the run): what `_progress` is told beside the job."""
+        self._saved_at = 0.0
 
     def run(
         self, paths: Iterable[Path], prune: bool = False, progress: Progress | None = None, fields: Mapping[str, Any] | None = None,
@@ -179,14 +192,17 @@ class Ingestor:
         worker = self.parser = self.parser or parse_worker(self.registry, self.config)
         if any(isinstance(item, SourceFile) for item, _ in items):
             worker.start()  # the child imports the parsers while the first file is hashed
+        self._progress = progress
         try:
             for done, (item, fields) in enumerate(items, start=1):
                 upcoming = items[done][0] if done < len(items) else None
+                self._position = (done - 1, len(items))
                 job = self._process(item, report.run_id, fields, report, upcoming)
                 report.jobs.append(job)
                 if progress:
                     progress(done, len(items), job)
         finally:
+            self._progress = None
             if owned:
                 worker.close()
                 self.parser = None
@@ -208,9 +224,24 @@ class Ingestor:
         return path if path.is_absolute() else self.root / path
 
     def _save(self, job: IngestJob, run_id: str, status: JobStatus) -> None:
+        """Enter a stage (or finish): the row says so at once, and the caller's progress hears it."""
         job.status = status
-        job.updated_at = time.time()
+        job.progress = None if status in TERMINAL_STATUSES or status == JobStatus.PENDING else JobProgress(status.lower())
+        job.updated_at = self._saved_at = time.time()
         self.store.save_job(job, run_id)
+        if self._progress is not None and job.progress is not None:
+            self._progress(*self._position, job)
+
+    def _advance(self, job: IngestJob, run_id: str, done: int, total: int | None, unit: str) -> None:
+        """The stage in hand got further: told to the caller each time, written to the row now and then."""
+        first = job.progress is None or not job.progress.unit  # the stage's first count: its total is news
+        job.progress = JobProgress(str(job.status).lower(), done, total, unit)
+        now = time.time()
+        if first or done == total or now - self._saved_at >= PROGRESS_SAVE_EVERY_S:
+            job.updated_at = self._saved_at = now
+            self.store.save_job(job, run_id)
+        if self._progress is not None:
+            self._progress(*self._position, job)
 
     def _process(
         self, item: SourceFile | Unreadable | Path, run_id: str, fields: dict[str, Any], report: IngestReport,
@@ -305,7 +336,7 @@ class Ingestor:
         except DocumentError as exc:
             embedder, embedder_error = None, exc
         try:
-            doc = parser.result(source)
+            doc = parser.result(source, lambda done, total, unit: self._advance(job, run_id, done, total, unit))
         finally:
             job.timings["parse"] = parser.last.seconds
             if parser.last.peak_rss_mb is not None:
@@ -341,13 +372,17 @@ class Ingestor:
         cached = self.store.cached_vectors([h for h, s in zip(hashes, searched, strict=True) if s])
         vectors = {h: v for h, v in cached.items() if v.any()}
         missing = [i for i, h in enumerate(hashes) if searched[i] and h not in vectors]
-        if missing:
+        wanted = sum(searched)
+        self._advance(job, run_id, wanted - len(missing), wanted, "chunks")  # those cached are done already
+        for start in range(0, len(missing), EMBED_BATCH):
+            batch = missing[start:start + EMBED_BATCH]
             try:
-                fresh = embedder.embed([chunks[i].embed_text for i in missing])
+                fresh = embedder.embed([chunks[i].embed_text for i in batch])
             except Exception as exc:
                 raise DocumentError(ErrorCode.EMBED_FAILED, f"{source}: {type(exc).__name__}: {exc}".splitlines()[0]) from exc
-            for row, i in enumerate(missing):
+            for row, i in enumerate(batch):
                 vectors[hashes[i]] = fresh[row]
+            self._advance(job, run_id, wanted - len(missing) + start + len(batch), wanted, "chunks")
         if not all(searched):  # context-only chunks (parent_child's parents) are never embedded
             blank = np.zeros(embedder.dimension, dtype=np.float32)
             for h, s in zip(hashes, searched, strict=True):

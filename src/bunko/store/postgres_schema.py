@@ -149,6 +149,9 @@ ALTER TABLE chunks ADD COLUMN entity_spans text NOT NULL DEFAULT '[]';
     (4, "jobs: the caller-given fields a file was ingested with, for retries", """
 ALTER TABLE jobs ADD COLUMN IF NOT EXISTS fields text;
 """),
+    (5, "jobs: the stage in progress (pages parsed, chunks embedded of their total)", """
+ALTER TABLE jobs ADD COLUMN IF NOT EXISTS progress text;
+"""),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]
