@@ -20,7 +20,6 @@ from bunko.cli.shared import (
     open_kb,
     print_json,
     run,
-    stored_source,
 )
 from bunko.config import CONFIG_FILE
 from bunko.engine import DEFAULT_COLLECTION, Bunko
@@ -49,13 +48,18 @@ def _job_row(job: IngestJob) -> list[str]:
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files or folders to ingest.")],
     prune: Annotated[bool, typer.Option("--prune", help="Remove documents whose files are gone from these folders.")] = False,
+    root: Annotated[Path | None, typer.Option(
+        "--root", help="Name documents relative to this folder (it must hold every path given): `--root ../corpus` "
+        "stores ../corpus/zh/a.md as zh/a.md. Default: [ingest] root, else the folder holding the collection; a folder "
+        "from outside it is named from its own name down (corpus/zh/a.md).",
+    )] = None,
     collection: CollectionOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Parse, chunk, embed and index documents. Re-runs skip unchanged files."""
     kb = open_kb(collection, create=True)
     with document_progress("ingesting", as_json) as progress:
-        report = run(lambda: kb.ingest(paths, prune=prune, progress=progress))
+        report = run(lambda: kb.ingest(paths, prune=prune, progress=progress, root=root))
     kb.close()
     if as_json:
         print_json({
@@ -165,13 +169,18 @@ def docs(collection: CollectionOption = None, as_json: JsonOption = False) -> No
         print_json([{**to_dict(d), "lang": d.lang, "languages": d.languages} for d in listed])
         return
     table = Table("source", "title", "chunks", "lang", "parser")
+    table.columns[0].overflow = "fold"  # a long name wraps whole: the middle that tells two documents apart stays
+    table.columns[0].min_width = min(40, max((len(d.source) for d in listed), default=6))
     for doc in listed:
         table.add_row(escape(doc.source), escape(doc.title), str(doc.chunk_count), languages_label(doc), doc.parser)
     console.print(table)
 
 
-def rm(source: str, collection: CollectionOption = None, as_json: JsonOption = False) -> None:
-    """Remove a document (as listed by `bunko docs`) from every index."""
+def rm(
+    source: Annotated[str, typer.Argument(help="The document as `bunko docs` lists it (corpus/zh/说明.md), or a path to its file.")],
+    collection: CollectionOption = None, as_json: JsonOption = False,
+) -> None:
+    """Remove a document (as listed by `bunko docs`, or named by its file's path) from every index."""
     kb = open_kb(collection)
     removed = run(lambda: kb.delete(source))
     kb.close()
@@ -197,7 +206,7 @@ def chunks(
 
     kb = open_kb(collection, create=True)
     stored = {d.source: d for d in kb.documents()}
-    name = stored_source(source, stored, kb.root)
+    name = kb.resolve_source(source)
     if name in stored and strategy is None:
         meta, listed = stored[name].meta, kb.chunks(name)
     elif Path(source).is_file():

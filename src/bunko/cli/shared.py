@@ -91,14 +91,6 @@ def open_kb(collection: Path | None, create: bool = False) -> Bunko:
     return run(lambda: Bunko(find_collection(collection), create=create))
 
 
-def stored_source(given: str, stored: Collection[str], root: Path) -> str:
-    """A source argument as the collection stores it: a stored source as listed by `bunko docs`, else a path as
-    given to `bunko ingest` (relative to this folder, or absolute), named relative to the collection's root."""
-    from bunko.ingest.sources import source_name
-
-    return given if given in stored else source_name(Path(given), root)
-
-
 def print_json(data: Any, compact: bool = False) -> None:
     """`compact`: one line, for outputs scripts read line by line (a new API key)."""
     indent = None if compact else 2

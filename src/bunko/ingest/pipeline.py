@@ -28,7 +28,7 @@ from bunko.config import Config
 from bunko.embed.base import Embedder
 from bunko.errors import ConfigError, DocumentError
 from bunko.ingest.isolation import ParseWorker
-from bunko.ingest.sources import SourceFile, Unreadable, discover, source_name
+from bunko.ingest.sources import SourceFile, SourceNames, Unreadable, discover
 from bunko.llm.base import LLMError, build_chat_model
 from bunko.llm.entities import LLMEntityExtractor
 from bunko.parse.limits import ParseLimits
@@ -140,6 +140,8 @@ class Ingestor:
         self.analyzer = analyzer
         self.config = config
         self.root = root
+        self.names = SourceNames.load(store, root)
+        """How files are named as documents (`ingest/sources.py`), with the anchors earlier runs recorded."""
         self._hashed: tuple[tuple[str, int, int], str] | None = None
         self._prefetched: tuple[str, str] | None = None
         self._progress: Progress | None = None
@@ -149,15 +151,21 @@ class Ingestor:
 
     def run(
         self, paths: Iterable[Path], prune: bool = False, progress: Progress | None = None, fields: Mapping[str, Any] | None = None,
+        root: Path | None = None, within: Path | None = None,
     ) -> IngestReport:
         """`fields` are caller-given metadata (e.g. the server's access `groups`) stored in every document's
-        ``meta["fields"]``, where filters see them; they override the file's own front-matter fields."""
+        ``meta["fields"]``, where filters see them; they override the file's own front-matter fields. Files are named
+        by `SourceNames`: relative to `root` when given, else to the collection's root or the folder given from
+        outside it; `within`: the paths were found in this folder (a watched one) and are named as its files."""
         paths = list(paths)
-        items = list(discover(paths, self.root, self.config.ingest.include, self.config.ingest.exclude))
+        anchor = self.names.anchor(within) if within is not None else None
+        anchored = [(p, anchor or self.names.anchor(p, root)) for p in paths]  # a clash is refused before any job
+        self.names.save(self.store)
+        items = list(discover(anchored, self.config.ingest.include, self.config.ingest.exclude))
         report = self.run_files(items, progress=progress, fields=fields)
         if prune:
             seen = {item.source for item in items if isinstance(item, SourceFile)}
-            report.pruned = self._prune([p for p in paths if p.is_dir()], seen)
+            report.pruned = self._prune([(p, a) for p, a in anchored if p.is_dir()], seen)
         return report
 
     def run_files(
@@ -209,8 +217,8 @@ class Ingestor:
             elif worker.pending is not None:  # stopped between a prefetch and its turn
                 worker.close()
 
-    def _prune(self, folders: list[Path], seen: set[str]) -> list[str]:
-        prefixes = [source_name(folder, self.root).rstrip("/") + "/" for folder in folders]
+    def _prune(self, folders: list[tuple[Path, Path]], seen: set[str]) -> list[str]:
+        prefixes = [self.names.name(folder, anchor).rstrip("/") + "/" for folder, anchor in folders]
         pruned = []
         for doc in self.store.documents():
             under = any(doc.source.startswith(p) or p == "./" for p in prefixes)
@@ -220,8 +228,14 @@ class Ingestor:
         return pruned
 
     def _path_of(self, source: str) -> Path:
-        path = Path(source)
-        return path if path.is_absolute() else self.root / path
+        return self.names.path_of(source)
+
+    def _forget_legacy(self, item: SourceFile) -> None:
+        """A collection written before names were relative stored this file under its absolute path: the document
+        now stored (or found unchanged) under its relative name replaces that one instead of standing beside it."""
+        legacy = item.path.resolve().as_posix()
+        if legacy != item.source and self.store.document_hash(legacy) is not None:
+            self.store.delete_document(legacy)
 
     def _save(self, job: IngestJob, run_id: str, status: JobStatus) -> None:
         """Enter a stage (or finish): the row says so at once, and the caller's progress hears it."""
@@ -258,6 +272,7 @@ class Ingestor:
             if not isinstance(item, SourceFile):
                 raise DocumentError(ErrorCode.NOT_FOUND, f"{item}: no such file or directory")
             self._ingest_file(item, job, run_id, fields, report, upcoming)
+            self._forget_legacy(item)
         except DocumentError as exc:
             self._fail(job, run_id, exc.code, exc.detail)
         except Exception as exc:
