@@ -173,7 +173,7 @@ class SourceNames:
                 for child in sorted(_absolute(given).iterdir()) if given.is_dir() else []:
                     self._mount(child.name, child, given)
             return base
-        for name, target in sorted(self.mounts.items(), key=lambda kv: -len(kv[1])):
+        for target in sorted(self.mounts.values(), key=len, reverse=True):
             if within(given, Path(target)):
                 return Path(target).parent
         if within(given, self.root):
