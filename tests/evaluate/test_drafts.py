@@ -44,8 +44,8 @@ def _chunk(n: int, source: str, text: str) -> Chunk:
 def test_drafts_come_from_the_statements_and_never_from_the_fragments() -> None:
     chunks = []
     for n, lang in enumerate(("en", "ja", "zh")):
-        fragments = " ".join(s for l, s in FRAGMENTS if l == lang)
-        statements = " ".join(s for l, s, _ in STATEMENTS if l == lang)
+        fragments = " ".join(s for which, s in FRAGMENTS if which == lang)
+        statements = " ".join(s for which, s, _ in STATEMENTS if which == lang)
         separator = "\n\n" if lang == "en" else "\n"
         chunks.append(_chunk(n, f"{lang}/contact.md", fragments.replace(". ", ".\n") + separator + statements.replace(". ", ".\n")))
     drafts = draft_questions(chunks, n=50)

@@ -8,6 +8,7 @@ sets each parameter's metavar, so the CLI, `python -m bunko` and the tests' runn
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -38,6 +39,10 @@ def _keep_sections(text: str | None) -> str | None:
     return _SECTION.sub(r"\\[\1]", text) if text else text
 
 
+def _no_type(ctx: Any) -> None:
+    return None
+
+
 def readable(command: Any) -> None:
     """Set the help names of `command`'s parameters, and of every command under it; keep the `[section]` names
     their help mentions."""
@@ -54,8 +59,8 @@ def readable(command: Any) -> None:
             shown = (param.metavar or param.name or "value").upper() + ("..." if param.nargs != 1 else "")
             param.metavar = shown
             usage = shown if param.required else f"[{shown}]"
-            param._usage_display_name = lambda usage=usage: usage  # type: ignore[method-assign]
-            param.display_type_rich = lambda ctx: None  # type: ignore[method-assign]  # the name says it
+            setattr(param, "_usage_display_name", functools.partial(str, usage))  # noqa: B010  # per parameter
+            setattr(param, "display_type_rich", _no_type)  # noqa: B010  # the name says what it is
     for child in getattr(command, "commands", {}).values():
         readable(child)
 
