@@ -193,3 +193,26 @@ def test_the_http_api_lists_the_names_the_python_api_stored(kb: Bunko, tmp_path:
     assert names == {"corpus/zh/说明.md", "corpus/ja/規程.md", "corpus/en/guide.md"}
     hits = client.post("/api/collections/kb/search", json={"query": "OSPREY-3307", "filters": {"source": {"$glob": "corpus/ja/*"}}}).json()
     assert hits["hits"] and all(h["source"] == "corpus/ja/規程.md" for h in hits["hits"])
+
+
+def test_a_folder_moved_into_the_root_keeps_its_names(kb: Bunko, tmp_path: Path) -> None:
+    corpus = _corpus(tmp_path / "corpus")
+    kb.ingest(corpus)
+    before = {d.source: d.doc_id for d in kb.documents()}
+    inside = tmp_path / "project" / "corpus"
+    shutil.move(corpus, inside)
+    assert {j.status for j in kb.ingest(inside).jobs} == {JobStatus.SKIPPED}
+    assert {d.source: d.doc_id for d in kb.documents()} == before
+    (inside / "zh" / "说明.md").write_text(FILES["zh/说明.md"] + "\n更新。\n", encoding="utf-8")
+    (inside / "ja" / "規程.md").write_bytes(b"")
+    failed = kb.ingest(inside).failed
+    assert [j.source for j in failed] == ["corpus/ja/規程.md"]
+    (inside / "ja" / "規程.md").write_text(FILES["ja/規程.md"], encoding="utf-8")
+    assert [j.status for j in kb.retry(failed=True).jobs] == [JobStatus.SKIPPED]  # found at its new place
+
+
+def test_a_second_folder_of_the_same_name_inside_the_root_is_refused_while_the_first_exists(kb: Bunko, tmp_path: Path) -> None:
+    kb.ingest(_corpus(tmp_path / "corpus"))
+    inside = _corpus(tmp_path / "project" / "corpus")
+    with pytest.raises(BunkoError, match="corpus"):
+        kb.ingest(inside)

@@ -166,6 +166,8 @@ class SourceNames:
             if not within(given, run_root):
                 raise BunkoError(f"{given}: not inside the root given for this run ({run_root}); give a root that holds it")
             base = _absolute(run_root)
+            if base == self.root:  # the collection's own root: nothing to record
+                return self.root
             first = relative_name(given, base).split("/", 1)[0]
             if record and first != ".":
                 self._mount(first, base / first, given)
@@ -179,7 +181,10 @@ class SourceNames:
         if within(given, self.root):
             first = relative_name(given, self.root).split("/", 1)[0]
             if first in self.mounts and record:
-                self._refuse(first, self.root / first, given)
+                if os.path.lexists(self.mounts[first]):
+                    self._refuse(first, Path(self.mounts[first]), given)
+                del self.mounts[first]  # that folder moved into the root: the same names, found here from now on
+                self.changed = True
             return self.root
         if record:
             self._mount(_absolute(given).name, _absolute(given), given)
