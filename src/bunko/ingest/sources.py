@@ -123,20 +123,26 @@ def _absolute(path: Path) -> Path:
 
 def within(path: Path, folder: Path) -> bool:
     """Whether `path` is `folder` or under it, as given or with links followed."""
-    for inner, outer in ((_absolute(path), _absolute(folder)), (path.resolve(), folder.resolve())):
+    for resolved in (False, True):
+        try:
+            inner, outer = (path.resolve(), folder.resolve()) if resolved else (_absolute(path), _absolute(folder))
+        except (OSError, RuntimeError):
+            continue
         if inner == outer or outer in inner.parents:
             return True
     return False
 
 
 def relative_name(path: Path, anchor: Path) -> str:
-    """`path` relative to `anchor` (as given, else with links followed), else absolute."""
-    for inner, outer in ((_absolute(path), _absolute(anchor)), (path.resolve(), anchor.resolve())):
+    """`path` relative to `anchor` with links followed (a link to a file in the folder is that file), else as given
+    (a link to a file elsewhere is named by its own place), else absolute."""
+    for resolved in (True, False):
         try:
+            inner, outer = (path.resolve(), anchor.resolve()) if resolved else (_absolute(path), _absolute(anchor))
             return inner.relative_to(outer).as_posix()
-        except ValueError:
+        except (ValueError, OSError, RuntimeError):  # outside; or a loop of links, which only its own place names
             continue
-    return path.resolve().as_posix()
+    return _absolute(path).as_posix()
 
 
 @dataclass
