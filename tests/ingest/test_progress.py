@@ -79,7 +79,6 @@ def test_a_multi_page_pdf_reports_its_pages_in_order_while_it_is_parsed(tmp_path
               and job.source.endswith("manual.pdf")]
     assert all(done == 1 for done, _ in during)  # one file (a-small.md) finished before it
     described = [job.progress.describe() for _, _, job in events if job.source.endswith("manual.pdf") and job.progress]
-    assert "parsing page 3/6" in described or not isolate or pages[-1] == (6, 6)
     assert "parsing page 6/6" in described
 
 
