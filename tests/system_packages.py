@@ -5,9 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+INSTALL_SYSTEM_PACKAGES = "xargs -a deps/apt.txt apt-get install -y"
+"""The one command (as root) that installs every system package the tests use (Debian/Ubuntu; CI runs the same)."""
 SYSTEM_PACKAGES_HINT = ("apt-get install", "deps/apt.txt")
 """What the skip reason of a test that needs a system package (Tesseract, its language data, CJK fonts, Chromium) says."""
-INSTALL_SYSTEM_PACKAGES = "sudo apt-get install -y $(grep -v '^#' deps/apt.txt)"
+
+
+def missing(tool: str) -> str:
+    """The skip reason of a test that needs `tool`: what is missing, and the command that installs it."""
+    return f"{tool} is not installed; install the system packages with: {INSTALL_SYSTEM_PACKAGES}"
 
 
 def skipped_for_system_packages(reports: Iterable[Any]) -> list[str]:
@@ -17,7 +23,7 @@ def skipped_for_system_packages(reports: Iterable[Any]) -> list[str]:
         longrepr = getattr(report, "longrepr", None)
         reason = str(longrepr[2]) if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr or "")
         if any(hint in reason for hint in SYSTEM_PACKAGES_HINT):
-            reasons.append(reason.removeprefix("Skipped: "))
+            reasons.append(reason.removeprefix("Skipped: ").split("; install the system packages with:")[0])
     return reasons
 
 

@@ -30,6 +30,12 @@ class IngestConfig(_Section):
         description="Entities found per chunk for the graph route: rules (no LLM; see text/entities.py), llm (the [llm] "
         "model names them, one call per chunk), or none.",
     )
+    root: str | None = Field(
+        None,
+        description="The folder document names (sources) are relative to: relative to the folder holding the collection, "
+        "or absolute. Unset: the folder holding the collection; a folder ingested from outside it is named from its own "
+        "name down (corpus/zh/a.md).",
+    )
     max_file_mb: float = Field(50.0, gt=0, description="Files larger than this fail with TOO_LARGE.")
     # Per-file limits (parse/limits.py, ingest/isolation.py): a file past one fails alone with TOO_LARGE, TOO_COMPLEX
     # or TIMEOUT, naming the limit and the value; the other files go on.

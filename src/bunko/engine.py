@@ -27,7 +27,7 @@ from bunko.ingest.connectors.registry import SourceBook, build_source, key_filte
 from bunko.ingest.isolation import ParseWorker
 from bunko.ingest.maintenance import REEMBED_BATCH, ReembedPlan, ReembedProgress, ReembedReport, ReembedStopped
 from bunko.ingest.pipeline import Ingestor, IngestReport, Progress, entity_extractor, parse_worker
-from bunko.ingest.sources import source_name
+from bunko.ingest.sources import SourceNames
 from bunko.ingest.sync import SyncReport, SyncState, remove_documents, sync_source
 from bunko.ingest.watch import FolderChanges, WatchBatch, watch_folder
 from bunko.llm.base import build_chat_model
@@ -92,7 +92,8 @@ class Bunko:
             self.path.mkdir(parents=True, exist_ok=True)
             (config or Config()).save(config_file)
         self.config = config or Config.load(config_file)
-        self.root = self.path.resolve().parent
+        self.root = self._root()
+        """The folder document names are relative to (`[ingest] root`, else the folder holding the collection)."""
         self.store: Store = open_store(self.config, self.path)
         self.registry = registry or default_registry()
         self.analyzer = get_analyzer(self.config.retrieve.analyzer)
@@ -121,6 +122,11 @@ class Bunko:
             self._check_embedder(self.embedder_name)
         if not allow_analyzer_change:
             self._check_analyzer()
+
+    def _root(self) -> Path:
+        holder = self.path.resolve().parent
+        declared = self.config.ingest.root
+        return holder if not declared else (holder / Path(declared).expanduser()).resolve()
 
     @classmethod
     def for_reembed(cls, path: str | Path, config: Config | None = None) -> Bunko:
@@ -197,12 +203,15 @@ class Bunko:
     # -- ingest -------------------------------------------------------------
     def ingest(
         self, paths: str | Path | Iterable[str | Path], *, prune: bool = False, progress: Progress | None = None,
-        fields: Mapping[str, Any] | None = None, engine: str | None = None, address: str | None = None, workers: int | None = None,
+        fields: Mapping[str, Any] | None = None, root: str | Path | None = None, engine: str | None = None,
+        address: str | None = None, workers: int | None = None,
     ) -> IngestReport:
         """Parse, chunk, embed and index files and folders; unchanged files are skipped.
 
         `fields` are stored in each document's ``meta["fields"]`` and become filter fields, e.g.
         ``fields={"groups": ["hr"]}`` lets the server restrict retrieval with ``{"groups": {"$in": [...]}}``.
+        Documents are named relative to `root` when given, else to the collection's root (`[ingest] root`), and a
+        folder given from outside it from the folder's own name down (`ingest/sources.SourceNames`).
         `engine` "ray" parses, chunks and embeds on Ray actors (`ingest/distributed.py`; `address` a running cluster,
         `workers` the pool's size, by default `[ingest] ray_address` and `ray_workers`). The default is this process:
         `[ingest] engine` is what `bunko ingest` picks, while uploads to the server, sync and watch, one file at a
@@ -210,7 +219,8 @@ class Bunko:
         """
         items = [Path(paths)] if isinstance(paths, str | Path) else [Path(p) for p in paths]
         with self._lock:
-            report = self._ingestor(engine, address, workers).run(items, prune=prune, progress=progress, fields=fields)
+            report = self._ingestor(engine, address, workers).run(
+                items, prune=prune, progress=progress, fields=fields, root=Path(root) if root else None)
             if report.pruned:
                 self._sweep_figures()
             return report
@@ -268,15 +278,18 @@ class Bunko:
             self.figures.sweep(d.doc_id for d in self.store.documents())
 
     # -- watching a folder --------------------------------------------------
-    def apply_changes(self, changes: FolderChanges) -> WatchBatch:
+    def apply_changes(self, changes: FolderChanges, folder: str | Path | None = None) -> WatchBatch:
         """Bring the collection in line with changed paths, in one run: those that exist are ingested (unchanged
-        files skipped), documents at or under those that are gone are deleted from every index."""
+        files skipped), documents at or under those that are gone are deleted from every index. `folder`: the
+        watched folder they are in, whose files are named as `ingest(folder)` names them."""
         with self._lock:
             batch = WatchBatch(run_id=uuid.uuid4().hex[:12])
+            ingestor = self._ingestor()
+            within = Path(folder) if folder is not None else None
             if changes.updated:
-                report = self._ingestor("local").run(changes.updated)
+                report = ingestor.run(changes.updated, within=within)
                 batch.run_id, batch.jobs = report.run_id, report.jobs
-            names = [source_name(path, self.root) for path in changes.removed]
+            names = [ingestor.names.name(path, ingestor.names.anchor(within or path, record=False)) for path in changes.removed]
             for doc in self.store.documents() if names else []:
                 under = any(doc.source == name or doc.source.startswith(name + "/") for name in names)
                 if under and self.store.delete_document(doc.source):
@@ -305,7 +318,7 @@ class Bunko:
             folder, include=self.config.ingest.include, exclude=self.config.ingest.exclude, ignore=[self.path],
             debounce=debounce, stop=stop, on_ready=catch_up_now if catch_up else None,
         ):
-            batch = self.apply_changes(changes)
+            batch = self.apply_changes(changes, folder)
             if on_batch:
                 on_batch(batch)
 
@@ -373,11 +386,32 @@ class Bunko:
             return self.store.fail_unfinished_jobs("the ingest process stopped before this job finished; it will be retried")
 
     def delete(self, source: str) -> bool:
-        """Remove a document from every index; `source` as listed by `documents()`."""
+        """Remove a document from every index; `source` as listed by `documents()`, or a path to its file
+        (`resolve_source`)."""
         with self._lock:
-            deleted = self.store.delete_document(source)
-            self.figures.remove(doc_id_for(source))
+            name = self.resolve_source(source)
+            deleted = self.store.delete_document(name)
+            self.figures.remove(doc_id_for(name))
             return deleted
+
+    def resolve_source(self, given: str) -> str:
+        """A document's name from what a person types: a stored name as is; a path to a file, named as ingest names
+        it; else the one stored name that ends with it (a collection written with absolute names: ``zh/说明.md``
+        finds ``/data/corpus/zh/说明.md``). Unknown names come back unchanged."""
+        stored = {doc.source for doc in self.store.documents()}
+        if given in stored:
+            return given
+        path = Path(given)
+        if os.path.lexists(path):
+            names = SourceNames.load(self.store, self.root)
+            name = names.name(path, names.anchor(path, record=False))
+            if name in stored:
+                return name
+            if path.resolve().as_posix() in stored:
+                return path.resolve().as_posix()
+        tail = "/" + given.strip("/")
+        ending = [source for source in stored if source.endswith(tail)]
+        return ending[0] if len(ending) == 1 else given
 
     # -- changing the embedding model -----------------------------------------
     def reembed(
@@ -661,7 +695,7 @@ class Bunko:
             page = chunk.pages[0] if chunk.pages else 1
         page = page or 1
         boxes = self.highlight_boxes(doc.source, highlight, page) if highlight else []
-        path = Path(doc.source) if Path(doc.source).is_absolute() else self.root / doc.source
+        path = SourceNames.load(self.store, self.root).path_of(doc.source)
         image = page_render.render_page(path, doc.source, page, boxes, dpi)
         return page_render.png(image), page, len(boxes)
 

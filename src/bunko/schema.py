@@ -365,6 +365,27 @@ class ErrorCode(enum.StrEnum):
 
 
 @dataclass
+class JobProgress:
+    """Where a running job is inside its stage: `done` of `total` `unit` (pages parsed, chunks embedded); `total`
+    is None while unknown. Kept on the job row so `bunko jobs` and the server's job endpoint show the work in hand."""
+
+    stage: str
+    done: int = 0
+    total: int | None = None
+    unit: str = ""
+
+    def describe(self) -> str:
+        """E.g. "parsing page 57/272", "embedding 640/2,421 chunks", or the stage alone."""
+        if not self.unit or (self.total is None and not self.done):
+            return self.stage
+        if self.total is None:
+            return f"{self.stage} {self.unit} {self.done:,}"
+        if self.unit == "page":
+            return f"{self.stage} page {self.done:,}/{self.total:,}"
+        return f"{self.stage} {self.done:,}/{self.total:,} {self.unit}"
+
+
+@dataclass
 class IngestJob:
     job_id: str
     source: str
@@ -377,6 +398,8 @@ class IngestJob:
     fields: dict[str, Any] | None = None
     """The caller-given fields the file was ingested with (`Bunko.ingest(fields=…)`, e.g. the server's access
     groups); `Bunko.retry` ingests the file with them again."""
+    progress: JobProgress | None = None
+    """The stage in hand and how far it is (None before the first stage and once the job is finished)."""
 
 
 @dataclass

@@ -92,3 +92,17 @@ def test_generate_drafts_then_run_them_on_the_collection(
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
     assert payload["runs"]["collection"]["index"] == "collection"
+
+
+def test_config_runs_are_compared_with_the_collection_as_is_unless_told_not_to(runner: CliRunner, tmp_path: Path) -> None:
+    items = [item for item in load_golden(SAMPLES_GOLDEN) if item.type == "table"][:3]
+    (tmp_path / "few.jsonl").write_text(dump_lines(items), encoding="utf-8")
+    (tmp_path / "tiny.toml").write_text('[chunk]\nstrategy = "fixed"\nmax_chars = 60\n', encoding="utf-8")
+    args = ["eval", "run", "few.jsonl", "--samples", "--config", "tiny.toml", "--resamples", "100", "--json"]
+    kept = runner.invoke(app, args)
+    assert kept.exit_code == 0, kept.output
+    assert list(json.loads(kept.stdout)["runs"]) == ["samples", "tiny"]  # the baseline first, then the file
+    dropped = runner.invoke(app, [*args, "--no-baseline"])
+    assert dropped.exit_code == 0, dropped.output
+    assert list(json.loads(dropped.stdout)["runs"]) == ["tiny"]
+    assert "--no-baseline" in dropped.stderr and "not with the collection as is" in dropped.stderr

@@ -9,6 +9,7 @@ import pytest
 from pdfgen import make_report
 
 from bunko.parse.ocr import Tesseract
+from system_packages import missing
 
 
 @pytest.fixture(scope="session")
@@ -32,7 +33,7 @@ def tesseract_with() -> Callable[[str], Tesseract]:
         engine = Tesseract(langs=lang)
         installed = Tesseract().langs.split("+") if engine.binary else []
         if lang not in installed:
-            pytest.skip(f"tesseract with {lang} is not installed (apt-get install tesseract-ocr-{lang.replace('_', '-')})")
+            pytest.skip(missing(f"Tesseract with {lang} (tesseract-ocr-{lang.replace('_', '-')})"))
         return engine
 
     return factory

@@ -12,12 +12,13 @@ from PIL import Image
 from bunko.errors import DocumentError
 from bunko.parse.ocr import ImageParser, Tesseract, _lines_from_tsv
 from bunko.schema import ErrorCode
+from system_packages import missing
 
 
 def scan_png(tmp_path: Path, lang: str) -> Path:
     png = scan_image(make_scanned(tmp_path / f"s-{lang}.pdf", lang))
     if not has_ink(png):
-        pytest.skip("no font to render the scan's script (apt-get install fonts-wqy-microhei)")
+        pytest.skip(missing("a CJK font to render the scan's script (fonts-wqy-microhei)"))
     return png
 
 

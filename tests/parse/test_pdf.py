@@ -15,6 +15,7 @@ from bunko.errors import DocumentError
 from bunko.parse.ocr import Tesseract
 from bunko.parse.pdf import PdfParser
 from bunko.schema import ErrorCode, ParsedDocument
+from system_packages import missing
 
 LANGS = ("en", "ja", "zh")
 
@@ -178,7 +179,7 @@ def test_scanned_page_goes_through_ocr_with_its_confidence(
 ) -> None:
     path = make_scanned(tmp_path / f"scan-{lang}.pdf", lang)
     if not has_ink(scan_image(path)):
-        pytest.skip("no font to render the scan's script (apt-get install fonts-wqy-microhei)")
+        pytest.skip(missing("a CJK font to render the scan's script (fonts-wqy-microhei)"))
     doc = parse(path, ocr=tesseract_with(tess))
     first, scanned = doc.elements
     assert (first.page, first.meta["method"]) == (1, "text-layer")

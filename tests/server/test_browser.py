@@ -14,10 +14,11 @@ import pytest
 from server_harness import CHROMIUM, Live, running
 
 from bunko.server.collection import ServedCollection
+from system_packages import missing
 
 TRAVEL = (Path(__file__).resolve().parents[2] / "src" / "bunko" / "samples" / "docs" / "travel-expense-policy-ja.md").read_text("utf-8")
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium is not installed (deps/apt.txt)")
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason=missing("Chromium (the chromium package)"))
 
 
 @pytest.fixture

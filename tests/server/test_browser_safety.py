@@ -25,6 +25,7 @@ from bunko.server.collection import ServedCollection
 from bunko.server.metrics import Metrics
 from bunko.server.middleware import LimitAndMeasure
 from bunko.server.serve import check_exposure, is_loopback
+from system_packages import missing
 
 NOTE = "# Note\n\nThe cafeteria opens at 8am.\n"
 
@@ -150,7 +151,7 @@ UPLOAD_SCRIPT = """async (target) => {
 }"""
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium is not installed (deps/apt.txt)")
+@pytest.mark.skipif(not CHROMIUM.exists(), reason=missing("Chromium (the chromium package)"))
 def test_a_page_of_another_origin_cannot_upload_in_a_real_browser(live: Live) -> None:
     """Chromium on http://127.0.0.1:<other port> posts a multipart upload to the keyless server (no preflight is
     needed for that): refused, nothing ingested, and its read of the document list is blocked. The same script on

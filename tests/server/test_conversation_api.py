@@ -12,6 +12,7 @@ import pytest
 from server_harness import CHROMIUM, Live, sse_events
 
 from bunko.server.models import MAX_HISTORY_TURNS
+from system_packages import missing
 
 HOTEL = "東京23区に出張する一般社員の宿泊費の上限はいくらですか？"
 
@@ -85,7 +86,7 @@ def page(samples_live: Live) -> Iterator[object]:
         yield opened
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium is not installed (deps/apt.txt)")
+@pytest.mark.skipif(not CHROMIUM.exists(), reason=missing("Chromium (the chromium package)"))
 def test_the_web_page_keeps_the_conversation(samples_live: Live, page: Any) -> None:
     from playwright.sync_api import expect
 

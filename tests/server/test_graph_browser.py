@@ -12,6 +12,7 @@ import pytest
 from server_harness import CHROMIUM, Live, running
 
 from bunko.server.collection import ServedCollection
+from system_packages import missing
 
 DOCS = {
     "server-ja.md": (
@@ -24,7 +25,7 @@ DOCS = {
     ),
 }
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium is not installed (deps/apt.txt)")
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason=missing("Chromium (the chromium package)"))
 
 
 @pytest.fixture

@@ -12,9 +12,10 @@ import pytest
 from server_harness import CHROMIUM, Live, running
 
 from bunko.server.collection import ServedCollection
+from system_packages import missing
 from treedocs import PDF_NAME, write_docs
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium is not installed (deps/apt.txt)")
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason=missing("Chromium (the chromium package)"))
 
 
 @pytest.fixture

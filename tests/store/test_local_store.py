@@ -247,3 +247,24 @@ def test_a_store_from_before_the_entity_graph_is_upgraded_and_reindex_builds_its
     assert len(kb.store.entity_graph().passages_of("mdadm")) == 3
     assert kb.store.entity_graph().passages_of("サーバ")
     kb.close()
+
+
+def test_a_version_3_store_gets_the_job_progress_column_and_keeps_its_jobs(tmp_path: Path) -> None:
+    import sqlite3
+
+    from bunko.schema import IngestJob, JobProgress, JobStatus
+    from bunko.store.local import SCHEMA_VERSION, LocalStore
+
+    store = LocalStore(tmp_path / "store")
+    store.save_job(IngestJob("old", "規程.md", JobStatus.READY, created_at=1.0, updated_at=1.0), "run-1")
+    store.close()
+    with sqlite3.connect(tmp_path / "store" / "bunko.db") as db:  # what a version-3 store looked like
+        db.execute("ALTER TABLE jobs DROP COLUMN progress")
+        db.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+    store = LocalStore(tmp_path / "store")
+    assert store.get_meta("schema_version") == SCHEMA_VERSION == "4"
+    assert [(j.job_id, j.progress) for j in store.jobs()] == [("old", None)]
+    store.save_job(IngestJob("new", "说明.pdf", JobStatus.EMBEDDING, created_at=2.0, updated_at=2.0,
+                             progress=JobProgress("embedding", 640, 2421, "chunks")), "run-2")
+    assert store.get_job("new").progress.describe() == "embedding 640/2,421 chunks"
+    store.close()

@@ -17,7 +17,7 @@ import pytest
 from bunko.errors import FilterError
 from bunko.index.bm25 import BM25Index
 from bunko.index.filters import BUILTIN_FIELDS, compile_filter
-from bunko.schema import Chunk, ChunkRole, Element, IngestJob, JobStatus, ParsedDocument, doc_id_for, role_meta
+from bunko.schema import Chunk, ChunkRole, Element, IngestJob, JobProgress, JobStatus, ParsedDocument, doc_id_for, role_meta
 from bunko.store.base import Store, StoredChunk
 from bunko.store.local import LocalStore
 from bunko.text.analyzers import multilingual
@@ -600,3 +600,17 @@ def test_a_store_written_before_languages_gets_them_when_opened(store: Store) ->
         assert upgraded.dense_search(query, 20, {"lang": "zh"}) == filtered
     finally:
         upgraded.close()
+
+
+def test_a_running_job_keeps_its_progress_and_a_finished_one_none(store: Store) -> None:
+    """The stage in hand is on the row (`bunko jobs`, the server read it), in every backend, and through a copy."""
+    job = IngestJob("p1", "manuals/手册.pdf", JobStatus.PARSING, created_at=1.0, updated_at=1.0,
+                    progress=JobProgress("parsing", 57, 272, "page"))
+    store.save_job(job, "run")
+    stored = store.get_job("p1")
+    assert stored is not None and stored.progress == JobProgress("parsing", 57, 272, "page")
+    assert [j.progress for j in store.jobs("run")] == [JobProgress("parsing", 57, 272, "page")]
+    assert [(j.job_id, run, j.progress) for j, run in store.export_jobs()] == [("p1", "run", JobProgress("parsing", 57, 272, "page"))]
+    job.status, job.progress = JobStatus.READY, None
+    store.save_job(job, "run")
+    assert store.get_job("p1").progress is None

@@ -18,9 +18,12 @@ import bunko
 from bunko.cli import admin, chat, documents, query, server, sources, tree
 from bunko.cli.evaluate import eval_app
 from bunko.cli.graph import graph_app
+from bunko.cli.help_types import ReadableHelp
 from bunko.cli.shared import COLLECTION_ENV, console
 
-app = typer.Typer(help="bunko: ask your own documents, with every answer cited.", no_args_is_help=True, add_completion=False)
+app = typer.Typer(
+    help="bunko: ask your own documents, with every answer cited.", no_args_is_help=True, add_completion=False, cls=ReadableHelp,
+)
 
 
 def version() -> str:

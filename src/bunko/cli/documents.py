@@ -20,7 +20,6 @@ from bunko.cli.shared import (
     open_kb,
     print_json,
     run,
-    stored_source,
 )
 from bunko.config import CONFIG_FILE
 from bunko.engine import DEFAULT_COLLECTION, Bunko
@@ -42,13 +41,18 @@ def init(collection: CollectionOption = None, as_json: JsonOption = False) -> No
 
 def _job_row(job: IngestJob) -> list[str]:
     colour = {"READY": "green", "SKIPPED": "dim", "FAILED": "red"}.get(job.status, "yellow")
-    reason = job.error_detail or ""
+    reason = job.error_detail or (job.progress.describe() if job.progress is not None else "")  # a running job: how far
     return [f"[{colour}]{job.status}[/{colour}]", escape(job.source), job.error_code or "", escape(reason)]
 
 
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files or folders to ingest.")],
     prune: Annotated[bool, typer.Option("--prune", help="Remove documents whose files are gone from these folders.")] = False,
+    root: Annotated[Path | None, typer.Option(
+        "--root", help="Name documents relative to this folder (it must hold every path given): `--root ../corpus` "
+        "stores ../corpus/zh/a.md as zh/a.md. Default: [ingest] root, else the folder holding the collection; a folder "
+        "from outside it is named from its own name down (corpus/zh/a.md).",
+    )] = None,
     engine: Annotated[str | None, typer.Option(help="local, or ray: parse, chunk and embed on Ray actors (default: [ingest] engine).")] = None,
     address: Annotated[str | None, typer.Option(help="--engine ray: a running cluster (auto, ray://HOST:10001); default a local Ray.")] = None,
     workers: Annotated[int | None, typer.Option(min=1, help="--engine ray: actors in the pool (default: CPUs but one).")] = None,
@@ -62,7 +66,7 @@ def ingest(
     with document_progress("ingesting", as_json) as progress:
         try:
             chosen = engine or kb.config.ingest.engine
-            report = run(lambda: kb.ingest(paths, prune=prune, progress=progress, engine=chosen, address=address, workers=workers))
+            report = run(lambda: kb.ingest(paths, prune=prune, progress=progress, root=root, engine=chosen, address=address, workers=workers))
         finally:
             kb.close()
     if as_json:
@@ -176,13 +180,18 @@ def docs(collection: CollectionOption = None, as_json: JsonOption = False) -> No
         print_json([{**to_dict(d), "lang": d.lang, "languages": d.languages} for d in listed])
         return
     table = Table("source", "title", "chunks", "lang", "parser")
+    table.columns[0].overflow = "fold"  # a long name wraps whole: the middle that tells two documents apart stays
+    table.columns[0].min_width = min(40, max((len(d.source) for d in listed), default=6))
     for doc in listed:
         table.add_row(escape(doc.source), escape(doc.title), str(doc.chunk_count), languages_label(doc), doc.parser)
     console.print(table)
 
 
-def rm(source: str, collection: CollectionOption = None, as_json: JsonOption = False) -> None:
-    """Remove a document (as listed by `bunko docs`) from every index."""
+def rm(
+    source: Annotated[str, typer.Argument(help="The document as `bunko docs` lists it (corpus/zh/说明.md), or a path to its file.")],
+    collection: CollectionOption = None, as_json: JsonOption = False,
+) -> None:
+    """Remove a document (as listed by `bunko docs`, or named by its file's path) from every index."""
     kb = open_kb(collection)
     removed = run(lambda: kb.delete(source))
     kb.close()
@@ -208,7 +217,7 @@ def chunks(
 
     kb = open_kb(collection, create=True)
     stored = {d.source: d for d in kb.documents()}
-    name = stored_source(source, stored, kb.root)
+    name = kb.resolve_source(source)
     if name in stored and strategy is None:
         meta, listed = stored[name].meta, kb.chunks(name)
     elif Path(source).is_file():
@@ -254,7 +263,7 @@ def show(
     """Render a page of a PDF document as PNG, with the cited regions of a chunk highlighted."""
     kb = open_kb(collection)
     try:
-        name = stored_source(source, {d.source for d in kb.documents()}, kb.root)
+        name = kb.resolve_source(source)
         png, shown, boxes = run(lambda: kb.page_image(name, page, highlight, dpi))
     finally:
         kb.close()

@@ -172,13 +172,27 @@ def _write_reports(experiment: Experiment, out: Path, failures: list[str] | None
     return {name: str(path) for name, path in paths.items()}
 
 
+def with_baseline(given: list[Variant], baseline: Variant, keep: bool) -> list[Variant]:
+    """The configurations to run: the baseline first (renamed if a --config file has its name) unless left out."""
+    if not keep:
+        return given
+    names = {v.name for v in given}
+    name = baseline.name if baseline.name not in names else f"{baseline.name}-as-is"
+    return [Variant(name, baseline.config, baseline.origin), *given]
+
+
 @eval_app.command("run")
 def run_eval(
     golden: Annotated[Path | None, typer.Argument(help="Golden set (JSONL); with --samples, default: the samples' own.")] = None,
     config: Annotated[
         list[Path] | None,
-        typer.Option("--config", help="A bunko.toml (partial is fine) to compare; repeat for several. Default: the collection as is."),
+        typer.Option("--config", help="A bunko.toml (partial is fine) to compare; repeat for several. Each is compared "
+                     "with the collection as is (the baseline, run first; --no-baseline leaves it out)."),
     ] = None,
+    baseline: Annotated[
+        bool, typer.Option("--baseline/--no-baseline", help="With --config, also run the collection as is (or the samples' "
+                           "or the defaults' configuration) as the baseline."),
+    ] = True,
     docs: Annotated[
         list[Path] | None, typer.Option("--docs", help="Files or folders to index for configurations that change the index."),
     ] = None,
@@ -199,7 +213,8 @@ def run_eval(
     ] = False,
     judge_config: Annotated[
         Path | None,
-        typer.Option("--judge-config", help="A bunko.toml (partial is fine) whose [llm] is the judge. Default: the first configuration's."),
+        typer.Option("--judge-config", help="A bunko.toml (partial is fine) whose [llm] is the judge. Default: the first "
+                     "--config's, else the collection's."),
     ] = None,
     collection: CollectionOption = None,
     as_json: JsonOption = False,
@@ -218,10 +233,13 @@ def run_eval(
     golden_path = golden or SAMPLES_GOLDEN
     items = run(lambda: _select_items(load_golden(golden_path), include_drafts))
     reuse, doc_paths, base, default_name = run(lambda: _plan(samples, docs or [], collection))
-    variants = run(lambda: load_variants(config, base)) if config else [Variant(default_name, base, str(reuse or "defaults"))]
+    given = run(lambda: load_variants(config, base)) if config else []
+    variants = with_baseline(given, Variant(default_name, base, str(reuse or "defaults")), keep=baseline or not given)
+    if given and not baseline:
+        errors.print("[yellow]note:[/yellow] --no-baseline: the configurations are compared with each other, not with the collection as is")
     if judge_config is not None and not judge:
         raise fail("--judge-config names the judge's model; add --judge to use it")
-    judge_model = run(lambda: _judge(judge_config, variants)) if judge else None
+    judge_model = run(lambda: _judge(judge_config, given or variants)) if judge else None
 
     with Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -91,14 +91,6 @@ def open_kb(collection: Path | None, create: bool = False) -> Bunko:
     return run(lambda: Bunko(find_collection(collection), create=create))
 
 
-def stored_source(given: str, stored: Collection[str], root: Path) -> str:
-    """A source argument as the collection stores it: a stored source as listed by `bunko docs`, else a path as
-    given to `bunko ingest` (relative to this folder, or absolute), named relative to the collection's root."""
-    from bunko.ingest.sources import source_name
-
-    return given if given in stored else source_name(Path(given), root)
-
-
 def print_json(data: Any, compact: bool = False) -> None:
     """`compact`: one line, for outputs scripts read line by line (a new API key)."""
     indent = None if compact else 2
@@ -132,6 +124,8 @@ def document_progress(description: str, as_json: bool) -> Iterator[Callable[[int
         task = bar.add_task(description, total=None, current="")
 
         def progress(done: int, total: int, job: IngestJob) -> None:
-            bar.update(task, completed=done, total=total, current=job.source[-50:])
+            """The file in hand and its stage ("manual.pdf: parsing page 57/272"), not the last one finished."""
+            current = f"{job.source}: {job.progress.describe()}" if job.progress is not None else job.source
+            bar.update(task, completed=done, total=total, current=escape(current))
 
         yield progress

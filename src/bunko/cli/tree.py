@@ -15,7 +15,7 @@ from rich.console import Group
 from rich.text import Text
 from rich.tree import Tree
 
-from bunko.cli.shared import CollectionOption, JsonOption, console, fail, open_kb, print_json, run, stored_source
+from bunko.cli.shared import CollectionOption, JsonOption, console, fail, open_kb, print_json, run
 from bunko.generate.guardrails import guard_tree
 from bunko.index.tree import DocumentTree, SectionNode
 
@@ -110,7 +110,7 @@ def tree(
     kb = open_kb(collection)
     try:
         sources = run(kb.trees.sources)
-        name = stored_source(source, sources, kb.root)
+        name = source if source in sources else kb.resolve_source(source)
         found = run(lambda: kb.trees.tree_of_source(name))
         policy = kb.config.answer.policy  # strict and regulated mask personal data in summaries, as in hits and answers
     finally:

@@ -10,6 +10,9 @@ from two patterns that yield one clear, checkable answer:
   replaced by the matching question word (何日 / 多少天 / how many hours / how much), the
   quantity becomes the expected answer, type ``fact``.
 
+A quantity is asked about only in a sentence that states something (`clear_statement`: a subject and a verb,
+not an address, a contact line, a run of names or a row of figures).
+
 Every draft carries ``"draft": true`` (``bunko eval run`` skips drafts until a person removes
 the flag), ``relevant_sources`` (which survives re-chunking, unlike a chunk id) and a ``notes``
 field quoting the chunk and sentence it came from. Absent-answer questions cannot be drafted
@@ -42,6 +45,49 @@ _EN_MONEY = re.compile(rf"[$€£¥]\s?{_NUM}|{_NUM}\s?(?:USD|EUR|GBP|JPY|yen|do
 _MARKUP = re.compile(r"\*\*|__|`")
 _LIST_MARK = re.compile(r"^\s*(?:[-*+•・]|\d+[.)、])\s+")
 _SEPARATOR_ROW = re.compile(r"^\|?\s*:?-{2,}")
+
+
+_ADDRESS = {
+    "en": re.compile(
+        r"\b(?:P\.?\s?O\.?\s?Box|Box\s\d|Street|Avenue|Ave\.|Road|Rd\.|Suite|Floor|Tel\.?|Phone|Fax|Zip|Postal|Postcode)\b"
+        r"|\b\d{4}\s?[A-Z]{2}\b(?!\s+(?:of|for|per|on|in|is|are|RAM|disk|storage|memory))"  # a Dutch postcode, "1090 GB"
+        r"|\b[A-Z]{2}\s\d{5}\b|@|https?://|www\.",
+    ),
+    "ja": re.compile(r"〒|丁目|番地|号室|住所|電話|TEL|FAX|Tel|Fax|\d{3}-\d{4}|@|https?://"),
+    "zh": re.compile(r"邮编|邮政编码|地址|电话|传真|号楼|室\b|TEL|FAX|Tel|Fax|@|https?://|\d+号(?!文)"),
+}
+"""Addresses and contact lines: their numbers are postcodes and house numbers, not facts a question can ask about."""
+_EN_VERB = re.compile(
+    r"\b(?:is|are|was|were|be|been|has|have|had|can|cannot|could|must|may|might|will|would|shall|should|does|do|did|"
+    r"takes?|runs?|gets?|keeps?|lasts?|needs?|allows?|requires?|uses?|holds?|stores?|costs?|expires?)\b|\b[a-z]{3,}(?:ed|es)\b",
+)
+_JA_PREDICATE = re.compile(r"(?:です|ます|ません|である|だ|た|ない|こと|[うくすつぬむぶぐる])[。．.]?$")
+_JA_PARTICLE = re.compile(r"[はがをにでもと]")
+_ZH_VERB = re.compile(r"[是有为需要可应会能将由被在给按于每共约]|提供|包括|保留|支持|超过|不得|最多|最少|至少|不少于")
+
+
+def clear_statement(sentence: str, lang: str) -> bool:
+    """Whether a sentence states a fact about something a question can name: a subject and a verb in prose, not an
+    address, a contact line, a heading of proper names or a row of figures ("P.O. Box 94079, 1090 GB Amsterdam,
+    Netherlands" drafted "Box 94079, how many GB Amsterdam, Netherlands?")."""
+    if _ADDRESS[lang].search(sentence):
+        return False
+    digits = sum(c.isdigit() for c in sentence)
+    wordish = sum(c.isalnum() for c in sentence)
+    dense = 0.25 if lang == "en" else 0.5  # a Han or kana character says as much as an English word
+    if not wordish or digits / wordish > dense or len(re.findall(r"\d+(?:[.,]\d+)*", sentence)) > 3:
+        return False
+    if lang == "en":
+        words = re.findall(r"[A-Za-z][A-Za-z'-]*", sentence)
+        if len(words) < 4:
+            return False
+        capitalised = sum(w[0].isupper() for w in words[1:])
+        if capitalised / max(1, len(words) - 1) > 0.5:  # a run of names (a place, a title), not a sentence
+            return False
+        return bool(_EN_VERB.search(sentence))
+    if lang == "ja":
+        return bool(_JA_PARTICLE.search(sentence)) and bool(_JA_PREDICATE.search(sentence.strip()))
+    return bool(_ZH_VERB.search(sentence))
 
 
 @dataclass(frozen=True)
@@ -160,7 +206,7 @@ def chunk_drafts(chunk: Chunk, lang: str) -> Iterator[Draft]:
                     yield Draft(table_question(row[0], header[index], section, lang), value, lang, "table", chunk, " | ".join(row))
     for line in prose:
         for sentence in split_sentences(_MARKUP.sub("", _LIST_MARK.sub("", line))):
-            if not 12 <= len(sentence) <= 200:
+            if not 12 <= len(sentence) <= 200 or not clear_statement(sentence, lang):
                 continue
             found = quantity_question(sentence, lang)
             if found:

@@ -41,6 +41,7 @@ from typing import IO, Any
 
 from bunko.errors import DocumentError
 from bunko.parse.limits import ParseLimits, parse_within
+from bunko.parse.progress import PageCallback, listening
 from bunko.parse.registry import ParserRegistry
 from bunko.schema import ErrorCode, ParsedDocument
 
@@ -160,7 +161,7 @@ def serve() -> None:
         except EOFError:
             return
         _, path, source, limits = request
-        reply, fatal = _parse_one(registry, Path(path), source, limits)
+        reply, fatal = _parse_one(registry, Path(path), source, limits, _progress_sender(out))
         try:
             _send(out, reply)
         except MemoryError:
@@ -171,7 +172,29 @@ def serve() -> None:
             return
 
 
-def _parse_one(registry: ParserRegistry, path: Path, source: str, limits: ParseLimits) -> tuple[tuple[Any, ...], bool]:
+PROGRESS_EVERY_S = 0.2
+"""The child tells the parent how far it is at most this often (and at the first and last page): a few small frames
+a second never fill the pipe while the parent is busy embedding the file before."""
+
+
+def _progress_sender(out: IO[bytes]) -> PageCallback:
+    """A `parse.progress` listener that sends ("progress", done, total, unit) frames to the parent, throttled."""
+    last = [0.0]
+
+    def send(done: int, total: int, unit: str) -> None:
+        now = time.perf_counter()
+        if done not in (1, total) and now - last[0] < PROGRESS_EVERY_S:
+            return
+        last[0] = now
+        with contextlib.suppress(MemoryError):
+            _send(out, ("progress", done, total, unit))
+
+    return send
+
+
+def _parse_one(
+    registry: ParserRegistry, path: Path, source: str, limits: ParseLimits, on_progress: PageCallback | None = None,
+) -> tuple[tuple[Any, ...], bool]:
     """(reply, whether this process must exit after answering)."""
     import resource
 
@@ -188,7 +211,8 @@ def _parse_one(registry: ParserRegistry, path: Path, source: str, limits: ParseL
     started = time.perf_counter()
     fatal = False
     try:
-        doc = parse_within(registry, path, source, limits)
+        with listening(on_progress):
+            doc = parse_within(registry, path, source, limits)
         outcome: tuple[Any, ...] = ("ok", doc)
     except DocumentError as exc:
         outcome = ("fail", exc.code.value, exc.detail)
@@ -305,17 +329,19 @@ class ParseWorker:
                 self._fall_back("the parse worker does not take requests")
         self._pending = request
 
-    def result(self, source: str) -> ParsedDocument:
-        """The document of the file submitted for `source`, or DocumentError with the code of what went wrong."""
+    def result(self, source: str, on_progress: PageCallback | None = None) -> ParsedDocument:
+        """The document of the file submitted for `source`, or DocumentError with the code of what went wrong.
+        `on_progress` hears the parser's page reports (`parse/progress.py`) while this waits, in order."""
         request = self._pending
         if request is None or request.source != source:
             raise RuntimeError(f"{source} was not submitted to the parse worker")
         self._pending = None
         if request.in_process or not self._await_ready():
-            return self._in_process(request.path, source)
+            with listening(on_progress):
+                return self._in_process(request.path, source)
         proc = self._proc
         assert proc is not None
-        reply = self._wait(proc, source, max(request.sent_at, self._ready_at or request.sent_at))
+        reply = self._wait(proc, source, max(request.sent_at, self._ready_at or request.sent_at), on_progress)
         stats = reply[-1]
         self.last = ParseStats(stats.get("seconds", 0.0), stats.get("peak_rss_mb"), isolated=True, restarted=bool(stats.get("exiting")))
         if self._proc is not None and (stats.get("rss_kb") or 0) > self._fresh_kb + RECYCLE_ABOVE_MB * 1024:
@@ -393,8 +419,11 @@ class ParseWorker:
         self._fresh_kb = message[2] or 0
         return True
 
-    def _wait(self, proc: subprocess.Popen[bytes], source: str, started: float) -> tuple[Any, ...]:
-        """The child's reply; or, past the time or memory limit or at its death, the failure that says so."""
+    def _wait(
+        self, proc: subprocess.Popen[bytes], source: str, started: float, on_progress: PageCallback | None = None,
+    ) -> tuple[Any, ...]:
+        """The child's reply (its progress frames told to `on_progress` on the way); or, past the time or memory
+        limit or at its death, the failure that says so."""
         assert proc.stdout is not None
         fd = proc.stdout.fileno()
         deadline = started + self.limits.max_parse_seconds
@@ -407,9 +436,13 @@ class ParseWorker:
                     reply: tuple[Any, ...] = _receive(fd)
                 except (EOFError, pickle.UnpicklingError, MemoryError):
                     return self._died(proc, source, peak_kb)
-                if reply[-1].get("exiting"):
-                    self._reap()  # the child exits after a MemoryError
-                return reply
+                if reply[0] != "progress":
+                    if reply[-1].get("exiting"):
+                        self._reap()  # the child exits after a MemoryError
+                    return reply
+                if on_progress is not None:
+                    on_progress(reply[1], reply[2], reply[3])
+                remaining = deadline - time.perf_counter()  # a child that keeps reporting is still held to the time limit
             if remaining <= 0:
                 self._kill()
                 self.last = ParseStats(round(time.perf_counter() - started, 4), round(peak_kb / 1024, 1) or None, isolated=True)

@@ -28,14 +28,24 @@ from bunko.config import Config
 from bunko.embed.base import Embedder
 from bunko.errors import ConfigError, DocumentError
 from bunko.ingest.isolation import ParseWorker
-from bunko.ingest.sources import SourceFile, Unreadable, discover, source_name
+from bunko.ingest.sources import SourceFile, SourceNames, Unreadable, discover
 from bunko.llm.base import LLMError, build_chat_model
 from bunko.llm.entities import LLMEntityExtractor
 from bunko.llm.vision import FigureDescriber
 from bunko.parse.figures import FIGURE_ID_KEY, compose_text
 from bunko.parse.limits import ParseLimits
 from bunko.parse.registry import ParserRegistry
-from bunko.schema import Chunk, ElementKind, ErrorCode, IngestJob, JobStatus, ParsedDocument, doc_id_for
+from bunko.schema import (
+    TERMINAL_STATUSES,
+    Chunk,
+    ElementKind,
+    ErrorCode,
+    IngestJob,
+    JobProgress,
+    JobStatus,
+    ParsedDocument,
+    doc_id_for,
+)
 from bunko.store.base import DocumentStore, Store, StoredChunk
 from bunko.store.figure_files import FigureFiles
 from bunko.text.analyzers import Analyzer
@@ -43,6 +53,15 @@ from bunko.text.entities import EntityExtractor, Mention, extract_entities
 from bunko.text.languages import text_language
 
 Progress = Callable[[int, int, IngestJob], None]
+"""(files done, files in the run, a job): called when a job enters a stage and as its stage advances (the job's
+`progress` says which stage and how far: pages parsed, chunks embedded), with the files finished before it; and
+once a job is finished, counting it."""
+
+PROGRESS_SAVE_EVERY_S = 0.5
+"""A job's row is rewritten with its progress at most this often (and at each stage's start and end): `bunko jobs`
+and the server read it, and one write per page of a long PDF would cost more than the parse."""
+EMBED_BATCH = 128
+"""Chunks embedded per call, so that embedding a long document reports how far it is."""
 
 _STAGE_ERRORS = {
     JobStatus.PENDING: ErrorCode.PARSE_FAILED,
@@ -204,20 +223,32 @@ class Ingestor:
         self.analyzer = analyzer
         self.config = config
         self.root = root
+        self.names = SourceNames.load(store, root)
+        """How files are named as documents (`ingest/sources.py`), with the anchors earlier runs recorded."""
         self._hashed: tuple[tuple[str, int, int], str] | None = None
         self._prefetched: tuple[str, str] | None = None
+        self._progress: Progress | None = None
+        self._position = (0, 0)
+        """(files finished before the one in hand, files in the run): what `_progress` is told beside the job."""
+        self._saved_at = 0.0
 
     def run(
         self, paths: Iterable[Path], prune: bool = False, progress: Progress | None = None, fields: Mapping[str, Any] | None = None,
+        root: Path | None = None, within: Path | None = None,
     ) -> IngestReport:
         """`fields` are caller-given metadata (e.g. the server's access `groups`) stored in every document's
-        ``meta["fields"]``, where filters see them; they override the file's own front-matter fields."""
+        ``meta["fields"]``, where filters see them; they override the file's own front-matter fields. Files are named
+        by `SourceNames`: relative to `root` when given, else to the collection's root or the folder given from
+        outside it; `within`: the paths were found in this folder (a watched one) and are named as its files."""
         paths = list(paths)
-        items = list(discover(paths, self.root, self.config.ingest.include, self.config.ingest.exclude))
+        anchor = self.names.anchor(within) if within is not None else None
+        anchored = [(p, anchor or self.names.anchor(p, root)) for p in paths]  # a clash is refused before any job
+        self.names.save(self.store)
+        items = list(discover(anchored, self.config.ingest.include, self.config.ingest.exclude))
         report = self.run_files(items, progress=progress, fields=fields)
         if prune:
             seen = {item.source for item in items if isinstance(item, SourceFile)}
-            report.pruned = self._prune([p for p in paths if p.is_dir()], seen)
+            report.pruned = self._prune([(p, a) for p, a in anchored if p.is_dir()], seen)
         return report
 
     def run_files(
@@ -252,22 +283,25 @@ class Ingestor:
         worker = self.parser = self.parser or parse_worker(self.registry, self.config)
         if any(isinstance(item, SourceFile) for item, _ in items):
             worker.start()  # the child imports the parsers while the first file is hashed
+        self._progress = progress
         try:
             for done, (item, fields) in enumerate(items, start=1):
                 upcoming = items[done][0] if done < len(items) else None
+                self._position = (done - 1, len(items))
                 job = self._process(item, report.run_id, fields, report, upcoming)
                 report.jobs.append(job)
                 if progress:
                     progress(done, len(items), job)
         finally:
+            self._progress = None
             if owned:
                 worker.close()
                 self.parser = None
             elif worker.pending is not None:  # stopped between a prefetch and its turn
                 worker.close()
 
-    def _prune(self, folders: list[Path], seen: set[str]) -> list[str]:
-        prefixes = [source_name(folder, self.root).rstrip("/") + "/" for folder in folders]
+    def _prune(self, folders: list[tuple[Path, Path]], seen: set[str]) -> list[str]:
+        prefixes = [self.names.name(folder, anchor).rstrip("/") + "/" for folder, anchor in folders]
         pruned = []
         for doc in self.store.documents():
             under = any(doc.source.startswith(p) or p == "./" for p in prefixes)
@@ -277,13 +311,34 @@ class Ingestor:
         return pruned
 
     def _path_of(self, source: str) -> Path:
-        path = Path(source)
-        return path if path.is_absolute() else self.root / path
+        return self.names.path_of(source)
+
+    def _forget_legacy(self, item: SourceFile) -> None:
+        """A collection written before names were relative stored this file under its absolute path: the document
+        now stored (or found unchanged) under its relative name replaces that one instead of standing beside it."""
+        legacy = item.path.resolve().as_posix()
+        if legacy != item.source and self.store.document_hash(legacy) is not None:
+            self.store.delete_document(legacy)
 
     def _save(self, job: IngestJob, run_id: str, status: JobStatus) -> None:
+        """Enter a stage (or finish): the row says so at once, and the caller's progress hears it."""
         job.status = status
-        job.updated_at = time.time()
+        job.progress = None if status in TERMINAL_STATUSES or status == JobStatus.PENDING else JobProgress(status.lower())
+        job.updated_at = self._saved_at = time.time()
         self.store.save_job(job, run_id)
+        if self._progress is not None and job.progress is not None:
+            self._progress(*self._position, job)
+
+    def _advance(self, job: IngestJob, run_id: str, done: int, total: int | None, unit: str) -> None:
+        """The stage in hand got further: told to the caller each time, written to the row now and then."""
+        first = job.progress is None or not job.progress.unit  # the stage's first count: its total is news
+        job.progress = JobProgress(str(job.status).lower(), done, total, unit)
+        now = time.time()
+        if first or done == total or now - self._saved_at >= PROGRESS_SAVE_EVERY_S:
+            job.updated_at = self._saved_at = now
+            self.store.save_job(job, run_id)
+        if self._progress is not None:
+            self._progress(*self._position, job)
 
     def _process(
         self, item: SourceFile | Unreadable | Path, run_id: str, fields: dict[str, Any], report: IngestReport,
@@ -300,6 +355,7 @@ class Ingestor:
             if not isinstance(item, SourceFile):
                 raise DocumentError(ErrorCode.NOT_FOUND, f"{item}: no such file or directory")
             self._ingest_file(item, job, run_id, fields, report, upcoming)
+            self._forget_legacy(item)
         except DocumentError as exc:
             self._fail(job, run_id, exc.code, exc.detail)
         except Exception as exc:
@@ -378,7 +434,7 @@ class Ingestor:
         except DocumentError as exc:
             embedder, embedder_error = None, exc
         try:
-            doc = parser.result(source)
+            doc = parser.result(source, lambda done, total, unit: self._advance(job, run_id, done, total, unit))
         finally:
             job.timings["parse"] = parser.last.seconds
             if parser.last.peak_rss_mb is not None:
@@ -402,7 +458,13 @@ class Ingestor:
         self._save(job, run_id, JobStatus.EMBEDDING)
         hashes = [embed_hash(embedder.name, c.embed_text) for c in chunks]
         vectors, missing = reusable_vectors(chunks, hashes, self.store)
-        fresh = embed_texts(embedder, [chunks[i].embed_text for i in missing], source) if missing else None
+        wanted = sum(c.searchable for c in chunks)
+        self._advance(job, run_id, wanted - len(missing), wanted, "chunks")  # those cached are done already
+        fresh = np.zeros((len(missing), embedder.dimension), dtype=np.float32)
+        for start in range(0, len(missing), EMBED_BATCH):
+            batch = missing[start:start + EMBED_BATCH]
+            fresh[start:start + len(batch)] = embed_texts(embedder, [chunks[i].embed_text for i in batch], source)
+            self._advance(job, run_id, wanted - len(missing) + start + len(batch), wanted, "chunks")
         fill_vectors(vectors, chunks, hashes, missing, fresh, embedder.dimension)
         job.timings["embed"] = round(time.perf_counter() - timer, 4)
 

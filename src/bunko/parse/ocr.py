@@ -28,6 +28,7 @@ from bunko.parse.base import ElementBuilder, page_error, union_bbox
 from bunko.parse.cjk import join_words
 from bunko.parse.limits import current as current_limits
 from bunko.parse.limits import over_limit
+from bunko.parse.progress import report as report_progress
 from bunko.schema import ElementKind, ErrorCode, ParsedDocument
 
 INSTALL_HINT = (
@@ -212,6 +213,7 @@ class ImageParser:
                 dpi = frame.info.get("dpi", (OCR_DPI, OCR_DPI))[0] or OCR_DPI
                 # Boxes in PDF points (1/72 inch) like every other parser's bbox.
                 add_ocr_lines(builder, self.ocr.recognize(frame, scale=float(dpi) / 72.0), number, self.ocr)
+                report_progress(number, frames)
         errors: list[dict[str, Any]] = meta.get("page_errors", [])  # type: ignore[assignment]
         if pages and len(errors) == pages:
             codes = Counter(e["code"] for e in errors)

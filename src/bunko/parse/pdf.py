@@ -32,6 +32,7 @@ from bunko.parse.limits import over_limit
 from bunko.parse.ocr import OCR_DPI, Tesseract, add_ocr_lines, render_scale
 from bunko.parse.pdf_layout import WORD_GAP, Block, TextRun, reading_order, segments_from_words, text_runs
 from bunko.parse.pdf_outline import Outline, is_contents_page, read_outline
+from bunko.parse.progress import report as report_progress
 from bunko.parse.tables import table_markdown, table_meta
 from bunko.schema import Element, ElementKind, ErrorCode, ParsedDocument
 
@@ -135,6 +136,7 @@ class PdfParser:
                     finally:
                         page.close()
                         _forget_objects(pdf)
+                    report_progress(index + 1, n_pages)
         finally:
             rendering.close()
         assert state.figures is not None

@@ -45,6 +45,9 @@ class ServedCollection:
         self.max_upload_bytes = int((max_upload_mb or kb.config.ingest.max_file_mb) * 1024 * 1024)
         self.allowed_extensions = accepted_extensions(kb.registry)
         self.uploads = kb.path / UPLOADS
+        self.uploads_root = kb.path.resolve().parent
+        """Uploads are named relative to the folder holding the collection (`kb/uploads/a.md`), whatever `[ingest]
+        root` says: the same name on every server, and the name uploads had before roots could be declared."""
         self.incoming = self.uploads / INCOMING
         self.worker = IngestWorker(kb, self._may_replace)
         self.reembed = ReembedRunner(kb)
@@ -135,7 +138,7 @@ class ServedCollection:
                 allowed=lambda job: doc is not None or who.unrestricted or job.owner == who.name,
             )
             removed = self.kb.delete(source) if doc is not None else False
-            path = (self.kb.root / source).resolve()
+            path = (self.uploads_root / source).resolve()
             if (removed or cancelled) and path.parent == self.uploads.resolve():
                 with contextlib.suppress(OSError):
                     path.unlink()

@@ -15,11 +15,11 @@ import threading
 import time
 import uuid
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bunko.schema import TERMINAL_STATUSES, JobStatus
+from bunko.schema import TERMINAL_STATUSES, JobProgress, JobStatus
 from bunko.server.auth import SERVER_DB
 
 KEEP_FINISHED = 20000
@@ -64,6 +64,8 @@ class UploadJob:
     """How many times a worker has taken it: more than one means a server stopped while it ran."""
     seq: int = 0
     """Its place in the collection's order of uploads and deletes (set when it is accepted)."""
+    progress: JobProgress | None = None
+    """While it runs: the engine job's stage and how far it is (read from the engine's row, not kept here)."""
 
     @property
     def finished(self) -> bool:
@@ -75,6 +77,7 @@ class UploadJob:
             "groups": self.groups, "status": self.status, "error_code": self.error_code, "error_detail": self.error_detail,
             "engine_job_id": self.engine_job_id, "doc_id": self.doc_id, "created_at": self.created_at,
             "updated_at": self.updated_at, "timings": self.timings, "attempts": self.attempts,
+            "progress": None if self.progress is None else {**asdict(self.progress), "text": self.progress.describe()},
         }
 
 

@@ -57,7 +57,7 @@ def upload(
             filename = sanitize_filename(given)
             check_type(filename, served.allowed_extensions)
             target = upload_target(served.kb.path, filename)
-            source = source_name(target, served.kb.root)
+            source = source_name(target, served.uploads_root)
             if source in stored and source not in visible:
                 raise UploadRejected("FORBIDDEN", f"{filename}: a document of this name exists that you may not access; rename the file", 403)
             job_id = new_job_id()

@@ -145,6 +145,7 @@ class IngestWorker:
                 job.status = str(engine_job.status)
                 job.engine_job_id = engine_job.job_id
                 job.updated_at = engine_job.updated_at
+                job.progress = engine_job.progress
 
     # -- order per document ---------------------------------------------------------
     def _name_lock(self, source: str) -> threading.Lock:
@@ -233,6 +234,7 @@ class IngestWorker:
 
     def _finish(self, job: UploadJob, status: str, code: str | None, detail: str | None) -> None:
         job.status = status
+        job.progress = None
         job.error_code = code
         job.error_detail = detail
         job.updated_at = time.time()

@@ -54,10 +54,11 @@ from bunko.store.rows import (
     job_from_row,
     mention_columns,
     mentions_from_columns,
+    progress_column,
 )
 from bunko.text.entities import Mention
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 """2 added the entity graph's columns to chunks, 3 each chunk's and document's language (in their meta) and each
 job's fields (what `Bunko.retry` ingests a file with again); an older store is upgraded in place when opened."""
 
@@ -84,7 +85,7 @@ CREATE INDEX IF NOT EXISTS chunks_by_embed_hash ON chunks (embed_hash);
 CREATE TABLE IF NOT EXISTS jobs (
     job_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, source TEXT NOT NULL, status TEXT NOT NULL,
     error_code TEXT, error_detail TEXT, created_at REAL NOT NULL, updated_at REAL NOT NULL, timings TEXT NOT NULL,
-    fields TEXT
+    fields TEXT, progress TEXT
 );
 CREATE INDEX IF NOT EXISTS jobs_by_run ON jobs (run_id, created_at);
 CREATE TABLE IF NOT EXISTS traces (trace_id TEXT PRIMARY KEY, created_at REAL NOT NULL, question TEXT, payload TEXT NOT NULL);
@@ -143,12 +144,13 @@ class LocalStore:
     def _upgrade_schema(self) -> None:
         """Bring a store written by an older bunko up to SCHEMA_VERSION in one transaction: version 1 had no entity
         columns (added empty: `bunko reindex` fills them), versions 1 and 2 no languages (judged here from the stored
-        text, `store/languages.py`) nor job fields (none recorded); newer versions stay as they are."""
+        text, `store/languages.py`) nor job fields (none recorded); versions 1 to 3 no job progress (a column, empty for
+        finished jobs); newer versions stay as they are."""
         version = self.get_meta("schema_version")
         if version is None:
             self.set_meta("schema_version", SCHEMA_VERSION)
             return
-        if version not in ("1", "2"):
+        if version not in ("1", "2", "3"):
             return
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
@@ -161,8 +163,10 @@ class LocalStore:
                     if "fields" not in {row[1] for row in self._db.execute("PRAGMA table_info(jobs)")}:
                         self._db.execute("ALTER TABLE jobs ADD COLUMN fields TEXT")
                     self._record_languages()
-                    self._db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (SCHEMA_VERSION,))
                     self._bump_generation()
+                if "progress" not in {row[1] for row in self._db.execute("PRAGMA table_info(jobs)")}:
+                    self._db.execute("ALTER TABLE jobs ADD COLUMN progress TEXT")
+                self._db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (SCHEMA_VERSION,))
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
@@ -597,9 +601,9 @@ class LocalStore:
     def save_job(self, job: IngestJob, run_id: str) -> None:
         with self._lock:
             self._db.execute(
-                "INSERT OR REPLACE INTO jobs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO jobs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (job.job_id, run_id, job.source, str(job.status), job.error_code, job.error_detail, job.created_at,
-                 job.updated_at, _dumps(job.timings), None if job.fields is None else _dumps(job.fields)),
+                 job.updated_at, _dumps(job.timings), None if job.fields is None else _dumps(job.fields), progress_column(job)),
             )
 
     def jobs(self, run_id: str | None = None, limit: int = 1000) -> list[IngestJob]:
@@ -679,7 +683,7 @@ class LocalStore:
                 f"SELECT {JOB_COLUMNS}, run_id FROM jobs ORDER BY rowid"
             ).fetchall()
         for r in rows:
-            yield job_from_row(r), r[9]
+            yield job_from_row(r), r[10]
 
     def export_traces(self) -> Iterator[TraceRecord]:
         with self._lock:

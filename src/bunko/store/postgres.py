@@ -71,6 +71,7 @@ from bunko.store.rows import (
     job_from_row,
     mention_columns,
     mentions_from_columns,
+    progress_column,
 )
 from bunko.store.sql_filters import FilterCompiler, field_names, known_fields_from
 from bunko.text.entities import Mention
@@ -816,12 +817,14 @@ class PostgresStore:
         with self._pool.connection() as conn:
             conn.execute(
                 "INSERT INTO jobs (job_id, run_id, source, status, error_code, error_detail, created_at, updated_at, timings, owner, "
-                "fields) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (job_id) DO UPDATE SET "
+                "fields, progress) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (job_id) DO UPDATE SET "
                 "run_id = EXCLUDED.run_id, source = EXCLUDED.source, status = EXCLUDED.status, error_code = EXCLUDED.error_code, "
                 "error_detail = EXCLUDED.error_detail, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at, "
-                "timings = EXCLUDED.timings, owner = EXCLUDED.owner, fields = EXCLUDED.fields, seq = nextval('jobs_seq')",
+                "timings = EXCLUDED.timings, owner = EXCLUDED.owner, fields = EXCLUDED.fields, progress = EXCLUDED.progress, "
+                "seq = nextval('jobs_seq')",
                 (job.job_id, run_id, _text(job.source), str(job.status), job.error_code, _text(job.error_detail), job.created_at,
-                 job.updated_at, _dumps(job.timings), self._writer_id, None if job.fields is None else _dumps(job.fields)),
+                 job.updated_at, _dumps(job.timings), self._writer_id, None if job.fields is None else _dumps(job.fields),
+                 progress_column(job)),
             )
 
     def jobs(self, run_id: str | None = None, limit: int = 1000) -> list[IngestJob]:
@@ -959,7 +962,7 @@ class PostgresStore:
                 f"SELECT {JOB_COLUMNS}, run_id FROM jobs ORDER BY seq"
             ).fetchall()
         for r in rows:
-            yield job_from_row(r), r[9]
+            yield job_from_row(r), r[10]
 
     def export_traces(self) -> Iterator[tuple[str, float, str, dict[str, Any]]]:
         with self._pool.connection() as conn:

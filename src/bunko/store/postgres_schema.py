@@ -154,6 +154,9 @@ CREATE TABLE IF NOT EXISTS staged_vectors (
     chunk_id text COLLATE "C" PRIMARY KEY, live_hash text NOT NULL, embed_hash text NOT NULL, embedding vector NOT NULL
 );
 """),
+    (6, "jobs: the stage in progress (pages parsed, chunks embedded of their total)", """
+ALTER TABLE jobs ADD COLUMN IF NOT EXISTS progress text;
+"""),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

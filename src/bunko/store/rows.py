@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import asdict
 from typing import Any
 
-from bunko.schema import Chunk, DocumentInfo, Element, IngestJob
+from bunko.schema import Chunk, DocumentInfo, Element, IngestJob, JobProgress
 from bunko.text.entities import Mention
 
 CHUNK_COLUMNS = "chunk_id, doc_id, source, ordinal, text, embed_text, element_ids, pages, section_path, kinds, parent_id, meta"
 ELEMENT_COLUMNS = "e.element_id, e.kind, e.text, e.page, e.section_path, e.bbox, e.parent_id, e.meta"
 DOCUMENT_COLUMNS = "doc_id, source, title, mime, parser, content_hash, chunk_count, ingested_at, meta"
-JOB_COLUMNS = "job_id, source, status, error_code, error_detail, created_at, updated_at, timings, fields"
+JOB_COLUMNS = "job_id, source, status, error_code, error_detail, created_at, updated_at, timings, fields, progress"
 
 
 def chunk_from_row(row: Sequence[Any]) -> Chunk:
@@ -43,7 +44,13 @@ def job_from_row(row: Sequence[Any]) -> IngestJob:
     return IngestJob(
         job_id=row[0], source=row[1], status=row[2], error_code=row[3], error_detail=row[4],
         created_at=row[5], updated_at=row[6], timings=json.loads(row[7]), fields=json.loads(row[8]) if row[8] else None,
+        progress=JobProgress(**json.loads(row[9])) if row[9] else None,
     )
+
+
+def progress_column(job: IngestJob) -> str | None:
+    """A job's progress as stored (JSON), None when it has none."""
+    return None if job.progress is None else json.dumps(asdict(job.progress), ensure_ascii=False)
 
 
 def mention_columns(mentions: Sequence[Mention]) -> tuple[list[str], str]:

@@ -1,5 +1,6 @@
-"""A local folder: its files, named as `bunko ingest` names them (relative to the collection's root), so a folder
-source and `bunko ingest FOLDER` share their documents; the version is the file's modification time and size."""
+"""A local folder: its files, named as `bunko ingest` names them (relative to the collection's root; a folder outside
+it from its own name down: `corpus/zh/a.md`), so a folder source and `bunko ingest FOLDER` share their documents;
+the version is the file's modification time and size."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pydantic import Field
 
 from bunko.errors import DocumentError
 from bunko.ingest.connectors.base import NAME_PATTERN, Item, Listing, SourceError, SourceSpec
-from bunko.ingest.sources import SourceFile, Unreadable, discover, source_name
+from bunko.ingest.sources import SourceFile, Unreadable, discover, relative_name, within
 from bunko.schema import ErrorCode
 
 
@@ -31,7 +32,8 @@ class FolderSource:
         self.folder = given if given.is_absolute() else root / given
         self.include = include
         self.exclude = exclude
-        self._prefix = source_name(self.folder, root).rstrip("/") + "/"
+        self._anchor = root if within(self.folder, root) else self.folder.parent
+        self._prefix = relative_name(self.folder, self._anchor).rstrip("/") + "/"
         self._paths: dict[str, Path] = {}
         self._unreadable: dict[str, Unreadable] = {}
 
@@ -41,7 +43,7 @@ class FolderSource:
         items = []
         self._paths = {}
         self._unreadable = {}
-        for found in discover([self.folder], self.root, self.include, self.exclude):
+        for found in discover([(self.folder, self._anchor)], self.include, self.exclude):
             if isinstance(found, Unreadable):  # a pipe, socket, device or broken link: a job failing with its code, as in ingest
                 self._unreadable[found.source] = found
                 items.append(Item(found.source, "unreadable"))
@@ -60,7 +62,7 @@ class FolderSource:
         if item.key in self._unreadable:
             found = self._unreadable[item.key]
             raise DocumentError(found.code, found.detail)
-        path = self._paths.get(item.key) or self.root / item.key
+        path = self._paths.get(item.key) or self._anchor / item.key
         if not path.exists():
             raise DocumentError(ErrorCode.NOT_FOUND, f"{item.key}: no such file (removed since it was listed)")
         return path
