@@ -9,7 +9,7 @@ fresh collections: with the local engine, and with `--engine ray` and each pool 
 ingest call, the phases Ray reports (`RayIngestor.phases`: starting Ray, workers loading the embedder, processing,
 the single writer's own time, stopping), the jobs' stage times summed, documents and chunks. Then `--tiny`
 one-chunk documents through each engine once: with next to no work per document, the difference is overhead. Writes
-bench/results/ray.json; bench/results/ray.md is written by hand from it (the estimate needs prose).
+bench/results/scale-out.json; bench/results/scale-out.md is written by hand from it (the estimate needs prose).
 """
 
 from __future__ import annotations
@@ -149,7 +149,7 @@ def main() -> None:
                                     if line.startswith("model name")), platform.processor())).strip()
     out = {"machine": {"cpus": os.cpu_count(), "cpu": cpu, "python": platform.python_version()},
            "docs": args.docs, "runs": runs, "summary": summary, "tiny_docs": args.tiny, "tiny_runs": tiny_runs}
-    (ROOT / "bench" / "results" / "ray.json").write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+    (ROOT / "bench" / "results" / "scale-out.json").write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(summary, indent=2))
 
 
