@@ -1,8 +1,9 @@
 """What kind of question this is, by rule (no LLM): whether to retrieve at all, and whether to split it.
 
 Self-RAG's retrieve-or-not decision and adaptive routing by complexity, reduced to
-what rules decide reliably in ja/zh/en: greetings and bare arithmetic need no
-documents; a question that asks about two things ("the CUPS port and the syslog
+what rules decide reliably in ja/zh/en: greetings, bare arithmetic and questions about the
+conversation itself ("what did I just ask?", これまでの会話を要約して: answered from the chat history,
+`generate/recall.py`) need no documents; a question that asks about two things ("the CUPS port and the syslog
 port", 甲と乙の違い) is searched part by part too; one that relates two facts
 ("the tool *that* …") is marked multi-hop (the router sends it to the graph route);
 "how many / 合計 / 总共" questions are marked aggregation (counted from tables
@@ -17,9 +18,9 @@ from typing import Literal
 
 from bunko.retrieve.router import relates_facts
 from bunko.text.analyzers import Analyzer, query_text
-from bunko.text.questions import arithmetic, is_greeting, question_parts
+from bunko.text.questions import ConversationRequest, about_conversation, arithmetic, is_greeting, question_parts
 
-QuestionKind = Literal["greeting", "arithmetic", "comparison", "multi_part", "multi_hop", "aggregation", "single"]
+QuestionKind = Literal["greeting", "arithmetic", "conversation", "comparison", "multi_part", "multi_hop", "aggregation", "single"]
 MIN_PART_TOKENS = 3
 """A part shorter than this (in analyzer tokens) is a fragment, not a question of its own."""
 
@@ -43,18 +44,36 @@ class Analysis:
     """The separately searchable parts of a comparison or multi-part question."""
     value: float | None = None
     """The result of a bare arithmetic question."""
+    request: ConversationRequest | None = None
+    """What a question about the conversation wants: the earlier questions, the earlier answer, or a summary."""
 
     @property
     def retrieves(self) -> bool:
-        return self.kind not in ("greeting", "arithmetic")
+        return self.kind not in NO_RETRIEVAL
 
 
-def analyze(question: str, analyzer: Analyzer) -> Analysis:
+NO_RETRIEVAL = ("greeting", "arithmetic", "conversation")
+
+
+def certain(question: str) -> Analysis | None:
+    """The kinds rules decide for certain, from the user's own words (never a condensed form: "thanks!" or "what did I
+    just ask?" after a conversation is not a follow-up to be completed with the previous question)."""
     if is_greeting(question):
         return Analysis("greeting", "a greeting or thanks: nothing to look up")
     value = arithmetic(question)
     if value is not None:
         return Analysis("arithmetic", "bare arithmetic: computed, not looked up", value=value)
+    request = about_conversation(question)
+    if request is not None:
+        return Analysis("conversation", f"about the conversation itself ({request}): answered from the history", request=request)
+    return None
+
+
+def analyze(question: str, analyzer: Analyzer, asked: str | None = None) -> Analysis:
+    """`question` is what will be searched (a follow-up made standalone); `asked`, the user's words when they differ."""
+    sure = certain(asked or question)
+    if sure is not None:
+        return sure
     parts = [p for p in question_parts(question) if len(analyzer(query_text(p))) >= MIN_PART_TOKENS]
     parts = parts if len(parts) >= 2 else []
     if _COMPARISON.search(question):
