@@ -38,6 +38,7 @@ from bunko.generate.expansion import expanded, feedback_terms, hypothetical_pass
 from bunko.generate.extractive import ExtractiveGenerator, citation_for
 from bunko.generate.grade import grade_answer
 from bunko.generate.guardrails import STANDARD, guard_text, mask_pii, masks_personal_data, regulated_notices, source_date
+from bunko.generate.kind_classifier import KindClassifier
 from bunko.generate.language import abstain_message, cross_language_note, direct_reply, is_abstention
 from bunko.generate.prompts import build_messages, critique_prompt, prompt_overhead
 from bunko.generate.recall import recall
@@ -126,6 +127,7 @@ class Answerer:
         self.checker = CitationChecker(self.embedder, analyzer)
         self.extractive = ExtractiveGenerator(self.embedder, analyzer, config.answer.max_sentences)
         self.confidence = confidence or (ConfidenceModel.load() if config.answer.confidence == "fitted" else None)
+        self._kind_classifier: KindClassifier | None = None
 
     @property
     def min_confidence(self) -> float:
@@ -134,6 +136,15 @@ class Answerer:
         if configured is not None:
             return configured
         return self.confidence.threshold if self.confidence is not None else RETRIEVAL_THRESHOLD
+
+    @property
+    def kind_classifier(self) -> KindClassifier | None:
+        """The packaged question-kind model, loaded at the first question while `[agent] classifier` is on."""
+        if not self.config.agent.classifier:
+            return None
+        if self._kind_classifier is None:
+            self._kind_classifier = KindClassifier.load()
+        return self._kind_classifier
 
     @property
     def generator_name(self) -> str:
@@ -219,10 +230,12 @@ class Answerer:
         if not self.config.agent.analysis:
             return None
         started = time.perf_counter()
-        analysis = analyze(question, self.analyzer, asked)
+        analysis = analyze(question, self.analyzer, asked, self.kind_classifier)
         output: dict[str, Any] = {"kind": analysis.kind, "reason": analysis.reason, "parts": analysis.parts}
         if analysis.request is not None:
             output["request"] = analysis.request
+        if analysis.classifier is not None:
+            output.update({"rule_kind": analysis.rule_kind, "classifier": analysis.classifier, "decided_by": analysis.decided_by})
         steps.append(AgentStep("analysis", asked or question, output, time.perf_counter() - started))
         return analysis
 
