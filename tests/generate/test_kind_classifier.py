@@ -3,16 +3,19 @@ where the rules are certain, traced, switchable, and a clear error for a missing
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console
 
 from bunko import Bunko
 from bunko.config import Config
 from bunko.generate.analysis import analyze, rule_flags
 from bunko.generate.kind_classifier import KINDS, KindClassifier, KindModelError
+from bunko.generate.trace_view import render_trace
 from bunko.text.analyzers import get_analyzer
 
 ANALYZER = get_analyzer("multilingual")
@@ -84,8 +87,12 @@ def test_the_trace_records_the_rules_and_the_classifier(kb: Bunko, question: str
     assert step.name == "analysis" and step.output["decided_by"] in ("rules", "classifier")
     assert step.output["rule_kind"] and step.output["classifier"]["kind"] in KINDS and 0 < step.output["classifier"]["probability"] <= 1
     assert answer.trace.evidence.route["mode"] != "none"  # every one of them is searched
-    stored = kb.trace(answer.trace_id)["steps"][0]["output"]
-    assert stored["classifier"] == step.output["classifier"]
+    stored = kb.trace(answer.trace_id)
+    assert stored["steps"][0]["output"]["classifier"] == step.output["classifier"]
+    out = io.StringIO()
+    render_trace(Console(file=out, width=300), stored)
+    shown = f"classifier {step.output['classifier']['kind']} (p={step.output['classifier']['probability']})"
+    assert shown in out.getvalue() and f"rule_kind {step.output['rule_kind']}" in out.getvalue()
     kb.config.agent.classifier = False
     assert "classifier" not in kb.ask(question).trace.steps[0].output  # type: ignore[union-attr]
 
