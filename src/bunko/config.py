@@ -321,9 +321,20 @@ class AnswerConfig(_Section):
 class AgentConfig(_Section):
     """The answerer's steps around retrieval (generate/analysis.py, generate/expansion.py); each recorded in the trace."""
 
-    analysis: bool = Field(True, description="Classify the question first (greeting, arithmetic, comparison, multi-part, multi-hop, single).")
+    analysis: bool = Field(
+        True, description="Classify the question first (greeting, arithmetic, conversation, comparison, multi-part, multi-hop, "
+        "aggregation, single, out-of-scope).",
+    )
+    classifier: bool = Field(
+        True,
+        description="Beside the rules, the small learned question-kind classifier (generate/kind_classifier.py, no LLM): rules "
+        "decide greetings, arithmetic and conversation questions; the classifier decides among the other kinds when its "
+        "probability reaches its threshold; the trace records both. Out-of-scope questions are still searched "
+        "(bench/results/question-kinds.md).",
+    )
     retrieve_or_not: bool = Field(
-        True, description="Answer greetings and bare arithmetic without retrieval (no citations, said so); everything else retrieves.",
+        True, description="Answer greetings, bare arithmetic and questions about the conversation itself (from the chat "
+        "history) without retrieval (no citations, said so); everything else retrieves.",
     )
     decompose: bool = Field(
         True,

@@ -60,3 +60,19 @@ def test_ctrl_c_ends_the_conversation(runner: CliRunner, collection: Path, monke
 def test_chat_needs_a_collection(runner: CliRunner, tmp_path: Path) -> None:
     result = runner.invoke(app, ["chat", "--collection", str(tmp_path / "nothing")], input="婚假有几天？\n")
     assert result.exit_code == 2 and "no bunko collection" in result.output
+
+
+@pytest.mark.parametrize(("turns", "fact"), [
+    (["婚假有几天？", "你上一个回答是什么？"], "3天"),
+    (["東京23区に出張する一般社員の宿泊費の上限はいくらですか？", "先ほどの回答をもう一度見せてください"], "12,000円"),
+    (["What is the gift value limit in the London office?", "What was your previous answer?"], "GBP 40"),
+])
+def test_asking_for_the_previous_answer_quotes_it_with_its_sources(
+    runner: CliRunner, collection: Path, turns: list[str], fact: str,
+) -> None:
+    result = runner.invoke(app, ["chat", "--collection", str(collection)], input="\n".join(turns) + "\n\n")
+    assert result.exit_code == 0, result.output
+    first, second = re.split(r"(?m)^> ", result.stdout)[1:3]
+    source = re.search(r"\[1\] (\S+\.md)", first)
+    assert source and fact in second and "[1]" in second and source.group(1) in second, second
+    assert "searched as" not in second

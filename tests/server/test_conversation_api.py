@@ -114,3 +114,24 @@ def test_the_web_page_keeps_the_conversation(samples_live: Live, page: Any) -> N
     page.get_by_role("button", name="New conversation").click()
     expect(page.locator("#conversation-box")).to_be_hidden()
     expect(page.locator("#question")).to_be_focused()
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("你上一个回答是什么？", "婚假为3天。[1]"), ("我刚才问了什么？", "婚假有几天？"), ("总结一下我们的对话", "婚假有几天？"),
+])
+def test_chat_completions_answer_questions_about_the_conversation_from_it(
+    client: openai.OpenAI, samples_live: Live, question: str, expected: str,
+) -> None:
+    messages: list[Any] = [
+        {"role": "user", "content": "婚假有几天？"}, {"role": "assistant", "content": "婚假为3天。[1]\n\n来源:\n[1] leave-policy-zh.md"},
+        {"role": "user", "content": question},
+    ]
+    completion = client.chat.completions.create(model="handbook", messages=messages)
+    content = completion.choices[0].message.content or ""
+    assert expected in content and "对话记录" in content and completion.model_extra["citations"] == []
+    with httpx.Client(base_url=samples_live.url, headers={"Authorization": f"Bearer {samples_live.keys['app']}"}) as http:
+        trace = http.get(samples_live.api("handbook", f"/traces/{completion.model_extra['bunko']['trace_id']}")).json()
+    assert [s["name"] for s in trace["steps"]] == ["analysis", "direct_answer"] and trace["steps"][0]["output"]["kind"] == "conversation"
+
+    alone = client.chat.completions.create(model="handbook", messages=[{"role": "user", "content": question}])
+    assert "还没有之前的对话" in (alone.choices[0].message.content or "")

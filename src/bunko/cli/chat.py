@@ -22,7 +22,7 @@ from bunko.cli.shared import (
     run,
 )
 from bunko.errors import BunkoError
-from bunko.generate.citation_marks import source_lines
+from bunko.generate.citation_marks import source_lines, sources_block
 from bunko.generate.conversation import Turn
 from bunko.schema import Answer
 
@@ -61,7 +61,8 @@ def chat(
             except BunkoError as exc:
                 errors.print(f"[red]error:[/red] {escape(str(exc))}")
                 continue
-            history += [Turn("user", question), Turn("assistant", answer.text)]
+            sources = sources_block(answer.sentences, answer.language)  # kept, so "your previous answer?" quotes them too
+            history += [Turn("user", question), Turn("assistant", answer.text + ("\n\n" + sources if sources else ""))]
     except KeyboardInterrupt:
         console.print()
     finally:

@@ -28,7 +28,7 @@ import numpy as np
 
 from bunko.config import Config
 from bunko.embed.base import Embedder, embed_queries
-from bunko.generate.analysis import Analysis, analyze
+from bunko.generate.analysis import Analysis, analyze, certain
 from bunko.generate.citation_marks import CitationNumbers, render_sentence, separator
 from bunko.generate.citations import SUPPORTED, UNCITED, CheckedSentence, CitationChecker, parse_sentences
 from bunko.generate.confidence import ConfidenceModel
@@ -38,8 +38,10 @@ from bunko.generate.expansion import expanded, feedback_terms, hypothetical_pass
 from bunko.generate.extractive import ExtractiveGenerator, citation_for
 from bunko.generate.grade import grade_answer
 from bunko.generate.guardrails import STANDARD, guard_text, mask_pii, masks_personal_data, regulated_notices, source_date
+from bunko.generate.kind_classifier import KindClassifier
 from bunko.generate.language import abstain_message, cross_language_note, direct_reply, is_abstention
 from bunko.generate.prompts import build_messages, critique_prompt, prompt_overhead
+from bunko.generate.recall import recall
 from bunko.generate.retrieval_grade import RETRIEVAL_THRESHOLD
 from bunko.generate.table_answer import TableAnswerer
 from bunko.llm.base import ChatModel, LLMError, Message, estimate_tokens, reported_usage
@@ -131,6 +133,7 @@ class Answerer:
         self.checker = CitationChecker(self.embedder, analyzer)
         self.extractive = ExtractiveGenerator(self.embedder, analyzer, config.answer.max_sentences)
         self.confidence = confidence or (ConfidenceModel.load() if config.answer.confidence == "fitted" else None)
+        self._kind_classifier: KindClassifier | None = None
 
     @property
     def min_confidence(self) -> float:
@@ -139,6 +142,15 @@ class Answerer:
         if configured is not None:
             return configured
         return self.confidence.threshold if self.confidence is not None else RETRIEVAL_THRESHOLD
+
+    @property
+    def kind_classifier(self) -> KindClassifier | None:
+        """The packaged question-kind model, loaded at the first question while `[agent] classifier` is on."""
+        if not self.config.agent.classifier:
+            return None
+        if self._kind_classifier is None:
+            self._kind_classifier = KindClassifier.load()
+        return self._kind_classifier
 
     @property
     def generator_name(self) -> str:
@@ -220,13 +232,17 @@ class Answerer:
         return Retrieved(question, result, vector, weights, result.hits, hits, duplicates, verdict, scored, notes, timings)
 
     # -- the agent's steps around retrieval (config [agent]) --------------------------------------
-    def _analysis(self, question: str, steps: list[AgentStep]) -> Analysis | None:
+    def _analysis(self, question: str, steps: list[AgentStep], asked: str | None = None) -> Analysis | None:
         if not self.config.agent.analysis:
             return None
         started = time.perf_counter()
-        analysis = analyze(question, self.analyzer)
-        steps.append(AgentStep("analysis", question, {"kind": analysis.kind, "reason": analysis.reason, "parts": analysis.parts},
-                               time.perf_counter() - started))
+        analysis = analyze(question, self.analyzer, asked, self.kind_classifier)
+        output: dict[str, Any] = {"kind": analysis.kind, "reason": analysis.reason, "parts": analysis.parts}
+        if analysis.request is not None:
+            output["request"] = analysis.request
+        if analysis.classifier is not None:
+            output.update({"rule_kind": analysis.rule_kind, "classifier": analysis.classifier, "decided_by": analysis.decided_by})
+        steps.append(AgentStep("analysis", asked or question, output, time.perf_counter() - started))
         return analysis
 
     def _retrieved(
@@ -315,16 +331,35 @@ class Answerer:
 
     def _direct(
         self, question: str, language: str, analysis: Analysis, steps: list[AgentStep], started: float, condensed: Condensed | None,
+        history: Sequence[Turn] | None = None,
     ) -> Answer:
-        """A greeting or a sum: answered without the documents, saying so, and traced like any answer."""
-        text = direct_reply(language, analysis.kind, analysis.value)
+        """A greeting, a sum or a question about the conversation: answered without the documents, saying so, and
+        traced like any answer."""
+        timer = time.perf_counter()
+        generation = Generation("none")
+        output: dict[str, Any] = {"kind": analysis.kind}
+        if analysis.kind == "conversation" and analysis.request is not None:
+            model = self.chat_model if self.config.answer.generator != "extractive" else None
+            recalled = recall(history, question, analysis.request, language, model)
+            text = guard_text(recalled.text, self.config.answer.policy, language)  # a model's recall may repeat what was masked
+            output.update({"request": recalled.request, "history_turns": recalled.history_turns, "quoted": recalled.quoted,
+                           "used_llm": recalled.raw is not None and recalled.llm_error is None})
+            if recalled.llm_error:
+                output["llm_error"] = recalled.llm_error
+            if recalled.prompt is not None and model is not None:
+                generation = Generation(model.name, prompt=recalled.prompt, raw_output=recalled.raw)
+                if recalled.raw is not None:
+                    generation.usage = self._priced(token_usage(model, recalled.prompt, recalled.raw))
+        else:
+            text = direct_reply(language, analysis.kind, analysis.value)
         answer = Answer(question=question, text=text, sentences=[], abstained=False, confidence=1.0,
                         trace_id=uuid.uuid4().hex[:16], language=language, policy=self.config.answer.policy)
-        steps.append(AgentStep("direct_answer", question, {"kind": analysis.kind, "text": text}))
+        output["text"] = text
+        steps.append(AgentStep("direct_answer", question, output, time.perf_counter() - timer))
         empty = Evidence(question, {"mode": "none", "reason": analysis.reason}, [], [], [], Grade(True, 1.0))
         answer.trace = Trace(
             question=question, trace_id=answer.trace_id, language=language, policy=self.config.answer.policy,
-            reranker=self.reranker.name, evidence=empty, generation=Generation("none"), steps=steps, condensed=condensed,
+            reranker=self.reranker.name, evidence=empty, generation=generation, steps=steps, condensed=condensed,
             answer=to_dict(answer),
             stage_timings={"total": time.perf_counter() - started},
         )
@@ -342,15 +377,16 @@ class Answerer:
         config = self.config.answer
         k = k or self.searcher.config.k
         stage_timings: dict[str, float] = {}
-        asked, condensed = question, self.condense(question, history)
+        direct = self.config.agent.analysis and self.config.agent.retrieve_or_not and certain(question) is not None
+        asked, condensed = question, None if direct else self.condense(question, history)  # nothing to search for
         if condensed is not None:
             question = condensed.standalone
             stage_timings[CONDENSE_STAGE] = time.perf_counter() - started
         language = detect_language(asked)
         steps: list[AgentStep] = []
-        analysis = self._analysis(question, steps)
+        analysis = self._analysis(question, steps, asked)
         if analysis is not None and not analysis.retrieves and self.config.agent.retrieve_or_not:
-            answer = self._direct(asked, language, analysis, steps, started, condensed)
+            answer = self._direct(asked, language, analysis, steps, started, condensed, history)
             if stream:
                 yield answer.text
             yield answer

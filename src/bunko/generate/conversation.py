@@ -41,7 +41,7 @@ from bunko.text.languages import query_language
 from bunko.text.scripts import HAN, KATAKANA
 from bunko.trace import Condensed
 
-__all__ = ["Condensed", "Turn", "condense", "follow_up_marker", "rule_condense"]
+__all__ = ["Condensed", "Turn", "condense", "fenced_conversation", "follow_up_marker", "rule_condense"]
 
 Role = Literal["user", "assistant"]
 
@@ -459,21 +459,26 @@ _CONVERSATION_TAG = re.compile(r"<\s*/?\s*conversation\b", re.I)
 _LABEL = re.compile(r"^\s*(standalone question|rewritten question|question|rewrite|q)\s*[:：]\s*", re.I)
 
 
-def _quoted(text: str) -> str:
+def quoted_turn(text: str) -> str:
     """A turn's text that cannot end the conversation's fence or open a chat turn (``<`` becomes ``‹``)."""
     return _CONVERSATION_TAG.sub(lambda m: "‹" + m.group()[1:], defuse(text))
 
 
-def condense_messages(history: Sequence[Turn], question: str) -> list[dict[str, str]]:
+def fenced_conversation(history: Sequence[Turn], turns: int = TURNS_IN_PROMPT, chars: int = TURN_CHARS) -> str:
+    """The last `turns` turns inside ``<conversation>`` tags, each cut to `chars` and defused like document text."""
     lines = []
-    for turn in history[-TURNS_IN_PROMPT:]:
+    for turn in history[-turns:]:
         text = " ".join(turn.text.split())
-        text = text if len(text) <= TURN_CHARS else text[:TURN_CHARS] + "…"
-        lines.append(f"{'User' if turn.role == 'user' else 'Assistant'}: {_quoted(text)}")
-    conversation = "\n".join(lines)
+        text = text if len(text) <= chars else text[:chars] + "…"
+        lines.append(f"{'User' if turn.role == 'user' else 'Assistant'}: {quoted_turn(text)}")
+    return "<conversation>\n" + "\n".join(lines) + "\n</conversation>"
+
+
+def condense_messages(history: Sequence[Turn], question: str) -> list[dict[str, str]]:
+    conversation = fenced_conversation(history)
     return [
         {"role": "system", "content": SYSTEM},
-        {"role": "user", "content": f"<conversation>\n{conversation}\n</conversation>\n\nLast question: {_quoted(question)}\n\nStandalone question:"},
+        {"role": "user", "content": f"{conversation}\n\nLast question: {quoted_turn(question)}\n\nStandalone question:"},
     ]
 
 

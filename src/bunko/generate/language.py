@@ -64,3 +64,32 @@ def direct_reply(language: str, kind: str, value: float | None = None) -> str:
         shown = f"{value:,.10g}" if abs(value) < 1e15 else f"{value:g}"
         return _CALCULATED.get(language, _CALCULATED["en"]).format(value=shown)
     return _GREETING_REPLIES.get(language, _GREETING_REPLIES["en"])
+
+
+NO_CONVERSATION = {
+    "ja": "これまでの会話はありません。資料について質問してください。",
+    "zh": "目前还没有之前的对话。请就资料提问。",
+    "en": "There is no earlier conversation yet. Ask a question about your documents.",
+}
+RECALLED = {
+    "asked": {"ja": "直前のご質問は「{text}」でした。", "zh": "您上一个问题是：“{text}”。", "en": "Your previous question was: “{text}”"},
+    "first": {"ja": "最初のご質問は「{text}」でした。", "zh": "您的第一个问题是：“{text}”。", "en": "Your first question was: “{text}”"},
+    "all": {"ja": "これまでのご質問:", "zh": "您之前的问题：", "en": "Your questions so far:"},
+    "answered": {"ja": "直前の回答は次のとおりです。", "zh": "上一个回答如下：", "en": "My previous answer was:"},
+    "no_answer": {"ja": "まだ回答していません。", "zh": "还没有回答过。", "en": "I have not answered anything yet."},
+    "summary": {"ja": "これまでの会話:", "zh": "到目前为止的对话：", "en": "The conversation so far:"},
+    "question": {"ja": "質問", "zh": "问", "en": "Q"},
+    "answer": {"ja": "回答", "zh": "答", "en": "A"},
+    "note": {"ja": "（会話の記録からの引用です。資料からの回答ではありません）", "zh": "（引自对话记录，并非来自资料）",
+             "en": "(Quoted from this conversation, not from the documents.)"},
+}
+
+
+def recalled(key: str, language: str, text: str = "") -> str:
+    """A phrase of the reply to a question about the conversation (`generate/recall.py`), in the question's language."""
+    phrases = RECALLED[key]
+    return phrases.get(language, phrases["en"]).format(text=text)
+
+
+def no_conversation(language: str) -> str:
+    return NO_CONVERSATION.get(language, NO_CONVERSATION["en"])

@@ -64,7 +64,7 @@ def render_trace(console: Console, trace: dict[str, Any]) -> None:
     if isinstance(trace.get("condensed"), dict):
         _condensed(console, trace["condensed"])
     for step in trace.get("steps", []):
-        said = ", ".join(f"{key} {value}" for key, value in step.get("output", {}).items())
+        said = ", ".join(f"{key} {_shown(value)}" for key, value in step.get("output", {}).items())
         console.print(f"step [bold]{escape(str(step.get('name')))}[/bold] ({step.get('seconds', 0) * 1000:.0f} ms): {escape(said)}")
     if trace.get("fallback"):
         console.print(f"[yellow]the LLM failed, the answer is extractive: {escape(str(trace['fallback']))}[/yellow]")
@@ -108,3 +108,10 @@ def render_trace(console: Console, trace: dict[str, Any]) -> None:
     timings = trace.get("timings", {})
     shown = {k: v for k, v in timings.items() if "." not in k}
     console.print("[dim]timings " + " · ".join(f"{k} {v * 1000:.0f} ms" for k, v in shown.items()) + "[/dim]")
+
+
+def _shown(value: object) -> str:
+    """A step's output value on one line; the classifier's verdict as its kind and probability, not every kind's."""
+    if isinstance(value, dict) and "kind" in value and "probability" in value:
+        return f"{value['kind']} (p={value['probability']})"
+    return str(value)
