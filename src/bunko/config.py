@@ -332,6 +332,11 @@ class AgentConfig(_Section):
         "probability reaches its threshold; the trace records both. Out-of-scope questions are still searched "
         "(bench/results/question-kinds.md).",
     )
+    llm_analysis: bool = Field(
+        False, description="With a chat model configured ([llm]): the model names the question's kind (single_hop, multi_hop, "
+        "comparison, aggregation, out_of_scope) before the classifier and rules; the certain rules still come first, and a "
+        "reply that names no kind leaves it to them. Off by default: one more model call per question.",
+    )
     retrieve_or_not: bool = Field(
         True, description="Answer greetings, bare arithmetic and questions about the conversation itself (from the chat "
         "history) without retrieval (no citations, said so); everything else retrieves.",

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from bunko.generate.kind_classifier import KindClassifier, KindPrediction
+from bunko.generate.llm_kind import LLMKind, llm_kind
+from bunko.llm.base import ChatModel
 from bunko.retrieve.router import relates_facts
 from bunko.text.analyzers import Analyzer, query_text
 from bunko.text.questions import ConversationRequest, about_conversation, arithmetic, is_greeting, question_parts
@@ -53,7 +55,9 @@ class Analysis:
     """With the classifier: the kind the rules gave, and what the classifier said (kind, probability, all)."""
     classifier: dict[str, Any] | None = None
     decided_by: str | None = None
-    """``rules (certain)``, ``rules`` or ``classifier``; None without the classifier."""
+    """``rules (certain)``, ``rules``, ``classifier`` or ``llm``; None with neither the classifier nor a model."""
+    llm: dict[str, Any] | None = None
+    """With `[agent] llm_analysis`: the kind the model named (None when it named none), its reply, its error."""
 
     @property
     def retrieves(self) -> bool:
@@ -126,6 +130,7 @@ RULE_CLASSES = {"single": "single_hop", "multi_part": "multi_hop", "multi_hop": 
 
 def analyze(
     question: str, analyzer: Analyzer, asked: str | None = None, classifier: KindClassifier | None = None,
+    model: ChatModel | None = None,
 ) -> Analysis:
     """`question` is what will be searched (a follow-up made standalone); `asked`, the user's words when they differ.
 
@@ -133,6 +138,13 @@ def analyze(
     its probability reaches the model's threshold, else the keyword rules' kind. The parts of a several-part question
     are kept whoever decides the kind: decomposition searches them either way."""
     sure = certain(asked or question)
+    if sure is None and model is not None:
+        named = llm_kind(model, question)
+        if named.kind is not None:
+            return by_model(question, analyzer, named, classifier)
+        undecided = analyze(question, analyzer, asked, classifier)
+        undecided.llm = {"kind": None, "raw": named.raw, "error": named.error}
+        return undecided
     if sure is not None or classifier is None:
         analysis = sure or by_rules(question, analyzer)
         if classifier is not None:
@@ -148,6 +160,21 @@ def analyze(
     reason = f"the classifier: {predicted.kind} (p={predicted.probability:.2f}; the rules said {ruled.kind})"
     analysis = Analysis(kind, reason, ruled.parts)
     return _record(analysis, predicted, "classifier", ruled.kind)
+
+
+def by_model(question: str, analyzer: Analyzer, named: LLMKind, classifier: KindClassifier | None) -> Analysis:
+    """The model's kind, with the parts the rules found (the model names a kind, not the parts to search)."""
+    assert named.kind is not None
+    ruled = by_rules(question, analyzer)
+    if ruled.kind == "multi_part" and named.kind in ("single_hop", "multi_hop"):
+        analysis = ruled
+    else:
+        analysis = Analysis(CLASSIFIER_KINDS[named.kind], f"the model: {named.kind} (the rules said {ruled.kind})", ruled.parts)
+    if classifier is not None:
+        _record(analysis, classifier.predict(question, rule_flags(question, analyzer)), "llm", ruled.kind)
+    analysis.rule_kind, analysis.decided_by = ruled.kind, "llm"
+    analysis.llm = {"kind": named.kind, "raw": named.raw, "error": None}
+    return analysis
 
 
 def _record(analysis: Analysis, predicted: KindPrediction, decided_by: str, rule_kind: str | None = None) -> Analysis:

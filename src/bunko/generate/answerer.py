@@ -236,12 +236,15 @@ class Answerer:
         if not self.config.agent.analysis:
             return None
         started = time.perf_counter()
-        analysis = analyze(question, self.analyzer, asked, self.kind_classifier)
+        model = self.chat_model if self.config.agent.llm_analysis else None
+        analysis = analyze(question, self.analyzer, asked, self.kind_classifier, model)
         output: dict[str, Any] = {"kind": analysis.kind, "reason": analysis.reason, "parts": analysis.parts}
         if analysis.request is not None:
             output["request"] = analysis.request
         if analysis.classifier is not None:
             output.update({"rule_kind": analysis.rule_kind, "classifier": analysis.classifier, "decided_by": analysis.decided_by})
+        if analysis.llm is not None:
+            output.update({"rule_kind": analysis.rule_kind, "llm": analysis.llm, "decided_by": analysis.decided_by})
         steps.append(AgentStep("analysis", asked or question, output, time.perf_counter() - started))
         return analysis
 

@@ -111,7 +111,10 @@ def render_trace(console: Console, trace: dict[str, Any]) -> None:
 
 
 def _shown(value: object) -> str:
-    """A step's output value on one line; the classifier's verdict as its kind and probability, not every kind's."""
+    """A step's output value on one line; the classifier's verdict as its kind and probability, not every kind's; the
+    model's as its kind, not its reply."""
     if isinstance(value, dict) and "kind" in value and "probability" in value:
         return f"{value['kind']} (p={value['probability']})"
+    if isinstance(value, dict) and "kind" in value and "raw" in value:  # the model's kind (`[agent] llm_analysis`)
+        return str(value["kind"] or f"none ({value.get('error') or 'the reply named no kind'})")
     return str(value)
