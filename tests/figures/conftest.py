@@ -26,7 +26,7 @@ def figure_docs(folder: Path) -> list[Path]:
 @pytest.fixture(scope="session")
 def figures_kb(tmp_path_factory: pytest.TempPathFactory, embedder: UseM3Embedder, samples_dir: Path) -> Iterator[Bunko]:
     root = tmp_path_factory.mktemp("figures")
-    docs = figure_docs(root / "docs")
+    docs = figure_docs(root / "reports")  # not "docs": the samples folder, from outside the root, is named docs/…
     kb = Bunko(root / ".bunko", embedder=embedder)
     report = kb.ingest([samples_dir, *docs])
     assert report.ok, [(j.source, j.error_detail) for j in report.failed]

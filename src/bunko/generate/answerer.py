@@ -397,7 +397,7 @@ class Answerer:
         first = evidence = self._retrieved(question, filters, k, mode, analysis, steps)
         computed = self._table_answer(question, language, filters, evidence, steps)
         if computed is None and self.generator_name == "extractive":  # a model reads the row from the passages itself
-            computed = self._table_lookup(question, language, filters, steps)
+            computed = self._table_lookup(question, language, filters, steps, asked if condensed is not None else None)
         if computed is not None:
             answer = yield from self._computed(asked, language, evidence, computed, stream, steps, started, stage_timings, condensed, filters)
             yield answer
@@ -479,13 +479,15 @@ class Answerer:
 
     def _table_lookup(
         self, question: str, language: str, filters: Mapping[str, Any] | None, steps: list[AgentStep],
+        follow_up: str | None = None,
     ) -> list[AnswerSentence] | None:
         """The table cell a question names by its row and column: read from the table, not quoted from a passage
-        (a row cut from its header, a merged header, a long table's far rows are where passages fail)."""
+        (a row cut from its header, a merged header, a long table's far rows are where passages fail). `follow_up`:
+        the user's own words when `question` was made standalone from the conversation, whose column wins."""
         if self.tables is None:
             return None
         started = time.perf_counter()
-        outcome, detail = self.tables.lookup(question, language, filters)
+        outcome, detail = self.tables.lookup(question, language, filters, focus=follow_up)
         steps.append(AgentStep("table_lookup", question, detail, time.perf_counter() - started))
         return outcome.sentences if outcome is not None else None
 

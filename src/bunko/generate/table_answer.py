@@ -136,9 +136,12 @@ class TableAnswerer:
         step["outcome"] = "answered"
         return TableOutcome([AnswerSentence(text=text, citations=self._citations(result), support=1.0)], step)
 
-    def lookup(self, question: str, language: str, where: Mapping[str, Any] | None = None) -> tuple[TableOutcome | None, dict[str, Any]]:
-        """The cell a question names by its row and column ("the hotel limit for London", 大阪府の人口), or None."""
-        plan = self.planner.plan_lookup(question, self.tables.catalog(where))
+    def lookup(
+        self, question: str, language: str, where: Mapping[str, Any] | None = None, focus: str | None = None,
+    ) -> tuple[TableOutcome | None, dict[str, Any]]:
+        """The cell a question names by its row and column ("the hotel limit for London", 大阪府の人口), or None;
+        `focus` as in `TablePlanner.plan_lookup`."""
+        plan = self.planner.plan_lookup(question, self.tables.catalog(where), focus)
         if plan is None:
             return None, {"operation": LOOKUP, "outcome": "no table row and column named"}
         step: dict[str, Any] = {"operation": LOOKUP, **describe_plan(plan)}

@@ -42,6 +42,9 @@ VALUE_WEIGHT = 1.5
 other tables may share (人口 is in both a prefecture and a province table; 西南 only in one)."""
 LOOKUP_NAME_SCORE = 0.8
 """A lookup answers from a table only when the question names the column this clearly (whole, or a synonym)."""
+FOLLOW_UP_NAME_SCORE = 0.5
+"""A follow-up made standalone ("and for meals?") names its column with the words it shares with the earlier turn
+("limit"), so a column the follow-up itself names needs only this much of the whole."""
 """A column is named by the question when at least this much of its name is in it."""
 ADMINISTRATIVE_SUFFIXES = "都道府県市省区州"
 """Place names are asked without the suffix a table writes them with (大阪 for 大阪府, 广东 for 广东省)."""
@@ -226,6 +229,12 @@ class TablePlanner:
                 best, where = share * 0.9, max(where, 0)
         return best, where
 
+    def _word_share(self, name: str, tokens: set[str]) -> float:
+        """The share of a column name's words among `tokens`, its bracketed words included ("Hospitality (meals)
+        limit": "meals" is what tells it from the gift limit, where `name_score` drops brackets as units)."""
+        words = set(self.analyzer(normalize(name).lower()))
+        return len(words & tokens) / len(words) if words else 0.0
+
     def named_values(self, table: StoredTable, question: str) -> list[tuple[int, str, int]]:
         """Cells of the text columns the question names (column, text, where), longest first, no two overlapping."""
         found: list[tuple[int, str, int, int, float]] = []
@@ -340,11 +349,15 @@ class TablePlanner:
         plan.score = score
         return plan
 
-    def plan_lookup(self, question: str, tables: list[StoredTable]) -> TablePlan | None:
+    def plan_lookup(self, question: str, tables: list[StoredTable], focus: str | None = None) -> TablePlan | None:
         """A question that names a row (a cell of a text column: "London", 大阪府) and a column ("hotel limit", 人口)
-        of the same table: the cell where they cross. None unless both are named."""
+        of the same table: the cell where they cross. None unless both are named. `focus`: the words of a follow-up
+        made standalone ("and for meals?" after the gift limit): a column they name is the one asked for, not the
+        column the earlier turn named."""
         clean = normalize(question).lower()
         tokens = set(self.analyzer(clean))
+        focused = normalize(focus).lower() if focus else ""
+        focus_tokens = set(self.analyzer(focused)) if focused else set()
         best: TablePlan | None = None
         for table in tables:
             values = [v for v in self.named_values(table, clean)
@@ -354,6 +367,11 @@ class TablePlanner:
             row_columns = {c for c, _, _ in values}
             scores = [self.name_score(c.name, clean, tokens) for c in table.columns]
             wanted = [i for i in range(len(table.columns)) if i not in row_columns and scores[i][0] >= LOOKUP_NAME_SCORE]
+            if focused:  # the follow-up's own words name part of the column; the earlier turn, with them, the rest
+                in_focus = [i for i in range(len(table.columns)) if i not in row_columns
+                            and self._word_share(table.columns[i].name, focus_tokens) > 0
+                            and self._word_share(table.columns[i].name, tokens) >= FOLLOW_UP_NAME_SCORE]
+                wanted = in_focus or wanted
             if not wanted:
                 continue
             measure = max(wanted, key=lambda i: (scores[i][0], -i))
