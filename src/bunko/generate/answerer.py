@@ -112,6 +112,15 @@ def traced_hit(hit: Hit) -> TracedHit:
     )
 
 
+LOOKUP_EVIDENCE_RANK = 3
+"""A cell is read as the answer when its row's chunk is among this many best hits, or when the passages could not
+answer (the grade is insufficient): on real manuals a table that merely shares a word with the question ("root",
+GNOME, 端口) otherwise answered questions the passages answered right (7 of the Debian Reference set's 120 at 78d15ac)."""
+LOOKUP_SURE_SCORE = 3.0
+"""…or when the question names the cell this plainly: its row, its column and its sheet (`TablePlanner.plan_lookup`'s
+score; row and column alone score about 1.8–2.6, the sheet adds 2)."""
+
+
 class Answerer:
     """The answer pipeline over one collection's store, searcher and config; models are loaded once."""
 
@@ -397,7 +406,7 @@ class Answerer:
         first = evidence = self._retrieved(question, filters, k, mode, analysis, steps)
         computed = self._table_answer(question, language, filters, evidence, steps)
         if computed is None and self.generator_name == "extractive":  # a model reads the row from the passages itself
-            computed = self._table_lookup(question, language, filters, steps, asked if condensed is not None else None)
+            computed = self._table_lookup(question, language, filters, steps, evidence, asked if condensed is not None else None)
         if computed is not None:
             answer = yield from self._computed(asked, language, evidence, computed, stream, steps, started, stage_timings, condensed, filters)
             yield answer
@@ -479,7 +488,7 @@ class Answerer:
 
     def _table_lookup(
         self, question: str, language: str, filters: Mapping[str, Any] | None, steps: list[AgentStep],
-        follow_up: str | None = None,
+        evidence: Retrieved, follow_up: str | None = None,
     ) -> list[AnswerSentence] | None:
         """The table cell a question names by its row and column: read from the table, not quoted from a passage
         (a row cut from its header, a merged header, a long table's far rows are where passages fail). `follow_up`:
@@ -488,6 +497,13 @@ class Answerer:
             return None
         started = time.perf_counter()
         outcome, detail = self.tables.lookup(question, language, filters, focus=follow_up)
+        leading = {hit.chunk.chunk_id for hit in evidence.hits[:LOOKUP_EVIDENCE_RANK]}
+        cited = {c.chunk_id for s in outcome.sentences for c in s.citations} if outcome is not None else set()
+        sure = float(detail.get("score", 0.0)) >= LOOKUP_SURE_SCORE
+        if outcome is not None and evidence.grade.sufficient and not cited & leading and not sure:
+            # a table that shares a word with the question ("root", GNOME, 端口) is not the evidence the search found,
+            # and the passages that are can answer
+            outcome, detail = None, {**detail, "outcome": f"not used: the row is not among the top {LOOKUP_EVIDENCE_RANK} hits"}
         steps.append(AgentStep("table_lookup", question, detail, time.perf_counter() - started))
         return outcome.sentences if outcome is not None else None
 

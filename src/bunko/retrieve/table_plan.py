@@ -14,10 +14,12 @@ runs through `TableDB.select` (read-only connection, authorizer, time limit).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from bunko.index.table_data import TEXT, TableColumn
 from bunko.index.table_db import StoredTable, TableDB, text_col, value_col
+from bunko.retrieve.key_terms import key_terms
 from bunko.text.analyzers import Analyzer
 from bunko.text.numbers import CURRENCY, DATE, NUMBER, PERCENT, Quantity, normalize
 from bunko.text.table_questions import (
@@ -195,6 +197,26 @@ def _clean_name(part: str) -> str:
     return re.sub(r"[(（\[][^()（）\[\]]*[)）\]]", "", part).strip()
 
 
+def named_things(question: str, tokens: Sequence[str]) -> list[str]:
+    """The question's key terms written as names: identifiers ("arm64", "/var/log/journal") or with a capital ("MSS",
+    "Debian"); a lowercase word in a mixed question ("population … 関東") may be a column's translation."""
+    def written_as_name(term: str) -> bool:
+        if any(not c.isalpha() for c in term):
+            return True
+        lowercase = re.search(rf"(?<![A-Za-z]){re.escape(term)}(?![A-Za-z])", question)
+        return lowercase is None
+    return [term for term in key_terms(question, tokens) if written_as_name(term)]
+
+
+def holds_all(table: StoredTable, terms: Sequence[str]) -> bool:
+    """Whether each term is in the table's title, sheet, section, column names or text cells."""
+    if not terms:
+        return True
+    text = normalize(" ".join([table.title, table.sheet or "", *table.section_path, *(c.name for c in table.columns),
+                               *(v for values in table.values.values() for v in values)])).lower()
+    return all(term in text for term in terms)
+
+
 class TablePlanner:
     def __init__(self, analyzer: Analyzer) -> None:
         self.analyzer = analyzer
@@ -257,10 +279,13 @@ class TablePlanner:
 
     # -- planning ------------------------------------------------------------
     def plan(self, question: str, intent: TableIntent, tables: list[StoredTable]) -> TablePlan | None:
-        """The best table for the question with the columns and filters the operation needs; None when none fits."""
+        """The best table for the question with the columns and filters the operation needs; None when none fits.
+        A table fits only if it holds every thing the question names (`key_terms`: "arm64", "MSS", "journald"):
+        counting a table's rows does not answer a question about something the table never mentions."""
         clean = normalize(question).lower()
         tokens = set(self.analyzer(clean))
-        plans = [p for t in tables if (p := self._plan_one(clean, tokens, intent, t)) is not None]
+        named = named_things(question, self.analyzer(question))
+        plans = [p for t in tables if holds_all(t, named) and (p := self._plan_one(clean, tokens, intent, t)) is not None]
         if not plans:
             return None
         return max(plans, key=lambda p: p.score)
