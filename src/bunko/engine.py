@@ -394,6 +394,10 @@ class Bunko:
             self.figures.remove(doc_id_for(name))
             return deleted
 
+    def source_path(self, source: str) -> Path:
+        """Where the file a document was named from is (or was): the inverse of how ingest names files."""
+        return SourceNames.load(self.store, self.root).path_of(source)
+
     def resolve_source(self, given: str) -> str:
         """A document's name from what a person types: a stored name as is; a path to a file, named as ingest names
         it; else the one stored name that ends with it (a collection written with absolute names: ``zh/说明.md``
@@ -695,7 +699,7 @@ class Bunko:
             page = chunk.pages[0] if chunk.pages else 1
         page = page or 1
         boxes = self.highlight_boxes(doc.source, highlight, page) if highlight else []
-        path = SourceNames.load(self.store, self.root).path_of(doc.source)
+        path = self.source_path(doc.source)
         image = page_render.render_page(path, doc.source, page, boxes, dpi)
         return page_render.png(image), page, len(boxes)
 

@@ -40,6 +40,7 @@ from bunko.evaluate.metrics import (
 from bunko.evaluate.records import QuestionRecord
 from bunko.evaluate.runner import evaluate_collection
 from bunko.evaluate.variants import Variant, index_key, redacted
+from bunko.ingest.sources import FOLDERS_META
 
 Progress = Callable[[str, int, int], None]
 """progress(description, done, total): what the experiment is doing now."""
@@ -123,20 +124,20 @@ class Experiment:
 
 
 # -- documents --------------------------------------------------------------------
-def collection_documents(collection: Path) -> tuple[list[Path], list[str]]:
-    """The files a collection was built from (to rebuild it another way), and the ones now missing."""
+def collection_documents(collection: Path) -> tuple[list[Path], list[str], str | None]:
+    """The files a collection was built from (to rebuild it another way), the ones now missing, and the folders its
+    names are anchored at (`ingest.sources.FOLDERS_META`), so a rebuild names each file as the collection does."""
     kb = Bunko(collection, create=False, allow_embedder_change=True)
     try:
         found: list[Path] = []
         missing: list[str] = []
         for doc in kb.documents():
-            path = Path(doc.source)
-            path = path if path.is_absolute() else kb.root / path
+            path = kb.source_path(doc.source)
             if path.exists():
                 found.append(path)
             else:
                 missing.append(doc.source)
-        return found, missing
+        return found, missing, kb.store.get_meta(FOLDERS_META)
     finally:
         kb.close()
 
@@ -252,10 +253,11 @@ def run_experiment(
         root = collection.resolve().parent
     needs_index = [v for v in variants if index_key(v.config) != base_key]
     doc_paths = list(docs) if docs else []
+    anchors: str | None = None
     if needs_index and not doc_paths:
         if collection is None:
             raise BunkoError("no documents to index: pass --docs PATH (or --samples)")
-        doc_paths, missing = collection_documents(collection)
+        doc_paths, missing, anchors = collection_documents(collection)
         if missing:
             notes.append(f"{len(missing)} document(s) of the collection no longer exist and were not re-indexed: {', '.join(missing[:5])}")
         if not doc_paths:
@@ -293,6 +295,8 @@ def run_experiment(
                 local = variant.config.model_copy(update={"store": "local"})
                 kb = Bunko(path, config=local, embedder=model)
                 kb.root = root  # sources named as in the original collection (or the current folder), so chunk ids compare
+                if anchors:
+                    kb.store.set_meta(FOLDERS_META, anchors)
                 try:
                     report = kb.ingest(doc_paths)
                 finally:
