@@ -219,10 +219,16 @@ class TableAnswerer:
         """The cells of the table row a quote reads ("Region: Kansai / Q3: 1,200"), when the cited chunk holds that row."""
         wanted = _squash(citation.quote)
         for table in self.tables.catalog():
-            if table.source != citation.source:
-                continue
+            if table.source != citation.source or (citation.section_path and table.section_path != citation.section_path):
+                continue  # a quoted row is in a table of the cited section: a manual's chapter has dozens of others
             columns = ", ".join(text_col(i) for i in range(len(table.columns)))
-            rows = self.tables.db.select(f"SELECT _row_number, _page, {columns} FROM {table.sql_name}")
+            # only rows whose first cell is in the quote (or empty)
+            first = f"replace(coalesce({text_col(0)}, ''), ' ', '')"
+            rows = self.tables.db.select(
+                f"SELECT _row_number, _page, {columns} FROM {table.sql_name} "
+                f"WHERE {first} = '' OR instr(?, {first}) > 0 OR instr(?, {first}) > 0",
+                [wanted, "".join(citation.quote.split())],
+            )
             for number, page, *texts in rows:
                 pairs = [f"{c.name}: {t}" if c.name else str(t) for c, t in zip(table.columns, texts, strict=True) if t]
                 if pairs and _squash(" / ".join(pairs)) == wanted:

@@ -152,6 +152,8 @@ def _contains(text: str, term: str) -> int:
         return -1
     if len(term) == 1 and not re.fullmatch(r"[\u4e00-\u9fff]", term):
         return -1
+    if term not in text:  # every pattern holds the term itself: most cells of most tables stop here, uncompiled
+        return -1
     match = re.search(_boundary(term), text)
     return match.start() if match else -1
 
