@@ -17,6 +17,7 @@ from bunko.parse.pdf import PdfParser
 from bunko.parse.pptx import PptxParser
 from bunko.schema import Element, ElementKind, ParsedDocument
 from figuredocs import FIGURE_TEXTS, PDF_FIGURE_BOX, figure_docx, figure_pdf, figure_pptx
+from system_packages import missing
 
 LANGS = ("en", "ja", "zh")
 OCR_LANG = {"en": "eng", "ja": "jpn", "zh": "chi_sim"}
@@ -98,7 +99,7 @@ def test_figures_past_the_limit_are_left_out_and_counted(tmp_path: Path, no_tess
 def test_figures_are_read_with_the_documents_languages_only(tmp_path: Path, lang: str, langs: str) -> None:
     full = Tesseract()
     if not {"eng", "jpn", "chi_sim", "chi_tra"} <= set(full.langs.split("+")):
-        pytest.skip("tesseract with eng, jpn, chi_sim and chi_tra is not installed (deps/apt.txt)")
+        pytest.skip(missing("tesseract with eng, jpn, chi_sim and chi_tra (tesseract-ocr and its language packages)"))
     doc = parse("docx", figure_docx(tmp_path / "fig.docx", lang), full)
     assert doc.meta["figure_ocr"] == {"langs": langs}
     assert compact(FIGURE_TEXTS[lang].drawn) in compact(figures(doc)[0].text)

@@ -33,7 +33,7 @@ def acl_live(tmp_path_factory: pytest.TempPathFactory, embedder: UseM3Embedder, 
     Keys on corp: admin, hr_editor, hr_reader, fin_reader, all_reader (unrestricted reader), multi (hr+finance).
     """
     root = tmp_path_factory.mktemp("acl")
-    docs = root / "docs"
+    docs = root / "group-docs"  # not "docs": the samples folder, from outside the root, is named docs/…
     docs.mkdir()
     (docs / "salary-hr.md").write_text(SALARY_HR, encoding="utf-8")
     (docs / "party-shared.md").write_text(PARTY_SHARED, encoding="utf-8")

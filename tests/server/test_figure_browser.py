@@ -15,8 +15,9 @@ from server_harness import CHROMIUM, Live, running
 from bunko.parse.page_render import HIGHLIGHT_EDGE, PAGE_DPI
 from bunko.server.collection import ServedCollection
 from figuredocs import FIGURE_TEXTS, PDF_FIGURE_BOX, figure_pdf
+from system_packages import missing
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium is not installed (deps/apt.txt)")
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason=missing("Chromium (the chromium package)"))
 
 
 @pytest.fixture
