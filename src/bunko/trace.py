@@ -156,6 +156,9 @@ class Grade:
     """Key terms of the question that no chunk of the collection (within the filters) holds."""
     reason: str | None = None
     """Why the grade refused regardless of the confidence: KEY_TERM_ABSENT or KEY_TERM_NOT_IN_EVIDENCE."""
+    quoted: str = ""
+    """The unit the extractive answer quotes, given or not: what a refused answer would have said, so that
+    calibration can judge the confidence of an abstention too (`bunko.evaluate.calibration`)."""
     extra: dict[str, Any] = field(default_factory=dict)
     """What older grades recorded instead (``similarity``, ``coverage`` before the answer features)."""
 
@@ -163,7 +166,7 @@ class Grade:
         return {
             "sufficient": self.sufficient, "confidence": self.confidence, "answer_type": self.answer_type,
             "features": self.features, "key_terms": self.key_terms, "missing_key_terms": self.missing_key_terms,
-            "reason": self.reason, **self.extra,
+            "reason": self.reason, "quoted": self.quoted, **self.extra,
         }
 
     @classmethod
@@ -171,7 +174,7 @@ class Grade:
         return cls(
             bool(data.get("sufficient", False)), float(data.get("confidence") or 0.0), str(data.get("answer_type", "none")),
             dict(data.get("features") or {}), list(data.get("key_terms") or []), list(data.get("missing_key_terms") or []),
-            data.get("reason"), _extra(data, _known(cls)),
+            data.get("reason"), str(data.get("quoted") or ""), _extra(data, _known(cls)),
         )
 
 

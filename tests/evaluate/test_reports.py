@@ -61,7 +61,7 @@ def test_the_html_report_is_well_formed_and_self_contained(html: str, table_expe
     parser.close()
     assert parser.problems == [] and parser.stack == []
     assert parser.external == []  # no CDN, no scripts, no stylesheets to fetch
-    assert len(parser.images) == 3 and all(src.startswith("data:image/png;base64,") for src in parser.images)
+    assert len(parser.images) == 4 and all(src.startswith("data:image/png;base64,") for src in parser.images)  # 3 charts + reliability
     assert {f"q-{item.id}" for item in table_experiment.items} <= parser.ids  # one drill-down per question
 
 

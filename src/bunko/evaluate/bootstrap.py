@@ -37,7 +37,7 @@ def resample_indices(n: int, resamples: int = 2000, seed: int = 0) -> np.ndarray
     return np.random.default_rng(seed).integers(0, n, size=(resamples, n))
 
 
-def _interval(diff: float, samples: np.ndarray, confidence: float) -> Interval | None:
+def percentile_interval(diff: float, samples: np.ndarray, confidence: float) -> Interval | None:
     samples = samples[np.isfinite(samples)]
     if not np.isfinite(diff) or samples.size == 0:
         return None
@@ -58,7 +58,7 @@ def ratio_difference(
     num_a, den_a, num_b, den_b = (np.asarray(x, dtype=float) for x in (num_a, den_a, num_b, den_b))
     diff = float(_ratio(num_b.sum(), den_b.sum()) - _ratio(num_a.sum(), den_a.sum()))
     samples = _ratio(num_b[indices].sum(1), den_b[indices].sum(1)) - _ratio(num_a[indices].sum(1), den_a[indices].sum(1))
-    return _interval(diff, np.asarray(samples), confidence)
+    return percentile_interval(diff, np.asarray(samples), confidence)
 
 
 def quantile_difference(
@@ -72,5 +72,5 @@ def quantile_difference(
     with warnings.catch_warnings():  # a resample may draw only questions without a value: an all-NaN row
         warnings.simplefilter("ignore", RuntimeWarning)
         samples = np.nanpercentile(values_b[indices], q, axis=1) - np.nanpercentile(values_a[indices], q, axis=1)
-    return _interval(diff, samples, confidence)
+    return percentile_interval(diff, samples, confidence)
 

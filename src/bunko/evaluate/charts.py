@@ -51,8 +51,8 @@ def _colour(index: int) -> str:
 
 
 def metric_bars(experiment: Experiment) -> bytes:
-    """Quality metrics (retrieval and answer, 0–1), one bar per configuration."""
-    comparisons = [c for c in experiment.comparisons if c.info.group != "ops"]
+    """Quality metrics (retrieval and answer, 0–1, higher is better), one bar per configuration."""
+    comparisons = [c for c in experiment.comparisons if c.info.group != "ops" and c.info.higher_is_better]
     names = [run.name for run in experiment.runs]
     figure = _figure(9, 0.32 * len(comparisons) * max(1, len(names)) ** 0.5 + 1.2)
     axes = figure.add_subplot()
@@ -121,3 +121,31 @@ def breakdown_chart(experiment: Experiment, metrics: Sequence[str] | None = None
         axes.grid(axis="y", alpha=0.3)
     axes_list[0].legend(fontsize="small", ncols=len(experiment.runs))
     return _png(figure)
+
+
+def reliability_chart(experiment: Experiment) -> bytes:
+    """The reliability diagram: per confidence bin, the share of right answers against the mean confidence claimed;
+    the diagonal is perfect calibration, and a marker's area is its bin's question count."""
+    figure = _figure(5.5, 5)
+    axes = figure.add_subplot()
+    axes.plot([0, 1], [0, 1], color="#999999", linestyle="--", linewidth=1, label="calibrated")
+    for index, run in enumerate(experiment.runs):
+        bins = run.reliability.bins if run.reliability is not None else []
+        if not bins:
+            continue
+        x = [b["confidence"] for b in bins]
+        y = [b["accuracy"] for b in bins]
+        sizes = [20 + 8 * b["count"] for b in bins]
+        ece = run.reliability.ece if run.reliability is not None else None
+        label = f"{run.name} (ECE {ece:.3f})" if ece is not None else run.name
+        axes.plot(x, y, color=_colour(index), linewidth=1.2, alpha=0.7)
+        axes.scatter(x, y, s=sizes, color=_colour(index), alpha=0.7, label=label)
+    axes.set_xlim(0, 1)
+    axes.set_ylim(0, 1)
+    axes.set_xlabel("mean confidence in bin")
+    axes.set_ylabel("share of right answers")
+    axes.set_title("reliability", fontsize="medium")
+    axes.grid(alpha=0.3)
+    axes.legend(fontsize="small", loc="upper left")
+    return _png(figure)
+

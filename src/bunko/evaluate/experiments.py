@@ -24,6 +24,7 @@ from bunko.embed.registry import build_embedder, embedder_name
 from bunko.engine import Bunko
 from bunko.errors import BunkoError
 from bunko.evaluate.bootstrap import Interval, quantile_difference, ratio_difference, resample_indices
+from bunko.evaluate.calibration import ECE, Claim, Reliability, claims, ece_difference, reliability
 from bunko.evaluate.golden import GoldenItem
 from bunko.evaluate.judge import ERROR, OK, Judge, judge_summary
 from bunko.evaluate.metrics import (
@@ -63,6 +64,10 @@ class RunResult:
     by_tag: dict[str, dict[str, dict[str, float | None]]] = field(default_factory=dict)
     """{"lang": {"ja": summary, …}, "type": {"table": summary, …}}."""
     ingest_failures: list[str] = field(default_factory=list)
+    claims: list[Claim | None] = field(default_factory=list)
+    """Per question, aligned with `records`: (confidence, right), or None when rightness cannot be judged."""
+    reliability: Reliability | None = None
+    """Calibration of the run's confidence: ECE and the reliability table (calibration.py)."""
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -143,19 +148,26 @@ def collection_documents(collection: Path) -> tuple[list[Path], list[str], str |
 
 
 # -- scoring ----------------------------------------------------------------------
-def summarise(items: Sequence[GoldenItem], records: Sequence[QuestionRecord], ks: Sequence[int], stages: Sequence[str]) -> tuple[
-    list[dict[str, Ratio]], dict[str, float | None], dict[str, dict[str, dict[str, float | None]]],
-]:
+def summarise(
+    items: Sequence[GoldenItem], records: Sequence[QuestionRecord], ks: Sequence[int], stages: Sequence[str],
+    judged: Sequence[Claim | None] | None = None,
+) -> tuple[list[dict[str, Ratio]], dict[str, float | None], dict[str, dict[str, dict[str, float | None]]]]:
+    """Scores per question, the summary, and the summary per language and type; ECE among them (from `judged`,
+    the questions' calibration claims, when not given computed here)."""
     scores = [score_question(item, record, ks) for item, record in zip(items, records, strict=True)]
+    judged = list(judged) if judged is not None else claims(items, records)
     timings = [r.timings for r in records]
-    summary = aggregate(scores, timings, stages)
+    summary = {**aggregate(scores, timings, stages), ECE: reliability(judged).ece}
     by_tag: dict[str, dict[str, dict[str, float | None]]] = {}
     for dimension in TAG_DIMENSIONS:
         groups: dict[str, list[int]] = {}
         for index, item in enumerate(items):
             groups.setdefault(item.lang if dimension == "lang" else item.type, []).append(index)
         by_tag[dimension] = {
-            value: aggregate([scores[i] for i in indices], [timings[i] for i in indices], stages)
+            value: {
+                **aggregate([scores[i] for i in indices], [timings[i] for i in indices], stages),
+                ECE: reliability([judged[i] for i in indices]).ece,
+            }
             for value, indices in sorted(groups.items())
         }
     return scores, summary, by_tag
@@ -185,7 +197,9 @@ def compare(runs: Sequence[RunResult], ks: Sequence[int], stages: Sequence[str],
         diffs: dict[str, Interval | None] = {}
         for run in runs[1:]:
             quantile, _, stage = metric.partition(".")
-            if quantile in LATENCY_QUANTILES:
+            if metric == ECE:
+                diffs[run.name] = ece_difference(base.claims, run.claims, indices)
+            elif quantile in LATENCY_QUANTILES:
                 a = np.array([r.timings.get(stage, np.nan) for r in base.records], dtype=float)
                 b = np.array([r.timings.get(stage, np.nan) for r in run.records], dtype=float)
                 diffs[run.name] = quantile_difference(a, b, LATENCY_QUANTILES[quantile], indices)
@@ -328,7 +342,9 @@ def run_experiment(
             ))
     stages = stage_order(stage for run in runs for record in run.records for stage in record.timings)
     for run in runs:
-        run.scores, run.summary, run.by_tag = summarise(items, run.records, ks, stages)
+        run.claims = claims(items, run.records)
+        run.reliability = reliability(run.claims)
+        run.scores, run.summary, run.by_tag = summarise(items, run.records, ks, stages, run.claims)
         errors = [r for r in run.records if r.error]
         if errors:
             notes.append(f"{run.name}: {len(errors)} question(s) failed, first: {errors[0].item_id}: {errors[0].error}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bunko.evaluate.bootstrap import Interval
+from bunko.evaluate.calibration import Reliability
 from bunko.evaluate.golden import GoldenItem
 from bunko.evaluate.metrics import describe
 from bunko.evaluate.records import QuestionRecord
@@ -53,7 +54,7 @@ def main_k(ks: Sequence[int]) -> int:
 
 def key_metrics(ks: Sequence[int]) -> list[str]:
     k = main_k(ks)
-    return [f"recall@{k}", "mrr", f"ndcg@{k}", f"table_hit@{k}", "fact_match", "citation_precision", "abstention_recall",
+    return [f"recall@{k}", "mrr", f"ndcg@{k}", f"table_hit@{k}", "fact_match", "citation_precision", "abstention_recall", "ece",
             "judge_faithfulness", "judge_relevance", "latency_p50.total"]
 
 
@@ -65,3 +66,30 @@ def first_relevant_rank(item: GoldenItem, record: QuestionRecord) -> int | None:
 
 def direction(metric: str) -> str:
     return "↑" if describe(metric).higher_is_better else "↓"
+
+
+CALIBRATION_INTRO = (
+    "How well each run's confidence predicts a right answer: questions binned by confidence, each bin's mean confidence "
+    "against its share of right answers (an absent question is never right; an abstention is judged by the passage it "
+    "would have quoted). A calibrated confidence lies on the diagonal; ECE is the count-weighted mean gap."
+)
+
+
+def reliability_rows(reliability: Reliability | None) -> list[list[str]]:
+    """The reliability table of a run: one row per non-empty confidence bin."""
+    if reliability is None:
+        return []
+    return [
+        [f"{b['low']:.1f}–{b['high']:.1f}", str(int(b["count"])), f"{b['confidence']:.3f}", f"{b['accuracy']:.3f}"]
+        for b in reliability.bins
+    ]
+
+
+RELIABILITY_HEADER = ["confidence", "questions", "mean confidence", "share right"]
+
+
+def reliability_summary(name: str, reliability: Reliability | None) -> str:
+    if reliability is None or reliability.ece is None:
+        return f"{name}: no question could be judged (no absent question and no expected answer)"
+    return f"{name}: ECE {reliability.ece:.3f} over {reliability.questions} questions"
+

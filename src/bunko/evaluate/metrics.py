@@ -27,6 +27,11 @@ Answer
                         is the default "supported" and this reads 1.0)
 - abstention_precision = |abstained ∧ absent| / |abstained|   (of the refusals, how many were right)
 - abstention_recall    = |abstained ∧ absent| / |absent|      (of the unanswerable, how many were refused)
+- ece                 = expected calibration error of the answers' confidence (calibration.py): over ten
+                        equal-width confidence bins, Σ (n_bin / n) · |mean confidence − share right|, where an
+                        absent question is never right and an abstention is judged by the passage it would have
+                        quoted. Not a ratio of sums: it is recomputed per bootstrap resample from the questions'
+                        (confidence, right) pairs
 
 LLM judge (``bunko eval run --judge``, judge.py; only on answered questions the judge gave that score)
 
@@ -44,7 +49,7 @@ Operations
 - judge_tokens, judge_cost = mean tokens / cost per judge call, over the calls that returned: the
   evaluation's own spending, kept apart from the answer's
 
-Every metric except the percentiles is a ratio of sums Σ num / Σ den over questions (den = 1 for a
+Every metric except the percentiles and ece is a ratio of sums Σ num / Σ den over questions (den = 1 for a
 per-question mean; den = 0 when the metric does not apply). That one shape is what lets bootstrap.py
 resample questions and recompute any metric exactly as it was computed on the full set.
 """
@@ -68,6 +73,7 @@ Ratio = tuple[float, float]
 DEFAULT_KS = (1, 5, 10)
 RETRIEVAL_AT_K = ("recall", "precision", "ndcg", "page_hit", "table_hit")
 ANSWER_METRICS = ("fact_match", "citation_precision", "citation_coverage", "faithfulness", "abstention_precision", "abstention_recall")
+CALIBRATION_METRICS = ("ece",)
 JUDGE_METRICS = ("judge_faithfulness", "judge_relevance")
 JUDGE_USAGE = ("judge_tokens", "judge_cost")
 LATENCY_QUANTILES = {"latency_p50": 50.0, "latency_p95": 95.0}
@@ -250,6 +256,8 @@ _FORMULAS = {
     "abstention_recall": "abstentions on absent questions / absent questions",
     "tokens": "mean LLM tokens per question (from the trace)",
     "cost": "mean LLM cost per question (from the trace)",
+    "ece": "expected calibration error of the confidence: Σ over 10 bins (n_bin / n)·|mean confidence − share right|; "
+    "absent questions are never right, an abstention is judged by the passage it would have quoted",
     "judge_faithfulness": "mean of the LLM judge's 0–1 faithfulness (claims of the answer its cited passages support), "
     "answered questions with a verdict",
     "judge_relevance": "mean of the LLM judge's 0–1 answer relevance (the answer addresses the question), answered questions "
@@ -268,6 +276,8 @@ def describe(name: str) -> MetricInfo:
         return MetricInfo(name, "retrieval", True, _FORMULAS[name])
     if name in ANSWER_METRICS:
         return MetricInfo(name, "answer", True, _FORMULAS[name])
+    if name in CALIBRATION_METRICS:
+        return MetricInfo(name, "answer", False, _FORMULAS[name])
     if name in JUDGE_METRICS:
         return MetricInfo(name, "judge", True, _FORMULAS[name])
     if name in ("tokens", "cost", *JUDGE_USAGE):
@@ -282,7 +292,7 @@ def metric_names(ks: Sequence[int], stages: Sequence[str]) -> list[str]:
     """Every metric in report order: retrieval, answer, judge, operations."""
     names = [f"recall@{k}" for k in ks] + [f"precision@{k}" for k in ks] + ["mrr"] + [f"ndcg@{k}" for k in ks]
     names += [f"page_hit@{k}" for k in ks] + [f"table_hit@{k}" for k in ks]
-    names += [*ANSWER_METRICS, *JUDGE_METRICS]
+    names += [*ANSWER_METRICS, *CALIBRATION_METRICS, *JUDGE_METRICS]
     for stage in stages:
         names += [f"{quantile}.{stage}" for quantile in LATENCY_QUANTILES]
     return [*names, "tokens", "cost", *JUDGE_USAGE]

@@ -89,6 +89,9 @@ class QuestionRecord:
     answer: str = ""
     abstained: bool = False
     confidence: float = 0.0
+    draft: str = ""
+    """When abstained: the passage the answer would have quoted (`Grade.quoted`), which calibration judges the
+    confidence of the refusal against."""
     sentences: list[SentenceRecord] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     """Seconds per stage of `ask` as its trace records them (embed_query, dense, keyword, …, total)."""

@@ -166,6 +166,18 @@ def drilldown(experiment: Experiment) -> str:
     return "".join(rows)
 
 
+def calibration_section(experiment: Experiment) -> str:
+    parts = ["<h2>Calibration</h2>", f"<p>{escape(fmt.CALIBRATION_INTRO)}</p>"]
+    if charts.available() and any(run.reliability and run.reliability.bins for run in experiment.runs):
+        parts.append(_img(charts.reliability_chart(experiment), "reliability diagram: share right against confidence"))
+    for run in experiment.runs:
+        parts.append(f"<h3>{escape(fmt.reliability_summary(run.name, run.reliability))}</h3>")
+        rows = fmt.reliability_rows(run.reliability)
+        if rows:
+            parts.append(_table(fmt.RELIABILITY_HEADER, rows, numeric=True))
+    return "\n".join(parts)
+
+
 def render_html(experiment: Experiment, gate_failures: list[str] | None = None) -> str:
     parts = [
         "<!DOCTYPE html>",
@@ -198,6 +210,7 @@ def render_html(experiment: Experiment, gate_failures: list[str] | None = None) 
         ]
     else:
         parts.append('<p class="muted">matplotlib is not installed (pip install "bunko[eval]"), so no charts.</p>')
+    parts.append(calibration_section(experiment))
     parts.append("<h2>Questions to look at</h2>")
     for run in experiment.runs:
         rows = misses(experiment, run)

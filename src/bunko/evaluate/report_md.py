@@ -80,6 +80,16 @@ def breakdown_lines(experiment: Experiment, run: RunResult) -> list[str]:
     return lines
 
 
+def calibration_lines(experiment: Experiment) -> list[str]:
+    lines = ["## Calibration", "", fmt.CALIBRATION_INTRO, ""]
+    for run in experiment.runs:
+        lines += [f"**{fmt.reliability_summary(run.name, run.reliability)}**", ""]
+        rows = fmt.reliability_rows(run.reliability)
+        if rows:
+            lines += [*_table(fmt.RELIABILITY_HEADER, rows), ""]
+    return lines
+
+
 def misses(experiment: Experiment, run: RunResult) -> list[list[str]]:
     """Questions worth a look: evidence not retrieved, expected answer missing, or a wrong abstention."""
     k = fmt.main_k(experiment.ks)
@@ -218,6 +228,7 @@ def render_markdown(experiment: Experiment, gate_failures: list[str] | None = No
     lines += ["## Breakdown", ""]
     for run in experiment.runs:
         lines += breakdown_lines(experiment, run)
+    lines += calibration_lines(experiment)
     lines += ["## Questions to look at", ""]
     for run in experiment.runs:
         rows = misses(experiment, run)

@@ -105,6 +105,8 @@ def evaluate_question(kb: Bunko, item: GoldenItem, k: int) -> QuestionRecord:
     if answer.trace is not None:
         record.timings = dict(answer.trace.timings)
         record.usage = usage_from_trace(answer.trace)
+        if answer.abstained:
+            record.draft = answer.trace.grade.quoted
     return record
 
 

@@ -120,7 +120,9 @@ def fit_logistic(
     return theta[1:], float(theta[0])
 
 
-def expected_calibration_error(probabilities: Sequence[float], outcomes: Sequence[float], bins: int = 10) -> tuple[float, list[dict[str, float]]]:
+def expected_calibration_error(
+    probabilities: Sequence[float] | np.ndarray, outcomes: Sequence[float] | np.ndarray, bins: int = 10,
+) -> tuple[float, list[dict[str, float]]]:
     """ECE over equal-width bins, and the reliability table (bin, count, mean confidence, accuracy)."""
     p = np.asarray(probabilities, dtype=np.float64)
     y = np.asarray(outcomes, dtype=np.float64)

@@ -78,7 +78,11 @@ def grade_answer(
     elif (rare := rare_key_terms(question, tokens, weights)) and not set(rare) & quoted_tokens(question, hits, scored, analyzer):
         reason = KEY_TERM_NOT_IN_EVIDENCE
     confidence = 0.0 if reason else confidence
-    return Grade(confidence >= min_confidence, round(confidence, 4), kind, dict(features_dict(features)), list(keys), list(missing), reason)
+    quoted = best_unit(scored, question).unit.text
+    return Grade(
+        confidence >= min_confidence, round(confidence, 4), kind, dict(features_dict(features)), list(keys), list(missing), reason,
+        quoted,
+    )
 
 
 def quoted_tokens(question: str, hits: Sequence[Hit], scored: Sequence[ScoredUnit], analyzer: Analyzer) -> set[str]:
