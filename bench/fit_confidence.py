@@ -56,7 +56,8 @@ import numpy as np
 from bs4 import BeautifulSoup
 
 from bunko import Bunko, Config
-from bunko.generate.confidence import ConfidenceModel, expected_calibration_error, fit_logistic
+from bunko.generate.confidence import AnswerFeatures, ConfidenceModel, expected_calibration_error, fit_logistic
+from bunko.generate.retrieval_grade import RETRIEVAL_THRESHOLD
 
 MODEL_FEATURES = ("coverage", "chunk_coverage", "typed", "key_terms", "margin", "retrieval")
 """The features the model uses. Left out, though traced: the unit's cosine (collinear with coverage, it took a
@@ -66,6 +67,7 @@ negative, which would penalise the common case; language is handled by preferrin
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
 MODEL = ROOT / "src" / "bunko" / "generate" / "confidence_model.json"
+CALIBRATION = ROOT / "src" / "bunko" / "generate" / "retrieval_calibration.json"
 FAQ = Path("/usr/share/doc/debian/FAQ")
 LANGUAGE_DIRS = {"en": FAQ, "ja": FAQ / "ja", "zh-cn": FAQ / "zh-cn"}
 SKIPPED_CHAPTERS = {"index", "faqinfo"}
@@ -281,6 +283,70 @@ def held_out_decisions(data: list[dict[str, Any]], held_out: list[tuple[dict[str
     return out
 
 
+CALIBRATION_L2 = 0.01
+REVIEW_RAW = 0.7
+"""The raw retrieval confidence below which a regulated answer asked for review before the grade was calibrated."""
+
+
+def raw_retrieval(row: dict[str, Any]) -> float:
+    """The default grade's uncalibrated confidence of a row; refused rows are 0, as the grade makes them."""
+    usable = row["features"] and not row["missing"] and row.get("reason") not in REFUSED
+    return float(row["features"]["retrieval"]) if usable else 0.0
+
+
+def fit_retrieval_calibration(data: list[dict[str, Any]]) -> tuple[dict[str, Any], ConfidenceModel]:
+    """A monotone logistic map of the retrieval grade onto P(answer right): the default grade's decisions stay the
+    same (its threshold is mapped too), its confidence becomes a probability. Cross-validated like the model."""
+    raw = np.array([raw_retrieval(r) for r in data])
+    y = np.array([float(r["right"]) for r in data])
+    folds = np.array([r["fold"] for r in data])
+    golden = np.array([r["source"] == "golden" for r in data])
+    weights = weights_for(data)
+    held_out = np.zeros(len(data))
+    for fold in (0, 1):
+        train = (folds != fold) & (raw > 0)
+        w, b = fit_logistic(raw[train, None], y[train], l2=CALIBRATION_L2, sample_weight=weights[train])
+        test = folds == fold
+        held_out[test] = np.where(raw[test] > 0, 1 / (1 + np.exp(-(w[0] * raw[test] + b))), 0.0)
+    judged = golden if golden.any() else ~golden
+    ece, table = expected_calibration_error(held_out[judged], y[judged])
+    by_language = {}
+    for language in LANGUAGE_DIRS:
+        mask = judged & np.array([r["lang"] == language for r in data])
+        by_language[language] = round(expected_calibration_error(held_out[mask], y[mask])[0], 4) if mask.any() else None
+    w, b = fit_logistic(raw[raw > 0, None], y[raw > 0], l2=CALIBRATION_L2, sample_weight=weights[raw > 0])
+    if w[0] <= 0:
+        raise SystemExit(f"the calibration map is not increasing (weight {w[0]:.4f}): the grade's decisions would change")
+    model = ConfidenceModel(["retrieval"], [float(w[0])], float(b), {})
+    mapped = {raw_value: round(model.probability(AnswerFeatures(retrieval=raw_value)), 4) for raw_value in (RETRIEVAL_THRESHOLD, REVIEW_RAW)}
+    summary = {
+        "cv_ece": round(ece, 4), "cv_ece_by_language": by_language, "raw_ece": round(expected_calibration_error(raw[judged], y[judged])[0], 4),
+        "cv_ece_generated": round(expected_calibration_error(held_out[~golden], y[~golden])[0], 4) if (~golden).any() else None,
+        "cv_reliability": table, "weight": round(float(w[0]), 4), "bias": round(float(b), 4),
+        "threshold": mapped[RETRIEVAL_THRESHOLD], "review_below": mapped[REVIEW_RAW],
+    }
+    model.meta = {
+        "fitted_by": "python bench/fit_confidence.py", "maps": "the retrieval grade (bunko.generate.retrieval_grade) onto P(answer right)",
+        "cv_ece": summary["cv_ece"], "threshold": summary["threshold"], "review_below": summary["review_below"],
+        "raw_threshold": RETRIEVAL_THRESHOLD, "raw_review_below": REVIEW_RAW,
+    }
+    return summary, model
+
+
+def calibration_lines(summary: dict[str, Any]) -> list[str]:
+    return [
+        "", "## The default grade, calibrated (`[answer] confidence = \"calibrated\"`)", "",
+        "A monotone logistic map of the retrieval grade onto P(answer right), fitted on the same rows and folds: the",
+        "default's decisions do not change (its threshold is mapped with it), its confidence becomes a probability.", "",
+        f"- held-out ECE on the judged questions: **{summary['cv_ece']}** (by language: {summary['cv_ece_by_language']}), "
+        f"against {summary['raw_ece']} for the uncalibrated grade; on the generated questions: {summary['cv_ece_generated']}",
+        f"- map: P = σ({summary['weight']} · retrieval + {summary['bias']}); threshold {RETRIEVAL_THRESHOLD} → **{summary['threshold']}**, "
+        f"review below {REVIEW_RAW} → **{summary['review_below']}**",
+        "", "| confidence bin | questions | mean confidence | share right |", "|---|---|---|---|",
+        *[f"| {b['low']:.1f}–{b['high']:.1f} | {b['count']} | {b['confidence']:.3f} | {b['accuracy']:.3f} |" for b in summary["cv_reliability"]],
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--limit", type=int, help="ask about this many questions (quick check)")
@@ -340,6 +406,8 @@ def main() -> None:
         "key_term_absent": {"rows": len(key_term_rows), "of_them_answerable": sum(r["answerable"] for r in key_term_rows)},
         "weights": dict(zip(MODEL_FEATURES, np.round(weights, 4).tolist(), strict=True)), "bias": round(bias, 4), "l2": args.l2,
     }
+    calibration, calibration_model = fit_retrieval_calibration(data)
+    summary["calibrated_retrieval"] = calibration
     (RESULTS / "confidence.json").write_text(json.dumps(summary, ensure_ascii=False, indent=1), encoding="utf-8")
     lines = [
         "# Answer confidence: fit and calibration", "",
@@ -357,6 +425,7 @@ def main() -> None:
         "", "| confidence bin | questions | mean confidence | share right |", "|---|---|---|---|",
         *[f"| {b['low']:.1f}–{b['high']:.1f} | {b['count']} | {b['confidence']:.3f} | {b['accuracy']:.3f} |" for b in table],
         "", "| feature | weight |", "|---|---|", *[f"| {k} | {v} |" for k, v in summary["weights"].items()], f"| (bias) | {summary['bias']} |",
+        *calibration_lines(calibration),
     ]
     (RESULTS / "confidence.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))
@@ -366,7 +435,8 @@ def main() -> None:
         meta = {"fitted_by": "python bench/fit_confidence.py", "data": "Debian FAQ en/ja/zh-cn: heading questions (headings removed) + cloze questions" + source + ", 2 chapter folds",
                 "cv_ece": summary["cv_ece"], "threshold": threshold, "rows": len(usable)}
         MODEL.write_text(ConfidenceModel(list(MODEL_FEATURES), [float(w) for w in weights], float(bias), meta).to_json() + "\n", encoding="utf-8")
-        print(f"wrote {MODEL}")
+        CALIBRATION.write_text(calibration_model.to_json() + "\n", encoding="utf-8")
+        print(f"wrote {MODEL} and {CALIBRATION}")
 
 
 if __name__ == "__main__":

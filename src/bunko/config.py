@@ -296,15 +296,21 @@ class AnswerConfig(_Section):
     max_sentences: int = Field(3, ge=1)
     min_confidence: float | None = Field(
         None, ge=0, le=1,
-        description="Below this grade confidence the engine abstains instead of answering. Unset: 0.5 for the retrieval "
-        "grade, the threshold chosen with the fitted model (confidence_model.json) for the fitted one.",
+        description="Below this grade confidence the engine abstains instead of answering. Unset: the grade's own threshold "
+        "(0.5 for the raw retrieval grade; the mapped 0.5 for the calibrated one; the fitted model's for the fitted one).",
     )
-    confidence: Literal["retrieval", "fitted"] = Field(
-        "retrieval",
-        description="retrieval: logistic over the top hits' similarity and coverage; fitted: probability that the quoted "
-        "answer is right, from bench/fit_confidence.py.",
+    confidence: Literal["calibrated", "retrieval", "fitted"] = Field(
+        "calibrated",
+        description="calibrated: the retrieval grade mapped onto the probability that the answer is right "
+        "(retrieval_calibration.json, same decisions as retrieval); retrieval: the raw logistic over the top hits' "
+        "similarity and coverage; fitted: probability that the quoted answer is right from the answer's features. "
+        "All from bench/fit_confidence.py.",
     )
-    review_below: float = Field(0.7, ge=0, le=1, description="regulated: answers below this confidence ask for human review.")
+    review_below: float | None = Field(
+        None, ge=0, le=1,
+        description="regulated: answers below this confidence ask for human review. Unset: 0.7 of the raw retrieval "
+        "grade, on the grade's own scale.",
+    )
     llm_grader: bool = Field(True, description="With an LLM configured, let it judge sufficiency (CRAG) and rewrite once.")
     condense: Literal["auto", "rules", "off"] = Field(
         "auto", description="Follow-up questions asked with a conversation's history are made standalone before retrieval: "

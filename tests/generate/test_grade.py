@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
 from bunko.generate.confidence import (
     FEATURES,
+    RETRIEVAL_CALIBRATION,
+    REVIEW_BELOW,
     AnswerFeatures,
     ConfidenceModel,
     expected_calibration_error,
     fit_logistic,
 )
 from bunko.generate.grade import grade_answer
+from bunko.generate.retrieval_grade import RETRIEVAL_THRESHOLD
 from bunko.rerank.evidence import hit_units, score_units
 from bunko.retrieve.key_terms import key_terms
 from bunko.schema import Chunk, Hit
@@ -137,10 +142,56 @@ def test_unset_threshold_is_the_grades_own(make_kb) -> None:
     fitted = Config()
     fitted.answer.confidence = "fitted"
     assert make_kb(config=fitted, name="fitted").answerer.min_confidence == ConfidenceModel.load().threshold
-    assert make_kb(name="retrieval").answerer.min_confidence == 0.5
+    raw = Config()
+    raw.answer.confidence = "retrieval"
+    assert make_kb(config=raw, name="retrieval").answerer.min_confidence == 0.5
+    assert make_kb(config=raw, name="retrieval-review").answerer.review_below == 0.7
+    calibration = ConfidenceModel.load(packaged_name=RETRIEVAL_CALIBRATION)
+    default = make_kb(name="calibrated").answerer
+    assert default.min_confidence == calibration.threshold and default.review_below == calibration.review_below
     chosen = Config()
-    chosen.answer.min_confidence = 0.2
+    chosen.answer.min_confidence, chosen.answer.review_below = 0.2, 0.9
     assert make_kb(config=chosen, name="chosen").answerer.min_confidence == 0.2
+    assert make_kb(config=chosen, name="chosen-review").answerer.review_below == 0.9
+
+
+def test_the_packaged_calibration_is_increasing_and_maps_the_raw_thresholds() -> None:
+    """Increasing, so that mapping the threshold with the confidence keeps every decision of the raw grade."""
+    model = ConfidenceModel.load(packaged_name=RETRIEVAL_CALIBRATION)
+    assert model.features == ["retrieval"] and model.weights[0] > 0
+    raw = np.linspace(0.0, 1.0, 101)
+    mapped = [model.probability(AnswerFeatures(retrieval=r)) for r in raw]
+    assert all(b > a for a, b in itertools.pairwise(mapped))
+    assert model.threshold == pytest.approx(model.probability(AnswerFeatures(retrieval=RETRIEVAL_THRESHOLD)), abs=1e-4)
+    assert model.review_below == pytest.approx(model.probability(AnswerFeatures(retrieval=REVIEW_BELOW)), abs=1e-4)
+
+
+CALIBRATION_QUESTIONS = [
+    "How many days of annual leave do employees get?", "What is the hotel limit per night in Tokyo?",
+    "What is the parking fee at the Osaka office?", "有給休暇は何日ですか？", "東京の宿泊費の上限はいくらですか？",
+    "社員食堂のメニューは？", "年假有多少天？", "东京的住宿费上限是多少？", "公司的停车费是多少？",
+]
+
+
+def test_the_calibrated_grade_answers_and_abstains_exactly_where_the_raw_grade_does(make_kb, samples_dir) -> None:
+    from bunko import Config
+
+    raw_config = Config()
+    raw_config.answer.confidence = "retrieval"
+    raw_kb = make_kb(config=raw_config, name="raw")
+    raw_kb.ingest([samples_dir])
+    calibrated_kb = make_kb(name="calibrated")
+    calibrated_kb.ingest([samples_dir])
+    model = ConfidenceModel.load(packaged_name=RETRIEVAL_CALIBRATION)
+    decisions = set()
+    for question in CALIBRATION_QUESTIONS:
+        raw, calibrated = raw_kb.ask(question), calibrated_kb.ask(question)
+        assert (calibrated.abstained, calibrated.text) == (raw.abstained, raw.text), question
+        decisions.add(raw.abstained)
+        if raw.confidence > 0 and raw.trace is not None and raw.trace.grade.answer_type != "table":
+            assert calibrated.confidence == pytest.approx(model.probability(AnswerFeatures(retrieval=raw.confidence)), abs=1e-3)
+            assert calibrated.confidence < raw.confidence or raw.confidence < 0.2
+    assert decisions == {True, False}, "the questions should include both answered and refused ones"
 
 
 @pytest.mark.parametrize(

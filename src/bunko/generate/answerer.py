@@ -31,7 +31,7 @@ from bunko.embed.base import Embedder, embed_queries
 from bunko.generate.analysis import Analysis, analyze, certain
 from bunko.generate.citation_marks import CitationNumbers, render_sentence, separator
 from bunko.generate.citations import SUPPORTED, UNCITED, CheckedSentence, CitationChecker, parse_sentences
-from bunko.generate.confidence import ConfidenceModel
+from bunko.generate.confidence import REVIEW_BELOW, ConfidenceModel, load_confidence
 from bunko.generate.conversation import Turn, condense
 from bunko.generate.crag import NOT_FOUND, REWRITE, llm_grade
 from bunko.generate.expansion import expanded, feedback_terms, hypothetical_passage
@@ -96,7 +96,7 @@ class Retrieved:
     timings: dict[str, float] = field(default_factory=dict)
 
     def record(self) -> Evidence:
-        """The stage output the trace keeps (no vectors, no chunk text)."""
+        """The stage output the trace keeps (no vectors, no chunk text but the one unit the grade judged)."""
         route = asdict(self.result.route) if self.result.route else {}
         return Evidence(
             query=self.query, route={"mode": self.result.mode, **route}, query_tokens=self.result.query_tokens,
@@ -141,16 +141,24 @@ class Answerer:
         self.reranker = reranker or build_reranker(config, self.embedder, analyzer, chat_model)
         self.checker = CitationChecker(self.embedder, analyzer)
         self.extractive = ExtractiveGenerator(self.embedder, analyzer, config.answer.max_sentences)
-        self.confidence = confidence or (ConfidenceModel.load() if config.answer.confidence == "fitted" else None)
+        self.confidence = confidence or load_confidence(config.answer.confidence)
         self._kind_classifier: KindClassifier | None = None
 
     @property
     def min_confidence(self) -> float:
-        """The configured threshold, else the fitted model's own, else the retrieval grade's 0.5."""
+        """The configured threshold, else the confidence model's own, else the raw retrieval grade's 0.5."""
         configured = self.config.answer.min_confidence
         if configured is not None:
             return configured
         return self.confidence.threshold if self.confidence is not None else RETRIEVAL_THRESHOLD
+
+    @property
+    def review_below(self) -> float:
+        """The configured review threshold, else the confidence model's own, else the raw retrieval grade's 0.7."""
+        configured = self.config.answer.review_below
+        if configured is not None:
+            return configured
+        return self.confidence.review_below if self.confidence is not None else REVIEW_BELOW
 
     @property
     def kind_classifier(self) -> KindClassifier | None:
@@ -457,7 +465,7 @@ class Answerer:
             abstain_reason = "model_abstained" if pipeline.model_abstained else "no_supported_sentence"
 
         if masks_personal_data(config.policy):
-            guard_trace_texts(generation, graded, steps, config.policy, language)
+            guard_trace_texts(generation, graded, steps, config.policy, language, [first.grade, evidence.grade])
         self._cite_cells(pipeline)
         answer = self._finish(asked, language, evidence, pipeline, abstain_reason)
         if stream:
@@ -600,7 +608,7 @@ class Answerer:
                 notices.append(note)
                 text = text + ("\n\n" if "\n" in text else " ") + note
         if policy == "regulated":
-            needs_review = confidence < config.review_below or bool(pipeline.removed)
+            needs_review = confidence < self.review_below or bool(pipeline.removed)
             if not abstained:
                 dates = self._source_dates(sentences)
                 notices = regulated_notices(language, dates, needs_review)
@@ -632,10 +640,11 @@ class Answerer:
 
 def guard_trace_texts(
     generation: Generation, graded: LLMGrade | None, steps: list[AgentStep], policy: str, language: str,
+    grades: Sequence[Grade] = (),
 ) -> None:
     """The document text a trace keeps (prompt, model output, checked and removed sentences, what the agent steps
-    wrote and rejected) as the policy lets the answer out: a stored trace is an output too (`bunko trace`, HTTP
-    ``traces/{id}``)."""
+    wrote and rejected, the unit each grade judged) as the policy lets the answer out: a stored trace is an output
+    too (`bunko trace`, HTTP ``traces/{id}``)."""
 
     def guard(text: str) -> str:
         return guard_text(text, policy, language)
@@ -660,6 +669,8 @@ def guard_trace_texts(
         generation.prompt = [{**m, "content": guard(m["content"])} if isinstance(m.get("content"), str) else m for m in generation.prompt]
     if graded is not None:
         graded.raw = guard(graded.raw)
+    for grade in grades:
+        grade.quoted = guard(grade.quoted)
 
 
 def token_usage(model: ChatModel, messages: Sequence[Message], output: str) -> Usage:

@@ -45,6 +45,13 @@ from bunko.text.answer_types import CHECKABLE, AnswerType
 
 FEATURES = ("similarity", "coverage", "chunk_coverage", "typed", "key_terms", "margin", "same_language", "retrieval")
 """Everything the grade computes and traces; a model uses the subset it was fitted on (`ConfidenceModel.features`)."""
+FITTED_MODEL = "confidence_model.json"
+"""The answer-feature model of ``[answer] confidence = "fitted"``."""
+RETRIEVAL_CALIBRATION = "retrieval_calibration.json"
+"""The default ``calibrated`` grade: a one-feature model, a monotone map of the retrieval grade onto P(right), so its
+decisions at its own threshold are the raw grade's at 0.5."""
+REVIEW_BELOW = 0.7
+"""The regulated review threshold of a confidence that no fit mapped: the raw retrieval grade's."""
 
 
 @dataclass
@@ -81,18 +88,24 @@ class ConfidenceModel:
         """The abstention threshold chosen with the fit (share of right decisions on held-out questions)."""
         return float(self.meta.get("threshold", 0.5))  # type: ignore[arg-type]
 
+    @property
+    def review_below(self) -> float:
+        """Below this, a regulated answer asks for review: the raw grade's 0.7 on this model's scale, when the fit mapped it."""
+        return float(self.meta.get("review_below", REVIEW_BELOW))  # type: ignore[arg-type]
+
     def probability(self, features: AnswerFeatures) -> float:
         z = self.bias + float(np.dot(np.asarray(self.weights), features.vector(self.features)))
         return 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
 
     @classmethod
-    def load(cls, path: str | None = None) -> ConfidenceModel:
-        packaged = resources.files("bunko.generate").joinpath("confidence_model.json")
+    def load(cls, path: str | None = None, packaged_name: str = FITTED_MODEL) -> ConfidenceModel:
+        """A model file, or the packaged one named `packaged_name`."""
+        packaged = resources.files("bunko.generate").joinpath(packaged_name)
         text = Path(path).read_text(encoding="utf-8") if path else packaged.read_text("utf-8")
         data = json.loads(text)
         unknown = set(data["features"]) - set(FEATURES)
         if unknown or len(data["features"]) != len(data["weights"]):
-            raise ValueError(f"confidence model {path or 'confidence_model.json'}: features {data['features']} do not fit {list(FEATURES)}")
+            raise ValueError(f"confidence model {path or packaged_name}: features {data['features']} do not fit {list(FEATURES)}")
         return cls(list(data["features"]), [float(w) for w in data["weights"]], float(data["bias"]), dict(data.get("meta", {})))
 
     def to_json(self) -> str:
@@ -145,3 +158,13 @@ def expected_calibration_error(
 
 def features_dict(features: AnswerFeatures) -> Mapping[str, float]:
     return {k: round(v, 4) for k, v in asdict(features).items()}
+
+
+def load_confidence(kind: str) -> ConfidenceModel | None:
+    """The packaged model behind ``[answer] confidence``; None for the raw retrieval grade."""
+    if kind == "fitted":
+        return ConfidenceModel.load()
+    if kind == "calibrated":
+        return ConfidenceModel.load(packaged_name=RETRIEVAL_CALIBRATION)
+    return None
+

@@ -1,13 +1,18 @@
-"""Is the evidence enough to answer? One `Grade`, from one of two confidences (``[answer] confidence``).
+"""Is the evidence enough to answer? One `Grade`, from one of three confidences (``[answer] confidence``).
 
-- ``retrieval`` (the default): the logistic over the top hits' similarity and
-  keyword coverage (`bunko.generate.retrieval_grade`), centred on the samples.
+- ``calibrated`` (the default): the retrieval grade below, mapped onto the probability
+  that the answer is right by a one-feature logistic (``retrieval_calibration.json``,
+  fitted by ``bench/fit_confidence.py``). The map is increasing and the threshold is
+  mapped with it, so it answers and abstains exactly where ``retrieval`` does; only the
+  number changes, from a score that claimed 0.99 for answers right two times in three
+  (ECE 0.25 on the Debian Reference set) to a probability (held-out ECE 0.08).
+- ``retrieval``: the logistic over the top hits' similarity and keyword coverage
+  (`bunko.generate.retrieval_grade`), centred on the samples, uncalibrated.
 - ``fitted``: the confidence of the answer the extractive scorer would quote —
   `AnswerFeatures` of that unit through the `ConfidenceModel` fitted by
   ``bench/fit_confidence.py``. It judges the quoted sentence, row or code line,
   so a keyword-only hit or an injected line beside the answer no longer sinks it.
-  Calibrated (held-out ECE 0.095 on hand-written questions, against 0.25 for the
-  retrieval grade) but not the default yet: at its threshold it abstains on too many
+  Calibrated too, but not the default: at its threshold it abstains on too many
   answerable questions (bench/results/confidence.md).
 
 Either way the grade runs after the units are scored, traces the features of
@@ -65,7 +70,8 @@ def grade_answer(
     missing: Sequence[str], analyzer: Analyzer, weights: Mapping[str, float] | None, model: ConfidenceModel | None,
     min_confidence: float, retrieved: Sequence[Hit] = (),
 ) -> Grade:
-    """`model` None grades by retrieval over `retrieved` (fusion order, the order its logistic was centred on)."""
+    """`model` None grades by the raw retrieval grade over `retrieved` (fusion order, the order its logistic was centred
+    on); a model maps the features (for the calibrated grade, that retrieval grade alone) onto a probability."""
     kind = str(question_type(question))
     retrieval = grade_hits(list(retrieved), list(tokens), weights, analyzer, min_confidence).confidence
     features = answer_features(question, tokens, hits, scored, keys, analyzer, weights, retrieval)
