@@ -155,7 +155,7 @@ class Grade:
     missing_key_terms: list[str] = field(default_factory=list)
     """Key terms of the question that no chunk of the collection (within the filters) holds."""
     reason: str | None = None
-    """Why the grade refused regardless of the confidence: KEY_TERM_ABSENT or KEY_TERM_NOT_IN_EVIDENCE."""
+    """Why the grade refused regardless of the confidence: KEY_TERM_ABSENT, KEY_TERM_NOT_IN_EVIDENCE or QUANTITY_NOT_STATED."""
     quoted: str = ""
     """The unit the extractive answer quotes, given or not: what a refused answer would have said, so that
     calibration can judge the confidence of an abstention too (`bunko.evaluate.calibration`)."""

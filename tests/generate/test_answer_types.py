@@ -102,7 +102,9 @@ def test_long_code_block_is_split_into_groups_each_with_the_lead_in() -> None:
 )
 def test_manual_and_section_references_are_not_values(text: str) -> None:
     assert not holds_type(text, AnswerType.VALUE, question="How long does sudo remember the password?")
-    assert holds_type(text + " 15", AnswerType.VALUE, question="How long does sudo remember the password?")
+    assert holds_type(text + " 15 min", AnswerType.VALUE, question="How long does sudo remember the password?")
+    assert not holds_type(text + " 15", AnswerType.VALUE, question="How long does sudo remember the password?")  # a bare number is no duration
+    assert holds_type(text + " 15", AnswerType.VALUE, question="What is the default value of timestamp_timeout?")
 
 
 @pytest.mark.parametrize(

@@ -208,3 +208,34 @@ def test_the_question_language_unit_is_quoted_when_it_comes_close_to_the_best(qu
     far = ScoredUnit(Unit("z", 1, 0), 0.3, 0.1, 0.50, True, language)
     assert best_unit([foreign, close], question) is close
     assert best_unit([foreign, far], question) is foreign
+
+
+@pytest.mark.parametrize(
+    ("question", "without", "with_it"),
+    [
+        ("How many minutes does sudo remember the password by default?",
+         "Edit the sudo configuration \"/etc/sudoers\" with visudo; sudo 1.9 reads it at each call.",
+         "By default sudo remembers the password for 15 minutes; edit \"/etc/sudoers\" to change it."),
+        ("sudo はデフォルトで何分間パスワードを覚えていますか？",
+         "sudo の設定 \"/etc/sudoers\" は visudo で編集します。sudo 1.9 は呼び出しのたびに読みます。",
+         "sudo はデフォルトでパスワードを 15 分間覚えています。変更は \"/etc/sudoers\" で行います。"),
+        ("sudo 默认几分钟内不用重新输入密码？",
+         "sudo 的配置 “/etc/sudoers” 用 visudo 编辑，sudo 1.9 每次调用都会读取。",
+         "sudo 默认 15 分钟内不用重新输入密码，可在 “/etc/sudoers” 中修改。"),
+    ],
+)
+def test_a_quantity_question_is_refused_when_the_quoted_passage_states_no_such_quantity(
+    embedder, question: str, without: str, with_it: str,
+) -> None:
+    """The passage is about the right thing and holds numbers, but not minutes: quoting it is the near-miss answer."""
+    tokens = multilingual(question)
+    vector = embedder.embed([question])[0]
+
+    def graded(passage: str):
+        hits = [_hit(passage, 1, 0.2)]
+        scored = score_units(question, hits, hit_units(hits, 10), vector, tokens, embedder, multilingual)
+        return grade_answer(question, tokens, hits, scored, [], [], multilingual, None, None, 0.3, retrieved=hits)
+
+    refused, answered = graded(without), graded(with_it)
+    assert refused.reason == "quantity_not_stated" and refused.confidence == 0.0 and not refused.sufficient
+    assert answered.reason is None and answered.sufficient

@@ -5,7 +5,8 @@
   fitted by ``bench/fit_confidence.py``). The map is increasing and the threshold is
   mapped with it, so it answers and abstains exactly where ``retrieval`` does; only the
   number changes, from a score that claimed 0.99 for answers right two times in three
-  (ECE 0.25 on the Debian Reference set) to a probability (held-out ECE 0.08).
+  (ECE 0.25 on the Debian Reference set) to a probability (ECE 0.065 held out across
+  chapters: the map is fitted on hand-written questions, bench/results/confidence.md).
 - ``retrieval``: the logistic over the top hits' similarity and keyword coverage
   (`bunko.generate.retrieval_grade`), centred on the samples, uncalibrated.
 - ``fitted``: the confidence of the answer the extractive scorer would quote —
@@ -17,7 +18,9 @@
 
 Either way the grade runs after the units are scored, traces the features of
 the unit that would be quoted, and refuses a question whose key term no chunk
-holds, or whose rare key terms the quoted chunk lacks. The same grade gates LLM generators, which answer from the same hits.
+holds, whose rare key terms the quoted chunk lacks, or that asks for a kind of quantity
+(minutes, a time of day, a size, a percentage: `bunko.text.dimensions`) the quoted unit
+and its neighbours do not state. The same grade gates LLM generators, which answer from the same hits.
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ from bunko.retrieve.coverage import keyword_coverage
 from bunko.retrieve.key_terms import rare_key_terms
 from bunko.schema import Hit
 from bunko.text.analyzers import Analyzer
-from bunko.text.answer_types import question_type
+from bunko.text.answer_types import AnswerType, question_type
+from bunko.text.dimensions import asked_dimension, states_dimension
 from bunko.text.languages import query_language
 from bunko.trace import Grade
 
@@ -39,6 +43,7 @@ MAX_MARGIN = 0.3
 """A lead this large already means "no other document competes"; larger ones add nothing."""
 KEY_TERM_ABSENT = "key_term_absent"
 KEY_TERM_NOT_IN_EVIDENCE = "key_term_not_in_evidence"
+QUANTITY_NOT_STATED = "quantity_not_stated"
 
 
 def answer_features(
@@ -83,11 +88,24 @@ def grade_answer(
         reason = KEY_TERM_ABSENT
     elif (rare := rare_key_terms(question, tokens, weights)) and not set(rare) & quoted_tokens(question, hits, scored, analyzer):
         reason = KEY_TERM_NOT_IN_EVIDENCE
+    elif kind == AnswerType.VALUE and (dimension := asked_dimension(question)) and not states_dimension(
+        quoted_neighbourhood(question, scored), dimension,
+    ):
+        reason = QUANTITY_NOT_STATED
     confidence = 0.0 if reason else confidence
     quoted = best_unit(scored, question).unit.text
     return Grade(
         confidence >= min_confidence, round(confidence, 4), kind, dict(features_dict(features)), list(keys), list(missing), reason,
         quoted,
+    )
+
+
+def quoted_neighbourhood(question: str, scored: Sequence[ScoredUnit]) -> str:
+    """The quoted unit with the units just before and after it in its passage: where the number a quantity question
+    asks for must stand (the sentence, or the code line or table row beside it)."""
+    best = best_unit(scored, question).unit
+    return "\n".join(
+        s.unit.text for s in scored if s.unit.hit_index == best.hit_index and abs(s.unit.position - best.position) <= 1
     )
 
 

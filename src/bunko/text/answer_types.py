@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 
+from bunko.text.dimensions import asked_dimension, states_dimension
 from bunko.text.scripts import KATAKANA, has_ja_zh
 
 
@@ -142,7 +143,8 @@ def holds_type(text: str, kind: AnswerType, code: bool = False, question: str = 
     if kind is AnswerType.VALUE:
         values = _found(_NUMBER, _NOT_A_VALUE.sub(" ", text))
         if wants_quantity(question):
-            return _new(values, question)
+            dimension = asked_dimension(question)
+            return (dimension is None or states_dimension(text, dimension)) and _new(values, question)
         return _new(values + _latin_words_in_cjk(text) + _found(_OPTION, text), question)
     if kind is AnswerType.COMMAND:
         return code or bool(_PROMPT_LINE.search(text)) or _new(
