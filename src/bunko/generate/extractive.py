@@ -19,7 +19,7 @@ from bunko.generate.language import is_abstention
 from bunko.rerank.evidence import ScoredUnit, best_unit, hit_units, most_covering, score_units
 from bunko.schema import AnswerSentence, Citation, Hit
 from bunko.text.analyzers import Analyzer
-from bunko.text.answer_types import question_type, short_answer
+from bunko.text.answer_types import CHECKABLE, question_type, short_answer
 from bunko.text.units import CODE
 
 MAX_EVIDENCE_HITS = 5
@@ -28,6 +28,9 @@ UNITS_PER_HIT = 12
 """Units of each evidence hit that are scored: those sharing most of the question's terms (see `most_covering`)."""
 KEEP_RATIO = 0.85
 """A unit joins the answer only when it scores within this fraction of the best one."""
+FOLLOWER_SPAN = 2
+"""How many units after a restating best unit its answer may come: "Avoid bashisms to stay portable. You can check
+it using checkbashisms(1)." — the sentence that matches the question best only restates it, the next one answers."""
 
 __all__ = ["ExtractiveGenerator", "ScoredUnit", "citation_for"]
 
@@ -66,8 +69,10 @@ class ExtractiveGenerator:
         if not scored:
             return []
         best = best_unit(scored, question)
+        kind = question_type(question)
+        follower = answering_follower(best, scored) if kind in CHECKABLE and not best.typed else None
         ranked = [best, *sorted((s for s in scored if s.language == best.language and s is not best), key=lambda s: -s.score)]
-        chosen = [
+        chosen = [best, follower] if follower is not None else [
             s for s in ranked[: self.max_sentences] if s.score >= KEEP_RATIO * best.score and (s.typed or not best.typed)
         ]
         leads = {s.unit.text.split("\n", 1)[0] for s in chosen if s.unit.kind == CODE}
@@ -80,9 +85,20 @@ class ExtractiveGenerator:
             )
             for s in chosen
         ]
-        short = short_answer(best.unit.text, question_type(question), question) if best.typed else None
+        answering = follower if follower is not None else best
+        short = short_answer(answering.unit.text, kind, question) if answering.typed else None
         if short and all(short != s.text for s in sentences):
-            citation = citation_for(hits[best.unit.hit_index], best.unit.text)
-            sentences.insert(0, AnswerSentence(text=short, citations=[citation], support=round(best.score, 4), verdict="supported"))
+            citation = citation_for(hits[answering.unit.hit_index], answering.unit.text)
+            sentences.insert(0, AnswerSentence(text=short, citations=[citation], support=round(answering.score, 4), verdict="supported"))
         return sentences
+
+
+def answering_follower(best: ScoredUnit, scored: list[ScoredUnit]) -> ScoredUnit | None:
+    """The first unit within FOLLOWER_SPAN after `best` in its passage that holds the asked kind: when the best unit
+    only restates a question of a checkable kind, the answer is most often the next sentence or code line."""
+    after = [
+        s for s in scored
+        if s.unit.hit_index == best.unit.hit_index and 0 < s.unit.position - best.unit.position <= FOLLOWER_SPAN and s.typed
+    ]
+    return min(after, key=lambda s: s.unit.position, default=None)
 
