@@ -130,3 +130,23 @@ def test_shell_lines_without_a_fence_are_code_after_their_lead_in(lead: str) -> 
 def test_a_quantity_question_needs_a_number_not_a_name(question: str, named_only: str, with_number: str) -> None:
     assert not holds_type(named_only, AnswerType.VALUE, question=question)
     assert holds_type(with_number, AnswerType.VALUE, question=question)
+
+
+@pytest.mark.parametrize(
+    ("question", "row", "plain_row"),
+    [
+        ("With aptitude, how do I upgrade without removing packages?",
+         "apt syntax: apt upgrade / aptitude syntax: aptitude safe-upgrade / description: upgrade without removing",
+         "level: 3 / name: error / meaning: normal but significant condition"),
+        ("aptitude ではどう書きますか？",
+         "apt シンタックス: apt upgrade / aptitude シンタックス: aptitude safe-upgrade / 説明: 削除せずに更新",
+         "レベル: 3 / 名前: エラー / 意味: 通常だが重要な状態"),
+        ("postfix 要用什么命令删除所有邮件？",
+         "exim 命令: exim4 -Mrm queue_id / postfix 命令: postsuper -d ALL / 说明: 删除所有邮件",
+         "级别: 3 / 名称: 错误 / 含义: 普通但重要的情况"),
+    ],
+)
+def test_a_table_cell_holding_a_command_line_answers_a_command_question(question: str, row: str, plain_row: str) -> None:
+    assert holds_type(row, AnswerType.COMMAND, question=question, row=True)
+    assert not holds_type(plain_row, AnswerType.COMMAND, question=question, row=True)
+    assert not holds_type("aptitude syntax: aptitude safe-upgrade", AnswerType.COMMAND, question="Is aptitude safe-upgrade safe?", row=True)

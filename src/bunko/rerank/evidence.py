@@ -30,7 +30,7 @@ from bunko.text.analyzers import Analyzer, identifiers
 from bunko.text.answer_types import CHECKABLE, AnswerType, holds_type, question_type, wants_quantity
 from bunko.text.injection import looks_like_instruction
 from bunko.text.languages import query_language, text_language
-from bunko.text.units import CODE, Unit, split_typed_units
+from bunko.text.units import CODE, ROW, Unit, split_typed_units
 
 _LEAD_IN = re.compile(r"[:：]\s*$|次のとおり|以下のとおり|下記|如下|以下(?:几|各)|as follows|the following", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
@@ -156,7 +156,7 @@ def score_units(
             score += QUANTITY_BONUS
         if _LEAD_IN.search(unit.text):
             score -= LEAD_IN_PENALTY
-        typed = kind not in CHECKABLE or holds_type(unit.text, kind, code=unit.kind == CODE, question=question)
+        typed = kind not in CHECKABLE or holds_type(unit.text, kind, code=unit.kind == CODE, question=question, row=unit.kind == ROW)
         if kind in CHECKABLE:
             score += TYPE_BONUS if typed else -TYPE_PENALTY
         if unit.kind == CODE and kind in (AnswerType.COMMAND, AnswerType.OPTION):

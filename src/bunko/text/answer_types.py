@@ -113,6 +113,17 @@ _PROGRAM_REFERENCE = re.compile(r"\b[a-z][\w.+-]*\(\d[a-z]?\)")
 _NAMED_PROGRAM = re.compile(r"[A-Za-z][\w.+-]*\s?(?:程序|命令|工具|コマンド|ツール|プログラム)|(?:程序|命令|工具|コマンド|ツール|プログラム)\s?[A-Za-z][\w.+-]*")
 """A Latin name called a program, command or tool in Japanese or Chinese prose ("xeyes 程序", "コマンド chvt")."""
 _LATIN_RUN = re.compile(r"[A-Za-z][\w.+-]*")
+_COMMAND_CELL = re.compile(r"[a-z][\w.+-]*(?:\s+[^\s/]+)+")
+"""A table cell holding a command line: a lower-case program name and arguments ("aptitude safe-upgrade",
+"postsuper -d ALL"), at least one of which is option- or identifier-shaped (`_COMMAND_ARGUMENT`), so that a cell of
+plain words ("normal but significant condition") is not one."""
+_COMMAND_ARGUMENT = re.compile(r"[-=.]|\b[A-Z]{2,}\b")
+
+
+def _command_cells(row: str) -> list[str]:
+    """The cells of a row unit ("header: value / header: value") that hold a command line."""
+    cells = [pair.split(": ", 1)[1].strip() for pair in row.split(" / ") if ": " in pair]
+    return [c for c in cells if _COMMAND_CELL.fullmatch(c) and _COMMAND_ARGUMENT.search(c.split(None, 1)[1])]
 
 
 def _new(spans: list[str], question: str) -> bool:
@@ -130,8 +141,9 @@ def _latin_words_in_cjk(text: str) -> list[str]:
     return _found(_LATIN_RUN, text) if has_ja_zh(text) else []
 
 
-def holds_type(text: str, kind: AnswerType, code: bool = False, question: str = "") -> bool:
-    """Whether the unit holds an answer of this kind that the question does not already state.
+def holds_type(text: str, kind: AnswerType, code: bool = False, question: str = "", row: bool = False) -> bool:
+    """Whether the unit holds an answer of this kind that the question does not already state; `code` and `row`
+    say the unit is a code block or a table row (whose command-line cells hold commands).
 
     Always true for kinds without a surface form. "locales 软件包没有包含预编译的数据" restates a
     question about the locales package; the command that answers it is the next unit's.
@@ -148,7 +160,8 @@ def holds_type(text: str, kind: AnswerType, code: bool = False, question: str = 
         return _new(values + _latin_words_in_cjk(text) + _found(_OPTION, text), question)
     if kind is AnswerType.COMMAND:
         return code or bool(_PROMPT_LINE.search(text)) or _new(
-            _found(_NAMED_PROGRAM, text) + _found(_OPTION, text) + _found(_PROGRAM_REFERENCE, text), question
+            _found(_NAMED_PROGRAM, text) + _found(_OPTION, text) + _found(_PROGRAM_REFERENCE, text)
+            + (_command_cells(text) if row else []), question,
         )
     if kind is AnswerType.PACKAGE:
         return _new(_found(_PACKAGE, text) + _latin_words_in_cjk(text) + _found(_PROGRAM_REFERENCE, text), question)
