@@ -19,7 +19,7 @@ from bunko.generate.confidence import (
 from bunko.generate.grade import grade_answer
 from bunko.generate.retrieval_grade import RETRIEVAL_THRESHOLD
 from bunko.rerank.evidence import hit_units, score_units
-from bunko.retrieve.key_terms import key_terms
+from bunko.retrieve.key_terms import key_terms, rare_key_terms
 from bunko.schema import Chunk, Hit
 from bunko.text.analyzers import multilingual
 
@@ -239,3 +239,20 @@ def test_a_quantity_question_is_refused_when_the_quoted_passage_states_no_such_q
     refused, answered = graded(without), graded(with_it)
     assert refused.reason == "quantity_not_stated" and refused.confidence == 0.0 and not refused.sufficient
     assert answered.reason is None and answered.sufficient
+
+
+@pytest.mark.parametrize(
+    ("question", "keys", "examples"),
+    [
+        ("How can I give GNU gettext a fallback list of languages, e.g. Portuguese first, then Spanish?", ["gnu"], ["portuguese", "spanish"]),
+        ("Which tools, such as Rsync or Unison, can sync two folders on Debian?", ["debian"], ["rsync", "unison"]),
+        ("ロケール (例えば ja_JP.UTF-8 など) を GNOME で設定するには？", ["gnome"], ["ja_jp.utf-8", "ja_jp"]),
+        ("比如 Mozc 这样的输入法，怎么在 fcitx5 里配置？", ["fcitx5"], ["mozc"]),
+    ],
+)
+def test_names_in_an_example_the_question_gives_need_not_be_in_the_evidence(question: str, keys: list[str], examples: list[str]) -> None:
+    tokens = multilingual(question)
+    required = rare_key_terms(question, tokens, None)
+    assert set(keys) <= set(required)
+    assert not set(examples) & set(required)
+    assert set(examples) & set(key_terms(question, tokens)), "still named things: one the collection lacks refuses the question"

@@ -15,22 +15,38 @@ from bunko.text.analyzers import ENGLISH_STOPWORDS, identifiers
 from bunko.text.scripts import has_ja_zh
 
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_.+:/][A-Za-z0-9]+)*")
+_EXAMPLE = re.compile(
+    r"\be\.\s?g\.[^?？!。)]*|\b(?:for example|for instance|such as)\s[^?？!.。,;)]*"
+    r"|(?:例えば|たとえば|例:|例：)[^、。？?)）]*|[^、，。？?\s(（]*など"
+    r"|(?:比如|例如|譬如)[^，。？?)）]*|[^、，。？?\s(（]*等(?=[，。？?\s)）])",
+    re.IGNORECASE,
+)
+"""An example the question gives ("e.g. Portuguese first, then Spanish", 例えば日本語, 比如中文): its names illustrate
+what is asked and need not appear in the passage that answers it."""
 
 
-def key_terms(question: str, tokens: Sequence[str]) -> list[str]:
+def outside_examples(question: str) -> str:
+    """The question with its examples blanked out (same length, so positions keep their meaning)."""
+    return _EXAMPLE.sub(lambda m: " " * len(m.group(0)), question)
+
+
+def key_terms(question: str, tokens: Sequence[str], examples: bool = True) -> list[str]:
     """The question's named things, as analyzer tokens: what a passage must mention to be about it.
 
     Identifiers (``fcitx5``, ``apt-cacher-ng``, ``E-1024``) always; in a Japanese or
     Chinese question every Latin word (there it names a tool, a package, a setting);
     in an English question the words written with a capital inside the sentence
     (``Wayland``, ``PolicyKit``) — a common word can be paraphrased, a name cannot.
+    With `examples` False, names inside an example the question gives (`outside_examples`) are left out.
     """
     present = set(tokens)
-    found: list[str] = list(identifiers(list(tokens)))
+    asked = question if examples else outside_examples(question)
+    illustrations = set(_LATIN_WORD.findall(question.casefold())) - set(_LATIN_WORD.findall(asked.casefold()))
+    found: list[str] = [t for t in identifiers(list(tokens)) if t not in illustrations]
     cjk_question = has_ja_zh(question)
-    for match in _LATIN_WORD.finditer(question):
+    for match in _LATIN_WORD.finditer(asked):
         word = match.group(0)
-        at_start = not question[: match.start()].strip() or question[: match.start()].rstrip()[-1:] in ".?!"
+        at_start = not asked[: match.start()].strip() or asked[: match.start()].rstrip()[-1:] in ".?!"
         named = cjk_question or (not at_start and any(c.isupper() for c in word)) or (word.isupper() and len(word) > 1)
         candidate = word.lower()
         if named and candidate in present and candidate not in ENGLISH_STOPWORDS and len(candidate) > 1:
@@ -46,5 +62,7 @@ RARE_IDF = share_idf(RARE_TERM_SHARE)
 
 
 def rare_key_terms(question: str, tokens: Sequence[str], weights: Mapping[str, float] | None) -> list[str]:
-    """The key terms that are rare in the collection (all of them when no idf is known)."""
-    return [k for k in key_terms(question, tokens) if weights is None or weights.get(k, RARE_IDF) >= RARE_IDF]
+    """The key terms that are rare in the collection (all of them when no idf is known), outside the question's
+    examples: a passage answering "…e.g. Portuguese first, then Spanish?" need not name Spanish. The examples still
+    count for `key_terms`, so one the collection never names still refuses the question (``key_term_absent``)."""
+    return [k for k in key_terms(question, tokens, examples=False) if weights is None or weights.get(k, RARE_IDF) >= RARE_IDF]
