@@ -150,3 +150,19 @@ def test_a_table_cell_holding_a_command_line_answers_a_command_question(question
     assert holds_type(row, AnswerType.COMMAND, question=question, row=True)
     assert not holds_type(plain_row, AnswerType.COMMAND, question=question, row=True)
     assert not holds_type("aptitude syntax: aptitude safe-upgrade", AnswerType.COMMAND, question="Is aptitude safe-upgrade safe?", row=True)
+
+
+@pytest.mark.parametrize(
+    ("question", "asking_for_the_option"),
+    [
+        ("If I mount a vfat stick without any options, which encoding does mount assume for file names?",
+         "Which option makes mount read vfat file names as UTF-8?"),
+        ("vfat を何もオプションを付けずにマウントしたら、mount はファイル名をどの文字コードとして扱っていますか？",
+         "vfat のファイル名を UTF-8 として扱わせるには、mount にどのオプションを付けますか？"),
+        ("挂载 vfat 分区时如果什么选项都不加，mount 会假定文件名用的是哪种编码？",
+         "挂载 vfat 分区时要让文件名按 UTF-8 处理，mount 该加什么选项？"),
+    ],
+)
+def test_an_option_the_question_does_without_is_not_what_it_asks(question: str, asking_for_the_option: str) -> None:
+    assert question_type(question) is AnswerType.VALUE
+    assert question_type(asking_for_the_option) is AnswerType.OPTION

@@ -59,13 +59,21 @@ _QUESTION_PATTERNS: list[tuple[AnswerType, str]] = [
                          r"|命令|工具|程序|怎么|怎样|如何|用什么|什么办法"),
     (AnswerType.VALUE, r"\bhow (?:many|much|long|often|large|big)\b|\b(?:which|what) (?:\w+ ){0,2}(?:value|number|port|address|size|limit|group|encoding|level|priority|name)\b|\bdefault\b"
                        r"|いくつ|何(?:日|回|人|件|年|時間|分|秒|個|%|％|バイト|番)|どのくらい|どれくらい|値|ポート|アドレス|グループ|エンコーディング|文字コード|何％"
-                       r"|多少|几|多长|多久|多大|哪个(?:端口|组|值|编码)|什么(?:端口|组|值|编码)|端口|默认"),
+                       r"|多少|几|多长|多久|多大|哪(?:个|种)(?:端口|组|值|编码)|什么(?:端口|组|值|编码)|端口|默认"),
     (AnswerType.REASON, r"\bwhy\b|\bfor what reason\b|なぜ|どうして|理由|为什么|为何|原因"),
     (AnswerType.DEFINITION, r"^\s*what (?:is|are|does)\b|\bwhat (?:is|are) (?:meant|called)\b|\bstands? for\b|\bmeaning of\b|とは|何(?:を|の)意味|意味|何ですか|代表什么|是什么意思|什么意思|是什么|指的是"),
     (AnswerType.LIST, r"\b(?:list|name) (?:the|all)\b|\bwhat are the\b|どんな.*(?:が|を)ありますか|一覧|有哪些|列出"),
     (AnswerType.YES_NO, r"^\s*(?:is|are|can|does|do|should|will)\b|ありますか|できますか|でしょうか|是否|能不能|可以吗|吗[？?]?\s*$"),
 ]
 _QUESTION_RES = [(kind, re.compile(pattern, re.IGNORECASE)) for kind, pattern in _QUESTION_PATTERNS]
+_NOT_ASKED = re.compile(
+    r"\bwithout (?:any )?(?:options?|flags?|arguments?|parameters?)\b"
+    r"|(?:何も)?(?:オプション|引数)(?:を|は)?(?:何も)?(?:付けず|つけず|指定せず|与えず|なし|無し)"
+    r"|(?:什么|任何)?(?:选项|参数)都不(?:加|带|给)|不(?:加|带|给|指定)(?:任何)?(?:选项|参数)",
+    re.IGNORECASE,
+)
+"""A setting the question says it does *not* use ("mounted without any option", オプションを付けずに, 什么选项都不加) is
+the situation, not what is asked: "…without options, which encoding does mount assume?" asks for an encoding."""
 
 
 _QUANTITY_QUESTION = re.compile(
@@ -84,8 +92,9 @@ def wants_quantity(question: str) -> bool:
 
 def question_type(question: str) -> AnswerType:
     """The kind of answer the question wants; NONE when no pattern speaks for one."""
+    asked = _NOT_ASKED.sub(" ", question)
     for kind, pattern in _QUESTION_RES:
-        if pattern.search(question):
+        if pattern.search(asked):
             return kind
     return AnswerType.NONE
 
