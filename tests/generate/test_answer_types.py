@@ -166,3 +166,18 @@ def test_a_table_cell_holding_a_command_line_answers_a_command_question(question
 def test_an_option_the_question_does_without_is_not_what_it_asks(question: str, asking_for_the_option: str) -> None:
     assert question_type(question) is AnswerType.VALUE
     assert question_type(asking_for_the_option) is AnswerType.OPTION
+
+
+@pytest.mark.parametrize(
+    ("question", "kind", "answer"),
+    [
+        # in English a format is a name with no surface form to check (a digit would pick "version 2.100")
+        ("In what format is the English source of the Debian Reference written?", AnswerType.NONE,
+         "The source of the English original document is currently written in DocBook XML files."),
+        ("Debian リファレンスの英語の原文はどの形式で書かれていますか？", AnswerType.VALUE, "現在、英語の原文は DocBook XML で書かれています。"),
+        ("Debian 参考手册的英文原始文档是用什么格式写的？", AnswerType.VALUE, "目前，英文原始文档使用 DocBook XML 文件写作。"),
+    ],
+)
+def test_a_question_for_a_format_does_not_ask_for_a_command(question: str, kind: AnswerType, answer: str) -> None:
+    assert question_type(question) is kind
+    assert holds_type(answer, kind, question=question)
