@@ -33,6 +33,10 @@ from bunko.text.analyzers import multilingual
         ("How do I make GDM start GNOME on Xorg?", ["gdm", "gnome", "xorg"]),
         ("What is the default value of APT::Periodic::AutocleanInterval?", ["autocleaninterval"]),
         ("How many days of annual leave do employees get?", []),
+        ("Which setting in journald.conf makes the journal persistent?", ["journald.conf"]),
+        ("What is the default vm.swappiness value?", ["vm.swappiness"]),
+        ("journald.conf のどの設定でジャーナルを永続化しますか？", ["journald.conf"]),
+        ("vm.swappiness 的默认值是多少？", ["vm.swappiness"]),
     ],
 )
 def test_key_terms_are_the_named_things_of_the_question(question: str, keys: list[str]) -> None:

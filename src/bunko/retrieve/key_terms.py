@@ -15,6 +15,9 @@ from bunko.text.analyzers import ENGLISH_STOPWORDS, identifiers
 from bunko.text.scripts import has_ja_zh
 
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_.+:/][A-Za-z0-9]+)*")
+_DOTTED_NAME = re.compile(r"[a-z][a-z0-9-]*(?:[._][a-z0-9]{2,})+")
+"""A lower-case name with a dot or underscore inside: a file (``journald.conf``), a setting (``vm.swappiness``,
+``sshd_config``) — named things however they are written."""
 _EXAMPLE = re.compile(
     r"\be\.\s?g\.[^?？!。)]*|\b(?:for example|for instance|such as)\s[^?？!.。,;)]*"
     r"|(?:例えば|たとえば|例:|例：)[^、。？?)）]*|[^、，。？?\s(（]*など"
@@ -36,7 +39,8 @@ def key_terms(question: str, tokens: Sequence[str], examples: bool = True) -> li
     Identifiers (``fcitx5``, ``apt-cacher-ng``, ``E-1024``) always; in a Japanese or
     Chinese question every Latin word (there it names a tool, a package, a setting);
     in an English question the words written with a capital inside the sentence
-    (``Wayland``, ``PolicyKit``) — a common word can be paraphrased, a name cannot.
+    (``Wayland``, ``PolicyKit``) and dotted names (``journald.conf``) — a common word can be
+    paraphrased, a name cannot.
     With `examples` False, names inside an example the question gives (`outside_examples`) are left out.
     """
     present = set(tokens)
@@ -47,7 +51,10 @@ def key_terms(question: str, tokens: Sequence[str], examples: bool = True) -> li
     for match in _LATIN_WORD.finditer(asked):
         word = match.group(0)
         at_start = not asked[: match.start()].strip() or asked[: match.start()].rstrip()[-1:] in ".?!"
-        named = cjk_question or (not at_start and any(c.isupper() for c in word)) or (word.isupper() and len(word) > 1)
+        named = (
+            cjk_question or (not at_start and any(c.isupper() for c in word)) or (word.isupper() and len(word) > 1)
+            or bool(_DOTTED_NAME.fullmatch(word))
+        )
         candidate = word.lower()
         if named and candidate in present and candidate not in ENGLISH_STOPWORDS and len(candidate) > 1:
             found.append(candidate)
