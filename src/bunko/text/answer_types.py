@@ -57,8 +57,8 @@ _QUESTION_PATTERNS: list[tuple[AnswerType, str]] = [
     (AnswerType.COMMAND, r"\b(?:which|what) (?:\w+ ){0,2}(?:command|tool|program|utility|invocation)s?\b|\bhow (?:do|can|should) i\b|\bhow to\b"
                          r"|コマンド|ツール|プログラム|どう(?:書|打|入力|実行|すれば|やって)|どのように|方法"
                          r"|命令|工具|程序|怎么|怎样|如何|用什么(?!格式|编码|字符集|语言|协议|算法|文件系统)|什么办法"),
-    (AnswerType.VALUE, r"\bhow (?:many|much|long|often|large|big)\b|\b(?:which|what) (?:\w+ ){0,2}(?:value|number|port|address|size|limit|group|encoding|level|priority|name)\b|\bdefault\b"
-                       r"|いくつ|何(?:日|回|人|件|年|時間|分|秒|個|%|％|バイト|番)|どのくらい|どれくらい|値|ポート|アドレス|グループ|エンコーディング|文字コード|何％|(?:どの|何の?)(?:形式|フォーマット)"
+    (AnswerType.VALUE, r"\bhow (?:many|much|long|often|large|big)\b|\b(?:which|what) (?:\w+ ){0,2}(?:value|number|port|address|size|limit|group|encoding|level|priority|name|month)\b|\bdefault\b"
+                       r"|いくつ|何(?:日|回|人|件|年|月|時間|分|秒|個|%|％|バイト|番)|どのくらい|どれくらい|値|ポート|アドレス|グループ|エンコーディング|文字コード|何％|(?:どの|何の?)(?:形式|フォーマット)"
                        r"|多少|几|多长|多久|多大|哪(?:个|种)(?:端口|组|值|编码|格式)|什么(?:端口|组|值|编码|格式)|端口|默认"),
     (AnswerType.REASON, r"\bwhy\b|\bfor what reason\b|なぜ|どうして|理由|为什么|为何|原因"),
     (AnswerType.DEFINITION, r"^\s*what (?:is|are|does)\b|\bwhat (?:is|are) (?:meant|called)\b|\bstands? for\b|\bmeaning of\b|とは|何(?:を|の)意味|意味|何ですか|代表什么|是什么意思|什么意思|是什么|指的是"),

@@ -5,7 +5,7 @@ states one.
 digit in it. A passage about sudo that gives a path or a version number holds *a* value but not the one asked
 for; quoting it is the typical wrong answer to a question whose number the documents do not give (the Debian
 Reference set: 何分, 几秒, 几点钟, 多长时间 — each answered from a passage without a time in it). Only questions that
-name the dimension in their interrogative ("how many seconds", 何分, 几点, 多大) get one; "what is the default
+name the dimension in their interrogative ("how many seconds", 何分, 几点, 多大, 何月) get one; "what is the default
 timeout?" names none (an answer may well be a bare number), so it gets none and nothing is asked of the answer.
 """
 
@@ -17,6 +17,7 @@ from enum import StrEnum
 
 class Dimension(StrEnum):
     PERCENT = "percent"
+    MONTH = "month"
     TIME_OF_DAY = "time_of_day"
     SIZE = "size"
     DURATION = "duration"
@@ -27,6 +28,7 @@ _TIME_UNITS_EN = r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|mon
 # Checked in this order: "物理メモリーの何％" asks for a percentage even though it is about a size limit.
 _ASKED: list[tuple[Dimension, str]] = [
     (Dimension.PERCENT, r"何\s*[%％]|何パーセント|百分之(?:多少|几)|多少\s*[%％]|\bwhat percent(?:age)?\b|\bhow many percent\b"),
+    (Dimension.MONTH, r"\b(?:which|what|in which) month\b|何月|几月|哪个月"),
     (Dimension.TIME_OF_DAY, r"\bwhat time\b|\bat what hour\b|何時(?!間)|几点"),
     (Dimension.SIZE, r"\bhow (?:big|large)\b|\bwhat size\b|\bhow much (?:disk |memory |ram |storage )?(?:space|memory|ram|storage)\b"
                      r"|\bhow many (?:bytes|kb|mb|gb|tb)\b|何(?:バイト|KB|MB|GB|TB)|どれ(?:くらい|ぐらい)の(?:大きさ|容量|サイズ)|どのくらいの(?:大きさ|容量|サイズ)"
@@ -41,6 +43,9 @@ _NUMERAL = r"(?:\d+(?:[.,]\d+)*|[一二三四五六七八九十百千两半]+|\b
 
 _STATED: dict[Dimension, str] = {
     Dimension.PERCENT: r"\d\s*(?:[%％]|percent\b|パーセント)|百分之",
+    Dimension.MONTH: r"\d{1,2}\s*月|[一二三四五六七八九十]+月|\b\d{4}-\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b"
+                     r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)(?:[a-z]*)\.?\s+\d|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
+                     r"|\b(?:january|february|march|april|june|july|august|september|october|november|december)\b",
     Dimension.TIME_OF_DAY: r"\b\d{1,2}:\d{2}\b|\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.|o'clock)\b|\d{1,2}\s*(?:時(?!間)|点|點)"
                            r"|(?:午前|午後|上午|下午|凌晨|早上|晚上)\s*\d|[一二三四五六七八九十]+点|\b(?:midnight|noon)\b|真夜中|正午|午夜|中午"
                            r"|\bOnCalendar=|\b\d{1,2}\s+\d{1,2}\s+\*\s+\*\s+\*",
