@@ -13,13 +13,14 @@ so the generator that scores the same units again pays nothing twice.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from bunko.embed.base import Embedder
 from bunko.rerank.base import RerankQuery, ordered
 from bunko.rerank.evidence import hit_units, most_covering, score_units
+from bunko.rerank.memo import TypedUnit, quotable_units
 from bunko.schema import Hit
 from bunko.text.analyzers import Analyzer
 
@@ -67,14 +68,16 @@ class CachingEmbedder:
 class LightReranker:
     name = "light"
 
-    def __init__(self, embedder: Embedder, analyzer: Analyzer) -> None:
+    def __init__(self, embedder: Embedder, analyzer: Analyzer, split: Callable[[str], list[TypedUnit]] = quotable_units) -> None:
+        """`split`: how a chunk becomes units, `quotable_units` or the answerer's memo of it."""
         self.embedder = embedder
         self.analyzer = analyzer
+        self.split = split
 
     def rerank(self, query: RerankQuery, hits: list[Hit]) -> list[Hit]:
         if len(hits) < 2 or query.vector is None:
             return list(hits)
-        units = most_covering(hits, hit_units(hits, 10_000), query.tokens, query.weights, self.analyzer, MAX_UNITS_PER_HIT)
+        units = most_covering(hits, hit_units(hits, 10_000, self.split), query.tokens, query.weights, self.analyzer, MAX_UNITS_PER_HIT)
         scored = score_units(
             query.question, hits, units, query.vector, query.tokens, self.embedder, self.analyzer, query.weights, rank_prior=False,
         )
