@@ -51,6 +51,7 @@ from bunko.rerank.dedup import dedup_hits
 from bunko.rerank.evidence import ScoredUnit
 from bunko.rerank.light import CachingEmbedder
 from bunko.rerank.memo import CachingAnalyzer, UnitSplitter
+from bunko.rerank.unit_vectors import UnitVectorFile
 from bunko.rerank.registry import build_reranker
 from bunko.retrieve.key_terms import key_terms
 from bunko.retrieve.searcher import Searcher, SearchResult
@@ -131,14 +132,16 @@ class Answerer:
     def __init__(
         self, store: Store, searcher: Searcher, embedder: Embedder, analyzer: Analyzer, config: Config,
         chat_model: ChatModel | None = None, reranker: Reranker | None = None, confidence: ConfidenceModel | None = None,
-        tables: TableAnswerer | None = None,
+        tables: TableAnswerer | None = None, unit_vectors: UnitVectorFile | None = None,
     ) -> None:
         """`tables` answers aggregate questions from the collection's tables (the table route); without it they are
-        answered from the passages like any other."""
+        answered from the passages like any other. `unit_vectors`: the collection's stored unit vectors, which spare
+        the reranker and the extractive answer embedding the units at every question."""
         self.store = store
         self.tables = tables
         self.searcher = searcher
-        self.embedder = CachingEmbedder(embedder)
+        self.unit_vectors = unit_vectors
+        self.embedder = CachingEmbedder(embedder, stored=unit_vectors)
         self.analyzer = CachingAnalyzer(analyzer)
         self.split = UnitSplitter()
         self.config = config

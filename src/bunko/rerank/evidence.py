@@ -88,6 +88,12 @@ def section_context(hit: Hit) -> str:
     return " > ".join(hit.chunk.section_path[-1:])
 
 
+def unit_text(context: str, unit: str) -> str:
+    """What is embedded for a unit: its section heading, a newline, the unit (the heading alone carries a row's meaning).
+    One rule for scoring and for the stored unit vectors (`bunko.rerank.unit_vectors`), so a stored vector is found."""
+    return f"{context}\n{unit}" if context else unit
+
+
 def hit_units(hits: Sequence[Hit], max_units: int, split: Callable[[str], list[TypedUnit]] = quotable_units) -> list[Unit]:
     """Quotable units of the hits that are not injected instructions, in rank then reading order; `split` is
     `quotable_units` or the answerer's memo of it (`UnitSplitter`)."""
@@ -133,7 +139,7 @@ def score_units(
     if not units:
         return []
     contexts = [section_context(hits[u.hit_index]) for u in units]
-    vectors = embedder.embed([f"{c}\n{u.text}" if c else u.text for c, u in zip(contexts, units, strict=True)])
+    vectors = embedder.embed([unit_text(c, u.text) for c, u in zip(contexts, units, strict=True)])
     similarities = vectors @ np.asarray(query_vector, dtype=np.float32)
     quantity = wants_quantity(question)
     kind = question_type(question)
