@@ -30,8 +30,9 @@ CASES = [
 class Counting:
     """The wrapped embedder, counting the texts it was asked to embed."""
 
-    def __init__(self, embedder) -> None:  # noqa: ANN001
-        self.inner, self.texts = embedder, []  # type: list[str]
+    def __init__(self, embedder) -> None:
+        self.inner = embedder
+        self.texts: list[str] = []
         self.name, self.dimension = embedder.name, embedder.dimension
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
@@ -43,7 +44,7 @@ def chunk(text: str, section: str, n: int = 0) -> Chunk:
     return Chunk(f"doc{n}.md#0", f"d{n}", f"doc{n}.md", 0, text, f"{section}\n{text}", section_path=[section])
 
 
-def scores(question: str, hits: list[Hit], embedder) -> list[float]:  # noqa: ANN001
+def scores(question: str, hits: list[Hit], embedder) -> list[float]:
     tokens = multilingual(question)
     vector = embed_queries(embedder, [question])[0]
     return [s.score for s in score_units(question, hits, hit_units(hits, 50), vector, tokens, embedder, multilingual)]
@@ -51,7 +52,7 @@ def scores(question: str, hits: list[Hit], embedder) -> list[float]:  # noqa: AN
 
 @pytest.mark.parametrize(("question", "text", "section"), CASES)
 def test_stored_unit_vectors_score_exactly_as_embedding_at_the_question(
-    tmp_path: Path, embedder, question: str, text: str, section: str,  # noqa: ANN001
+    tmp_path: Path, embedder, question: str, text: str, section: str,
 ) -> None:
     hits = [Hit(chunk(text, section), 1.0)]
     stored = UnitVectorFile(tmp_path / FILE_NAME)
@@ -64,7 +65,7 @@ def test_stored_unit_vectors_score_exactly_as_embedding_at_the_question(
 
 @pytest.mark.parametrize(("question", "text", "section"), CASES)
 def test_one_batched_embed_call_scores_as_embedding_each_unit_alone(
-    embedder, question: str, text: str, section: str,  # noqa: ANN001
+    embedder, question: str, text: str, section: str,
 ) -> None:
     hits = [Hit(chunk(text, section), 1.0)]
     texts = chunk_unit_texts(hits[0].chunk)
@@ -73,7 +74,7 @@ def test_one_batched_embed_call_scores_as_embedding_each_unit_alone(
     np.testing.assert_allclose(batched, one_by_one, atol=1e-5)
 
 
-def test_build_embeds_only_units_not_stored_yet_and_asks_add_theirs(tmp_path: Path, embedder) -> None:  # noqa: ANN001
+def test_build_embeds_only_units_not_stored_yet_and_asks_add_theirs(tmp_path: Path, embedder) -> None:
     stored = UnitVectorFile(tmp_path / FILE_NAME)
     first = [chunk(text, section, n) for n, (_, text, section) in enumerate(CASES[:2])]
     assert stored.build(embedder, first) == 6
@@ -85,7 +86,7 @@ def test_build_embeds_only_units_not_stored_yet_and_asks_add_theirs(tmp_path: Pa
     assert stored.build(embedder, [*first, third]) == 0
 
 
-def test_another_model_neither_reads_nor_overwrites_the_vectors(tmp_path: Path, embedder) -> None:  # noqa: ANN001
+def test_another_model_neither_reads_nor_overwrites_the_vectors(tmp_path: Path, embedder) -> None:
     stored = UnitVectorFile(tmp_path / FILE_NAME)
     texts = chunk_unit_texts(chunk(CASES[0][1], CASES[0][2]))
     stored.build(embedder, [chunk(CASES[0][1], CASES[0][2])])
@@ -94,7 +95,7 @@ def test_another_model_neither_reads_nor_overwrites_the_vectors(tmp_path: Path, 
     assert stored.get(embedder.name, texts, embedder.dimension + 1) == {}  # a vector of the wrong size is not used
 
 
-def test_an_unusable_file_leaves_the_answer_to_fresh_embedding(tmp_path: Path, embedder) -> None:  # noqa: ANN001
+def test_an_unusable_file_leaves_the_answer_to_fresh_embedding(tmp_path: Path, embedder) -> None:
     (tmp_path / FILE_NAME).mkdir()  # a folder where the file should be: SQLite cannot open it
     stored = UnitVectorFile(tmp_path / FILE_NAME)
     question, text, section = CASES[1]
@@ -104,7 +105,7 @@ def test_an_unusable_file_leaves_the_answer_to_fresh_embedding(tmp_path: Path, e
 
 
 @pytest.mark.parametrize("unit_vectors", ["ingest", "ask"])
-def test_ingest_embeds_the_units_so_an_ask_embeds_only_its_question(make_kb, tmp_path: Path, unit_vectors: str) -> None:  # noqa: ANN001
+def test_ingest_embeds_the_units_so_an_ask_embeds_only_its_question(make_kb, tmp_path: Path, unit_vectors: str) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
     for n, (_, text, section) in enumerate(CASES):

@@ -51,8 +51,8 @@ from bunko.rerank.dedup import dedup_hits
 from bunko.rerank.evidence import ScoredUnit
 from bunko.rerank.light import CachingEmbedder
 from bunko.rerank.memo import CachingAnalyzer, UnitSplitter
-from bunko.rerank.unit_vectors import UnitVectorFile
 from bunko.rerank.registry import build_reranker
+from bunko.rerank.unit_vectors import UnitVectorFile
 from bunko.retrieve.key_terms import key_terms
 from bunko.retrieve.searcher import Searcher, SearchResult
 from bunko.retrieve.table_route import TABLE

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from bunko.embed.base import Embedder
-from bunko.retrieve.coverage import keyword_coverage
 from bunko.rerank.memo import TypedUnit, quotable_units
+from bunko.retrieve.coverage import keyword_coverage
 from bunko.retrieve.key_terms import rare_key_terms
 from bunko.schema import Hit
 from bunko.text.analyzers import Analyzer, identifiers
