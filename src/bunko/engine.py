@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from bunko.chunk.registry import get_chunker
 from bunko.config import CONFIG_FILE, Config, EmbedConfig
-from bunko.embed.base import Embedder
+from bunko.embed.base import Embedder, EmbedderError
 from bunko.embed.registry import build_embedder, embedder_name
 from bunko.errors import BunkoError, CollectionError, DocumentError
 from bunko.generate.answerer import Answerer
@@ -229,14 +229,21 @@ class Bunko:
                 items, prune=prune, progress=progress, fields=fields, root=Path(root) if root else None)
             if report.pruned:
                 self._sweep_figures()
-            self._embed_units([job.source for job in report.jobs if job.status == JobStatus.READY])
+            failure = self._embed_units([job.source for job in report.jobs if job.status == JobStatus.READY])
+            if failure:
+                report.warnings.append((UNIT_VECTORS_FILE, failure))
             return report
 
-    def _embed_units(self, sources: Sequence[str]) -> None:
-        """The unit vectors of newly ingested documents (`[rerank] unit_vectors = "ingest"`), so no question pays for them."""
+    def _embed_units(self, sources: Sequence[str]) -> str | None:
+        """The unit vectors of newly ingested documents (`[rerank] unit_vectors = "ingest"`), so no question pays for
+        them; why they could not be embedded, if so (the documents are indexed all the same: asks embed the units)."""
         if not sources or self.config.rerank.unit_vectors != "ingest" or self.config.rerank.method != "light":
-            return
-        self.unit_vectors.build(self.embedder, [chunk for source in sources for chunk in self.store.chunks(source)])
+            return None
+        try:
+            self.unit_vectors.build(self.embedder, [chunk for source in sources for chunk in self.store.chunks(source)])
+        except EmbedderError as exc:
+            return f"unit vectors not embedded: {exc}"
+        return self.unit_vectors.failure
 
     def retry(self, job_ids: Sequence[str] = (), *, failed: bool = False, progress: Progress | None = None) -> IngestReport:
         """Ingest again the files of failed jobs, as one new run: the jobs named by id, or (`failed`) every source whose
