@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from bunko.chunk.registry import get_chunker
 from bunko.config import CONFIG_FILE, Config, EmbedConfig
-from bunko.embed.base import Embedder, EmbedderError
+from bunko.embed.base import Embedder
 from bunko.embed.registry import build_embedder, embedder_name
 from bunko.errors import BunkoError, CollectionError, DocumentError
 from bunko.generate.answerer import Answerer
@@ -241,8 +241,8 @@ class Bunko:
             return None
         try:
             self.unit_vectors.build(self.embedder, [chunk for source in sources for chunk in self.store.chunks(source)])
-        except EmbedderError as exc:
-            return f"unit vectors not embedded: {exc}"
+        except Exception as exc:  # whatever the embedder raises, as the pipeline takes any embed error as EMBED_FAILED
+            return f"unit vectors not embedded: {type(exc).__name__}: {exc}".splitlines()[0]
         return self.unit_vectors.failure
 
     def retry(self, job_ids: Sequence[str] = (), *, failed: bool = False, progress: Progress | None = None) -> IngestReport:

@@ -147,3 +147,20 @@ def test_the_analyzer_memo_returns_the_analyzers_tokens_in_a_list_of_its_own(tex
     assert first == multilingual(text) and first
     first.append("edited by a caller")
     assert analyze(text) == multilingual(text)
+
+
+def test_units_that_cannot_be_embedded_at_ingest_leave_a_warning_and_the_documents_indexed(make_kb, tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for n, (_, text, section) in enumerate(CASES):
+        (docs / f"doc{n}.md").write_text(f"# {section}\n\n{text}\n", encoding="utf-8")
+    kb = make_kb()
+
+    def unreachable(*args: object, **kwargs: object) -> int:
+        raise ConnectionError("embedding service unreachable")
+
+    kb.unit_vectors.build = unreachable
+    report = kb.ingest(docs)
+    assert report.ok and len(kb.documents()) == 3
+    assert report.warnings == [(FILE_NAME, "unit vectors not embedded: ConnectionError: embedding service unreachable")]
+    assert not kb.ask(CASES[1][0]).abstained  # the answer embeds its units itself
