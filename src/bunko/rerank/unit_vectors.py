@@ -9,7 +9,8 @@ vector, keyed by the embedding model and a hash of the exact text embedded, so:
 - vectors are content-addressed: a changed document brings new texts (new keys); an old key is
   never wrong, only unused, and a different model reads and writes its own keys;
 - `build` (``bunko reindex --unit-vectors``) embeds every unit of every chunk ahead of the
-  questions, as ingest builds the chunk vectors; without it the file fills as questions are asked;
+  questions, as ingest builds the chunk vectors; without it the file fills as questions are asked (with
+  whatever else the answerer embeds through its `CachingEmbedder`: vectors and hashes, never the text);
 - float32 bytes as the embedder returned them, so a stored vector scores exactly as a fresh one.
 
 SQLite in WAL mode: several processes (the server's workers, a CLI) can read and add at once.
