@@ -8,7 +8,7 @@ QUESTIONS the questions.jsonl it wrote beside it. Asks every question in process
 collection's own config (answer-side settings can be overridden), and reports, per language and
 per type: fact (the expected string is in the answer text, as `bunko eval` counts it), citation
 precision (an answered question cites a relevant document), abstention precision and recall,
-same-language citations, and ask p50. Results: bench/results/debian-qa.{json,md}; `--out NAME`
+same-language citations, and ask p50; then each stage's p50/p95 from the answers' traces. Results: bench/results/debian-qa.{json,md}; `--out NAME`
 names them.
 """
 
@@ -45,8 +45,29 @@ def ask_all(kb: Bunko, questions: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "cited_relevant": bool(cited) and any(c in set(q.get("relevant_sources") or []) for c in cited),
             "same_language": all(FILE_LANGUAGE[language] in c for c in cited) if cited else None,
             "answer": answer.text,
+            "timings": stage_seconds(answer),
         })
     return rows
+
+
+def stage_seconds(answer: Any) -> dict[str, float]:
+    """The trace's flat stage timings plus the agent steps' (analysis, decompose, table_lookup), in seconds."""
+    if answer.trace is None:
+        return {}
+    seconds = dict(answer.trace.timings)
+    for step in answer.trace.steps:
+        seconds[f"step.{step.name}"] = seconds.get(f"step.{step.name}", 0.0) + step.seconds
+    return seconds
+
+
+def stage_percentiles(rows: list[dict[str, Any]]) -> dict[str, tuple[float, float]]:
+    """Each stage's p50 and p95 in ms over the asks (an ask that skipped a stage counts as 0 ms for it)."""
+    stages = sorted({name for r in rows for name in r.get("timings", {})}, key=lambda n: (n != "total", n))
+    out = {}
+    for name in stages:
+        values = sorted(r.get("timings", {}).get(name, 0.0) * 1000 for r in rows)
+        out[name] = (round(statistics.median(values), 1), round(values[min(len(values) - 1, int(0.95 * len(values)))], 1))
+    return out
 
 
 def summary(rows: list[dict[str, Any]]) -> dict[str, float]:
@@ -107,6 +128,8 @@ def main() -> None:
     lines = [f"# Debian Reference QA ({settings})", "", "`python bench/bench_debian_qa.py COLLECTION QUESTIONS`", "",
              "| group | " + " | ".join(metrics) + " |", "|---" * (len(metrics) + 1) + "|"]
     lines += [f"| {name} | " + " | ".join(str(v) for v in values.values()) + " |" for name, values in table.items()]
+    lines += ["", "| stage | p50 ms | p95 ms |", "|---|---|---|"]
+    lines += [f"| {name} | {p50} | {p95} |" for name, (p50, p95) in stage_percentiles(rows).items()]
     (RESULTS / f"{args.out}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))
 

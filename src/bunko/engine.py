@@ -34,6 +34,8 @@ from bunko.llm.base import build_chat_model
 from bunko.llm.vision import OpenAIFigureDescriber, figure_describer
 from bunko.parse import page_render
 from bunko.parse.registry import ParserRegistry, default_registry
+from bunko.rerank.unit_vectors import FILE_NAME as UNIT_VECTORS_FILE
+from bunko.rerank.unit_vectors import UnitVectorFile
 from bunko.retrieve.base import RetrieverFactory
 from bunko.retrieve.explain import explain_hit, thresholds
 from bunko.retrieve.searcher import Searcher, SearchResult
@@ -104,6 +106,9 @@ class Bunko:
         """The documents' section trees (`bunko tree`, the tree route, auto-merging), rebuilt as documents change."""
         self.tables = CollectionTables(self.store, self.path)
         """The documents' tables as typed SQL tables (`tables.db`; the table route), updated as documents change."""
+        self.unit_vectors = UnitVectorFile(self.path / UNIT_VECTORS_FILE)
+        """Vectors of the chunks' sentences and rows (`unit-vectors.db`), which the reranker and the extractive answer
+        read instead of embedding them at each question (`build_unit_vectors`, `bunko reindex --unit-vectors`)."""
         self._embedder = embedder
         self._build_embedder = embedder_factory or build_embedder
         self._injected = embedder is not None
@@ -192,6 +197,7 @@ class Bunko:
         if self._parser is not None:
             self._parser.close()
             self._parser = None
+        self.unit_vectors.close()
         self.store.close()
 
     def __enter__(self) -> Bunko:
@@ -223,7 +229,21 @@ class Bunko:
                 items, prune=prune, progress=progress, fields=fields, root=Path(root) if root else None)
             if report.pruned:
                 self._sweep_figures()
+            failure = self._embed_units([job.source for job in report.jobs if job.status == JobStatus.READY])
+            if failure:
+                report.warnings.append((UNIT_VECTORS_FILE, failure))
             return report
+
+    def _embed_units(self, sources: Sequence[str]) -> str | None:
+        """The unit vectors of newly ingested documents (`[rerank] unit_vectors = "ingest"`), so no question pays for
+        them; why they could not be embedded, if so (the documents are indexed all the same: asks embed the units)."""
+        if not sources or self.config.rerank.unit_vectors != "ingest" or self.config.rerank.method != "light":
+            return None
+        try:
+            self.unit_vectors.build(self.embedder, [chunk for source in sources for chunk in self.store.chunks(source)])
+        except Exception as exc:  # whatever the embedder raises, as the pipeline takes any embed error as EMBED_FAILED
+            return f"unit vectors not embedded: {type(exc).__name__}: {exc}".splitlines()[0]
+        return self.unit_vectors.failure
 
     def retry(self, job_ids: Sequence[str] = (), *, failed: bool = False, progress: Progress | None = None) -> IngestReport:
         """Ingest again the files of failed jobs, as one new run: the jobs named by id, or (`failed`) every source whose
@@ -289,6 +309,7 @@ class Bunko:
             if changes.updated:
                 report = ingestor.run(changes.updated, within=within)
                 batch.run_id, batch.jobs = report.run_id, report.jobs
+                self._embed_units([job.source for job in report.jobs if job.status == JobStatus.READY])
             names = [ingestor.names.name(path, ingestor.names.anchor(within or path, record=False)) for path in changes.removed]
             for doc in self.store.documents() if names else []:
                 under = any(doc.source == name or doc.source.startswith(name + "/") for name in names)
@@ -768,8 +789,14 @@ class Bunko:
             self._answerer = Answerer(
                 self.store, self.searcher, self.embedder, self.analyzer, self.config, chat_model=chat_model,
                 tables=TableAnswerer(self.tables, TablePlanner(self.analyzer), self.store, chat_model, self.config.answer.table_sql),
+                unit_vectors=self.unit_vectors,
             )
         return self._answerer
+
+    def build_unit_vectors(self, progress: Callable[[int, int], None] | None = None) -> int:
+        """Embed every quotable unit of every chunk into the collection's unit-vector file (`rerank/unit_vectors.py`),
+        so no question embeds them; returns how many were new. Asks fill the file too, one question at a time."""
+        return self._on_current_model(lambda: self.unit_vectors.build(self.embedder, self.store.chunks(), progress))
 
     def ask(
         self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None, mode: str | None = None,

@@ -121,3 +121,15 @@ def test_a_query_past_its_time_is_stopped(db: TableDB) -> None:
     endless = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
     with pytest.raises(TableQueryError, match="longer than"):
         db.select(endless, seconds=0.2)
+
+
+def test_a_reused_connection_still_limits_each_query_to_its_tables(db: TableDB) -> None:
+    """`select` keeps one connection; the same SQL allowed a moment ago is refused when the caller names other tables."""
+    sql = "SELECT doc_id FROM documents"
+    assert db.select(sql) == [("d1",)]
+    with pytest.raises(TableQueryError):
+        db.select(sql, tables=["tables"])
+    assert db.select(sql, tables=["documents"]) == [("d1",)]
+    with pytest.raises(TableQueryError, match="longer than"):
+        db.select("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n", seconds=0.2)
+    assert db.select(sql) == [("d1",)]  # the stopped query's deadline does not stop the next

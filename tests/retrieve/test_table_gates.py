@@ -8,7 +8,7 @@ import pytest
 
 from bunko.index.table_data import TableColumn
 from bunko.index.table_db import StoredTable
-from bunko.retrieve.table_plan import holds_all, named_things
+from bunko.retrieve.table_plan import TablePlanner, holds_all, named_things
 from bunko.text.analyzers import get_analyzer
 
 ANALYZER = get_analyzer("multilingual")
@@ -37,3 +37,20 @@ def test_a_table_must_hold_every_named_thing() -> None:
     assert holds_all(packages, ["poppler-utils", "package"])
     assert not holds_all(packages, ["arm64"])
     assert not holds_all(packages, ["poppler-utils", "mss"])
+
+
+@pytest.mark.parametrize(("question", "values", "named"), [
+    ("What is the hotel limit in London?", ["London", "Paris", "New York"], ["London"]),
+    ("大阪の人口は？", ["東京都", "大阪府", "京都府"], ["大阪府"]),
+    ("广东的面积是多少？", ["广东省", "浙江省"], ["广东省"]),
+])
+def test_a_tables_cells_are_normalised_once_and_name_the_same_rows(question: str, values: list[str], named: list[str]) -> None:
+    planner = TablePlanner(ANALYZER)
+    table = _table("Limits", values)
+    first = planner.named_values(table, question.lower())
+    assert [v for _, v, _ in first] == named
+    terms = planner.cell_terms(table)
+    assert planner.named_values(table, question.lower()) == first
+    assert planner.cell_terms(table) is terms  # the same catalog table: not normalised again
+    changed = _table("Limits", [*values, "Nagoya"])  # the catalog after a change holds new table objects
+    assert planner.cell_terms(changed) is not terms and len(planner.cell_terms(changed)) == len(values) + 1

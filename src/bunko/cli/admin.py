@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -137,10 +138,26 @@ def migrate(
         console.print(f"the collection now uses {escape(report.destination)} (store in {CONFIG_FILE})")
 
 
-def reindex(collection: CollectionOption = None, as_json: JsonOption = False) -> None:
+def reindex(
+    collection: CollectionOption = None, as_json: JsonOption = False,
+    unit_vectors: Annotated[bool, typer.Option("--unit-vectors", help="Only embed the chunks' sentences and rows ahead of "
+                                               "the questions (unit-vectors.db), so an ask does not embed them.")] = False,
+) -> None:
     """Re-tokenize the keyword index with the configured [retrieve] analyzer and find each chunk's entities for the
-    graph route again (no re-parsing, no re-embedding)."""
+    graph route again (no re-parsing, no re-embedding); with --unit-vectors, store the vectors of the units the
+    reranker and the extractive answer score instead."""
     path = find_collection(collection)
+    if unit_vectors:
+        with Bunko(path, create=False) as built:
+            started = time.perf_counter()
+            embedded = run(lambda: built.build_unit_vectors())
+            stored = built.unit_vectors.count()
+        seconds = round(time.perf_counter() - started, 1)
+        if as_json:
+            print_json({"unit_vectors": stored, "embedded": embedded, "seconds": seconds})
+        else:
+            console.print(f"embedded {embedded} units in {seconds} s; {stored} unit vectors stored")
+        return
     kb = run(lambda: Bunko(path, create=False, allow_analyzer_change=True))
     with document_progress("re-indexing", as_json) as progress:
         count = run(lambda: kb.reindex(progress))

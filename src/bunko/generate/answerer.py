@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Generator, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -50,7 +50,9 @@ from bunko.rerank.budget import fit_budget
 from bunko.rerank.dedup import dedup_hits
 from bunko.rerank.evidence import ScoredUnit
 from bunko.rerank.light import CachingEmbedder
+from bunko.rerank.memo import CachingAnalyzer, UnitSplitter
 from bunko.rerank.registry import build_reranker
+from bunko.rerank.unit_vectors import UnitVectorFile
 from bunko.retrieve.key_terms import key_terms
 from bunko.retrieve.searcher import Searcher, SearchResult
 from bunko.retrieve.table_route import TABLE
@@ -94,21 +96,24 @@ class Retrieved:
     """The hits' quotable units, scored against the query: what the grade judged and the extractive answer quotes."""
     rerank_notes: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+    instructs: Callable[[str], bool] = looks_like_instruction
+    """How a chunk is flagged as addressing a model in the trace: `looks_like_instruction` or the answerer's memo of it."""
 
     def record(self) -> Evidence:
         """The stage output the trace keeps (no vectors, no chunk text but the one unit the grade judged)."""
         route = asdict(self.result.route) if self.result.route else {}
         return Evidence(
             query=self.query, route={"mode": self.result.mode, **route}, query_tokens=self.result.query_tokens,
-            candidates=[traced_hit(h) for h in self.candidates], hits=[traced_hit(h) for h in self.hits], grade=self.grade,
+            candidates=[traced_hit(h, self.instructs) for h in self.candidates], hits=[traced_hit(h, self.instructs) for h in self.hits],
+            grade=self.grade,
             duplicates_dropped=self.duplicates, rerank_notes=self.rerank_notes, timings=self.timings,
         )
 
 
-def traced_hit(hit: Hit) -> TracedHit:
+def traced_hit(hit: Hit, instructs: Callable[[str], bool] = looks_like_instruction) -> TracedHit:
     return TracedHit(
         hit.chunk.chunk_id, hit.chunk.source, hit.chunk.section_path, hit.score, hit.distance, hit.signals.to_dict(),
-        looks_like_instruction(hit.chunk.text),
+        instructs(hit.chunk.text),
     )
 
 
@@ -127,20 +132,23 @@ class Answerer:
     def __init__(
         self, store: Store, searcher: Searcher, embedder: Embedder, analyzer: Analyzer, config: Config,
         chat_model: ChatModel | None = None, reranker: Reranker | None = None, confidence: ConfidenceModel | None = None,
-        tables: TableAnswerer | None = None,
+        tables: TableAnswerer | None = None, unit_vectors: UnitVectorFile | None = None,
     ) -> None:
         """`tables` answers aggregate questions from the collection's tables (the table route); without it they are
-        answered from the passages like any other."""
+        answered from the passages like any other. `unit_vectors`: the collection's stored unit vectors, which spare
+        the reranker and the extractive answer embedding the units at every question."""
         self.store = store
         self.tables = tables
         self.searcher = searcher
-        self.embedder = CachingEmbedder(embedder)
-        self.analyzer = analyzer
+        self.unit_vectors = unit_vectors
+        self.embedder = CachingEmbedder(embedder, stored=unit_vectors)
+        self.analyzer = CachingAnalyzer(analyzer)
+        self.split = UnitSplitter()
         self.config = config
         self.chat_model = chat_model
-        self.reranker = reranker or build_reranker(config, self.embedder, analyzer, chat_model)
-        self.checker = CitationChecker(self.embedder, analyzer)
-        self.extractive = ExtractiveGenerator(self.embedder, analyzer, config.answer.max_sentences)
+        self.reranker = reranker or build_reranker(config, self.embedder, self.analyzer, chat_model, self.split)
+        self.checker = CitationChecker(self.embedder, self.analyzer)
+        self.extractive = ExtractiveGenerator(self.embedder, self.analyzer, config.answer.max_sentences, self.split)
         self.confidence = confidence or load_confidence(config.answer.confidence)
         self._kind_classifier: KindClassifier | None = None
 
@@ -210,6 +218,14 @@ class Answerer:
     ) -> Retrieved:
         """Search with `query`; rerank and grade against `judged_as` (the question, when `query` is its rewrite or
         expansion: added words must not make the evidence look better than it is)."""
+        question = judged_as or query
+        result, vector, weights, kept, duplicates, notes, timings = self._reranked(query, filters, k, mode, judged_as)
+        return self._judged(question, result, vector, weights, kept[:k], duplicates, notes, filters, k, timings)
+
+    def _reranked(
+        self, query: str, filters: Mapping[str, Any] | None, k: int, mode: str | None, judged_as: str | None,
+    ) -> tuple[SearchResult, np.ndarray, dict[str, float], list[Hit], list[str], list[str], dict[str, float]]:
+        """Search and rerank, not yet graded: a part of a several-part question needs only its best hits."""
         timings: dict[str, float] = {}
         started = time.perf_counter()
         depth = max(k, self.config.rerank.candidates) if self.reranker.name != "none" else k
@@ -217,7 +233,9 @@ class Answerer:
         question = judged_as or query
         if judged_as is not None:
             result.query_tokens = self.analyzer(query_text(question))
-            result.query_vector, result.term_weights = None, None
+            result.term_weights = None
+            if judged_as != query:  # the searcher embedded `query` the same way: a part judged as itself keeps it
+                result.query_vector = None
         vector = result.query_vector if result.query_vector is not None else embed_queries(self.embedder, [question])[0]
         weights = result.term_weights if result.term_weights is not None else self.store.term_weights(result.query_tokens)
         timings["search"] = time.perf_counter() - started
@@ -229,7 +247,7 @@ class Answerer:
         kept, duplicates = dedup_hits(reranked, self.analyzer, self.config.rerank.dedup_similarity)
         timings["rerank"] = time.perf_counter() - started
         notes = list(getattr(self.reranker, "failures", []))
-        return self._judged(question, result, vector, weights, kept[:k], duplicates, notes, filters, k, timings)
+        return result, vector, weights, kept, duplicates, notes, timings
 
     def _judged(
         self, question: str, result: SearchResult, vector: np.ndarray, weights: dict[str, float], hits: list[Hit],
@@ -246,7 +264,8 @@ class Answerer:
             retrieved=result.hits[:k],
         )
         timings["grade"] = time.perf_counter() - started
-        return Retrieved(question, result, vector, weights, result.hits, hits, duplicates, verdict, scored, notes, timings)
+        return Retrieved(question, result, vector, weights, result.hits, hits, duplicates, verdict, scored, notes, timings,
+                         self.split.addresses_model)
 
     # -- the agent's steps around retrieval (config [agent]) --------------------------------------
     def _analysis(self, question: str, steps: list[AgentStep], asked: str | None = None) -> Analysis | None:
@@ -275,10 +294,11 @@ class Answerer:
         if analysis is None or not analysis.parts or not self.config.agent.decompose:
             return whole
         started = time.perf_counter()
-        per_part = [self.evidence(part, filters, k, mode, judged_as=part) for part in analysis.parts]
+        # each part's best hits only: its own grade would be thrown away, the merged hits are graded against the whole
+        per_part = [self._reranked(part, filters, k, mode, judged_as=part)[3][:k] for part in analysis.parts]
         merged: dict[str, Hit] = {}
         for rank in range(k):
-            for hits in [whole.hits, *(p.hits for p in per_part)]:
+            for hits in [whole.hits, *per_part]:
                 if rank < len(hits):
                     merged.setdefault(hits[rank].chunk.chunk_id, hits[rank])
         hits = list(merged.values())[: k + len(per_part)]

@@ -10,13 +10,14 @@ this.") are never scored, so neither is quoted nor graded.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
 from bunko.embed.base import Embedder
 from bunko.generate.language import is_abstention
 from bunko.rerank.evidence import ScoredUnit, best_unit, hit_units, most_covering, score_units
+from bunko.rerank.memo import TypedUnit, quotable_units
 from bunko.schema import AnswerSentence, Citation, Hit
 from bunko.text.analyzers import Analyzer
 from bunko.text.answer_types import CHECKABLE, question_type, short_answer
@@ -47,16 +48,20 @@ def citation_for(hit: Hit, quote: str) -> Citation:
 class ExtractiveGenerator:
     name = "extractive"
 
-    def __init__(self, embedder: Embedder, analyzer: Analyzer, max_sentences: int = 3) -> None:
+    def __init__(
+        self, embedder: Embedder, analyzer: Analyzer, max_sentences: int = 3, split: Callable[[str], list[TypedUnit]] = quotable_units,
+    ) -> None:
+        """`split`: how a chunk becomes units, `quotable_units` or the answerer's memo of it."""
         self.embedder = embedder
         self.analyzer = analyzer
         self.max_sentences = max_sentences
+        self.split = split
 
     def score_units(
         self, question: str, hits: list[Hit], query_vector: np.ndarray, query_tokens: list[str], weights: Mapping[str, float] | None = None
     ) -> list[ScoredUnit]:
         evidence = hits[:MAX_EVIDENCE_HITS]
-        quotable = [u for u in hit_units(evidence, MAX_UNITS) if not is_abstention(u.text)]
+        quotable = [u for u in hit_units(evidence, MAX_UNITS, self.split) if not is_abstention(u.text)]
         units = most_covering(evidence, quotable, query_tokens, weights, self.analyzer, UNITS_PER_HIT)
         return score_units(question, evidence, units, query_vector, query_tokens, self.embedder, self.analyzer, weights)
 

@@ -17,20 +17,20 @@ the answer nor lower the score of the true sentences beside them.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from bunko.embed.base import Embedder
+from bunko.rerank.memo import TypedUnit, quotable_units
 from bunko.retrieve.coverage import keyword_coverage
 from bunko.retrieve.key_terms import rare_key_terms
 from bunko.schema import Hit
 from bunko.text.analyzers import Analyzer, identifiers
 from bunko.text.answer_types import CHECKABLE, AnswerType, holds_type, question_type, wants_quantity
-from bunko.text.injection import looks_like_instruction
 from bunko.text.languages import query_language, text_language
-from bunko.text.units import CODE, ROW, Unit, split_typed_units
+from bunko.text.units import CODE, ROW, Unit
 
 _LEAD_IN = re.compile(r"[:：]\s*$|次のとおり|以下のとおり|下記|如下|以下(?:几|各)|as follows|the following", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
@@ -88,11 +88,18 @@ def section_context(hit: Hit) -> str:
     return " > ".join(hit.chunk.section_path[-1:])
 
 
-def hit_units(hits: Sequence[Hit], max_units: int) -> list[Unit]:
-    """Quotable units of the hits that are not injected instructions, in rank then reading order."""
+def unit_text(context: str, unit: str) -> str:
+    """What is embedded for a unit: its section heading, a newline, the unit (the heading alone carries a row's meaning).
+    One rule for scoring and for the stored unit vectors (`bunko.rerank.unit_vectors`), so a stored vector is found."""
+    return f"{context}\n{unit}" if context else unit
+
+
+def hit_units(hits: Sequence[Hit], max_units: int, split: Callable[[str], list[TypedUnit]] = quotable_units) -> list[Unit]:
+    """Quotable units of the hits that are not injected instructions, in rank then reading order; `split` is
+    `quotable_units` or the answerer's memo of it (`UnitSplitter`)."""
     units: list[Unit] = []
     for hit_index, hit in enumerate(hits):
-        typed = [(text, kind) for text, kind in split_typed_units(hit.chunk.text) if not looks_like_instruction(text)]
+        typed = split(hit.chunk.text)
         units.extend(Unit(text, hit_index, position, kind) for position, (text, kind) in enumerate(typed))
     return units[:max_units]
 
@@ -132,7 +139,7 @@ def score_units(
     if not units:
         return []
     contexts = [section_context(hits[u.hit_index]) for u in units]
-    vectors = embedder.embed([f"{c}\n{u.text}" if c else u.text for c, u in zip(contexts, units, strict=True)])
+    vectors = embedder.embed([unit_text(c, u.text) for c, u in zip(contexts, units, strict=True)])
     similarities = vectors @ np.asarray(query_vector, dtype=np.float32)
     quantity = wants_quantity(question)
     kind = question_type(question)

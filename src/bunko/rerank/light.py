@@ -13,13 +13,15 @@ so the generator that scores the same units again pays nothing twice.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from bunko.embed.base import Embedder
 from bunko.rerank.base import RerankQuery, ordered
 from bunko.rerank.evidence import hit_units, most_covering, score_units
+from bunko.rerank.memo import TypedUnit, quotable_units
+from bunko.rerank.unit_vectors import UnitVectorFile
 from bunko.schema import Hit
 from bunko.text.analyzers import Analyzer
 
@@ -42,16 +44,24 @@ class CachingEmbedder:
 
     MAX_CACHED = 20_000
 
-    def __init__(self, embedder: Embedder, max_cached: int = MAX_CACHED) -> None:
+    def __init__(self, embedder: Embedder, max_cached: int = MAX_CACHED, stored: UnitVectorFile | None = None) -> None:
+        """`stored`: the collection's unit vectors on disk (`UnitVectorFile`), read before embedding and added to after."""
         self._embedder = embedder
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._max_cached = max_cached
+        self._stored = stored
         self.name = embedder.name
         self.dimension = embedder.dimension
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
-        fresh = dict(zip(missing, self._embedder.embed(missing), strict=True)) if missing else {}
+        fresh = self._stored.get(self.name, missing, self.dimension) if self._stored is not None and missing else {}
+        computed = [t for t in missing if t not in fresh]
+        if computed:  # one embed call for all of them
+            new = dict(zip(computed, self._embedder.embed(computed), strict=True))
+            if self._stored is not None:
+                self._stored.put(self.name, new)
+            fresh.update(new)
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         out = np.stack([fresh[t] if t in fresh else self._cache[t] for t in texts])
@@ -67,14 +77,16 @@ class CachingEmbedder:
 class LightReranker:
     name = "light"
 
-    def __init__(self, embedder: Embedder, analyzer: Analyzer) -> None:
+    def __init__(self, embedder: Embedder, analyzer: Analyzer, split: Callable[[str], list[TypedUnit]] = quotable_units) -> None:
+        """`split`: how a chunk becomes units, `quotable_units` or the answerer's memo of it."""
         self.embedder = embedder
         self.analyzer = analyzer
+        self.split = split
 
     def rerank(self, query: RerankQuery, hits: list[Hit]) -> list[Hit]:
         if len(hits) < 2 or query.vector is None:
             return list(hits)
-        units = most_covering(hits, hit_units(hits, 10_000), query.tokens, query.weights, self.analyzer, MAX_UNITS_PER_HIT)
+        units = most_covering(hits, hit_units(hits, 10_000, self.split), query.tokens, query.weights, self.analyzer, MAX_UNITS_PER_HIT)
         scored = score_units(
             query.question, hits, units, query.vector, query.tokens, self.embedder, self.analyzer, query.weights, rank_prior=False,
         )

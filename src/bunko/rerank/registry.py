@@ -6,19 +6,23 @@ from bunko.config import Config
 from bunko.embed.base import Embedder
 from bunko.llm.base import ChatModel, LLMError
 from bunko.rerank.base import NoReranker, Reranker
+from bunko.rerank.memo import UnitSplitter
 from bunko.text.analyzers import Analyzer
 
 METHODS = ("none", "light", "cross_encoder", "llm")
 
 
-def build_reranker(config: Config, embedder: Embedder, analyzer: Analyzer, chat_model: ChatModel | None = None) -> Reranker:
+def build_reranker(
+    config: Config, embedder: Embedder, analyzer: Analyzer, chat_model: ChatModel | None = None, split: UnitSplitter | None = None,
+) -> Reranker:
+    """`split`: the answerer's memo of chunk units, shared with the extractive answer (the light reranker only)."""
     method = config.rerank.method
     if method == "none":
         return NoReranker()
     if method == "light":
         from bunko.rerank.light import LightReranker
 
-        return LightReranker(embedder, analyzer)
+        return LightReranker(embedder, analyzer, split or UnitSplitter())
     if method == "cross_encoder":
         from bunko.rerank.cross_encoder import CrossEncoderReranker
 

@@ -52,6 +52,8 @@ ADMINISTRATIVE_SUFFIXES = "都道府県市省区州"
 """Place names are asked without the suffix a table writes them with (大阪 for 大阪府, 广东 for 广东省)."""
 MAX_LISTED = 20
 """Rows a list or count answer names (all of them are cited)."""
+MAX_CACHED_TABLES = 20_000
+"""Tables whose cell terms `TablePlanner` keeps; past it the cache starts over (the catalog changed since)."""
 
 SYNONYMS: tuple[frozenset[str], ...] = tuple(frozenset(group) for group in (
     {"population", "people", "residents", "inhabitants", "人口", "住民"},
@@ -219,9 +221,33 @@ def holds_all(table: StoredTable, terms: Sequence[str]) -> bool:
     return all(term in text for term in terms)
 
 
+CellTerm = tuple[int, str, str, str]
+"""A text cell as matched against questions: (column, cell text, its normalised lowercased term, the term without
+an administrative suffix, or "" when it has none to drop)."""
+
+
 class TablePlanner:
     def __init__(self, analyzer: Analyzer) -> None:
         self.analyzer = analyzer
+        self._cell_terms: dict[int, tuple[StoredTable, list[CellTerm]]] = {}
+        """Each catalog table's cell terms, by the table object's id. The catalog keeps its table objects until the
+        collection changes, so normalising its thousands of cells happens once, not at every question."""
+
+    def cell_terms(self, table: StoredTable) -> list[CellTerm]:
+        """The table's text cells normalised for matching, computed once per catalog table object."""
+        cached = self._cell_terms.get(id(table))
+        if cached is not None and cached[0] is table:
+            return cached[1]
+        terms = []
+        for column, values in table.values.items():
+            for value in values:
+                term = normalize(value).lower().strip()
+                stem = term[:-1] if len(term) >= 3 and term[-1] in ADMINISTRATIVE_SUFFIXES else ""
+                terms.append((column, value, term, stem))
+        if len(self._cell_terms) >= MAX_CACHED_TABLES:  # a changed collection's old tables: start over
+            self._cell_terms.clear()
+        self._cell_terms[id(table)] = (table, terms)
+        return terms
 
     # -- matching ------------------------------------------------------------
     def name_score(self, name: str, question: str, tokens: set[str]) -> tuple[float, int]:
@@ -262,16 +288,16 @@ class TablePlanner:
     def named_values(self, table: StoredTable, question: str) -> list[tuple[int, str, int]]:
         """Cells of the text columns the question names (column, text, where), longest first, no two overlapping."""
         found: list[tuple[int, str, int, int, float]] = []
-        for column, values in table.values.items():
-            for value in values:
-                term = normalize(value).lower().strip()
-                where = _contains(question, term) if len(term) >= 2 else -1
-                length, weight = len(term), float(len(term))
-                if where < 0 and len(term) >= 3 and term[-1] in ADMINISTRATIVE_SUFFIXES:
-                    # "大阪" names the row "大阪府"; an exact name elsewhere ("東京都" beside "京都府") still wins
-                    where, length, weight = _contains(question, term[:-1]), len(term) - 1, len(term) - 1.5
-                if where >= 0:
-                    found.append((column, value, where, length, weight))
+        for column, value, term, stem in self.cell_terms(table):
+            if term not in question and (not stem or stem not in question):
+                continue  # what `_contains` checks first, without a call per cell of every table
+            where = _contains(question, term) if len(term) >= 2 else -1
+            length, weight = len(term), float(len(term))
+            if where < 0 and stem:
+                # "大阪" names the row "大阪府"; an exact name elsewhere ("東京都" beside "京都府") still wins
+                where, length, weight = _contains(question, stem), len(term) - 1, len(term) - 1.5
+            if where >= 0:
+                found.append((column, value, where, length, weight))
         found.sort(key=lambda f: -f[4])
         kept: list[tuple[int, str, int, int, float]] = []
         for item in found:

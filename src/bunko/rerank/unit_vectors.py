@@ -1,0 +1,136 @@
+"""Unit vectors kept on disk beside the collection: a sentence embedded once is never embedded again.
+
+The light reranker and the extractive answer judge a chunk by its sentences and table rows, each
+embedded with its section heading. At query time that is 50–90 units an ask, three quarters of
+its time on a 1,000-page collection (`bench/results/ask-latency.md`), though the units are the
+same from one ask to the next: they are the collection's own text. This file keeps each unit's
+vector, keyed by the embedding model and a hash of the exact text embedded, so:
+
+- vectors are content-addressed: a changed document brings new texts (new keys); an old key is
+  never wrong, only unused, and a different model reads and writes its own keys;
+- `build` (``bunko reindex --unit-vectors``) embeds every unit of every chunk ahead of the
+  questions, as ingest builds the chunk vectors; without it the file fills as questions are asked (with
+  whatever else the answerer embeds through its `CachingEmbedder`: vectors and hashes, never the text);
+- float32 bytes as the embedder returned them, so a stored vector scores exactly as a fresh one.
+
+SQLite in WAL mode: several processes (the server's workers, a CLI) can read and add at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from bunko.embed.base import Embedder
+from bunko.rerank.evidence import section_context, unit_text
+from bunko.rerank.memo import quotable_units
+from bunko.schema import Chunk, Hit
+
+FILE_NAME = "unit-vectors.db"
+PAGE_SIZE = 16384
+"""A 2 kB vector row does not fit twice in SQLite's default 4 kB page, which doubled the file; seven fit in 16 kB."""
+BUILD_BATCH = 256
+"""Units embedded and written per step of `build` (a few hundred kB of vectors per transaction)."""
+
+
+def chunk_unit_texts(chunk: Chunk) -> list[str]:
+    """The texts the reranker and the extractive answer embed for this chunk's quotable units."""
+    context = section_context(Hit(chunk, 0.0))
+    return [unit_text(context, unit) for unit, _ in quotable_units(chunk.text)]
+
+
+def _key(model: str, text: str) -> bytes:
+    return hashlib.sha1(f"{model}\0{text}".encode()).digest()
+
+
+class UnitVectorFile:
+    """Vectors by (model, text) in one SQLite file; missing keys are simply absent."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+        self.failure: str | None = None
+        """Why the file could not be read or written (a read-only folder, a full disk): asks then embed as if it
+        were empty, since a missing cache must not fail an answer."""
+
+    def _usable(self) -> bool:
+        return self.failure is None and self.path.parent.exists()
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._db is None:
+            db = sqlite3.connect(self.path, check_same_thread=False, timeout=30.0)
+            db.execute(f"PRAGMA page_size={PAGE_SIZE}")  # takes effect only on a new file, before WAL mode
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("CREATE TABLE IF NOT EXISTS unit_vectors (key BLOB PRIMARY KEY, vector BLOB NOT NULL)")
+            self._db = db
+        return self._db
+
+    def get(self, model: str, texts: Sequence[str], dimension: int) -> dict[str, np.ndarray]:
+        """The stored vectors of those texts that have one."""
+        if not texts or not self._usable():
+            return {}
+        keys = {_key(model, t): t for t in texts}
+        found: dict[str, np.ndarray] = {}
+        with self._lock:
+            try:
+                db = self._connection()
+                listed = list(keys)
+                for start in range(0, len(listed), 500):
+                    part = listed[start : start + 500]
+                    rows = db.execute(f"SELECT key, vector FROM unit_vectors WHERE key IN ({', '.join('?' * len(part))})", part)
+                    for key, blob in rows:
+                        vector = np.frombuffer(blob, dtype=np.float32)
+                        if vector.shape == (dimension,):
+                            found[keys[bytes(key)]] = vector
+            except sqlite3.Error as exc:
+                self.failure = f"{self.path}: {exc}"
+        return found
+
+    def put(self, model: str, vectors: Mapping[str, np.ndarray]) -> None:
+        if not vectors or not self._usable():
+            return
+        rows = [(_key(model, t), np.asarray(v, dtype=np.float32).tobytes()) for t, v in vectors.items()]
+        with self._lock:
+            try:
+                db = self._connection()
+                with db:
+                    db.executemany("INSERT OR REPLACE INTO unit_vectors (key, vector) VALUES (?, ?)", rows)
+            except sqlite3.Error as exc:
+                self.failure = f"{self.path}: {exc}"
+
+    def count(self) -> int:
+        if not self.path.exists():
+            return 0
+        with self._lock:
+            return int(self._connection().execute("SELECT COUNT(*) FROM unit_vectors").fetchone()[0])
+
+    def build(
+        self, embedder: Embedder, chunks: Iterable[Chunk], progress: Callable[[int, int], None] | None = None,
+    ) -> int:
+        """Embed and store every unit of `chunks` not stored yet; returns how many were embedded.
+        `progress(done, total)` after each batch."""
+        texts = list(dict.fromkeys(t for chunk in chunks for t in chunk_unit_texts(chunk)))
+        model = embedder.name
+        missing: list[str] = []
+        for start in range(0, len(texts), 5000):
+            part = texts[start : start + 5000]
+            stored = self.get(model, part, embedder.dimension)
+            missing.extend(t for t in part if t not in stored)
+        for start in range(0, len(missing), BUILD_BATCH):
+            batch = missing[start : start + BUILD_BATCH]
+            self.put(model, dict(zip(batch, embedder.embed(batch), strict=True)))
+            if progress is not None:
+                progress(min(start + BUILD_BATCH, len(missing)), len(missing))
+        return len(missing)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
