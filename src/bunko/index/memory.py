@@ -21,7 +21,7 @@ from bunko.index.bm25 import BM25Builder, BM25Index
 from bunko.index.exact import ExactIndex
 from bunko.index.filters import BUILTIN_FIELDS, filter_key, mask_for
 from bunko.index.hnsw import EXACT_SUBSET_ROWS, HnswIndex
-from bunko.index.topk import top_k_of
+from bunko.index.topk import segment_top_means, top_k_of
 from bunko.schema import DocumentMatch
 from bunko.text.languages import LANGUAGES, row_languages, token_classes
 
@@ -238,10 +238,15 @@ class MemoryIndex:
 
     def matching_terms(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> dict[str, set[str]]:
         """Which of the query's tokens each indexed chunk holds (chunks not indexed are left out)."""
+        known, terms, held = self.term_matrix(chunk_ids, tokens)
+        return {cid: {terms[j] for j in np.flatnonzero(row)} for cid, row in zip(known, held, strict=True)}
+
+    def term_matrix(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> tuple[list[str], list[str], np.ndarray]:
+        """The indexed chunks among `chunk_ids`, the distinct query tokens the index knows, and held[chunk, term]."""
         row_of = self._row_index()
         known = [cid for cid in chunk_ids if cid in row_of]
-        terms = self.bm25.terms_in_rows([row_of[cid] for cid in known], tokens)
-        return dict(zip(known, terms, strict=True))
+        terms, held = self.bm25.term_matrix([row_of[cid] for cid in known], tokens)
+        return known, terms, held
 
     def vectors_for(self, chunk_ids: Sequence[str]) -> np.ndarray:
         rows = self._rows_of(chunk_ids)
@@ -309,15 +314,7 @@ class MemoryIndex:
         docs, starts, ends = docs[measured], starts[measured], ends[measured]
         similarity = np.full(len(self.documents.doc_ids), np.nan, dtype=np.float32)
         if len(docs):
-            lengths = ends - starts
-            segment = np.repeat(np.arange(len(docs)), lengths)
-            cosines = self.exact.span_cosines(starts, ends, query)
-            order = np.lexsort((-cosines, segment))  # by document, closest first
-            first = np.r_[0, np.cumsum(lengths)[:-1]]
-            taken = np.minimum(lengths, SIMILAR_CHUNKS)
-            picks = np.repeat(first, taken) + (np.arange(int(taken.sum())) - np.repeat(np.cumsum(np.r_[0, taken[:-1]]), taken))
-            sums = np.bincount(np.repeat(np.arange(len(docs)), taken), weights=cosines[order][picks], minlength=len(docs))
-            similarity[docs] = sums / taken
+            similarity[docs] = segment_top_means(self.exact.span_cosines(starts, ends, query), ends - starts, SIMILAR_CHUNKS)
         found = similarity[docs_asked]
         own = np.isnan(found)
         if own.any():

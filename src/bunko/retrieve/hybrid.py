@@ -10,7 +10,7 @@ import numpy as np
 
 from bunko.config import RetrieveConfig
 from bunko.retrieve.base import Query, signal_lines
-from bunko.retrieve.coverage import term_coverage
+from bunko.retrieve.coverage import matrix_coverage, term_coverage
 from bunko.retrieve.dense import DenseRetriever
 from bunko.retrieve.fusion import BM25_SHARE, Fused, coverage_fusion, rank_fusion
 from bunko.retrieve.keyword import KeywordRetriever
@@ -25,6 +25,13 @@ class ConcurrentSearch(Protocol):
     def hybrid_search(
         self, vector: np.ndarray, tokens: Sequence[str], k: int, where: Mapping[str, Any] | None = None
     ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]: ...
+
+
+@runtime_checkable
+class TermMatrixSearch(Protocol):
+    """A store that says which query terms each chunk holds as one boolean matrix, not a set per chunk (the local store)."""
+
+    def term_matrix(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> tuple[list[str], list[str], np.ndarray]: ...
 
 
 class HybridRetriever:
@@ -68,7 +75,10 @@ class HybridRetriever:
             ranked["document"] = [(match.best_chunk_id, match.score) for match in documents]
         candidates = list(dict.fromkeys(cid for hits in ranked.values() for cid, _ in hits))
         idf = query.term_weights = store.term_weights(tokens)
-        coverage = term_coverage(store.matching_terms(candidates, tokens), idf)
+        if isinstance(store, TermMatrixSearch):
+            coverage = matrix_coverage(*store.term_matrix(candidates, tokens), idf)
+        else:
+            coverage = term_coverage(store.matching_terms(candidates, tokens), idf)
         cosines = self._cosines(ranked.get("dense", []), candidates, vector)
         document_scores = store.document_keyword_scores(candidates, tokens) if document_weight > 0 else {}
         prefer = query.language if weights.get("language", 0.0) > 0 else None

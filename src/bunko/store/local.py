@@ -553,6 +553,11 @@ class LocalStore:
         with self._lock:
             return self._current_index().matching_terms(chunk_ids, tokens)
 
+    def term_matrix(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> tuple[list[str], list[str], np.ndarray]:
+        """`matching_terms` as one boolean matrix: (the indexed chunks asked, the query terms known, held[chunk, term])."""
+        with self._lock:
+            return self._current_index().term_matrix(chunk_ids, tokens)
+
     def index_stats(self) -> dict[str, Any]:
         """What the dense index is, without loading it: exact, or HNSW with its calibrated ef_search and measured recall@10."""
         with self._lock:
