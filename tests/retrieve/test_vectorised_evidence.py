@@ -17,12 +17,10 @@ import numpy as np
 import pytest
 
 from bunko.config import RetrieveConfig
-from bunko.index.bm25_formula import K1
 from bunko.index.memory import DOCUMENT_ROWS, SIMILAR_CHUNKS, MemoryIndex
 from bunko.retrieve.coverage import matrix_coverage, term_coverage
-from bunko.retrieve.fusion import BM25_SHARE, coverage_fusion
 from bunko.retrieve.searcher import Searcher
-from bunko.schema import Chunk, CoverageSignal, DocumentMatch, ParsedDocument, Signals, doc_id_for
+from bunko.schema import Chunk, DocumentMatch, ParsedDocument, doc_id_for
 from bunko.store.base import StoredChunk
 from bunko.store.local import LocalStore
 from bunko.text.analyzers import multilingual
@@ -183,71 +181,3 @@ def test_hybrid_hits_are_the_same_through_the_term_matrix_and_through_term_sets(
         b = Searcher(TermSets(), None, multilingual, config).search(question, k=8, query_vector=vector, language=language)  # type: ignore[arg-type]
         assert [h.chunk.chunk_id for h in a.hits] == [h.chunk.chunk_id for h in b.hits]
         assert all(abs(x.score - y.score) <= 1e-12 for x, y in zip(a.hits, b.hits, strict=True))
-
-
-def _old_coverage_fusion(
-    ranked: Mapping[str, Sequence[tuple[str, float]]], coverage: Mapping[str, float], idf_total: float, weights: Mapping[str, float],
-    cosines: Mapping[str, float], document_scores: Mapping[str, float], languages: Mapping[str, str] | None, language: str | None,
-    document_similarities: Mapping[str, float] | None,
-) -> list[tuple[str, float, Signals]]:
-    def first_scores(hits: Sequence[tuple[str, float]]) -> dict[str, float]:
-        scores: dict[str, float] = {}
-        for chunk_id, score in hits:
-            scores.setdefault(chunk_id, float(score))
-        return scores
-
-    dense, keyword = first_scores(ranked.get("dense", ())), first_scores(ranked.get("keyword", ()))
-    cosines = {**dense, **cosines}
-    dense_floor = min(dense.values()) if dense else 0.0
-    keyword_floor = min(keyword.values()) if keyword else 0.0
-    full_match = idf_total / (1.0 + K1) or 1.0
-    fused: dict[str, float] = {}
-    signals: dict[str, Signals] = {}
-    for retriever, hits in ranked.items():
-        for rank, (chunk_id, score) in enumerate(first_scores(hits).items(), start=1):
-            signals.setdefault(chunk_id, Signals()).found_in(retriever, float(rank), score)
-    for chunk_id, chunk_signals in signals.items():
-        share = coverage.get(chunk_id, 0.0)
-        relative_bm25 = keyword.get(chunk_id, keyword_floor if share > 0 else 0.0) / full_match
-        evidence = share + BM25_SHARE * relative_bm25
-        document = document_scores.get(chunk_id, 0.0) / idf_total if idf_total > 0 else 0.0
-        similarity = cosines.get(chunk_id, dense_floor)
-        document_similarity = (document_similarities or {}).get(chunk_id, 0.0)
-        chunk_signals.coverage = CoverageSignal(
-            share, relative_bm25, evidence, document if chunk_id in document_scores else None,
-            document_similarity if document_similarities else None,
-        )
-        if chunk_signals.dense is None and chunk_id in cosines:
-            chunk_signals.similarity = similarity
-        same_language = float(language is not None and languages is not None and languages.get(chunk_id) == language)
-        if language is not None and languages is not None:
-            chunk_signals.language = same_language
-        fused[chunk_id] = (
-            weights.get("dense", 1.0) * similarity + weights.get("keyword", 1.0) * evidence + weights.get("document", 0.0) * document
-            + weights.get("document_similarity", 0.0) * document_similarity + weights.get("language", 0.0) * same_language
-        )
-    order = sorted(fused, key=lambda cid: (-fused[cid], cid))
-    return [(cid, fused[cid], signals[cid]) for cid in order]
-
-
-@pytest.mark.parametrize("seed", range(6))
-def test_coverage_fusion_scores_and_signals_are_the_per_chunk_loops(seed: int) -> None:
-    rng = np.random.default_rng(seed)
-    ids = [f"{lang}/doc-{n}.md#{i}" for lang in ("ja", "zh", "en") for n in range(6) for i in range(4)]
-    pick = lambda count: [str(cid) for cid in rng.choice(ids, count, replace=False)]  # noqa: E731
-    ranked = {"dense": [(cid, float(rng.uniform(0.2, 0.9))) for cid in pick(20)],
-              "keyword": [(cid, float(rng.uniform(0.5, 9.0))) for cid in pick(20)]}
-    if seed % 2:
-        ranked["document"] = [(cid, float(rng.uniform(1.0, 12.0))) for cid in pick(5)]
-    ranked = {name: sorted(hits, key=lambda hit: -hit[1]) for name, hits in ranked.items()}
-    candidates = list(dict.fromkeys(cid for hits in ranked.values() for cid, _ in hits))
-    coverage = {cid: float(rng.choice([0.0, 0.25, 0.5, 1.0])) for cid in candidates[::2]}
-    cosines = {cid: float(rng.uniform(0.0, 0.8)) for cid in candidates[: len(candidates) - 3]}
-    document_scores = {cid: float(rng.uniform(0.0, 15.0)) for cid in candidates[1::2]}
-    similarities = {cid: float(rng.uniform(0.1, 0.7)) for cid in candidates} if seed % 3 else None
-    languages = {cid: cid[:2] for cid in candidates} if seed % 2 else None
-    language = "ja" if languages else None
-    weights = {"dense": 1.0, "keyword": 0.55, "document": 1.0 * (seed % 3), "document_similarity": 0.5, "language": 0.1 * (seed % 2)}
-    idf_total = [0.0, 7.3, 12.9][seed % 3]
-    new = coverage_fusion(ranked, coverage, idf_total, weights, cosines, document_scores, languages, language, similarities)
-    assert new == _old_coverage_fusion(ranked, coverage, idf_total, weights, cosines, document_scores, languages, language, similarities)

@@ -23,8 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import numpy as np
-
 from bunko.index.bm25_formula import K1
 from bunko.schema import CoverageSignal, Signals
 
@@ -70,44 +68,33 @@ def coverage_fusion(
     dense_floor = min(dense.values()) if dense else 0.0
     keyword_floor = min(keyword.values()) if keyword else 0.0
     full_match = idf_total / (1.0 + K1) or 1.0  # each term found once in a chunk of average length
+    fused: dict[str, float] = {}
     signals: dict[str, Signals] = {}
     for retriever, hits in ranked.items():
         for rank, (chunk_id, score) in enumerate(_first_scores(hits).items(), start=1):
             signals.setdefault(chunk_id, Signals()).found_in(retriever, float(rank), score)
-    ids = list(signals)
-    if not ids:
-        return []
-    # every candidate's parts as arrays, combined by the same float operations in the same order as one chunk at a time
-    share = np.array([coverage.get(cid, 0.0) for cid in ids], dtype=np.float64)
-    own_bm25 = np.array([keyword.get(cid, np.nan) for cid in ids], dtype=np.float64)
-    relative_bm25 = np.where(np.isnan(own_bm25), np.where(share > 0, keyword_floor, 0.0), own_bm25) / full_match
-    evidence = share + BM25_SHARE * relative_bm25
-    document = (
-        np.array([document_scores.get(cid, 0.0) for cid in ids], dtype=np.float64) / idf_total if idf_total > 0 else np.zeros(len(ids))
-    )
-    similarity = np.array([cosines.get(cid, dense_floor) for cid in ids], dtype=np.float64)
-    document_similarity = np.array([(document_similarities or {}).get(cid, 0.0) for cid in ids], dtype=np.float64)
-    preferring = language is not None and languages is not None
-    same_language = np.array([float(preferring and languages.get(cid) == language) for cid in ids], dtype=np.float64)  # type: ignore[union-attr]
-    fused = (
-        weights.get("dense", 1.0) * similarity + weights.get("keyword", 1.0) * evidence + weights.get("document", 0.0) * document
-        + weights.get("document_similarity", 0.0) * document_similarity + weights.get("language", 0.0) * same_language
-    ).tolist()
-    parts = zip(share.tolist(), relative_bm25.tolist(), evidence.tolist(), document.tolist(), document_similarity.tolist(),
-                similarity.tolist(), same_language.tolist(), strict=True)
-    for chunk_id, (share_of, relative_of, evidence_of, document_of, similar_of, similarity_of, language_of) in zip(ids, parts, strict=True):
-        chunk_signals = signals[chunk_id]
+    for chunk_id, chunk_signals in signals.items():
+        share = coverage.get(chunk_id, 0.0)
+        relative_bm25 = keyword.get(chunk_id, keyword_floor if share > 0 else 0.0) / full_match
+        evidence = share + BM25_SHARE * relative_bm25
+        document = document_scores.get(chunk_id, 0.0) / idf_total if idf_total > 0 else 0.0
+        similarity = cosines.get(chunk_id, dense_floor)
+        document_similarity = (document_similarities or {}).get(chunk_id, 0.0)
         chunk_signals.coverage = CoverageSignal(
-            share_of, relative_of, evidence_of, document_of if chunk_id in document_scores else None,
-            similar_of if document_similarities else None,
+            share, relative_bm25, evidence, document if chunk_id in document_scores else None,
+            document_similarity if document_similarities else None,
         )
         if chunk_signals.dense is None and chunk_id in cosines:
-            chunk_signals.similarity = similarity_of
-        if preferring:
-            chunk_signals.language = language_of
-    score_of = dict(zip(ids, fused, strict=True))
-    order = sorted(ids, key=lambda cid: (-score_of[cid], cid))
-    return [(cid, score_of[cid], signals[cid]) for cid in order]
+            chunk_signals.similarity = similarity
+        same_language = float(language is not None and languages is not None and languages.get(chunk_id) == language)
+        if language is not None and languages is not None:
+            chunk_signals.language = same_language
+        fused[chunk_id] = (
+            weights.get("dense", 1.0) * similarity + weights.get("keyword", 1.0) * evidence + weights.get("document", 0.0) * document
+            + weights.get("document_similarity", 0.0) * document_similarity + weights.get("language", 0.0) * same_language
+        )
+    order = sorted(fused, key=lambda cid: (-fused[cid], cid))
+    return [(cid, fused[cid], signals[cid]) for cid in order]
 
 
 def _first_scores(hits: Ranked) -> dict[str, float]:
