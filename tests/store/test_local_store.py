@@ -154,6 +154,7 @@ def test_hybrid_search_runs_both_retrievers_with_the_same_results(make_kb, sampl
         a, b = together.search(query, k=5), apart.search(query, k=5)
         assert [(h.chunk.chunk_id, h.score) for h in a.hits] == [(h.chunk.chunk_id, h.score) for h in b.hits]
         assert "retrieve" in a.timings and "dense" in b.timings and "keyword" in b.timings
+        assert {"document_search", "evidence", "fusion", "fuse"} <= a.timings.keys()  # hybrid's stages, each timed
     assert (store._helper is not None) == (concurrent_rows == 0)
 
 

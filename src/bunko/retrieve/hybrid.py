@@ -70,9 +70,12 @@ class HybridRetriever:
         config, store, weights, tokens, vector = self.config, self.store, query.route.weights, query.tokens, query.vector
         document_weight = weights.get("document", 0.0)
         ranked = dict(ranked)
+        started = time.perf_counter()
         if document_weight > 0 and config.document_candidates > 0 and tokens:
             documents = store.document_keyword_search(tokens, config.document_candidates, query.where, vector)
             ranked["document"] = [(match.best_chunk_id, match.score) for match in documents]
+            query.timings["document_search"] = time.perf_counter() - started
+            started = time.perf_counter()
         candidates = list(dict.fromkeys(cid for hits in ranked.values() for cid, _ in hits))
         idf = query.term_weights = store.term_weights(tokens)
         if isinstance(store, TermMatrixSearch):
@@ -85,9 +88,13 @@ class HybridRetriever:
         languages = store.chunk_languages(candidates) if prefer is not None else None
         similar = weights.get("document_similarity", 0.0) > 0 and vector is not None
         document_similarities = store.document_similarities(candidates, vector) if similar and vector is not None else None
-        return coverage_fusion(
+        query.timings["evidence"] = time.perf_counter() - started  # every candidate's coverage, cosine and document evidence
+        started = time.perf_counter()
+        fused = coverage_fusion(
             ranked, coverage, sum(idf.values()), weights, cosines, document_scores, languages, prefer, document_similarities
         )
+        query.timings["fusion"] = time.perf_counter() - started
+        return fused
 
     def _cosines(self, dense: list[tuple[str, float]], candidates: list[str], vector: np.ndarray | None) -> dict[str, float]:
         """Every candidate's cosine with the query: dense search's own, computed from the stored vectors for the rest."""
