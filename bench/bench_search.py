@@ -11,7 +11,8 @@ query vector given (embedding excluded), each returning its top 10 as `Hit`s wit
 their chunks, and, separately, the query embedding time. Peers in the same run,
 over the same chunks: bm25s (Lucene BM25, the same analyzer tokens) returning its
 top 10 ids, and numpy exact search (one product, argpartition) returning its top
-10 rows. Writes bench/results/search.json and search.md.
+10 rows. Writes bench/results/search.json and search.md (with bench/results/search.notes.md, the hand-written
+reading, appended when it exists).
 """
 
 from __future__ import annotations
@@ -219,6 +220,9 @@ def main() -> None:
             f"| {row['keyword']['p50_ms'] / row['bm25s']['p50_ms']:.1f}× | {row['dense']['p50_ms'] / row['numpy_exact']['p50_ms']:.1f}× "
             f"| {row['embed_query']['p50_ms']} | {row['index_build_s']} |"
         )
+    notes = RESULTS / "search.notes.md"
+    if notes.exists():  # the hand-written reading, kept beside the generated table
+        lines += ["", notes.read_text(encoding="utf-8").rstrip()]
     (RESULTS / "search.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))
 

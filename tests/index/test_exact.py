@@ -54,3 +54,17 @@ def test_span_cosines_are_the_cosines_of_the_spans_rows_with_or_without_a_search
     assert np.allclose(index.span_cosines(starts, ends, query), vectors[rows] @ query, atol=1e-6)
     index.search(query, 5, None)
     assert np.allclose(index.span_cosines(starts, ends, query), vectors[rows] @ query, atol=1e-6)
+
+
+def test_span_cosines_kept_for_a_query_are_bit_for_bit_new_ones_and_never_another_querys() -> None:
+    vectors = _unit(400, seed=7)
+    first, second = _unit(2, seed=8)
+    index = ExactIndex(vectors)
+    starts, ends = np.array([0, 37, 200]), np.array([37, 100, 203])
+    fresh = [vectors[a:b] @ first for a, b in zip(starts, ends, strict=True)]
+    index.span_cosines(starts[1:], ends[1:], first)  # two spans kept, the first one not
+    np.testing.assert_array_equal(index.span_cosines(starts, ends, first), np.concatenate(fresh))
+    np.testing.assert_array_equal(
+        index.span_cosines(starts, ends, second), np.concatenate([vectors[a:b] @ second for a, b in zip(starts, ends, strict=True)])
+    )
+    assert index.span_cosines(starts[:0], ends[:0], second).size == 0

@@ -127,12 +127,14 @@ def test_a_configured_ef_search_is_used_instead_of_the_calibration_and_status_sa
     again.close()
 
 
-def test_hybrid_search_runs_both_retrievers_at_once_with_the_same_results(make_kb, samples_dir: Path) -> None:
+@pytest.mark.parametrize("concurrent_rows", [0, 10**9])  # at once (a helper thread) and one after the other
+def test_hybrid_search_runs_both_retrievers_with_the_same_results(make_kb, samples_dir: Path, concurrent_rows: int) -> None:
     from bunko.retrieve.searcher import Searcher
 
     kb = make_kb()
     kb.ingest(samples_dir)
     store = kb.store
+    store.concurrent_rows = concurrent_rows
     for query, where in (("宿泊費の上限", None), ("年假有几天", {"source": {"$glob": "*-zh.md"}}), ("API rate limit", None)):
         vector = kb.embedder.embed([query])[0]
         tokens = kb.analyzer(query)
@@ -152,6 +154,8 @@ def test_hybrid_search_runs_both_retrievers_at_once_with_the_same_results(make_k
         a, b = together.search(query, k=5), apart.search(query, k=5)
         assert [(h.chunk.chunk_id, h.score) for h in a.hits] == [(h.chunk.chunk_id, h.score) for h in b.hits]
         assert "retrieve" in a.timings and "dense" in b.timings and "keyword" in b.timings
+        assert {"document_search", "evidence", "fusion", "fuse"} <= a.timings.keys()  # hybrid's stages, each timed
+    assert (store._helper is not None) == (concurrent_rows == 0)
 
 
 def test_index_load_reads_one_snapshot_while_another_process_commits(tmp_path: Path) -> None:

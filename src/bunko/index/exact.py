@@ -12,6 +12,8 @@ import numpy as np
 
 from bunko.index.topk import top_k
 
+KEPT_SPAN_ROWS = 65_536
+"""Span cosines kept for one query at most (256 kB); past it they are dropped and computed again."""
 SUBSET_SHARE = 0.25
 """Below this share of rows allowed by a filter, only those rows are multiplied: cheaper than the full product."""
 
@@ -21,6 +23,8 @@ class ExactIndex:
         self.vectors = vectors
         self._blas: Any = None
         self._last_scores: tuple[bytes, np.ndarray] | None = None
+        self._span_scores: tuple[bytes, dict[tuple[int, int], np.ndarray], int] | None = None
+        """The query the kept span cosines are for, them by (start, end), and how many rows they hold."""
 
     def search(self, query: np.ndarray, k: int, allowed_rows: np.ndarray | None) -> list[tuple[int, float]]:
         if allowed_rows is not None and int(allowed_rows.sum()) < len(self.vectors) * SUBSET_SHARE:
@@ -45,12 +49,26 @@ class ExactIndex:
         """Cosines of the rows of spans [start, end), concatenated: the rows of whole documents.
 
         Without the last search's scores, one product per span over a view of the matrix: gathering
-        20k scattered rows first copied 40 MB and took most of a hybrid search at 100k chunks.
+        20k scattered rows first copied 40 MB and took most of a hybrid search at 100k chunks. Each
+        span's cosines are kept for the rest of the query: hybrid search asks for the best documents'
+        spans (document keyword search) and then for every candidate's document, which holds them;
+        a span is always one product over the same rows, so a kept one is bit for bit a new one.
         """
+        spans = list(zip(starts.tolist(), ends.tolist(), strict=True))
+        if not spans:
+            return np.zeros(0, dtype=np.float32)
         if (scores := self._scores_of(query)) is not None:
-            return np.concatenate([scores[start:end] for start, end in zip(starts.tolist(), ends.tolist(), strict=True)])
-        with self._single_blas_thread():
-            return np.concatenate([self.vectors[start:end] @ query for start, end in zip(starts.tolist(), ends.tolist(), strict=True)])
+            return np.concatenate([scores[start:end] for start, end in spans])
+        key = query.tobytes()
+        if self._span_scores is None or self._span_scores[0] != key or self._span_scores[2] > KEPT_SPAN_ROWS:
+            self._span_scores = (key, {}, 0)
+        kept = self._span_scores[1]
+        missing = [span for span in dict.fromkeys(spans) if span not in kept]
+        if missing:
+            with self._single_blas_thread():
+                kept.update((span, self.vectors[span[0] : span[1]] @ query) for span in missing)
+            self._span_scores = (key, kept, self._span_scores[2] + sum(end - start for start, end in missing))
+        return np.concatenate([kept[span] for span in spans])
 
     def _scores_of(self, query: np.ndarray) -> np.ndarray | None:
         """Every row's score for `query` when the last full search was for it: the product need not run again."""

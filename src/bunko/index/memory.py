@@ -21,7 +21,7 @@ from bunko.index.bm25 import BM25Builder, BM25Index
 from bunko.index.exact import ExactIndex
 from bunko.index.filters import BUILTIN_FIELDS, filter_key, mask_for
 from bunko.index.hnsw import EXACT_SUBSET_ROWS, HnswIndex
-from bunko.index.topk import top_k_of
+from bunko.index.topk import segment_argmax, segment_top_means, top_k_of
 from bunko.schema import DocumentMatch
 from bunko.text.languages import LANGUAGES, row_languages, token_classes
 
@@ -238,10 +238,15 @@ class MemoryIndex:
 
     def matching_terms(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> dict[str, set[str]]:
         """Which of the query's tokens each indexed chunk holds (chunks not indexed are left out)."""
+        known, terms, held = self.term_matrix(chunk_ids, tokens)
+        return {cid: {terms[j] for j in np.flatnonzero(row)} for cid, row in zip(known, held, strict=True)}
+
+    def term_matrix(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> tuple[list[str], list[str], np.ndarray]:
+        """The indexed chunks among `chunk_ids`, the distinct query tokens the index knows, and held[chunk, term]."""
         row_of = self._row_index()
         known = [cid for cid in chunk_ids if cid in row_of]
-        terms = self.bm25.terms_in_rows([row_of[cid] for cid in known], tokens)
-        return dict(zip(known, terms, strict=True))
+        terms, held = self.bm25.term_matrix([row_of[cid] for cid in known], tokens)
+        return known, terms, held
 
     def vectors_for(self, chunk_ids: Sequence[str]) -> np.ndarray:
         rows = self._rows_of(chunk_ids)
@@ -273,21 +278,19 @@ class MemoryIndex:
         top = top_k_of(rows, scores, k, allowed, min_score=0.0)
         if not top:
             return []
-        spans = [(int(self.documents.starts[d]), int(self.documents.starts[d + 1])) for d, _ in top]
-        rows = np.concatenate([np.arange(start, end) for start, end in spans])
+        docs = np.fromiter((doc for doc, _ in top), dtype=np.int64, count=len(top))
+        starts, lengths = self.documents.starts[docs], self.documents.starts[docs + 1] - self.documents.starts[docs]
+        rows = np.arange(int(lengths.sum())) + np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)  # the documents' rows
         if vector is not None:
-            starts, ends = (np.array(bounds, dtype=np.int64) for bounds in zip(*spans, strict=True))
-            closeness = self.exact.span_cosines(starts, ends, np.asarray(vector, dtype=np.float32).ravel())
+            closeness = self.exact.span_cosines(starts, starts + lengths, np.asarray(vector, dtype=np.float32).ravel())
         else:
             closeness = self.bm25.scores(tokens)[rows]
         if allowed_rows is not None:
             closeness = np.where(allowed_rows[rows], closeness, -np.inf)
-        matches, offset = [], 0
-        for (doc_index, score), (start, end) in zip(top, spans, strict=True):
-            best = offset + int(np.argmax(closeness[offset : offset + end - start]))
-            matches.append(DocumentMatch(self.documents.doc_ids[doc_index], score, self.ids[int(rows[best])]))
-            offset += end - start
-        return matches
+        best_rows = rows[segment_argmax(closeness, lengths)].tolist()
+        return [
+            DocumentMatch(self.documents.doc_ids[doc], score, self.ids[row]) for (doc, score), row in zip(top, best_rows, strict=True)
+        ]
 
     def document_similarities(self, chunk_ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
         """For each chunk, the mean cosine of its document's SIMILAR_CHUNKS chunks closest to the query.
@@ -309,15 +312,7 @@ class MemoryIndex:
         docs, starts, ends = docs[measured], starts[measured], ends[measured]
         similarity = np.full(len(self.documents.doc_ids), np.nan, dtype=np.float32)
         if len(docs):
-            lengths = ends - starts
-            segment = np.repeat(np.arange(len(docs)), lengths)
-            cosines = self.exact.span_cosines(starts, ends, query)
-            order = np.lexsort((-cosines, segment))  # by document, closest first
-            first = np.r_[0, np.cumsum(lengths)[:-1]]
-            taken = np.minimum(lengths, SIMILAR_CHUNKS)
-            picks = np.repeat(first, taken) + (np.arange(int(taken.sum())) - np.repeat(np.cumsum(np.r_[0, taken[:-1]]), taken))
-            sums = np.bincount(np.repeat(np.arange(len(docs)), taken), weights=cosines[order][picks], minlength=len(docs))
-            similarity[docs] = sums / taken
+            similarity[docs] = segment_top_means(self.exact.span_cosines(starts, ends, query), ends - starts, SIMILAR_CHUNKS)
         found = similarity[docs_asked]
         own = np.isnan(found)
         if own.any():

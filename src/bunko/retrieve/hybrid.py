@@ -10,7 +10,7 @@ import numpy as np
 
 from bunko.config import RetrieveConfig
 from bunko.retrieve.base import Query, signal_lines
-from bunko.retrieve.coverage import term_coverage
+from bunko.retrieve.coverage import matrix_coverage, term_coverage
 from bunko.retrieve.dense import DenseRetriever
 from bunko.retrieve.fusion import BM25_SHARE, Fused, coverage_fusion, rank_fusion
 from bunko.retrieve.keyword import KeywordRetriever
@@ -25,6 +25,13 @@ class ConcurrentSearch(Protocol):
     def hybrid_search(
         self, vector: np.ndarray, tokens: Sequence[str], k: int, where: Mapping[str, Any] | None = None
     ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]: ...
+
+
+@runtime_checkable
+class TermMatrixSearch(Protocol):
+    """A store that says which query terms each chunk holds as one boolean matrix, not a set per chunk (the local store)."""
+
+    def term_matrix(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> tuple[list[str], list[str], np.ndarray]: ...
 
 
 class HybridRetriever:
@@ -63,21 +70,31 @@ class HybridRetriever:
         config, store, weights, tokens, vector = self.config, self.store, query.route.weights, query.tokens, query.vector
         document_weight = weights.get("document", 0.0)
         ranked = dict(ranked)
+        started = time.perf_counter()
         if document_weight > 0 and config.document_candidates > 0 and tokens:
             documents = store.document_keyword_search(tokens, config.document_candidates, query.where, vector)
             ranked["document"] = [(match.best_chunk_id, match.score) for match in documents]
+            query.timings["document_search"] = time.perf_counter() - started
+            started = time.perf_counter()
         candidates = list(dict.fromkeys(cid for hits in ranked.values() for cid, _ in hits))
         idf = query.term_weights = store.term_weights(tokens)
-        coverage = term_coverage(store.matching_terms(candidates, tokens), idf)
+        if isinstance(store, TermMatrixSearch):
+            coverage = matrix_coverage(*store.term_matrix(candidates, tokens), idf)
+        else:
+            coverage = term_coverage(store.matching_terms(candidates, tokens), idf)
         cosines = self._cosines(ranked.get("dense", []), candidates, vector)
         document_scores = store.document_keyword_scores(candidates, tokens) if document_weight > 0 else {}
         prefer = query.language if weights.get("language", 0.0) > 0 else None
         languages = store.chunk_languages(candidates) if prefer is not None else None
         similar = weights.get("document_similarity", 0.0) > 0 and vector is not None
         document_similarities = store.document_similarities(candidates, vector) if similar and vector is not None else None
-        return coverage_fusion(
+        query.timings["evidence"] = time.perf_counter() - started  # every candidate's coverage, cosine and document evidence
+        started = time.perf_counter()
+        fused = coverage_fusion(
             ranked, coverage, sum(idf.values()), weights, cosines, document_scores, languages, prefer, document_similarities
         )
+        query.timings["fusion"] = time.perf_counter() - started
+        return fused
 
     def _cosines(self, dense: list[tuple[str, float]], candidates: list[str], vector: np.ndarray | None) -> dict[str, float]:
         """Every candidate's cosine with the query: dense search's own, computed from the stored vectors for the rest."""

@@ -97,7 +97,7 @@ class Metrics:
 
     def stages(self, collection: str, operation: str, timings: dict[str, float]) -> None:
         for stage, seconds in timings.items():
-            self.observe("bunko_stage_duration_seconds", "Time per pipeline stage (embed_query, dense, keyword, fuse, generate, total).",
+            self.observe("bunko_stage_duration_seconds", "Time per pipeline stage (embed_query, dense, keyword, retrieve, document_search, evidence, fusion, fuse, generate, total).",
                          (("collection", collection), ("operation", operation), ("stage", stage)), float(seconds))
 
     def ingest(self, collection: str, status: str, error_code: str | None) -> None:

@@ -118,12 +118,20 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
+CONCURRENT_ROWS = 250_000
+"""Searchable chunks from which hybrid search runs its dense and keyword halves on two threads: between the
+100k measured (one after the other faster) and the 1M measured (at once faster); keyword search's cost grows
+with the collection, a thread handoff's does not."""
+
+
 class LocalStore:
     def __init__(
         self, folder: Path, ann_threshold: int | None = None, vector_precision: str = "float32", ann_target_recall: float | None = 0.98,
-        ann_ef_search: int | None = None,
+        ann_ef_search: int | None = None, concurrent_rows: int = CONCURRENT_ROWS,
     ) -> None:
+        """`concurrent_rows`: from this many searchable chunks on, hybrid search runs dense and keyword search at once."""
         self.folder = folder
+        self.concurrent_rows = concurrent_rows
         folder.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
         self._helper: ThreadPoolExecutor | None = None
@@ -508,14 +516,20 @@ class LocalStore:
     def hybrid_search(
         self, vector: np.ndarray, tokens: Sequence[str], k: int, where: Mapping[str, Any] | None = None
     ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
-        """Dense and keyword top-k of one query at once: dense on a helper thread while this one scores BM25.
+        """Dense and keyword top-k of one query, at once past `concurrent_rows` chunks: dense on a helper thread
+        while this one scores BM25.
 
         Both read one generation under one hold of the store lock (the helper never takes it; this
         thread waits for it before letting go). faiss and numpy release the GIL: at 1M chunks with
-        HNSW, 9.0 ms one after the other became 5.9 ms.
+        HNSW, 9.0 ms one after the other became 5.9 ms. Below that the handoff costs more than it
+        saves: at 100k chunks keyword search takes 0.4 ms against dense's 1.7, and waking the helper
+        and waiting for it on the shared 2-core machine made the pair 3.3 ms instead of 2.3 one after
+        the other (bench_search's 200 questions, three times each, with other work on the machine).
         """
         with self._lock:
             index = self._current_index()
+            if len(index.ids) < self.concurrent_rows:
+                return index.dense(vector, k, where), index.keyword(tokens, k, where)
             index.mask(where)  # built once here, so the two threads only read the mask cache
             if self._helper is None:
                 self._helper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bunko-dense")
@@ -552,6 +566,11 @@ class LocalStore:
     def matching_terms(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> dict[str, set[str]]:
         with self._lock:
             return self._current_index().matching_terms(chunk_ids, tokens)
+
+    def term_matrix(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> tuple[list[str], list[str], np.ndarray]:
+        """`matching_terms` as one boolean matrix: (the indexed chunks asked, the query terms known, held[chunk, term])."""
+        with self._lock:
+            return self._current_index().term_matrix(chunk_ids, tokens)
 
     def index_stats(self) -> dict[str, Any]:
         """What the dense index is, without loading it: exact, or HNSW with its calibrated ef_search and measured recall@10."""
