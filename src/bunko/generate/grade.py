@@ -19,7 +19,7 @@
 Either way the grade runs after the units are scored, traces the features of
 the unit that would be quoted, and refuses a question whose key term no chunk
 holds, whose rare key terms the quoted chunk lacks, or that asks for a kind of quantity
-(minutes, a time of day, a size, a percentage: `bunko.text.dimensions`) the quoted unit
+(minutes, a time of day, a month, a size, a percentage: `bunko.text.dimensions`) the quoted unit
 and its neighbours do not state. The same grade gates LLM generators, which answer from the same hits.
 """
 

@@ -1,4 +1,4 @@
-"""Which kind of quantity a question asks for — a duration, a time of day, a size, a percentage — and whether a text
+"""Which kind of quantity a question asks for — a duration, a time of day, a month, a size, a percentage — and whether a text
 states one.
 
 "How many minutes does sudo remember the password?" is answered by "15 minutes", not by any sentence with a
