@@ -137,7 +137,7 @@ def test_a_quantity_question_needs_a_number_not_a_name(question: str, named_only
     [
         ("With aptitude, how do I upgrade without removing packages?",
          "apt syntax: apt upgrade / aptitude syntax: aptitude safe-upgrade / description: upgrade without removing",
-         "level: 3 / name: error / meaning: normal but significant condition"),
+         "level: 3 / name: error / meaning: normal but significant condition."),
         ("aptitude ではどう書きますか？",
          "apt シンタックス: apt upgrade / aptitude シンタックス: aptitude safe-upgrade / 説明: 削除せずに更新",
          "レベル: 3 / 名前: エラー / 意味: 通常だが重要な状態"),

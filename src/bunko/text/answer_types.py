@@ -126,7 +126,7 @@ _COMMAND_CELL = re.compile(r"[a-z][\w.+-]*(?:\s+[^\s/]+)+")
 """A table cell holding a command line: a lower-case program name and arguments ("aptitude safe-upgrade",
 "postsuper -d ALL"), at least one of which is option- or identifier-shaped (`_COMMAND_ARGUMENT`), so that a cell of
 plain words ("normal but significant condition") is not one."""
-_COMMAND_ARGUMENT = re.compile(r"[-=.]|\b[A-Z]{2,}\b")
+_COMMAND_ARGUMENT = re.compile(r"[-=]|\w\.\w|\b[A-Z]{2,}\b")
 
 
 def _command_cells(row: str) -> list[str]:
