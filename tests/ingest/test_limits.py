@@ -336,7 +336,9 @@ def test_the_next_file_is_parsed_while_this_one_is_embedded_and_a_change_meanwhi
     good_files(folder)  # good-en.md, good-ja.md, good-zh.md: parsed in this order
     kb_ref: list[Bunko] = []
     watching = _Watching(embedder, kb_ref, {str(folder / "good-zh.md"): "# 差旅制度\n\n住宿费上限改为每晚九百元。\n"})
-    kb = Bunko(tmp_path / ".bunko", embedder=watching)  # type: ignore[arg-type]
+    config = Config()
+    config.rerank.unit_vectors = "ask"  # one embed call per file: the calls this test counts are the chunks'
+    kb = Bunko(tmp_path / ".bunko", config=config, embedder=watching)  # type: ignore[arg-type]
     kb_ref.append(kb)
     report = kb.ingest(folder)
     assert report.ok
