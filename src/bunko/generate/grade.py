@@ -83,33 +83,32 @@ def grade_answer(
     if features is None:
         return Grade(False, 0.0, kind, {}, list(keys), list(missing))
     confidence = retrieval if model is None else model.probability(features)
+    quoted = best_unit(scored, question)
     reason = None
     if missing:
         reason = KEY_TERM_ABSENT
-    elif (rare := rare_key_terms(question, tokens, weights)) and not set(rare) & quoted_tokens(question, hits, scored, analyzer):
+    elif (rare := rare_key_terms(question, tokens, weights)) and not set(rare) & quoted_tokens(quoted, hits, analyzer):
         reason = KEY_TERM_NOT_IN_EVIDENCE
     elif kind == AnswerType.VALUE and (dimension := asked_dimension(question)) and not states_dimension(
-        quoted_neighbourhood(question, scored), dimension,
+        quoted_neighbourhood(quoted, scored), dimension,
     ):
         reason = QUANTITY_NOT_STATED
     confidence = 0.0 if reason else confidence
-    quoted = best_unit(scored, question).unit.text
     return Grade(
         confidence >= min_confidence, round(confidence, 4), kind, dict(features_dict(features)), list(keys), list(missing), reason,
-        quoted,
+        quoted.unit.text,
     )
 
 
-def quoted_neighbourhood(question: str, scored: Sequence[ScoredUnit]) -> str:
+def quoted_neighbourhood(quoted: ScoredUnit, scored: Sequence[ScoredUnit]) -> str:
     """The quoted unit with the units just before and after it in its passage: where the number a quantity question
     asks for must stand (the sentence, or the code line or table row beside it)."""
-    best = best_unit(scored, question).unit
+    best = quoted.unit
     return "\n".join(
         s.unit.text for s in scored if s.unit.hit_index == best.hit_index and abs(s.unit.position - best.position) <= 1
     )
 
 
-def quoted_tokens(question: str, hits: Sequence[Hit], scored: Sequence[ScoredUnit], analyzer: Analyzer) -> set[str]:
+def quoted_tokens(quoted: ScoredUnit, hits: Sequence[Hit], analyzer: Analyzer) -> set[str]:
     """Tokens of the chunk the quoted unit comes from, headings included: where a key term must appear for the answer to be about it."""
-    best = best_unit(scored, question)
-    return set(analyzer(hits[best.unit.hit_index].chunk.embed_text))
+    return set(analyzer(hits[quoted.unit.hit_index].chunk.embed_text))

@@ -45,7 +45,7 @@ def key_terms(question: str, tokens: Sequence[str], examples: bool = True) -> li
     """
     present = set(tokens)
     asked = question if examples else outside_examples(question)
-    illustrations = set(_LATIN_WORD.findall(question.casefold())) - set(_LATIN_WORD.findall(asked.casefold()))
+    illustrations = set(_LATIN_WORD.findall(question.casefold())) - set(_LATIN_WORD.findall(asked.casefold())) if not examples else set()
     found: list[str] = [t for t in identifiers(list(tokens)) if t not in illustrations]
     cjk_question = has_ja_zh(question)
     for match in _LATIN_WORD.finditer(asked):
