@@ -235,6 +235,9 @@ class PostgresStore:
         self._graph_lock = threading.Lock()
 
     def _configure(self, conn: psycopg.Connection) -> None:
+        # No server-side prepared statements: the re-embed switch changes the vector column's type, and a search
+        # prepared before it then fails with "cached plan must not change result type" instead of answering.
+        conn.prepare_threshold = None
         set_search_path(conn, self.schema)
         register_vector(conn)
         conn.commit()
