@@ -260,3 +260,42 @@ def test_names_in_an_example_the_question_gives_need_not_be_in_the_evidence(ques
     assert set(keys) <= set(required)
     assert not set(examples) & set(required)
     assert set(examples) & set(key_terms(question, tokens)), "still named things: one the collection lacks refuses the question"
+
+
+@pytest.mark.parametrize(
+    ("question", "passage"),
+    [
+        ("Which LVM command also grows the ext4 filesystem?", "Running tune2fs -O extents converts an ext3 filesystem to ext4."),
+        ("LVM の論理ボリュームと ext4 ファイルシステムを一緒に広げるコマンドは？", "tune2fs -O extents を実行すると ext3 は ext4 に変換されます。"),
+        ("virtualbox 属于 main 还是 contrib 区域？", "在 main 中的软件包没有依赖于 contrib 中的软件包。"),
+    ],
+)
+def test_the_rarest_key_term_must_be_in_the_quoted_chunk(embedder, question: str, passage: str) -> None:
+    """A passage naming only the common things around the question (ext4, the archive areas) is not about its subject."""
+    hits = [_hit(passage, 1, 0.3)]
+    tokens = multilingual(question)
+    weights = {t: 1.0 for t in tokens} | {"ext4": 3.0, "main": 2.5, "contrib": 3.0, "lvm": 5.0, "virtualbox": 6.0}
+    scored = score_units(question, hits, hit_units(hits, 10), embedder.embed([question])[0], tokens, embedder, multilingual, weights)
+    keys = key_terms(question, tokens)
+    grade = grade_answer(question, tokens, hits, scored, keys, [], multilingual, weights, None, 0.0, retrieved=hits)
+    assert set(rare_key_terms(question, tokens, weights)) & set(multilingual(passage))
+    assert grade.reason == "key_term_not_in_evidence" and grade.confidence == 0.0
+
+
+@pytest.mark.parametrize(
+    ("question", "passage"),
+    [
+        ("Which tool reports each Bashism in a script?", "The checkbashisms tool reports bashisms in shell scripts."),
+        ("スクリプトの bashism を調べるツールは？", "checkbashisms はシェルスクリプトの bashisms を報告します。"),
+        ("检查脚本里 bashism 的工具是什么？", "checkbashisms 会报告 shell 脚本中的 bashisms。"),
+    ],
+)
+def test_a_key_term_written_with_an_inflection_is_still_named(embedder, question: str, passage: str) -> None:
+    hits = [_hit(passage, 1, 0.3)]
+    tokens = multilingual(question)
+    weights = {t: 1.0 for t in tokens} | {"bashism": 6.0}
+    scored = score_units(question, hits, hit_units(hits, 10), embedder.embed([question])[0], tokens, embedder, multilingual, weights)
+    keys = key_terms(question, tokens)
+    grade = grade_answer(question, tokens, hits, scored, keys, [], multilingual, weights, None, 0.0, retrieved=hits)
+    assert "bashism" in keys and "bashism" not in multilingual(passage)
+    assert grade.reason is None

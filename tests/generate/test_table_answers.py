@@ -196,6 +196,52 @@ def test_a_question_no_table_fits_is_not_answered_from_a_table(kb: Bunko, questi
     assert answer.abstained, answer.text
 
 
+PROCUREMENT = [
+    "Lufthansa crews book their own hotels through the airline.", "Logicool mice are bought centrally by the IT desk.",
+    "ThinkPad laptops are bought centrally and leased for three years.",
+    *(f"Rule {n}: expense reports for trip number {n} are filed within {n + 5} days of return." for n in range(1, 16)),
+]
+
+
+@pytest.fixture(scope="module")
+def kb_with_prose(tmp_path_factory: pytest.TempPathFactory, embedder: UseM3Embedder) -> Iterator[Bunko]:
+    """The tables beside a guide naming other things, in enough sections for those names to be rare key terms."""
+    root = tmp_path_factory.mktemp("tables_prose")
+    docs = root / "docs"
+    docs.mkdir()
+    write_sales(docs / "sales.xlsx")
+    write_limits_pdf(docs / "limits.pdf")
+    write_prices_docx(docs / "prices.docx")
+    sections = "\n\n".join(f"## Topic {i}\n\n{text}" for i, text in enumerate(PROCUREMENT, 1))
+    (docs / "procurement.md").write_text(f"# Procurement\n\n{sections}\n", encoding="utf-8")
+    collection = Bunko(root / "kb", embedder=embedder)
+    assert collection.ingest(docs).ok
+    yield collection
+    collection.close()
+
+
+@pytest.mark.parametrize(("question", "unnamed"), [
+    ("What is the hotel limit for London for Lufthansa crews?", "lufthansa"),
+    ("関東シートのマウスの Logicool 製品のQ2売上は？", "logicool"),
+    ("ThinkPad 笔记本电脑的人民币价格是多少？", "thinkpad"),
+])
+def test_a_table_row_that_does_not_name_the_questions_subject_gives_no_computed_answer(
+    kb_with_prose: Bunko, question: str, unnamed: str,
+) -> None:
+    """The table has the row and the column the question names, but not the thing it is about: a cell about something
+    else, with the certainty of a computation, would be the worst answer."""
+    answer = kb_with_prose.ask(question)
+    assert answer.trace is not None
+    [step] = [s for s in answer.trace.steps if s.name == "table_lookup"]
+    assert step.output["outcome"] == f"not used: the table does not name {unnamed}", step.output
+    assert answer.confidence < 1.0 and not cells(answer)
+
+
+def test_a_table_row_the_question_names_fully_is_still_read(kb_with_prose: Bunko) -> None:
+    answer = kb_with_prose.ask("関東シートのマウスのQ2売上は？")
+    assert not answer.abstained and "562,000" in answer.text and cells(answer)
+
+
 def test_prose_questions_are_still_answered_from_the_passages(kb: Bunko) -> None:
     answer = kb.ask("How many days of paid annual leave do full-time employees receive?")
     assert not answer.abstained and "20 days" in answer.text and not cells(answer)

@@ -36,7 +36,7 @@ from bunko.generate.conversation import Turn, condense
 from bunko.generate.crag import NOT_FOUND, REWRITE, llm_grade
 from bunko.generate.expansion import expanded, feedback_terms, hypothetical_passage
 from bunko.generate.extractive import ExtractiveGenerator, citation_for
-from bunko.generate.grade import grade_answer
+from bunko.generate.grade import grade_answer, unnamed_key_terms
 from bunko.generate.guardrails import STANDARD, guard_text, mask_pii, masks_personal_data, regulated_notices, source_date
 from bunko.generate.kind_classifier import KindClassifier
 from bunko.generate.language import abstain_message, cross_language_note, direct_reply, is_abstention
@@ -511,6 +511,8 @@ class Answerer:
             return None
         started = time.perf_counter()
         outcome, detail = self.tables.answer(question, language, filters)
+        if outcome is not None and (unnamed := self._unnamed_by_table(question, evidence, outcome.sentences, detail)):
+            outcome, detail = None, {**detail, "outcome": f"not used: the table does not name {', '.join(unnamed)}"}
         steps.append(AgentStep("table", question, detail, time.perf_counter() - started))
         return outcome.sentences if outcome is not None else None
 
@@ -532,8 +534,23 @@ class Answerer:
             # a table that shares a word with the question ("root", GNOME, 端口) is not the evidence the search found,
             # and the passages that are can answer
             outcome, detail = None, {**detail, "outcome": f"not used: the row is not among the top {LOOKUP_EVIDENCE_RANK} hits"}
+        if outcome is not None and (unnamed := self._unnamed_by_table(question, evidence, outcome.sentences, detail)):
+            outcome, detail = None, {**detail, "outcome": f"not used: the table does not name {', '.join(unnamed)}"}
         steps.append(AgentStep("table_lookup", question, detail, time.perf_counter() - started))
         return outcome.sentences if outcome is not None else None
+
+    def _unnamed_by_table(
+        self, question: str, evidence: Retrieved, sentences: list[AnswerSentence], detail: Mapping[str, Any],
+    ) -> list[str]:
+        """The question's rare key terms that neither the table (source, title, section, columns) nor the cells the
+        answer read name (`unnamed_key_terms`)."""
+        table = detail.get("table") or {}
+        named = [str(table.get("title") or ""), str(table.get("sheet") or ""), str(table.get("source") or "")]
+        for sentence in sentences:
+            for citation in sentence.citations:
+                named += [citation.source, " ".join(citation.section_path), citation.quote]
+                named += [f"{cell.column} {cell.text}" for cell in citation.cells]
+        return unnamed_key_terms(question, evidence.result.query_tokens, evidence.weights, self.analyzer, "\n".join(named))
 
     def _computed(
         self, asked: str, language: str, evidence: Retrieved, sentences: list[AnswerSentence], stream: bool, steps: list[AgentStep],

@@ -18,7 +18,8 @@
 
 Either way the grade runs after the units are scored, traces the features of
 the unit that would be quoted, and refuses a question whose key term no chunk
-holds, whose rare key terms the quoted chunk lacks, or that asks for a kind of quantity
+holds, whose rarest key term the quoted chunk lacks (a passage naming only the common things
+around the question's subject is not about it), or that asks for a kind of quantity
 (minutes, a time of day, a month, a size, a percentage: `bunko.text.dimensions`) the quoted unit
 and its neighbours do not state. The same grade gates LLM generators, which answer from the same hits.
 """
@@ -87,7 +88,9 @@ def grade_answer(
     reason = None
     if missing:
         reason = KEY_TERM_ABSENT
-    elif (rare := rare_key_terms(question, tokens, weights)) and not set(rare) & quoted_tokens(quoted, hits, analyzer):
+    elif (rare := rare_key_terms(question, tokens, weights)) and not names_term(
+        quoted_tokens(quoted, hits, analyzer), rarest_term(rare, weights),
+    ):
         reason = KEY_TERM_NOT_IN_EVIDENCE
     elif kind == AnswerType.VALUE and (dimension := asked_dimension(question)) and not states_dimension(
         quoted_neighbourhood(quoted, scored), dimension,
@@ -98,6 +101,41 @@ def grade_answer(
         confidence >= min_confidence, round(confidence, 4), kind, dict(features_dict(features)), list(keys), list(missing), reason,
         quoted.unit.text,
     )
+
+
+INFLECTION = 2
+"""Letters a name may gain or lose and still be the same name ("bashism" / "bashisms", "daemon" / "daemons")."""
+
+
+def rarest_term(terms: Sequence[str], weights: Mapping[str, float] | None) -> str:
+    """The most specific of the question's rare key terms: what the question is about when it also names the
+    common things around it ("virtualbox" beside main/contrib/non-free, LVM beside ext4). The first one when no idf is known."""
+    if not weights:
+        return terms[0]
+    return max(terms, key=lambda term: weights.get(term, 0.0))
+
+
+def names_term(tokens: set[str], term: str) -> bool:
+    """Whether `tokens` hold `term`, or a Latin token that is `term` with a short inflection added or removed."""
+    if term in tokens:
+        return True
+    if not term.isascii() or len(term) < 4:
+        return False
+    return any(
+        abs(len(token) - len(term)) <= INFLECTION and (token.startswith(term) or term.startswith(token)) and len(token) >= 4
+        for token in tokens
+    )
+
+
+def unnamed_key_terms(
+    question: str, tokens: Sequence[str], weights: Mapping[str, float] | None, analyzer: Analyzer, evidence: str,
+) -> list[str]:
+    """The question's rare key terms (outside its examples) that `evidence` never names. A computed table answer must
+    name every one: it reads only the rows and columns the plan chose, so a question about a thing the table does not
+    hold ("which archive area is virtualbox in?" over a table of areas and package counts, "ext4's largest file" over
+    a table of package sizes) gets a number about something else, with the certainty of a computation."""
+    present = set(analyzer(evidence))
+    return [term for term in rare_key_terms(question, tokens, weights) if not names_term(present, term)]
 
 
 def quoted_neighbourhood(quoted: ScoredUnit, scored: Sequence[ScoredUnit]) -> str:
