@@ -32,9 +32,11 @@ _ASKED: list[tuple[Dimension, str]] = [
     (Dimension.TIME_OF_DAY, r"\bwhat time\b|\bat what hour\b|何時(?!間)|几点"),
     (Dimension.SIZE, r"\bhow (?:big|large)\b|\bwhat size\b|\bhow much (?:disk |memory |ram |storage )?(?:space|memory|ram|storage)\b"
                      r"|\bhow many (?:bytes|kb|mb|gb|tb)\b|何(?:バイト|KB|MB|GB|TB)|どれ(?:くらい|ぐらい)の(?:大きさ|容量|サイズ)|どのくらいの(?:大きさ|容量|サイズ)"
-                     r"|多大|多少(?:字节|空间|内存|容量|磁盘)|容量(?:是|有)?多少"),
+                     r"|(?:大きさ|容量|サイズ)[はが](?:どれ|どの)(?:くらい|ぐらい)|\bwhat is the (?:maximum |max |largest |minimum )?(?:file )?size\b"
+                     r"|多大|多少(?:字节|空间|内存|容量|磁盘)|(?:容量|大小)(?:是|有)?多少"),
     (Dimension.DURATION, rf"\bhow long\b|\bhow many {_TIME_UNITS_EN}\b|\bhow often\b"
                          r"|何(?:秒|分|時間|日|週間?|か月|ヶ月|カ月|年)|どれ(?:くらい|ぐらい)の(?:時間|期間|間隔)|どのくらいの(?:時間|期間|間隔)"
+                         r"|(?:時間|期間|間隔)[はが](?:どれ|どの)(?:くらい|ぐらい)"
                          r"|几(?:秒|分钟|分|个?小时|天|周|个?星期|个?月|年)|多少(?:秒|分钟|个?小时|天|周|个?月|年)|多长时间|多久"),
 ]
 _ASKED_RES = [(dimension, re.compile(pattern, re.IGNORECASE)) for dimension, pattern in _ASKED]
