@@ -299,3 +299,40 @@ def test_a_key_term_written_with_an_inflection_is_still_named(embedder, question
     grade = grade_answer(question, tokens, hits, scored, keys, [], multilingual, weights, None, 0.0, retrieved=hits)
     assert "bashism" in keys and "bashism" not in multilingual(passage)
     assert grade.reason is None
+
+
+@pytest.mark.parametrize(
+    ("question", "passage_about", "passage_beside"),
+    [
+        ("Which tool finds each Bashism in my shell scripts?", "The checkbashisms tool reports bashisms in shell scripts.",
+         "The Bash shell reads \"~/.bashrc\" when it starts."),
+        ("シェルスクリプトの bashism を調べるツールは？", "checkbashisms はシェルスクリプトの bashisms を報告します。",
+         "Bash シェルは起動時に \"~/.bashrc\" を読みます。"),
+        ("检查 shell 脚本里 bashism 的工具是什么？", "checkbashisms 会报告 shell 脚本中的 bashisms。", "Bash shell 启动时读取 \"~/.bashrc\"。"),
+    ],
+)
+def test_a_unit_about_the_questions_subject_is_quoted_when_it_comes_close_to_the_best(
+    embedder, question: str, passage_about: str, passage_beside: str,
+) -> None:
+    """The closest sentence is about the common thing beside the subject (bash); the one naming the subject
+    (bashism) scores a little lower. Quoting the first would make the grade refuse an answerable question."""
+    from bunko.rerank.evidence import best_unit
+
+    hits = [_hit(passage_beside, 1, 0.4), _hit(passage_about, 2, 0.3)]
+    tokens = multilingual(question)
+    weights = {t: 1.0 for t in tokens} | {"bash": 2.5, "bashism": 6.0}
+    scored = score_units(question, hits, hit_units(hits, 10), embedder.embed([question])[0], tokens, embedder, multilingual, weights)
+    about = [s for s in scored if s.names_subject]
+    assert about and len(about) < len(scored)
+    assert best_unit(scored, question).names_subject
+    grade = grade_answer(question, tokens, hits, scored, key_terms(question, tokens), [], multilingual, weights, None, 0.0, retrieved=hits)
+    assert grade.reason is None and "checkbashisms" in grade.quoted
+
+
+def test_a_unit_about_the_subject_far_below_the_best_is_not_quoted() -> None:
+    from bunko.rerank.evidence import ScoredUnit, best_unit
+    from bunko.text.units import Unit
+
+    beside = ScoredUnit(Unit("Bash reads ~/.bashrc.", 0, 0), 0.6, 0.5, 1.00, True, "en", names_subject=False)
+    far = ScoredUnit(Unit("checkbashisms reports bashisms.", 1, 0), 0.3, 0.1, 0.50, True, "en", names_subject=True)
+    assert best_unit([beside, far], "Which tool finds a Bashism?") is beside

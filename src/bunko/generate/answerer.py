@@ -530,12 +530,12 @@ class Answerer:
         leading = {hit.chunk.chunk_id for hit in evidence.hits[:LOOKUP_EVIDENCE_RANK]}
         cited = {c.chunk_id for s in outcome.sentences for c in s.citations} if outcome is not None else set()
         sure = float(detail.get("score", 0.0)) >= LOOKUP_SURE_SCORE
+        if outcome is not None and (unnamed := self._unnamed_by_table(question, evidence, outcome.sentences, detail)):
+            outcome, detail = None, {**detail, "outcome": f"not used: the table does not name {', '.join(unnamed)}"}
         if outcome is not None and evidence.grade.sufficient and not cited & leading and not sure:
             # a table that shares a word with the question ("root", GNOME, 端口) is not the evidence the search found,
             # and the passages that are can answer
             outcome, detail = None, {**detail, "outcome": f"not used: the row is not among the top {LOOKUP_EVIDENCE_RANK} hits"}
-        if outcome is not None and (unnamed := self._unnamed_by_table(question, evidence, outcome.sentences, detail)):
-            outcome, detail = None, {**detail, "outcome": f"not used: the table does not name {', '.join(unnamed)}"}
         steps.append(AgentStep("table_lookup", question, detail, time.perf_counter() - started))
         return outcome.sentences if outcome is not None else None
 

@@ -32,7 +32,7 @@ from bunko.generate.confidence import AnswerFeatures, ConfidenceModel, features_
 from bunko.generate.retrieval_grade import grade_hits
 from bunko.rerank.evidence import ScoredUnit, best_unit
 from bunko.retrieve.coverage import keyword_coverage
-from bunko.retrieve.key_terms import rare_key_terms
+from bunko.retrieve.key_terms import names_term, rare_key_terms
 from bunko.schema import Hit
 from bunko.text.analyzers import Analyzer
 from bunko.text.answer_types import AnswerType, question_type
@@ -88,9 +88,7 @@ def grade_answer(
     reason = None
     if missing:
         reason = KEY_TERM_ABSENT
-    elif (rare := rare_key_terms(question, tokens, weights)) and not names_term(
-        quoted_tokens(quoted, hits, analyzer), rarest_term(rare, weights),
-    ):
+    elif not quoted.names_subject:
         reason = KEY_TERM_NOT_IN_EVIDENCE
     elif kind == AnswerType.VALUE and (dimension := asked_dimension(question)) and not states_dimension(
         quoted_neighbourhood(quoted, scored), dimension,
@@ -100,30 +98,6 @@ def grade_answer(
     return Grade(
         confidence >= min_confidence, round(confidence, 4), kind, dict(features_dict(features)), list(keys), list(missing), reason,
         quoted.unit.text,
-    )
-
-
-INFLECTION = 2
-"""Letters a name may gain or lose and still be the same name ("bashism" / "bashisms", "daemon" / "daemons")."""
-
-
-def rarest_term(terms: Sequence[str], weights: Mapping[str, float] | None) -> str:
-    """The most specific of the question's rare key terms: what the question is about when it also names the
-    common things around it ("virtualbox" beside main/contrib/non-free, LVM beside ext4). The first one when no idf is known."""
-    if not weights:
-        return terms[0]
-    return max(terms, key=lambda term: weights.get(term, 0.0))
-
-
-def names_term(tokens: set[str], term: str) -> bool:
-    """Whether `tokens` hold `term`, or a Latin token that is `term` with a short inflection added or removed."""
-    if term in tokens:
-        return True
-    if not term.isascii() or len(term) < 4:
-        return False
-    return any(
-        abs(len(token) - len(term)) <= INFLECTION and (token.startswith(term) or term.startswith(token)) and len(token) >= 4
-        for token in tokens
     )
 
 
@@ -145,8 +119,3 @@ def quoted_neighbourhood(quoted: ScoredUnit, scored: Sequence[ScoredUnit]) -> st
     return "\n".join(
         s.unit.text for s in scored if s.unit.hit_index == best.hit_index and abs(s.unit.position - best.position) <= 1
     )
-
-
-def quoted_tokens(quoted: ScoredUnit, hits: Sequence[Hit], analyzer: Analyzer) -> set[str]:
-    """Tokens of the chunk the quoted unit comes from, headings included: where a key term must appear for the answer to be about it."""
-    return set(analyzer(hits[quoted.unit.hit_index].chunk.embed_text))

@@ -25,7 +25,7 @@ import numpy as np
 from bunko.embed.base import Embedder
 from bunko.rerank.memo import TypedUnit, quotable_units
 from bunko.retrieve.coverage import keyword_coverage
-from bunko.retrieve.key_terms import rare_key_terms
+from bunko.retrieve.key_terms import names_term, rare_key_terms, rarest_term
 from bunko.schema import Hit
 from bunko.text.analyzers import Analyzer, identifiers
 from bunko.text.answer_types import CHECKABLE, AnswerType, holds_type, question_type, wants_quantity
@@ -63,19 +63,31 @@ class ScoredUnit:
     typed: bool = True
     """The unit holds an answer of the kind the question asks for (true when the kind has no surface form)."""
     language: str = "en"
+    names_subject: bool = True
+    """The unit's chunk names the question's rarest key term (`rarest_term`); true when the question names none."""
 
 
 SAME_LANGUAGE_SUFFICES = 0.85
 """A unit in the question's language is quoted when it scores within this share of the best unit in any language."""
 
 
+SUBJECT_SUFFICES = 0.85
+"""A unit whose passage names the question's rarest key term is quoted when it scores within this share of the best
+unit, which does not: the grade refuses a quote whose passage does not name it (`grade.grade_answer`)."""
+
+
 def best_unit(scored: Sequence[ScoredUnit], question: str) -> ScoredUnit:
-    """The unit to quote: the best one, unless one in the question's language comes close enough.
+    """The unit to quote: the best one, unless one about the question's subject, then one in the question's language,
+    comes close enough.
 
     Cross-language evidence is used only when nothing in the question's language suffices; the
     answer then says so. Shared by the extractive answer and the grade, so the grade judges what is quoted.
     """
     best = max(scored, key=lambda s: s.score)
+    about = [s for s in scored if s.names_subject]
+    if not best.names_subject and about and max(s.score for s in about) >= SUBJECT_SUFFICES * best.score:
+        scored = about
+        best = max(scored, key=lambda s: s.score)
     asked = query_language(question)
     same = [s for s in scored if s.language == asked]
     if best.language == asked or not same:
@@ -147,9 +159,10 @@ def score_units(
     languages = {i: text_language(hits[i].chunk.text) for i in {u.hit_index for u in units}}
     codes = identifiers(query_tokens)
     keys = rare_key_terms(question, query_tokens, weights)
-    key_share = {
-        i: keyword_coverage(keys, set(analyzer(hits[i].chunk.embed_text)), weights) for i in {u.hit_index for u in units}
-    } if keys else {}
+    chunk_tokens = {i: set(analyzer(hits[i].chunk.embed_text)) for i in {u.hit_index for u in units}} if keys else {}
+    key_share = {i: keyword_coverage(keys, held, weights) for i, held in chunk_tokens.items()}
+    subject = rarest_term(keys, weights) if keys else None
+    names_subject = {i: subject is None or names_term(held, subject) for i, held in chunk_tokens.items()}
     scored = []
     for unit, context, similarity in zip(units, contexts, similarities, strict=True):
         unit_tokens = set(analyzer(f"{context} {unit.text}"))
@@ -172,5 +185,5 @@ def score_units(
         language = languages[unit.hit_index]
         if language == asked_language:
             score += LANGUAGE_BONUS
-        scored.append(ScoredUnit(unit, float(similarity), coverage, score, typed, language))
+        scored.append(ScoredUnit(unit, float(similarity), coverage, score, typed, language, names_subject.get(unit.hit_index, True)))
     return scored

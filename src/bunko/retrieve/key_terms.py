@@ -73,3 +73,27 @@ def rare_key_terms(question: str, tokens: Sequence[str], weights: Mapping[str, f
     examples: a passage answering "…e.g. Portuguese first, then Spanish?" need not name Spanish. The examples still
     count for `key_terms`, so one the collection never names still refuses the question (``key_term_absent``)."""
     return [k for k in key_terms(question, tokens, examples=False) if weights is None or weights.get(k, RARE_IDF) >= RARE_IDF]
+
+
+INFLECTION = 2
+"""Letters a name may gain or lose and still be the same name ("bashism" / "bashisms", "daemon" / "daemons")."""
+
+
+def rarest_term(terms: Sequence[str], weights: Mapping[str, float] | None) -> str:
+    """The most specific of the question's rare key terms: what the question is about when it also names the
+    common things around it ("virtualbox" beside main/contrib/non-free, LVM beside ext4). The first one when no idf is known."""
+    if not weights:
+        return terms[0]
+    return max(terms, key=lambda term: weights.get(term, 0.0))
+
+
+def names_term(tokens: set[str], term: str) -> bool:
+    """Whether `tokens` hold `term`, or a Latin token that is `term` with a short inflection added or removed."""
+    if term in tokens:
+        return True
+    if not term.isascii() or len(term) < 4:
+        return False
+    return any(
+        abs(len(token) - len(term)) <= INFLECTION and (token.startswith(term) or term.startswith(token)) and len(token) >= 4
+        for token in tokens
+    )
