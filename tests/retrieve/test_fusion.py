@@ -25,6 +25,18 @@ def test_rrf_matches_hand_computed_scores() -> None:
     assert signals["c"] == {"dense": {"rank": 3.0, "score": 0.7}, "keyword": {"rank": 1.0, "score": 12.0}}
 
 
+def test_one_list_is_fused_exactly_as_the_general_merge_would() -> None:
+    import random
+
+    rng = random.Random(7)
+    for _ in range(100):
+        hits = [(f"c{rng.randrange(40)}", rng.random()) for _ in range(rng.randrange(60))]
+        weights = {"keyword": rng.choice([0.55, 1.0, 2.0])}
+        alone = reciprocal_rank_fusion({"keyword": hits}, weights, k=60)
+        merged = reciprocal_rank_fusion({"keyword": hits, "dense": []}, weights, k=60)  # two lists: the general path
+        assert [(c, s, sig.to_dict()) for c, s, sig in alone] == [(c, s, sig.to_dict()) for c, s, sig in merged]
+
+
 def test_duplicates_within_one_list_count_once() -> None:
     fused = reciprocal_rank_fusion({"dense": [("a", 0.9), ("a", 0.9)]}, k=60)
     assert fused[0][1] == pytest.approx(1 / 61)

@@ -106,6 +106,8 @@ def _first_scores(hits: Ranked) -> dict[str, float]:
 
 
 def reciprocal_rank_fusion(ranked: Mapping[str, Ranked], weights: Mapping[str, float] | None = None, k: int = 60) -> list[Fused]:
+    if len(ranked) == 1:
+        return _one_list_by_rank(*next(iter(ranked.items())), 1.0 if weights is None else weights.get(next(iter(ranked)), 1.0), k)
     fused: dict[str, float] = {}
     signals: dict[str, Signals] = {}
     for retriever, hits in ranked.items():
@@ -119,6 +121,21 @@ def reciprocal_rank_fusion(ranked: Mapping[str, Ranked], weights: Mapping[str, f
             signals.setdefault(chunk_id, Signals()).found_in(retriever, float(rank), float(score))
     order = sorted(fused, key=lambda cid: (-fused[cid], cid))
     return [(cid, fused[cid], signals[cid]) for cid in order]
+
+
+def _one_list_by_rank(retriever: str, hits: Ranked, weight: float, k: int) -> list[Fused]:
+    """`reciprocal_rank_fusion` of one list: its own order (a rank's score is always above the next one's), without
+    the merge and the sort — a keyword or dense search spent a sixth of its time there at 10k chunks."""
+    seen: set[str] = set()
+    fused: list[Fused] = []
+    for rank, (chunk_id, score) in enumerate(hits, start=1):
+        if chunk_id in seen:
+            continue
+        seen.add(chunk_id)
+        signals = Signals()
+        signals.found_in(retriever, float(rank), float(score))
+        fused.append((chunk_id, weight / (k + rank), signals))
+    return fused
 
 
 def fuse_onto(base: Sequence[Fused], lists: Mapping[str, Ranked], weight: float, k: int) -> list[Fused]:
