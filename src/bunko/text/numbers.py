@@ -65,6 +65,7 @@ _EN_DATE = re.compile(
     r"\b(?:(?P<d1>\d{1,2})\s+(?P<m1>[A-Za-z]{3,9})\.?,?\s+(?P<y1>\d{4})|(?P<m2>[A-Za-z]{3,9})\.?\s+(?P<d2>\d{1,2}),?\s+(?P<y2>\d{4}))\b"
 )
 _PAREN_NEGATIVE = re.compile(r"^\((.+)\)$")
+_ANY_DIGIT = re.compile(r"\d")
 
 
 def normalize(text: str) -> str:
@@ -174,6 +175,8 @@ def find_quantities(text: str) -> list[Quantity]:
 
 def quantity_spans(clean: str) -> list[tuple[int, int, Quantity]]:
     """The quantities of an already `normalize`d text with where each is (start, end)."""
+    if _ANY_DIGIT.search(clean) is None:  # every pattern below needs a digit; most questions routed have none
+        return []
     found: list[tuple[int, int, Quantity]] = []
     taken: list[tuple[int, int]] = []
     for pattern, read in ((_DATE, _date), (_EN_DATE, _en_date)):
