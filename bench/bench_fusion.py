@@ -74,6 +74,13 @@ def variants() -> dict[str, tuple[str, dict[str, Any]]]:
         for similarity in (0.5, 1.0, 2.0):
             out[f"coverage, keyword 0.55, BM25 share 1/3, document {weight}, similarity {similarity}"] = (
                 "hybrid", {"document_weight": weight, "document_similarity_weight": similarity})
+    for scale in (2.0, 3.0, 4.0, 5.0, 6.0):  # for an embedder whose cosines spread less than USE's (e5)
+        out[f"coverage, keyword 0.55, BM25 share 1/3, document 1.0, similarity 0.5, similarity scale {scale}"] = (
+            "hybrid", {"similarity_scale": scale})
+    for scale in (3.0, 4.0):
+        for similarity in (1.0, 2.0, 3.0):
+            out[f"coverage, keyword 0.55, BM25 share 1/3, document 1.0, similarity {similarity}, similarity scale {scale}"] = (
+                "hybrid", {"similarity_scale": scale, "document_similarity_weight": similarity})
     for weight in (0.0, 1.0, 2.0):
         for language in (0.05, 0.1, 0.2):
             out[f"coverage, keyword 0.55, BM25 share 1/3, document {weight}, language {language}"] = (

@@ -100,7 +100,7 @@ def bunko_variants() -> dict[str, tuple[str, dict[str, Any]]]:
            for w in (1.0, 2.0) for sw in (0.5, 1.0, 2.0)},
         **{f"bunko-hybrid, similarity scale {scale}": ("hybrid", {"similarity_scale": scale}) for scale in (2.0, 3.0, 4.0)},
         **{f"bunko-hybrid, similarity scale {scale}, document similarity {sw}": (
-            "hybrid", {"similarity_scale": scale, "document_similarity_weight": sw}) for scale in (3.0, 4.0) for sw in (1.0, 2.0)},
+            "hybrid", {"similarity_scale": scale, "document_similarity_weight": sw}) for scale in (3.0, 4.0) for sw in (1.0, 2.0, 3.0)},
     }
 
 
