@@ -18,7 +18,6 @@ reading, appended when it exists).
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import random
 import shutil
@@ -131,22 +130,13 @@ def build_store(
 
 
 def timed(run: Callable[[int], object], count: int) -> dict[str, float]:
-    """p50/p95 of `run` over `count` queries, every system measured alike: the objects alive before timing (the
-    store, and the harness's own copies of 10k–100k token lists for the peers) are frozen out of the garbage
-    collector's scans, so a system that allocates per query is not charged for scanning the harness's data
-    (that cost 0.17 ms of bunko's 0.66 ms keyword search at 10k chunks)."""
     for i in range(min(10, count)):
         run(i)
-    gc.collect()
-    gc.freeze()
-    try:
-        times = []
-        for i in range(count):
-            started = time.perf_counter()
-            run(i)
-            times.append(time.perf_counter() - started)
-    finally:
-        gc.unfreeze()
+    times = []
+    for i in range(count):
+        started = time.perf_counter()
+        run(i)
+        times.append(time.perf_counter() - started)
     return {"p50_ms": round(percentile(times, 50), 3), "p95_ms": round(percentile(times, 95), 3)}
 
 
