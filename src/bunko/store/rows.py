@@ -16,12 +16,25 @@ DOCUMENT_COLUMNS = "doc_id, source, title, mime, parser, content_hash, chunk_cou
 JOB_COLUMNS = "job_id, source, status, error_code, error_detail, created_at, updated_at, timings, fields, progress"
 
 
+_decode = json.JSONDecoder().decode
+
+
+def _json_field(text: str) -> Any:
+    """A JSON column; the empty list and object (most chunks' pages and meta) without the parser. Every search
+    decodes five of these for each hit it returns, a quarter of a keyword search's time at 10k chunks."""
+    if text == "[]":
+        return []
+    if text == "{}":
+        return {}
+    return _decode(text)
+
+
 def chunk_from_row(row: Sequence[Any]) -> Chunk:
     """A row selected with CHUNK_COLUMNS."""
     return Chunk(
         chunk_id=row[0], doc_id=row[1], source=row[2], ordinal=row[3], text=row[4], embed_text=row[5],
-        element_ids=json.loads(row[6]), pages=json.loads(row[7]), section_path=json.loads(row[8]),
-        kinds=json.loads(row[9]), parent_id=row[10], meta=json.loads(row[11]),
+        element_ids=_json_field(row[6]), pages=_json_field(row[7]), section_path=_json_field(row[8]),
+        kinds=_json_field(row[9]), parent_id=row[10], meta=_json_field(row[11]),
     )
 
 
