@@ -86,16 +86,21 @@ def cells(answer: Answer) -> list[CitedCell]:
     return [cell for sentence in answer.sentences for citation in sentence.citations for cell in citation.cells]
 
 
-@pytest.fixture(scope="module")
-def kb(tmp_path_factory: pytest.TempPathFactory, embedder: UseM3Embedder) -> Iterator[Bunko]:
-    root = tmp_path_factory.mktemp("tables")
+def tables_beside(root: Path, prose_name: str, prose: str) -> Path:
+    """The three tables (xlsx, pdf, docx) and one Markdown document beside them, in `root`/docs."""
     docs = root / "docs"
     docs.mkdir()
     write_sales(docs / "sales.xlsx")
     write_limits_pdf(docs / "limits.pdf")
     write_prices_docx(docs / "prices.docx")
-    (docs / "handbook.md").write_text("# Handbook\n\nFull-time employees receive 20 days of paid annual leave per year.\n",
-                                      encoding="utf-8")
+    (docs / prose_name).write_text(prose, encoding="utf-8")
+    return docs
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory: pytest.TempPathFactory, embedder: UseM3Embedder) -> Iterator[Bunko]:
+    root = tmp_path_factory.mktemp("tables")
+    docs = tables_beside(root, "handbook.md", "# Handbook\n\nFull-time employees receive 20 days of paid annual leave per year.\n")
     collection = Bunko(root / "kb", embedder=embedder)
     assert collection.ingest(docs).ok
     yield collection
@@ -207,13 +212,8 @@ PROCUREMENT = [
 def kb_with_prose(tmp_path_factory: pytest.TempPathFactory, embedder: UseM3Embedder) -> Iterator[Bunko]:
     """The tables beside a guide naming other things, in enough sections for those names to be rare key terms."""
     root = tmp_path_factory.mktemp("tables_prose")
-    docs = root / "docs"
-    docs.mkdir()
-    write_sales(docs / "sales.xlsx")
-    write_limits_pdf(docs / "limits.pdf")
-    write_prices_docx(docs / "prices.docx")
     sections = "\n\n".join(f"## Topic {i}\n\n{text}" for i, text in enumerate(PROCUREMENT, 1))
-    (docs / "procurement.md").write_text(f"# Procurement\n\n{sections}\n", encoding="utf-8")
+    docs = tables_beside(root, "procurement.md", f"# Procurement\n\n{sections}\n")
     collection = Bunko(root / "kb", embedder=embedder)
     assert collection.ingest(docs).ok
     yield collection
