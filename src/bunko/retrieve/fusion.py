@@ -107,7 +107,8 @@ def _first_scores(hits: Ranked) -> dict[str, float]:
 
 def reciprocal_rank_fusion(ranked: Mapping[str, Ranked], weights: Mapping[str, float] | None = None, k: int = 60) -> list[Fused]:
     if len(ranked) == 1:
-        return _one_list_by_rank(*next(iter(ranked.items())), 1.0 if weights is None else weights.get(next(iter(ranked)), 1.0), k)
+        [(retriever, hits)] = ranked.items()
+        return _one_list_by_rank(retriever, hits, 1.0 if weights is None else weights.get(retriever, 1.0), k)
     fused: dict[str, float] = {}
     signals: dict[str, Signals] = {}
     for retriever, hits in ranked.items():
