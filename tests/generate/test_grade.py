@@ -37,11 +37,19 @@ from bunko.text.analyzers import multilingual
         ("What is the default vm.swappiness value?", ["vm.swappiness"]),
         ("journald.conf のどの設定でジャーナルを永続化しますか？", ["journald.conf"]),
         ("vm.swappiness 的默认值是多少？", ["vm.swappiness"]),
+        ("How do I open a .odt file from the shell?", ["odt"]),
+        (".odt ファイルをシェルから開くには？", ["odt"]),
+        ("怎么在终端里打开 .odt 文件？", ["odt"]),
     ],
 )
 def test_key_terms_are_the_named_things_of_the_question(question: str, keys: list[str]) -> None:
     assert set(keys) <= set(key_terms(question, multilingual(question)))
     assert not {"how", "many", "days", "employees", "configure"} & set(key_terms(question, multilingual(question)))
+
+
+def test_a_dotted_names_tail_is_not_an_extension_of_its_own() -> None:
+    question = "Which setting in journald.conf makes the journal persistent?"
+    assert "conf" not in key_terms(question, multilingual(question))
 
 
 def _hit(text: str, ordinal: int, distance: float | None) -> Hit:
@@ -226,6 +234,15 @@ def test_the_question_language_unit_is_quoted_when_it_comes_close_to_the_best(qu
         ("sudo 默认几分钟内不用重新输入密码？",
          "sudo 的配置 “/etc/sudoers” 用 visudo 编辑，sudo 1.9 每次调用都会读取。",
          "sudo 默认 15 分钟内不用重新输入密码，可在 “/etc/sudoers” 中修改。"),
+        ("Which keyboard shortcut locks the screen in GNOME?",
+         "GNOME locks the screen after the idle delay set in \"Privacy\"; GNOME 45 reads it from dconf.",
+         "In GNOME, press Super+L to lock the screen at once."),
+        ("GNOME で画面をロックするショートカットは？",
+         "GNOME はアイドル時間が過ぎると画面をロックします。GNOME 45 は dconf から設定を読みます。",
+         "GNOME では Super+L で画面をすぐロックできます。"),
+        ("GNOME 里锁屏的快捷键是什么？",
+         "GNOME 在空闲一段时间后锁屏，GNOME 45 从 dconf 读取这个设置。",
+         "在 GNOME 中按 Super+L 立即锁屏。"),
     ],
 )
 def test_a_quantity_question_is_refused_when_the_quoted_passage_states_no_such_quantity(

@@ -32,6 +32,9 @@ from bunko.text.dimensions import Dimension, asked_dimension, states_dimension
         ("第二版是 2008 年几月发布的？", Dimension.MONTH),
         ("/run のサイズ上限は物理メモリーの何％ですか？", Dimension.PERCENT),
         ("/run 默认占物理内存的百分之多少？", Dimension.PERCENT),
+        ("Which keyboard shortcut locks the screen in GNOME?", Dimension.KEY_COMBINATION),
+        ("GNOME で画面をロックするショートカットは？", Dimension.KEY_COMBINATION),
+        ("GNOME 里锁屏的快捷键是什么？", Dimension.KEY_COMBINATION),
     ],
 )
 def test_a_question_that_names_its_quantity_asks_for_that_dimension(question: str, dimension: Dimension) -> None:
@@ -47,6 +50,7 @@ def test_a_question_that_names_its_quantity_asks_for_that_dimension(question: st
         "默认端口是多少？",
         "How many packages does Debian have?",
         "カーネル 5.6 の namespace は何種類ありますか？",
+        "I want to switch consoles without pressing a key combination. What command does that?",
     ],
 )
 def test_a_question_that_names_no_quantity_asks_for_none(question: str) -> None:
@@ -75,6 +79,11 @@ def test_a_question_that_names_no_quantity_asks_for_none(question: str) -> None:
         ("第二版于 2008 年 3 月发布。", Dimension.MONTH),
         ("物理メモリーの 20％ までです。", Dimension.PERCENT),
         ("默认为物理内存的百分之二十。", Dimension.PERCENT),
+        ("Press Super+L to lock the screen.", Dimension.KEY_COMBINATION),
+        ("Emacs saves the buffer with C-x C-s.", Dimension.KEY_COMBINATION),
+        ("画面のロックは Ctrl-Alt-L です。", Dimension.KEY_COMBINATION),
+        ("入力の切り替えは 半角/全角 キーです。", Dimension.KEY_COMBINATION),
+        ("按 Super 键再按 L 即可锁屏。", Dimension.KEY_COMBINATION),
     ],
 )
 def test_a_passage_with_a_number_of_that_unit_states_it(text: str, dimension: Dimension) -> None:
@@ -94,6 +103,9 @@ def test_a_passage_with_a_number_of_that_unit_states_it(text: str, dimension: Di
         ("The second edition was released in 2008.", Dimension.MONTH),
         ("新たな第2版が2008年にリリースされました。", Dimension.MONTH),
         ("第二版于 2008 年发布。", Dimension.MONTH),
+        ("GNOME locks the screen after the idle delay; the public key is in ~/.ssh.", Dimension.KEY_COMBINATION),
+        ("GNOME の画面ロックは設定から変更できます。", Dimension.KEY_COMBINATION),
+        ("GNOME 的锁屏可以在设置里修改。", Dimension.KEY_COMBINATION),
     ],
 )
 def test_a_passage_without_that_unit_does_not(text: str, dimension: Dimension) -> None:

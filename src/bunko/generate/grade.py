@@ -20,7 +20,7 @@ Either way the grade runs after the units are scored, traces the features of
 the unit that would be quoted, and refuses a question whose key term no chunk
 holds, whose rarest key term the quoted chunk lacks (a passage naming only the common things
 around the question's subject is not about it), or that asks for a kind of quantity
-(minutes, a time of day, a month, a size, a percentage: `bunko.text.dimensions`) the quoted unit
+(minutes, a time of day, a month, a size, a percentage, a key combination: `bunko.text.dimensions`) the quoted unit
 and its neighbours do not state. The same grade gates LLM generators, which answer from the same hits.
 """
 

@@ -33,14 +33,20 @@ def outside_examples(question: str) -> str:
     return _EXAMPLE.sub(lambda m: " " * len(m.group(0)), question)
 
 
+def _is_extension(text: str, start: int) -> bool:
+    """Whether the word at `start` is written as a file extension (" .docx", "(.deb"): a dot before it and no word
+    before the dot, so ``journald.conf``'s "conf" is not one."""
+    return start > 0 and text[start - 1] == "." and (start == 1 or not text[start - 2].isalnum())
+
+
 def key_terms(question: str, tokens: Sequence[str], examples: bool = True) -> list[str]:
     """The question's named things, as analyzer tokens: what a passage must mention to be about it.
 
     Identifiers (``fcitx5``, ``apt-cacher-ng``, ``E-1024``) always; in a Japanese or
     Chinese question every Latin word (there it names a tool, a package, a setting);
     in an English question the words written with a capital inside the sentence
-    (``Wayland``, ``PolicyKit``) and dotted names (``journald.conf``) — a common word can be
-    paraphrased, a name cannot.
+    (``Wayland``, ``PolicyKit``), dotted names (``journald.conf``) and file extensions (``.docx``) —
+    a common word can be paraphrased, a name cannot.
     With `examples` False, names inside an example the question gives (`outside_examples`) are left out.
     """
     present = set(tokens)
@@ -53,7 +59,7 @@ def key_terms(question: str, tokens: Sequence[str], examples: bool = True) -> li
         at_start = not asked[: match.start()].strip() or asked[: match.start()].rstrip()[-1:] in ".?!"
         named = (
             cjk_question or (not at_start and any(c.isupper() for c in word)) or (word.isupper() and len(word) > 1)
-            or bool(_DOTTED_NAME.fullmatch(word))
+            or bool(_DOTTED_NAME.fullmatch(word)) or _is_extension(asked, match.start())
         )
         candidate = word.lower()
         if named and candidate in present and candidate not in ENGLISH_STOPWORDS and len(candidate) > 1:

@@ -1,5 +1,5 @@
-"""Which kind of quantity a question asks for — a duration, a time of day, a month, a size, a percentage — and whether a text
-states one.
+"""Which kind of quantity a question asks for — a duration, a time of day, a month, a size, a percentage, a key
+combination — and whether a text states one.
 
 "How many minutes does sudo remember the password?" is answered by "15 minutes", not by any sentence with a
 digit in it. A passage about sudo that gives a path or a version number holds *a* value but not the one asked
@@ -21,6 +21,7 @@ class Dimension(StrEnum):
     TIME_OF_DAY = "time_of_day"
     SIZE = "size"
     DURATION = "duration"
+    KEY_COMBINATION = "key_combination"
 
 
 _TIME_UNITS_EN = r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)"
@@ -38,6 +39,8 @@ _ASKED: list[tuple[Dimension, str]] = [
                          r"|何(?:秒|分|時間|日|週間?|か月|ヶ月|カ月|年)|どれ(?:くらい|ぐらい)の(?:時間|期間|間隔)|どのくらいの(?:時間|期間|間隔)"
                          r"|(?:時間|期間|間隔)[はが](?:どれ|どの)(?:くらい|ぐらい)"
                          r"|几(?:秒|分钟|分|个?小时|天|周|个?星期|个?月|年)|多少(?:秒|分钟|个?小时|天|周|个?月|年)|多长时间|多久"),
+    (Dimension.KEY_COMBINATION, r"\b(?:what|which)\b[^?.]{0,40}\b(?:shortcut|hotkey|key ?binding|key combination|keystroke|keys? (?:do|to|should|must))"
+                                r"|ショートカット|キーバインド|キー(?:の)?組み合わせ|どのキー|何キー|快捷键|组合键|热键|哪个键|哪些键|什么键"),
 ]
 _ASKED_RES = [(dimension, re.compile(pattern, re.IGNORECASE)) for dimension, pattern in _ASKED]
 
@@ -55,6 +58,10 @@ _STATED: dict[Dimension, str] = {
     Dimension.DURATION: rf"{_NUMERAL}\s*-?\s*{_TIME_UNITS_EN}\b|{_NUMERAL}\s*(?:秒|分|時間|日|週|か月|ヶ月|カ月|年|分钟|小时|小時|天|周|星期|个月|個月)"
                         r"|\b\d+\s*(?:s|m|h|d|ms)\b|\b(?:hourly|daily|weekly|monthly|yearly|annually)\b"
                         r"|毎(?:秒|分|時|日|週|月|年)|每(?:秒|分钟|小时|天|日|周|星期|月|年)",
+    Dimension.KEY_COMBINATION: r"\b(?:ctrl|control|alt|altgr|shift|super|meta|win|windows|cmd|hyper)\s*[-+]\s*\w|\b[CMS]-[a-z0-9]\b|\^[A-Z]\b"
+                               r"|\b(?:enter|return|escape|esc|tab|space|backspace|delete|insert|home|end|page ?up|page ?down|f\d{1,2}"
+                               r"|windows|super|menu|print ?screen|sysrq|caps ?lock|scroll ?lock|num ?lock|zenkaku|hankaku|henkan|muhenkan) keys?\b"
+                               r"|\b(?:ctrl|alt|shift|super|enter|esc|tab|space|f\d{1,2})\s*(?:キー|键|鍵)|(?:全角|半角|変換|無変換)(?:/\S+)?\s*キー",
 }
 _STATED_RES = {dimension: re.compile(pattern, re.IGNORECASE) for dimension, pattern in _STATED.items()}
 
