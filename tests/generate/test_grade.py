@@ -19,7 +19,7 @@ from bunko.generate.confidence import (
 from bunko.generate.grade import grade_answer
 from bunko.generate.retrieval_grade import RETRIEVAL_THRESHOLD
 from bunko.rerank.evidence import hit_units, score_units
-from bunko.retrieve.key_terms import key_terms, rare_key_terms
+from bunko.retrieve.key_terms import RARE_IDF, katakana_subject, key_terms, rare_key_terms, writes_word
 from bunko.schema import Chunk, Hit
 from bunko.text.analyzers import multilingual
 
@@ -353,3 +353,59 @@ def test_a_unit_about_the_subject_far_below_the_best_is_not_quoted() -> None:
     beside = ScoredUnit(Unit("Bash reads ~/.bashrc.", 0, 0), 0.6, 0.5, 1.00, True, "en", names_subject=False)
     far = ScoredUnit(Unit("checkbashisms reports bashisms.", 1, 0), 0.3, 0.1, 0.50, True, "en", names_subject=True)
     assert best_unit([beside, far], "Which tool finds a Bashism?") is beside
+
+
+@pytest.mark.parametrize(
+    ("question", "without", "with_it"),
+    [
+        ("Debian リファレンスの初版はどこで公開されましたか？",
+         "Debian の安定版リリースの後、数ヶ月はセキュリティー更新された安定版を使うべきです。",
+         "Debian リファレンスの初版は DDP の文書として公開されました。"),
+        ("シングルユーザーモードに入るコマンドは？",
+         "システムを再起動するには reboot を実行します。",
+         "シングルユーザーモードに入るには systemctl rescue を実行します。"),
+    ],
+)
+def test_a_japanese_questions_rare_katakana_subject_must_be_in_the_quoted_chunk(
+    embedder, question: str, without: str, with_it: str,
+) -> None:
+    """A Japanese question naming no rare Latin key term is about its rare katakana word (its loanword name): among
+    passages that write it, one that does not is not about the question; a word no passage writes judges nothing
+    (it may be the question's paraphrase)."""
+    tokens = multilingual(question)
+    rare = RARE_IDF + 1.0
+    weights = {t: 1.0 for t in tokens} | {"リフ": rare, "シン": rare}
+    vector = embedder.embed([question])[0]
+
+    def flags(*passages: str) -> list[bool]:
+        hits = [_hit(p, i, 0.3) for i, p in enumerate(passages)]
+        return [s.names_subject for s in score_units(question, hits, hit_units(hits, 10), vector, tokens, embedder, multilingual, weights)]
+
+    assert flags(without, with_it) == [False, True]
+    assert flags(without) == [True]
+    hits = [_hit(without, 0, 0.3), _hit(with_it, 1, 0.3)]
+    scored = score_units(question, hits, hit_units(hits, 10), vector, tokens, embedder, multilingual, weights)
+    grade = grade_answer(question, tokens, hits, scored, key_terms(question, tokens), [], multilingual, weights, None, 0.0, retrieved=hits)
+    assert grade.reason is None and grade.quoted == with_it
+
+
+@pytest.mark.parametrize(
+    ("question", "subject"),
+    [
+        ("Debian リファレンス第2版はいつ出ましたか？", "リファレンス"),
+        ("メモリーの使用量を調べるには？", "メモリー"),
+        ("How do I enter single-user mode?", None),
+        ("怎么进入单用户模式？", None),
+        ("ディスクの空きを調べるには？", None),  # its bigrams are all common here: not a subject
+    ],
+)
+def test_the_katakana_subject_is_the_rarest_katakana_word_and_only_when_rare(question: str, subject: str | None) -> None:
+    rare = {"リフ": RARE_IDF + 1.0, "メモ": RARE_IDF + 0.5}
+    weights = {t: 1.0 for t in multilingual(question)} | rare
+    assert katakana_subject(question, weights) == subject
+
+
+def test_a_katakana_word_is_written_with_or_without_its_final_long_vowel_mark() -> None:
+    assert writes_word("メモリの使用量は free で調べます。", "メモリー")
+    assert writes_word("ｻｰﾊﾞｰの設定", "サーバー")
+    assert not writes_word("ディスクの空き", "メモリー")

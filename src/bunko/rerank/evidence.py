@@ -25,7 +25,7 @@ import numpy as np
 from bunko.embed.base import Embedder
 from bunko.rerank.memo import TypedUnit, quotable_units
 from bunko.retrieve.coverage import keyword_coverage
-from bunko.retrieve.key_terms import names_term, rare_key_terms, rarest_term
+from bunko.retrieve.key_terms import katakana_subject, names_term, rare_key_terms, rarest_term, writes_word
 from bunko.schema import Hit
 from bunko.text.analyzers import Analyzer, identifiers
 from bunko.text.answer_types import CHECKABLE, AnswerType, holds_type, question_type, wants_quantity
@@ -133,6 +133,22 @@ def most_covering(
     return sorted(kept, key=lambda u: (u.hit_index, u.position))
 
 
+def _names_subject(
+    question: str, keys: Sequence[str], weights: Mapping[str, float] | None, hits: Sequence[Hit],
+    chunk_tokens: Mapping[int, set[str]], hit_indices: set[int],
+) -> dict[int, bool]:
+    """Whether each hit's chunk names the question's subject: its rarest key term, or for a Japanese question naming
+    no rare Latin key term its rare katakana word (`katakana_subject`). All true when the question names neither, or
+    when no hit writes that word: a word the evidence never writes may be the question's paraphrase ("ツール" for a
+    passage that says "コマンド"), which only the passages that do write it can show to be a name."""
+    if keys:
+        subject = rarest_term(keys, weights)
+        return {i: names_term(chunk_tokens[i], subject) for i in hit_indices}
+    word = katakana_subject(question, weights)
+    writes = {i: word is None or writes_word(hits[i].chunk.embed_text, word) for i in hit_indices}
+    return writes if any(writes.values()) else dict.fromkeys(hit_indices, True)
+
+
 def score_units(
     question: str,
     hits: Sequence[Hit],
@@ -161,8 +177,7 @@ def score_units(
     keys = rare_key_terms(question, query_tokens, weights)
     chunk_tokens = {i: set(analyzer(hits[i].chunk.embed_text)) for i in {u.hit_index for u in units}} if keys else {}
     key_share = {i: keyword_coverage(keys, held, weights) for i, held in chunk_tokens.items()}
-    subject = rarest_term(keys, weights) if keys else None
-    names_subject = {i: subject is None or names_term(held, subject) for i, held in chunk_tokens.items()}
+    names_subject = _names_subject(question, keys, weights, hits, chunk_tokens, {u.hit_index for u in units})
     scored = []
     for unit, context, similarity in zip(units, contexts, similarities, strict=True):
         unit_tokens = set(analyzer(f"{context} {unit.text}"))

@@ -8,6 +8,7 @@ words name something that cannot be paraphrased, and which of those are rare in 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 
 from bunko.index.bm25_formula import share_idf
@@ -91,6 +92,33 @@ def rarest_term(terms: Sequence[str], weights: Mapping[str, float] | None) -> st
     if not weights:
         return terms[0]
     return max(terms, key=lambda term: weights.get(term, 0.0))
+
+
+_KATAKANA_WORD = re.compile(r"[ァ-ヺ][ァ-ヺー]{2,}")
+"""A katakana word of three letters or more: in Japanese the names of things borrowed from other languages
+(リファレンス, シングルユーザーモード), written as one word where a Chinese or English question would use a name."""
+
+
+def katakana_subject(question: str, weights: Mapping[str, float] | None) -> str | None:
+    """The rarest katakana word of a Japanese question when it is rare in the collection: the subject of a question
+    that names no rare Latin key term ("Debian リファレンス第2版…" names only "Debian", on every page). A word is as rare as
+    its rarest character bigram at least (the analyzer's tokens, whose idf `weights` holds), so a rare bigram makes a
+    rare word. None without idf or without such a word."""
+    if not weights:
+        return None
+    rarity = {
+        word: max((weights.get(word[i : i + 2], 0.0) for i in range(len(word) - 1)), default=0.0)
+        for word in _KATAKANA_WORD.findall(question)
+    }
+    if not rarity:
+        return None
+    word = max(rarity, key=lambda w: rarity[w])
+    return word if rarity[word] >= RARE_IDF else None
+
+
+def writes_word(text: str, word: str) -> bool:
+    """Whether `text` writes the katakana `word`, with or without its final long-vowel mark (メモリー / メモリ)."""
+    return word.rstrip("ー") in unicodedata.normalize("NFKC", text)
 
 
 def names_term(tokens: set[str], term: str) -> bool:
