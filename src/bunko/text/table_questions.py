@@ -139,8 +139,6 @@ def table_intent(question: str) -> TableIntent | None:
         rest = rest[:s] + " " * (e - s) + rest[e:]
     quoted = _QUOTED.search(clean)
     contains = quoted.group(1) if quoted and _CONTAINS.search(clean) else None
-    group_match = _GROUP.search(rest)
-    group = _first_group(group_match).strip() if group_match else None
     high, low = _HIGH.search(rest), _LOW.search(rest)
     wants_low = low is not None and (high is None or low.start() < high.start())
     intent: TableIntent | None = None
@@ -166,9 +164,11 @@ def table_intent(question: str) -> TableIntent | None:
         intent = TableIntent(MAX, high.group())
     elif (conditions or contains) and (which := _WHICH.search(rest)):
         intent = TableIntent(LIST, which.group())
-    if intent is None:
+    if intent is None:  # most questions the router sees: the group pattern, the slowest here, is not needed
         return None
     intent.conditions, intent.contains = conditions, contains
+    group_match = _GROUP.search(rest)
+    group = _first_group(group_match).strip() if group_match else None
     if group and intent.operation in (SUM, AVG, COUNT, MAX, MIN):
         intent.group = group
     if intent.operation in (SUM, AVG, COUNT) and (high or low) and group:
