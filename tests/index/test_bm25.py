@@ -63,6 +63,20 @@ def test_matches_are_the_nonzero_scores_and_match_bm25s() -> None:
         np.testing.assert_allclose(scores, expected, rtol=1e-5, atol=1e-6)
 
 
+def test_summed_postings_are_bit_for_bit_the_float32_sum_added_one_term_after_another() -> None:
+    """Scores are reported and ties broken on them: one add over all postings must give every row exactly the
+    float32 sum a fancy-indexed add per term gave, in the terms' column order."""
+    index = BM25Index().build(_random_corpus(3000, seed=2))
+    indptr, indices, data = index.matrix.indptr, index.matrix.indices, index.matrix.data
+    for columns in ([0, 1], [0, 1, 2, 5, 40, 120, 299], list(range(0, 300, 7)), [3, 250]):
+        summed = np.zeros(index.size, dtype=np.float32)
+        for column in columns:
+            summed[indices[indptr[column]:indptr[column + 1]]] += data[indptr[column]:indptr[column + 1]]
+        rows, values = index._sum_postings(columns)
+        assert rows.tolist() == np.flatnonzero(summed > 0).tolist()
+        assert values.view(np.uint32).tolist() == summed[rows].view(np.uint32).tolist()
+
+
 def test_top_k_of_matches_equals_top_k_of_all_scores_with_a_filter() -> None:
     from bunko.index.topk import top_k, top_k_of
 
@@ -144,3 +158,14 @@ def test_the_cache_is_written_under_a_temporary_name_and_renamed_whole(tmp_path,
     index.save(prefix)
     assert any(s.endswith(".tmp") for s in synced) and str(tmp_path) in synced  # the data, then the folder's new name
     assert BM25Index.load(prefix).size == 3
+
+
+def test_top_k_of_returns_python_numbers_by_score_then_row_and_drops_scores_not_above_the_minimum() -> None:
+    from bunko.index.topk import top_k_of
+
+    rows = np.array([5, 3, 9, 1, 7], dtype=np.int64)
+    values = np.array([0.1, 2.5, 2.5, 0.0, 0.1], dtype=np.float32)
+    got = top_k_of(rows, values, 3, min_score=0.0)
+    assert got == [(3, 2.5), (9, 2.5), (5, float(np.float32(0.1)))]
+    assert all(type(row) is int and type(score) is float for row, score in got)
+    assert top_k_of(rows, values, 10, min_score=0.0)[-1] == (7, float(np.float32(0.1)))  # row 1 scores 0: dropped

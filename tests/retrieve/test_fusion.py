@@ -37,6 +37,27 @@ def test_one_list_is_fused_exactly_as_the_general_merge_would() -> None:
         assert [(c, s, sig.to_dict()) for c, s, sig in alone] == [(c, s, sig.to_dict()) for c, s, sig in merged]
 
 
+def test_one_list_read_by_index_slice_or_iteration_is_the_eager_fusion_and_keeps_what_was_written_to_it() -> None:
+    import random
+
+    from bunko.retrieve.fusion import OneList
+
+    rng = random.Random(11)
+    for _ in range(50):
+        hits = [(f"c{rng.randrange(30)}", rng.random()) for _ in range(rng.randrange(1, 50))]
+        eager = reciprocal_rank_fusion({"keyword": hits, "dense": []}, {"keyword": 0.55}, k=60)
+        lazy = OneList("keyword", hits, 0.55, 60)
+        assert len(lazy) == len(eager)
+        cut = rng.randrange(len(eager) + 1)
+        assert [(c, s, sig.to_dict()) for c, s, sig in lazy[:cut]] == [(c, s, sig.to_dict()) for c, s, sig in eager[:cut]]
+        assert lazy[-1][0] == eager[-1][0] and lazy[len(lazy) - 1] is lazy[-1]
+        lazy[0][2].mmr_rank = 3.0  # a searcher writes to a candidate's signals (MMR) and reads the candidate again
+        assert next(iter(lazy))[2].mmr_rank == 3.0 and lazy[:1][0] is lazy[0]
+        assert [(c, s, sig.to_dict()) for c, s, sig in lazy][1:] == [(c, s, sig.to_dict()) for c, s, sig in eager][1:]
+        with pytest.raises(IndexError):
+            lazy[len(lazy)]
+
+
 def test_duplicates_within_one_list_count_once() -> None:
     fused = reciprocal_rank_fusion({"dense": [("a", 0.9), ("a", 0.9)]}, k=60)
     assert fused[0][1] == pytest.approx(1 / 61)

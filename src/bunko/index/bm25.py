@@ -147,14 +147,20 @@ class BM25Index:
         return matched, values
 
     def _sum_postings(self, columns: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """Each matched row's float32 sum of its terms' weights, added in column order.
+
+        One `np.add.at` over the columns' postings laid end to end adds element by element in that order, so
+        every row gets the float32 sum, bit for bit, that one fancy-indexed add per column gave; at 10k rows
+        (16 terms, 2.4k postings a question) 0.05 ms instead of 0.10 ms of numpy calls per term; on synthetic
+        postings at 1M rows (2-16 terms, 160-200k postings) 1.2-2.8 ms against 1.8-4.4 ms, noisy but never clearly slower.
+        """
         indptr, indices, data = self.matrix.indptr, self.matrix.indices, self.matrix.data
         if len(columns) == 1:  # a CSC column holds each row once
             start, end = indptr[columns[0]], indptr[columns[0] + 1]
             return indices[start:end].astype(np.int64), data[start:end]
+        spans = [slice(indptr[column], indptr[column + 1]) for column in columns]
         summed = np.zeros(self.size, dtype=np.float32)
-        for column in columns:  # rows are distinct within a column: a fancy-indexed add is exact
-            start, end = indptr[column], indptr[column + 1]
-            summed[indices[start:end]] += data[start:end]
+        np.add.at(summed, np.concatenate([indices[span] for span in spans]), np.concatenate([data[span] for span in spans]))
         matched = np.flatnonzero(summed > 0)
         return matched, summed[matched]
 

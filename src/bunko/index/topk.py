@@ -31,14 +31,15 @@ def top_k_of(
         rows, values = rows[keep], values[keep]
     if min_score is not None:
         keep = values > min_score
-        rows, values = rows[keep], values[keep]
+        if not keep.all():  # BM25 matches are all above 0: no copies of every match for nothing
+            rows, values = rows[keep], values[keep]
     if rows.size == 0:
         return []
     if rows.size > k:
         part = np.argpartition(-values, k - 1)[:k]
         rows, values = rows[part], values[part]
     order = np.lexsort((rows, -values))
-    return [(int(rows[i]), float(values[i])) for i in order]
+    return list(zip(rows[order].tolist(), values[order].tolist(), strict=True))  # Python ints and floats, as int() and float() give
 
 
 def _segment_starts(lengths: np.ndarray, size: int) -> np.ndarray:

@@ -8,7 +8,7 @@ by its name (`bunko search --mode NAME`, `[retrieve] mode`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -43,8 +43,9 @@ class Retriever(Protocol):
     needs_vector: bool
     """Whether `retrieve` reads `query.vector`: the searcher embeds the question only for routes that do."""
 
-    def retrieve(self, query: Query, k: int) -> list[Fused]:
-        """The best `k` or more candidates, best first, each with the signals that ranked it."""
+    def retrieve(self, query: Query, k: int) -> Sequence[Fused]:
+        """The best `k` or more candidates, best first, each with the signals that ranked it (a list, or a sequence
+        that makes each entry as it is read: `fusion.OneList`)."""
         ...
 
     def explain(self, signals: Signals) -> list[str]:

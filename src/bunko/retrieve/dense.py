@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 from bunko.config import RetrieveConfig
 from bunko.retrieve.base import Query, signal_lines
-from bunko.retrieve.fusion import Fused, Ranked, rank_fusion
+from bunko.retrieve.fusion import Fused, Ranked, one_list_fusion
 from bunko.schema import Signals
 from bunko.store.base import SearchIndex
 
@@ -16,9 +17,9 @@ def within_distance(ranked: Ranked, max_distance: float | None) -> list[tuple[st
     return list(ranked) if max_distance is None else [(cid, sim) for cid, sim in ranked if 1.0 - sim <= max_distance]
 
 
-def single_list(name: str, ranked: Ranked, query: Query, config: RetrieveConfig) -> list[Fused]:
+def single_list(name: str, ranked: Ranked, query: Query, config: RetrieveConfig) -> Sequence[Fused]:
     """One retriever's list in its own order, scored and signalled as the configured fusion scores one list."""
-    return rank_fusion({name: ranked}, query.route.weights, config.fusion, config.normalization, config.rrf_k)
+    return one_list_fusion(name, ranked, query.route.weights, config.fusion, config.normalization, config.rrf_k)
 
 
 class DenseRetriever:
@@ -40,7 +41,7 @@ class DenseRetriever:
     def within_limit(self, ranked: Ranked) -> list[tuple[str, float]]:
         return within_distance(ranked, self.config.max_distance)
 
-    def retrieve(self, query: Query, k: int) -> list[Fused]:
+    def retrieve(self, query: Query, k: int) -> Sequence[Fused]:
         return single_list(self.name, self.ranked(query, k), query, self.config)
 
     def explain(self, signals: Signals) -> list[str]:

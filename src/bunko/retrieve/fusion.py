@@ -21,7 +21,8 @@ A chunk found by several retrievers is counted once with every contribution summ
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from typing import overload
 
 from bunko.index.bm25_formula import K1
 from bunko.schema import CoverageSignal, Signals
@@ -127,16 +128,54 @@ def reciprocal_rank_fusion(ranked: Mapping[str, Ranked], weights: Mapping[str, f
 def _one_list_by_rank(retriever: str, hits: Ranked, weight: float, k: int) -> list[Fused]:
     """`reciprocal_rank_fusion` of one list: its own order (a rank's score is always above the next one's), without
     the merge and the sort — a keyword or dense search spent a sixth of its time there at 10k chunks."""
-    seen: set[str] = set()
-    fused: list[Fused] = []
-    for rank, (chunk_id, score) in enumerate(hits, start=1):
-        if chunk_id in seen:
-            continue
-        seen.add(chunk_id)
-        signals = Signals()
-        signals.found_in(retriever, float(rank), float(score))
-        fused.append((chunk_id, weight / (k + rank), signals))
-    return fused
+    return list(OneList(retriever, hits, weight, k))
+
+
+class OneList(Sequence[Fused]):
+    """One ranked list fused by rank (weight / (k + rank), each chunk at its first rank), each entry made when it is
+    first read. A search reads the signals of the ten hits it returns, not of the fifty candidates it asked for:
+    one `Signals` per candidate was 0.05 ms of a 0.6 ms keyword search at 10k chunks. An entry read again is the
+    same tuple, so signals written to it (MMR's rank) stay; every entry is what `_one_list_by_rank` lists."""
+
+    def __init__(self, retriever: str, hits: Ranked, weight: float, k: int) -> None:
+        self.retriever, self.weight, self.k = retriever, weight, k
+        self.ids = [chunk_id for chunk_id, _ in hits]
+        self.scores = [score for _, score in hits]
+        self.ranks: Sequence[int] = range(1, len(self.ids) + 1)
+        if len(set(self.ids)) < len(self.ids):  # a chunk listed twice keeps its first rank; the ranks skip its others
+            first: dict[str, int] = {}
+            for position, chunk_id in enumerate(self.ids):
+                first.setdefault(chunk_id, position)
+            kept = list(first.values())
+            self.ids, self.scores = [self.ids[i] for i in kept], [self.scores[i] for i in kept]
+            self.ranks = [i + 1 for i in kept]
+        self._entries: list[Fused | None] = [None] * len(self.ids)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @overload
+    def __getitem__(self, index: int) -> Fused: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Fused]: ...
+
+    def __getitem__(self, index: int | slice) -> Fused | list[Fused]:
+        if isinstance(index, slice):
+            return [self._entry(i) for i in range(*index.indices(len(self.ids)))]
+        return self._entry(range(len(self.ids))[index])  # a negative index counts from the end; past it, IndexError
+
+    def __iter__(self) -> Iterator[Fused]:
+        return (self._entry(i) for i in range(len(self.ids)))
+
+    def _entry(self, i: int) -> Fused:
+        entry = self._entries[i]
+        if entry is None:
+            rank = self.ranks[i]
+            signals = Signals()
+            signals.found_in(self.retriever, float(rank), float(self.scores[i]))
+            entry = self._entries[i] = (self.ids[i], self.weight / (self.k + rank), signals)
+        return entry
 
 
 def fuse_onto(base: Sequence[Fused], lists: Mapping[str, Ranked], weight: float, k: int) -> list[Fused]:
@@ -191,6 +230,13 @@ def weighted_score_fusion(
             signals.setdefault(chunk_id, Signals()).found_in(retriever, float(rank), float(score), norm)
     order = sorted(fused, key=lambda cid: (-fused[cid], cid))
     return [(cid, fused[cid], signals[cid]) for cid in order]
+
+
+def one_list_fusion(retriever: str, hits: Ranked, weights: Mapping[str, float], method: str, normalization: str, rrf_k: int) -> Sequence[Fused]:
+    """`rank_fusion` of one retriever's list alone, by rank as a `OneList` (entries made as they are read)."""
+    if method == "weighted":
+        return weighted_score_fusion({retriever: hits}, weights, normalization)
+    return OneList(retriever, hits, weights.get(retriever, 1.0), rrf_k)
 
 
 def rank_fusion(ranked: Mapping[str, Ranked], weights: Mapping[str, float], method: str, normalization: str, rrf_k: int) -> list[Fused]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 from bunko.config import RetrieveConfig
 from bunko.retrieve.base import Query, signal_lines
@@ -26,7 +27,7 @@ class KeywordRetriever:
         query.timings[self.name] = time.perf_counter() - started
         return ranked
 
-    def retrieve(self, query: Query, k: int) -> list[Fused]:
+    def retrieve(self, query: Query, k: int) -> Sequence[Fused]:
         return single_list(self.name, self.ranked(query, k), query, self.config)
 
     def explain(self, signals: Signals) -> list[str]:

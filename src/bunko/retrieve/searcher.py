@@ -149,7 +149,7 @@ class Searcher:
         timings["fuse"] = time.perf_counter() - started - steps
         return SearchResult(hits, vector, tokens, mode, chosen, timings, asked.term_weights)
 
-    def _hits(self, fused: list[Fused], k: int, group_by: str = "chunk") -> list[Hit]:
+    def _hits(self, fused: Sequence[Fused], k: int, group_by: str = "chunk") -> list[Hit]:
         """The top k hits after parent expansion and grouping, fetching as few chunk rows as that needs.
 
         Children of one parent collapse into one hit, and chunks of one document or section when
@@ -176,14 +176,14 @@ class Searcher:
                 return expanded
             limit = min(limit * 2, widest)
 
-    def _diversify(self, fused: list[Fused], pool: int, lambda_: float) -> list[Fused]:
+    def _diversify(self, fused: Sequence[Fused], pool: int, lambda_: float) -> list[Fused]:
         """MMR over the best `pool` fused candidates; each keeps its fused score, the order changes."""
         head = fused[:pool]
         vectors = self.store.vectors_for([cid for cid, _, _ in head])
         order = mmr_order(np.array([score for _, score, _ in head]), vectors, len(head), lambda_)
         for position, index in enumerate(order, start=1):
             head[index][2].mmr_rank, head[index][2].mmr_lambda = float(position), lambda_
-        return [head[i] for i in order] + fused[pool:]
+        return [*(head[i] for i in order), *fused[pool:]]
 
 
 def _distance(signals: Signals) -> float | None:

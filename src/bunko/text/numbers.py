@@ -173,6 +173,9 @@ def find_quantities(text: str) -> list[Quantity]:
     return [q for _, _, q in quantity_spans(normalize(text))]
 
 
+_WORD_BEFORE = re.compile(r"[A-Za-z_]")
+
+
 def quantity_spans(clean: str) -> list[tuple[int, int, Quantity]]:
     """The quantities of an already `normalize`d text with where each is (start, end)."""
     if _ANY_DIGIT.search(clean) is None:  # every pattern below needs a digit; most questions routed have none
@@ -189,7 +192,7 @@ def quantity_spans(clean: str) -> list[tuple[int, int, Quantity]]:
         if not match.group("amount") or any(s < match.end() and match.start() < e for s, e in taken):
             continue
         first = match.start() + len(match.group()) - len(match.group().lstrip())
-        if first > 0 and re.match(r"[A-Za-z_]", clean[first - 1]) and not match.group("prefix"):
+        if first > 0 and _WORD_BEFORE.match(clean[first - 1]) and not match.group("prefix"):
             continue  # part of an identifier ("Q3", "E-1024")
         quantity = _from_match(match)
         found.append((first, first + len(quantity.text), quantity))
