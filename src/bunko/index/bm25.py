@@ -190,10 +190,11 @@ class BM25Index:
         return terms, held
 
     def idf(self, tokens: Sequence[str]) -> dict[str, float]:
-        """BM25 idf per distinct token; a token the corpus lacks gets the idf of df = 0."""
+        """BM25 idf per distinct token, in the tokens' order (so every sum over it is the same from one process to the
+        next, whatever the hash seed); a token the corpus lacks gets the idf of df = 0."""
         n_docs, indptr = self.size, self.matrix.indptr
         out = {}
-        for token in set(tokens):
+        for token in dict.fromkeys(tokens):
             column = self.vocab.get(token)
             df = float(indptr[column + 1] - indptr[column]) if column is not None else 0.0
             out[token] = float(idf(df, n_docs))

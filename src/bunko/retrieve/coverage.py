@@ -17,12 +17,12 @@ def keyword_coverage(query_tokens: Iterable[str], text_tokens: set[str], weights
     Weighting matters: "What is the … of Aozora Sync?" shares its common words
     with every document; only the rare terms say whether this text is about it.
     """
-    distinct = set(query_tokens)
+    distinct = list(dict.fromkeys(query_tokens))  # summed in the question's order: the same sum in every process
     if not distinct:
         return 0.0
     weight = (lambda t: weights.get(t, 1.0)) if weights else (lambda t: 1.0)
     total = sum(weight(t) for t in distinct)
-    return sum(weight(t) for t in distinct & text_tokens) / total if total else 0.0
+    return sum(weight(t) for t in distinct if t in text_tokens) / total if total else 0.0
 
 
 def term_coverage(matched: Mapping[str, set[str]], idf: Mapping[str, float]) -> dict[str, float]:
@@ -35,7 +35,8 @@ def term_coverage(matched: Mapping[str, set[str]], idf: Mapping[str, float]) -> 
     if not total:
         return {chunk_id: 0.0 for chunk_id in matched}
     # keyword_coverage(idf, terms, idf) for each chunk, with the query's total weight summed once (100+ candidates a query)
-    return {chunk_id: sum(idf.get(term, 0.0) for term in terms) / total for chunk_id, terms in matched.items()}
+    # summed in the question's order (idf's), not the set's: the same sum in every process
+    return {chunk_id: sum(weight for term, weight in idf.items() if term in terms) / total for chunk_id, terms in matched.items()}
 
 
 def matrix_coverage(chunk_ids: Sequence[str], terms: Sequence[str], held: np.ndarray, idf: Mapping[str, float]) -> dict[str, float]:
