@@ -8,8 +8,12 @@ from pathlib import Path
 import pytest
 
 from bunko import Bunko, Config
-from bunko.schema import Answer
+from bunko.generate.extractive import ExtractiveGenerator
+from bunko.rerank.evidence import ScoredUnit
+from bunko.schema import Answer, Chunk, Hit
 from bunko.text.injection import looks_like_instruction
+from bunko.text.languages import query_language
+from bunko.text.units import Unit
 
 
 @pytest.fixture(scope="module")
@@ -128,3 +132,42 @@ def test_table_rows_are_punctuated_for_the_question_language(kb: Bunko) -> None:
     row = next(s for s in answer.sentences if "3天" in s.text)
     assert "：" in row.text and " / " not in row.text
     assert " / " in row.citations[0].quote, "the citation keeps the row as quoted"
+
+
+@pytest.mark.parametrize(
+    ("question", "best", "elsewhere", "beside"),
+    [
+        ("Which line of /etc/pam.d/su limits su to the root group?",
+         "Enable the pam_wheel.so line in /etc/pam.d/su to limit su to the root group.",
+         "Add the user to a group with sudo vigr to give them its permissions.",
+         "The file /etc/pam.d/su is read each time su runs."),
+        ("/etc/pam.d/su のどの行で su を root グループに限定できますか？",
+         "/etc/pam.d/su の pam_wheel.so の行を有効にすると su を root グループに限定できます。",
+         "ユーザーをグループに加えるには sudo vigr を使います。",
+         "/etc/pam.d/su は su を実行するたびに読まれます。"),
+        ("/etc/pam.d/su 的哪一行可以把 su 限制在 root 组？",
+         "启用 /etc/pam.d/su 中的 pam_wheel.so 行即可把 su 限制在 root 组。",
+         "用 sudo vigr 把用户加入组，使其获得该组权限。",
+         "每次运行 su 时都会读取 /etc/pam.d/su。"),
+    ],
+)
+def test_a_companion_sentence_from_another_document_must_name_the_questions_subject(
+    question: str, best: str, elsewhere: str, beside: str,
+) -> None:
+    """A close sentence of a page about something else would cite an irrelevant document; one from the answer's own
+    document may stay."""
+    def hit(source: str, text: str) -> Hit:
+        return Hit(chunk=Chunk(f"{source}#1", source, source, 1, text, text), score=1.0)
+
+    hits = [hit("auth.md", best + "\n\n" + beside), hit("groups.md", elsewhere)]
+    language = query_language(question)
+    scored = [
+        ScoredUnit(Unit(best, 0, 0), 0.8, 0.8, 1.00, True, language, names_subject=True),
+        ScoredUnit(Unit(beside, 0, 1), 0.7, 0.6, 0.90, True, language, names_subject=True),
+        ScoredUnit(Unit(elsewhere, 1, 0), 0.7, 0.6, 0.95, True, language, names_subject=False),
+    ]
+    generator = ExtractiveGenerator(embedder=None, analyzer=str.split)  # type: ignore[arg-type]
+    quoted = [s.text for s in generator.answer(question, hits, scored)]
+    assert elsewhere not in quoted and best in quoted and beside in quoted
+    scored[2] = ScoredUnit(Unit(elsewhere, 1, 0), 0.7, 0.6, 0.95, True, language, names_subject=True)
+    assert elsewhere in [s.text for s in generator.answer(question, hits, scored)]
