@@ -230,6 +230,25 @@ class RetrieveConfig(_Section):
     document_candidates: int = Field(
         20, ge=0, description="Best documents by document-level BM25 whose closest chunk joins the fused candidates.",
     )
+    document_ranking: Literal["document", "best_chunk"] = Field(
+        "document",
+        description="How coverage fusion ranks documents when hits are grouped by document (group_by = document): "
+        "document = by the document's own evidence (its BM25 over its whole text, weighed by document_rank_weight, and its "
+        "dense document similarity) plus its closest chunk's cosine, the chunks' own keyword evidence left out; best_chunk = "
+        "by its best chunk's fused score, as chunk hits are ranked. document: +0.02-0.03 nDCG@10 over best_chunk on "
+        "page-shaped corpora (bench/results/pages-docrank.md).",
+    )
+    document_rank_weight: float = Field(
+        2.0, ge=0, description="Weight of document-level BM25 evidence when documents are ranked by their own evidence "
+        "(document_ranking = document, group_by = document); it stands in for document_weight and the chunks' keyword weight.",
+    )
+    document_language_weight: float = Field(
+        0.0, ge=0,
+        description="Bonus for a document in the question's language when documents are ranked by their own evidence "
+        "(document_ranking = document, group_by = document); the document's language is judged from its chunks (Japanese or "
+        "Chinese once a tenth of them are), so a translated page left half in English still counts as the translation. "
+        "0 = the collection's language_weight.",
+    )
     similarity_scale: float = Field(
         1.0, gt=0,
         description="Multiplies what cosine similarity weighs in coverage fusion (the chunk's and the document's, i.e. "
