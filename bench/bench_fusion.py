@@ -86,8 +86,11 @@ def variants() -> dict[str, tuple[str, dict[str, Any]]]:
                 "hybrid", {"similarity_scale": scale, "document_similarity_weight": similarity})
     # ranking documents when the hits are documents (golden-documents; the other sets ask for chunks)
     out["document ranking: best chunk"] = ("hybrid", {"document_ranking": "best_chunk"})
-    for weight in (1.5, 3.0):
-        out[f"document ranking: rank weight {weight}"] = ("hybrid", {"document_rank_weight": weight})
+    for weight, similarity, share in ((1.0, 0.5, 0.5), (2.0, 1.0, 0.5), (1.5, 1.0, 0.0), (2.0, 0.5, 0.0)):
+        out[f"document ranking: rank weight {weight}, similarity {similarity}, chunk keyword {share}"] = (
+            "hybrid", {"document_rank_weight": weight, "document_rank_similarity_weight": similarity, "document_rank_keyword_share": share})
+    for language in (0.05, 0.1):
+        out[f"document ranking: document language {language}"] = ("hybrid", {"document_language_weight": language})
     for weight in (0.0, 1.0, 2.0):
         for language in (0.05, 0.1, 0.2):
             out[f"coverage, keyword 0.55, BM25 share 1/3, document {weight}, language {language}"] = (

@@ -100,16 +100,15 @@ def bunko_variants() -> dict[str, tuple[str, dict[str, Any]]]:
         "bunko-hybrid, by document, best chunk": ("hybrid", {"group_by": "document", "document_ranking": "best_chunk"}),
         "bunko-keyword, by document": ("keyword", {"group_by": "document"}),
         "bunko-dense, by document": ("dense", {"group_by": "document"}),
-        **{f"bunko-hybrid, by document, rank weight {w}, similarity {sw}": (
-            "hybrid", {"group_by": "document", "document_rank_weight": w, "document_similarity_weight": sw})
-           for w in (1.5, 2.0, 3.0) for sw in (0.25, 0.5, 1.0)},
-        **{f"bunko-hybrid, by document, language {lw}": ("hybrid", {"group_by": "document", "language_weight": lw}) for lw in (0.05, 0.1)},
+        **{f"bunko-hybrid, by document, rank weight {w}, similarity {sw}, chunk keyword {share}": (
+            "hybrid", {"group_by": "document", "document_rank_weight": w, "document_rank_similarity_weight": sw,
+                       "document_rank_keyword_share": share})
+           for w in (1.0, 1.5, 2.0) for sw in (0.5, 1.0) for share in (0.0, 0.5)},
         **{f"bunko-hybrid, by document, document language {lw}": ("hybrid", {"group_by": "document", "document_language_weight": lw})
            for lw in (0.05, 0.1, 0.2)},
-        **{f"bunko-hybrid, by document, rank weight {w}, similarity {sw}, document language 0.1": (
-            "hybrid", {"group_by": "document", "document_rank_weight": w, "document_similarity_weight": sw, "document_language_weight": 0.1})
-           for w in (1.5, 2.0, 3.0) for sw in (0.25, 0.5, 1.0)},
-        **{f"bunko-hybrid, document {w}": ("hybrid", {"document_weight": w}) for w in (0.0, 0.5, 1.0, 1.5, 2.0, 3.0)},
+        **{f"bunko-hybrid, by document, rank weight 2.0, similarity 0.5, chunk keyword 0.0, document language {lw}": (
+            "hybrid", {"group_by": "document", "document_rank_weight": 2.0, "document_rank_similarity_weight": 0.5,
+                       "document_rank_keyword_share": 0.0, "document_language_weight": lw}) for lw in (0.1, 0.2)},
         **{f"bunko-hybrid, document {w}, language {lw}": ("hybrid", {"document_weight": w, "language_weight": lw})
            for w in (0.0, 1.0, 2.0) for lw in (0.05, 0.1, 0.2)},
         **{f"bunko-hybrid, document {w}, similarity {sw}": ("hybrid", {"document_weight": w, "document_similarity_weight": sw})

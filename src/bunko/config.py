@@ -233,14 +233,24 @@ class RetrieveConfig(_Section):
     document_ranking: Literal["document", "best_chunk"] = Field(
         "document",
         description="How coverage fusion ranks documents when hits are grouped by document (group_by = document): "
-        "document = by the document's own evidence (its BM25 over its whole text, weighed by document_rank_weight, and its "
-        "dense document similarity) plus its closest chunk's cosine, the chunks' own keyword evidence left out; best_chunk = "
-        "by its best chunk's fused score, as chunk hits are ranked. document: +0.02-0.03 nDCG@10 over best_chunk on "
-        "page-shaped corpora (bench/results/pages-docrank.md).",
+        "document = by the document's own evidence (its BM25 over its whole text, its dense document similarity, and half "
+        "the chunks' keyword weight; the document_rank_* fields) plus its closest chunk's cosine; best_chunk = by its best "
+        "chunk's fused score, as chunk hits are ranked. document: +0.006-0.035 nDCG@10 over best_chunk on page-shaped "
+        "corpora, the golden set asked for documents above dense alone (bench/results/pages-docrank.md, fusion-docrank.md).",
     )
     document_rank_weight: float = Field(
-        2.0, ge=0, description="Weight of document-level BM25 evidence when documents are ranked by their own evidence "
-        "(document_ranking = document, group_by = document); it stands in for document_weight and the chunks' keyword weight.",
+        1.5, ge=0, description="Weight of document-level BM25 evidence when documents are ranked by their own evidence "
+        "(document_ranking = document, group_by = document), in place of document_weight.",
+    )
+    document_rank_similarity_weight: float = Field(
+        1.0, ge=0, description="Weight of dense document evidence when documents are ranked by their own evidence, in place of "
+        "document_similarity_weight.",
+    )
+    document_rank_keyword_share: float = Field(
+        0.5, ge=0, le=1,
+        description="Share of the route's chunk keyword weight kept when documents are ranked by their own evidence. 0 (the "
+        "document's BM25 alone speaks for its words) is +0.004-0.014 more on page corpora but puts a long document whose one "
+        "chunk holds the question's rare term (an error code) below shorter ones that repeat its common words.",
     )
     document_language_weight: float = Field(
         0.0, ge=0,

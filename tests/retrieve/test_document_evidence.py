@@ -108,7 +108,7 @@ def test_group_by_is_a_collection_setting(make_kb: Callable[..., Bunko], tmp_pat
     assert len({h.chunk.doc_id for h in hits}) == len(hits) >= 2
 
 
-KEYWORD_ONLY = {"dense_weight": 0.0, "document_similarity_weight": 0.0}
+KEYWORD_ONLY = {"dense_weight": 0.0, "document_similarity_weight": 0.0, "document_rank_similarity_weight": 0.0}
 """Cosines left out, so what the tests compare is which keyword evidence ranks the documents."""
 
 
@@ -125,16 +125,17 @@ def test_a_document_is_ranked_by_its_own_keyword_evidence_not_its_best_chunks(
     make_kb: Callable[..., Bunko], tmp_path: Path, lang: str
 ) -> None:
     """notes.md has one short chunk holding two of the question's three things; operations.md holds all three,
-    each in its own long section. By the best chunk notes.md wins; as a document operations.md does."""
+    each in its own long section. By the best chunk notes.md wins; by its own BM25 (no chunk keyword share kept)
+    operations.md does."""
     write_corpus(tmp_path / "docs", lang)
     kb = make_kb()
     assert kb.ingest(tmp_path / "docs").ok
     by_chunk = ranked(kb, QUESTION[lang], "document", document_ranking="best_chunk", **KEYWORD_ONLY)
     assert by_chunk[0][0] == "notes.md"
-    by_document = ranked(kb, QUESTION[lang], "document", document_ranking="document", **KEYWORD_ONLY)
-    assert by_document[0][0] == "operations.md"
+    own = ranked(kb, QUESTION[lang], "document", document_ranking="document", document_rank_keyword_share=0.0, **KEYWORD_ONLY)
+    assert own[0][0] == "operations.md"
     weight = RetrieveConfig().document_rank_weight
-    for _, score, document in by_document:  # nothing but the document's BM25 evidence, weighed by document_rank_weight
+    for _, score, document in own:  # no chunk keyword share: nothing but the document's BM25, weighed by document_rank_weight
         assert score == pytest.approx(weight * document)
 
 
@@ -151,7 +152,9 @@ def test_document_weights_replace_the_chunks_keyword_weight_only_for_documents()
     config = RetrieveConfig()
     route = {"dense": 1.0, "keyword": 0.55, "document": 1.0, "document_similarity": 0.5, "language": 0.0}
     assert ranks_documents(config, "document") and not ranks_documents(config, "chunk")
-    assert document_ranked(route, config, "document") == {**route, "keyword": 0.0, "document": config.document_rank_weight}
+    assert document_ranked(route, config, "document") == {
+        **route, "keyword": 0.55 * config.document_rank_keyword_share, "document": config.document_rank_weight,
+        "document_similarity": config.document_rank_similarity_weight}
     assert document_ranked(route, config, "chunk") == document_ranked(route, config, "section") == route
     assert document_ranked(route, config.model_copy(update={"document_ranking": "best_chunk"}), "document") == route
     preferring = config.model_copy(update={"document_language_weight": 0.1})

@@ -63,20 +63,23 @@ def ranks_documents(config: RetrieveConfig, group_by: str) -> bool:
 def document_ranked(weights: Mapping[str, float], config: RetrieveConfig, group_by: str) -> dict[str, float]:
     """The route's weights for ranking documents, when the hits asked for are documents (`group_by` "document").
 
-    A document then stands for itself, so its keyword evidence is its own: BM25 over its whole text
-    (weighed by `document_rank_weight`), not the keyword evidence of its best chunk. That one
-    chunk's coverage saturates on a short question (every chunk holding its 2-5 words gets the
-    full share) and puts the page with one dense paragraph of the question's words above the page
-    about it. The chunk that stands for the document is its closest one by cosine, which the
-    dense weight still adds: what the document says nearest to the question. On page-shaped
-    corpora (one file per page, heading queries in en/ja/zh) +0.02-0.03 nDCG@10 over ranking by
-    the best chunk (bench/results/pages-docrank.md). Chunk and section hits keep the route's
-    weights: what an answer cites is still ranked by its own evidence.
+    A document then stands for itself, so its keyword evidence is mostly its own: BM25 over its
+    whole text (`document_rank_weight`) and only a share of its best chunk's keyword evidence
+    (`document_rank_keyword_share`). That one chunk's coverage saturates on a short question
+    (every chunk holding its 2-5 words gets the full share) and put the page with one paragraph
+    dense in the question's words above the page about it; the share kept still lets a chunk
+    holding a rare term (an error code) speak for a long document. Its dense evidence weighs
+    `document_rank_similarity_weight`. The chunk that stands for the document is its best by
+    these weights, mostly its closest by cosine. Page-shaped corpora (one file per page, heading
+    queries in en/ja/zh): +0.006 to +0.035 nDCG@10 over ranking by the best chunk
+    (bench/results/pages-docrank.md). Chunk and section hits keep the route's weights: what an
+    answer cites is still ranked by its own evidence.
     """
     if not ranks_documents(config, group_by):
         return dict(weights)
     language = max(weights.get("language", 0.0), config.document_language_weight)
-    return {**weights, "keyword": 0.0, "document": config.document_rank_weight,
+    return {**weights, "keyword": weights.get("keyword", 0.0) * config.document_rank_keyword_share,
+            "document": config.document_rank_weight, "document_similarity": config.document_rank_similarity_weight,
             "language": language}
 
 
