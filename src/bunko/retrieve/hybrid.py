@@ -71,7 +71,7 @@ def document_ranked(weights: Mapping[str, float], config: RetrieveConfig, group_
     holding a rare term (an error code) speak for a long document. Its dense evidence weighs
     `document_rank_similarity_weight`. The chunk that stands for the document is its best by
     these weights, mostly its closest by cosine. Page-shaped corpora (one file per page, heading
-    queries in en/ja/zh): +0.006 to +0.035 nDCG@10 over ranking by the best chunk
+    queries in en/ja/zh): +0.008 to +0.028 nDCG@10 over ranking by the best chunk
     (bench/results/pages-docrank.md). Chunk and section hits keep the route's weights: what an
     answer cites is still ranked by its own evidence.
     """
