@@ -11,6 +11,8 @@ in opposite directions, which is why both are here:
   strong part: nDCG@10 0.96-0.99 against dense 0.6-0.7);
 - **golden**: the samples' golden set (src/bunko/samples/golden.jsonl: the 50 answerable natural
   questions in ja/zh/en, relevance by document), where dense is the strong part;
+- **golden-documents**: the same questions asked for documents (`group_by = document`), which hybrid
+  ranks by each document's own evidence (`[retrieve] document_ranking`); the other sets ask for chunks;
 - **faq-en**: the Python FAQ's own questions ("Why are floating-point calculations so
   inaccurate?") over the same English corpus, relevant = the passages under that question:
   natural questions whose answers share few of their words; both parts are weak;
@@ -33,6 +35,7 @@ Writes bench/results/fusion.json and bench/results/fusion.md.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import random
@@ -81,6 +84,13 @@ def variants() -> dict[str, tuple[str, dict[str, Any]]]:
         for similarity in (1.0, 2.0, 3.0):
             out[f"coverage, keyword 0.55, BM25 share 1/3, document 1.0, similarity {similarity}, similarity scale {scale}"] = (
                 "hybrid", {"similarity_scale": scale, "document_similarity_weight": similarity})
+    # ranking documents when the hits are documents (golden-documents; the other sets ask for chunks)
+    out["document ranking: best chunk"] = ("hybrid", {"document_ranking": "best_chunk"})
+    for weight, similarity, share in ((1.0, 0.5, 0.5), (2.0, 1.0, 0.5), (1.5, 1.0, 0.0), (2.0, 0.5, 0.0)):
+        out[f"document ranking: rank weight {weight}, similarity {similarity}, chunk keyword {share}"] = (
+            "hybrid", {"document_rank_weight": weight, "document_rank_similarity_weight": similarity, "document_rank_keyword_share": share})
+    for language in (0.05, 0.1):
+        out[f"document ranking: document language {language}"] = ("hybrid", {"document_language_weight": language})
     for weight in (0.0, 1.0, 2.0):
         for language in (0.05, 0.1, 0.2):
             out[f"coverage, keyword 0.55, BM25 share 1/3, document {weight}, language {language}"] = (
@@ -179,11 +189,11 @@ def golden_runner(folder: Path, model: str = "use-m3") -> tuple[Runner, Callable
         raise SystemExit(f"samples failed to ingest: {[(j.source, j.error_detail) for j in report.failed]}")
     vectors = embed_queries(kb.embedder, [q["question"] for q in questions])
 
-    def run(mode: str, overrides: dict[str, Any]) -> np.ndarray:
+    def run(mode: str, overrides: dict[str, Any], group_by: str = "chunk") -> np.ndarray:
         searcher = searcher_for(kb.store, kb.embedder, kb.analyzer, kb.config.retrieve, overrides)
         rows = []
         for item, vector in zip(questions, vectors, strict=True):
-            hits = searcher.search(item["question"], k=K, mode=mode, query_vector=vector).hits
+            hits = searcher.search(item["question"], k=K, mode=mode, query_vector=vector, group_by=group_by).hits
             rows.append(per_query([Path(h.chunk.source).name for h in hits], set(item["relevant_sources"])))
         return np.array(rows)
 
@@ -303,6 +313,8 @@ def main() -> None:
             run, close, info = golden_runner(Path(tmp), args.embedder)
             runners["golden"] = run
             sets["golden"] = f"{info['chunks']} chunks of the 12 samples, {info['questions']} questions ({info['by_language']}), relevance by document"
+            runners["golden-documents"] = functools.partial(run, group_by="document")
+            sets["golden-documents"] = "the golden set asked for documents (group_by = document: one hit per document, ranked as a document)"
             closers.append(close)
         results = evaluate(runners, args.only)
         for close in closers:

@@ -24,7 +24,9 @@ Systems, each ranking distinct pages (top 10):
 - **bunko-hybrid / bunko-keyword / bunko-dense**: bunko's `Searcher` over the collection
   (default config: parent_child chunks, USE multilingual v3), 50 chunk hits, pages in order of
   first occurrence. Query vectors are embedded up front, so latency is the `search` call alone.
-  More variants: add a row to `bunko_variants()` (mode, RetrieveConfig overrides).
+  More variants: add a row to `bunko_variants()` (mode, RetrieveConfig overrides). Rows named "by document"
+  ask for documents (`group_by = document`, as `bunko search --group-by document` does): 50 documents,
+  which hybrid ranks by each document's own evidence (`[retrieve] document_ranking`).
 - **bm25s-pages**: the bm25s package (Lucene BM25, k1 1.5, b 0.75) over whole pages, fed bunko's
   own analyzer tokens (page text = the page's searchable chunks, each once).
 - **numpy-exact-1000**: the same embedder over 1,000-character windows of each page text, exact
@@ -93,7 +95,20 @@ def bunko_variants() -> dict[str, tuple[str, dict[str, Any]]]:
         "bunko-keyword": ("keyword", {}),
         "bunko-dense": ("dense", {}),
         "bunko-hybrid, chunk evidence only": ("hybrid", {"document_weight": 0.0, "document_similarity_weight": 0.0}),
-        **{f"bunko-hybrid, document {w}": ("hybrid", {"document_weight": w}) for w in (0.0, 0.5, 1.0, 1.5, 2.0, 3.0)},
+        # hits asked for as documents (group_by = document): hybrid ranks each page by its own evidence (document_ranking)
+        "bunko-hybrid, by document": ("hybrid", {"group_by": "document"}),
+        "bunko-hybrid, by document, best chunk": ("hybrid", {"group_by": "document", "document_ranking": "best_chunk"}),
+        "bunko-keyword, by document": ("keyword", {"group_by": "document"}),
+        "bunko-dense, by document": ("dense", {"group_by": "document"}),
+        **{f"bunko-hybrid, by document, rank weight {w}, similarity {sw}, chunk keyword {share}": (
+            "hybrid", {"group_by": "document", "document_rank_weight": w, "document_rank_similarity_weight": sw,
+                       "document_rank_keyword_share": share})
+           for w in (1.0, 1.5, 2.0) for sw in (0.5, 1.0) for share in (0.0, 0.5)},
+        **{f"bunko-hybrid, by document, document language {lw}": ("hybrid", {"group_by": "document", "document_language_weight": lw})
+           for lw in (0.05, 0.1, 0.2)},
+        **{f"bunko-hybrid, by document, rank weight 2.0, similarity 0.5, chunk keyword 0.0, document language {lw}": (
+            "hybrid", {"group_by": "document", "document_rank_weight": 2.0, "document_rank_similarity_weight": 0.5,
+                       "document_rank_keyword_share": 0.0, "document_language_weight": lw}) for lw in (0.1, 0.2)},
         **{f"bunko-hybrid, document {w}, language {lw}": ("hybrid", {"document_weight": w, "language_weight": lw})
            for w in (0.0, 1.0, 2.0) for lw in (0.05, 0.1, 0.2)},
         **{f"bunko-hybrid, document {w}, similarity {sw}": ("hybrid", {"document_weight": w, "document_similarity_weight": sw})

@@ -230,6 +230,37 @@ class RetrieveConfig(_Section):
     document_candidates: int = Field(
         20, ge=0, description="Best documents by document-level BM25 whose closest chunk joins the fused candidates.",
     )
+    document_ranking: Literal["document", "best_chunk"] = Field(
+        "document",
+        description="How coverage fusion ranks documents when hits are grouped by document (group_by = document): "
+        "document = by the document's own evidence (its BM25 over its whole text, its dense document similarity, and half "
+        "the chunks' keyword weight; the document_rank_* fields) plus its closest chunk's cosine; best_chunk = by its best "
+        "chunk's fused score, as chunk hits are ranked. document: +0.008-0.028 nDCG@10 over best_chunk on page-shaped "
+        "corpora, the golden set asked for documents above dense alone (bench/results/pages-docrank.md, fusion-docrank.md).",
+    )
+    document_rank_weight: float = Field(
+        1.5, ge=0, description="Weight of document-level BM25 evidence when documents are ranked by their own evidence "
+        "(document_ranking = document, group_by = document), in place of document_weight.",
+    )
+    document_rank_similarity_weight: float = Field(
+        1.0, ge=0, description="Weight of dense document evidence when documents are ranked by their own evidence, in place of "
+        "document_similarity_weight.",
+    )
+    document_rank_keyword_share: float = Field(
+        0.5, ge=0, le=1,
+        description="Share of the route's chunk keyword weight kept when documents are ranked by their own evidence. 0 (the "
+        "document's BM25 alone speaks for its words; with document_rank_weight 2.0 and similarity 0.5) is -0.006 to +0.014 "
+        "on page corpora but puts a long document whose one chunk holds the question's rare term (an error code) below "
+        "shorter ones that repeat its common words (one golden question asked for documents).",
+    )
+    document_language_weight: float = Field(
+        0.0, ge=0,
+        description="Bonus for a document in the question's language when documents are ranked by their own evidence "
+        "(document_ranking = document, group_by = document); the document's language is judged from its chunks (Japanese or "
+        "Chinese once a tenth of them are), so a translated page left half in English still counts as the translation. "
+        "0 = the collection's language_weight. 0.1: page corpora +0.005-0.022 nDCG@10, one cross-language golden "
+        "question (asked for documents) a rank lower (bench/results/pages-docrank.notes.md).",
+    )
     similarity_scale: float = Field(
         1.0, gt=0,
         description="Multiplies what cosine similarity weighs in coverage fusion (the chunk's and the document's, i.e. "

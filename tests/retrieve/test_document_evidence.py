@@ -3,6 +3,12 @@
 Short questions name several things a page covers in different places; no one chunk holds
 them all. The document index scores each document's text as a whole, and its best chunk
 joins the candidates, so the page ranks first while the hit still cites one chunk of it.
+
+Documents asked for as documents (group_by = document) are ranked by their own evidence, not
+their best chunk's: a short question's words fill one short chunk of the wrong page as easily as
+they are spread over the right one, and ranking pages by their best chunk lets that chunk's
+keyword coverage decide. The document's language, judged over its chunks, is what a language
+preference then reads.
 """
 
 from __future__ import annotations
@@ -10,9 +16,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from bunko import Bunko, Config
+from bunko.config import RetrieveConfig
+from bunko.retrieve.hybrid import document_ranked, ranks_documents
+from bunko.text.languages import LANGUAGES, document_languages
 
 FILLER = {
     "en": "This paragraph describes routine operations in general terms and is here to give the section some length. ",
@@ -63,9 +73,11 @@ def test_a_document_whose_words_are_spread_over_its_chunks_ranks_first(
     kb = make_kb()
     assert kb.ingest(tmp_path / "docs").ok
     assert sum(c.source.endswith("operations.md") for c in kb.chunks()) >= 3
-    # keyword evidence only (dense weight 0), and document evidence weighed enough to decide in a corpus this small
-    assert documents(kb, QUESTION[lang], dense_weight=0.0, document_weight=10.0)[0] == "operations.md"
-    assert documents(kb, QUESTION[lang], dense_weight=0.0, document_weight=0.0)[0] == "notes.md"  # the short chunk wins alone
+    # keyword evidence only (dense weight 0), and document evidence weighed enough to decide in a corpus this small;
+    # documents ranked as chunks are (by their best chunk), so that document_weight is what decides
+    as_chunks = {"dense_weight": 0.0, "document_ranking": "best_chunk"}
+    assert documents(kb, QUESTION[lang], document_weight=10.0, **as_chunks)[0] == "operations.md"
+    assert documents(kb, QUESTION[lang], document_weight=0.0, **as_chunks)[0] == "notes.md"  # the short chunk wins alone
 
 
 def test_grouping_returns_one_hit_per_document_or_section(make_kb: Callable[..., Bunko], tmp_path: Path) -> None:
@@ -94,3 +106,87 @@ def test_group_by_is_a_collection_setting(make_kb: Callable[..., Bunko], tmp_pat
     assert kb.ingest(tmp_path / "docs").ok
     hits = kb.search(QUESTION["zh"], k=10)
     assert len({h.chunk.doc_id for h in hits}) == len(hits) >= 2
+
+
+KEYWORD_ONLY = {"dense_weight": 0.0, "document_similarity_weight": 0.0, "document_rank_similarity_weight": 0.0}
+"""Cosines left out, so what the tests compare is which keyword evidence ranks the documents."""
+
+
+def ranked(kb: Bunko, question: str, group_by: str, **overrides: object) -> list[tuple[str, float, float]]:
+    """(file name, fused score, document evidence) of each hit."""
+    searcher = kb.searcher
+    searcher.config = searcher.config.model_copy(update=overrides)
+    hits = searcher.search(question, k=3, group_by=group_by).hits
+    return [(Path(h.chunk.source).name, h.score, h.signals.coverage.document or 0.0) for h in hits if h.signals.coverage]
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
+def test_a_document_is_ranked_by_its_own_keyword_evidence_not_its_best_chunks(
+    make_kb: Callable[..., Bunko], tmp_path: Path, lang: str
+) -> None:
+    """notes.md has one short chunk holding two of the question's three things; operations.md holds all three,
+    each in its own long section. By the best chunk notes.md wins; by its own BM25 (no chunk keyword share kept)
+    operations.md does."""
+    write_corpus(tmp_path / "docs", lang)
+    kb = make_kb()
+    assert kb.ingest(tmp_path / "docs").ok
+    by_chunk = ranked(kb, QUESTION[lang], "document", document_ranking="best_chunk", **KEYWORD_ONLY)
+    assert by_chunk[0][0] == "notes.md"
+    own = ranked(kb, QUESTION[lang], "document", document_ranking="document", document_rank_keyword_share=0.0, **KEYWORD_ONLY)
+    assert own[0][0] == "operations.md"
+    weight = RetrieveConfig().document_rank_weight
+    for _, score, document in own:  # no chunk keyword share: nothing but the document's BM25, weighed by document_rank_weight
+        assert score == pytest.approx(weight * document)
+
+
+def test_chunk_and_section_hits_are_ranked_as_before(make_kb: Callable[..., Bunko], tmp_path: Path) -> None:
+    write_corpus(tmp_path / "docs", "en")
+    kb = make_kb()
+    assert kb.ingest(tmp_path / "docs").ok
+    for group_by in ("chunk", "section"):
+        assert ranked(kb, QUESTION["en"], group_by, document_ranking="document") == ranked(
+            kb, QUESTION["en"], group_by, document_ranking="best_chunk")
+
+
+def test_document_weights_replace_the_chunks_keyword_weight_only_for_documents() -> None:
+    config = RetrieveConfig()
+    route = {"dense": 1.0, "keyword": 0.55, "document": 1.0, "document_similarity": 0.5, "language": 0.0}
+    assert ranks_documents(config, "document") and not ranks_documents(config, "chunk")
+    assert document_ranked(route, config, "document") == {
+        **route, "keyword": 0.55 * config.document_rank_keyword_share, "document": config.document_rank_weight,
+        "document_similarity": config.document_rank_similarity_weight}
+    assert document_ranked(route, config, "chunk") == document_ranked(route, config, "section") == route
+    assert document_ranked(route, config.model_copy(update={"document_ranking": "best_chunk"}), "document") == route
+    preferring = config.model_copy(update={"document_language_weight": 0.1})
+    assert document_ranked(route, preferring, "document")["language"] == 0.1
+    assert document_ranked({**route, "language": 0.2}, preferring, "document")["language"] == 0.2  # a language asked per query
+
+
+def test_a_translated_page_left_half_in_english_is_the_translation() -> None:
+    """A document is judged by its share of Japanese or Chinese chunks (a tenth), not by the majority of its chunks."""
+    en, ja, zh = (LANGUAGES.index(lang) for lang in ("en", "ja", "zh"))
+    rows = np.array([ja, en, en, ja,  # a Japanese page, half of it left in English
+                     *[en] * 10, ja,  # an English page quoting one Japanese passage in eleven chunks
+                     zh, en, en, en, en,  # a Chinese page, a fifth of it Chinese
+                     en, en], dtype=np.int8)  # an English page
+    docs = np.array([0] * 4 + [1] * 11 + [2] * 5 + [3] * 2)
+    assert [LANGUAGES[i] for i in document_languages(rows, docs, 4)] == ["ja", "en", "zh", "en"]
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+def test_the_store_judges_a_documents_language_over_its_chunks(make_kb: Callable[..., Bunko], tmp_path: Path, lang: str) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    translated = {"ja": "ホスト名を変更するには設定ファイルを編集してから再起動します。", "zh": "要更改主机名，请编辑配置文件然后重新启动。"}[lang]
+    english = "To change the host name, edit /etc/hostname and run hostnamectl set-hostname with the new name."
+    (docs / "page.md").write_text(f"# A\n\n{translated}\n\n# B\n\n{english}\n\n# C\n\n{english} Then reboot.\n", encoding="utf-8")
+    (docs / "english.md").write_text(f"# A\n\n{english}\n", encoding="utf-8")
+    kb = make_kb()
+    assert kb.ingest(docs).ok
+    chunks = [c for c in kb.chunks() if c.searchable]
+    by_chunk = kb.store.chunk_languages([c.chunk_id for c in chunks])
+    by_document = kb.store.document_languages([c.chunk_id for c in chunks])
+    page = [c.chunk_id for c in chunks if c.source.endswith("page.md")]
+    assert {by_chunk[cid] for cid in page} == {lang, "en"}  # its chunks are judged one by one
+    assert {by_document[cid] for cid in page} == {lang}  # the page as a whole is the translation
+    assert {by_document[c.chunk_id] for c in chunks if c.source.endswith("english.md")} == {"en"}

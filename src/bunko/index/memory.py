@@ -23,7 +23,7 @@ from bunko.index.filters import BUILTIN_FIELDS, filter_key, mask_for
 from bunko.index.hnsw import EXACT_SUBSET_ROWS, HnswIndex
 from bunko.index.topk import segment_argmax, segment_top_means, top_k_of
 from bunko.schema import DocumentMatch
-from bunko.text.languages import LANGUAGES, row_languages, token_classes
+from bunko.text.languages import LANGUAGES, document_languages, row_languages, token_classes
 
 RowReader = Callable[[Callable[[str], None] | None], tuple[list[str], np.ndarray | None, list[dict[str, Any]]]]
 """read_rows(token_sink) -> (ids, vectors, filter records); with a sink, each row's space-separated tokens go to it."""
@@ -103,6 +103,7 @@ class MemoryIndex:
         self.document_bm25 = BM25Index()
         self.documents = DocumentRows.of([])
         self._row_languages: np.ndarray | None = None
+        self._document_languages: np.ndarray | None = None
         self._raw_records: list[dict[str, Any]] = []
         self._records: list[dict[str, Any]] | None = None
         self._row_of: dict[str, int] | None = None
@@ -131,6 +132,7 @@ class MemoryIndex:
         self.bm25, self.document_bm25 = cached
         self.documents = documents
         self._row_languages = None
+        self._document_languages = None
         self._raw_records = records
         self._records = None
         self._row_of = None
@@ -321,11 +323,24 @@ class MemoryIndex:
 
     def chunk_languages(self, chunk_ids: Sequence[str]) -> dict[str, str]:
         """Each indexed chunk's language, judged from its tokens (computed once per generation, on first use)."""
+        languages = self._languages_of_rows()
+        row_of = self._row_index()
+        return {cid: LANGUAGES[languages[row_of[cid]]] for cid in chunk_ids if cid in row_of}
+
+    def document_languages(self, chunk_ids: Sequence[str]) -> dict[str, str]:
+        """Each indexed chunk's document's language (`text.languages.document_languages`; once per generation)."""
+        if self._document_languages is None:
+            self._document_languages = document_languages(
+                self._languages_of_rows(), self.documents.doc_of_row, len(self.documents.doc_ids))
+        row_of = self._row_index()
+        of_document = self._document_languages[self.documents.doc_of_row]
+        return {cid: LANGUAGES[of_document[row_of[cid]]] for cid in chunk_ids if cid in row_of}
+
+    def _languages_of_rows(self) -> np.ndarray:
         if self._row_languages is None:
             terms = sorted(self.bm25.vocab, key=self.bm25.vocab.__getitem__)
             self._row_languages = row_languages(self.bm25.matrix, token_classes(terms))
-        row_of = self._row_index()
-        return {cid: LANGUAGES[self._row_languages[row_of[cid]]] for cid in chunk_ids if cid in row_of}
+        return self._row_languages
 
     def document_keyword_scores(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> dict[str, float]:
         """The BM25 of each chunk's document over its whole text (chunks not indexed are left out)."""

@@ -36,6 +36,9 @@ class Query:
     """Seconds per retrieval step, written by the retrievers as they run (the trace's timings)."""
     term_weights: dict[str, float] | None = None
     """The tokens' idf in this collection, once a retriever has read it: the answer's grade reuses it."""
+    group_by: str = "chunk"
+    """What the hits will be grouped into ("chunk", "section", "document"): hybrid ranks documents by their own
+    evidence when the caller asked for documents."""
 
 
 class Retriever(Protocol):

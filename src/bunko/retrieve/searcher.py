@@ -134,7 +134,7 @@ class Searcher:
                 raise ValueError(f"a language preference needs coverage fusion; this collection fuses by {config.fusion}")
             chosen.weights["language"] = config.language_weight or ASKED_LANGUAGE_WEIGHT
         preferred = None if language == "any" else language or query_language(query)
-        asked = Query(query, tokens, vector, where, chosen, preferred, timings)
+        asked = Query(query, tokens, vector, where, chosen, preferred, timings, group_by=group_by)
 
         started = time.perf_counter()
         fused = retriever.retrieve(asked, candidates)

@@ -555,6 +555,10 @@ class LocalStore:
         with self._lock:
             return self._current_index().chunk_languages(chunk_ids)
 
+    def document_languages(self, chunk_ids: Sequence[str]) -> dict[str, str]:
+        with self._lock:
+            return self._current_index().document_languages(chunk_ids)
+
     def document_keyword_scores(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> dict[str, float]:
         with self._lock:
             return self._current_index().document_keyword_scores(chunk_ids, tokens)

@@ -33,6 +33,12 @@ KANA_SHARE = 0.1
 okurigana; a Chinese page quoting one Japanese name is not Japanese."""
 
 
+DOCUMENT_CJK_SHARE = 0.1
+"""Share of a document's chunks in Japanese or Chinese from which the document is Japanese or Chinese. English
+inside a CJK document is common (commands, names, passages left untranslated: half the chunks of the Debian
+Administrator's Handbook's ja and zh pages), CJK prose inside an English one rare."""
+
+
 def token_classes(terms: Iterable[str]) -> np.ndarray:
     """0 for a Latin (or other) token, 1 for a Han-only token, 2 for a token holding kana."""
     return np.array([2 if KANA_CHAR.search(t) else 1 if HAN_CHAR.search(t) else 0 for t in terms], dtype=np.int8)
@@ -47,6 +53,17 @@ def row_languages(matrix: sparse.spmatrix, classes: np.ndarray) -> np.ndarray:
     present.data = np.ones_like(present.data)
     counts = np.asarray((present @ onehot).todense())
     return _languages(counts[:, 0], counts[:, 1], counts[:, 2])
+
+
+def document_languages(row_language: np.ndarray, doc_of_row: np.ndarray, documents: int) -> np.ndarray:
+    """The language index of each document from its rows' (`row_languages`): Japanese or Chinese (whichever has more
+    rows) once DOCUMENT_CJK_SHARE of its rows are, English otherwise. A page of a translated manual is in the
+    translation's language however much of it was left in English."""
+    counts = np.zeros((documents, len(LANGUAGES)), dtype=np.int64)
+    np.add.at(counts, (doc_of_row, row_language.astype(np.int64)), 1)
+    cjk = counts[:, 1] + counts[:, 2]
+    is_cjk = (cjk > 0) & (cjk >= DOCUMENT_CJK_SHARE * counts.sum(axis=1))
+    return np.where(is_cjk, np.where(counts[:, 1] >= counts[:, 2], 1, 2), 0).astype(np.int8)
 
 
 def tokens_language(tokens: Iterable[str]) -> str:
