@@ -8,8 +8,9 @@ the question's own entities (weighted by how specific they are in this collectio
 and the best hybrid passages (weighted by their fused score). The second hop is the
 reader's: from each of the best passages, the entities the walk favours that the
 question does not name and that the passage writes beside what the question does name
-(the bridges), searched with the question words that passage does not hold. A question that asks about two things at once ("the CUPS interface and
-remote syslog") also has each part searched by keyword on its own. The lists are fused by
+(the bridges), searched with the question words that passage does not hold. A question
+that asks about two things at once ("the CUPS interface and remote syslog") also has
+each part searched by keyword on its own. The lists are fused by
 rank, so a passage hybrid ranks high stays on top and the graph adds the passages hybrid
 could not reach (on the multi-hop sets the second hop is most of the gain, the parts one
 question more of 72: bench/results/multihop.md).
@@ -182,10 +183,12 @@ def _bridges(
     graph: EntityGraph, walk: Walk, chunk_id: str, question: Collection[str], limit: int, mentions: Sequence[Mention],
 ) -> list[str]:
     """A passage's entities the question does not name, by the walk's mass on them times their closeness to where
-    the passage writes what the question names (`BRIDGE_REACH`; the question's entities that link passages: counting
-    the ones too rare to link any as well found one question fewer on the handbook set). The walk alone favours the passage's most connected
-    words ("problem", "version"); the bridge is the name written beside the question's description of it. A passage
-    that writes none of the question's entities ranks by mass alone."""
+    the passage writes what the question names (`BRIDGE_REACH`).
+
+    The walk alone favours the passage's most connected words ("problem", "version"); the bridge is the name written
+    beside the question's description of it. `question` holds the question's entities that link passages (measuring
+    to the ones too rare to link any as well found one question fewer on the handbook set). A passage that writes
+    none of them ranks by mass alone."""
     distance = _distance_to_question(mentions, question)
     weights = []
     for e in _by_mass(graph, walk, chunk_id):

@@ -103,7 +103,8 @@ def katakana_subject(question: str, weights: Mapping[str, float] | None) -> str 
     """The rarest katakana word of a Japanese question when it is rare in the collection: the subject of a question
     that names no rare Latin key term ("Debian リファレンス第2版…" names only "Debian", on every page). A word is as rare as
     its rarest character bigram at least (the analyzer's tokens, whose idf `weights` holds), so a rare bigram makes a
-    rare word. None without idf or without such a word."""
+    rare word. None without idf or without such a word, and so always None when the analyzer makes morphemes instead
+    of bigrams (a dictionary segmenter): the bigrams then have no idf, and nothing is required rather than guessed."""
     if not weights:
         return None
     rarity = {
