@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 
@@ -9,7 +10,9 @@ from server_harness import running
 
 from bunko import Bunko
 from bunko.config import EmbedConfig
+from bunko.ingest.maintenance import ReembedReport
 from bunko.server.collection import ServedCollection
+from bunko.server.reembed import ReembedRunner
 from hash_embedder import HashEmbedder
 from reembed_corpus import line, small_chunk_config, write_corpus
 
@@ -76,3 +79,37 @@ def test_delete_reembed_stops_the_job_and_discards_what_it_staged(tmp_path: Path
         assert "aborted" in body["last_run"]["error"]
         found = http.post(live.api("kb", "/search"), json={"query": line("zh", 0, 4), "k": 1, "mode": "dense"}).json()
         assert found["hits"][0]["text"] == line("zh", 0, 4)
+
+
+def test_status_keeps_reporting_progress_after_the_swap_until_the_thread_ends() -> None:
+    """Between the swap (the store's staged plan is gone) and the thread's end, GET must not report a running
+    re-embed without its count: a client polling for progress saw -1 after 896 chunks."""
+    swapped, finish = threading.Event(), threading.Event()
+
+    class SwappedCollection:
+        embedder_name = "hash-a"
+
+        def __init__(self) -> None:
+            self.store = self
+
+        def get_meta(self, key: str) -> str:
+            return "hash-b"
+
+        def reembed_status(self) -> None:
+            return None  # the plan is gone: the swap has committed
+
+        def reembed(self, model: str | None, batch: int, progress) -> ReembedReport:
+            progress(40, 40)
+            swapped.set()
+            finish.wait(10)
+            return ReembedReport("hash-b", "hash-a", 40, 40, 0.1)
+
+    runner = ReembedRunner(SwappedCollection())  # type: ignore[arg-type]
+    runner._thread = threading.Thread(target=runner._run, args=("hash-b", 8), daemon=True)
+    runner._thread.start()
+    assert swapped.wait(10)
+    status = runner.status()
+    finish.set()
+    runner.wait(10)
+    assert status["state"] == "running" and status["reembed"]["chunks_embedded"] == 40
+    assert runner.status()["state"] == "done"

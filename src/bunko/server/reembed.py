@@ -69,10 +69,14 @@ class ReembedRunner:
             self.wait(timeout)
 
     def status(self) -> dict[str, Any]:
+        running = self.running
         staged = self.kb.reembed_status()
-        if staged is not None and self.running and self._progress is not None:
-            staged["chunks_embedded"], staged["chunks"] = self._progress
-        state = "running" if self.running else "interrupted" if staged is not None else (self._last or {}).get("status", "idle")
+        if running and self._progress is not None:
+            # the thread's own count: between the swap (the staged plan is gone) and the thread's end, the stored
+            # status alone would report a running re-embed without its progress
+            done, total = self._progress
+            staged = {**(staged or {}), "chunks_embedded": done, "chunks": total}
+        state = "running" if running else "interrupted" if staged is not None else (self._last or {}).get("status", "idle")
         return {"state": state, "embedder": self.kb.store.get_meta("embedder") or self.kb.embedder_name, "reembed": staged,
                 "last_run": self._last}
 
