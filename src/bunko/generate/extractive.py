@@ -65,12 +65,6 @@ class ExtractiveGenerator:
         units = most_covering(evidence, quotable, query_tokens, weights, self.analyzer, UNITS_PER_HIT)
         return score_units(question, evidence, units, query_vector, query_tokens, self.embedder, self.analyzer, weights)
 
-    @staticmethod
-    def _on_subject(companion: ScoredUnit, best: ScoredUnit, hits: list[Hit]) -> bool:
-        """A companion from another document must name the question's subject when the best unit does: a sentence
-        of a page about something else, close in wording, adds a citation of an irrelevant document."""
-        return companion.names_subject or not best.names_subject or _same_document(companion, best, hits)
-
     def answer(self, question: str, hits: list[Hit], scored: list[ScoredUnit]) -> list[AnswerSentence]:
         """The best unit and those close to it, in reading order, after a short typed answer when one stands out.
 
@@ -85,7 +79,7 @@ class ExtractiveGenerator:
         ranked = [best, *sorted((s for s in scored if s.language == best.language and s is not best), key=lambda s: -s.score)]
         chosen = [best, follower] if follower is not None else [
             s for s in ranked[: self.max_sentences]
-            if s.score >= KEEP_RATIO * best.score and (s.typed or not best.typed) and self._on_subject(s, best, hits)
+            if s.score >= KEEP_RATIO * best.score and (s.typed or not best.typed) and _on_subject(s, best, hits)
         ]
         leads = {s.unit.text.split("\n", 1)[0] for s in chosen if s.unit.kind == CODE}
         chosen = [s for s in chosen if s.unit.kind == CODE or s.unit.text not in leads]
@@ -105,8 +99,11 @@ class ExtractiveGenerator:
         return sentences
 
 
-def _same_document(unit: ScoredUnit, other: ScoredUnit, hits: list[Hit]) -> bool:
-    return hits[unit.unit.hit_index].chunk.source == hits[other.unit.hit_index].chunk.source
+def _on_subject(companion: ScoredUnit, best: ScoredUnit, hits: list[Hit]) -> bool:
+    """A companion from another document must name the question's subject when the best unit does: a sentence
+    of a page about something else, close in wording, adds a citation of an irrelevant document."""
+    same_document = hits[companion.unit.hit_index].chunk.source == hits[best.unit.hit_index].chunk.source
+    return companion.names_subject or not best.names_subject or same_document
 
 
 def answering_follower(best: ScoredUnit, scored: list[ScoredUnit]) -> ScoredUnit | None:

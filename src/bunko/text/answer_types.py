@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 
-from bunko.text.dimensions import asked_dimension, states_dimension
+from bunko.text.dimensions import SHORTCUT_NAMES, asked_dimension, states_dimension
 from bunko.text.scripts import KATAKANA, has_ja_zh
 
 
@@ -58,7 +58,7 @@ _QUESTION_PATTERNS: list[tuple[AnswerType, str]] = [
                          r"|コマンド|ツール|プログラム|どう(?:書|打|入力|実行|すれば|やって)|どのように|方法"
                          r"|命令|工具|程序|怎么|怎样|如何|用什么(?!格式|编码|字符集|语言|协议|算法|文件系统)|什么办法"),
     (AnswerType.VALUE, r"\bhow (?:many|much|long|often|large|big)\b|\b(?:which|what) (?:\w+ ){0,2}(?:value|number|port|address|size|limit|group|encoding|level|priority|name|month)\b|\bdefault\b"
-                       r"|\b(?:shortcut|hotkey|key ?binding|key combination)s?\b|ショートカット|キーバインド|快捷键|组合键|热键"
+                       rf"|{SHORTCUT_NAMES}"
                        r"|いくつ|何(?:日|回|人|件|年|月|時間|分|秒|個|%|％|バイト|番)|どのくらい|どれくらい|値|ポート|アドレス|グループ|エンコーディング|文字コード|何％|(?:どの|何の?)(?:形式|フォーマット)"
                        r"|多少|几|多长|多久|多大|哪(?:个|种)(?:端口|组|值|编码|格式)|什么(?:端口|组|值|编码|格式)|端口|默认"),
     (AnswerType.REASON, r"\bwhy\b|\bfor what reason\b|なぜ|どうして|理由|为什么|为何|原因"),

@@ -26,6 +26,12 @@ class Dimension(StrEnum):
 
 _TIME_UNITS_EN = r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)"
 
+_SHORTCUT_EN = r"shortcut|hotkey|key ?binding|key combination"
+_SHORTCUT_CJK = r"ショートカット|キーバインド|快捷键|组合键|热键"
+SHORTCUT_NAMES = rf"\b(?:{_SHORTCUT_EN})s?\b|{_SHORTCUT_CJK}"
+"""The names of a key combination (shortcut, ショートカット, 快捷键): a question naming one asks for a value, and with
+"which/what" (or a Japanese or Chinese name) for the KEY_COMBINATION dimension."""
+
 # Checked in this order: "物理メモリーの何％" asks for a percentage even though it is about a size limit.
 _ASKED: list[tuple[Dimension, str]] = [
     (Dimension.PERCENT, r"何\s*[%％]|何パーセント|百分之(?:多少|几)|多少\s*[%％]|\bwhat percent(?:age)?\b|\bhow many percent\b"),
@@ -39,8 +45,8 @@ _ASKED: list[tuple[Dimension, str]] = [
                          r"|何(?:秒|分|時間|日|週間?|か月|ヶ月|カ月|年)|どれ(?:くらい|ぐらい)の(?:時間|期間|間隔)|どのくらいの(?:時間|期間|間隔)"
                          r"|(?:時間|期間|間隔)[はが](?:どれ|どの)(?:くらい|ぐらい)"
                          r"|几(?:秒|分钟|分|个?小时|天|周|个?星期|个?月|年)|多少(?:秒|分钟|个?小时|天|周|个?月|年)|多长时间|多久"),
-    (Dimension.KEY_COMBINATION, r"\b(?:what|which)\b[^?.]{0,40}\b(?:shortcut|hotkey|key ?binding|key combination|keystroke|keys? (?:do|to|should|must))"
-                                r"|ショートカット|キーバインド|キー(?:の)?組み合わせ|どのキー|何キー|快捷键|组合键|热键|哪个键|哪些键|什么键"),
+    (Dimension.KEY_COMBINATION, rf"\b(?:what|which)\b[^?.]{{0,40}}\b(?:{_SHORTCUT_EN}|keystroke|keys? (?:do|to|should|must))"
+                                rf"|{_SHORTCUT_CJK}|キー(?:の)?組み合わせ|どのキー|何キー|哪个键|哪些键|什么键"),
 ]
 _ASKED_RES = [(dimension, re.compile(pattern, re.IGNORECASE)) for dimension, pattern in _ASKED]
 
