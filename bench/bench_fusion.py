@@ -91,6 +91,8 @@ def variants() -> dict[str, tuple[str, dict[str, Any]]]:
             "hybrid", {"document_rank_weight": weight, "document_rank_similarity_weight": similarity, "document_rank_keyword_share": share})
     for language in (0.05, 0.1):
         out[f"document ranking: document language {language}"] = ("hybrid", {"document_language_weight": language})
+    for weight in (0.1, 0.2, 0.3):
+        out[f"coverage, keyword 0.55, BM25 share 1/3, translation {weight}"] = ("hybrid", {"translation_weight": weight})
     for weight in (0.0, 1.0, 2.0):
         for language in (0.05, 0.1, 0.2):
             out[f"coverage, keyword 0.55, BM25 share 1/3, document {weight}, language {language}"] = (

@@ -109,6 +109,9 @@ def bunko_variants() -> dict[str, tuple[str, dict[str, Any]]]:
         **{f"bunko-hybrid, by document, rank weight 2.0, similarity 0.5, chunk keyword 0.0, document language {lw}": (
             "hybrid", {"group_by": "document", "document_rank_weight": 2.0, "document_rank_similarity_weight": 0.5,
                        "document_rank_keyword_share": 0.0, "document_language_weight": lw}) for lw in (0.1, 0.2)},
+        **{f"bunko-hybrid, translation {tw}": ("hybrid", {"translation_weight": tw}) for tw in (0.0, 0.2, 0.3, 0.5)},
+        **{f"bunko-hybrid, by document, translation {tw}": ("hybrid", {"group_by": "document", "translation_weight": tw})
+           for tw in (0.0, 0.2, 0.3, 0.5)},
         **{f"bunko-hybrid, document {w}, language {lw}": ("hybrid", {"document_weight": w, "language_weight": lw})
            for w in (0.0, 1.0, 2.0) for lw in (0.05, 0.1, 0.2)},
         **{f"bunko-hybrid, document {w}, similarity {sw}": ("hybrid", {"document_weight": w, "document_similarity_weight": sw})

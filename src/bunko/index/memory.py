@@ -22,6 +22,7 @@ from bunko.index.exact import ExactIndex
 from bunko.index.filters import BUILTIN_FIELDS, filter_key, mask_for
 from bunko.index.hnsw import EXACT_SUBSET_ROWS, HnswIndex
 from bunko.index.topk import segment_argmax, segment_top_means, top_k_of
+from bunko.index.translations import document_centroids, translation_pairs
 from bunko.schema import DocumentMatch
 from bunko.text.languages import LANGUAGES, document_languages, row_languages, token_classes
 
@@ -104,6 +105,7 @@ class MemoryIndex:
         self.documents = DocumentRows.of([])
         self._row_languages: np.ndarray | None = None
         self._document_languages: np.ndarray | None = None
+        self._centroids: np.ndarray | None = None
         self._raw_records: list[dict[str, Any]] = []
         self._records: list[dict[str, Any]] | None = None
         self._row_of: dict[str, int] | None = None
@@ -133,6 +135,7 @@ class MemoryIndex:
         self.documents = documents
         self._row_languages = None
         self._document_languages = None
+        self._centroids = None
         self._raw_records = records
         self._records = None
         self._row_of = None
@@ -329,12 +332,36 @@ class MemoryIndex:
 
     def document_languages(self, chunk_ids: Sequence[str]) -> dict[str, str]:
         """Each indexed chunk's document's language (`text.languages.document_languages`; once per generation)."""
+        row_of = self._row_index()
+        of_document = self._languages_of_documents()[self.documents.doc_of_row]
+        return {cid: LANGUAGES[of_document[row_of[cid]]] for cid in chunk_ids if cid in row_of}
+
+    def translated_chunks(self, chunk_ids: Sequence[str], language: str, tokens: Sequence[str]) -> set[str]:
+        """The chunks among `chunk_ids` whose document translates, into another language, the document of another of
+        them in `language` (`index.translations`; document centroids once per generation) and says nothing more
+        about the question: it holds none of the question's `tokens` that its counterpart lacks. A translation
+        that does (an older or newer version: a tool the other never names) is evidence of its own."""
+        row_of = self._row_index()
+        known = [cid for cid in chunk_ids if cid in row_of]
+        if not known or language not in LANGUAGES or self.vectors.ndim != 2:
+            return set()
+        if self._centroids is None:
+            self._centroids = document_centroids(self.vectors, self.documents.starts)
+        docs = self.documents.doc_of_row[[row_of[cid] for cid in known]]
+        pairs = translation_pairs(self._centroids, docs, self._languages_of_documents(), LANGUAGES.index(language))
+        if not pairs:
+            return set()
+        translations, counterparts = (np.asarray(side, dtype=np.int64) for side in zip(*pairs, strict=True))
+        _, held = self.document_bm25.term_matrix(np.concatenate([translations, counterparts]).tolist(), tokens)
+        says_more = (held[: len(pairs)] & ~held[len(pairs):]).any(axis=1)
+        demoted = translations[~says_more]
+        return {cid for cid, is_demoted in zip(known, np.isin(docs, demoted).tolist(), strict=True) if is_demoted}
+
+    def _languages_of_documents(self) -> np.ndarray:
         if self._document_languages is None:
             self._document_languages = document_languages(
                 self._languages_of_rows(), self.documents.doc_of_row, len(self.documents.doc_ids))
-        row_of = self._row_index()
-        of_document = self._document_languages[self.documents.doc_of_row]
-        return {cid: LANGUAGES[of_document[row_of[cid]]] for cid in chunk_ids if cid in row_of}
+        return self._document_languages
 
     def _languages_of_rows(self) -> np.ndarray:
         if self._row_languages is None:

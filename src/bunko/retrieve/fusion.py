@@ -21,7 +21,7 @@ A chunk found by several retrievers is counted once with every contribution summ
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from typing import overload
 
 from bunko.index.bm25_formula import K1
@@ -42,6 +42,7 @@ def coverage_fusion(
     ranked: Mapping[str, Ranked], coverage: Mapping[str, float], idf_total: float, weights: Mapping[str, float] | None = None,
     cosines: Mapping[str, float] | None = None, document_scores: Mapping[str, float] | None = None,
     languages: Mapping[str, str] | None = None, language: str | None = None, document_similarities: Mapping[str, float] | None = None,
+    translated: Collection[str] = (),
 ) -> list[Fused]:
     """w_dense · similarity + w_keyword · (coverage + BM25_SHARE · relative BM25) + w_document · document evidence.
 
@@ -59,7 +60,8 @@ def coverage_fusion(
     The dense document evidence (`document_similarities`, weighed by w_document_similarity) is the
     mean cosine of the document's chunks closest to the query: a page several parts of which are
     near the question. A chunk whose language (`languages`) is the question's (`language`) gets
-    w_language more.
+    w_language more; a chunk whose document is a translation of a candidate in the question's language
+    (`translated`) gets w_translation less.
     """
     weights = weights or {}
     dense = _first_scores(ranked.get("dense", ()))
@@ -93,6 +95,7 @@ def coverage_fusion(
         fused[chunk_id] = (
             weights.get("dense", 1.0) * similarity + weights.get("keyword", 1.0) * evidence + weights.get("document", 0.0) * document
             + weights.get("document_similarity", 0.0) * document_similarity + weights.get("language", 0.0) * same_language
+            - weights.get("translation", 0.0) * (chunk_id in translated)
         )
     order = sorted(fused, key=lambda cid: (-fused[cid], cid))
     return [(cid, fused[cid], signals[cid]) for cid in order]

@@ -55,6 +55,13 @@ class DocumentLanguages(Protocol):
     def document_languages(self, chunk_ids: Sequence[str]) -> dict[str, str]: ...
 
 
+@runtime_checkable
+class Translations(Protocol):
+    """A store that tells which chunks' documents only translate another candidate's (the local store: `index.translations`)."""
+
+    def translated_chunks(self, chunk_ids: Sequence[str], language: str, tokens: Sequence[str]) -> set[str]: ...
+
+
 def ranks_documents(config: RetrieveConfig, group_by: str) -> bool:
     """Whether coverage fusion ranks documents by their own evidence: hits grouped by document, `document_ranking` document."""
     return group_by == "document" and config.document_ranking == "document"
@@ -136,12 +143,14 @@ class HybridRetriever:
         document_scores = store.document_keyword_scores(candidates, tokens) if document_weight > 0 else {}
         prefer = query.language if weights.get("language", 0.0) > 0 else None
         languages = self._languages(candidates, ranks_documents(config, query.group_by)) if prefer is not None else None
+        translated = self._translated(candidates, query) if weights.get("translation", 0.0) > 0 else set()
         similar = weights.get("document_similarity", 0.0) > 0 and vector is not None
         document_similarities = store.document_similarities(candidates, vector) if similar and vector is not None else None
         query.timings["evidence"] = time.perf_counter() - started  # every candidate's coverage, cosine and document evidence
         started = time.perf_counter()
         fused = coverage_fusion(
-            ranked, coverage, sum(idf.values()), weights, cosines, document_scores, languages, prefer, document_similarities
+            ranked, coverage, sum(idf.values()), weights, cosines, document_scores, languages, prefer, document_similarities,
+            translated,
         )
         query.timings["fusion"] = time.perf_counter() - started
         return fused
@@ -152,6 +161,13 @@ class HybridRetriever:
         if of_documents and isinstance(self.store, DocumentLanguages):
             return self.store.document_languages(candidates)
         return self.store.chunk_languages(candidates)
+
+    def _translated(self, candidates: list[str], query: Query) -> set[str]:
+        """The candidates whose document translates another candidate's in the question's language and adds none of
+        its words (none when the question's language is unknown or the store cannot tell translations)."""
+        if query.language is None or not isinstance(self.store, Translations):
+            return set()
+        return self.store.translated_chunks(candidates, query.language, query.tokens)
 
     def _cosines(self, dense: list[tuple[str, float]], candidates: list[str], vector: np.ndarray | None) -> dict[str, float]:
         """Every candidate's cosine with the query: dense search's own, computed from the stored vectors for the rest."""

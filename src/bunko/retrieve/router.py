@@ -70,7 +70,8 @@ RouteRule = Callable[[str, list[str], RetrieveConfig], Route | None]
 def weights(config: RetrieveConfig, keyword_weight: float) -> dict[str, float]:
     """Every evidence weight fusion reads, the keyword weight chosen by the route."""
     return {"dense": config.dense_weight, "keyword": keyword_weight, "document": config.document_weight,
-            "document_similarity": config.document_similarity_weight, "language": config.language_weight}
+            "document_similarity": config.document_similarity_weight, "language": config.language_weight,
+            "translation": config.translation_weight}
 
 
 def identifier_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route | None:

@@ -559,6 +559,10 @@ class LocalStore:
         with self._lock:
             return self._current_index().document_languages(chunk_ids)
 
+    def translated_chunks(self, chunk_ids: Sequence[str], language: str, tokens: Sequence[str]) -> set[str]:
+        with self._lock:
+            return self._current_index().translated_chunks(chunk_ids, language, tokens)
+
     def document_keyword_scores(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> dict[str, float]:
         with self._lock:
             return self._current_index().document_keyword_scores(chunk_ids, tokens)
