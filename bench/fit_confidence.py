@@ -198,6 +198,12 @@ def collect(work: Path, limit: int | None, seed: int = 0) -> list[dict[str, Any]
     return data
 
 
+def page_of(source: str) -> str:
+    """The page a relevant source names, whatever its language: "ch01.en.html" and "ja/sect.apt.html" give "ch01" and
+    "sect.apt", so a page and its translations fall in one fold."""
+    return re.sub(r"\.(?:en|ja|zh(?:-cn)?)$", "", Path(source).stem)
+
+
 def golden_rows(collection: Path, golden: Path) -> list[dict[str, Any]]:
     """Hand-written questions of a labelled set, asked of their collection; folds by the chapter that answers them.
 
@@ -206,7 +212,7 @@ def golden_rows(collection: Path, golden: Path) -> list[dict[str, Any]]:
     from bunko.evaluate.metrics import fact_match
 
     questions = [json.loads(line) for line in golden.read_text(encoding="utf-8").splitlines() if line.strip()]
-    chapters_of = sorted({q["relevant_sources"][0].split(".")[0] for q in questions if q.get("relevant_sources")})
+    chapters_of = sorted({page_of(q["relevant_sources"][0]) for q in questions if q.get("relevant_sources")})
     fold_of = {chapter: i % 2 for i, chapter in enumerate(chapters_of)}
     kb = Bunko(collection, create=False)
     kb.config.answer.min_confidence = 0.0
@@ -217,7 +223,7 @@ def golden_rows(collection: Path, golden: Path) -> list[dict[str, Any]]:
         grade = trace.get("grade") or {}
         expected = q.get("expected_answer")
         expected = [expected] if isinstance(expected, str) else expected
-        chapter = q["relevant_sources"][0].split(".")[0] if q.get("relevant_sources") else None
+        chapter = page_of(q["relevant_sources"][0]) if q.get("relevant_sources") else None
         rows.append({
             "question": q["question"], "lang": {"zh": "zh-cn"}.get(q["tags"]["lang"], q["tags"]["lang"]), "source": "golden",
             "fold": fold_of[chapter] if chapter else i % 2, "answerable": expected is not None, "number": q["id"],

@@ -47,6 +47,30 @@ def test_key_terms_are_the_named_things_of_the_question(question: str, keys: lis
     assert not {"how", "many", "days", "employees", "configure"} & set(key_terms(question, multilingual(question)))
 
 
+@pytest.mark.parametrize(
+    ("question", "keys", "not_keys"),
+    [
+        ("Which architectures replace a Solaris/SunOS server?", ["solaris", "sunos"], ["solaris/sunos"]),
+        ("Solaris/SunOS のサーバを置き換えるアーキテクチャは？", ["solaris", "sunos"], ["solaris/sunos"]),
+        ("替换 Solaris/SunOS 服务器用哪些架构？", ["solaris", "sunos"], ["solaris/sunos"]),
+        ("How do I set up LDAP-based accounts?", ["ldap"], ["ldap-based", "based"]),
+        ("LDAP-based のアカウントを設定するには？", ["ldap"], ["ldap-based"]),
+        ("怎么设置 Debian-based 发行版的账户？", ["debian"], ["debian-based"]),
+        ("Which Debian architecture runs HP-UX software?", ["hp-ux"], ["hp", "ux"]),
+        ("/etc/ssh/sshd_config のどの設定ですか？", ["etc/ssh/sshd_config"], ["etc", "ssh"]),
+        ("How do I install apt-cacher-ng on x86-64?", ["x86-64"], ["apt", "cacher"]),
+    ],
+)
+def test_a_written_word_names_its_alternatives_and_names_not_its_common_words(
+    question: str, keys: list[str], not_keys: list[str]
+) -> None:
+    """"Solaris/SunOS" is found where a page writes "Solaris, SunOS", "LDAP-based" where it writes LDAP; a path or a
+    hyphenated name stays whole, so a name the collection lacks still refuses the question."""
+    found = key_terms(question, multilingual(question))
+    assert set(keys) <= set(found)
+    assert not set(not_keys) & set(found)
+
+
 def test_a_dotted_names_tail_is_not_an_extension_of_its_own() -> None:
     question = "Which setting in journald.conf makes the journal persistent?"
     assert "conf" not in key_terms(question, multilingual(question))

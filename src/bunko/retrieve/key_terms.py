@@ -56,16 +56,36 @@ def key_terms(question: str, tokens: Sequence[str], examples: bool = True) -> li
     found: list[str] = [t for t in identifiers(list(tokens)) if t not in illustrations]
     cjk_question = has_ja_zh(question)
     for match in _LATIN_WORD.finditer(asked):
-        word = match.group(0)
         at_start = not asked[: match.start()].strip() or asked[: match.start()].rstrip()[-1:] in ".?!"
-        named = (
-            cjk_question or (not at_start and any(c.isupper() for c in word)) or (word.isupper() and len(word) > 1)
-            or bool(_DOTTED_NAME.fullmatch(word)) or _is_extension(asked, match.start())
-        )
-        candidate = word.lower()
-        if named and candidate in present and candidate not in ENGLISH_STOPWORDS and len(candidate) > 1:
-            found.append(candidate)
+        in_path = match.start() > 0 and asked[match.start() - 1] in "/~."
+        for word in [match.group(0)] if in_path else named_parts(match.group(0)):
+            named = (
+                cjk_question or (not at_start and any(c.isupper() for c in word)) or (word.isupper() and len(word) > 1)
+                or bool(_DOTTED_NAME.fullmatch(word)) or _is_extension(asked, match.start())
+            )
+            candidate = word.lower()
+            if named and candidate in present and candidate not in ENGLISH_STOPWORDS and len(candidate) > 1:
+                found.append(candidate)
     return list(dict.fromkeys(found))
+
+
+def named_parts(word: str) -> list[str]:
+    """The names a written word stands for: each side of one slash between two plain words ("Solaris/SunOS" names
+    Solaris or SunOS, and a passage writes "Solaris, SunOS"; a path such as etc/ssh/sshd_config stays whole), and in
+    a hyphenated word of names and common lower-case words only the names ("LDAP-based", "Debian-specific": the
+    passage says LDAP). A hyphenated name stays whole ("HP-UX", "x86-64", "apt-cacher-ng"): its parts alone name
+    something else."""
+    alternatives = word.split("/")
+    if len(alternatives) != 2 or re.search(r"[._:+]", word):
+        alternatives = [word]
+    parts = []
+    for alternative in alternatives:
+        pieces = alternative.split("-")
+        names = [piece for piece in pieces if any(c.isupper() for c in piece)]
+        common = [piece for piece in pieces if piece.isalpha() and piece.islower()]
+        mixed = len(pieces) > 1 and names and len(names) + len(common) == len(pieces) and common
+        parts.extend(names if mixed else [alternative])
+    return [part for part in parts if part]
 
 
 RARE_TERM_SHARE = 0.1
