@@ -58,6 +58,23 @@ def test_unit_holds_the_answer_kind(text: str, kind: AnswerType, holds: bool) ->
     assert holds_type(text, kind) is holds
 
 
+@pytest.mark.parametrize(
+    ("text", "holds"),
+    [
+        ("AppArmor provides an aa-unconfined command to list the programs without a profile.", True),
+        ("Use the mount command to attach the file system.", True),
+        ("Run the following command to see it.", False),
+        ("The first event detected is the execution of another program.", False),
+        ("logrotate はログファイルの循環を担当しているプログラムです。", True),
+        ("ログファイルの循環を担当しているプログラムがあります。", False),
+        ("apt-get 是一个命令行工具，用于安装软件包。", True),
+        ("这个工具用于安装软件包。", False),
+    ],
+)
+def test_a_sentence_that_calls_a_name_a_command_answers_a_command_question(text: str, holds: bool) -> None:
+    assert holds_type(text, AnswerType.COMMAND, question="Which command does it?") is holds
+
+
 def test_a_code_line_can_answer_a_command_question() -> None:
     assert holds_type("# chvt 3", AnswerType.COMMAND, code=True)
     assert not holds_type("Switch consoles from the command line.", AnswerType.COMMAND)

@@ -122,6 +122,18 @@ _PROGRAM_REFERENCE = re.compile(r"\b[a-z][\w.+-]*\(\d[a-z]?\)")
 """A program or file named as in Unix manuals: checkbashisms(1), crontab(5)."""
 _NAMED_PROGRAM = re.compile(r"[A-Za-z][\w.+-]*\s?(?:程序|命令|工具|コマンド|ツール|プログラム)|(?:程序|命令|工具|コマンド|ツール|プログラム)\s?[A-Za-z][\w.+-]*")
 """A Latin name called a program, command or tool in Japanese or Chinese prose ("xeyes 程序", "コマンド chvt")."""
+_PROGRAM_WORDS = r"(?:command|program|tool|utility|daemon|script)s?\b"
+_CALLED_PROGRAM = re.compile(
+    r"\b(?:the|an?)\s+(?!(?:same|following|next|previous|above|below|first|last|other|new|main|whole|entire|actual|original"
+    r"|corresponding|appropriate|relevant|specific|given|single|simple|complete|basic|default|right|only|real|useful|small"
+    r"|powerful|special|separate|standard|common|various|external|dedicated|interactive|graphical)\b)([a-z][\w.+-]*)\s+"
+    + _PROGRAM_WORDS
+    + r"|\b([a-z][\w+]*(?:[-_.][\w+]+)+|[a-z]+\d\w*)\s+" + _PROGRAM_WORDS
+    + r"|([A-Za-z][\w.+-]*)\s?(?:は|とは|是|就是)[^。．！？!?\n]{0,40}?(?:プログラム|コマンド|ツール|程序|命令|工具)",
+)
+"""A name an English sentence calls a command, program or tool ("the mount command", "an aa-unconfined command",
+"update-inetd script"; not "the following command"), or that a Japanese or Chinese sentence defines as one
+("logrotate はログファイルの循環を担当しているプログラム", "apt-get 是一个命令行工具")."""
 _LATIN_RUN = re.compile(r"[A-Za-z][\w.+-]*")
 _COMMAND_CELL = re.compile(r"[a-z][\w.+-]*(?:\s+[^\s/]+)+")
 """A table cell holding a command line: a lower-case program name and arguments ("aptitude safe-upgrade",
@@ -134,6 +146,11 @@ def _command_cells(row: str) -> list[str]:
     """The cells of a row unit ("header: value / header: value") that hold a command line."""
     cells = [pair.split(": ", 1)[1].strip() for pair in row.split(" / ") if ": " in pair]
     return [c for c in cells if _COMMAND_CELL.fullmatch(c) and _COMMAND_ARGUMENT.search(c.split(None, 1)[1])]
+
+
+def _called_programs(text: str) -> list[str]:
+    """The names `_CALLED_PROGRAM` finds, without the words around them."""
+    return [next(name for name in m.groups() if name) for m in _CALLED_PROGRAM.finditer(text)]
 
 
 def _new(spans: list[str], question: str) -> bool:
@@ -170,7 +187,7 @@ def holds_type(text: str, kind: AnswerType, code: bool = False, question: str = 
         return _new(values + _latin_words_in_cjk(text) + _found(_OPTION, text), question)
     if kind is AnswerType.COMMAND:
         return code or bool(_PROMPT_LINE.search(text)) or _new(
-            _found(_NAMED_PROGRAM, text) + _found(_OPTION, text) + _found(_PROGRAM_REFERENCE, text)
+            _found(_NAMED_PROGRAM, text) + _found(_OPTION, text) + _found(_PROGRAM_REFERENCE, text) + _called_programs(text)
             + (_command_cells(text) if row else []), question,
         )
     if kind is AnswerType.PACKAGE:
