@@ -17,6 +17,7 @@ the answer nor lower the score of the true sentences beside them.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -30,10 +31,12 @@ from bunko.schema import Hit
 from bunko.text.analyzers import Analyzer, identifiers
 from bunko.text.answer_types import CHECKABLE, AnswerType, holds_type, question_type, wants_quantity
 from bunko.text.languages import query_language, text_language
+from bunko.text.questions import quoted_phrases
 from bunko.text.units import CODE, ROW, Unit
 
 _LEAD_IN = re.compile(r"[:：]\s*$|次のとおり|以下のとおり|下記|如下|以下(?:几|各)|as follows|the following", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
+_SPACE = re.compile(r"\s+")
 
 COVERAGE_WEIGHT = 0.5
 RANK_BONUS = 0.03
@@ -49,6 +52,9 @@ CODE_BONUS = 0.05
 """Commands and options are written in code blocks; for those questions a code line is the likelier answer."""
 LANGUAGE_BONUS = 0.1
 """Same-language evidence wins over a translation of similar score; a better unit in another language still wins."""
+QUOTED_BONUS = 0.3
+"""Times the share of the question's quoted phrases the unit (with its heading) writes: the asker quoted a label or
+message as the document shows it (“管理者 DN”), so the row or line that holds it is where its answer stands."""
 KEY_TERM_BONUS = 0.15
 """Times the idf-weighted share of the question's rare named things (`rare_key_terms`) the unit's chunk holds:
 an answer about fcitx5 comes from a passage that names fcitx5, even when another passage is closer in wording."""
@@ -94,6 +100,11 @@ def best_unit(scored: Sequence[ScoredUnit], question: str) -> ScoredUnit:
         return best
     closest = max(same, key=lambda s: s.score)
     return closest if closest.score >= SAME_LANGUAGE_SUFFICES * best.score else best
+
+
+def _folded(text: str) -> str:
+    """Text compared as written whatever its width, case and spacing (NFKC, case-folded, no whitespace)."""
+    return _SPACE.sub("", unicodedata.normalize("NFKC", text).casefold())
 
 
 def section_context(hit: Hit) -> str:
@@ -174,6 +185,7 @@ def score_units(
     asked_language = query_language(question)
     languages = {i: text_language(hits[i].chunk.text) for i in {u.hit_index for u in units}}
     codes = identifiers(query_tokens)
+    quoted = [_folded(phrase) for phrase in quoted_phrases(question)]
     keys = rare_key_terms(question, query_tokens, weights)
     chunk_tokens = {i: set(analyzer(hits[i].chunk.embed_text)) for i in {u.hit_index for u in units}} if keys else {}
     key_share = {i: keyword_coverage(keys, held, weights) for i, held in chunk_tokens.items()}
@@ -187,6 +199,9 @@ def score_units(
             score += RANK_BONUS * (RANK_DEPTH - unit.hit_index)
         if codes:
             score += IDENTIFIER_BONUS * len(codes & unit_tokens) / len(codes)
+        if quoted:
+            written = _folded(f"{context} {unit.text}")
+            score += QUOTED_BONUS * sum(phrase in written for phrase in quoted) / len(quoted)
         if quantity and _DIGIT.search(unit.text):
             score += QUANTITY_BONUS
         if _LEAD_IN.search(unit.text):

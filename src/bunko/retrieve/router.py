@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 
 from bunko.config import RetrieveConfig
 from bunko.text.analyzers import identifiers
+from bunko.text.questions import quoted_phrases
 from bunko.text.table_questions import table_intent
 
-_QUOTED = re.compile(r"\"[^\"]+\"|「[^」]+」|“[^”]+”|『[^』]+』")
 _RELATIONAL = re.compile(
     r"\b(?:that|this|those|these|the same|the one|both|the two|either|its|whose)\s+\w+"
     r"|\b\w+\s+(?:recommended|used|chosen|picked|selected|provided|mentioned|named|called|described) (?:by|in|for|as)\b"
@@ -83,7 +83,7 @@ def identifier_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Ro
 
 
 def quoted_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route | None:
-    if not _QUOTED.search(query):
+    if not quoted_phrases(query):
         return None
     return Route("exact", weights(config, config.exact_keyword_weight),
                  "a quoted phrase favours keyword search")
@@ -118,7 +118,7 @@ def relational_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Ro
     found = _RELATIONAL.search(query)
     if found is None:
         return None
-    exact = bool(identifiers(tokens)) or _QUOTED.search(query) is not None
+    exact = bool(identifiers(tokens)) or bool(quoted_phrases(query))
     keyword = config.exact_keyword_weight if exact else config.keyword_weight
     return Route("relational", weights(config, keyword), f"{found.group()!r} relates two facts: the graph route", retriever="graph")
 
@@ -128,7 +128,7 @@ def section_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route
     section tree (with the keyword weight an identifier or a quoted title would give it)."""
     if not names_section(query):
         return None
-    exact = bool(identifiers(tokens)) or _QUOTED.search(query) is not None
+    exact = bool(identifiers(tokens)) or bool(quoted_phrases(query))
     keyword = config.exact_keyword_weight if exact else config.keyword_weight
     return Route("section", weights(config, keyword), "the question names a section: the tree route", retriever="tree")
 

@@ -12,6 +12,16 @@ import operator
 import re
 from typing import Literal
 
+_QUOTED = re.compile(r"\"([^\"]+)\"|「([^」]+)」|“([^”]+)”|『([^』]+)』")
+
+
+def quoted_phrases(question: str) -> list[str]:
+    """The phrases a question quotes ("Manager DN", 「管理者 DN」, “管理者 DN”): a label, message or title the asker saw,
+    which the answer's passage writes as it is. Routes the question to exact search (`retrieve/router.py`) and
+    favours the sentences that hold it (`rerank/evidence.py`)."""
+    return [next(part for part in m.groups() if part is not None).strip() for m in _QUOTED.finditer(question)]
+
+
 _PARTS = re.compile(r"(?<=[.?!。？！])\s*|\s+(?:and|both)\s+|、|及び|および|以及|和|与|并且")
 _GREETING = re.compile(
     r"^\s*(?:hi|hello|hey|good (?:morning|afternoon|evening)|thanks?(?: you)?|thank you very much|ok(?:ay)?|bye"
