@@ -1,8 +1,8 @@
 """Fit the answer confidence (`bunko.generate.confidence`) on questions that are not evaluation questions.
 
     apt-get install debian-faq debian-faq-ja debian-faq-zh-cn      # the generated questions' documents
-    ../shared/evalsets/debian-reference-qa/run.sh all html         # a collection for the hand-written questions
-    python bench/fit_confidence.py --golden RUN/questions.jsonl --collection RUN/.bunko   # fit, cross-validate, write
+    bench/evalsets/debian-handbook-qa/prepare.sh /tmp/hb && bunko ingest /tmp/hb/html -c /tmp/hb/.bunko   # hand-written questions' collection
+    python bench/fit_confidence.py --golden bench/evalsets/debian-handbook-qa/questions.jsonl --collection /tmp/hb/.bunko   # fit, write
     python bench/fit_confidence.py --no-write                      # generated questions only, measure only
 
 Training data, made from documents, never from an evaluation set:
@@ -23,8 +23,9 @@ Training data, made from documents, never from an evaluation set:
   an answer to an absent question is wrong.
 
 - with ``--golden`` and ``--collection``, hand-written questions of a labelled set too (the
-  Debian Reference development set: fact / table / multi-hop / absent, en/ja/zh), right when
-  the expected string is in the answer. They are split into the two folds by the chapter that
+  Debian Administrator's Handbook set, bench/evalsets/debian-handbook-qa: fact / table / multi-hop /
+  absent, en/ja/zh; never the Debian Reference evaluation set), right when
+  the expected string is in the answer. They are split into the two folds by the page that
   answers them, weigh as much in total as the generated questions, and it is on *their*
   held-out predictions that calibration and the threshold are judged: generated questions
   share more words with their passages than hand-written ones, so a model fitted on them
@@ -300,63 +301,86 @@ def raw_retrieval(row: dict[str, Any]) -> float:
     return float(row["features"]["retrieval"]) if usable else 0.0
 
 
+CALIBRATION_FEATURES = ("retrieval", "japanese", "chinese")
+"""The default map reads the retrieval grade and the question's language: the grade reads lower for a question of
+CJK character bigrams than for an English one as likely to be answered right (on the Handbook questions +0.8 logit
+for ja and zh at the same grade)."""
+QUESTION_LANGUAGES = {"en": "en", "ja": "ja", "zh-cn": "zh"}
+"""Row language (the FAQ's folder names) → the question language `text.languages.query_language` gives."""
+
+
+def calibration_matrix(rows: list[dict[str, Any]]) -> np.ndarray:
+    return np.array([[raw_retrieval(r), float(r["lang"] == "ja"), float(r["lang"] == "zh-cn")] for r in rows])
+
+
 def fit_retrieval_calibration(data: list[dict[str, Any]]) -> tuple[dict[str, Any], ConfidenceModel]:
-    """A monotone logistic map of the retrieval grade onto P(answer right): the default grade's decisions stay the
-    same (its threshold is mapped too), its confidence becomes a probability.
+    """A map of the retrieval grade and the question's language onto P(answer right), increasing in the grade: the
+    default grade's decisions stay the same (its threshold is mapped per language), its confidence becomes a probability.
 
     Fitted on the hand-written questions when there are any, cross-validated across their chapter folds: generated
     questions are answered right less often at the same retrieval score (they share more words with their passage,
     so the grade rates them higher), and a map fitted on them too claimed 0.54 for answers right seven times in ten
-    (ECE 0.14 on the hand-written set). Two parameters, so a hundred questions fit them without much variance.
+    (ECE 0.14 on the hand-written set). Three parameters, so ninety questions fit them without much variance.
     """
     golden = np.array([r["source"] == "golden" for r in data])
     fitted = golden if golden.any() else ~golden
-    raw = np.array([raw_retrieval(r) for r in data])
+    x = calibration_matrix(data)
+    raw = x[:, 0]
     y = np.array([float(r["right"]) for r in data])
     folds = np.array([r["fold"] for r in data])
     held_out = np.zeros(len(data))
     for fold in (0, 1):
         train = fitted & (folds != fold) & (raw > 0)
-        w, b = fit_logistic(raw[train, None], y[train], l2=CALIBRATION_L2)
+        w, b = fit_logistic(x[train], y[train], l2=CALIBRATION_L2)
         test = folds == fold
-        held_out[test] = np.where(raw[test] > 0, 1 / (1 + np.exp(-(w[0] * raw[test] + b))), 0.0)
+        held_out[test] = np.where(raw[test] > 0, 1 / (1 + np.exp(-(x[test] @ w + b))), 0.0)
     judged = fitted
     ece, table = expected_calibration_error(held_out[judged], y[judged])
     by_language = {}
     for language in LANGUAGE_DIRS:
         mask = judged & np.array([r["lang"] == language for r in data])
         by_language[language] = round(expected_calibration_error(held_out[mask], y[mask])[0], 4) if mask.any() else None
-    w, b = fit_logistic(raw[fitted & (raw > 0), None], y[fitted & (raw > 0)], l2=CALIBRATION_L2)
+    w, b = fit_logistic(x[fitted & (raw > 0)], y[fitted & (raw > 0)], l2=CALIBRATION_L2)
     if w[0] <= 0:
         raise SystemExit(f"the calibration map is not increasing (weight {w[0]:.4f}): the grade's decisions would change")
-    model = ConfidenceModel(["retrieval"], [float(w[0])], float(b), {})
-    mapped = {raw_value: round(model.probability(AnswerFeatures(retrieval=raw_value)), 4) for raw_value in (RETRIEVAL_THRESHOLD, REVIEW_RAW)}
+    model = ConfidenceModel(list(CALIBRATION_FEATURES), [float(v) for v in w], float(b), {})
+
+    def mapped(raw_value: float, language: str) -> float:
+        marks = {"japanese": float(language == "ja"), "chinese": float(language == "zh")}
+        return round(model.probability(AnswerFeatures(retrieval=raw_value, **marks)), 4)
+
+    languages = sorted(set(QUESTION_LANGUAGES.values()))
+    thresholds = {language: mapped(RETRIEVAL_THRESHOLD, language) for language in languages}
+    review = {language: mapped(REVIEW_RAW, language) for language in languages}
     summary = {
         "cv_ece": round(ece, 4), "cv_ece_by_language": by_language, "raw_ece": round(expected_calibration_error(raw[judged], y[judged])[0], 4),
         "fitted_on": "golden" if golden.any() else "generated", "fitted_rows": int((fitted & (raw > 0)).sum()),
         "cv_ece_generated": round(expected_calibration_error(held_out[~golden], y[~golden])[0], 4) if (~golden).any() else None,
-        "cv_reliability": table, "weight": round(float(w[0]), 4), "bias": round(float(b), 4),
-        "threshold": mapped[RETRIEVAL_THRESHOLD], "review_below": mapped[REVIEW_RAW],
+        "cv_reliability": table, "weights": dict(zip(CALIBRATION_FEATURES, np.round(w, 4).tolist(), strict=True)),
+        "bias": round(float(b), 4), "thresholds": thresholds, "review_thresholds": review,
     }
     model.meta = {
-        "fitted_by": "python bench/fit_confidence.py", "maps": "the retrieval grade (bunko.generate.retrieval_grade) onto P(answer right)",
-        "cv_ece": summary["cv_ece"], "threshold": summary["threshold"], "review_below": summary["review_below"],
-        "raw_threshold": RETRIEVAL_THRESHOLD, "raw_review_below": REVIEW_RAW,
+        "fitted_by": "python bench/fit_confidence.py",
+        "maps": "the retrieval grade (bunko.generate.retrieval_grade) and the question's language onto P(answer right)",
+        "cv_ece": summary["cv_ece"], "threshold": thresholds["en"], "review_below": review["en"], "thresholds": thresholds,
+        "review_thresholds": review, "raw_threshold": RETRIEVAL_THRESHOLD, "raw_review_below": REVIEW_RAW,
     }
     return summary, model
 
 
 def calibration_lines(summary: dict[str, Any]) -> list[str]:
+    weights = summary["weights"]
     return [
         "", "## The default grade, calibrated (`[answer] confidence = \"calibrated\"`)", "",
-        "A monotone logistic map of the retrieval grade onto P(answer right), fitted on the hand-written questions (when",
-        "given) with the same chapter folds: the default's decisions do not change (its threshold is mapped with it), its",
-        "confidence becomes a probability.", "",
+        "A logistic map of the retrieval grade and the question's language onto P(answer right), increasing in the grade,",
+        "fitted on the hand-written questions (when given) with the same chapter folds: the default's decisions do not",
+        "change (its threshold is mapped with it, per language), its confidence becomes a probability.", "",
         f"- fitted on: {summary['fitted_on']} questions ({summary['fitted_rows']} rows the grade does not refuse outright)",
         f"- held-out ECE on the judged questions: **{summary['cv_ece']}** (by language: {summary['cv_ece_by_language']}), "
         f"against {summary['raw_ece']} for the uncalibrated grade; on the generated questions: {summary['cv_ece_generated']}",
-        f"- map: P = σ({summary['weight']} · retrieval + {summary['bias']}); threshold {RETRIEVAL_THRESHOLD} → **{summary['threshold']}**, "
-        f"review below {REVIEW_RAW} → **{summary['review_below']}**",
+        f"- map: P = σ({weights['retrieval']} · retrieval + {weights['japanese']} · japanese + {weights['chinese']} · chinese "
+        f"+ {summary['bias']}); threshold {RETRIEVAL_THRESHOLD} → **{summary['thresholds']}**, review below {REVIEW_RAW} → "
+        f"**{summary['review_thresholds']}**",
         "", "| confidence bin | questions | mean confidence | share right |", "|---|---|---|---|",
         *[f"| {b['low']:.1f}–{b['high']:.1f} | {b['count']} | {b['confidence']:.3f} | {b['accuracy']:.3f} |" for b in summary["cv_reliability"]],
     ]

@@ -22,6 +22,7 @@ from bunko.rerank.evidence import hit_units, score_units
 from bunko.retrieve.key_terms import RARE_IDF, katakana_subject, key_terms, rare_key_terms, writes_word
 from bunko.schema import Chunk, Hit
 from bunko.text.analyzers import multilingual
+from bunko.text.languages import query_language
 
 
 @pytest.mark.parametrize(
@@ -136,8 +137,8 @@ def test_expected_calibration_error_of_an_overconfident_model() -> None:
 def test_packaged_model_matches_the_feature_list_and_orders_evidence_sensibly() -> None:
     model = ConfidenceModel.load()
     assert len(model.weights) == len(model.features) and set(model.features) <= set(FEATURES)
-    strong = AnswerFeatures(similarity=0.7, coverage=1.0, chunk_coverage=1.0, typed=1.0, key_terms=1.0, margin=0.3)
-    weak = AnswerFeatures(similarity=0.2, coverage=0.2, chunk_coverage=0.3, typed=-1.0, key_terms=0.0, margin=0.0)
+    strong = AnswerFeatures(similarity=0.7, coverage=1.0, chunk_coverage=1.0, typed=1.0, key_terms=1.0, margin=0.3, retrieval=0.9)
+    weak = AnswerFeatures(similarity=0.2, coverage=0.2, chunk_coverage=0.3, typed=-1.0, key_terms=0.0, margin=0.0, retrieval=0.1)
     assert model.probability(strong) > 0.5 > model.probability(weak)
 
 
@@ -177,29 +178,35 @@ def test_unset_threshold_is_the_grades_own(make_kb) -> None:
 
     fitted = Config()
     fitted.answer.confidence = "fitted"
-    assert make_kb(config=fitted, name="fitted").answerer.min_confidence == ConfidenceModel.load().threshold
+    assert make_kb(config=fitted, name="fitted").answerer.min_confidence() == ConfidenceModel.load().threshold
     raw = Config()
     raw.answer.confidence = "retrieval"
-    assert make_kb(config=raw, name="retrieval").answerer.min_confidence == 0.5
-    assert make_kb(config=raw, name="retrieval-review").answerer.review_below == 0.7
+    assert make_kb(config=raw, name="retrieval").answerer.min_confidence("ja") == 0.5
+    assert make_kb(config=raw, name="retrieval-review").answerer.review_below("zh") == 0.7
     calibration = ConfidenceModel.load(packaged_name=RETRIEVAL_CALIBRATION)
     default = make_kb(name="calibrated").answerer
-    assert default.min_confidence == calibration.threshold and default.review_below == calibration.review_below
+    for language in ("en", "ja", "zh"):
+        assert default.min_confidence(language) == calibration.threshold_for(language)
+        assert default.review_below(language) == calibration.review_below_for(language)
     chosen = Config()
     chosen.answer.min_confidence, chosen.answer.review_below = 0.2, 0.9
-    assert make_kb(config=chosen, name="chosen").answerer.min_confidence == 0.2
-    assert make_kb(config=chosen, name="chosen-review").answerer.review_below == 0.9
+    assert make_kb(config=chosen, name="chosen").answerer.min_confidence("ja") == 0.2  # a chosen threshold is every language's
+    assert make_kb(config=chosen, name="chosen-review").answerer.review_below("zh") == 0.9
 
 
-def test_the_packaged_calibration_is_increasing_and_maps_the_raw_thresholds() -> None:
-    """Increasing, so that mapping the threshold with the confidence keeps every decision of the raw grade."""
+@pytest.mark.parametrize("language", ["en", "ja", "zh"])
+def test_the_packaged_calibration_is_increasing_and_maps_the_raw_thresholds_in_each_language(language: str) -> None:
+    """Increasing, and each language's thresholds are the raw ones mapped, so that every decision of the raw grade is
+    kept while the confidence becomes a probability (the map shifts by the question's language)."""
     model = ConfidenceModel.load(packaged_name=RETRIEVAL_CALIBRATION)
-    assert model.features == ["retrieval"] and model.weights[0] > 0
-    raw = np.linspace(0.0, 1.0, 101)
-    mapped = [model.probability(AnswerFeatures(retrieval=r)) for r in raw]
+    assert model.features[0] == "retrieval" and model.weights[0] > 0
+    assert set(model.features) <= {"retrieval", "japanese", "chinese"}
+    marks = {"japanese": float(language == "ja"), "chinese": float(language == "zh")}
+    at = lambda raw: model.probability(AnswerFeatures(retrieval=raw, **marks))  # noqa: E731
+    mapped = [at(r) for r in np.linspace(0.0, 1.0, 101)]
     assert all(b > a for a, b in itertools.pairwise(mapped))
-    assert model.threshold == pytest.approx(model.probability(AnswerFeatures(retrieval=RETRIEVAL_THRESHOLD)), abs=1e-4)
-    assert model.review_below == pytest.approx(model.probability(AnswerFeatures(retrieval=REVIEW_BELOW)), abs=1e-4)
+    assert model.threshold_for(language) == pytest.approx(at(RETRIEVAL_THRESHOLD), abs=1e-4)
+    assert model.review_below_for(language) == pytest.approx(at(REVIEW_BELOW), abs=1e-4)
 
 
 CALIBRATION_QUESTIONS = [
@@ -225,7 +232,9 @@ def test_the_calibrated_grade_answers_and_abstains_exactly_where_the_raw_grade_d
         assert (calibrated.abstained, calibrated.text) == (raw.abstained, raw.text), question
         decisions.add(raw.abstained)
         if raw.confidence > 0 and raw.trace is not None and raw.trace.grade.answer_type != "table":
-            assert calibrated.confidence == pytest.approx(model.probability(AnswerFeatures(retrieval=raw.confidence)), abs=1e-3)
+            language = query_language(question)
+            marks = {"japanese": float(language == "ja"), "chinese": float(language == "zh")}
+            assert calibrated.confidence == pytest.approx(model.probability(AnswerFeatures(retrieval=raw.confidence, **marks)), abs=1e-3)
             assert calibrated.confidence < raw.confidence or raw.confidence < 0.2
     assert decisions == {True, False}, "the questions should include both answered and refused ones"
 

@@ -152,21 +152,20 @@ class Answerer:
         self.confidence = confidence or load_confidence(config.answer.confidence)
         self._kind_classifier: KindClassifier | None = None
 
-    @property
-    def min_confidence(self) -> float:
-        """The configured threshold, else the confidence model's own, else the raw retrieval grade's 0.5."""
+    def min_confidence(self, language: str = "en") -> float:
+        """The configured threshold, else the confidence model's own for a question in `language`, else the raw
+        retrieval grade's 0.5."""
         configured = self.config.answer.min_confidence
         if configured is not None:
             return configured
-        return self.confidence.threshold if self.confidence is not None else RETRIEVAL_THRESHOLD
+        return self.confidence.threshold_for(language) if self.confidence is not None else RETRIEVAL_THRESHOLD
 
-    @property
-    def review_below(self) -> float:
-        """The configured review threshold, else the confidence model's own, else the raw retrieval grade's 0.7."""
+    def review_below(self, language: str = "en") -> float:
+        """The configured review threshold, else the confidence model's own for `language`, else the raw grade's 0.7."""
         configured = self.config.answer.review_below
         if configured is not None:
             return configured
-        return self.confidence.review_below if self.confidence is not None else REVIEW_BELOW
+        return self.confidence.review_below_for(language) if self.confidence is not None else REVIEW_BELOW
 
     @property
     def kind_classifier(self) -> KindClassifier | None:
@@ -260,7 +259,8 @@ class Answerer:
         keys = key_terms(question, tokens)
         missing = [term for term in keys if not self.store.keyword_search([term], 1, filters)]
         verdict = grade_answer(
-            question, tokens, hits, scored, keys, missing, self.analyzer, weights, self.confidence, self.min_confidence,
+            question, tokens, hits, scored, keys, missing, self.analyzer, weights, self.confidence,
+            self.min_confidence(detect_language(question)),
             retrieved=result.hits[:k],
         )
         timings["grade"] = time.perf_counter() - started
@@ -645,7 +645,7 @@ class Answerer:
                 notices.append(note)
                 text = text + ("\n\n" if "\n" in text else " ") + note
         if policy == "regulated":
-            needs_review = confidence < self.review_below or bool(pipeline.removed)
+            needs_review = confidence < self.review_below(language) or bool(pipeline.removed)
             if not abstained:
                 dates = self._source_dates(sentences)
                 notices = regulated_notices(language, dates, needs_review)

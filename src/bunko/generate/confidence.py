@@ -15,7 +15,10 @@ and of the question:
 - ``key_terms``: share of the question's key terms (its named things) in the cited chunk;
 - ``margin``: how far the quoted unit leads the best unit of another document;
 - ``same_language``: the unit is in the question's language;
-- ``retrieval``: the retrieval grade of the top hits (the default grade's confidence).
+- ``retrieval``: the retrieval grade of the top hits (the default grade's confidence);
+- ``japanese`` / ``chinese``: the question's language. The retrieval grade reads lower for a question
+  made of CJK character bigrams than for an English one of the same standing, so the default map
+  shifts by language (fitted on hand-written questions that are not the evaluation set).
 
 A question whose key term occurs nowhere in the collection gets confidence 0:
 no passage can answer about a tool the documents never name.
@@ -43,7 +46,8 @@ import numpy as np
 
 from bunko.text.answer_types import CHECKABLE, AnswerType
 
-FEATURES = ("similarity", "coverage", "chunk_coverage", "typed", "key_terms", "margin", "same_language", "retrieval")
+FEATURES = ("similarity", "coverage", "chunk_coverage", "typed", "key_terms", "margin", "same_language", "retrieval", "japanese",
+            "chinese")
 """Everything the grade computes and traces; a model uses the subset it was fitted on (`ConfidenceModel.features`)."""
 FITTED_MODEL = "confidence_model.json"
 """The answer-feature model of ``[answer] confidence = "fitted"``."""
@@ -65,6 +69,9 @@ class AnswerFeatures:
     same_language: float = 1.0
     retrieval: float = 0.0
     """The retrieval grade's confidence (`bunko.generate.retrieval_grade`): the top hits' similarity and coverage."""
+    japanese: float = 0.0
+    chinese: float = 0.0
+    """The question's language (both 0 for English)."""
 
     def vector(self, names: Sequence[str] = FEATURES) -> np.ndarray:
         return np.array([getattr(self, name) for name in names], dtype=np.float64)
@@ -93,6 +100,14 @@ class ConfidenceModel:
         """Below this, a regulated answer asks for review: the raw grade's 0.7 on this model's scale, when the fit mapped it."""
         return float(self.meta.get("review_below", REVIEW_BELOW))  # type: ignore[arg-type]
 
+    def threshold_for(self, language: str) -> float:
+        """The threshold for a question in `language`: a map that shifts by language maps the raw grade's threshold
+        to a probability per language, so that its decisions stay the raw grade's in every language."""
+        return _per_language(self.meta.get("thresholds"), language, self.threshold)
+
+    def review_below_for(self, language: str) -> float:
+        return _per_language(self.meta.get("review_thresholds"), language, self.review_below)
+
     def probability(self, features: AnswerFeatures) -> float:
         z = self.bias + float(np.dot(np.asarray(self.weights), features.vector(self.features)))
         return 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
@@ -110,6 +125,10 @@ class ConfidenceModel:
 
     def to_json(self) -> str:
         return json.dumps({"features": self.features, "weights": self.weights, "bias": self.bias, "meta": self.meta}, indent=1, ensure_ascii=False)
+
+
+def _per_language(values: object, language: str, default: float) -> float:
+    return float(values[language]) if isinstance(values, dict) and language in values else default
 
 
 def fit_logistic(

@@ -57,6 +57,7 @@ def answer_features(
     best = best_unit(scored, question)
     chunk = hits[best.unit.hit_index].chunk
     chunk_tokens = set(analyzer(chunk.embed_text))
+    language = query_language(question)
     rivals = [s.score for s in scored if s.language == best.language and hits[s.unit.hit_index].chunk.source != chunk.source]
     margin = min(best.score - max(rivals), MAX_MARGIN) if rivals else MAX_MARGIN
     return AnswerFeatures(
@@ -66,8 +67,10 @@ def answer_features(
         typed=typed_feature(question_type(question), best.typed),
         key_terms=keyword_coverage(keys, chunk_tokens, weights) if keys else 1.0,
         margin=margin,
-        same_language=float(best.language == query_language(question)),
+        same_language=float(best.language == language),
         retrieval=retrieval,
+        japanese=float(language == "ja"),
+        chinese=float(language == "zh"),
     )
 
 
