@@ -32,7 +32,7 @@ from bunko.text.analyzers import Analyzer, identifiers
 from bunko.text.answer_types import CHECKABLE, AnswerType, holds_type, question_type, wants_quantity
 from bunko.text.languages import query_language, text_language
 from bunko.text.questions import quoted_phrases
-from bunko.text.units import CODE, ROW, Unit
+from bunko.text.units import CODE, PROSE, ROW, Unit
 
 _LEAD_IN = re.compile(r"[:：]\s*$|次のとおり|以下のとおり|下記|如下|以下(?:几|各)|as follows|the following", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
@@ -51,7 +51,9 @@ TYPE_PENALTY = 0.15
 CODE_BONUS = 0.05
 """Commands and options are written in code blocks; for those questions a code line is the likelier answer."""
 LANGUAGE_BONUS = 0.1
-"""Same-language evidence wins over a translation of similar score; a better unit in another language still wins."""
+"""Same-language evidence wins over a translation of similar score; a better unit in another language still wins.
+A sentence is judged by its own letters (a translated page keeps some paragraphs in English, and a page judged
+English may hold the one translated sentence that answers); a code block or table row takes its chunk's language."""
 QUOTED_BONUS = 0.3
 """Times the share of the question's quoted phrases the unit (with its heading) writes: the asker quoted a label or
 message as the document shows it (“管理者 DN”), so the row or line that holds it is where its answer stands."""
@@ -212,7 +214,7 @@ def score_units(
         if unit.kind == CODE and kind in (AnswerType.COMMAND, AnswerType.OPTION):
             score += CODE_BONUS
         score += KEY_TERM_BONUS * key_share.get(unit.hit_index, 0.0)
-        language = languages[unit.hit_index]
+        language = languages[unit.hit_index] if unit.kind != PROSE else text_language(unit.text)
         if language == asked_language:
             score += LANGUAGE_BONUS
         scored.append(ScoredUnit(unit, float(similarity), coverage, score, typed, language, names_subject.get(unit.hit_index, True)))
