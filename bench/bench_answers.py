@@ -1,7 +1,9 @@
 """Answer quality and speed on the samples' golden set (63 questions in ja/zh/en, 13 with no answer).
 
     python bench/bench_answers.py                    # extractive generator, light and no rerank
-    python bench/bench_answers.py --debian ~/.cache/bunko-evalsets/debian-reference/runs/REV-*-html
+    python bench/bench_answers.py --debian ~/.cache/bunko-evalsets/debian-reference/runs/REV-*-html [HANDBOOK_RUN]
+    (HANDBOOK_RUN: a folder named …handbook… holding questions.jsonl of bench/evalsets/debian-handbook-qa and the .bunko
+    collection of its pages)
                                                      # … and the Debian Reference QA set under both grades
     BUNKO_BENCH_OPENAI_URL=http://127.0.0.1:8000/v1 BUNKO_BENCH_OPENAI_MODEL=qwen2.5-7b-instruct \\
         python bench/bench_answers.py                # … and an OpenAI-compatible server
@@ -193,10 +195,15 @@ def markdown(report: dict[str, Any]) -> str:
         lines += [f"Skipped: {report['skipped']}", ""]
     for run in report.get("real_documents", []):
         metrics = list(next(iter(run["summary"].values())))
-        lines += [f"## Real documents: Debian Reference QA, {run['scope']} ({run['settings']})", "",
-                  "Hand-written questions (`../shared/evalsets/debian-reference-qa/`), collection built by its `run.sh`."
-                  + (" In-sample for the fitted grade, whose training included these questions: its cross-validated"
-                     " figures are in `confidence.md`." if run["settings"]["confidence"] == "fitted" else ""), "",
+        handbook = "handbook" in run["scope"]
+        lines += [f"## Real documents: {'Debian Administrator' + chr(39) + 's Handbook QA' if handbook else 'Debian Reference QA'}, "
+                  f"{run['scope']} ({run['settings']})", "",
+                  ("Hand-written questions (`bench/evalsets/debian-handbook-qa/`, the calibration's training set), collection of "
+                   "its pages in en/ja/zh." if handbook else
+                   "Hand-written questions (`../shared/evalsets/debian-reference-qa/`), collection built by its `run.sh`; "
+                   "no fit has seen them.")
+                  + (" In-sample for the fitted and calibrated grades, whose training included these questions: their"
+                     " cross-validated figures are in `confidence.md`." if handbook else ""), "",
                   "| group | " + " | ".join(metrics) + " |", "|---" * (len(metrics) + 1) + "|"]
         lines += [f"| {name} | " + " | ".join(str(v) for v in values.values()) + " |" for name, values in run["summary"].items()]
         lines.append("")
@@ -214,7 +221,7 @@ def real_document_runs(run_dirs: list[Path]) -> list[dict[str, Any]]:
             with Bunko(run_dir / ".bunko", create=False) as kb:
                 kb.config.answer.confidence = grade  # type: ignore[assignment]
                 kb.config.answer.min_confidence = None
-                settings = {"confidence": grade, "min_confidence": kb.answerer.min_confidence}
+                settings = {"confidence": grade, "min_confidence": kb.answerer.min_confidence()}
                 runs.append({"scope": run_dir.name, "settings": settings, "summary": summarize(ask_all(kb, questions))})
     return runs
 

@@ -23,9 +23,11 @@ from typing import Any
 
 from bunko import Bunko
 from bunko.evaluate.metrics import fact_match
+from bunko.evaluate.relevance import source_matches
 
 RESULTS = Path(__file__).resolve().parents[1] / "bench" / "results"
-FILE_LANGUAGE = {"en": ".en.", "ja": ".ja.", "zh": ".zh-cn."}
+FILE_LANGUAGE = {"en": (".en.", "/en/"), "ja": (".ja.", "/ja/"), "zh": (".zh-cn.", "/zh/")}
+"""How a file of each language is named: chNN.LANG.html (Debian Reference) or html/LANG/page.html (the Handbook set)."""
 
 
 def ask_all(kb: Bunko, questions: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -36,14 +38,14 @@ def ask_all(kb: Bunko, questions: list[dict[str, Any]]) -> list[dict[str, Any]]:
         started = time.perf_counter()
         answer = kb.ask(q["question"])
         seconds = time.perf_counter() - started
-        cited = [Path(c.source).name for s in answer.sentences for c in s.citations]
+        cited = [c.source for s in answer.sentences for c in s.citations]
         language = q["tags"]["lang"]
         rows.append({
             "id": q["id"], "lang": language, "type": q["tags"]["type"], "absent": expected is None,
             "abstained": answer.abstained, "confidence": answer.confidence, "seconds": seconds,
             "fact": bool(not answer.abstained and expected and fact_match(answer.text, expected)),
-            "cited_relevant": bool(cited) and any(c in set(q.get("relevant_sources") or []) for c in cited),
-            "same_language": all(FILE_LANGUAGE[language] in c for c in cited) if cited else None,
+            "cited_relevant": bool(cited) and any(source_matches(c, r) for c in cited for r in q.get("relevant_sources") or []),
+            "same_language": all(any(mark in c for mark in FILE_LANGUAGE[language]) for c in cited) if cited else None,
             "answer": answer.text,
             "timings": stage_seconds(answer),
         })
