@@ -201,6 +201,9 @@ class Signals:
     """The cosine computed for a chunk that dense search did not return."""
     language: float | None = None
     """1 when the chunk is in the preferred language, 0 when not; None when no language was preferred."""
+    translation: float | None = None
+    """1 when the chunk's document only translates another candidate's in the question's language, and was ranked
+    below it for that (`retrieve/fusion.py`); None otherwise."""
     fusion: RankSignal | None = None
     mmr_rank: float | None = None
     mmr_lambda: float | None = None
@@ -230,6 +233,8 @@ class Signals:
             out["similarity"] = {"score": self.similarity}
         if self.language is not None:
             out["language"] = {"score": self.language}
+        if self.translation is not None:
+            out["translation"] = {"score": self.translation}
         if self.fusion is not None:
             out["fusion"] = self.fusion.to_dict()
         if self.mmr_rank is not None:

@@ -99,3 +99,5 @@ def test_the_page_in_the_questions_language_ranks_above_its_translations(
     demoted = {Path(h.chunk.source).stem for h in kb.searcher.search(QUESTIONS[lang], k=8).hits
                if plain[h.chunk.chunk_id] - preferred[h.chunk.chunk_id] == pytest.approx(penalty)}
     assert demoted == {f"hostname-{other}" for other in HOSTNAME if other != lang}
+    flagged = {Path(h.chunk.source).stem for h in kb.searcher.search(QUESTIONS[lang], k=8).hits if h.signals.translation == 1.0}
+    assert flagged == demoted  # the trace and --explain say why they rank lower

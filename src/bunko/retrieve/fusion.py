@@ -92,6 +92,8 @@ def coverage_fusion(
         same_language = float(language is not None and languages is not None and languages.get(chunk_id) == language)
         if language is not None and languages is not None:
             chunk_signals.language = same_language
+        if chunk_id in translated:
+            chunk_signals.translation = 1.0
         fused[chunk_id] = (
             weights.get("dense", 1.0) * similarity + weights.get("keyword", 1.0) * evidence + weights.get("document", 0.0) * document
             + weights.get("document_similarity", 0.0) * document_similarity + weights.get("language", 0.0) * same_language
