@@ -51,10 +51,8 @@ def test_a_translation_is_the_mutually_closest_document_of_its_language_above_th
     assert translation_pairs(centroids, np.asarray([1, 4]), languages, en) == []  # nothing in the question's language
 
 
-@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
-def test_the_store_tells_which_candidates_translate_a_page_in_the_questions_language(
-    make_kb: Callable[..., Bunko], tmp_path: Path, lang: str
-) -> None:
+def _hostname_pages_and_a_chinese_sla(make_kb: Callable[..., Bunko], tmp_path: Path) -> Bunko:
+    """One page in three languages and a page in Chinese only, ingested."""
     docs = tmp_path / "docs"
     docs.mkdir()
     for language, text in HOSTNAME.items():
@@ -62,6 +60,14 @@ def test_the_store_tells_which_candidates_translate_a_page_in_the_questions_lang
     (docs / "sla-zh.md").write_text(SLA_ZH, encoding="utf-8")
     kb = make_kb()
     assert kb.ingest(docs).ok
+    return kb
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
+def test_the_store_tells_which_candidates_translate_a_page_in_the_questions_language(
+    make_kb: Callable[..., Bunko], tmp_path: Path, lang: str
+) -> None:
+    kb = _hostname_pages_and_a_chinese_sla(make_kb, tmp_path)
     chunks = {h.chunk.chunk_id: Path(h.chunk.source).stem for h in kb.searcher.search("hostnamectl 2", mode="keyword", k=20).hits}
     assert set(chunks.values()) == {"hostname-en", "hostname-ja", "hostname-zh", "sla-zh"}
     tokens = kb.searcher.analyzer("hostnamectl /etc/hostname")
@@ -79,13 +85,7 @@ QUESTIONS = {"en": "How do I change the host name?", "ja": "ホスト名を変�
 def test_the_page_in_the_questions_language_ranks_above_its_translations(
     make_kb: Callable[..., Bunko], tmp_path: Path, lang: str
 ) -> None:
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    for language, text in HOSTNAME.items():
-        (docs / f"hostname-{language}.md").write_text(text, encoding="utf-8")
-    (docs / "sla-zh.md").write_text(SLA_ZH, encoding="utf-8")
-    kb = make_kb()
-    assert kb.ingest(docs).ok
+    kb = _hostname_pages_and_a_chinese_sla(make_kb, tmp_path)
     for group_by in ("chunk", "document"):
         hits = kb.searcher.search(QUESTIONS[lang], k=4, group_by=group_by).hits
         assert Path(hits[0].chunk.source).stem == f"hostname-{lang}", group_by
