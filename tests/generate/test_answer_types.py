@@ -32,6 +32,13 @@ from bunko.text.units import CODE, PROSE, ROW, split_typed_units
         ("Which chapter explains package management?", AnswerType.WHICH_DOCUMENT),
         ("パッケージ管理はどの章で説明されていますか？", AnswerType.WHICH_DOCUMENT),
         ("哪一章介绍软件包管理？", AnswerType.WHICH_DOCUMENT),
+        ("Which easy-rsa subcommand writes the Diffie-Hellman parameters?", AnswerType.COMMAND),
+        ("Diffie-Hellman の鍵ファイルを作る easy-rsa のサブコマンドは？", AnswerType.COMMAND),
+        ("哪个 easy-rsa 子命令生成 Diffie-Hellman 文件？", AnswerType.COMMAND),
+        ("Which apt-get option downloads only?", AnswerType.OPTION),
+        ("adduser の設定ファイルでテンプレートユーザを指定する変数の名前は?", AnswerType.OPTION),
+        ("adduser 的配置文件里指定模板用户的变量叫什么？", AnswerType.OPTION),
+        ("Which adduser.conf variable names the template user?", AnswerType.OPTION),
     ],
 )
 def test_question_type_in_three_languages(question: str, kind: AnswerType) -> None:
@@ -56,6 +63,23 @@ def test_question_type_in_three_languages(question: str, kind: AnswerType) -> No
 )
 def test_unit_holds_the_answer_kind(text: str, kind: AnswerType, holds: bool) -> None:
     assert holds_type(text, kind) is holds
+
+
+@pytest.mark.parametrize(
+    ("text", "holds"),
+    [
+        ("Indicate the template user's name in the QUOTAUSER variable of /etc/adduser.conf.", True),
+        ("/etc/adduser.conf ファイルの QUOTAUSER 変数にテンプレートユーザの名前をいれます。", True),
+        ("在 /etc/adduser.conf 文件的 QUOTAUSER 变量中填写模板用户的名字。", True),
+        ("Lower the vm.swappiness setting to keep pages in memory.", True),
+        ("This setting makes adduser apply quotas to every new user.", False),
+        ("この設定ファイルは、新しいユーザにクォータを課すために使われます。", False),
+        ("这个配置文件用于给新用户自动设置配额。", False),
+    ],
+)
+def test_a_sentence_that_calls_a_name_a_variable_answers_an_option_question(text: str, holds: bool) -> None:
+    """The setting is written as a plain name the sentence calls a variable, without a dash, ``=`` or underscore."""
+    assert holds_type(text, AnswerType.OPTION, question="Which adduser.conf variable names the template user?") is holds
 
 
 @pytest.mark.parametrize(

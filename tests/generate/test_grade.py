@@ -296,12 +296,31 @@ def test_a_quantity_question_is_refused_when_the_quoted_passage_states_no_such_q
 
 
 @pytest.mark.parametrize(
+    ("question", "pattern"),
+    [
+        ("What is the reverse zone for the 192.168.x.x LAN in the Falcot bind setup?", "192.168.x.x"),
+        ("Falcot の bind で 192.168.x.x の逆引きゾーンの名前は？", "192.168.x.x"),
+        ("Falcot 的 bind 里 10.0.* 网段的反向区域叫什么？", "10.0.*"),
+    ],
+)
+def test_a_wildcard_pattern_is_not_a_key_term(question: str, pattern: str) -> None:
+    """A passage writes one address of the pattern (168.192.in-addr.arpa), never "192.168.x.x": requiring the pattern
+    refused an answerable question as ``key_term_absent``."""
+    tokens = multilingual(question)
+    assert "falcot" in key_terms(question, tokens)
+    assert not any(pattern in term for term in key_terms(question, tokens))
+
+
+@pytest.mark.parametrize(
     ("question", "keys", "examples"),
     [
         ("How can I give GNU gettext a fallback list of languages, e.g. Portuguese first, then Spanish?", ["gnu"], ["portuguese", "spanish"]),
         ("Which tools, such as Rsync or Unison, can sync two folders on Debian?", ["debian"], ["rsync", "unison"]),
         ("ロケール (例えば ja_JP.UTF-8 など) を GNOME で設定するには？", ["gnome"], ["ja_jp.utf-8", "ja_jp"]),
         ("比如 Mozc 这样的输入法，怎么在 fcitx5 里配置？", ["fcitx5"], ["mozc"]),
+        ("像 Mozc 这样的输入法，怎么在 fcitx5 里配置？", ["fcitx5"], ["mozc"]),
+        ("Mozc のような入力メソッドを fcitx5 で設定するには？", ["fcitx5"], ["mozc"]),
+        ("像 /tmp 这样所有人都能写的目录，靠哪个权限位只让用户删除自己的文件？", [], ["tmp"]),
     ],
 )
 def test_names_in_an_example_the_question_gives_need_not_be_in_the_evidence(question: str, keys: list[str], examples: list[str]) -> None:

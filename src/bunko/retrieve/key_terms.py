@@ -22,11 +22,15 @@ _DOTTED_NAME = re.compile(r"[a-z][a-z0-9-]*(?:[._][a-z0-9]{2,})+")
 _EXAMPLE = re.compile(
     r"\be\.\s?g\.[^?？!。)]*|\b(?:for example|for instance|such as)\s[^?？!.。,;)]*"
     r"|(?:例えば|たとえば|例:|例：)[^、。？?)）]*|[^、，。？?\s(（]*など"
-    r"|(?:比如|例如|譬如)[^，。？?)）]*|[^、，。？?\s(（]*等(?=[，。？?\s)）])",
+    r"|(?:比如|例如|譬如)[^，。？?)）]*|[^、，。？?\s(（]*等(?=[，。？?\s)）])"
+    r"|[^、，。？?\s(（]*\s?(?:のような|みたいな)|像[^，。？?)）]{1,40}?(?:这样|那样|一样)",
     re.IGNORECASE,
 )
-"""An example the question gives ("e.g. Portuguese first, then Spanish", 例えば日本語, 比如中文): its names illustrate
-what is asked and need not appear in the passage that answers it."""
+"""An example the question gives ("e.g. Portuguese first, then Spanish", 例えば日本語, 比如中文, Mozc のような,
+像 /tmp 这样): its names illustrate what is asked and need not appear in the passage that answers it."""
+_PLACEHOLDER = re.compile(r"[._:-](?:x+|\*)(?=$|[._:-])", re.IGNORECASE)
+"""A part written as a wildcard after the first ("192.168.x.x", "2.6.x", "10.0.*"): the term is a pattern standing for
+many names, and a passage writes one of them (192.168.0.0/16, 168.192.in-addr.arpa), never the pattern."""
 
 
 def outside_examples(question: str) -> str:
@@ -53,7 +57,7 @@ def key_terms(question: str, tokens: Sequence[str], examples: bool = True) -> li
     present = set(tokens)
     asked = question if examples else outside_examples(question)
     illustrations = set(_LATIN_WORD.findall(question.casefold())) - set(_LATIN_WORD.findall(asked.casefold())) if not examples else set()
-    found: list[str] = [t for t in identifiers(list(tokens)) if t not in illustrations]
+    found: list[str] = [t for t in identifiers(list(tokens)) if t not in illustrations and not _PLACEHOLDER.search(t)]
     cjk_question = has_ja_zh(question)
     for match in _LATIN_WORD.finditer(asked):
         at_start = not asked[: match.start()].strip() or asked[: match.start()].rstrip()[-1:] in ".?!"

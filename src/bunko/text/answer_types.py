@@ -45,19 +45,19 @@ class AnswerType(StrEnum):
 # ("which file does the command … read" asks for a path, "which package provides the command" for a package).
 _QUESTION_PATTERNS: list[tuple[AnswerType, str]] = [
     (AnswerType.WHICH_DOCUMENT, r"\bwhich (?:chapter|section|document|page|part)\b|どの(?:章|節|文書|資料|ページ)|第?何章|哪(?:一|个)?(?:章|节|部分|文档|页)"),
-    (AnswerType.PACKAGE, r"\b(?:which|what) (?:\w+ ){0,2}package\b|\bpackage (?:provides|gives|contains)\b"
+    (AnswerType.PACKAGE, r"\b(?:which|what) (?:[\w.-]+ ){0,2}package\b|\bpackage (?:provides|gives|contains)\b"
                          r"|どの(?:\w{0,4})?パッケージ|何という(?:\w{0,4})?パッケージ|パッケージ(?:は|名は)(?:何|どれ)|パッケージ名|パッケージ(?:は|名は)?(?:ですか)?[？?]\s*$"
                          r"|哪个(?:\w{0,4})?(?:软件)?包|什么(?:软件)?包|软件包(?:是|叫)什么|包名"),
-    (AnswerType.PATH, r"\b(?:which|what) (?:\w+ ){0,2}(?:file|files|directory|folder|path|config(?:uration)? file)\b|\bwhere (?:does|do|is|are|can)\b.*\b(?:keep|store|stored|save|saved|kept|located|live|put|written|log)\b"
+    (AnswerType.PATH, r"\b(?:which|what) (?:[\w.-]+ ){0,2}(?:file|files|directory|folder|path|config(?:uration)? file)\b|\bwhere (?:does|do|is|are|can)\b.*\b(?:keep|store|stored|save|saved|kept|located|live|put|written|log)\b"
                       r"|どの(?:\w{0,6})?(?:ファイル|ディレクトリ|フォルダ|パス)|何という(?:ファイル|ディレクトリ)|(?:ファイル|ディレクトリ|パス)(?:は|名は)(?:どこ|何|どれ)|(?:ファイル|ディレクトリ|パス)(?:は|名は)?[？?]\s*$|どこに(?:保存|置|記録|格納)"
                       r"|哪个(?:\w{0,4})?(?:文件|目录|路径)|什么(?:文件|目录|路径)|在哪(?:个|里)?(?:文件|目录)|(?:存放|保存|记录)在哪"),
-    (AnswerType.OPTION, r"\b(?:which|what) (?:\w+ ){0,2}(?:option|flag|switch|parameter|directive|setting|argument|variable|boot parameter)s?\b|\bwhat (?:should|must|do) i (?:pass|give|specify|set|add)\b"
-                        r"|オプション|パラメ[ーー]?タ[ーー]?|引数|設定項目|ディレクティブ|環境変数|何を(?:渡|指定|付け|設定)"
-                        r"|选项|参数|加什么|指定什么|设置什么|环境变量|哪个变量"),
-    (AnswerType.COMMAND, r"\b(?:which|what) (?:\w+ ){0,2}(?:command|tool|program|utility|invocation)s?\b|\bhow (?:do|can|should) i\b|\bhow to\b"
+    (AnswerType.OPTION, r"\b(?:which|what) (?:[\w.-]+ ){0,2}(?:option|flag|switch|parameter|directive|setting|argument|variable|boot parameter)s?\b|\bwhat (?:should|must|do) i (?:pass|give|specify|set|add)\b"
+                        r"|オプション|パラメ[ーー]?タ[ーー]?|引数|設定項目|ディレクティブ|変数|何を(?:渡|指定|付け|設定)"
+                        r"|选项|参数|加什么|指定什么|设置什么|变量"),
+    (AnswerType.COMMAND, r"\b(?:which|what) (?:[\w.-]+ ){0,2}(?:(?:sub)?command|tool|program|utility|invocation)s?\b|\bhow (?:do|can|should) i\b|\bhow to\b"
                          r"|コマンド|ツール|プログラム|どう(?:書|打|入力|実行|すれば|やって)|どのように|方法"
                          r"|命令|工具|程序|怎么|怎样|如何|用什么(?!格式|编码|字符集|语言|协议|算法|文件系统)|什么办法"),
-    (AnswerType.VALUE, r"\bhow (?:many|much|long|often|large|big)\b|\b(?:which|what) (?:\w+ ){0,2}(?:value|number|port|address|size|limit|group|encoding|level|priority|name|month)\b|\bdefault\b"
+    (AnswerType.VALUE, r"\bhow (?:many|much|long|often|large|big)\b|\b(?:which|what) (?:[\w.-]+ ){0,2}(?:value|number|port|address|size|limit|group|encoding|level|priority|name|month)\b|\bdefault\b"
                        rf"|{SHORTCUT_NAMES}"
                        r"|いくつ|何(?:日|回|人|件|年|月|時間|分|秒|個|%|％|バイト|番)|どのくらい|どれくらい|値|ポート|アドレス|グループ|エンコーディング|文字コード|何％|(?:どの|何の?)(?:形式|フォーマット)"
                        r"|多少|几|多长|多久|多大|哪(?:个|种)(?:端口|组|值|编码|格式)|什么(?:端口|组|值|编码|格式)|端口|默认"),
@@ -134,6 +134,13 @@ _CALLED_PROGRAM = re.compile(
 """A name an English sentence calls a command, program or tool ("the mount command", "an aa-unconfined command",
 "update-inetd script"; not "the following command"), or that a Japanese or Chinese sentence defines as one
 ("logrotate はログファイルの循環を担当しているプログラム", "apt-get 是一个命令行工具")."""
+_NAMED_SETTING = re.compile(
+    r"\b([A-Z][A-Z0-9_]{2,}|[A-Za-z]\w*(?:[._]|::)[\w.:]+)\s+(?:variable|setting|directive|parameter)s?\b"
+    r"|([A-Za-z][\w.:-]*)\s?(?:変数|变量|ディレクティブ|指令|パラメータ)"
+)
+"""A name a sentence calls a variable, setting or directive ("the QUOTAUSER variable", "QUOTAUSER 変数", "LANG 变量"):
+the setting an option question asks for, written without the dash, ``=`` or underscore `_OPTION` knows it by. In
+English only a name-shaped word counts (capitals, a dot, ``::``), so "this setting" names nothing."""
 _LATIN_RUN = re.compile(r"[A-Za-z][\w.+-]*")
 _COMMAND_CELL = re.compile(r"[a-z][\w.+-]*(?:\s+[^\s/]+)+")
 """A table cell holding a command line: a lower-case program name and arguments ("aptitude safe-upgrade",
@@ -148,9 +155,9 @@ def _command_cells(row: str) -> list[str]:
     return [c for c in cells if _COMMAND_CELL.fullmatch(c) and _COMMAND_ARGUMENT.search(c.split(None, 1)[1])]
 
 
-def _called_programs(text: str) -> list[str]:
-    """The names `_CALLED_PROGRAM` finds, without the words around them."""
-    return [next(name for name in m.groups() if name) for m in _CALLED_PROGRAM.finditer(text)]
+def _named(pattern: re.Pattern[str], text: str) -> list[str]:
+    """The names `pattern` (`_CALLED_PROGRAM`, `_NAMED_SETTING`) finds, without the words around them."""
+    return [next(name for name in m.groups() if name) for m in pattern.finditer(text)]
 
 
 def _new(spans: list[str], question: str) -> bool:
@@ -178,7 +185,7 @@ def holds_type(text: str, kind: AnswerType, code: bool = False, question: str = 
     if kind is AnswerType.PATH:
         return _new(_found(_PATH, text), question)
     if kind is AnswerType.OPTION:
-        return _new(_found(_OPTION, text), question)
+        return _new(_found(_OPTION, text) + _named(_NAMED_SETTING, text), question)
     if kind is AnswerType.VALUE:
         values = _found(_NUMBER, _NOT_A_VALUE.sub(" ", text))
         if wants_quantity(question):
@@ -187,7 +194,7 @@ def holds_type(text: str, kind: AnswerType, code: bool = False, question: str = 
         return _new(values + _latin_words_in_cjk(text) + _found(_OPTION, text), question)
     if kind is AnswerType.COMMAND:
         return code or bool(_PROMPT_LINE.search(text)) or _new(
-            _found(_NAMED_PROGRAM, text) + _found(_OPTION, text) + _found(_PROGRAM_REFERENCE, text) + _called_programs(text)
+            _found(_NAMED_PROGRAM, text) + _found(_OPTION, text) + _found(_PROGRAM_REFERENCE, text) + _named(_CALLED_PROGRAM, text)
             + (_command_cells(text) if row else []), question,
         )
     if kind is AnswerType.PACKAGE:
