@@ -73,9 +73,37 @@ def test_role_main_marks_the_content_and_comments_are_not_text(tmp_path: Path) -
     """Pins the typed rewrite of the content-root lookup (find(role=...)) and of the child filter."""
     path = tmp_path / "role.html"
     path.write_text('<html><body><div>Site banner</div><div role="main"><p>Body <!-- hidden note -->text</p>'
-                    '<div class="sidebar">Side</div></div></body></html>', encoding="utf-8")
+                    '<div class="sidebar"><a href="/side">Side</a></div></div></body></html>', encoding="utf-8")
     doc = HtmlParser().parse(path, path.name, "text/html")
     assert [(e.kind, e.text) for e in doc.elements] == [("paragraph", "Body text")]
+
+
+SIDEBAR_NOTES = {
+    "en": ("DEBIAN POLICY Register a server in /etc/inetd.conf",
+           "Packages must not edit /etc/inetd.conf themselves; they register their server with update-inetd."),
+    "ja": ("DEBIAN POLICY /etc/inetd.conf へのサーバの登録",
+           "パッケージは /etc/inetd.conf を直接書き換えず、update-inetd を使ってサーバを登録します。"),
+    "zh": ("DEBIAN POLICY 在 /etc/inetd.conf 中注册服务",
+           "软件包不能自行修改 /etc/inetd.conf，而应使用 update-inetd 注册其服务。"),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
+def test_a_sidebar_of_prose_is_content_and_a_sidebar_of_links_is_navigation(tmp_path: Path, lang: str) -> None:
+    """A manual's sidebars (DocBook's NOTE / TIP / POLICY boxes, <aside> notes) hold facts written nowhere else; a
+    site's sidebar is a list of links."""
+    title, note = SIDEBAR_NOTES[lang]
+    path = tmp_path / f"{lang}.html"
+    path.write_text(
+        f'<html><body><div class="sidebar"><ul><li><a href="/a">Home</a></li><li><a href="/b">Index of packages</a></li></ul></div>'
+        f'<div class="book"><p>inetd</p><div class="sidebar"><p class="title">{title}</p><div class="para">{note}</div>'
+        f'<aside class="sidebar"><p>{note}</p></aside></div>'
+        f'<aside><p>{note} <a href="/inetd">inetd</a></p></aside>'
+        f'<aside role="complementary"><a href="/related">Related pages</a></aside></div></body></html>',
+        encoding="utf-8",
+    )
+    texts = [e.text for e in HtmlParser().parse(path, path.name, "text/html").elements]
+    assert texts == ["inetd", title, note, note, f"{note} inetd"]
 
 
 def test_shift_jis_page_declared_by_meta_charset(tmp_path: Path) -> None:

@@ -1,7 +1,10 @@
 """HTML through BeautifulSoup (lxml): the page's main content as headings, paragraphs, lists, tables.
 
-Navigation, headers, footers, sidebars, scripts and forms are dropped before
-anything is read, because a search hit in a site menu cites nothing useful.
+Navigation, headers, footers, scripts and forms are dropped before anything
+is read, because a search hit in a site menu cites nothing useful. A sidebar
+(<aside>, role="complementary", class "sidebar") is dropped only when it is
+mostly links: a manual's sidebars are its NOTE, TIP and POLICY boxes, prose
+that is often the only place a fact is written.
 When the page marks its content (<main>, <article>, role="main") only that is
 read. Links keep their text in place (the reader's words) and their targets
 in meta["links"]. The walker is shared with the mail parser for HTML bodies.
@@ -24,9 +27,13 @@ from bunko.parse.tables import table_markdown, table_meta
 from bunko.schema import ElementKind, ErrorCode, ParsedDocument
 from bunko.text.scripts import is_unspaced
 
-_DROP_TAGS = ("script", "style", "noscript", "template", "nav", "aside", "form", "iframe", "svg", "button", "select", "input", "head")
-_DROP_ROLES = {"navigation", "banner", "contentinfo", "complementary", "search"}
-_DROP_NAMES = re.compile(r"(?:^|[\s_-])(nav|navbar|menu|footer|sidebar|breadcrumbs?|cookie|advert|ads|social|share|skip-link)(?:$|[\s_-])", re.IGNORECASE)
+_DROP_TAGS = ("script", "style", "noscript", "template", "nav", "form", "iframe", "svg", "button", "select", "input", "head")
+_DROP_ROLES = {"navigation", "banner", "contentinfo", "search"}
+_DROP_NAMES = re.compile(r"(?:^|[\s_-])(nav|navbar|menu|footer|breadcrumbs?|cookie|advert|ads|social|share|skip-link)(?:$|[\s_-])", re.IGNORECASE)
+_ASIDE_NAMES = re.compile(r"(?:^|[\s_-])(sidebar|aside)(?:$|[\s_-])", re.IGNORECASE)
+LINK_SHARE = 0.5
+"""An aside whose text is at least this share link text is navigation (a site's menu, "related pages"), as
+readability tools judge it; below it, the aside is the document's own prose."""
 _BLOCKS = {"p", "div", "section", "article", "main", "header", "footer", "ul", "ol", "dl", "table", "pre", "blockquote",
            "figure", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "br", "li", "body", "html", "center", "details", "summary", "address"}
 _META_CHARSET = re.compile(rb"<meta[^>]+charset=[\"']?([A-Za-z0-9_.:-]+)", re.IGNORECASE)
@@ -68,13 +75,29 @@ def decode_html(data: bytes, source: str) -> tuple[str, str]:
     return decode_text(data, source)
 
 
+def _names(tag: Tag) -> str:
+    return " ".join([*tag.get_attribute_list("class"), str(tag.get("id") or "")])
+
+
 def _junk(tag: Tag) -> bool:
     if tag.name in _DROP_TAGS:
         return True
     if (tag.get("role") or "") in _DROP_ROLES or tag.has_attr("hidden") or tag.get("aria-hidden") == "true":
         return True
-    names = " ".join([*tag.get_attribute_list("class"), str(tag.get("id") or "")])
+    names = _names(tag)
     return bool(names and _DROP_NAMES.search(names))
+
+
+def _aside(tag: Tag) -> bool:
+    """A sidebar: <aside>, role="complementary", or a class or id naming one (DocBook writes <div class="sidebar">)."""
+    return tag.name == "aside" or tag.get("role") == "complementary" or bool(_ASIDE_NAMES.search(_names(tag)))
+
+
+def _navigation(aside: Tag) -> bool:
+    """Whether a sidebar is page furniture: no text, or mostly the text of its links."""
+    text = len(aside.get_text(strip=True))
+    links = sum(len(a.get_text(strip=True)) for a in aside.find_all("a"))
+    return text == 0 or links >= LINK_SHARE * text
 
 
 def content_root(soup: BeautifulSoup, source: str = "", max_depth: int | None = None) -> Tag:
@@ -88,17 +111,19 @@ def content_root(soup: BeautifulSoup, source: str = "", max_depth: int | None = 
     limit = current_limits().max_depth if max_depth is None else max_depth
     junk: list[Tag] = []
     first: dict[str, Tag] = {}
-    stack: list[tuple[Tag, int]] = [(soup, 0)]
+    stack: list[tuple[Tag, int, bool]] = [(soup, 0, False)]
     while stack:
-        tag, depth = stack.pop()
+        tag, depth, in_aside = stack.pop()
         children = [c for c in tag.contents if isinstance(c, Tag)]
         for child in reversed(children):  # pushed reversed: popped in document order, so "first" is first
-            if _junk(child):
+            # A sidebar kept as prose keeps the sidebars inside it unmeasured: each text is measured once.
+            aside = not in_aside and _aside(child)
+            if _junk(child) or (aside and _navigation(child)):
                 junk.append(child)
                 continue
             if depth + 1 > limit:
                 raise over_limit(ErrorCode.TOO_COMPLEX, source or "the page", "HTML nesting depth", depth + 1, "max_depth", at_least=True)
-            stack.append((child, depth + 1))
+            stack.append((child, depth + 1, in_aside or aside))
         if tag is not soup:
             key = "role=main" if tag.get("role") == "main" else ""
             for name in (tag.name, key):

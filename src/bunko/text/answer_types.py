@@ -55,7 +55,8 @@ _QUESTION_PATTERNS: list[tuple[AnswerType, str]] = [
                         r"|オプション|パラメ[ーー]?タ[ーー]?|引数|設定項目|ディレクティブ|変数|何を(?:渡|指定|付け|設定)"
                         r"|选项|参数|加什么|指定什么|设置什么|变量"),
     (AnswerType.COMMAND, r"\b(?:which|what) (?:[\w.-]+ ){0,2}(?:(?:sub)?command|tool|program|utility|invocation)s?\b|\bhow (?:do|can|should) i\b|\bhow to\b"
-                         r"|コマンド|ツール|プログラム|どう(?:書|打|入力|実行|すれば|やって)|どのように|方法"
+                         r"|\bwhat (?:do|does|should|can|could|would) (?:i|we|you|it|they|one) use\b"
+                         r"|コマンド|ツール|プログラム|どう(?:書|打|入力|実行|すれば|やって)|どのように|方法|何を使(?:う|え|い|っ)"
                          r"|命令|工具|程序|怎么|怎样|如何|用什么(?!格式|编码|字符集|语言|协议|算法|文件系统)|什么办法"),
     (AnswerType.VALUE, r"\bhow (?:many|much|long|often|large|big)\b|\b(?:which|what) (?:[\w.-]+ ){0,2}(?:value|number|port|address|size|limit|group|encoding|level|priority|name|month)\b|\bdefault\b"
                        rf"|{SHORTCUT_NAMES}"
@@ -120,8 +121,12 @@ _PROMPT_LINE = re.compile(r"^\s*(?:[$#%>]|\w+@[\w.-]+[:$#])\s*\S", re.MULTILINE)
 _PACKAGE = re.compile(r"(?<![\w./-])[a-z0-9][a-z0-9+.]*-[a-z0-9+.-]+|(?<![\w./-])[a-z][a-z0-9]*\d[a-z0-9]*(?![\w/])", re.IGNORECASE)
 _PROGRAM_REFERENCE = re.compile(r"\b[a-z][\w.+-]*\(\d[a-z]?\)")
 """A program or file named as in Unix manuals: checkbashisms(1), crontab(5)."""
-_NAMED_PROGRAM = re.compile(r"[A-Za-z][\w.+-]*\s?(?:程序|命令|工具|コマンド|ツール|プログラム)|(?:程序|命令|工具|コマンド|ツール|プログラム)\s?[A-Za-z][\w.+-]*")
-"""A Latin name called a program, command or tool in Japanese or Chinese prose ("xeyes 程序", "コマンド chvt")."""
+_NAMED_PROGRAM = re.compile(
+    r"[A-Za-z][\w.+-]*\s?(?:程序|命令|工具|脚本|コマンド|ツール|プログラム|スクリプト)"
+    r"|(?:程序|命令|工具|脚本|コマンド|ツール|プログラム|スクリプト)\s?[A-Za-z][\w.+-]*"
+)
+"""A Latin name called a program, command, tool or script in Japanese or Chinese prose ("xeyes 程序", "コマンド chvt",
+"update-inetd スクリプト")."""
 _PROGRAM_WORDS = r"(?:command|program|tool|utility|daemon|script)s?\b"
 _CALLED_PROGRAM = re.compile(
     r"\b(?:the|an?)\s+(?!(?:same|following|next|previous|above|below|first|last|other|new|main|whole|entire|actual|original"
