@@ -4,7 +4,9 @@ Navigation, headers, footers, scripts and forms are dropped before anything
 is read, because a search hit in a site menu cites nothing useful. A sidebar
 (<aside>, role="complementary", class "sidebar") is dropped only when it is
 mostly links: a manual's sidebars are its NOTE, TIP and POLICY boxes, prose
-that is often the only place a fact is written.
+that is often the only place a fact is written. A list made of links (a table
+of contents, "Prev / Up / Next") is navigation wherever it stands: its text is
+other pages' titles, which would make this page a hit for them.
 When the page marks its content (<main>, <article>, role="main") only that is
 read. Links keep their text in place (the reader's words) and their targets
 in meta["links"]. The walker is shared with the mail parser for HTML bodies.
@@ -34,6 +36,10 @@ _ASIDE_NAMES = re.compile(r"(?:^|[\s_-])(sidebar|aside)(?:$|[\s_-])", re.IGNOREC
 LINK_SHARE = 0.5
 """An aside whose text is at least this share link text is navigation (a site's menu, "related pages"), as
 readability tools judge it; below it, the aside is the document's own prose."""
+LINK_LIST_SHARE = 0.8
+"""A list whose text is at least this share link text, over two links or more, is a table of contents or a
+"Prev / Next" bar; a list of references that says something of each link stays."""
+_LISTS = ("ul", "ol", "dl")
 _BLOCKS = {"p", "div", "section", "article", "main", "header", "footer", "ul", "ol", "dl", "table", "pre", "blockquote",
            "figure", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "br", "li", "body", "html", "center", "details", "summary", "address"}
 _META_CHARSET = re.compile(rb"<meta[^>]+charset=[\"']?([A-Za-z0-9_.:-]+)", re.IGNORECASE)
@@ -93,11 +99,25 @@ def _aside(tag: Tag) -> bool:
     return tag.name == "aside" or tag.get("role") == "complementary" or bool(_ASIDE_NAMES.search(_names(tag)))
 
 
-def _navigation(aside: Tag) -> bool:
-    """Whether a sidebar is page furniture: no text, or mostly the text of its links."""
-    text = len(aside.get_text(strip=True))
-    links = sum(len(a.get_text(strip=True)) for a in aside.find_all("a"))
-    return text == 0 or links >= LINK_SHARE * text
+def _navigation(block: Tag, share: float = LINK_SHARE, min_links: int = 0) -> bool:
+    """Whether a sidebar or list is page furniture: no text, or mostly the text of (at least `min_links`) links."""
+    text = len(block.get_text(strip=True))
+    anchors = block.find_all("a", href=True)
+    links = sum(len(a.get_text(strip=True)) for a in anchors)
+    return text == 0 or (len(anchors) >= min_links and links >= share * text)
+
+
+def _measured(tag: Tag) -> str | None:
+    """The kind of block whose links decide whether it is navigation: "aside", "list" or None."""
+    if _aside(tag):
+        return "aside"
+    return "list" if tag.name in _LISTS else None
+
+
+def _furniture(tag: Tag, kind: str | None) -> bool:
+    if kind == "aside":
+        return _navigation(tag)
+    return kind == "list" and _navigation(tag, LINK_LIST_SHARE, min_links=2)
 
 
 def content_root(soup: BeautifulSoup, source: str = "", max_depth: int | None = None) -> Tag:
@@ -113,17 +133,17 @@ def content_root(soup: BeautifulSoup, source: str = "", max_depth: int | None = 
     first: dict[str, Tag] = {}
     stack: list[tuple[Tag, int, bool]] = [(soup, 0, False)]
     while stack:
-        tag, depth, in_aside = stack.pop()
+        tag, depth, measured = stack.pop()
         children = [c for c in tag.contents if isinstance(c, Tag)]
         for child in reversed(children):  # pushed reversed: popped in document order, so "first" is first
-            # A sidebar kept as prose keeps the sidebars inside it unmeasured: each text is measured once.
-            aside = not in_aside and _aside(child)
-            if _junk(child) or (aside and _navigation(child)):
+            # Inside a sidebar or list kept as content nothing is measured again: each text is measured once.
+            kind = None if measured else _measured(child)
+            if _junk(child) or _furniture(child, kind):
                 junk.append(child)
                 continue
             if depth + 1 > limit:
                 raise over_limit(ErrorCode.TOO_COMPLEX, source or "the page", "HTML nesting depth", depth + 1, "max_depth", at_least=True)
-            stack.append((child, depth + 1, in_aside or aside))
+            stack.append((child, depth + 1, measured or kind is not None))
         if tag is not soup:
             key = "role=main" if tag.get("role") == "main" else ""
             for name in (tag.name, key):
