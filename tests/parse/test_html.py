@@ -106,6 +106,32 @@ def test_a_sidebar_of_prose_is_content_and_a_sidebar_of_links_is_navigation(tmp_
     assert texts == ["inetd", title, note, note, f"{note} inetd"]
 
 
+LINK_LISTS = {
+    "en": ("9.6. The inetd Super-Server", "9.5. syslog System Events", "the rules every Debian package follows"),
+    "ja": ("9.6. inetd スーパーサーバ", "9.5. syslog システムイベント", "すべての Debian パッケージが従う規則です"),
+    "zh": ("9.6. inetd 超级服务器", "9.5. syslog 系统事件", "每个 Debian 软件包都遵守的规则"),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
+def test_a_list_made_of_links_is_navigation_and_a_list_that_says_something_of_its_links_is_content(
+    tmp_path: Path, lang: str,
+) -> None:
+    """A table of contents or a "Prev / Next" bar holds other pages' titles: kept, this page would be a hit for them."""
+    section, previous, says = LINK_LISTS[lang]
+    path = tmp_path / f"{lang}.html"
+    path.write_text(
+        f'<html><body><div class="toc"><dl><dt><a href="#a">{section}</a></dt><dd><dl><dt><a href="#b">{previous}</a></dt>'
+        f'</dl></dd></dl></div><p>inetd</p>'
+        f'<ul><li><a href="/policy">Debian Policy</a>: {says}</li><li><a href="/devref">Developer\'s Reference</a>: {says}</li></ul>'
+        f'<ul class="docnav"><li><a href="prev.html">Prev {previous}</a></li><li><a href="next.html">Next {section}</a></li></ul>'
+        f'<ul><li><a href="/only">{section}</a></li></ul></body></html>',
+        encoding="utf-8",
+    )
+    texts = [e.text for e in HtmlParser().parse(path, path.name, "text/html").elements]
+    assert texts == ["inetd", f"- Debian Policy: {says}\n- Developer's Reference: {says}", f"- {section}"]
+
+
 def test_shift_jis_page_declared_by_meta_charset(tmp_path: Path) -> None:
     path = tmp_path / "sjis.html"
     html = '<html><head><meta charset="shift_jis"></head><body><p>出張旅費の規程</p></body></html>'
