@@ -24,20 +24,33 @@ class ChunkCache:
 
     def get(self, generation: int, chunk_ids: Sequence[str], read: Callable[[list[str]], list[Chunk]]) -> list[Chunk]:
         """The chunks of `chunk_ids` that exist, in that order; `read` fetches the ones not cached."""
+        self.at(generation)
+        missing = self.missing(chunk_ids)
+        return self.take(chunk_ids, read(missing) if missing else [])
+
+    def at(self, generation: int) -> None:
+        """Empty the cache when `generation` is not the one its chunks were read at."""
         if generation != self.generation:
             self._chunks.clear()
             self.generation = generation
-        missing = [cid for cid in dict.fromkeys(chunk_ids) if cid not in self._chunks]
-        fetched = {chunk.chunk_id: chunk for chunk in read(missing)} if missing else {}
+
+    def missing(self, chunk_ids: Sequence[str]) -> list[str]:
+        """The distinct ids of `chunk_ids` not cached, in order: the ones to read."""
+        return [cid for cid in dict.fromkeys(chunk_ids) if cid not in self._chunks]
+
+    def take(self, chunk_ids: Sequence[str], fetched: Sequence[Chunk]) -> list[Chunk]:
+        """Copies of the chunks of `chunk_ids`, in that order, from `fetched` (read at `generation`) or the cache;
+        an id in neither does not exist. `fetched` is kept, unless a bulk read that would only evict everything else."""
+        read = {chunk.chunk_id: chunk for chunk in fetched}
         found = []
         for cid in chunk_ids:
-            chunk = fetched.get(cid) or self._chunks.get(cid)
+            chunk = read.get(cid) or self._chunks.get(cid)
             if chunk is not None:
                 found.append(_copy(chunk))
                 if cid in self._chunks:
                     self._chunks.move_to_end(cid)
-        if len(fetched) <= self.capacity:  # a bulk read (an export) would only evict everything else
-            self._chunks.update(fetched)
+        if len(read) <= self.capacity:
+            self._chunks.update(read)
             while len(self._chunks) > self.capacity:
                 self._chunks.popitem(last=False)
         return found

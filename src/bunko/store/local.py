@@ -48,6 +48,8 @@ from bunko.store.rows import (
     DOCUMENT_COLUMNS,
     ELEMENT_COLUMNS,
     JOB_COLUMNS,
+    PACKED_CHUNK_COLUMNS,
+    chunk_from_packed_row,
     chunk_from_row,
     document_from_row,
     element_from_row,
@@ -117,6 +119,9 @@ def _keys(column: str) -> list[str]:
 def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
+
+_IN_BATCH = 500
+"""Ids bound in one `IN (...)` (SQLite allows 999 variables in old builds)."""
 
 CONCURRENT_ROWS = 250_000
 """Searchable chunks from which hybrid search runs its dense and keyword halves on two threads: between the
@@ -329,13 +334,41 @@ class LocalStore:
         return [chunk_from_row(r) for r in rows]
 
     def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
+        """The chunks of `chunk_ids` that exist, in that order, from the chunk cache of the current generation.
+
+        The rows not cached are read with the generation in one statement (`_read_hits`), one snapshot: a
+        search's hits cost one SQLite statement, not two (a statement is ~7 µs, and ~15 µs of a keyword search
+        at 10k chunks). When that generation is not the cache's, a write came between: the cache is emptied and
+        the ids it held are read again."""
+        ids = list(chunk_ids)
         with self._lock:
-            return self._chunk_cache.get(self.generation(), list(chunk_ids), self._read_chunks)
+            cache = self._chunk_cache
+            missing = cache.missing(ids)
+            generation, fetched = self._read_hits(missing) if missing else (None, [])
+            if generation is None:  # no row was read: the generation on its own
+                generation = self.generation()
+            if generation != cache.generation:
+                cache.at(generation)
+                read = {chunk.chunk_id for chunk in fetched}
+                fetched += self._read_chunks([cid for cid in cache.missing(ids) if cid not in read])
+            return cache.take(ids, fetched)
+
+    def _read_hits(self, ids: list[str]) -> tuple[int | None, list[Chunk]]:
+        """The chunks of `ids` and the generation they were read at (None when none was found), in one statement
+        for up to `_IN_BATCH` ids; more are read after the generation, in batches."""
+        if len(ids) > _IN_BATCH:
+            generation = self.generation()
+            return generation, self._read_chunks(ids)
+        rows = self._db.execute(
+            f"SELECT {PACKED_CHUNK_COLUMNS}, (SELECT value FROM meta WHERE key = 'generation') "
+            f"FROM chunks WHERE chunk_id IN ({','.join('?' * len(ids))})", ids,
+        ).fetchall()
+        return (int(rows[0][8] or 0) if rows else None), [chunk_from_packed_row(row) for row in rows]
 
     def _read_chunks(self, ids: list[str]) -> list[Chunk]:
         found: list[Chunk] = []
-        for start in range(0, len(ids), 500):
-            batch = ids[start : start + 500]
+        for start in range(0, len(ids), _IN_BATCH):
+            batch = ids[start : start + _IN_BATCH]
             marks = ",".join("?" * len(batch))
             found += [chunk_from_row(row) for row in self._db.execute(f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE chunk_id IN ({marks})", batch)]
         return found

@@ -38,6 +38,40 @@ def chunk_from_row(row: Sequence[Any]) -> Chunk:
     )
 
 
+PACKED_CHUNK_COLUMNS = (
+    "chunk_id, doc_id, source, ordinal, text, embed_text, parent_id, "
+    "'[' || element_ids || ',' || pages || ',' || section_path || ',' || kinds || ',' || meta || ']'"
+)
+"""CHUNK_COLUMNS with the five JSON columns joined into one JSON array by SQLite (`||`; the columns are NOT NULL),
+for the rows a search returns: one column and one JSON scan a row instead of five, 2-3 µs a row less (the
+scalar columns still come back one by one). The columns hold what `json.dumps` wrote, so the array's five
+values are each column's, bit for bit."""
+
+_scan = json.JSONDecoder().scan_once
+
+
+def chunk_from_packed_row(row: Sequence[Any]) -> Chunk:
+    """A row selected with PACKED_CHUNK_COLUMNS (columns after them are the caller's): the same Chunk as
+    `chunk_from_row` gives for the row's CHUNK_COLUMNS."""
+    element_ids, pages, section_path, kinds, meta = _json_values(row[7], 5)
+    return Chunk(row[0], row[1], row[2], row[3], row[4], row[5], element_ids, pages, section_path, kinds, row[6], meta)
+
+
+def _json_values(text: str, count: int) -> list[Any]:
+    """The `count` values of a JSON array, scanned as `json.loads` scans it but without its two whitespace regex
+    matches: the text starts with "[", SQLite having written it. Anything else is parsed (or refused) by the full
+    decoder, so a damaged column raises the error it always did."""
+    try:
+        values, end = _scan(text, 0)
+    except (StopIteration, ValueError):
+        values, end = None, -1
+    if end != len(text) or not isinstance(values, list):
+        values = _decode(text)
+    if not isinstance(values, list) or len(values) != count:
+        raise ValueError(f"expected a JSON array of {count} values, got {text[:80]!r}")
+    return values
+
+
 def element_from_row(row: Sequence[Any]) -> Element:
     """A row selected with ELEMENT_COLUMNS."""
     bbox = json.loads(row[5]) if row[5] else None
