@@ -107,3 +107,24 @@ def test_more_ids_than_one_statement_binds_are_read_in_batches(tmp_path: Path) -
     ids = [chunk.chunk_id for chunk in chunks] + [f"gone#{i}" for i in range(600)]
     assert [c.chunk_id for c in store.get_chunks(ids)] == ids[:3]
     store.close()
+
+
+def test_every_chunk_of_an_ingested_collection_reads_back_as_the_plain_read_gives(make_kb, samples_dir: Path) -> None:
+    """parent_child chunks of the samples: parents and children, element ids, kinds and meta as ingest writes them."""
+    kb = make_kb()
+    kb.ingest(samples_dir)
+    store = kb.store
+    assert isinstance(store, LocalStore)
+    plain = store.chunks()
+    assert any(chunk.parent_id for chunk in plain) and any(chunk.element_ids for chunk in plain) and any(chunk.kinds for chunk in plain)
+    ids = [chunk.chunk_id for chunk in plain]
+    assert repr(store.get_chunks(ids)) == repr(plain)  # read in one statement per 500, then from the cache
+    assert repr(store.get_chunks(ids[::-1])) == repr(plain[::-1])
+
+
+def test_the_store_reads_its_file_through_a_memory_map(tmp_path: Path) -> None:
+    from bunko.store.local import MAPPED_BYTES
+
+    store = LocalStore(tmp_path / "kb")
+    assert store._db.execute("PRAGMA mmap_size").fetchone()[0] == MAPPED_BYTES
+    store.close()
