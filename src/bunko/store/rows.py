@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from typing import Any
 
@@ -43,11 +43,12 @@ PACKED_CHUNK_COLUMNS = (
     "'[' || element_ids || ',' || pages || ',' || section_path || ',' || kinds || ',' || meta || ']'"
 )
 """CHUNK_COLUMNS with the five JSON columns joined into one JSON array by SQLite (`||`; the columns are NOT NULL),
-for the rows a search returns: one column and one JSON scan a row instead of five, 2-3 µs a row less (the
-scalar columns still come back one by one). The columns hold what `json.dumps` wrote, so the array's five
+for the rows a search returns: one column and one JSON scan a row instead of five, ~2 µs a row less (ten rows
+read and decoded in 0.10 ms instead of 0.12). The columns hold what `json.dumps` wrote, so the array's five
 values are each column's, bit for bit."""
 
-_scan = json.JSONDecoder().scan_once
+_scan: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # set in __init__, not in the stubs
+"""What `json.loads` scans a value with."""
 
 
 def chunk_from_packed_row(row: Sequence[Any]) -> Chunk:
@@ -60,7 +61,8 @@ def chunk_from_packed_row(row: Sequence[Any]) -> Chunk:
 def _json_values(text: str, count: int) -> list[Any]:
     """The `count` values of a JSON array, scanned as `json.loads` scans it but without its two whitespace regex
     matches: the text starts with "[", SQLite having written it. Anything else is parsed (or refused) by the full
-    decoder, so a damaged column raises the error it always did."""
+    decoder, so a damaged column still raises a ValueError (a json.JSONDecodeError but for a column holding two
+    values separated by a comma)."""
     try:
         values, end = _scan(text, 0)
     except (StopIteration, ValueError):
