@@ -154,7 +154,7 @@ class LocalStore:
         self._db.execute(f"PRAGMA mmap_size={MAPPED_BYTES}")
         self._db.executescript(_SCHEMA)
         self._upgrade_schema()
-        self._chunk_cache = ChunkCache()
+        self._chunk_cache = ChunkCache(chunk_from_packed_row)
         self._index = MemoryIndex(
             folder / "index", ann_threshold=ann_threshold, vector_precision=vector_precision, ann_target_recall=ann_target_recall,
             ann_ef_search=ann_ef_search,
@@ -358,29 +358,28 @@ class LocalStore:
                 generation = self.generation()
             if generation != cache.generation:
                 cache.at(generation)
-                read = {chunk.chunk_id for chunk in fetched}
-                fetched += self._read_chunks([cid for cid in cache.missing(ids) if cid not in read])
+                read = {row[0] for row in fetched}
+                fetched += self._hit_rows([cid for cid in cache.missing(ids) if cid not in read])
             return cache.take(ids, fetched)
 
-    def _read_hits(self, ids: list[str]) -> tuple[int | None, list[Chunk]]:
-        """The chunks of `ids` and the generation they were read at (None when none was found), in one statement
-        for up to `_IN_BATCH` ids; more are read after the generation, in batches."""
+    def _read_hits(self, ids: list[str]) -> tuple[int | None, list[Any]]:
+        """The rows (PACKED_CHUNK_COLUMNS) of `ids` and the generation they were read at (None when none was
+        found), in one statement for up to `_IN_BATCH` ids; more are read after the generation, in batches."""
         if len(ids) > _IN_BATCH:
             generation = self.generation()
-            return generation, self._read_chunks(ids)
+            return generation, self._hit_rows(ids)
         rows = self._db.execute(
             f"SELECT {PACKED_CHUNK_COLUMNS}, (SELECT value FROM meta WHERE key = 'generation') "
             f"FROM chunks WHERE chunk_id IN ({','.join('?' * len(ids))})", ids,
         ).fetchall()
-        return (int(rows[0][8] or 0) if rows else None), [chunk_from_packed_row(row) for row in rows]
+        return (int(rows[0][8] or 0) if rows else None), rows
 
-    def _read_chunks(self, ids: list[str]) -> list[Chunk]:
-        found: list[Chunk] = []
+    def _hit_rows(self, ids: list[str]) -> list[Any]:
+        rows: list[Any] = []
         for start in range(0, len(ids), _IN_BATCH):
             batch = ids[start : start + _IN_BATCH]
-            marks = ",".join("?" * len(batch))
-            found += [chunk_from_row(row) for row in self._db.execute(f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE chunk_id IN ({marks})", batch)]
-        return found
+            rows += self._db.execute(f"SELECT {PACKED_CHUNK_COLUMNS} FROM chunks WHERE chunk_id IN ({','.join('?' * len(batch))})", batch).fetchall()
+        return rows
 
     def chunk_count(self) -> int:
         with self._lock:
