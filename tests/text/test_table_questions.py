@@ -55,7 +55,9 @@ def test_conditions_carry_their_operator_and_value(question: str, op: str, value
     assert (condition.op, condition.quantity.value) == (op, value)
 
 
-@pytest.mark.parametrize(("question", "n"), [("top 5 products", 5), ("上位3", 3), ("人口排名前5的省份", 5), ("前三名", 3)])
+@pytest.mark.parametrize(("question", "n"), [
+    ("top 5 products", 5), ("上位3", 3), ("人口排名前5的省份", 5), ("前三名", 3), ("上位３の地域", 3), ("TOP ٣ products", 3), ("后十名", 10),
+])
 def test_top_n_reads_its_n(question: str, n: int) -> None:
     intent = table_intent(question)
     assert intent is not None and intent.n == n

@@ -48,6 +48,8 @@ from bunko.store.rows import (
     DOCUMENT_COLUMNS,
     ELEMENT_COLUMNS,
     JOB_COLUMNS,
+    PACKED_CHUNK_COLUMNS,
+    chunk_from_packed_row,
     chunk_from_row,
     document_from_row,
     element_from_row,
@@ -118,6 +120,17 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
+MAPPED_BYTES = 256 * 1024 * 1024
+"""How much of the database file this connection reads through a memory map rather than read() calls: a search's
+hits are ~8 pages not read before, and a read() each (a system call and a 4 KB copy into SQLite's page cache)
+was ~0.02 ms of a 0.45 ms keyword search at 10k chunks (bench/results/search.notes.md). SQLite still writes
+with write(), and WAL readers see the same snapshot either way; an I/O error while reading a mapped page is a
+SIGBUS rather than an exception. 256 MB covers ~70k chunks; past it pages are read as before. The mapped pages
+count in the process's RSS as file pages the kernel can drop."""
+
+_IN_BATCH = 500
+"""Ids bound in one `IN (...)` (SQLite allows 999 variables in old builds)."""
+
 CONCURRENT_ROWS = 250_000
 """Searchable chunks from which hybrid search runs its dense and keyword halves on two threads: between the
 100k measured (one after the other faster) and the 1M measured (at once faster); keyword search's cost grows
@@ -138,9 +151,10 @@ class LocalStore:
         self._db = sqlite3.connect(folder / "bunko.db", check_same_thread=False, isolation_level=None, timeout=60)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute(f"PRAGMA mmap_size={MAPPED_BYTES}")
         self._db.executescript(_SCHEMA)
         self._upgrade_schema()
-        self._chunk_cache = ChunkCache()
+        self._chunk_cache = ChunkCache(chunk_from_packed_row)
         self._index = MemoryIndex(
             folder / "index", ann_threshold=ann_threshold, vector_precision=vector_precision, ann_target_recall=ann_target_recall,
             ann_ef_search=ann_ef_search,
@@ -329,16 +343,43 @@ class LocalStore:
         return [chunk_from_row(r) for r in rows]
 
     def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
-        with self._lock:
-            return self._chunk_cache.get(self.generation(), list(chunk_ids), self._read_chunks)
+        """The chunks of `chunk_ids` that exist, in that order, from the chunk cache of the current generation.
 
-    def _read_chunks(self, ids: list[str]) -> list[Chunk]:
-        found: list[Chunk] = []
-        for start in range(0, len(ids), 500):
-            batch = ids[start : start + 500]
-            marks = ",".join("?" * len(batch))
-            found += [chunk_from_row(row) for row in self._db.execute(f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE chunk_id IN ({marks})", batch)]
-        return found
+        The rows not cached are read with the generation in one statement (`_read_hits`), one snapshot: a
+        search's hits cost one SQLite statement, not two (a statement is ~7 µs, and ~15 µs of a keyword search
+        at 10k chunks). When that generation is not the cache's, a write came between: the cache is emptied and
+        the ids it held are read again."""
+        ids = list(chunk_ids)
+        with self._lock:
+            cache = self._chunk_cache
+            missing = cache.missing(ids)
+            generation, fetched = self._read_hits(missing) if missing else (None, [])
+            if generation is None:  # no row was read: the generation on its own
+                generation = self.generation()
+            if generation != cache.generation:
+                cache.at(generation)
+                read = {row[0] for row in fetched}
+                fetched += self._hit_rows([cid for cid in cache.missing(ids) if cid not in read])
+            return cache.take(ids, fetched)
+
+    def _read_hits(self, ids: list[str]) -> tuple[int | None, list[Any]]:
+        """The rows (PACKED_CHUNK_COLUMNS) of `ids` and the generation they were read at (None when none was
+        found), in one statement for up to `_IN_BATCH` ids; more are read after the generation, in batches."""
+        if len(ids) > _IN_BATCH:
+            generation = self.generation()
+            return generation, self._hit_rows(ids)
+        rows = self._db.execute(
+            f"SELECT {PACKED_CHUNK_COLUMNS}, (SELECT value FROM meta WHERE key = 'generation') "
+            f"FROM chunks WHERE chunk_id IN ({','.join('?' * len(ids))})", ids,
+        ).fetchall()
+        return (int(rows[0][8] or 0) if rows else None), rows
+
+    def _hit_rows(self, ids: list[str]) -> list[Any]:
+        rows: list[Any] = []
+        for start in range(0, len(ids), _IN_BATCH):
+            batch = ids[start : start + _IN_BATCH]
+            rows += self._db.execute(f"SELECT {PACKED_CHUNK_COLUMNS} FROM chunks WHERE chunk_id IN ({','.join('?' * len(batch))})", batch).fetchall()
+        return rows
 
     def chunk_count(self) -> int:
         with self._lock:
