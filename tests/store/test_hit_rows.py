@@ -120,11 +120,3 @@ def test_every_chunk_of_an_ingested_collection_reads_back_as_the_plain_read_give
     ids = [chunk.chunk_id for chunk in plain]
     assert repr(store.get_chunks(ids)) == repr(plain)  # read in one statement per 500, then from the cache
     assert repr(store.get_chunks(ids[::-1])) == repr(plain[::-1])
-
-
-def test_the_store_reads_its_file_through_a_memory_map(tmp_path: Path) -> None:
-    from bunko.store.local import MAPPED_BYTES
-
-    store = LocalStore(tmp_path / "kb")
-    assert store._db.execute("PRAGMA mmap_size").fetchone()[0] == MAPPED_BYTES
-    store.close()

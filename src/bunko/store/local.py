@@ -120,14 +120,6 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-MAPPED_BYTES = 256 * 1024 * 1024
-"""How much of the database file this connection reads through a memory map rather than read() calls: a search's
-hits are ~8 pages not read before, and a read() each (a system call and a 4 KB copy into SQLite's page cache)
-was ~0.02 ms of a 0.45 ms keyword search at 10k chunks (bench/results/search.notes.md). SQLite still writes
-with write(), and WAL readers see the same snapshot either way; an I/O error while reading a mapped page is a
-SIGBUS rather than an exception. 256 MB covers ~70k chunks; past it pages are read as before. The mapped pages
-count in the process's RSS as file pages the kernel can drop."""
-
 _IN_BATCH = 500
 """Ids bound in one `IN (...)` (SQLite allows 999 variables in old builds)."""
 
@@ -151,7 +143,6 @@ class LocalStore:
         self._db = sqlite3.connect(folder / "bunko.db", check_same_thread=False, isolation_level=None, timeout=60)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(f"PRAGMA mmap_size={MAPPED_BYTES}")
         self._db.executescript(_SCHEMA)
         self._upgrade_schema()
         self._chunk_cache = ChunkCache(chunk_from_packed_row)
