@@ -132,6 +132,21 @@ def test_a_list_made_of_links_is_navigation_and_a_list_that_says_something_of_it
     assert texts == ["inetd", f"- Debian Policy: {says}\n- Developer's Reference: {says}", f"- {section}"]
 
 
+def test_a_ruby_reading_is_not_text_and_a_hidden_tab_panel_is(tmp_path: Path) -> None:
+    """東京<rt>とうきょう</rt> is the word 東京; an inactive tab's panel is hidden until chosen, not gone."""
+    path = tmp_path / "tabs.html"
+    path.write_text(
+        '<html><body><p><ruby>東京<rp>(</rp><rt>とうきょう</rt><rp>)</rp></ruby>の設定</p><p><ruby>设置<rt>shèzhì</rt></ruby>文件</p>'
+        '<div role="tablist"><button role="tab">Linux</button><button role="tab">Windows</button></div>'
+        '<div role="tabpanel"><p>Run apt install foo.</p></div>'
+        '<div role="tabpanel" hidden="hidden"><p>Run winget install foo.</p></div>'
+        '<div hidden="hidden"><p>Draft text</p></div><p>Tip<span aria-hidden="true">¶</span></p></body></html>',
+        encoding="utf-8",
+    )
+    texts = [e.text for e in HtmlParser().parse(path, path.name, "text/html").elements]
+    assert texts == ["東京の設定", "设置文件", "Run apt install foo.", "Run winget install foo.", "Tip"]
+
+
 def test_shift_jis_page_declared_by_meta_charset(tmp_path: Path) -> None:
     path = tmp_path / "sjis.html"
     html = '<html><head><meta charset="shift_jis"></head><body><p>出張旅費の規程</p></body></html>'

@@ -29,7 +29,8 @@ from bunko.parse.tables import table_markdown, table_meta
 from bunko.schema import ElementKind, ErrorCode, ParsedDocument
 from bunko.text.scripts import is_unspaced
 
-_DROP_TAGS = ("script", "style", "noscript", "template", "nav", "form", "iframe", "svg", "button", "select", "input", "head")
+_DROP_TAGS = ("script", "style", "noscript", "template", "nav", "form", "iframe", "svg", "button", "select", "input", "head", "rt", "rp")
+"""…and a ruby's reading (<rt>, <rp>): 東京<rt>とうきょう</rt> is the word 東京, not 東京(とうきょう)."""
 _DROP_ROLES = {"navigation", "banner", "contentinfo", "search"}
 _DROP_NAMES = re.compile(r"(?:^|[\s_-])(nav|navbar|menu|footer|breadcrumbs?|cookie|advert|ads|social|share|skip-link)(?:$|[\s_-])", re.IGNORECASE)
 _ASIDE_NAMES = re.compile(r"(?:^|[\s_-])(sidebar|aside)(?:$|[\s_-])", re.IGNORECASE)
@@ -88,8 +89,10 @@ def _names(tag: Tag) -> str:
 def _junk(tag: Tag) -> bool:
     if tag.name in _DROP_TAGS:
         return True
-    if (tag.get("role") or "") in _DROP_ROLES or tag.has_attr("hidden") or tag.get("aria-hidden") == "true":
+    if (tag.get("role") or "") in _DROP_ROLES:
         return True
+    if (tag.has_attr("hidden") or tag.get("aria-hidden") == "true") and tag.get("role") != "tabpanel":
+        return True  # a tab panel is hidden only until its tab is chosen: the page holds its text
     names = _names(tag)
     return bool(names and _DROP_NAMES.search(names))
 
