@@ -74,3 +74,59 @@ def test_corrupt_docx_fails_as_parse_failed(tmp_path: Path) -> None:
     with pytest.raises(DocumentError) as caught:
         DocxParser().parse(path, "broken.docx", "")
     assert caught.value.code == ErrorCode.PARSE_FAILED and "broken.docx" in caught.value.detail
+
+
+HIDDEN_PLACES = {
+    "en": ("Travel rules", "The daily limit is 30,000 yen.", "approved by the manager", "call 555-0100", "abolished rule"),
+    "ja": ("出張規程", "日当の上限は 30,000 円です。", "部長が承認する", "内線 0100 に連絡", "廃止された規程"),
+    "zh": ("差旅规定", "每日补贴上限为 30,000 日元。", "由部门经理批准", "请拨打分机 0100", "已废止的规定"),
+}
+
+
+def _docx_with_hidden_places(path: Path, lang: str) -> None:
+    """A content control holding a paragraph and a table cell's text, a tracked insertion and deletion, and a text box
+    stored twice (DrawingML with its VML fallback), as Word writes them."""
+    from docx import Document
+    from docx.oxml import parse_xml
+    from docx.oxml.ns import nsdecls
+
+    title, limit, inserted, boxed, deleted = HIDDEN_PLACES[lang]
+    document = Document()
+    document.add_heading(title, 1)
+    body = document.element.body
+    w = nsdecls("w")
+    mc = 'xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"'
+    wps = 'xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape"'
+    vml = 'xmlns:v="urn:schemas-microsoft-com:vml"'
+    box = f"<w:txbxContent><w:p><w:r><w:t>{boxed}</w:t></w:r></w:p></w:txbxContent>"
+    blocks = [
+        f"<w:sdt {w}><w:sdtPr/><w:sdtContent><w:p><w:r><w:t>{limit}</w:t></w:r></w:p></w:sdtContent></w:sdt>",
+        f'<w:p {w}><w:r><w:t xml:space="preserve">— </w:t></w:r><w:ins w:id="1" w:author="a" w:date="2024-01-01T00:00:00Z">'
+        f'<w:r><w:t>{inserted}</w:t></w:r></w:ins><w:del w:id="2" w:author="a" w:date="2024-01-01T00:00:00Z"><w:r>'
+        f"<w:delText>{deleted}</w:delText></w:r></w:del></w:p>",
+        f"<w:p {w} {mc} {wps} {vml}><w:r><mc:AlternateContent><mc:Choice Requires=\"wps\"><w:drawing><wps:txbx>{box}</wps:txbx>"
+        f"</w:drawing></mc:Choice><mc:Fallback><w:pict><v:shape><v:textbox>{box}</v:textbox></v:shape></w:pict></mc:Fallback>"
+        "</mc:AlternateContent></w:r></w:p>",
+    ]
+    for xml in blocks:
+        body.insert(len(body) - 1, parse_xml(xml))
+    table = document.add_table(rows=2, cols=1)
+    table.rows[0].cells[0].text = title
+    cell = table.rows[1].cells[0]._tc
+    cell.remove(cell.find("{http://schemas.openxmlformats.org/wordprocessingml/2006/main}p"))
+    cell.append(parse_xml(f"<w:sdt {w}><w:sdtContent><w:p><w:r><w:t>{limit}</w:t></w:r></w:p></w:sdtContent></w:sdt>"))
+    document.save(str(path))
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
+def test_content_controls_insertions_and_text_boxes_are_read_and_deletions_are_not(tmp_path: Path, lang: str) -> None:
+    """Text python-docx's own paragraph text leaves out: forms and contract templates keep their fields in content
+    controls, a reviewed document its insertions, a report its call-outs in text boxes."""
+    title, limit, inserted, boxed, deleted = HIDDEN_PLACES[lang]
+    path = tmp_path / f"{lang}.docx"
+    _docx_with_hidden_places(path, lang)
+    elements = DocxParser().parse(path, path.name, "").elements
+    texts = [e.text for e in elements]
+    assert texts[:4] == [title, limit, f"— {inserted}", boxed]
+    assert elements[4].kind == "table" and limit in elements[4].text
+    assert not any(deleted in text for text in texts)

@@ -1,7 +1,12 @@
 """Word (.docx) through python-docx: heading styles → section paths, lists, tables, footnotes.
 
 The body is walked in document order (paragraphs and tables interleaved), so
-a table stays between the paragraphs around it. Headers and footers are a
+a table stays between the paragraphs around it. A paragraph's text is read
+from every run it shows, where python-docx reads only its direct runs:
+tracked insertions, content controls (the fields of forms and contract
+templates, often a whole block of paragraphs), simple fields; deleted text is
+not shown and not read. A text box's paragraphs follow the paragraph that
+anchors it (once, though Word stores a copy for old readers). Headers and footers are a
 separate part of the package and never enter the body. Footnotes, which
 python-docx does not expose, are read from their part and placed right after
 the paragraph that cites them, linked to it by parent_id.
@@ -36,6 +41,46 @@ from bunko.schema import Element, ElementKind, ParsedDocument
 MIME = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 _HEADING_STYLE = re.compile(r"^(?:heading|見出し|标题|標題)\s*(\d)$", re.IGNORECASE)
 _FOOTNOTES_REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/footnotes"
+
+
+_MC_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
+_HIDDEN_RUNS = frozenset({qn("w:del"), qn("w:moveFrom"), qn("w:txbxContent"), _MC_FALLBACK})
+"""Runs a paragraph holds but does not show as its own text: deleted or moved-away text, a text box's (read as
+paragraphs of their own), and the copy of a drawing Word keeps for readers without DrawingML."""
+_CONTAINERS = frozenset({qn("w:sdt"), qn("w:sdtContent"), qn("w:customXml")})
+"""Block wrappers whose paragraphs and tables are the document's own: content controls and custom XML."""
+
+
+def _shown(element: Any, paragraph: Any) -> bool:
+    """Whether `element` (inside `paragraph`) is shown as the paragraph's text: no hidden wrapper between them."""
+    parent = element.getparent()
+    while parent is not None and parent is not paragraph:
+        if parent.tag in _HIDDEN_RUNS:
+            return False
+        parent = parent.getparent()
+    return True
+
+
+def paragraph_text(paragraph: Any) -> str:
+    """The text a `w:p` shows, from each run as python-docx reads a run (tabs, breaks), in document order."""
+    return "".join(run.text for run in paragraph.iter(qn("w:r")) if _shown(run, paragraph))
+
+
+def blocks(container: Any) -> list[Any]:
+    """The `w:p` and `w:tbl` of a body, cell or text box in document order, content controls opened."""
+    found = []
+    for child in container.iterchildren():
+        if child.tag in (qn("w:p"), qn("w:tbl")):
+            found.append(child)
+        elif child.tag in _CONTAINERS:
+            found.extend(blocks(child))
+    return found
+
+
+def text_boxes(paragraph: Any) -> list[Any]:
+    """The text boxes a paragraph anchors (`w:txbxContent`), each once: not the fallback copy, not one inside another
+    (that one is read with the box that holds it)."""
+    return [box for box in paragraph.iter(qn("w:txbxContent")) if _shown(box, paragraph)]
 
 
 def _style_level(paragraph: Paragraph) -> int | None:
@@ -157,12 +202,7 @@ class DocxParser:
         body = document.element.body
         rendered = any(True for _ in body.iter(qn("w:lastRenderedPageBreak")))
         state = _Walk(numbering=_Numbering(document), footnotes=_footnotes(document), rendered=rendered, figures=FigureCollector(self.ocr))
-        for child in body.iterchildren():
-            if child.tag == qn("w:p"):
-                self._paragraph(Paragraph(child, document), builder, state)
-            elif child.tag == qn("w:tbl"):
-                state.open_list = None
-                self._table(Table(child, document), builder, state.page)
+        self._blocks(body, document, builder, state)
         title = (document.core_properties.title or "").strip()
         heading = next((e.text for e in builder.elements if e.kind == ElementKind.HEADING), None)
         meta: dict[str, Any] = {"page_source": "rendered-page-breaks" if rendered else "explicit-page-breaks", "pages": state.page}
@@ -171,6 +211,17 @@ class DocxParser:
             doc_id="", source=source, title=title or heading or Path(source).stem, mime=MIME,
             parser=f"{self.name}/{self.version}", elements=elements, meta=meta, images=state.figures.images,
         )
+
+    def _blocks(self, container: Any, document: Any, builder: ElementBuilder, state: _Walk) -> None:
+        for block in blocks(container):
+            if block.tag == qn("w:p"):
+                self._paragraph(Paragraph(block, document), builder, state)
+                for box in text_boxes(block):
+                    state.open_list = None
+                    self._blocks(box, document, builder, state)
+            else:
+                state.open_list = None
+                self._table(Table(block, document), builder, state.page)
 
     @staticmethod
     def _page_breaks(paragraph: Paragraph, rendered: bool) -> int:
@@ -183,7 +234,7 @@ class DocxParser:
         before = paragraph._p.find(f"{qn('w:pPr')}/{qn('w:pageBreakBefore')}") is not None
         if before and not state.rendered:
             state.page += 1
-        text = paragraph.text.strip()
+        text = paragraph_text(paragraph._p).strip()
         page = state.page
         state.page += breaks
         self._pictures(paragraph, builder, state, page)
@@ -248,7 +299,7 @@ class DocxParser:
     def _table(table: Table, builder: ElementBuilder, page: int) -> None:
         rows = []
         for row in table.rows:
-            rows.append([cell.text.strip() for cell in row.cells])
+            rows.append(["\n".join(paragraph_text(p) for p in blocks(cell._tc) if p.tag == qn("w:p")).strip() for cell in row.cells])
         rows = [r for r in rows if any(r)]
         if not rows:
             return
