@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -19,12 +20,31 @@ from bunko.parse.limits import over_limit, too_deep
 from bunko.parse.tables import table_markdown, table_meta
 from bunko.schema import ElementKind, ErrorCode, ParsedDocument
 
+_BREAK_TAG = re.compile(r"<br\s*/?>", re.IGNORECASE)
+
+
+def html_text(fragment: str) -> str:
+    """What raw HTML in Markdown shows: its text, line by line, without tags or comments (`<!-- draft -->` is not
+    shown, so it is not indexed nor quoted). BeautifulSoup is imported here: the registry imports this module for
+    every `bunko search`, which must not pay for it."""
+    from bs4 import BeautifulSoup, Comment
+
+    soup = BeautifulSoup(fragment, "html.parser")
+    for hidden in soup.find_all(string=lambda node: isinstance(node, Comment)):
+        hidden.extract()
+    for tag in soup.find_all(["script", "style", "template"]):
+        tag.decompose()
+    lines = (" ".join(line.split()) for line in soup.get_text("\n").splitlines())
+    return "\n".join(line for line in lines if line)
+
 
 def _inline_text(token: Token) -> str:
     parts: list[str] = []
     for child in token.children or []:
-        if child.type in ("text", "code_inline", "html_inline"):
+        if child.type in ("text", "code_inline"):
             parts.append(child.content)
+        elif child.type == "html_inline":  # a tag or comment inside a line: <br> breaks it, the rest shows nothing
+            parts.append("\n" if _BREAK_TAG.fullmatch(child.content.strip()) else "")
         elif child.type in ("softbreak", "hardbreak"):
             parts.append("\n")
         elif child.type == "image":
@@ -136,8 +156,8 @@ class MarkdownParser:
                 kind = ElementKind.PARAGRAPH if token.type == "blockquote_open" else ElementKind.LIST
                 body = "\n".join(lines[token.map[0] : token.map[1]]).strip()
                 builder.add(kind, body, meta=line_meta)
-            elif token.type == "html_block" and token.content.strip():
-                builder.add(ElementKind.PARAGRAPH, token.content.strip(), meta={**line_meta, "html": True})
+            elif token.type == "html_block" and (shown := html_text(token.content)):
+                builder.add(ElementKind.PARAGRAPH, shown, meta={**line_meta, "html": True})
             i = end
         elements = [e for e in builder.elements if e.text.strip()]
         for element in elements:
