@@ -147,6 +147,39 @@ def test_a_ruby_reading_is_not_text_and_a_hidden_tab_panel_is(tmp_path: Path) ->
     assert texts == ["東京の設定", "设置文件", "Run apt install foo.", "Run winget install foo.", "Tip"]
 
 
+DOCBOOK_NOTES = {
+    "en": ("Chapter 1. GNU/Linux tutorials", "Chapter 2. Debian package management", "Never share the root password."),
+    "ja": ("第1章 GNU/Linux チュートリアル", "第2章 Debian パッケージ管理", "root のパスワードを共有してはいけません。"),
+    "zh": ("第 1 章 GNU/Linux 教程", "第 2 章 Debian 软件包管理", "不要共享 root 密码。"),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
+def test_docbook_navigation_tables_are_dropped_and_its_note_tables_are_prose(tmp_path: Path, lang: str) -> None:
+    """DocBook lays out its Prev / Home / Next bars and its admonitions (icon, "Warning", the text) as tables: the
+    first are furniture (their text is the next chapter's title), the second a sentence of the chapter."""
+    chapter, following, warning = DOCBOOK_NOTES[lang]
+    path = tmp_path / f"{lang}.html"
+    path.write_text(
+        f'<html><body><div class="navheader"><table summary="Navigation header"><tr><th colspan="3">{chapter}</th></tr>'
+        f'<tr><td><a href="pr01.html"><img src="prev.png" alt="Prev"/></a></td><td><a href="ch02.html">'
+        f'<img src="next.png" alt="Next"/></a></td></tr></table></div>'
+        f'<div class="chapter"><h1>{chapter}</h1><div class="warning"><table border="0" summary="Warning">'
+        f'<tr><td rowspan="2"><img alt="[Warning]" src="warning.png"/></td><th>Warning</th></tr>'
+        f'<tr><td><p>{warning}</p></td></tr></table></div>'
+        f'<table role="presentation"><tr><td><p>{warning}</p></td><td><p>{following}</p></td></tr></table>'
+        f'<table><tr><th>package</th><th>size</th></tr><tr><td>mc</td><td>1493</td></tr></table></div>'
+        f'<div class="navfooter"><table summary="Navigation footer"><tr><td>Preface</td><td><a href="index.html">Home</a></td>'
+        f'<td>{following}</td></tr></table></div></body></html>',
+        encoding="utf-8",
+    )
+    elements = HtmlParser().parse(path, path.name, "text/html").elements
+    assert [(e.kind, e.text) for e in elements] == [
+        ("heading", chapter), ("paragraph", "Warning"), ("paragraph", warning), ("paragraph", warning),
+        ("paragraph", following), ("table", "| package | size |\n|---|---|\n| mc | 1493 |"),
+    ]
+
+
 def test_shift_jis_page_declared_by_meta_charset(tmp_path: Path) -> None:
     path = tmp_path / "sjis.html"
     html = '<html><head><meta charset="shift_jis"></head><body><p>出張旅費の規程</p></body></html>'

@@ -32,11 +32,21 @@ from bunko.text.scripts import is_unspaced
 _DROP_TAGS = ("script", "style", "noscript", "template", "nav", "form", "iframe", "svg", "button", "select", "input", "head", "rt", "rp")
 """…and a ruby's reading (<rt>, <rp>): 東京<rt>とうきょう</rt> is the word 東京, not 東京(とうきょう)."""
 _DROP_ROLES = {"navigation", "banner", "contentinfo", "search"}
-_DROP_NAMES = re.compile(r"(?:^|[\s_-])(nav|navbar|menu|footer|breadcrumbs?|cookie|advert|ads|social|share|skip-link)(?:$|[\s_-])", re.IGNORECASE)
+_DROP_NAMES = re.compile(
+    r"(?:^|[\s_-])(nav|navbar|navheader|navfooter|navigation|topnav|bottomnav|subnav|docnav|menu|footer|breadcrumbs?"
+    r"|cookie|advert|ads|social|share|skip-link)(?:$|[\s_-])",
+    re.IGNORECASE,
+)
+"""Class or id names of page furniture, whole words of the name: DocBook's "navheader" / "navfooter" tables of
+Prev / Home / Next (their text is the next chapter's title), publican's "docnav", Javadoc's "topNav"."""
 _ASIDE_NAMES = re.compile(r"(?:^|[\s_-])(sidebar|aside)(?:$|[\s_-])", re.IGNORECASE)
 LINK_SHARE = 0.5
 """An aside whose text is at least this share link text is navigation (a site's menu, "related pages"), as
 readability tools judge it; below it, the aside is the document's own prose."""
+_CALLOUT_NAMES = re.compile(
+    r"(?:^|[\s_-])(note|tip|hint|warning|caution|important|attention|danger|admonition|callout)(?:$|[\s_-])", re.IGNORECASE,
+)
+"""A box of the text (DocBook's and Sphinx's admonitions): a table inside one lays the box out, it holds no data."""
 LINK_LIST_SHARE = 0.8
 """A list whose text is at least this share link text, over two links or more, is a table of contents or a
 "Prev / Next" bar; a list of references that says something of each link stays."""
@@ -121,6 +131,18 @@ def _furniture(tag: Tag, kind: str | None) -> bool:
     if kind == "aside":
         return _navigation(tag)
     return kind == "list" and _navigation(tag, LINK_LIST_SHARE, min_links=2)
+
+
+def layout_table(table: Tag) -> bool:
+    """Whether a <table> only lays text out: role="presentation", or one or two columns inside a note, tip or warning
+    box (DocBook draws its admonitions as a table of an icon, the word "Note" and the note). Its cells are read as
+    paragraphs: a note is prose, not a one-row table of data."""
+    if table.get("role") in ("presentation", "none"):
+        return True
+    box = table.parent
+    if not isinstance(box, Tag) or not _CALLOUT_NAMES.search(_names(box)):
+        return False
+    return all(len(tr.find_all(["td", "th"], recursive=False)) <= 2 for tr in table.find_all("tr"))
 
 
 def content_root(soup: BeautifulSoup, source: str = "", max_depth: int | None = None) -> Tag:
@@ -246,6 +268,11 @@ class HtmlWalker:
                 lines.append(("" if item.name == "dt" else "  ") + _space(self._text(item, [])))
             if lines:
                 self.builder.add(ElementKind.LIST, "\n".join(lines), meta=self._meta())
+        elif name == "table" and layout_table(tag):
+            for cell in tag.find_all(["td", "th"]):
+                if cell.find_parent("table") is tag and cell.get_text(strip=True):
+                    self._children(cell)
+                    self._flush()
         elif name == "table":
             self._table(tag)
         elif name == "pre":
