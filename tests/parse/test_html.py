@@ -180,6 +180,24 @@ def test_docbook_navigation_tables_are_dropped_and_its_note_tables_are_prose(tmp
     ]
 
 
+@pytest.mark.parametrize(
+    ("heading", "mark"),
+    [("json — JSON encoder and decoder", "¶"), ("休暇規程の概要", "#"), ("差旅报销规定", "\u200b"), ("Release process", "§")],
+)
+def test_a_permalink_symbol_is_not_part_of_its_heading(tmp_path: Path, heading: str, mark: str) -> None:
+    """Sphinx and MkDocs end each heading with a "¶" link to itself, Docusaurus with "#" (or a zero-width space)."""
+    path = tmp_path / "doc.html"
+    path.write_text(
+        f'<html><body><main><h1>{heading}<a class="headerlink" href="#top" title="Link to this heading">{mark}</a></h1>'
+        f'<p>See <a href="#fn1">1</a> and <a href="#top">{heading}</a>.</p></main></body></html>',
+        encoding="utf-8",
+    )
+    elements = HtmlParser().parse(path, path.name, "text/html").elements
+    assert [(e.kind, e.text, e.section_path) for e in elements] == [
+        ("heading", heading, [heading]), ("paragraph", f"See 1 and {heading}.", [heading]),
+    ]
+
+
 def test_shift_jis_page_declared_by_meta_charset(tmp_path: Path) -> None:
     path = tmp_path / "sjis.html"
     html = '<html><head><meta charset="shift_jis"></head><body><p>出張旅費の規程</p></body></html>'

@@ -96,8 +96,17 @@ def _names(tag: Tag) -> str:
     return " ".join([*tag.get_attribute_list("class"), str(tag.get("id") or "")])
 
 
+def _permalink(tag: Tag) -> bool:
+    """A link to its own place drawn as a symbol ("¶", "#", "§", "🔗"): Sphinx, MkDocs and Docusaurus put one in every
+    heading and definition, where it would end the heading's text and every section path under it."""
+    if tag.name != "a" or not str(tag.get("href") or "").startswith("#"):
+        return False
+    text = tag.get_text(strip=True).replace("\u200b", "")
+    return len(text) <= 1 and not text.isalnum()
+
+
 def _junk(tag: Tag) -> bool:
-    if tag.name in _DROP_TAGS:
+    if tag.name in _DROP_TAGS or _permalink(tag):
         return True
     if (tag.get("role") or "") in _DROP_ROLES:
         return True
