@@ -268,7 +268,7 @@ class DocxParser:
         else:
             state.open_list = None
             element = builder.add(ElementKind.PARAGRAPH, text, page=page, meta=meta)
-        for ref in paragraph._p.iter(qn("w:footnoteReference")):
+        for ref in (r for r in paragraph._p.iter(qn("w:footnoteReference")) if _shown(r, paragraph._p)):
             note_id = ref.get(qn("w:id"))
             note = state.footnotes.get(note_id) if note_id is not None else None
             if note:
@@ -279,7 +279,7 @@ class DocxParser:
     def _pictures(paragraph: Paragraph, builder: ElementBuilder, state: _Walk, page: int) -> None:
         """Pictures drawn in the paragraph (inline or floating): each image part a `w:drawing` embeds, with its
         alt text (the drawing's description, else its title) as the figure's own words."""
-        for drawing in paragraph._p.iter(qn("w:drawing")):
+        for drawing in (d for d in paragraph._p.iter(qn("w:drawing")) if _shown(d, paragraph._p)):
             blip = next(drawing.iter(qn("a:blip")), None)
             rel_id = blip.get(qn("r:embed")) if blip is not None else None
             part = paragraph.part.related_parts.get(rel_id) if rel_id else None
