@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from bunko.parse.html import HtmlParser
+from bunko.schema import Element
 
 PAGES = {
     "en": ("Leave policy", "Annual leave", "Staff get twenty days of leave.", "Read the", "full rules", "Apply early", "Get approval",
@@ -78,6 +79,13 @@ def test_role_main_marks_the_content_and_comments_are_not_text(tmp_path: Path) -
     assert [(e.kind, e.text) for e in doc.elements] == [("paragraph", "Body text")]
 
 
+def parsed(tmp_path: Path, html: str) -> list[Element]:
+    """The elements bunko reads from a page holding `html`."""
+    path = tmp_path / "page.html"
+    path.write_text(html, encoding="utf-8")
+    return HtmlParser().parse(path, path.name, "text/html").elements
+
+
 SIDEBAR_NOTES = {
     "en": ("DEBIAN POLICY Register a server in /etc/inetd.conf",
            "Packages must not edit /etc/inetd.conf themselves; they register their server with update-inetd."),
@@ -93,16 +101,14 @@ def test_a_sidebar_of_prose_is_content_and_a_sidebar_of_links_is_navigation(tmp_
     """A manual's sidebars (DocBook's NOTE / TIP / POLICY boxes, <aside> notes) hold facts written nowhere else; a
     site's sidebar is a list of links."""
     title, note = SIDEBAR_NOTES[lang]
-    path = tmp_path / f"{lang}.html"
-    path.write_text(
+    texts = [e.text for e in parsed(
+        tmp_path,
         f'<html><body><div class="sidebar"><ul><li><a href="/a">Home</a></li><li><a href="/b">Index of packages</a></li></ul></div>'
         f'<div class="book"><p>inetd</p><div class="sidebar"><p class="title">{title}</p><div class="para">{note}</div>'
         f'<aside class="sidebar"><p>{note}</p></aside></div>'
         f'<aside><p>{note} <a href="/inetd">inetd</a></p></aside>'
         f'<aside role="complementary"><a href="/related">Related pages</a></aside></div></body></html>',
-        encoding="utf-8",
-    )
-    texts = [e.text for e in HtmlParser().parse(path, path.name, "text/html").elements]
+    )]
     assert texts == ["inetd", title, note, note, f"{note} inetd"]
 
 
@@ -119,31 +125,27 @@ def test_a_list_made_of_links_is_navigation_and_a_list_that_says_something_of_it
 ) -> None:
     """A table of contents or a "Prev / Next" bar holds other pages' titles: kept, this page would be a hit for them."""
     section, previous, says = LINK_LISTS[lang]
-    path = tmp_path / f"{lang}.html"
-    path.write_text(
+    texts = [e.text for e in parsed(
+        tmp_path,
         f'<html><body><div class="toc"><dl><dt><a href="#a">{section}</a></dt><dd><dl><dt><a href="#b">{previous}</a></dt>'
         f'</dl></dd></dl></div><p>inetd</p>'
         f'<ul><li><a href="/policy">Debian Policy</a>: {says}</li><li><a href="/devref">Developer\'s Reference</a>: {says}</li></ul>'
         f'<ul class="docnav"><li><a href="prev.html">Prev {previous}</a></li><li><a href="next.html">Next {section}</a></li></ul>'
         f'<ul><li><a href="/only">{section}</a></li></ul></body></html>',
-        encoding="utf-8",
-    )
-    texts = [e.text for e in HtmlParser().parse(path, path.name, "text/html").elements]
+    )]
     assert texts == ["inetd", f"- Debian Policy: {says}\n- Developer's Reference: {says}", f"- {section}"]
 
 
 def test_a_ruby_reading_is_not_text_and_a_hidden_tab_panel_is(tmp_path: Path) -> None:
     """東京<rt>とうきょう</rt> is the word 東京; an inactive tab's panel is hidden until chosen, not gone."""
-    path = tmp_path / "tabs.html"
-    path.write_text(
+    texts = [e.text for e in parsed(
+        tmp_path,
         '<html><body><p><ruby>東京<rp>(</rp><rt>とうきょう</rt><rp>)</rp></ruby>の設定</p><p><ruby>设置<rt>shèzhì</rt></ruby>文件</p>'
         '<div role="tablist"><button role="tab">Linux</button><button role="tab">Windows</button></div>'
         '<div role="tabpanel"><p>Run apt install foo.</p></div>'
         '<div role="tabpanel" hidden="hidden"><p>Run winget install foo.</p></div>'
         '<div hidden="hidden"><p>Draft text</p></div><p>Tip<span aria-hidden="true">¶</span></p></body></html>',
-        encoding="utf-8",
-    )
-    texts = [e.text for e in HtmlParser().parse(path, path.name, "text/html").elements]
+    )]
     assert texts == ["東京の設定", "设置文件", "Run apt install foo.", "Run winget install foo.", "Tip"]
 
 
@@ -159,8 +161,8 @@ def test_docbook_navigation_tables_are_dropped_and_its_note_tables_are_prose(tmp
     """DocBook lays out its Prev / Home / Next bars and its admonitions (icon, "Warning", the text) as tables: the
     first are furniture (their text is the next chapter's title), the second a sentence of the chapter."""
     chapter, following, warning = DOCBOOK_NOTES[lang]
-    path = tmp_path / f"{lang}.html"
-    path.write_text(
+    elements = parsed(
+        tmp_path,
         f'<html><body><div class="navheader"><table summary="Navigation header"><tr><th colspan="3">{chapter}</th></tr>'
         f'<tr><td><a href="pr01.html"><img src="prev.png" alt="Prev"/></a></td><td><a href="ch02.html">'
         f'<img src="next.png" alt="Next"/></a></td></tr></table></div>'
@@ -171,9 +173,7 @@ def test_docbook_navigation_tables_are_dropped_and_its_note_tables_are_prose(tmp
         f'<table><tr><th>package</th><th>size</th></tr><tr><td>mc</td><td>1493</td></tr></table></div>'
         f'<div class="navfooter"><table summary="Navigation footer"><tr><td>Preface</td><td><a href="index.html">Home</a></td>'
         f'<td>{following}</td></tr></table></div></body></html>',
-        encoding="utf-8",
     )
-    elements = HtmlParser().parse(path, path.name, "text/html").elements
     assert [(e.kind, e.text) for e in elements] == [
         ("heading", chapter), ("paragraph", "Warning"), ("paragraph", warning), ("paragraph", warning),
         ("paragraph", following), ("table", "| package | size |\n|---|---|\n| mc | 1493 |"),
@@ -186,13 +186,11 @@ def test_docbook_navigation_tables_are_dropped_and_its_note_tables_are_prose(tmp
 )
 def test_a_permalink_symbol_is_not_part_of_its_heading(tmp_path: Path, heading: str, mark: str) -> None:
     """Sphinx and MkDocs end each heading with a "¶" link to itself, Docusaurus with "#" (or a zero-width space)."""
-    path = tmp_path / "doc.html"
-    path.write_text(
+    elements = parsed(
+        tmp_path,
         f'<html><body><main><h1>{heading}<a class="headerlink" href="#top" title="Link to this heading">{mark}</a></h1>'
         f'<p>See <a href="#fn1">1</a> and <a href="#top">{heading}</a>.</p></main></body></html>',
-        encoding="utf-8",
     )
-    elements = HtmlParser().parse(path, path.name, "text/html").elements
     assert [(e.kind, e.text, e.section_path) for e in elements] == [
         ("heading", heading, [heading]), ("paragraph", f"See 1 and {heading}.", [heading]),
     ]
