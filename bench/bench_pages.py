@@ -1,6 +1,6 @@
 """Page-shaped corpora (issue 14): one file per page, known-item heading queries, bunko against peers in one run.
 
-    python bench/bench_pages.py [--corpus handbook reference] [--systems ...] [--limit N]
+    python bench/bench_pages.py [--corpus handbook reference python] [--systems ...] [--limit N]
 
 Issue 14 asks how bunko ranks whole pages when each page is one file, the way a documentation
 site or a wiki is indexed, and a person types a few words that describe the page they want.
@@ -10,7 +10,9 @@ cached in ~/.cache/bunko-bench/pages/<corpus>/) are:
 - **handbook**: the Debian Administrator's Handbook, one file per publican page (about 125 per
   language), page furniture (banner, Prev/Next titles, ``<title>``, tables of contents) dropped;
 - **reference**: the Debian Reference, one file per second-level section ("1.2. …", about 85 per
-  language).
+  language);
+- **python**: the Python 3.11 library reference, one file per module page (314, English only: a
+  generator (Sphinx) and a subject that bunko's defaults were never measured on).
 
 Queries are the headings of each page, numbers stripped: its title and every sub-heading,
 skipping short ones (under 2 words, or 3 CJK characters), headings shared by two pages of a
@@ -471,6 +473,8 @@ def markdown_tables(results: dict[str, Any]) -> list[str]:
              "|---|---|---|---|---|---|---|---|---|"]
     for corpus, found in results["corpora"].items():
         for lang in (*pc.LANGS, "all"):
+            if lang != "all" and not found["sizes"][lang]["queries"]:  # a corpus in fewer languages (python: en)
+                continue
             best = max(row[lang]["ndcg@10"] for row in found["table"].values())
             for name, row in found["table"].items():
                 cell = row[lang]

@@ -1,6 +1,6 @@
 """Page-shaped corpora for bench/bench_pages.py: one file per page or section, known-item heading queries, in en/ja/zh.
 
-    python bench/page_corpora.py [--corpus handbook reference] [--rebuild]
+    python bench/page_corpora.py [--corpus handbook reference python] [--rebuild]
 
 Built from documentation installed on this machine (Debian packages debian-handbook and
 debian-reference-common), deterministically, into ``~/.cache/bunko-bench/pages/<corpus>/``:
@@ -12,6 +12,10 @@ debian-reference-common), deterministically, into ``~/.cache/bunko-bench/pages/<
 - **reference**: the Debian Reference (``ch*.{en,ja,zh-cn}.html``, ``ap*``), split into one file
   per second-level section ("1.2. Unix-like filesystem", "A.1. …"); a chapter's text before its
   first such section (chapter table of contents, introduction) is dropped.
+- **python** (English only: Debian ships no translation): the Python 3.11 library reference
+  (package python3.11-doc, ``html/library/*.html``), one file per module page, its Sphinx body
+  (``role="main"``) without the "¶" permalinks. Another generator and another subject than the two
+  Debian manuals, which bunko's defaults were measured on.
 
 Queries are the headings of each page: its own title (kind "title") and every sub-heading (kind
 "subheading"), with section numbers ("1.2.3.", "Chapter 6.", "第 6 章", "付録 A.") stripped and
@@ -50,7 +54,7 @@ from bunko.text.scripts import has_ja_zh
 warnings.filterwarnings("ignore", category=XMLParsedAsHTMLWarning)
 
 CACHE = Path.home() / ".cache" / "bunko-bench" / "pages"
-CORPORA = ("handbook", "reference")
+CORPORA = ("handbook", "reference", "python")
 LANGS = ("en", "ja", "zh")
 SEED = 20261202
 MAX_QUERIES = 300
@@ -61,12 +65,14 @@ HANDBOOK = Path("/usr/share/doc/debian-handbook/html")
 HANDBOOK_LANGS = {"en": "en-US", "ja": "ja-JP", "zh": "zh-CN"}
 REFERENCE = Path("/usr/share/doc/debian-reference-common/docs")
 REFERENCE_LANGS = {"en": "en", "ja": "ja", "zh": "zh-cn"}
+PYTHON_LIBRARY = Path("/usr/share/doc/python3.11-doc/html/library")
 
 HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 QUERY_HEADINGS = frozenset(("h1", "h2", "h3", "h4", "h5"))
 KEEP_ATTRIBUTES = frozenset(("colspan", "rowspan"))
 KEEP_EMPTY = ("br", "hr", "td", "th", "tr")
-FURNITURE_CLASSES = ("docnav", "navheader", "navfooter", "toc", "list-of-tables", "list-of-figures", "list-of-examples", "indexterm")
+FURNITURE_CLASSES = ("docnav", "navheader", "navfooter", "toc", "list-of-tables", "list-of-figures", "list-of-examples", "indexterm",
+                     "headerlink")
 FURNITURE_IDS = ("banner", "title")
 
 _NUMBER = re.compile(
@@ -205,7 +211,16 @@ def reference_pages(lang: str) -> Iterator[Page]:
             yield _finish(lang, f"{stem}-{number}", section)
 
 
-SOURCES = {"handbook": handbook_pages, "reference": reference_pages}
+def python_pages(lang: str) -> Iterator[Page]:
+    if lang != "en":
+        return
+    for path in sorted(PYTHON_LIBRARY.glob("*.html")):
+        body = _soup(path).find("div", attrs={"role": "main"})
+        if path.stem != "index" and isinstance(body, Tag):
+            yield _finish(lang, path.stem, body)
+
+
+SOURCES = {"handbook": handbook_pages, "reference": reference_pages, "python": python_pages}
 
 
 def build_queries(corpus: str, lang: str, pages: list[Page]) -> list[dict[str, Any]]:
