@@ -11,6 +11,7 @@ from bunko import Bunko, Config
 from bunko.generate.extractive import ExtractiveGenerator
 from bunko.rerank.evidence import ScoredUnit
 from bunko.schema import Answer, Chunk, Hit
+from bunko.text.analyzers import multilingual
 from bunko.text.injection import looks_like_instruction
 from bunko.text.languages import query_language
 from bunko.text.units import Unit
@@ -171,3 +172,38 @@ def test_a_companion_sentence_from_another_document_must_name_the_questions_subj
     assert elsewhere not in quoted and best in quoted and beside in quoted
     scored[2] = ScoredUnit(Unit(elsewhere, 1, 0), 0.7, 0.6, 0.95, True, language, names_subject=True)
     assert elsewhere in [s.text for s in generator.answer(question, hits, scored)]
+
+
+TRANSLATED_PAGES = {
+    "en": "To keep your MAC address out of your public IPv6 address, enable the privacy extensions in the stanza:",
+    "ja": "公開 IPv6 アドレスに MAC アドレスを含めないためには、スタンザでプライバシー拡張を有効にします:",
+    "zh": "为了不让 MAC 地址出现在公网 IPv6 地址中，请在配置段中启用隐私扩展：",
+}
+
+
+@pytest.mark.parametrize(
+    ("question", "language"),
+    [
+        ("Which line in /etc/network/interfaces enables IPv6 privacy extensions?", "en"),
+        ("/etc/network/interfaces で IPv6 プライバシー拡張を有効にする行はどれですか？", "ja"),
+        ("在 /etc/network/interfaces 中哪一行启用 IPv6 隐私扩展？", "zh"),
+    ],
+)
+def test_a_line_every_translation_holds_is_quoted_once_from_the_page_in_the_questions_language(
+    embedder, question: str, language: str,
+) -> None:
+    """A translated manual keeps its code word for word in every language: the same line is one piece of evidence,
+    cited from the page the asker reads."""
+    code = "iface enp7s0 inet6 auto\n    privext 2"
+    hits = [
+        Hit(chunk=Chunk(f"{lang}/ipv6.html#3", f"{lang}/ipv6", f"{lang}/ipv6.html", 3, f"{prose}\n\n```\n{code}\n```", prose),
+            score=1.0 - 0.1 * rank)
+        for rank, (lang, prose) in enumerate(sorted(TRANSLATED_PAGES.items(), key=lambda item: item[0] != "zh"))
+    ]
+    generator = ExtractiveGenerator(embedder=embedder, analyzer=multilingual)
+    scored = generator.score_units(question, hits, embedder.embed([question])[0], multilingual(question))
+    copies = [s for s in scored if "privext 2" in s.unit.text]
+    assert len(copies) == 1
+    assert hits[copies[0].unit.hit_index].chunk.source == f"{language}/ipv6.html"
+    cited = [c.source for s in generator.answer(question, hits, scored) for c in s.citations if "privext" in s.text]
+    assert cited == [f"{language}/ipv6.html"]

@@ -11,6 +11,7 @@ this.") are never scored, so neither is quoted nor graded.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 
 import numpy as np
 
@@ -21,6 +22,7 @@ from bunko.rerank.memo import TypedUnit, quotable_units
 from bunko.schema import AnswerSentence, Citation, Hit
 from bunko.text.analyzers import Analyzer
 from bunko.text.answer_types import CHECKABLE, question_type, short_answer
+from bunko.text.languages import query_language, text_language
 from bunko.text.units import CODE
 
 MAX_EVIDENCE_HITS = 5
@@ -63,7 +65,8 @@ class ExtractiveGenerator:
         evidence = hits[:MAX_EVIDENCE_HITS]
         quotable = [u for u in hit_units(evidence, MAX_UNITS, self.split) if not is_abstention(u.text)]
         units = most_covering(evidence, quotable, query_tokens, weights, self.analyzer, UNITS_PER_HIT)
-        return score_units(question, evidence, units, query_vector, query_tokens, self.embedder, self.analyzer, weights)
+        scored = score_units(question, evidence, units, query_vector, query_tokens, self.embedder, self.analyzer, weights)
+        return once_per_text(scored, evidence, query_language(question))
 
     def answer(self, question: str, hits: list[Hit], scored: list[ScoredUnit]) -> list[AnswerSentence]:
         """The best unit and those close to it, in reading order, after a short typed answer when one stands out.
@@ -97,6 +100,32 @@ class ExtractiveGenerator:
             citation = citation_for(hits[answering.unit.hit_index], answering.unit.text)
             sentences.insert(0, AnswerSentence(text=short, citations=[citation], support=round(answering.score, 4), verdict="supported"))
         return sentences
+
+
+def once_per_text(scored: list[ScoredUnit], hits: list[Hit], asked: str) -> list[ScoredUnit]:
+    """Each unit text once, from the passage in the question's language when one holds it, at the best score any
+    copy got. A translated manual keeps its code, tables and untranslated notes word for word in every language:
+    an English question quoted the same code line three times, citing the Japanese and Chinese pages beside the
+    English one."""
+    languages = {i: hits[i].chunk.lang or text_language(hits[i].chunk.text) for i in {s.unit.hit_index for s in scored}}
+    copies: dict[str, list[ScoredUnit]] = {}
+    for unit in scored:
+        copies.setdefault(_copy_key(unit), []).append(unit)
+    kept = []
+    for same in copies.values():
+        chosen = max(same, key=lambda s: (languages[s.unit.hit_index] == asked, s.score))
+        best_score = max(s.score for s in same)
+        kept.append(chosen if chosen.score == best_score else replace(chosen, score=best_score))
+    return kept
+
+
+def _copy_key(scored: ScoredUnit) -> str:
+    """What two copies of a unit share: its text, spacing aside; for code, the lines after its lead-in sentence,
+    which each translation writes in its own language (`text.units.code_units`)."""
+    text = scored.unit.text
+    if scored.unit.kind == CODE and "\n" in text:
+        text = text.split("\n", 1)[1]
+    return " ".join(text.split())
 
 
 def _on_subject(companion: ScoredUnit, best: ScoredUnit, hits: list[Hit]) -> bool:
