@@ -136,6 +136,61 @@ class Pen:
         self.y = top - len(rows) * row_h - 12
 
 
+LATEX_TABLES = {
+    "en": (("level", "name", "meaning"), ("0", "KERN_EMERG", "system is unusable"), ("3", "KERN_ERR", "error conditions"),
+           ("7", "KERN_DEBUG", "debug-level messages")),
+    "ja": (("レベル", "名前", "意味"), ("0", "KERN_EMERG", "システムが使用不能"), ("3", "KERN_ERR", "エラー状態"),
+           ("7", "KERN_DEBUG", "デバッグレベルのメッセージ")),
+    "zh": (("级别", "名称", "含义"), ("0", "KERN_EMERG", "系统不可用"), ("3", "KERN_ERR", "错误状态"),
+           ("7", "KERN_DEBUG", "调试级别的消息")),
+}
+
+
+def make_latex_table(path: Path, lang: str) -> Path:
+    """One page as LaTeX's ``tabular{l|l|l}`` with ``\\hline`` (and dblatex) draws it: a rule under every row, drawn cell
+    by cell across the table, rules between the columns and none down its outer sides; the words of a cell are set
+    with a gap and no space character. Above and below it, two framed code lines of the table's width with prose
+    between them: same-width rules, no column rule."""
+    t = TEXTS[lang]
+    rows = LATEX_TABLES[lang]
+    c = Canvas(str(path), pagesize=A4)
+    pen = Pen(c, t)
+    pen.text(t.p1)
+    x, widths, row_h = 72.0, (90.0, 150.0, 210.0), 18.0
+    edges = [x + sum(widths[:i]) for i in range(len(widths) + 1)]
+
+    def frame(y: float, text: str) -> None:
+        c.line(edges[0], y, edges[-1], y)
+        c.line(edges[0], y - row_h, edges[-1], y - row_h)
+        c.setFont("Courier", 10)
+        c.drawString(edges[0] + 4, y - row_h + 5, text)
+
+    frame(pen.y, "# dmesg -n3")
+    pen.y -= row_h + 6
+    pen.text(t.p11)
+    top = pen.y
+    c.setLineWidth(0.5)
+    for r, row in enumerate(rows):
+        y = top - r * row_h
+        for i, cell in enumerate(row):
+            c.line(edges[i], y, edges[i + 1], y)
+            c.line(edges[i], y - row_h, edges[i + 1], y - row_h)
+            if i > 0:
+                c.line(edges[i], y, edges[i], y - row_h)
+            font = t.bold if r == 0 else t.regular
+            c.setFont(font, 10)
+            cursor = edges[i] + 4
+            for word in cell.split(" "):
+                c.drawString(cursor, y - row_h + 5, word)
+                cursor += pdfmetrics.stringWidth(word, font, 10) + 2.5
+    pen.y = top - len(rows) * row_h - 12
+    pen.text(t.after_table)
+    frame(pen.y, "$ journalctl -k")
+    c.showPage()
+    c.save()
+    return path
+
+
 def figure_png(path: Path) -> Path:
     image = Image.new("RGB", (300, 150), (40, 120, 200))
     for x in range(40, 260):

@@ -9,7 +9,7 @@ from difflib import SequenceMatcher
 from pathlib import Path
 
 import pytest
-from pdfgen import TEXTS, has_ink, make_long, make_scanned, make_text_pdf, scan_image
+from pdfgen import LATEX_TABLES, TEXTS, has_ink, make_latex_table, make_long, make_scanned, make_text_pdf, scan_image
 
 from bunko.errors import DocumentError
 from bunko.parse.ocr import Tesseract
@@ -65,6 +65,22 @@ def test_ruled_table_keeps_header_and_cells_as_markdown(report_pdfs: dict[str, P
     assert table.section_path == [t.title, t.h1, t.h11]
     x0, top, x1, bottom = table.bbox or (0, 0, 0, 0)
     assert (x0, x1) == (72.0, 432.0) and bottom - top == pytest.approx(60.0)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_table_ruled_only_between_its_columns_keeps_every_row_whole(tmp_path: Path, lang: str) -> None:
+    """LaTeX's tabular{l|l|l} draws no outer sides; read column by column, "3" and "KERN_ERR" end up far apart."""
+    t = TEXTS[lang]
+    doc = parse(make_latex_table(tmp_path / f"latex-{lang}.pdf", lang))
+    tables = [e for e in doc.elements if e.kind == "table"]
+    assert len(tables) == 1
+    header, *rows = (list(r) for r in LATEX_TABLES[lang])
+    assert tables[0].meta["cells"] == {"header": header, "rows": rows}
+    assert tables[0].meta["method"] == "pdf-ruling-lines"
+    prose = [e.text for e in doc.elements if e.kind != "table"]
+    assert [t.p1, "# dmesg -n3", t.p11, t.after_table, "$ journalctl -k"] == [p for p in prose if p in (
+        t.p1, "# dmesg -n3", t.p11, t.after_table, "$ journalctl -k")], "the prose between the framed lines stays prose"
+    assert not any("KERN" in p for p in prose)
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -32,6 +32,7 @@ from bunko.parse.limits import over_limit
 from bunko.parse.ocr import OCR_DPI, Tesseract, add_ocr_lines, render_scale
 from bunko.parse.pdf_layout import WORD_GAP, Block, TextRun, reading_order, segments_from_words, text_runs
 from bunko.parse.pdf_outline import Outline, is_contents_page, read_outline
+from bunko.parse.pdf_rulings import missing_sides
 from bunko.parse.progress import report as report_progress
 from bunko.parse.tables import table_markdown, table_meta
 from bunko.schema import Element, ElementKind, ErrorCode, ParsedDocument
@@ -193,8 +194,9 @@ class PdfParser:
         state.sizes.update(round(float(c["size"]), 1) for c in chars)
         blocks: list[Block] = []
         try:
-            tables = page.find_tables() if (page.rects or page.lines) else []
-            found = [(tuple(t.bbox), [[_cell_text(c) for c in row] for row in t.extract()]) for t in tables]
+            sides = missing_sides(page.lines)
+            tables = page.find_tables({"explicit_vertical_lines": sides} if sides else None) if (page.rects or page.lines) else []
+            found = [(tuple(t.bbox), [[_cell_text(c) for c in row] for row in t.extract(x_tolerance_ratio=WORD_GAP)]) for t in tables]
         except Exception as exc:  # odd ruling geometry must not cost the page its text
             found = []
             page_error(state.meta, number, ErrorCode.PARSE_FAILED.value, f"tables not read: {type(exc).__name__}: {exc}".splitlines()[0])
