@@ -77,10 +77,10 @@ def test_table_ruled_only_between_its_columns_keeps_every_row_whole(tmp_path: Pa
     header, *rows = (list(r) for r in LATEX_TABLES[lang])
     assert tables[0].meta["cells"] == {"header": header, "rows": rows}
     assert tables[0].meta["method"] == "pdf-ruling-lines"
-    prose = [e.text for e in doc.elements if e.kind != "table"]
-    assert [t.p1, "# dmesg -n3", t.p11, t.after_table, "$ journalctl -k"] == [p for p in prose if p in (
-        t.p1, "# dmesg -n3", t.p11, t.after_table, "$ journalctl -k")], "the prose between the framed lines stays prose"
-    assert not any("KERN" in p for p in prose)
+    assert [(e.kind, e.text) for e in doc.elements if e.kind != "table"] == [
+        ("paragraph", t.p1), ("code", "```\n# dmesg -n3\n```"), ("paragraph", t.p11), ("paragraph", t.after_table),
+        ("code", "```\n$ journalctl -k\n```"),
+    ], "the prose between the two framed code lines stays prose"
 
 
 @pytest.mark.parametrize("lang", LANGS)

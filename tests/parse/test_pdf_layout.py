@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bunko.parse.pdf_layout import Block, Segment, heading_depth, heading_level, reading_order, segments_from_words
+from bunko.parse.pdf_layout import Block, Segment, heading_depth, heading_level, reading_order, segments_from_words, text_runs
 
 
 def seg(text: str, x0: float, top: float, x1: float, size: float = 10.0, bold: bool = False) -> Block:
@@ -65,3 +65,53 @@ def test_heading_level_combines_size_and_numbering() -> None:
     assert level("第5条（支給）", 10) == 6
     assert level("A normal sentence in body type.", 10) is None
     assert level("A bold sentence that ends like prose.", 10, bold=True) is None
+
+
+def word(text: str, x0: float, top: float, font: str, size: float = 10.0) -> dict[str, object]:
+    """A pdfplumber word; a monospace character is 0.6 em wide, a proportional one taken as 0.5 em (1 em for CJK)."""
+    width = sum((0.6 if "Mono" in font else 1.0 if ord(c) > 0x2E80 else 0.5) * size for c in text)
+    return {"text": text, "x0": x0, "x1": x0 + width, "top": top, "bottom": top + size, "size": size, "fontname": font}
+
+
+def line(parts: list[tuple[str, str]], top: float, x0: float = 72.0) -> list[dict[str, object]]:
+    """Words set one after the other with a word space (0.3 em) between them."""
+    words = []
+    for text, font in parts:
+        words.append(word(text, x0, top, font))
+        x0 = float(words[-1]["x1"]) + 3.0  # type: ignore[arg-type]
+    return words
+
+
+def runs(words: list[dict[str, object]]) -> list[tuple[str, str]]:
+    return [(str(r.kind), r.text) for r in text_runs(segments_from_words(words), 10.0)]
+
+
+MONO, SERIF = "ABCDEF+LiberationMono", "ABCDEF+LiberationSerif"
+PROSE_BEFORE_CODE = {
+    "en": "Add the line below to the configuration:",
+    "ja": "設定ファイルに次の行を加えます：",
+    "zh": "在配置文件中加入下面几行：",
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
+def test_monospace_lines_are_one_code_block_with_their_indentation_and_aligned_columns(lang: str) -> None:
+    """A configuration block keeps its lines and nesting; the wide gap that aligns a column inside code is spaces,
+    not a column gutter that would cut the line in two."""
+    prose = line([(w, SERIF) for w in PROSE_BEFORE_CODE[lang].split(" ")], 100)
+    code = [
+        *line([("server", MONO), ("{", MONO)], 116),
+        word("listen", 84, 128, MONO), word("80;", 126, 128, MONO), word("#", 222, 128, MONO), word("port", 234, 128, MONO),
+        word("}", 72, 140, MONO),
+    ]
+    (kind, text), (code_kind, code_text) = runs(prose + code)
+    assert (kind, text) == ("paragraph", PROSE_BEFORE_CODE[lang])
+    assert code_kind == "code"
+    assert code_text == "```\nserver {\n  listen 80;             # port\n}\n```"
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
+def test_a_prose_line_naming_a_file_in_code_type_stays_prose(lang: str) -> None:
+    before, after = {"en": ("Edit the file", "then restart."), "ja": ("次のファイル", "を編集します。"), "zh": ("编辑", "文件。")}[lang]
+    words = [*line([*((w, SERIF) for w in before.split(" ")), ("/etc/hosts", MONO), *((w, SERIF) for w in after.split(" "))], 100)]
+    assert [kind for kind, _ in runs(words)] == ["paragraph"]

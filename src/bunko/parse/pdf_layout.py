@@ -14,7 +14,8 @@ producing program wrote them. Reading order is recovered geometrically:
    same height;
 3. consecutive segments of one style are joined into paragraphs; a segment set
    larger than the body text, or bold and numbered, or numbered like a chapter
-   (第1章, Article 3), is a heading.
+   (第1章, Article 3), is a heading; consecutive lines set in a monospace font
+   are a code block, kept line by line with their indentation.
 
 Everything here is pure computation on plain data, so it is tested without PDFs.
 """
@@ -34,6 +35,12 @@ from bunko.schema import ElementKind
 COLUMN_GAP = 12.0
 """Narrowest white stripe (points) read as a gutter between columns."""
 
+_MONOSPACE = re.compile(r"mono|courier|typewriter|consolas|menlo|inconsolata|fixedsys|cmtt|lmtt|ocr-?[ab]\b", re.IGNORECASE)
+"""Font names of fixed-width faces (LiberationMono, DejaVuSansMono, Courier, NimbusMonoPS, LaTeX's cmtt / lmtt):
+how a PDF sets code, commands and configuration files."""
+MONOSPACE_SHARE = 0.95
+"""Share of a line's characters in a monospace font that makes it a code line; a prose line naming a file or a
+command in code type stays prose."""
 _BOLD = re.compile(r"bold|black|heavy|semibold|demi|-w[6-9]\b|w[6-9]$", re.IGNORECASE)
 _NUMBERED = re.compile(r"^\s*(\d+(?:[.．]\d+)*)[.．)）]?\s+\S|^\s*(\d+(?:[.．]\d+)+)\S")
 _CHAPTER = re.compile(
@@ -57,6 +64,7 @@ class Segment:
     bbox: BBox
     size: float
     bold: bool
+    mono: bool = False
 
 
 @dataclass
@@ -73,12 +81,24 @@ def is_bold(fontname: str) -> bool:
     return bool(_BOLD.search(fontname.split("+", 1)[-1]))
 
 
+def is_monospace(fontname: str) -> bool:
+    return bool(_MONOSPACE.search(fontname.split("+", 1)[-1]))
+
+
 WORD_GAP = 0.15
 """A horizontal gap wider than this share of the font size separates two words.
 
 Typeset PDFs often draw no space characters: the space is the gap (0.25 em in the Debian
 Reference, 2.5 pt at 10 pt). pdfplumber's default fixed tolerance of 3 pt glued those words
 into "Youcanalternativelychange…"; letter gaps inside a word stay under 0.1 em."""
+
+
+MONOSPACE_WIDTH = 0.6
+"""A monospace character's width in em (Courier, Liberation Mono, DejaVu Sans Mono): a gap in code is this many spaces."""
+
+
+def _both_monospace(left: dict[str, Any], right: dict[str, Any]) -> bool:
+    return is_monospace(str(left.get("fontname", ""))) and is_monospace(str(right.get("fontname", "")))
 
 
 def _line_text(words: list[dict[str, Any]]) -> str:
@@ -90,7 +110,9 @@ def _line_text(words: list[dict[str, Any]]) -> str:
     out = words[0]["text"]
     for prev, word in pairwise(words):
         size = float(word.get("size", 10.0))
-        out += (" " if word["x0"] - prev["x1"] > WORD_GAP * size else "") + word["text"]
+        gap = word["x0"] - prev["x1"]
+        spaces = max(1, round(gap / (MONOSPACE_WIDTH * size))) if _both_monospace(prev, word) else 1
+        out += (" " * spaces if gap > WORD_GAP * size else "") + word["text"]
     return out
 
 
@@ -116,7 +138,8 @@ def segments_from_words(words: list[dict[str, Any]]) -> list[Segment]:
         run = [line[0]]
         for word in line[1:]:
             size = max(float(word.get("size", 10.0)), 1.0)
-            if word["x0"] - run[-1]["x1"] > max(1.5 * size, 0.9 * COLUMN_GAP):
+            gutter = word["x0"] - run[-1]["x1"] > max(1.5 * size, 0.9 * COLUMN_GAP)
+            if gutter and not _both_monospace(run[-1], word):  # code aligns its columns with runs of spaces
                 segments.append(_segment(run))
                 run = [word]
             else:
@@ -127,15 +150,17 @@ def segments_from_words(words: list[dict[str, Any]]) -> list[Segment]:
 
 def _segment(words: list[dict[str, Any]]) -> Segment:
     chars: Counter[float] = Counter()
-    bold = 0
+    bold = mono = 0
     for word in words:
         n = len(word["text"])
+        fontname = str(word.get("fontname", ""))
         chars[round(float(word.get("size", 10.0)), 1)] += n
-        bold += n if is_bold(str(word.get("fontname", ""))) else 0
+        bold += n if is_bold(fontname) else 0
+        mono += n if is_monospace(fontname) else 0
     size = chars.most_common(1)[0][0]
     total = sum(chars.values())
     bbox = union_bbox([(w["x0"], w["top"], w["x1"], w["bottom"]) for w in words])
-    return Segment(_line_text(words), bbox, size, bold * 2 > total)
+    return Segment(_line_text(words), bbox, size, bold * 2 > total, mono >= MONOSPACE_SHARE * total)
 
 
 # --- reading order -----------------------------------------------------------------------------
@@ -240,12 +265,14 @@ def heading_level(segment: Segment, text: str, body_size: float) -> int | None:
 
 def _continues(prev: Segment, cur: Segment) -> bool:
     """Whether `cur` is the next line of the paragraph that `prev` belongs to."""
-    if abs(prev.size - cur.size) > 0.6 or prev.bold != cur.bold:
+    if abs(prev.size - cur.size) > 0.6 or prev.bold != cur.bold or prev.mono != cur.mono:
         return False
     line_height = prev.bbox[3] - prev.bbox[1]
     gap = cur.bbox[1] - prev.bbox[3]
     if gap < -0.5 * line_height or gap > 0.8 * line_height:
         return False
+    if cur.mono:  # a code line starting "- " or "1)" is the code's, not a list item
+        return True
     overlaps = min(prev.bbox[2], cur.bbox[2]) - max(prev.bbox[0], cur.bbox[0]) > 0
     return overlaps and not _BULLET.match(cur.text) and not _starts_article(cur.text) and not _starts_article(prev.text)
 
@@ -278,8 +305,11 @@ def text_runs(segments: list[Segment], body_size: float) -> list[TextRun]:
             groups.append([segment])
     runs: list[TextRun] = []
     for group in groups:
-        text = join_words([s.text for s in group])  # a wrapped Latin line gets a space, a wrapped CJK line none
         bbox = union_bbox([s.bbox for s in group])
+        if group[0].mono:
+            runs.append(TextRun(ElementKind.CODE, f"```\n{code_text(group)}\n```", bbox, None, group))
+            continue
+        text = join_words([s.text for s in group])  # a wrapped Latin line gets a space, a wrapped CJK line none
         level = heading_level(group[0], text, body_size) if len(group) <= 3 else None
         if level is not None:
             runs.append(TextRun(ElementKind.HEADING, text, bbox, level, group))
@@ -295,6 +325,13 @@ def text_runs(segments: list[Segment], body_size: float) -> list[TextRun]:
         else:
             runs.append(TextRun(ElementKind.PARAGRAPH, text, bbox, None, group))
     return runs
+
+
+def code_text(lines: list[Segment]) -> str:
+    """Code lines as written: each line's indentation from its distance to the block's left edge, in characters of
+    the monospace face (0.6 em wide), so a nested configuration block or a shell loop keeps its shape."""
+    left = min(s.bbox[0] for s in lines)
+    return "\n".join(" " * round((s.bbox[0] - left) / (MONOSPACE_WIDTH * s.size)) + s.text for s in lines)
 
 
 def cur_follows(prev: TextRun, bbox: BBox) -> bool:
