@@ -191,6 +191,29 @@ def make_latex_table(path: Path, lang: str) -> Path:
     return path
 
 
+def make_running_heads(path: Path, lang: str, pages: int = 4) -> Path:
+    """`pages` pages as a typesetter sets a book: its title as a running head on every page but the first, in the
+    top margin; a running foot with the chapter and the page number; the body in between. The first page also names
+    the chapter once in the top margin, as a one-off line would."""
+    t = TEXTS[lang]
+    c = Canvas(str(path), pagesize=A4)
+    for number in range(1, pages + 1):
+        c.setFont(t.regular, 9)
+        if number > 1:
+            c.drawString(72, HEIGHT - 40, t.title)
+        else:
+            c.drawString(72, HEIGHT - 40, t.h2)
+        c.drawString(72, 30, f"{t.h1} {number}")
+        pen = Pen(c, t)
+        pen.y = HEIGHT - 90
+        if number == 1:
+            pen.text(t.title, size=20, bold=True, after=12)
+        pen.text(t.p1 if number % 2 else t.p11)
+        c.showPage()
+    c.save()
+    return path
+
+
 def figure_png(path: Path) -> Path:
     image = Image.new("RGB", (300, 150), (40, 120, 200))
     for x in range(40, 260):

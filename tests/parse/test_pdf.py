@@ -9,7 +9,17 @@ from difflib import SequenceMatcher
 from pathlib import Path
 
 import pytest
-from pdfgen import LATEX_TABLES, TEXTS, has_ink, make_latex_table, make_long, make_scanned, make_text_pdf, scan_image
+from pdfgen import (
+    LATEX_TABLES,
+    TEXTS,
+    has_ink,
+    make_latex_table,
+    make_long,
+    make_running_heads,
+    make_scanned,
+    make_text_pdf,
+    scan_image,
+)
 
 from bunko.errors import DocumentError
 from bunko.parse.ocr import Tesseract
@@ -81,6 +91,17 @@ def test_table_ruled_only_between_its_columns_keeps_every_row_whole(tmp_path: Pa
         ("paragraph", t.p1), ("code", "```\n# dmesg -n3\n```"), ("paragraph", t.p11), ("paragraph", t.after_table),
         ("code", "```\n$ journalctl -k\n```"),
     ], "the prose between the two framed code lines stays prose"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_running_heads_and_feet_are_not_text_but_a_one_off_margin_line_is(tmp_path: Path, lang: str) -> None:
+    """The book's title atop every page would be glued into every passage that crosses a page break."""
+    t = TEXTS[lang]
+    doc = parse(make_running_heads(tmp_path / f"heads-{lang}.pdf", lang))
+    texts = [(e.page, e.text) for e in doc.elements]
+    assert texts == [(1, t.h2), (1, t.title), (1, t.p1), (2, t.p11), (3, t.p1), (4, t.p11)]
+    assert doc.meta["running_heads_dropped"] == 3 + 4
+    assert all("in_margin" not in e.meta for e in doc.elements)
 
 
 @pytest.mark.parametrize("lang", LANGS)

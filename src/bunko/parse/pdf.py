@@ -80,6 +80,37 @@ def _in_box(obj: dict[str, Any], box: BBox) -> bool:
     return box[0] <= x <= box[2] and box[1] <= y <= box[3]
 
 
+IN_MARGIN = "in_margin"
+RUNNING_HEAD_PAGES = 3
+"""A text in the top or bottom margin on this many pages or more is a running head or foot ("Debian Reference",
+"Chapter 3. The system initialization", "Confidential — page 12"), unless the body writes it half as often or more
+(a "Note" label that happens to start a page)."""
+_DIGITS = re.compile(r"\d+")
+
+
+def drop_running_heads(elements: list[Element], meta: dict[str, Any]) -> list[Element]:
+    """The elements without the running heads and feet a typesetter repeats on every page. Left in, the book's title
+    is glued into every passage that crosses a page break and matches every question that names the book; the
+    chapter's title, every question about the chapter. A page number inside them is any number."""
+    def key(element: Element) -> str:
+        return _DIGITS.sub("#", " ".join(element.text.split()))
+
+    margin_pages: dict[str, set[int | None]] = {}
+    elsewhere: Counter[str] = Counter()
+    for element in elements:
+        if element.meta.get(IN_MARGIN):
+            margin_pages.setdefault(key(element), set()).add(element.page)
+        else:
+            elsewhere[key(element)] += 1
+    running = {k for k, pages in margin_pages.items() if len(pages) >= RUNNING_HEAD_PAGES and elsewhere[k] * 2 <= len(pages)}
+    kept = [e for e in elements if not (e.meta.get(IN_MARGIN) and key(e) in running)]
+    for element in kept:
+        element.meta.pop(IN_MARGIN, None)
+    if len(kept) < len(elements):
+        meta["running_heads_dropped"] = len(elements) - len(kept)
+    return kept
+
+
 def _forget_objects(pdf: Any) -> None:
     """Drop pdfminer's cache of parsed objects, which otherwise keeps every decoded content stream.
 
@@ -141,7 +172,7 @@ class PdfParser:
         finally:
             rendering.close()
         assert state.figures is not None
-        elements = state.figures.finish(state.builder.elements, state.meta)
+        elements = drop_running_heads(state.figures.finish(state.builder.elements, state.meta), state.meta)
         errors = state.meta.get("page_errors", [])
         if errors and not any(e.text.strip() for e in elements):
             codes = Counter(e["code"] for e in errors)
@@ -233,7 +264,8 @@ class PdfParser:
 
         def flush() -> None:
             for run in text_runs([s for b in pending for s in b.segments], state.body_size):
-                self._add_run(run, number, state)
+                in_margin = run.bbox[3] <= height * MARGIN or run.bbox[1] >= height * (1 - MARGIN)
+                self._add_run(run, number, state, in_margin)
             pending.clear()
 
         for block in blocks:
@@ -283,10 +315,12 @@ class PdfParser:
         element = state.builder.add(ElementKind.FIGURE, "", page=number, bbox=block.bbox, meta={"method": "pdf-image", **payload})
         figures.add(element, image)
 
-    def _add_run(self, run: TextRun, number: int, state: _State) -> None:
+    def _add_run(self, run: TextRun, number: int, state: _State, in_margin: bool = False) -> None:
         if state.outline:
             run = state.outline.place(run, number, state.body_size)
-        meta = {"method": "text-layer", "font_size": run.segments[0].size}
+        meta: dict[str, Any] = {"method": "text-layer", "font_size": run.segments[0].size}
+        if in_margin:
+            meta[IN_MARGIN] = True
         if run.segments[0].bold:
             meta["bold"] = True
         if run.kind == ElementKind.HEADING:
