@@ -115,3 +115,11 @@ def test_a_prose_line_naming_a_file_in_code_type_stays_prose(lang: str) -> None:
     before, after = {"en": ("Edit the file", "then restart."), "ja": ("次のファイル", "を編集します。"), "zh": ("编辑", "文件。")}[lang]
     words = [*line([*((w, SERIF) for w in before.split(" ")), ("/etc/hosts", MONO), *((w, SERIF) for w in after.split(" "))], 100)]
     assert [kind for kind, _ in runs(words)] == ["paragraph"]
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
+def test_a_blank_line_inside_code_keeps_one_block_and_the_paragraph_after_it_is_prose(lang: str) -> None:
+    """LaTeX's verbatim keeps the blank lines of an ASN.1 module or a config file: one block, not five."""
+    code = [*line([("BEGIN", MONO)], 100), *line([("Version", MONO), ("::=", MONO), ("INTEGER", MONO)], 126), *line([("END", MONO)], 152)]
+    after = line([(w, SERIF) for w in PROSE_BEFORE_CODE[lang].split(" ")], 178)
+    assert runs(code + after) == [("code", "```\nBEGIN\n\nVersion ::= INTEGER\n\nEND\n```"), ("paragraph", PROSE_BEFORE_CODE[lang])]

@@ -94,6 +94,9 @@ into "Youcanalternativelychange…"; letter gaps inside a word stay under 0.1 em
 
 
 MONOSPACE_WIDTH = 0.6
+CODE_BLANK_LINES = 2.5
+"""Line heights of white space that may separate two lines of one code block: its blank lines (LaTeX's verbatim
+keeps them), not the paragraph gap that ends it."""
 """A monospace character's width in em (Courier, Liberation Mono, DejaVu Sans Mono): a gap in code is this many spaces."""
 
 
@@ -269,10 +272,10 @@ def _continues(prev: Segment, cur: Segment) -> bool:
         return False
     line_height = prev.bbox[3] - prev.bbox[1]
     gap = cur.bbox[1] - prev.bbox[3]
+    if cur.mono:  # a blank line inside code is the code's; so is a line starting "- " or "1)"
+        return -0.5 * line_height <= gap <= CODE_BLANK_LINES * line_height
     if gap < -0.5 * line_height or gap > 0.8 * line_height:
         return False
-    if cur.mono:  # a code line starting "- " or "1)" is the code's, not a list item
-        return True
     overlaps = min(prev.bbox[2], cur.bbox[2]) - max(prev.bbox[0], cur.bbox[0]) > 0
     return overlaps and not _BULLET.match(cur.text) and not _starts_article(cur.text) and not _starts_article(prev.text)
 
@@ -331,7 +334,13 @@ def code_text(lines: list[Segment]) -> str:
     """Code lines as written: each line's indentation from its distance to the block's left edge, in characters of
     the monospace face (0.6 em wide), so a nested configuration block or a shell loop keeps its shape."""
     left = min(s.bbox[0] for s in lines)
-    return "\n".join(" " * round((s.bbox[0] - left) / (MONOSPACE_WIDTH * s.size)) + s.text for s in lines)
+    out: list[str] = []
+    for previous, line in zip([None, *lines], lines, strict=False):
+        if previous is not None:
+            height = previous.bbox[3] - previous.bbox[1]
+            out += [""] * round((line.bbox[1] - previous.bbox[3]) / (1.2 * height))
+        out.append(" " * round((line.bbox[0] - left) / (MONOSPACE_WIDTH * line.size)) + line.text)
+    return "\n".join(out)
 
 
 def cur_follows(prev: TextRun, bbox: BBox) -> bool:

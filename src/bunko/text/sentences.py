@@ -19,11 +19,20 @@ _SENTENCE_END = re.compile(
 )
 
 
+_ENUMERATOR = re.compile(r"\s*(?:\d{1,3}|[A-Za-z])[.)]")
+"""A line that so far holds only a list item's number ("1.", "a)"): its stop numbers the step, it ends no sentence."""
+
+
+def _numbers_a_step(text: str, end: int) -> bool:
+    return bool(_ENUMERATOR.fullmatch(text, text.rfind("\n", 0, end) + 1, end))
+
+
 def split_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) offsets of each sentence, whitespace trimmed — for quoting exact passages."""
+    """(start, end) offsets of each sentence, whitespace trimmed — for quoting exact passages. A numbered step
+    ("1. You log in to the remote machine.") is one sentence with its number, not "1." and the step."""
     spans: list[tuple[int, int]] = []
     start = 0
-    boundaries = [m.end() for m in _SENTENCE_END.finditer(text)] + [len(text)]
+    boundaries = [m.end() for m in _SENTENCE_END.finditer(text) if not _numbers_a_step(text, m.end())] + [len(text)]
     for end in boundaries:
         segment = text[start:end]
         left = len(segment) - len(segment.lstrip())
