@@ -22,6 +22,11 @@ TOLERANCE = 2.0
 """Points by which rule ends may miss each other and still meet (pdfplumber snaps edges by 3)."""
 
 
+MAX_PAIRS = 1_000_000
+"""Rule pairs past which a page is a drawing (a plotted chart, a schematic), not a table: its sides are not looked for,
+so one such page costs no more than a second."""
+
+
 @dataclass(frozen=True)
 class _Rule:
     y: float
@@ -70,7 +75,7 @@ def missing_sides(lines: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     an added rule on top of a drawn one changes nothing)."""
     rules = _horizontal_rules(lines)
     verticals = _vertical_rules(lines)
-    if not verticals:
+    if not verticals or len(rules) * len(verticals) > MAX_PAIRS:
         return []
     sides: list[dict[str, Any]] = []
     by_extent: dict[tuple[int, int], list[_Rule]] = {}
