@@ -121,7 +121,7 @@ def main() -> None:
         field, value = setting.split("=", 1)
         setattr(kb.config.retrieve, field, float(value))
     rows = ask_all(kb, questions)
-    settings = {"confidence": kb.config.answer.confidence, "min_confidence": kb.answerer.min_confidence}
+    settings = {"confidence": kb.config.answer.confidence, "min_confidence": kb.answerer.min_confidence()}
     kb.close()
     table = summarize(rows)
     RESULTS.mkdir(parents=True, exist_ok=True)
