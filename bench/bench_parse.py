@@ -7,7 +7,8 @@ Workloads, all generated with a fixed seed in a temporary folder:
   ruled table every fifth page);
 - a folder of ``--office`` Word, PowerPoint and Excel files (a third each);
 - ``--tables`` ruled tables of 2-6 columns and 2-8 rows with known cells
-  (words in three languages, numbers), once as a PDF and once as a .docx.
+  (words in three languages, numbers), once as a PDF, once as a PDF drawn as LaTeX draws
+  ``tabular{l|l|l}`` (rules under the rows and between the columns, no outer sides) and once as a .docx.
 
 Tools: bunko (its registry's parser for the file), pdfplumber text extraction
 (``page.extract_text()``, tables by ``page.extract_tables()``; PDFs only) and
@@ -78,12 +79,22 @@ def truth_tables(count: int, seed: int = 11) -> list[tuple[str, list[list[str]]]
     return tables
 
 
-def _draw_table(canvas: Any, lang: str, rows: list[list[str]], x: float, top: float, width: float = 450, row_h: float = 18) -> float:
+def _draw_table(
+    canvas: Any, lang: str, rows: list[list[str]], x: float, top: float, width: float = 450, row_h: float = 18, open_sides: bool = False,
+) -> float:
+    """Every cell boxed, as office programs export tables; with `open_sides`, as LaTeX's tabular{l|l|l} with \\hline
+    (and dblatex) draws them: a rule under every row, drawn cell by cell, rules between the columns, no outer sides."""
     col = width / len(rows[0])
     for r, row in enumerate(rows):
         y = top - (r + 1) * row_h
         for c, value in enumerate(row):
-            canvas.rect(x + c * col, y, col, row_h)
+            if open_sides:
+                canvas.line(x + c * col, y, x + (c + 1) * col, y)
+                canvas.line(x + c * col, y + row_h, x + (c + 1) * col, y + row_h)
+                if c:
+                    canvas.line(x + c * col, y, x + c * col, y + row_h)
+            else:
+                canvas.rect(x + c * col, y, col, row_h)
             canvas.setFont(FONTS[lang][1 if r == 0 else 0], 9)
             canvas.drawString(x + c * col + 3, y + 5, value)
     return top - len(rows) * row_h
@@ -114,8 +125,9 @@ def make_long_pdf(path: Path, pages: int, seed: int = 3) -> Path:
     return path
 
 
-def make_tables_pdf(path: Path, tables: list[tuple[str, list[list[str]]]], split_every: int = 0) -> Path:
-    """Tables one under another; with `split_every`, every n-th table is broken by a page break, header repeated."""
+def make_tables_pdf(path: Path, tables: list[tuple[str, list[list[str]]]], split_every: int = 0, open_sides: bool = False) -> Path:
+    """Tables one under another; with `split_every`, every n-th table is broken by a page break, header repeated;
+    with `open_sides`, drawn without their outer sides (`_draw_table`)."""
     from reportlab.lib.pagesizes import A4
     from reportlab.pdfgen.canvas import Canvas
 
@@ -135,11 +147,11 @@ def make_tables_pdf(path: Path, tables: list[tuple[str, list[list[str]]]], split
         canvas.drawString(72, y, _sentence(random.Random(len(rows)), lang, 5))
         if split:
             cut = len(rows) // 2 + 1
-            _draw_table(canvas, lang, rows[:cut], 72, y - 8)
+            _draw_table(canvas, lang, rows[:cut], 72, y - 8, open_sides=open_sides)
             canvas.showPage()
-            y = _draw_table(canvas, lang, [rows[0], *rows[cut:]], 72, A4[1] - 72) - 22
+            y = _draw_table(canvas, lang, [rows[0], *rows[cut:]], 72, A4[1] - 72, open_sides=open_sides) - 22
         else:
-            y = _draw_table(canvas, lang, rows, 72, y - 8) - 22
+            y = _draw_table(canvas, lang, rows, 72, y - 8, open_sides=open_sides) - 22
     canvas.save()
     return path
 
@@ -389,6 +401,7 @@ def main() -> None:
         truth = truth_tables(args.tables)
         tables_pdf = make_tables_pdf(folder / "tables.pdf", truth)
         split_pdf = make_tables_pdf(folder / "tables-split.pdf", truth, split_every=3)
+        open_pdf = make_tables_pdf(folder / "tables-open.pdf", truth, open_sides=True)
         tables_docx = make_tables_docx(folder / "tables.docx", truth)
         results["generate_seconds"] = round(time.perf_counter() - started, 1)
         results["long_pdf"] = {}
@@ -407,10 +420,12 @@ def main() -> None:
                 row.pop("tables", None)
             results["office"][tool] = row
             print(tool, "office", row, flush=True)
-        results["table_accuracy"] = {"pdf": {}, "pdf, every 3rd table split by a page break": {}, "docx": {}}
+        open_source = "pdf, LaTeX tabular{l|l} (no outer sides)"
+        results["table_accuracy"] = {"pdf": {}, "pdf, every 3rd table split by a page break": {}, open_source: {}, "docx": {}}
         pdf_tools = ("bunko", "pdfplumber", "markitdown")
         for source, path, tools in (
-            ("pdf", tables_pdf, pdf_tools), ("pdf, every 3rd table split by a page break", split_pdf, pdf_tools), ("docx", tables_docx, ("bunko", "markitdown")),
+            ("pdf", tables_pdf, pdf_tools), ("pdf, every 3rd table split by a page break", split_pdf, pdf_tools),
+            (open_source, open_pdf, pdf_tools), ("docx", tables_docx, ("bunko", "markitdown")),
         ):
             for tool in tools:
                 row = measure(tool, path)
