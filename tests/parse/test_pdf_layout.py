@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from bunko.parse.pdf_layout import Block, Segment, heading_depth, heading_level, reading_order, segments_from_words, text_runs
+from bunko.parse.pdf_layout import (
+    Block,
+    Segment,
+    heading_depth,
+    heading_level,
+    monospace_body,
+    reading_order,
+    segments_from_words,
+    text_runs,
+)
 
 
 def seg(text: str, x0: float, top: float, x1: float, size: float = 10.0, bold: bool = False) -> Block:
@@ -123,3 +132,19 @@ def test_a_blank_line_inside_code_keeps_one_block_and_the_paragraph_after_it_is_
     code = [*line([("BEGIN", MONO)], 100), *line([("Version", MONO), ("::=", MONO), ("INTEGER", MONO)], 126), *line([("END", MONO)], 152)]
     after = line([(w, SERIF) for w in PROSE_BEFORE_CODE[lang].split(" ")], 178)
     assert runs(code + after) == [("code", "```\nBEGIN\n\nVersion ::= INTEGER\n\nEND\n```"), ("paragraph", PROSE_BEFORE_CODE[lang])]
+
+
+MONOSPACE_BODY = {
+    "en": ["Network Working Group", "This memo describes the protocol.", "Status of This Memo"],
+    "ja": ["ネットワーク作業部会", "この文書はプロトコルを説明する。", "この文書の位置づけ"],
+    "zh": ["网络工作组", "本文档描述该协议。", "本文档的状态"],
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
+def test_a_page_set_wholly_in_monospace_is_prose_not_one_code_block(lang: str) -> None:
+    """A text file or an RFC printed to PDF (Courier, Noto Sans Mono CJK): monospace is its body type."""
+    font = "ABCDEF+NotoSansMonoCJKjp-Regular" if lang != "en" else "ABCDEF+Courier"
+    words = [w for i, text in enumerate(MONOSPACE_BODY[lang]) for w in line([(part, font) for part in text.split(" ")], 100 + 30 * i)]
+    got = text_runs(monospace_body(segments_from_words(words)), 10.0)
+    assert [(str(r.kind), r.text) for r in got] == [("paragraph", text) for text in MONOSPACE_BODY[lang]]

@@ -30,7 +30,7 @@ from bunko.parse.figures import IMAGE_MAX_SIDE, FigureCollector, link_captions
 from bunko.parse.limits import current as current_limits
 from bunko.parse.limits import over_limit
 from bunko.parse.ocr import OCR_DPI, Tesseract, add_ocr_lines, render_scale
-from bunko.parse.pdf_layout import WORD_GAP, Block, TextRun, reading_order, segments_from_words, text_runs
+from bunko.parse.pdf_layout import WORD_GAP, Block, TextRun, monospace_body, reading_order, segments_from_words, text_runs
 from bunko.parse.pdf_outline import Outline, is_contents_page, read_outline
 from bunko.parse.pdf_rulings import missing_sides
 from bunko.parse.progress import report as report_progress
@@ -245,7 +245,7 @@ class PdfParser:
         for word in words:
             word["text"] = normalize(word["text"])
         height = float(page.height)
-        segments = segments_from_words(words)
+        segments = monospace_body(segments_from_words(words))
         if is_contents_page(segments):
             state.meta.setdefault("contents_pages", []).append(number)
             return

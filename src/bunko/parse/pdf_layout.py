@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from typing import Any
 
@@ -94,10 +94,13 @@ into "Youcanalternativelychange…"; letter gaps inside a word stay under 0.1 em
 
 
 MONOSPACE_WIDTH = 0.6
+"""A monospace character's width in em (Courier, Liberation Mono, DejaVu Sans Mono): a gap in code is this many spaces."""
 CODE_BLANK_LINES = 2.5
 """Line heights of white space that may separate two lines of one code block: its blank lines (LaTeX's verbatim
 keeps them), not the paragraph gap that ends it."""
-"""A monospace character's width in em (Courier, Liberation Mono, DejaVu Sans Mono): a gap in code is this many spaces."""
+MONOSPACE_PAGE = 0.8
+"""Share of a page's characters in a monospace face past which monospace is the page's body type (a text file or a
+terminal session printed to PDF, an RFC), not code set apart from prose."""
 
 
 def _both_monospace(left: dict[str, Any], right: dict[str, Any]) -> bool:
@@ -334,13 +337,24 @@ def code_text(lines: list[Segment]) -> str:
     """Code lines as written: each line's indentation from its distance to the block's left edge, in characters of
     the monospace face (0.6 em wide), so a nested configuration block or a shell loop keeps its shape."""
     left = min(s.bbox[0] for s in lines)
-    out: list[str] = []
-    for previous, line in zip([None, *lines], lines, strict=False):
-        if previous is not None:
-            height = previous.bbox[3] - previous.bbox[1]
-            out += [""] * round((line.bbox[1] - previous.bbox[3]) / (1.2 * height))
-        out.append(" " * round((line.bbox[0] - left) / (MONOSPACE_WIDTH * line.size)) + line.text)
+
+    def indented(line: Segment) -> str:
+        return " " * round((line.bbox[0] - left) / (MONOSPACE_WIDTH * line.size)) + line.text
+
+    out = [indented(lines[0])]
+    for previous, line in pairwise(lines):
+        out += [""] * round((line.bbox[1] - previous.bbox[3]) / (1.2 * (previous.bbox[3] - previous.bbox[1])))
+        out.append(indented(line))
     return "\n".join(out)
+
+
+def monospace_body(segments: list[Segment]) -> list[Segment]:
+    """The page's segments, none of them code when monospace is the page's body type (`MONOSPACE_PAGE`): a printed
+    text file read as one code block per page would lose its paragraphs and headings."""
+    total = sum(len(s.text) for s in segments)
+    if not total or sum(len(s.text) for s in segments if s.mono) < MONOSPACE_PAGE * total:
+        return segments
+    return [replace(s, mono=False) for s in segments]
 
 
 def cur_follows(prev: TextRun, bbox: BBox) -> bool:

@@ -20,8 +20,6 @@ from typing import Any
 
 TOLERANCE = 2.0
 """Points by which rule ends may miss each other and still meet (pdfplumber snaps edges by 3)."""
-
-
 MAX_PAIRS = 1_000_000
 """Rule pairs past which a page is a drawing (a plotted chart, a schematic), not a table: its sides are not looked for,
 so one such page costs no more than a second."""
