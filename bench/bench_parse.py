@@ -420,7 +420,7 @@ def main() -> None:
                 row.pop("tables", None)
             results["office"][tool] = row
             print(tool, "office", row, flush=True)
-        open_source = "pdf, LaTeX tabular{l|l} (no outer sides)"
+        open_source = "pdf, ruled as LaTeX tabular: no outer sides"
         results["table_accuracy"] = {"pdf": {}, "pdf, every 3rd table split by a page break": {}, open_source: {}, "docx": {}}
         pdf_tools = ("bunko", "pdfplumber", "markitdown")
         for source, path, tools in (
