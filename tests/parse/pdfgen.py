@@ -199,10 +199,8 @@ def make_running_heads(path: Path, lang: str, pages: int = 4) -> Path:
     c = Canvas(str(path), pagesize=A4)
     for number in range(1, pages + 1):
         c.setFont(t.regular, 9)
-        if number > 1:
-            c.drawString(72, HEIGHT - 40, t.title)
-        else:
-            c.drawString(72, HEIGHT - 40, t.h2)
+        head = HEIGHT - 64  # where LaTeX sets its running head: below the top 7 % of the page
+        c.drawString(72, head, t.title if number > 1 else t.h2)
         c.drawString(72, 30, f"{t.h1} {number}")
         pen = Pen(c, t)
         pen.y = HEIGHT - 90
