@@ -81,6 +81,10 @@ def _in_box(obj: dict[str, Any], box: BBox) -> bool:
     return box[0] <= x <= box[2] and box[1] <= y <= box[3]
 
 
+def _in_margin(bbox: BBox, height: float) -> bool:
+    return bbox[3] <= height * MARGIN or bbox[1] >= height * (1 - MARGIN)
+
+
 IN_MARGIN = "in_margin"
 RUNNING_HEAD_PAGES = 3
 """A text in the top or bottom margin on this many pages or more is a running head or foot ("Debian Reference",
@@ -93,18 +97,16 @@ def drop_running_heads(elements: list[Element], meta: dict[str, Any]) -> list[El
     """The elements without the running heads and feet a typesetter repeats on every page. Left in, the book's title
     is glued into every passage that crosses a page break and matches every question that names the book; the
     chapter's title, every question about the chapter. A page number inside them is any number."""
-    def key(element: Element) -> str:
-        return _DIGITS.sub("#", " ".join(element.text.split()))
-
+    keys = [_DIGITS.sub("#", " ".join(element.text.split())) for element in elements]
     margin_pages: dict[str, set[int | None]] = {}
     elsewhere: Counter[str] = Counter()
-    for element in elements:
+    for element, key in zip(elements, keys, strict=True):
         if element.meta.get(IN_MARGIN):
-            margin_pages.setdefault(key(element), set()).add(element.page)
+            margin_pages.setdefault(key, set()).add(element.page)
         else:
-            elsewhere[key(element)] += 1
+            elsewhere[key] += 1
     running = {k for k, pages in margin_pages.items() if len(pages) >= RUNNING_HEAD_PAGES and elsewhere[k] * 2 <= len(pages)}
-    kept = [e for e in elements if not (e.meta.get(IN_MARGIN) and key(e) in running)]
+    kept = [e for e, key in zip(elements, keys, strict=True) if not (e.meta.get(IN_MARGIN) and key in running)]
     for element in kept:
         element.meta.pop(IN_MARGIN, None)
     if len(kept) < len(elements):
@@ -251,7 +253,7 @@ class PdfParser:
             state.meta.setdefault("contents_pages", []).append(number)
             return
         for segment in segments:
-            in_margin = segment.bbox[3] <= height * MARGIN or segment.bbox[1] >= height * (1 - MARGIN)
+            in_margin = _in_margin(segment.bbox, height)
             if in_margin and _PAGE_NUMBER.match(segment.text):
                 continue
             blocks.append(Block("text", segment.bbox, [segment], payload={"margin": in_margin}))
@@ -265,15 +267,13 @@ class PdfParser:
 
         def flush() -> None:
             for run in text_runs([s for b in pending for s in b.segments], state.body_size):
-                in_margin = run.bbox[3] <= height * MARGIN or run.bbox[1] >= height * (1 - MARGIN)
-                self._add_run(run, number, state, in_margin)
+                self._add_run(run, number, state, _in_margin(run.bbox, height))
             pending.clear()
 
         for block in blocks:
-            margin = block.bbox[3] <= height * MARGIN or block.bbox[1] >= height * (1 - MARGIN)
             if block.kind == "text":
                 pending.append(block)
-                if not margin:
+                if not _in_margin(block.bbox, height):
                     content_seen = True
                     state.open_table = None
                 continue

@@ -103,8 +103,16 @@ MONOSPACE_PAGE = 0.8
 terminal session printed to PDF, an RFC), not code set apart from prose."""
 
 
+def _monospace_word(word: dict[str, Any]) -> bool:
+    """`is_monospace` of the word's font, read once per word: segmenting, spacing and styling a line all ask."""
+    flag = word.get("monospace")
+    if flag is None:
+        flag = word["monospace"] = is_monospace(str(word.get("fontname", "")))
+    return bool(flag)
+
+
 def _both_monospace(left: dict[str, Any], right: dict[str, Any]) -> bool:
-    return is_monospace(str(left.get("fontname", ""))) and is_monospace(str(right.get("fontname", "")))
+    return _monospace_word(left) and _monospace_word(right)
 
 
 def _line_text(words: list[dict[str, Any]]) -> str:
@@ -159,10 +167,9 @@ def _segment(words: list[dict[str, Any]]) -> Segment:
     bold = mono = 0
     for word in words:
         n = len(word["text"])
-        fontname = str(word.get("fontname", ""))
         chars[round(float(word.get("size", 10.0)), 1)] += n
-        bold += n if is_bold(fontname) else 0
-        mono += n if is_monospace(fontname) else 0
+        bold += n if is_bold(str(word.get("fontname", ""))) else 0
+        mono += n if _monospace_word(word) else 0
     size = chars.most_common(1)[0][0]
     total = sum(chars.values())
     bbox = union_bbox([(w["x0"], w["top"], w["x1"], w["bottom"]) for w in words])
