@@ -137,7 +137,12 @@ def _on_subject(companion: ScoredUnit, best: ScoredUnit, hits: list[Hit]) -> boo
 
 def answering_follower(best: ScoredUnit, scored: list[ScoredUnit]) -> ScoredUnit | None:
     """The first unit within FOLLOWER_SPAN after `best` in its passage that holds the asked kind: when the best unit
-    only restates a question of a checkable kind, the answer is most often the next sentence or code line."""
+    only restates a question of a checkable kind, the answer is most often the next sentence or code line. A table row
+    of the passage that the question looks up (`ScoredUnit.looked_up`) comes first: "I set level 3 with dmesg -n3; what
+    is that level called?" restates the command, and the table after it answers in the row for 3, not its first row."""
+    looked_up = [s for s in scored if s.unit.hit_index == best.unit.hit_index and s.looked_up and s.typed]
+    if looked_up:
+        return max(looked_up, key=lambda s: s.score)
     after = [
         s for s in scored
         if s.unit.hit_index == best.unit.hit_index and 0 < s.unit.position - best.unit.position <= FOLLOWER_SPAN and s.typed

@@ -31,8 +31,8 @@ from bunko.schema import Hit
 from bunko.text.analyzers import Analyzer, identifiers
 from bunko.text.answer_types import CHECKABLE, AnswerType, holds_type, question_type, wants_quantity
 from bunko.text.languages import query_language, text_language
-from bunko.text.questions import quoted_phrases
-from bunko.text.units import CODE, PROSE, ROW, Unit
+from bunko.text.questions import lookup_values, quoted_phrases
+from bunko.text.units import CODE, PROSE, ROW, Unit, row_cells
 
 _LEAD_IN = re.compile(r"[:：]\s*$|次のとおり|以下のとおり|下記|如下|以下(?:几|各)|as follows|the following", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
@@ -57,6 +57,11 @@ English may hold the one translated sentence that answers); a code block or tabl
 QUOTED_BONUS = 0.3
 """Times the share of the question's quoted phrases the unit (with its heading) writes: the asker quoted a label or
 message as the document shows it (“管理者 DN”), so the row or line that holds it is where its answer stands."""
+LOOKUP_BONUS = 0.3
+"""For a table row with a cell equal to a value the question names (`lookup_values`): "level 3" looks up the row whose
+value cell is 3, not the rows beside it that share the table's words."""
+UNLOOKED = frozenset({AnswerType.REASON, AnswerType.YES_NO, AnswerType.WHICH_DOCUMENT})
+"""Kinds of question a table row does not answer: "why is umask 0002 safe here?" names the value it asks about."""
 KEY_TERM_BONUS = 0.15
 """Times the idf-weighted share of the question's rare named things (`rare_key_terms`) the unit's chunk holds:
 an answer about fcitx5 comes from a passage that names fcitx5, even when another passage is closer in wording."""
@@ -73,6 +78,8 @@ class ScoredUnit:
     language: str = "en"
     names_subject: bool = True
     """The unit's chunk names the question's rarest key term (`rarest_term`); true when the question names none."""
+    looked_up: bool = False
+    """A table row with a cell equal to a value the question names: the row the question looks up."""
 
 
 SAME_LANGUAGE_SUFFICES = 0.85
@@ -188,6 +195,7 @@ def score_units(
     languages = {i: text_language(hits[i].chunk.text) for i in {u.hit_index for u in units}}
     codes = identifiers(query_tokens)
     quoted = [_folded(phrase) for phrase in quoted_phrases(question)]
+    values = {_folded(value) for value in lookup_values(question)} if kind not in UNLOOKED else set()
     keys = rare_key_terms(question, query_tokens, weights)
     chunk_tokens = {i: set(analyzer(hits[i].chunk.embed_text)) for i in {u.hit_index for u in units}} if keys else {}
     key_share = {i: keyword_coverage(keys, held, weights) for i, held in chunk_tokens.items()}
@@ -204,6 +212,9 @@ def score_units(
         if quoted:
             written = _folded(f"{context} {unit.text}")
             score += QUOTED_BONUS * sum(phrase in written for phrase in quoted) / len(quoted)
+        looked_up = unit.kind == ROW and bool(values) and any(_folded(cell) in values for cell in row_cells(unit.text))
+        if looked_up:
+            score += LOOKUP_BONUS
         if quantity and _DIGIT.search(unit.text):
             score += QUANTITY_BONUS
         if _LEAD_IN.search(unit.text):
@@ -217,5 +228,7 @@ def score_units(
         language = languages[unit.hit_index] if unit.kind != PROSE else text_language(unit.text)
         if language == asked_language:
             score += LANGUAGE_BONUS
-        scored.append(ScoredUnit(unit, float(similarity), coverage, score, typed, language, names_subject.get(unit.hit_index, True)))
+        scored.append(
+            ScoredUnit(unit, float(similarity), coverage, score, typed, language, names_subject.get(unit.hit_index, True), looked_up),
+        )
     return scored

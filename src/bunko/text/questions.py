@@ -22,6 +22,18 @@ def quoted_phrases(question: str) -> list[str]:
     return [next(part for part in m.groups() if part is not None).strip() for m in _QUOTED.finditer(question)]
 
 
+_STANDALONE_NUMBER = re.compile(r"(?<![A-Za-z0-9_.\-/:=])\d+(?:\.\d+)?(?![A-Za-z0-9_]|\.\d)")
+"""A number written on its own ("level 3", "ポート 993", "级别3"), not a part of a name or option (``-n3``, ``ext4``,
+``1.2.3``): CJK letters may touch it, since ja/zh write numbers against words without a space."""
+
+
+def lookup_values(question: str) -> list[str]:
+    """The values a question names that a table can be keyed by: its quoted phrases and its numbers standing alone.
+    "kernel error level 3 — what is it called?" and "what does “m” mean in gpg's trust codes?" look a row up by a
+    cell; the row with a cell equal to the value is the one asked about (`rerank/evidence.py`)."""
+    return list(dict.fromkeys([*quoted_phrases(question), *_STANDALONE_NUMBER.findall(question)]))
+
+
 _PARTS = re.compile(r"(?<=[.?!。？！])\s*|\s+(?:and|both)\s+|、|及び|および|以及|和|与|并且")
 _GREETING = re.compile(
     r"^\s*(?:hi|hello|hey|good (?:morning|afternoon|evening)|thanks?(?: you)?|thank you very much|ok(?:ay)?|bye"

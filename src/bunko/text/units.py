@@ -125,6 +125,14 @@ _ROW = re.compile(r"^[^/\n]+?: [^\n]*?(?: / [^/\n]+?: [^\n]*?)+$")
 ROW_SEPARATORS = {"ja": ("：", "、"), "zh": ("：", "，"), "en": (": ", "; ")}
 
 
+def row_cells(unit: str) -> list[str]:
+    """The cells of a table-row unit ("error level value: 3 / error level name: KERN_ERR" → "3", "KERN_ERR");
+    nothing for any other unit."""
+    if not _ROW.match(unit):
+        return []
+    return [part.partition(": ")[2] or part for part in unit.split(" / ")]
+
+
 def readable_row(unit: str, language: str) -> str:
     """A table-row unit ("地域: 東京 / 上限額: 12,000円") punctuated for the answer's language.
 
