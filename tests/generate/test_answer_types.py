@@ -228,3 +228,20 @@ def test_an_option_the_question_does_without_is_not_what_it_asks(question: str, 
 def test_a_question_for_a_format_does_not_ask_for_a_command(question: str, kind: AnswerType, answer: str) -> None:
     assert question_type(question) is kind
     assert holds_type(answer, kind, question=question)
+
+
+@pytest.mark.parametrize(
+    ("question", "text"),
+    [
+        ("Before 1.0.1-1 is uploaded I build a local test package. Which version should it carry so 1.0.1-1 upgrades it?",
+         "A changelog entry with a version string such as 1.0.1-1~rc1 helps a smooth upgrade."),
+        ("1.0.1-1 をアップロードする前の試験用パッケージにはどのバージョン番号の値を付けますか？",
+         "スムーズなアップグレードのために 1.0.1-1~rc1 のようなバージョン文字列の changelog エントリーを作ります。"),
+        ("正式版 1.0.1-1 之前的试验包，版本号用什么值？", "为了平滑升级，创建一个包含类似 1.0.1-1~rc1 这样的版本字符串的 changelog 条目。"),
+    ],
+)
+def test_a_version_with_a_suffix_is_a_new_value_beside_the_version_the_question_names(question: str, text: str) -> None:
+    """"1.0.1-1~rc1" is read whole: read as its numbers it is only the question's own 1.0.1-1, and the sentence that
+    answers looked like one restating the question."""
+    assert holds_type(text, AnswerType.VALUE, question=question)
+    assert not holds_type("例如 1.0.1-1。", AnswerType.VALUE, question=question)

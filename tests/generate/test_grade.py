@@ -320,6 +320,9 @@ def test_a_wildcard_pattern_is_not_a_key_term(question: str, pattern: str) -> No
         ("比如 Mozc 这样的输入法，怎么在 fcitx5 里配置？", ["fcitx5"], ["mozc"]),
         ("像 Mozc 这样的输入法，怎么在 fcitx5 里配置？", ["fcitx5"], ["mozc"]),
         ("Mozc のような入力メソッドを fcitx5 で設定するには？", ["fcitx5"], ["mozc"]),
+        ("Mozc などの入力メソッドを fcitx5 で設定するには？", ["fcitx5"], ["mozc"]),
+        ("想让 dch 等工具自动使用我的名字和邮箱，要设置哪个环境变量？", [], ["dch"]),
+        ("dch などのツールに自分の名前を使わせるには、どの環境変数を設定しますか？", [], ["dch"]),
         ("像 /tmp 这样所有人都能写的目录，靠哪个权限位只让用户删除自己的文件？", [], ["tmp"]),
     ],
 )

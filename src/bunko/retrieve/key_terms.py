@@ -21,13 +21,14 @@ _DOTTED_NAME = re.compile(r"[a-z][a-z0-9-]*(?:[._][a-z0-9]{2,})+")
 ``sshd_config``) — named things however they are written."""
 _EXAMPLE = re.compile(
     r"\be\.\s?g\.[^?？!。)]*|\b(?:for example|for instance|such as)\s[^?？!.。,;)]*"
-    r"|(?:例えば|たとえば|例:|例：)[^、。？?)）]*|[^、，。？?\s(（]*など"
-    r"|(?:比如|例如|譬如)[^，。？?)）]*|[^、，。？?\s(（]*等(?=[，。？?\s)）])"
+    r"|(?:例えば|たとえば|例:|例：)[^、。？?)）]*|[^、，。？?\s(（]*\s?など"
+    r"|(?:比如|例如|譬如)[^，。？?)）]*|[^、，。？?\s(（]*\s?等(?=[，。？?\s)）]|(?:工具|命令|程序|软件|文件|选项))"
     r"|[^、，。？?\s(（]*\s?(?:のような|みたいな)|像[^，。？?)）]{1,40}?(?:这样|那样|一样)",
     re.IGNORECASE,
 )
 """An example the question gives ("e.g. Portuguese first, then Spanish", 例えば日本語, 比如中文, Mozc のような,
-像 /tmp 这样): its names illustrate what is asked and need not appear in the passage that answers it."""
+像 /tmp 这样, "dch などのツール", "dch 等工具" — a Latin name spaced from など / 等 as ja and zh write it): its names
+illustrate what is asked and need not appear in the passage that answers it."""
 _PLACEHOLDER = re.compile(r"[._:-](?:x+|\*)(?=$|[._:-])", re.IGNORECASE)
 """A part written as a wildcard after the first ("192.168.x.x", "2.6.x", "10.0.*"): the term is a pattern standing for
 many names, and a passage writes one of them (192.168.0.0/16, 168.192.in-addr.arpa), never the pattern."""

@@ -109,7 +109,9 @@ _OPTION = re.compile(
     r"|\$[A-Z_][A-Z0-9_]+"  # $LANGUAGE
     r"|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b"  # KERN_ERR, GRUB_TIMEOUT
 )
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*(?:[~+][0-9A-Za-z.]+|-\d[0-9A-Za-z.]*)*")
+"""A number with the version suffixes it may carry ("1.0.1-1~rc1", "2.36-9+deb12u1"): the span is the whole version, so
+"1.0.1-1~rc1" is new beside a question that names 1.0.1-1."""
 _NOT_A_VALUE = re.compile(
     r"\b[a-z][\w.+-]*\(\d[a-z]?\)"  # manual references: sudo(8)
     r"|第\s*[\d.]+\s*[章节節条]|[\d.]+\s*[章节節]|\b(?:Section|Chapter|Table|Figure)\s+[\d.]+"  # cross-references
