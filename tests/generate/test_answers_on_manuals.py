@@ -135,6 +135,30 @@ def test_question_about_a_name_the_collection_lacks_abstains(manuals: Bunko, que
     assert manuals.trace(answer.trace_id)["abstain_reason"] == "key_term_absent"
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How do I make pingtool send its replies to fping instead?",
+        "pingtool の応答を fping に渡すにはどうしますか？",
+        "怎样让 pingtool 把应答交给 fping？",
+    ],
+)
+def test_a_lower_case_name_the_collection_lacks_refuses_the_question_in_every_language(manuals: Bunko, question: str) -> None:
+    """"fping" is written in lower case, as English writes tool names; no English word list holds it, so it is a name."""
+    answer = manuals.ask(question)
+    assert answer.abstained
+    trace = manuals.trace(answer.trace_id)
+    assert trace["abstain_reason"] == "key_term_absent"
+    assert trace["grade"]["missing_key_terms"] == ["fping"]
+
+
+def test_a_rare_english_word_the_collection_lacks_is_not_a_name(manuals: Bunko) -> None:
+    """"Dawdle" is rare (Zipf 2.0) but an English word: a passage may say "wait between packets" instead."""
+    answer = manuals.ask("How do I make pingtool dawdle, waiting some seconds between packets?")
+    assert manuals.trace(answer.trace_id)["abstain_reason"] != "key_term_absent"
+    assert "-i" in answer.text
+
+
 def test_short_answer_comes_first_then_the_sentence_it_came_from(manuals: Bunko) -> None:
     answer = manuals.ask("Which file does pingtool read its default settings from?")
     assert answer.sentences[0].text == "/etc/pingtool/defaults.conf"

@@ -19,7 +19,7 @@ from bunko.generate.confidence import (
 from bunko.generate.grade import grade_answer
 from bunko.generate.retrieval_grade import RETRIEVAL_THRESHOLD
 from bunko.rerank.evidence import hit_units, score_units
-from bunko.retrieve.key_terms import RARE_IDF, katakana_subject, key_terms, rare_key_terms, writes_word
+from bunko.retrieve.key_terms import RARE_IDF, katakana_subject, key_terms, rare_key_terms, unlisted_words, writes_word
 from bunko.schema import Chunk, Hit
 from bunko.text.analyzers import multilingual
 from bunko.text.languages import query_language
@@ -464,3 +464,19 @@ def test_a_katakana_word_is_written_with_or_without_its_final_long_vowel_mark() 
     assert writes_word("メモリの使用量は free で調べます。", "メモリー")
     assert writes_word("ｻｰﾊﾞｰの設定", "サーバー")
     assert not writes_word("ディスクの空き", "メモリー")
+
+
+@pytest.mark.parametrize(
+    ("question", "unlisted"),
+    [
+        ("How do I add autopkgtest tests to my package?", ["autopkgtest"]),
+        ("How do I declare a debhelper-compat build dependency?", ["debhelper-compat"]),
+        ("How do I refurbish an old tarball?", []),
+        ("Which port does munin-node listen on?", []),
+        ("autopkgtest のテストを追加するには？", []),
+        ("怎样添加 autopkgtest 测试？", []),
+    ],
+)
+def test_lower_case_names_of_english_questions_are_the_words_no_word_list_holds(question: str, unlisted: list[str]) -> None:
+    """Japanese and Chinese questions have none: their Latin words are key terms already."""
+    assert unlisted_words(question, multilingual(question)) == unlisted

@@ -53,7 +53,7 @@ from bunko.rerank.light import CachingEmbedder
 from bunko.rerank.memo import CachingAnalyzer, UnitSplitter
 from bunko.rerank.registry import build_reranker
 from bunko.rerank.unit_vectors import UnitVectorFile
-from bunko.retrieve.key_terms import key_terms
+from bunko.retrieve.key_terms import key_terms, unlisted_words
 from bunko.retrieve.searcher import Searcher, SearchResult
 from bunko.retrieve.table_route import TABLE
 from bunko.schema import Answer, AnswerSentence, Hit, to_dict
@@ -257,7 +257,9 @@ class Answerer:
         tokens = result.query_tokens
         scored = self.extractive.score_units(question, hits, vector, tokens, weights)
         keys = key_terms(question, tokens)
-        missing = [term for term in keys if not self.store.keyword_search([term], 1, filters)]
+        unnamed = [word for word in unlisted_words(question, tokens) if word not in keys]
+        missing = [term for term in [*keys, *unnamed] if not self.store.keyword_search([term], 1, filters)]
+        keys += [word for word in unnamed if word in missing]
         verdict = grade_answer(
             question, tokens, hits, scored, keys, missing, self.analyzer, weights, self.confidence,
             self.min_confidence(detect_language(question)),

@@ -93,6 +93,30 @@ def named_parts(word: str) -> list[str]:
     return [part for part in parts if part]
 
 
+UNLISTED_ZIPF = 1.0
+"""An English word rarer than this on the Zipf scale (once in 100 million words; `wordfreq`) is unlisted: "autopkgtest",
+"pybuild", "debhelper-compat" are names, while "tarball" (1.3) and "refurbish" (2.6) are words the documents may
+paraphrase."""
+
+
+def unlisted_words(question: str, tokens: Sequence[str]) -> list[str]:
+    """The words of an English question, as analyzer tokens, that no English word list holds: names written in lower
+    case ("How do I add autopkgtest tests…?"), which `key_terms` reads only when capitalised or dotted. A collection
+    that never writes one does not answer the question. Not a key term otherwise: a lower-case name is no surer a
+    subject than the question's other words. None for a Japanese or Chinese question, whose Latin words are key terms."""
+    if has_ja_zh(question):
+        return []
+    from wordfreq import zipf_frequency
+
+    present = set(tokens)
+    words = dict.fromkeys(word.casefold() for word in _LATIN_WORD.findall(question) if "/" not in word)
+    return [
+        word for word in words
+        if word in present and len(word) >= 4 and word not in ENGLISH_STOPWORDS and not any(c.isdigit() for c in word)
+        and zipf_frequency(word, "en") < UNLISTED_ZIPF
+    ]
+
+
 RARE_TERM_SHARE = 0.1
 """A key term held by fewer than this share of the chunks names something specific ("fcitx5", "tmpfs");
 a name on every page ("Debian" in the Debian manuals) does not say what a passage is about."""
