@@ -106,3 +106,62 @@ def test_lookup_values_are_quoted_phrases_and_numbers_standing_alone() -> None:
     assert lookup_values("gpg の信用コードで「m」は何を意味しますか？") == ["m"]
     assert lookup_values("级别3是什么？端口 993 呢？") == ["3", "993"]
     assert lookup_values("ext4, version 1.2.3, option -n3 and x=5") == []
+
+
+SPLITS = {
+    "en": ("Package", "Architecture", "Multi-Arch", "Package content",
+           [("libfoo1", "any", "same", "the shared library, co-installable"),
+            ("libfoo-tools", "any", "foreign", "the run-time support programs, not co-installable"),
+            ("bar", "any", "foreign", "the compiled program files, not co-installable"),
+            ("bar-doc", "all", "foreign", "the documentation files for the program")],
+           "In the multiarch split example, what Multi-Arch value does the package libfoo1 get?"),
+    "ja": ("パッケージ", "アーキテクチャー", "Multi-Arch", "パッケージの内容",
+           [("libfoo1", "any", "same", "共有ライブラリー、共存可能"),
+            ("libfoo-tools", "any", "foreign", "実行時サポートプログラム、共存不可"),
+            ("bar", "any", "foreign", "コンパイルされたプログラムファイル、共存不可"),
+            ("bar-doc", "all", "foreign", "プログラムの文書ファイル")],
+           "マルチアーチの分割例で、bar パッケージの Multi-Arch の値は何ですか？"),
+    "zh": ("软件包", "体系结构", "多体系结构", "软件包内容",
+           [("libfoo1", "任何", "相同", "共享库，可共同安装"),
+            ("libfoo-tools", "任何", "外来", "运行时支持程序，不可共同安装"),
+            ("bar", "任何", "外来", "编译好的程序文件，不可共同安装"),
+            ("bar-doc", "全部", "外来", "程序的配套文档文件")],
+           "多体系结构拆分的例子中，bar 这个包的多体系结构取值是什么？"),
+}
+
+
+def _rows_scored(embedder, question: str, header: tuple[str, ...], rows: list[tuple[str, ...]], section: str):
+    text = f"| {' | '.join(header)} |\n|{'---|' * len(header)}\n" + "\n".join(f"| {' | '.join(row)} |" for row in rows)
+    hits = [Hit(Chunk("t.md#0", "d0", "t.md", 0, text, f"{section}\n{text}", section_path=[section]), 1.0)]
+    vector = embed_queries(embedder, [question])[0]
+    return score_units(question, hits, hit_units(hits, 50), vector, multilingual(question), embedder, multilingual)
+
+
+@pytest.mark.parametrize(("language", "package"), [("en", "libfoo1"), ("ja", "bar"), ("zh", "bar")])
+def test_the_row_named_by_the_question_is_looked_up_when_the_question_names_its_column(embedder, language: str, package: str) -> None:
+    """A name is a key term: an identifier in English (libfoo1; a plain lower-case "bar" is a word there), any Latin word in ja/zh."""
+    *header, rows, question = SPLITS[language]
+    scored = _rows_scored(embedder, question, tuple(header), rows, "multiarch")
+    assert [s.unit.text.split(" / ")[0].split(": ")[1] for s in scored if s.looked_up] == [package]
+    assert max(scored, key=lambda s: s.score).looked_up
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Which archive area is virtualbox in?", "virtualbox はどのアーカイブエリアにありますか？", "virtualbox 属于哪个档案区？"],
+)
+def test_a_row_that_only_names_the_questions_subject_is_not_looked_up(embedder, question: str) -> None:
+    rows = [("virtualbox", "V:9, I:11", "126370", "x86 virtualization solution"), ("qemu-system", "V:30, I:50", "100", "QEMU")]
+    scored = _rows_scored(embedder, question, ("package", "popcon", "size", "description"), rows, "virtualization")
+    assert not any(s.looked_up for s in scored)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Which coreutils command computes an MD5 checksum?", "MD5 チェックサムを計算する coreutils のコマンドは？", "coreutils 里计算 MD5 校验和的命令是哪个？"],
+)
+def test_a_name_several_rows_share_looks_no_row_up(embedder, question: str) -> None:
+    rows = [("coreutils", "md5sum(1)", "compute and check MD5 message digest"), ("coreutils", "sha1sum(1)", "compute and check SHA1 message digest")]
+    for header in (("package", "command", "description"), ("パッケージ", "コマンド", "説明"), ("软件包", "命令", "说明")):
+        scored = _rows_scored(embedder, question, header, rows, "checksums")
+        assert not any(s.looked_up for s in scored)

@@ -26,3 +26,15 @@ def test_a_numbered_step_is_one_sentence_with_its_number(lang: str) -> None:
 ])
 def test_a_number_inside_a_line_still_ends_its_sentence(text: str, sentences: list[str]) -> None:
     assert split_sentences(text) == sentences
+
+
+@pytest.mark.parametrize(("text", "sentences"), [
+    ("I highly recommend reading the Debian Developer's Reference, 5.8.\n\"Handling bugs\". Then relax.",
+     ["I highly recommend reading the Debian Developer's Reference, 5.8.\n\"Handling bugs\".", "Then relax."]),
+    ("詳しくは Debian 開発者リファレンス 5.8. 「バグの取り扱い」を読んでください。それから休みましょう。",
+     ["詳しくは Debian 開発者リファレンス 5.8. 「バグの取り扱い」を読んでください。", "それから休みましょう。"]),
+    ("请阅读 Debian 开发者参考 5.8. “处理缺陷”。然后放松。", ["请阅读 Debian 开发者参考 5.8. “处理缺陷”。", "然后放松。"]),
+    ("It shipped in 2019. \"Hello\" was its first word.", ["It shipped in 2019.", "\"Hello\" was its first word."]),
+])
+def test_a_section_number_before_its_quoted_title_ends_no_sentence(text: str, sentences: list[str]) -> None:
+    assert split_sentences(text) == sentences

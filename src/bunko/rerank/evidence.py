@@ -26,7 +26,7 @@ import numpy as np
 from bunko.embed.base import Embedder
 from bunko.rerank.memo import TypedUnit, quotable_units
 from bunko.retrieve.coverage import keyword_coverage
-from bunko.retrieve.key_terms import katakana_subject, names_term, rare_key_terms, rarest_term, writes_word
+from bunko.retrieve.key_terms import katakana_subject, key_terms, names_term, rare_key_terms, rarest_term, writes_word
 from bunko.schema import Hit
 from bunko.text.analyzers import Analyzer, identifiers
 from bunko.text.answer_types import CHECKABLE, AnswerType, holds_type, question_type, wants_quantity
@@ -58,8 +58,9 @@ QUOTED_BONUS = 0.3
 """Times the share of the question's quoted phrases the unit (with its heading) writes: the asker quoted a label or
 message as the document shows it (“管理者 DN”), so the row or line that holds it is where its answer stands."""
 LOOKUP_BONUS = 0.3
-"""For a table row with a cell equal to a value the question names (`lookup_values`): "level 3" looks up the row whose
-value cell is 3, not the rows beside it that share the table's words."""
+"""For a table row with a cell equal to a value or a name the question gives (`lookup_values`, `key_terms`): "level 3"
+looks up the row whose value cell is 3, "the tool bar's Multi-Arch value" the row whose package cell is bar, not the
+rows beside them that share the table's words. Such a row holds the asked kind in its other cells."""
 UNLOOKED = frozenset({AnswerType.REASON, AnswerType.YES_NO, AnswerType.WHICH_DOCUMENT})
 """Kinds of question a table row does not answer: "why is umask 0002 safe here?" names the value it asks about."""
 KEY_TERM_BONUS = 0.15
@@ -169,6 +170,41 @@ def _names_subject(
     return writes if any(writes.values()) else dict.fromkeys(hit_indices, True)
 
 
+def looked_up_rows(
+    units: Sequence[Unit], question: str, query_tokens: Sequence[str], analyzer: Analyzer,
+) -> set[int]:
+    """Indexes of the table rows the question looks up: a row with a cell equal to a value the question gives (a
+    quoted phrase, a number standing alone), or the one row of its passage with a cell equal to a thing the question
+    names when the question also names a whole other column of it ("the Multi-Arch value of the tool bar"). A name
+    alone does not look a row up — a package list's row for virtualbox is not an answer about virtualbox — nor does
+    a name several rows share (coreutils, one row per command)."""
+    if question_type(question) in UNLOOKED:
+        return set()
+    values = {_folded(value) for value in lookup_values(question)}
+    names = set(key_terms(question, query_tokens))
+    asked = set(query_tokens)
+    by_value: set[int] = set()
+    by_name: dict[int, list[int]] = {}
+    for index, unit in enumerate(units):
+        if unit.kind != ROW:
+            continue
+        cells = row_cells(unit.text)
+        folded = [_folded(cell) for _, cell in cells]
+        if any(cell in values for cell in folded):
+            by_value.add(index)
+        elif any(
+            cell in names and any(_named_column(header, asked, analyzer) for other, (header, _) in enumerate(cells) if other != position)
+            for position, cell in enumerate(folded)
+        ):
+            by_name.setdefault(unit.hit_index, []).append(index)
+    return by_value | {rows[0] for rows in by_name.values() if len(rows) == 1}
+
+
+def _named_column(header: str, asked: set[str], analyzer: Analyzer) -> bool:
+    tokens = set(analyzer(header))
+    return bool(tokens) and tokens <= asked
+
+
 def score_units(
     question: str,
     hits: Sequence[Hit],
@@ -195,13 +231,13 @@ def score_units(
     languages = {i: text_language(hits[i].chunk.text) for i in {u.hit_index for u in units}}
     codes = identifiers(query_tokens)
     quoted = [_folded(phrase) for phrase in quoted_phrases(question)]
-    values = {_folded(value) for value in lookup_values(question)} if kind not in UNLOOKED else set()
+    lookups = looked_up_rows(units, question, query_tokens, analyzer)
     keys = rare_key_terms(question, query_tokens, weights)
     chunk_tokens = {i: set(analyzer(hits[i].chunk.embed_text)) for i in {u.hit_index for u in units}} if keys else {}
     key_share = {i: keyword_coverage(keys, held, weights) for i, held in chunk_tokens.items()}
     names_subject = _names_subject(question, keys, weights, hits, chunk_tokens, {u.hit_index for u in units})
     scored = []
-    for unit, context, similarity in zip(units, contexts, similarities, strict=True):
+    for index, (unit, context, similarity) in enumerate(zip(units, contexts, similarities, strict=True)):
         unit_tokens = set(analyzer(f"{context} {unit.text}"))
         coverage = keyword_coverage(query_tokens, unit_tokens, weights)
         score = float(similarity) + COVERAGE_WEIGHT * coverage
@@ -212,14 +248,14 @@ def score_units(
         if quoted:
             written = _folded(f"{context} {unit.text}")
             score += QUOTED_BONUS * sum(phrase in written for phrase in quoted) / len(quoted)
-        looked_up = unit.kind == ROW and bool(values) and any(_folded(cell) in values for cell in row_cells(unit.text))
+        looked_up = index in lookups
         if looked_up:
             score += LOOKUP_BONUS
         if quantity and _DIGIT.search(unit.text):
             score += QUANTITY_BONUS
         if _LEAD_IN.search(unit.text):
             score -= LEAD_IN_PENALTY
-        typed = kind not in CHECKABLE or holds_type(unit.text, kind, code=unit.kind == CODE, question=question, row=unit.kind == ROW)
+        typed = kind not in CHECKABLE or looked_up or holds_type(unit.text, kind, code=unit.kind == CODE, question=question, row=unit.kind == ROW)
         if kind in CHECKABLE:
             score += TYPE_BONUS if typed else -TYPE_PENALTY
         if unit.kind == CODE and kind in (AnswerType.COMMAND, AnswerType.OPTION):

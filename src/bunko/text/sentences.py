@@ -27,12 +27,25 @@ def _numbers_a_step(text: str, end: int) -> bool:
     return bool(_ENUMERATOR.fullmatch(text, text.rfind("\n", 0, end) + 1, end))
 
 
+_SECTION_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)+\.$")
+_TITLE_QUOTE = re.compile(r"\s*[\"“'「『]")
+
+
+def _numbers_a_reference(text: str, end: int) -> bool:
+    """Whether the stop ends a section number before its quoted title ("the Developer's Reference, 5.8. "Handling
+    bugs""): a cross-reference as DocBook prints it, one sentence with what refers to it."""
+    return bool(_SECTION_NUMBER.search(text, max(0, end - 24), end)) and bool(_TITLE_QUOTE.match(text, end))
+
+
 def split_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) offsets of each sentence, whitespace trimmed — for quoting exact passages. A numbered step
-    ("1. You log in to the remote machine.") is one sentence with its number, not "1." and the step."""
+    ("1. You log in to the remote machine.") is one sentence with its number, not "1." and the step; so is a
+    cross-reference with its section number and title."""
     spans: list[tuple[int, int]] = []
     start = 0
-    boundaries = [m.end() for m in _SENTENCE_END.finditer(text) if not _numbers_a_step(text, m.end())] + [len(text)]
+    boundaries = [
+        m.end() for m in _SENTENCE_END.finditer(text) if not _numbers_a_step(text, m.end()) and not _numbers_a_reference(text, m.end())
+    ] + [len(text)]
     for end in boundaries:
         segment = text[start:end]
         left = len(segment) - len(segment.lstrip())

@@ -125,12 +125,16 @@ _ROW = re.compile(r"^[^/\n]+?: [^\n]*?(?: / [^/\n]+?: [^\n]*?)+$")
 ROW_SEPARATORS = {"ja": ("：", "、"), "zh": ("：", "，"), "en": (": ", "; ")}
 
 
-def row_cells(unit: str) -> list[str]:
-    """The cells of a table-row unit ("error level value: 3 / error level name: KERN_ERR" → "3", "KERN_ERR");
-    nothing for any other unit."""
+def row_cells(unit: str) -> list[tuple[str, str]]:
+    """The (header, cell) pairs of a table-row unit ("error level value: 3 / error level name: KERN_ERR" →
+    ("error level value", "3"), ("error level name", "KERN_ERR")); nothing for any other unit."""
     if not _ROW.match(unit):
         return []
-    return [part.partition(": ")[2] or part for part in unit.split(" / ")]
+    pairs = []
+    for part in unit.split(" / "):
+        header, separator, cell = part.partition(": ")
+        pairs.append((header, cell) if separator else ("", part))
+    return pairs
 
 
 def readable_row(unit: str, language: str) -> str:
