@@ -245,3 +245,23 @@ def test_a_version_with_a_suffix_is_a_new_value_beside_the_version_the_question_
     answers looked like one restating the question."""
     assert holds_type(text, AnswerType.VALUE, question=question)
     assert not holds_type("例如 1.0.1-1。", AnswerType.VALUE, question=question)
+
+
+@pytest.mark.parametrize(
+    ("question", "excluded", "answer"),
+    [
+        ("My package needs a cron job at a custom time, not just hourly, daily, weekly or monthly. Which file do I use?",
+         "- package.cron.weekly - Installed as /etc/cron.weekly/package; run once a week.",
+         "- package.cron.d - Installed as /etc/cron.d/package: for any other time."),
+        ("毎時・毎日・毎週・毎月ではなく任意の時刻に動く cron ジョブには、weekly ではなくどのファイルを使いますか？",
+         "- package.cron.weekly - /etc/cron.weekly/package としてインストール: 1週間に1度実行。",
+         "- package.cron.d - /etc/cron.d/package としてインストール: どの時間でも指定可能。"),
+        ("我想在自定义时间运行 cron 任务，而不是 weekly，应该用哪个文件？",
+         "- package.cron.weekly - 安装至 /etc/cron.weekly/package；每周运行一次。",
+         "- package.cron.d - 安装至 /etc/cron.d/package：对于其他的任何时间。"),
+    ],
+)
+def test_a_path_naming_an_alternative_the_question_rules_out_is_not_an_answer(question: str, excluded: str, answer: str) -> None:
+    assert question_type(question) is AnswerType.PATH
+    assert not holds_type(excluded, AnswerType.PATH, question=question)
+    assert holds_type(answer, AnswerType.PATH, question=question)

@@ -167,10 +167,35 @@ def _named(pattern: re.Pattern[str], text: str) -> list[str]:
     return [next(name for name in m.groups() if name) for m in pattern.finditer(text)]
 
 
+_EXCLUDED = re.compile(
+    r"\b(?:not (?:just|only|simply)|other than|instead of|rather than|except(?: for)?)\s+"
+    r"((?:[\w.~/-]+(?:,\s*(?:or\s+|and\s+)?|\s+or\s+|\s+and\s+)?){1,8})"
+    r"|([\w.~/-]+)\s*(?:ではなく|じゃなく|以外の)"
+    r"|(?:而不是|而非|除了)\s*([\w.~/-]+)",
+    re.IGNORECASE,
+)
+_LIST_WORD = re.compile(r"[A-Za-z0-9][\w.~/-]{2,}")
+
+
+def excluded_words(question: str) -> set[str]:
+    """The alternatives a question rules out ("a cron job at a custom time, not just hourly, daily, weekly or
+    monthly", "/etc/dupload.conf ではなく", "而不是 /etc/foo"): a span naming one is not the answer asked for."""
+    words: set[str] = set()
+    for match in _EXCLUDED.finditer(question):
+        phrase = next(group for group in match.groups() if group)
+        words.update(w.casefold().rstrip(".") for w in _LIST_WORD.findall(phrase) if w.casefold() not in {"and", "the", "for", "any"})
+    return words
+
+
 def _new(spans: list[str], question: str) -> bool:
-    """Whether a span is one the question does not already name: the answer is what the question lacks."""
+    """Whether a span is one the question does not already name, nor one of the alternatives it rules out
+    (`excluded_words`): the answer is what the question lacks."""
     asked = question.casefold()
-    return any(span.casefold().strip("\"'()") not in asked for span in spans)
+    excluded = excluded_words(question)
+    return any(
+        (span := candidate.casefold().strip("\"'()")) not in asked and not any(word in span for word in excluded)
+        for candidate in spans
+    )
 
 
 def _found(pattern: re.Pattern[str], text: str) -> list[str]:
