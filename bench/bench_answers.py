@@ -171,6 +171,24 @@ def calibrate(kb_path: Path, golden: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+REAL_SETS = {
+    "handbook": ("Debian Administrator's Handbook QA",
+                 "Hand-written questions (`bench/evalsets/debian-handbook-qa/`, the calibration's training set), collection of its "
+                 "pages in en/ja/zh. In-sample for the fitted and calibrated grades, whose training included these questions: their "
+                 "cross-validated figures are in `confidence.md`."),
+    "maint-guide": ("Debian New Maintainers' Guide QA",
+                    "Hand-written questions (`bench/evalsets/debian-maint-guide-qa/`), written from the pages alone and never tuned "
+                    "on; collection of its chapter pages (HTML) or its book (PDF), en/ja/zh in one."),
+}
+DEVELOPMENT_SET = ("Debian Reference QA", "Hand-written questions (`../shared/evalsets/debian-reference-qa/`), collection built "
+                   "by its `run.sh`; no fit has seen them.")
+
+
+def real_set(scope: str) -> tuple[str, str]:
+    """The title and provenance of a real-document run, told by its folder's name."""
+    return next((named for key, named in REAL_SETS.items() if key in scope), DEVELOPMENT_SET)
+
+
 def markdown(report: dict[str, Any]) -> str:
     keys = ["fact_in_answer", "citation_precision", "cited_relevant", "citation_coverage", "supported",
             "abstain_precision", "abstain_recall", "latency_p50_s", "latency_p95_s"]
@@ -195,15 +213,8 @@ def markdown(report: dict[str, Any]) -> str:
         lines += [f"Skipped: {report['skipped']}", ""]
     for run in report.get("real_documents", []):
         metrics = list(next(iter(run["summary"].values())))
-        handbook = "handbook" in run["scope"]
-        lines += [f"## Real documents: {'Debian Administrator' + chr(39) + 's Handbook QA' if handbook else 'Debian Reference QA'}, "
-                  f"{run['scope']} ({run['settings']})", "",
-                  ("Hand-written questions (`bench/evalsets/debian-handbook-qa/`, the calibration's training set), collection of "
-                   "its pages in en/ja/zh." if handbook else
-                   "Hand-written questions (`../shared/evalsets/debian-reference-qa/`), collection built by its `run.sh`; "
-                   "no fit has seen them.")
-                  + (" In-sample for the fitted and calibrated grades, whose training included these questions: their"
-                     " cross-validated figures are in `confidence.md`." if handbook else ""), "",
+        title, about = real_set(run["scope"])
+        lines += [f"## Real documents: {title}, {run['scope']} ({run['settings']})", "", about, "",
                   "| group | " + " | ".join(metrics) + " |", "|---" * (len(metrics) + 1) + "|"]
         lines += [f"| {name} | " + " | ".join(str(v) for v in values.values()) + " |" for name, values in run["summary"].items()]
         lines.append("")
@@ -230,7 +241,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", default=str(RESULTS / "answers"))
     parser.add_argument("--debian", type=Path, nargs="*", default=[],
-                        help="run.sh folders of the Debian Reference QA set (…/runs/REV-SCOPE-FORM) to report beside the samples")
+                        help="run.sh folders of the Debian Reference QA set (…/runs/REV-SCOPE-FORM), or folders holding a .bunko "
+                        "collection and questions.jsonl of the Handbook or maint-guide sets (named …handbook… / …maint-guide…), "
+                        "to report beside the samples")
     args = parser.parse_args()
     golden = [json.loads(line) for line in (SAMPLES / "golden.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
     configs: list[tuple[str, Config]] = []
