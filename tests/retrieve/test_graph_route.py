@@ -113,6 +113,22 @@ def test_the_router_sends_questions_about_the_whole_collection_to_global_mode(qu
     assert route(question, [], RetrieveConfig()).retriever == retriever
 
 
+@pytest.mark.parametrize(
+    "question",
+    ["Which file overrides the system-wide dupload settings for one user?",
+     "dupload の設定を、システム全体の /etc/dupload.conf ではなく自分用に変えたいです。どのファイルに書きますか？",
+     "パッケージをまとめてインストールするコマンドは？",
+     "想只为自己修改 dupload 的系统总体配置，该写哪个文件？"],
+)
+def test_a_question_about_a_whole_system_is_not_a_question_about_the_whole_collection(question: str) -> None:
+    assert route(question, [], RetrieveConfig()).retriever != "graph-global"
+
+
+@pytest.mark.parametrize("question", ["資料全体のテーマは何ですか？", "这些文档的总体内容是什么？", "Give me an overview of these manuals."])
+def test_the_whole_of_the_documents_still_goes_to_global_mode(question: str) -> None:
+    assert route(question, [], RetrieveConfig()).retriever == "graph-global"
+
+
 def test_global_mode_cites_representative_passages_of_the_collections_topics(kb: Bunko) -> None:
     communities = kb.store.entity_graph().communities()
     result = kb.search_detailed("What are the main topics of these manuals?", k=5)

@@ -98,11 +98,12 @@ def quoted_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route 
 _GLOBAL = re.compile(
     r"\b(?:main|key|major|overall|common)\s+(?:topics?|themes?|subjects?|ideas?|points?)\b|\boverview\b|\bsummari[sz]e\b"
     r"|\bwhat (?:are|is) (?:these|the|this) (?:documents?|collection|manuals?|books?) about\b"
-    r"|全体|概要|主な(?:テーマ|話題|内容|トピック)|まとめ|要約"
-    r"|主要(?:内容|主题|话题)|概述|总结|概括|总体",
+    r"|(?:資料|文書|ドキュメント|文献|マニュアル|書籍|本)全体|全体(?:として|的に|像)|概要|主な(?:テーマ|話題|内容|トピック)|まとめ(?!て)|要約"
+    r"|主要(?:内容|主题|话题)|概述|总结|概括|(?:文档|资料|手册|书|文件)(?:的)?(?:总体|整体)|总体(?:上|来说|内容|概况)",
     re.IGNORECASE,
 )
-"""Questions about the collection as a whole ("the main topics", 概要, 主要内容): no passage answers them alone."""
+"""Questions about the collection as a whole ("the main topics", 概要, 主要内容): no passage answers them alone. 全体 and
+总体 only of the documents: "システム全体の設定ファイル" is the system-wide file, "まとめて" is "together"."""
 
 
 def global_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route | None:
