@@ -22,3 +22,14 @@ def test_a_question_without_a_digit_has_no_section_number(question: str) -> None
 
 def test_a_titled_section_is_still_named_without_a_number() -> None:
     assert names_section("the section on backups") and not names_section("宿泊費の上限")
+
+
+@pytest.mark.parametrize("question", [
+    "Which kind of manual pages go in man section 4?", "man 手册页第 5 节是放什么内容的？", "man マニュアルページの第 5 節には何が入りますか？",
+])
+def test_a_manual_page_section_is_not_a_section_of_the_documents(question: str) -> None:
+    assert section_numbers(question) == set()
+
+
+def test_a_section_of_a_manual_is_still_a_section() -> None:
+    assert section_numbers("What does the manual section 4.2 say?") == {"4.2"}

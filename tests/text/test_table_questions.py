@@ -77,3 +77,15 @@ def test_grouped_questions_name_what_they_group_by(question: str, group: str) ->
 ])
 def test_lookups_and_plain_questions_ask_no_aggregate(question: str) -> None:
     assert table_intent(question) is None
+
+
+@pytest.mark.parametrize(("question", "operation"), [
+    ("debuild printed lines starting with O:. What do they mean?", None),
+    ("What does the trust code m mean?", None),
+    ("What is the mean of the hotel limits?", "avg"),
+    ("ホテル上限額の平均は？", "avg"),
+    ("这些行以 O: 开头是什么意思？", None),
+])
+def test_mean_as_a_verb_asks_for_a_meaning_not_an_average(question: str, operation: str | None) -> None:
+    intent = table_intent(question)
+    assert (intent.operation if intent else None) == operation

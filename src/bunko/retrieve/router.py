@@ -43,6 +43,11 @@ _SECTION_TITLE = re.compile(
 
 
 _DIGIT = re.compile(r"\d")
+_MANUAL_SECTION = re.compile(
+    r"(?:\bman\b(?:\s*(?:pages?|手册页?|マニュアル(?:ページ)?|ページ))?|\bmanual pages?)\s*(?:'s|の|的)?\s*$", re.IGNORECASE,
+)
+"""What precedes a manual-page section ("man section 4", "man 手册页第 5 节"): a class of manual pages, not a part of
+the documents."""
 
 
 def section_numbers(question: str) -> set[str]:
@@ -50,7 +55,10 @@ def section_numbers(question: str) -> set[str]:
     branch of the pattern holds a digit, so a question without one skips it (2 µs of routing it)."""
     if _DIGIT.search(question) is None:
         return set()
-    return {next(g for g in m.groups() if g).replace("．", ".") for m in _SECTION_NUMBER.finditer(question)}
+    return {
+        next(g for g in m.groups() if g).replace("．", ".") for m in _SECTION_NUMBER.finditer(question)
+        if not _MANUAL_SECTION.search(question, max(0, m.start() - 20), m.start())
+    }
 
 
 def names_section(question: str) -> bool:

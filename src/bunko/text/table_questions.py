@@ -35,7 +35,8 @@ _COUNT = re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b|いくつ|何件|何�
                     r"|件数|(?:多少|几)(?:个|家|种|项|位|座|名|款|条|所|省|地区|城市)", re.IGNORECASE)
 _SUM = re.compile(r"\btotal\b|\bsum\b|\baltogether\b|\bcombined\b|合計|合算|総額|総計|合わせて|総数|总计|总和|合计|总共|一共|总额|加起来|总数",
                   re.IGNORECASE)
-_AVG = re.compile(r"\baverage\b|\bmean\b|平均", re.IGNORECASE)
+_AVG = re.compile(r"\baverage\b|\b(?:the|a|arithmetic) mean\b|\bmean (?:of|value|size|time|price|cost)\b|平均", re.IGNORECASE)
+"""Averages; "what do these lines mean?" asks for a meaning."""
 _HIGH = re.compile(r"\b(?:highest|largest|biggest|most|maximum|greatest|longest|max)\b|(?:最も|一番)[^。？?]{0,10}?(?:高|多|大き|長)"
                    r"|最(?:大|高|多|長|长)|(?:高|多|大)い(?:のは|方)|更(?:多|高|大|长)|\b(?:higher|more|larger|bigger|greater)\b", re.IGNORECASE)
 _LOW = re.compile(r"\b(?:lowest|smallest|least|fewest|minimum|cheapest|shortest|min)\b|(?:最も|一番)[^。？?]{0,10}?(?:低|少な|小さ|安|短)"
