@@ -80,7 +80,7 @@ class ScoredUnit:
     names_subject: bool = True
     """The unit's chunk names the question's rarest key term (`rarest_term`); true when the question names none."""
     looked_up: bool = False
-    """A table row with a cell equal to a value the question names: the row the question looks up."""
+    """A table row the question looks up (`looked_up_rows`): a cell equal to a value or, with a named column, a name it gives."""
 
 
 SAME_LANGUAGE_SUFFICES = 0.85

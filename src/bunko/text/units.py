@@ -133,7 +133,7 @@ def row_cells(unit: str) -> list[tuple[str, str]]:
     pairs = []
     for part in unit.split(" / "):
         header, separator, cell = part.partition(": ")
-        pairs.append((header, cell) if separator else ("", part))
+        pairs.append((header, cell) if separator and header else ("", part))
     return pairs
 
 
@@ -143,11 +143,8 @@ def readable_row(unit: str, language: str) -> str:
     "地域：東京、上限額：12,000円" reads as Japanese, "假期类型：婚假，天数：3天" as
     Chinese; the citation keeps the unit as quoted. Other units are returned unchanged.
     """
-    if not _ROW.match(unit):
+    cells = row_cells(unit)
+    if not cells:
         return unit
     colon, comma = ROW_SEPARATORS.get(language, ROW_SEPARATORS["en"])
-    parts = []
-    for part in unit.split(" / "):
-        head, sep, cell = part.partition(": ")
-        parts.append(f"{head}{colon}{cell}" if sep else part)
-    return comma.join(parts)
+    return comma.join(f"{header}{colon}{cell}" if header else cell for header, cell in cells)
