@@ -480,3 +480,17 @@ def test_a_katakana_word_is_written_with_or_without_its_final_long_vowel_mark() 
 def test_lower_case_names_of_english_questions_are_the_words_no_word_list_holds(question: str, unlisted: list[str]) -> None:
     """Japanese and Chinese questions have none: their Latin words are key terms already."""
     assert unlisted_words(question, multilingual(question)) == unlisted
+
+
+@pytest.mark.parametrize(
+    ("text", "word", "writes"),
+    [
+        ("環境変数に email アドレスと名前を設定します。", "メールアドレス", True),  # the compound's head, アドレス
+        ("Debian リファレンスは…", "リファレンス", True),
+        ("テスト版 testing アーカイブ", "リファレンス", False),  # "ァレンス" starts small: no head to find
+        ("ファレンス", "リファレンス", False),  # two letters or more must stand before a head
+        ("メモリを増やす", "メモリー", True),
+    ],
+)
+def test_a_katakana_compound_is_written_by_its_head_word(text: str, word: str, writes: bool) -> None:
+    assert writes_word(text, word) is writes

@@ -166,9 +166,22 @@ def katakana_subject(question: str, weights: Mapping[str, float] | None) -> str 
     return word if rarity[word] >= RARE_IDF else None
 
 
+_SMALL_KANA = frozenset("ァィゥェォッャュョヮヵヶー")
+HEAD_LETTERS = 4
+"""Least length of the head word of a katakana compound (アドレス of メールアドレス)."""
+
+
 def writes_word(text: str, word: str) -> bool:
-    """Whether `text` writes the katakana `word`, with or without its final long-vowel mark (メモリー / メモリ)."""
-    return word.rstrip("ー") in unicodedata.normalize("NFKC", text)
+    """Whether `text` writes the katakana `word`, with or without its final long-vowel mark (メモリー / メモリ), or the
+    last word of a compound one: a Japanese compound is a kind of its head (メールアドレス is an アドレス), and a passage
+    says "email アドレス" where the question says メールアドレス. A head is HEAD_LETTERS letters or more, starts with a
+    full-size letter and leaves two letters or more before it (リファレンス has no head: "ァレンス" starts small)."""
+    written = unicodedata.normalize("NFKC", text)
+    stem = word.rstrip("ー")
+    if stem in written:
+        return True
+    heads = (stem[start:] for start in range(2, len(stem) - HEAD_LETTERS + 1) if stem[start] not in _SMALL_KANA)
+    return any(head in written for head in heads)
 
 
 def names_term(tokens: set[str], term: str) -> bool:
