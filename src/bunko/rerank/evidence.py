@@ -171,14 +171,14 @@ def _names_subject(
 
 
 def looked_up_rows(
-    units: Sequence[Unit], question: str, query_tokens: Sequence[str], analyzer: Analyzer,
+    units: Sequence[Unit], question: str, kind: AnswerType, query_tokens: Sequence[str], analyzer: Analyzer,
 ) -> set[int]:
     """Indexes of the table rows the question looks up: a row with a cell equal to a value the question gives (a
     quoted phrase, a number standing alone), or the one row of its passage with a cell equal to a thing the question
     names when the question also names a whole other column of it ("the Multi-Arch value of the tool bar"). A name
     alone does not look a row up — a package list's row for virtualbox is not an answer about virtualbox — nor does
     a name several rows share (coreutils, one row per command)."""
-    if question_type(question) in UNLOOKED:
+    if kind in UNLOOKED:
         return set()
     values = {_folded(value) for value in lookup_values(question)}
     names = set(key_terms(question, query_tokens))
@@ -231,7 +231,7 @@ def score_units(
     languages = {i: text_language(hits[i].chunk.text) for i in {u.hit_index for u in units}}
     codes = identifiers(query_tokens)
     quoted = [_folded(phrase) for phrase in quoted_phrases(question)]
-    lookups = looked_up_rows(units, question, query_tokens, analyzer)
+    lookups = looked_up_rows(units, question, kind, query_tokens, analyzer)
     keys = rare_key_terms(question, query_tokens, weights)
     chunk_tokens = {i: set(analyzer(hits[i].chunk.embed_text)) for i in {u.hit_index for u in units}} if keys else {}
     key_share = {i: keyword_coverage(keys, held, weights) for i, held in chunk_tokens.items()}

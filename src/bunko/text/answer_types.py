@@ -22,9 +22,11 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
+from functools import lru_cache
 
 from bunko.text.dimensions import SHORTCUT_NAMES, asked_dimension, states_dimension
 from bunko.text.scripts import KATAKANA, has_ja_zh
+from bunko.text.units import row_pairs
 
 
 class AnswerType(StrEnum):
@@ -158,7 +160,7 @@ _COMMAND_ARGUMENT = re.compile(r"[-=]|\w\.\w|\b[A-Z]{2,}\b")
 
 def _command_cells(row: str) -> list[str]:
     """The cells of a row unit ("header: value / header: value") that hold a command line."""
-    cells = [pair.split(": ", 1)[1].strip() for pair in row.split(" / ") if ": " in pair]
+    cells = [cell.strip() for header, cell in row_pairs(row) if header]
     return [c for c in cells if _COMMAND_CELL.fullmatch(c) and _COMMAND_ARGUMENT.search(c.split(None, 1)[1])]
 
 
@@ -177,14 +179,16 @@ _EXCLUDED = re.compile(
 _LIST_WORD = re.compile(r"[A-Za-z0-9][\w.~/-]{2,}")
 
 
-def excluded_words(question: str) -> set[str]:
+@lru_cache(maxsize=256)
+def excluded_words(question: str) -> frozenset[str]:
     """The alternatives a question rules out ("a cron job at a custom time, not just hourly, daily, weekly or
-    monthly", "/etc/dupload.conf ではなく", "而不是 /etc/foo"): a span naming one is not the answer asked for."""
+    monthly", "/etc/dupload.conf ではなく", "而不是 /etc/foo"): a span naming one is not the answer asked for. Memoised:
+    `holds_type` asks it of every unit an ask scores, always of the same question."""
     words: set[str] = set()
     for match in _EXCLUDED.finditer(question):
         phrase = next(group for group in match.groups() if group)
         words.update(w.casefold().rstrip(".") for w in _LIST_WORD.findall(phrase) if w.casefold() not in {"and", "the", "for", "any"})
-    return words
+    return frozenset(words)
 
 
 def _new(spans: list[str], question: str) -> bool:

@@ -125,16 +125,19 @@ _ROW = re.compile(r"^[^/\n]+?: [^\n]*?(?: / [^/\n]+?: [^\n]*?)+$")
 ROW_SEPARATORS = {"ja": ("：", "、"), "zh": ("：", "，"), "en": (": ", "; ")}
 
 
-def row_cells(unit: str) -> list[tuple[str, str]]:
-    """The (header, cell) pairs of a table-row unit ("error level value: 3 / error level name: KERN_ERR" →
-    ("error level value", "3"), ("error level name", "KERN_ERR")); nothing for any other unit."""
-    if not _ROW.match(unit):
-        return []
+def row_pairs(row: str) -> list[tuple[str, str]]:
+    """The (header, cell) pairs of a row unit as `table_row_units` writes it ("error level value: 3 / error level name:
+    KERN_ERR" → ("error level value", "3"), ("error level name", "KERN_ERR")); a cell without a header has header ""."""
     pairs = []
-    for part in unit.split(" / "):
+    for part in row.split(" / "):
         header, separator, cell = part.partition(": ")
         pairs.append((header, cell) if separator and header else ("", part))
     return pairs
+
+
+def row_cells(unit: str) -> list[tuple[str, str]]:
+    """`row_pairs` of a unit that reads as a row of two cells or more; nothing for any other unit."""
+    return row_pairs(unit) if _ROW.match(unit) else []
 
 
 def readable_row(unit: str, language: str) -> str:
