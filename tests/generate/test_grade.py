@@ -354,6 +354,65 @@ def test_the_rarest_key_term_must_be_in_the_quoted_chunk(embedder, question: str
     assert grade.reason == "key_term_not_in_evidence" and grade.confidence == 0.0
 
 
+def _graded(embedder, question: str, passage: str, rare: dict[str, float]):
+    hits = [_hit(passage, 1, 0.3)]
+    tokens = multilingual(question)
+    weights = {t: 1.0 for t in tokens} | rare
+    scored = score_units(question, hits, hit_units(hits, 10), embedder.embed([question])[0], tokens, embedder, multilingual, weights)
+    return grade_answer(question, tokens, hits, scored, key_terms(question, tokens), [], multilingual, weights, None, 0.0, retrieved=hits)
+
+
+@pytest.mark.parametrize(
+    ("question", "passage"),
+    [
+        ("My CPU is slow and apt update merges the PDiffs slowly. Which setting turns the incremental download off?",
+         "Set the configuration parameter Acquire::PDiffs to false to disable incremental downloads of the package lists."),
+        ("CPU が遅く、apt update の差分マージに時間がかかります。増分ダウンロードを止める設定は何ですか？",
+         "増分ダウンロードを無効にするには、設定パラメータ Acquire::PDiffs を false にします。"),
+        ("我的 CPU 很弱，apt update 合并增量 diff 很慢。要关掉增量下载，应该设置哪个配置参数？",
+         "在这种情况下，可以使用配置参数 Acquire::PDiffs 并设置为 false 来关掉增量下载。"),
+    ],
+)
+def test_things_named_only_in_the_scene_before_the_asking_sentence_do_not_refuse_the_answer(
+    embedder, question: str, passage: str,
+) -> None:
+    """The rarest thing the question names (CPU) is only the asker's situation; the asking sentence names no thing."""
+    grade = _graded(embedder, question, passage, {"cpu": 6.0})
+    assert grade.reason is None and grade.confidence > 0.0
+
+
+@pytest.mark.parametrize(
+    ("question", "passage", "rare"),
+    [
+        ("Our office goes through a Squid proxy. Which file sets the HTTP_PROXY variable for the whole system?",
+         "The HTTP_PROXY variable for the whole system is set in /etc/environment.", {"http_proxy": 8.0, "squid": 9.0}),
+        ("社内は Squid プロキシ経由です。HTTP_PROXY 変数をシステム全体に設定するにはどのファイルに書けばいいですか？",
+         "システム全体の HTTP_PROXY 変数は /etc/environment に書きます。", {"http_proxy": 8.0, "squid": 9.0}),
+        ("公司上网必须经过 Squid 代理。系统级的 HTTP_PROXY 变量最好写在哪个文件里？",
+         "系统级的 HTTP_PROXY 变量应写在 /etc/environment 中。", {"http_proxy": 8.0, "squid": 9.0}),
+    ],
+)
+def test_a_passage_naming_the_asking_sentences_subject_is_about_the_question(embedder, question: str, passage: str, rare) -> None:
+    """Squid is rarer in the collection, but the question asks about HTTP_PROXY: the passage that names it answers."""
+    grade = _graded(embedder, question, passage, rare)
+    assert grade.reason is None and grade.confidence > 0.0
+
+
+@pytest.mark.parametrize(
+    ("question", "passage"),
+    [
+        ("Our office goes through a Squid proxy. Which HTTP_PROXY syntax does apt accept?",
+         "The default settings of pingtool are read from /etc/pingtool/defaults.conf."),
+        ("社内は Squid プロキシ経由です。apt は HTTP_PROXY をどの書式で受け付けますか？",
+         "pingtool の既定の設定は /etc/pingtool/defaults.conf から読み込まれます。"),
+        ("公司上网必须经过 Squid 代理。apt 接受什么格式的 HTTP_PROXY？", "pingtool 的默认设置从 /etc/pingtool/defaults.conf 读取。"),
+    ],
+)
+def test_a_passage_naming_neither_the_scene_nor_the_asking_sentences_subject_is_refused(embedder, question: str, passage: str) -> None:
+    grade = _graded(embedder, question, passage, {"http_proxy": 8.0, "squid": 9.0})
+    assert grade.reason == "key_term_not_in_evidence" and grade.confidence == 0.0
+
+
 @pytest.mark.parametrize(
     ("question", "passage"),
     [

@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 
 from bunko.generate.confidence import AnswerFeatures, ConfidenceModel, features_dict, typed_feature
 from bunko.generate.retrieval_grade import grade_hits
-from bunko.rerank.evidence import ScoredUnit, best_unit
+from bunko.rerank.evidence import ScoredUnit, asks_beside_scene, best_unit
 from bunko.retrieve.coverage import keyword_coverage
 from bunko.retrieve.key_terms import names_term, rare_key_terms
 from bunko.schema import Hit
@@ -91,7 +91,7 @@ def grade_answer(
     reason = None
     if missing:
         reason = KEY_TERM_ABSENT
-    elif not quoted.names_subject:
+    elif not quoted.names_subject and not asks_beside_scene(question, keys, analyzer):
         reason = KEY_TERM_NOT_IN_EVIDENCE
     elif kind == AnswerType.VALUE and (dimension := asked_dimension(question)) and not states_dimension(
         quoted_neighbourhood(quoted, scored), dimension,

@@ -31,7 +31,7 @@ from bunko.schema import Hit
 from bunko.text.analyzers import Analyzer, identifiers
 from bunko.text.answer_types import CHECKABLE, AnswerType, holds_type, question_type, wants_quantity
 from bunko.text.languages import query_language, text_language
-from bunko.text.questions import lookup_values, quoted_phrases
+from bunko.text.questions import asked_sentence, lookup_values, quoted_phrases
 from bunko.text.units import CODE, PROSE, ROW, Unit, row_cells
 
 _LEAD_IN = re.compile(r"[:：]\s*$|次のとおり|以下のとおり|下記|如下|以下(?:几|各)|as follows|the following", re.IGNORECASE)
@@ -154,17 +154,36 @@ def most_covering(
     return sorted(kept, key=lambda u: (u.hit_index, u.position))
 
 
+def _subjects(question: str, keys: Sequence[str], weights: Mapping[str, float] | None, analyzer: Analyzer) -> list[str]:
+    """What a passage may name to be about the question: its rarest key term, or when a scene comes before the asking
+    sentence, the rarest of the asking sentence's too. "Squid is our proxy. Where should system-wide variables such as
+    HTTP_PROXY go?" is answered by a passage about HTTP_PROXY that never names Squid."""
+    if not keys:
+        return []
+    asking = asked_sentence(question)
+    asked = [key for key in keys if key in set(analyzer(asking))] if asking else []
+    return list(dict.fromkeys([rarest_term(keys, weights), *([rarest_term(asked, weights)] if asked else [])]))
+
+
+def asks_beside_scene(question: str, keys: Sequence[str], analyzer: Analyzer) -> bool:
+    """Whether the question names its things only in a scene before an asking sentence that names none: "my CPU is
+    slow and apt update merges diffs slowly. Which setting turns that off?" The scene's things are not what is asked,
+    so a passage that does not name them is still preferred less but not refused (`generate/grade.py`)."""
+    asking = asked_sentence(question)
+    return bool(keys) and asking is not None and not set(keys) & set(analyzer(asking))
+
+
 def _names_subject(
-    question: str, keys: Sequence[str], weights: Mapping[str, float] | None, hits: Sequence[Hit],
+    question: str, subjects: Sequence[str], weights: Mapping[str, float] | None, hits: Sequence[Hit],
     chunk_tokens: Mapping[int, set[str]], hit_indices: set[int],
 ) -> dict[int, bool]:
-    """Whether each hit's chunk names the question's subject: its rarest key term, or for a Japanese question naming
-    no rare Latin key term its rare katakana word (`katakana_subject`). All true when the question names neither, or
+    """Whether each hit's chunk names the question's subject: one of its `subjects` (`_subjects`), or for a Japanese
+    question naming no rare Latin key term its rare katakana word (`katakana_subject`). All true when the question
+    names neither, or
     when no hit writes that word: a word the evidence never writes may be the question's paraphrase ("ツール" for a
     passage that says "コマンド"), which only the passages that do write it can show to be a name."""
-    if keys:
-        subject = rarest_term(keys, weights)
-        return {i: names_term(chunk_tokens[i], subject) for i in hit_indices}
+    if subjects:
+        return {i: any(names_term(chunk_tokens[i], subject) for subject in subjects) for i in hit_indices}
     word = katakana_subject(question, weights)
     writes = {i: word is None or writes_word(hits[i].chunk.embed_text, word) for i in hit_indices}
     return writes if any(writes.values()) else dict.fromkeys(hit_indices, True)
@@ -235,7 +254,8 @@ def score_units(
     keys = rare_key_terms(question, query_tokens, weights)
     chunk_tokens = {i: set(analyzer(hits[i].chunk.embed_text)) for i in {u.hit_index for u in units}} if keys else {}
     key_share = {i: keyword_coverage(keys, held, weights) for i, held in chunk_tokens.items()}
-    names_subject = _names_subject(question, keys, weights, hits, chunk_tokens, {u.hit_index for u in units})
+    names_subject = _names_subject(question, _subjects(question, keys, weights, analyzer), weights, hits, chunk_tokens,
+                                   {u.hit_index for u in units})
     scored = []
     for index, (unit, context, similarity) in enumerate(zip(units, contexts, similarities, strict=True)):
         unit_tokens = set(analyzer(f"{context} {unit.text}"))

@@ -34,6 +34,19 @@ def lookup_values(question: str) -> list[str]:
     return list(dict.fromkeys([*quoted_phrases(question), *_STANDALONE_NUMBER.findall(question)]))
 
 
+_SENTENCE_END = re.compile(r"(?<=[.?!])\s+|(?<=[。？！])")
+
+
+def asked_sentence(question: str) -> str | None:
+    """The sentence that asks, when the question sets a scene first ("公司内网上网必须经过 Squid 代理。…系统级的环境变量最好写在哪个
+    文件里？"): the last one ending in a question mark, else the last one. None for a one-sentence question."""
+    sentences = [s.strip() for s in _SENTENCE_END.split(question) if s and s.strip()]
+    if len(sentences) < 2:
+        return None
+    asking = [s for s in sentences if s.endswith(("?", "？"))]
+    return (asking or sentences)[-1]
+
+
 _PARTS = re.compile(r"(?<=[.?!。？！])\s*|\s+(?:and|both)\s+|、|及び|および|以及|和|与|并且")
 _GREETING = re.compile(
     r"^\s*(?:hi|hello|hey|good (?:morning|afternoon|evening)|thanks?(?: you)?|thank you very much|ok(?:ay)?|bye"
