@@ -17,8 +17,10 @@ from bunko.generate.confidence import (
     fit_logistic,
 )
 from bunko.generate.grade import grade_answer
-from bunko.generate.retrieval_grade import RETRIEVAL_THRESHOLD
+from bunko.generate.retrieval_grade import RETRIEVAL_THRESHOLD, grade_hits
+from bunko.generate.retrieval_grade import inflected as retrieval_inflected
 from bunko.rerank.evidence import hit_units, score_units
+from bunko.retrieve.coverage import keyword_coverage
 from bunko.retrieve.key_terms import RARE_IDF, katakana_subject, key_terms, rare_key_terms, unlisted_words, writes_word
 from bunko.schema import Chunk, Hit
 from bunko.text.analyzers import multilingual
@@ -553,3 +555,25 @@ def test_lower_case_names_of_english_questions_are_the_words_no_word_list_holds(
 )
 def test_a_katakana_compound_is_written_by_its_head_word(text: str, word: str, writes: bool) -> None:
     assert writes_word(text, word) is writes
+
+
+@pytest.mark.parametrize(
+    ("question", "passage", "inflected"),
+    [
+        ("Which mailing list is meant for novices?", "This mailing list is for the novice.", "novices"),
+        ("初心者向けの mailing lists はどれですか？", "初心者向けの mailing list は debian-mentors です。", "lists"),
+        ("新手应该用哪个 mailing lists？", "新手应该用 debian-mentors 这个 mailing list。", "lists"),
+    ],
+)
+def test_the_grade_counts_a_question_word_the_passage_writes_inflected(question: str, passage: str, inflected: str) -> None:
+    tokens = multilingual(question)
+    held = set(multilingual(passage))
+    assert inflected in tokens and inflected not in held
+    assert inflected in retrieval_inflected(tokens, held)
+    plain = keyword_coverage(tokens, held)
+    assert grade_hits([_hit(passage, 1, 0.5)], tokens, None, multilingual, 0.5).coverage > plain
+
+
+@pytest.mark.parametrize(("term", "written"), [("systemd", "system"), ("ports", "portal"), ("use", "used"), ("lists", "listing")])
+def test_a_word_that_differs_by_more_than_an_inflection_is_another_word(term: str, written: str) -> None:
+    assert term not in retrieval_inflected([term], {written})

@@ -54,6 +54,21 @@ def grade(hits: list[Hit], similarity: float, coverage: float, min_confidence: f
     return RetrievalGrade(confidence >= min_confidence, round(confidence, 4), similarity, coverage)
 
 
+INFLECTIONS = ("s", "es", "ed")
+"""Endings an English word may gain or lose and still be the question's word ("novices" / "novice", "experts",
+"configured"): a plural or a past tense, never a letter that makes another name ("system" / "systemd")."""
+
+
+def inflected(query_tokens: list[str], tokens: set[str]) -> set[str]:
+    """`tokens` with the question's words they hold inflected: the analyzer does not stem, and a chatty English
+    question's plurals lost it the coverage of the passage it asks about ("meant for novices" / "for the novice")."""
+    return tokens | {
+        term for term in query_tokens
+        if term not in tokens and term.isalpha() and term.isascii() and len(term) >= 4
+        and any(f"{term}{ending}" in tokens or (term.endswith(ending) and term[: -len(ending)] in tokens) for ending in INFLECTIONS)
+    }
+
+
 GRADE_DEPTH = 3
 """The grade looks at the best few hits: the answer, when present, is near the top after rerank."""
 
@@ -67,7 +82,7 @@ def grade_hits(
     another holding the question's words do not add up to evidence for an absent answer.
     """
     top = hits[:GRADE_DEPTH]
-    top_tokens = [set(analyzer(h.chunk.embed_text)) for h in top]
+    top_tokens = [inflected(query_tokens, set(analyzer(h.chunk.embed_text))) for h in top]
     scored = [(1.0 - h.distance if h.distance is not None else 0.0, keyword_coverage(query_tokens, tokens, weights))
               for h, tokens in zip(top, top_tokens, strict=True)]
     similarity, coverage = max(scored, key=lambda pair: pair[0] + COVERAGE_WEIGHT * pair[1], default=(0.0, 0.0))
