@@ -152,6 +152,23 @@ def test_a_lower_case_name_the_collection_lacks_refuses_the_question_in_every_la
     assert trace["grade"]["missing_key_terms"] == ["fping"]
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "My colleagues at work keep telling me that pingtool can stop after sending count packets. Which option should I actually add for that?",
+        "うちの会社の同僚から聞いたのですが、pingtool で count 個のパケットを送信したら停止させたいときは、いったいどのオプションを付ければいいのでしょうか？",
+        "我们公司的同事都说，如果我只想让 pingtool 发送 count 个数据包后就停止，那么我到底应该加上哪一个选项呢？",
+    ],
+)
+def test_a_chatty_question_is_answered_from_the_passage_it_asks_about(manuals: Bunko, question: str) -> None:
+    """Half of a conversational Chinese or Japanese question can be character pairs across word boundaries
+    that no passage holds (听说, 能在, のです); they must not make the grade call the answering passage insufficient."""
+    answer = manuals.ask(question)
+    grade = manuals.trace(answer.trace_id)["grade"]
+    assert not answer.abstained and grade["features"]["retrieval"] > 0.95, grade
+    assert "-c count" in answer.text
+
+
 def test_a_rare_english_word_the_collection_lacks_is_not_a_name(manuals: Bunko) -> None:
     """"Dawdle" is rare (Zipf 2.0) but an English word: a passage may say "wait between packets" instead."""
     answer = manuals.ask("How do I make pingtool dawdle, waiting some seconds between packets?")

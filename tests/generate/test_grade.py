@@ -19,6 +19,7 @@ from bunko.generate.confidence import (
 from bunko.generate.grade import grade_answer
 from bunko.generate.retrieval_grade import RETRIEVAL_THRESHOLD, grade_hits
 from bunko.generate.retrieval_grade import inflected as retrieval_inflected
+from bunko.generate.retrieval_grade import junction_pairs as junctions
 from bunko.rerank.evidence import hit_units, score_units
 from bunko.retrieve.coverage import keyword_coverage
 from bunko.retrieve.key_terms import RARE_IDF, katakana_subject, key_terms, rare_key_terms, unlisted_words, writes_word
@@ -577,3 +578,36 @@ def test_the_grade_counts_a_question_word_the_passage_writes_inflected(question:
 @pytest.mark.parametrize(("term", "written"), [("systemd", "system"), ("ports", "portal"), ("use", "used"), ("lists", "listing")])
 def test_a_word_that_differs_by_more_than_an_inflection_is_another_word(term: str, written: str) -> None:
     assert term not in retrieval_inflected([term], {written})
+
+
+def test_only_pairs_across_a_word_boundary_that_no_passage_holds_leave_the_graded_words() -> None:
+    """A pair holding a function character (听说, 能在, いも) that the collection never writes straddles a word
+    boundary; a pair of content characters it lacks (退職金's 職金) is a word it does not hold, and a Latin word it
+    lacks a name it does not know: both stay, as reasons to doubt the evidence."""
+    tokens = ["pingtool", "fping", "听说", "能在", "职金", "参数", "いも", "オプ"]
+    weights = {"pingtool": 3.0, "fping": 9.0, "听说": 9.0, "能在": 9.0, "职金": 9.0, "参数": 2.0, "いも": 9.0, "オプ": 9.0}
+    assert junctions(tokens, weights, 9.0) == {"听说", "能在", "いも"}
+    assert junctions(tokens, None, 9.0) == set() == junctions(tokens, weights, None)
+
+
+@pytest.mark.parametrize(
+    ("question", "passage"),
+    [
+        ("我们公司的同事都说，如果只想发送五个数据包后就停止，那么我到底应该加上哪一个参数呢？", "发送五个数据包后停止，请加上参数 -c 5。"),
+        ("うちの会社の同僚から聞いたのですが、五個のパケットを送信したら停止させたいときは、いったいどの引数を付ければいいのでしょうか？",
+         "五個のパケットを送信したら停止させるには、引数 -c 5 を付けます。"),
+    ],
+)
+def test_pairs_across_word_boundaries_do_not_dilute_the_grade(embedder, question: str, passage: str) -> None:
+    hits = [_hit(passage, 1, 0.5)]
+    tokens = multilingual(question)
+    held = set(multilingual(passage))
+    weights = {t: (2.0 if t in held else 9.0) for t in tokens}
+    unseen = junctions(tokens, weights, 9.0)
+    assert unseen and all(t not in held for t in unseen)
+    scored = score_units(question, hits, hit_units(hits, 10), embedder.embed([question])[0], tokens, embedder, multilingual, weights)
+    keys = key_terms(question, tokens)
+    diluted = grade_answer(question, tokens, hits, scored, keys, [], multilingual, weights, None, RETRIEVAL_THRESHOLD, retrieved=hits)
+    graded = grade_answer(question, tokens, hits, scored, keys, [], multilingual, weights, None, RETRIEVAL_THRESHOLD, retrieved=hits,
+                          unseen=unseen)
+    assert graded.confidence > diluted.confidence and graded.sufficient

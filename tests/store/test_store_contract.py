@@ -17,6 +17,7 @@ import pytest
 from bunko.errors import FilterError
 from bunko.index.bm25 import BM25Index
 from bunko.index.filters import BUILTIN_FIELDS, compile_filter
+from bunko.retrieve.base import read_term_weights
 from bunko.schema import Chunk, ChunkRole, Element, IngestJob, JobProgress, JobStatus, ParsedDocument, doc_id_for, role_meta
 from bunko.store.base import Store, StoredChunk
 from bunko.store.local import LocalStore
@@ -270,6 +271,14 @@ def test_keyword_search_counts_each_query_term_once_and_handles_cjk(store: Store
     weights = store.term_weights(["宿泊", "zzzz"])
     bm25 = BM25Index().build([s.tokens for _, stored in written for s in stored])
     assert weights == pytest.approx(bm25.idf(["宿泊", "zzzz"]))
+
+
+def test_one_read_gives_the_term_weights_and_the_idf_of_a_term_no_passage_holds(store: Store) -> None:
+    """The grade tells the question's pairs the collection never writes by this idf (`retrieve.base.read_term_weights`)."""
+    fill(store)
+    weights, unseen = read_term_weights(store, ["宿泊", "zzzz", "出張"])
+    assert set(weights) == {"宿泊", "zzzz", "出張"}
+    assert unseen == pytest.approx(weights["zzzz"]) and weights["宿泊"] < unseen
 
 
 def expected_documents(written, tokens: list[str], where: dict | None) -> list[tuple[str, float]]:

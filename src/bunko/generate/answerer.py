@@ -42,7 +42,7 @@ from bunko.generate.kind_classifier import KindClassifier
 from bunko.generate.language import abstain_message, cross_language_note, direct_reply, is_abstention
 from bunko.generate.prompts import build_messages, critique_prompt, prompt_overhead
 from bunko.generate.recall import recall
-from bunko.generate.retrieval_grade import RETRIEVAL_THRESHOLD
+from bunko.generate.retrieval_grade import RETRIEVAL_THRESHOLD, junction_pairs
 from bunko.generate.table_answer import TableAnswerer
 from bunko.llm.base import ChatModel, LLMError, Message, estimate_tokens, reported_usage
 from bunko.rerank.base import Reranker, RerankQuery
@@ -53,6 +53,7 @@ from bunko.rerank.light import CachingEmbedder
 from bunko.rerank.memo import CachingAnalyzer, UnitSplitter
 from bunko.rerank.registry import build_reranker
 from bunko.rerank.unit_vectors import UnitVectorFile
+from bunko.retrieve.base import read_term_weights
 from bunko.retrieve.key_terms import key_terms, unlisted_words
 from bunko.retrieve.searcher import Searcher, SearchResult
 from bunko.retrieve.table_route import TABLE
@@ -236,7 +237,9 @@ class Answerer:
             if judged_as != query:  # the searcher embedded `query` the same way: a part judged as itself keeps it
                 result.query_vector = None
         vector = result.query_vector if result.query_vector is not None else embed_queries(self.embedder, [question])[0]
-        weights = result.term_weights if result.term_weights is not None else self.store.term_weights(result.query_tokens)
+        if result.term_weights is None or result.unseen_idf is None:
+            result.term_weights, result.unseen_idf = read_term_weights(self.store, result.query_tokens)
+        weights = result.term_weights
         timings["search"] = time.perf_counter() - started
         for name, seconds in result.timings.items():
             timings[f"search.{name}"] = seconds
@@ -263,7 +266,7 @@ class Answerer:
         verdict = grade_answer(
             question, tokens, hits, scored, keys, missing, self.analyzer, weights, self.confidence,
             self.min_confidence(detect_language(question)),
-            retrieved=result.hits[:k],
+            retrieved=result.hits[:k], unseen=junction_pairs(tokens, weights, result.unseen_idf),
         )
         timings["grade"] = time.perf_counter() - started
         return Retrieved(question, result, vector, weights, result.hits, hits, duplicates, verdict, scored, notes, timings,

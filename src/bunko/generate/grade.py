@@ -26,7 +26,7 @@ and its neighbours do not state. The same grade gates LLM generators, which answ
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from bunko.generate.confidence import AnswerFeatures, ConfidenceModel, features_dict, typed_feature
 from bunko.generate.retrieval_grade import grade_hits
@@ -77,12 +77,13 @@ def answer_features(
 def grade_answer(
     question: str, tokens: Sequence[str], hits: Sequence[Hit], scored: Sequence[ScoredUnit], keys: Sequence[str],
     missing: Sequence[str], analyzer: Analyzer, weights: Mapping[str, float] | None, model: ConfidenceModel | None,
-    min_confidence: float, retrieved: Sequence[Hit] = (),
+    min_confidence: float, retrieved: Sequence[Hit] = (), unseen: Collection[str] = (),
 ) -> Grade:
     """`model` None grades by the raw retrieval grade over `retrieved` (fusion order, the order its logistic was centred
     on); a model maps the features (for the calibrated grade, that retrieval grade alone) onto a probability."""
     kind = str(question_type(question))
-    retrieval = grade_hits(list(retrieved), list(tokens), weights, analyzer, min_confidence).confidence
+    graded = [t for t in tokens if t not in unseen]
+    retrieval = grade_hits(list(retrieved), graded, weights, analyzer, min_confidence).confidence
     features = answer_features(question, tokens, hits, scored, keys, analyzer, weights, retrieval)
     if features is None:
         return Grade(False, 0.0, kind, {}, list(keys), list(missing))

@@ -11,12 +11,14 @@ from absent-answer questions (bench/sample_quality.py shows the distribution);
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bunko.retrieve.coverage import keyword_coverage
 from bunko.schema import Hit
 from bunko.text.analyzers import Analyzer, identifiers
+from bunko.text.scripts import CJK_CHAR
 
 
 @dataclass
@@ -66,6 +68,25 @@ def inflected(query_tokens: list[str], tokens: set[str]) -> set[str]:
         term for term in query_tokens
         if term not in tokens and term.isalpha() and term.isascii() and len(term) >= 4
         and any(f"{term}{ending}" in tokens or (term.endswith(ending) and term[: -len(ending)] in tokens) for ending in INFLECTIONS)
+    }
+
+
+_FUNCTION_CHARACTER = re.compile(r"[\u3041-\u3096]|[的了是在有不也还就都但而和与或吗呢吧啊么这那哪个种些我你他她它们能会要想让把被给对从到可以说听叫该怎什]")
+"""Hiragana (Japanese particles and endings) and the Chinese characters of pronouns, particles, auxiliaries and
+question words: a character pair holding one straddles a word boundary far more often than it is a word."""
+
+
+def junction_pairs(tokens: Sequence[str], weights: Mapping[str, float] | None, unseen_idf: float | None) -> set[str]:
+    """The question's CJK character pairs that no passage of the collection holds (their idf is `unseen_idf`, the
+    store's idf of `retrieve.base.UNSEEN_PROBE`) and that hold a function character: pairs across a word boundary of a
+    conversational question (我还, 但听, 说有, 金は), which no passage could cover. They were half of a chatty Chinese
+    question's weight, and its grade said "absent" with the answering passage first. A pair of content characters the
+    collection lacks (退職金's 職金) is a word it does not hold and stays, as does a Latin word (a name it does not know)."""
+    if not weights or unseen_idf is None:
+        return set()
+    return {
+        t for t in tokens
+        if CJK_CHAR.search(t) and _FUNCTION_CHARACTER.search(t) and weights.get(t, 0.0) >= unseen_idf - 1e-9
     }
 
 

@@ -36,9 +36,23 @@ class Query:
     """Seconds per retrieval step, written by the retrievers as they run (the trace's timings)."""
     term_weights: dict[str, float] | None = None
     """The tokens' idf in this collection, once a retriever has read it: the answer's grade reuses it."""
+    unseen_idf: float | None = None
+    """The idf of a term no passage holds, read with `term_weights` (`read_term_weights`)."""
     group_by: str = "chunk"
     """What the hits will be grouped into ("chunk", "section", "document"): hybrid ranks documents by their own
     evidence when the caller asked for documents."""
+
+
+UNSEEN_PROBE = " "
+"""A token no analyzer makes (analyzers split on whitespace; PostgreSQL text holds no NUL): the store's idf of it is
+the idf of a term no passage holds."""
+
+
+def read_term_weights(store: SearchIndex, tokens: Sequence[str]) -> tuple[dict[str, float], float]:
+    """The tokens' idf and the idf of a term no passage holds, in one read of the store: the grade tells the
+    question's words the collection never writes by it (`generate/retrieval_grade.junction_pairs`)."""
+    weights = store.term_weights([*tokens, UNSEEN_PROBE])
+    return weights, weights.pop(UNSEEN_PROBE)
 
 
 class Retriever(Protocol):

@@ -9,7 +9,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from bunko.config import RetrieveConfig
-from bunko.retrieve.base import Query, signal_lines
+from bunko.retrieve.base import Query, read_term_weights, signal_lines
 from bunko.retrieve.coverage import matrix_coverage, term_coverage
 from bunko.retrieve.dense import DenseRetriever
 from bunko.retrieve.fusion import BM25_SHARE, Fused, coverage_fusion, rank_fusion
@@ -134,7 +134,8 @@ class HybridRetriever:
             query.timings["document_search"] = time.perf_counter() - started
             started = time.perf_counter()
         candidates = list(dict.fromkeys(cid for hits in ranked.values() for cid, _ in hits))
-        idf = query.term_weights = store.term_weights(tokens)
+        idf, query.unseen_idf = read_term_weights(store, tokens)
+        query.term_weights = idf
         if isinstance(store, TermMatrixSearch):
             coverage = matrix_coverage(*store.term_matrix(candidates, tokens), idf)
         else:

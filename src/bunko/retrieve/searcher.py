@@ -53,6 +53,8 @@ class SearchResult:
     timings: dict[str, float] = field(default_factory=dict)
     term_weights: dict[str, float] | None = None
     """The query tokens' idf, when the route read it (hybrid does); None when no retriever needed it."""
+    unseen_idf: float | None = None
+    """The idf of a term no passage holds, read with `term_weights`."""
 
 
 def built_in_retrievers(
@@ -147,7 +149,7 @@ class Searcher:
         for rank, hit in enumerate(hits, start=1):
             hit.signals.fusion = RankSignal(float(rank), hit.score)
         timings["fuse"] = time.perf_counter() - started - steps
-        return SearchResult(hits, vector, tokens, mode, chosen, timings, asked.term_weights)
+        return SearchResult(hits, vector, tokens, mode, chosen, timings, asked.term_weights, asked.unseen_idf)
 
     def _hits(self, fused: Sequence[Fused], k: int, group_by: str = "chunk") -> list[Hit]:
         """The top k hits after parent expansion and grouping, fetching as few chunk rows as that needs.

@@ -38,13 +38,12 @@ _SENTENCE_END = re.compile(r"(?<=[.?!])\s+|(?<=[。？！])")
 
 
 def asked_sentence(question: str) -> str | None:
-    """The sentence that asks, when the question sets a scene first ("公司内网上网必须经过 Squid 代理。…系统级的环境变量最好写在哪个
-    文件里？"): the last one ending in a question mark, else the last one. None for a one-sentence question."""
+    """What the question asks, when it sets a scene first ("公司内网上网必须经过 Squid 代理。…系统级的环境变量最好写在哪个
+    文件里？"): its sentences ending in a question mark (else its last sentence). None when nothing but asking is said:
+    one sentence, or questions only ("Btrfs 怎样开启 zstd 透明压缩？挂载选项该怎么写？")."""
     sentences = [s.strip() for s in _SENTENCE_END.split(question) if s and s.strip()]
-    if len(sentences) < 2:
-        return None
-    asking = [s for s in sentences if s.endswith(("?", "？"))]
-    return (asking or sentences)[-1]
+    asking = [s for s in sentences if s.endswith(("?", "？"))] or sentences[-1:]
+    return " ".join(asking) if len(asking) < len(sentences) else None
 
 
 _PARTS = re.compile(r"(?<=[.?!。？！])\s*|\s+(?:and|both)\s+|、|及び|および|以及|和|与|并且")
