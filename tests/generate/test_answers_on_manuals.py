@@ -156,7 +156,7 @@ def test_a_lower_case_name_the_collection_lacks_refuses_the_question_in_every_la
     "question",
     [
         "My colleagues at work keep telling me that pingtool can stop after sending count packets. Which option should I actually add for that?",
-        "うちの会社の同僚から聞いたのですが、pingtool で count 個のパケットを送信したら停止させたいときは、いったいどのオプションを付ければいいのでしょうか？",
+        "pingtool を使っているのですが、count 個のパケットを送信したら停止させたいときは、いったいどのオプションを付ければいいのでしょうか？",
         "我们公司的同事都说，如果我只想让 pingtool 发送 count 个数据包后就停止，那么我到底应该加上哪一个选项呢？",
     ],
 )

@@ -17,11 +17,9 @@ from bunko.generate.confidence import (
     fit_logistic,
 )
 from bunko.generate.grade import grade_answer
-from bunko.generate.retrieval_grade import RETRIEVAL_THRESHOLD, grade_hits
-from bunko.generate.retrieval_grade import inflected as retrieval_inflected
+from bunko.generate.retrieval_grade import RETRIEVAL_THRESHOLD
 from bunko.generate.retrieval_grade import junction_pairs as junctions
 from bunko.rerank.evidence import hit_units, score_units
-from bunko.retrieve.coverage import keyword_coverage
 from bunko.retrieve.key_terms import RARE_IDF, katakana_subject, key_terms, rare_key_terms, unlisted_words, writes_word
 from bunko.schema import Chunk, Hit
 from bunko.text.analyzers import multilingual
@@ -558,43 +556,34 @@ def test_a_katakana_compound_is_written_by_its_head_word(text: str, word: str, w
     assert writes_word(text, word) is writes
 
 
-@pytest.mark.parametrize(
-    ("question", "passage", "inflected"),
-    [
-        ("Which mailing list is meant for novices?", "This mailing list is for the novice.", "novices"),
-        ("初心者向けの mailing lists はどれですか？", "初心者向けの mailing list は debian-mentors です。", "lists"),
-        ("新手应该用哪个 mailing lists？", "新手应该用 debian-mentors 这个 mailing list。", "lists"),
-    ],
-)
-def test_the_grade_counts_a_question_word_the_passage_writes_inflected(question: str, passage: str, inflected: str) -> None:
-    tokens = multilingual(question)
-    held = set(multilingual(passage))
-    assert inflected in tokens and inflected not in held
-    assert inflected in retrieval_inflected(tokens, held)
-    plain = keyword_coverage(tokens, held)
-    assert grade_hits([_hit(passage, 1, 0.5)], tokens, None, multilingual, 0.5).coverage > plain
-
-
-@pytest.mark.parametrize(("term", "written"), [("systemd", "system"), ("ports", "portal"), ("use", "used"), ("lists", "listing")])
-def test_a_word_that_differs_by_more_than_an_inflection_is_another_word(term: str, written: str) -> None:
-    assert term not in retrieval_inflected([term], {written})
-
-
 def test_only_pairs_across_a_word_boundary_that_no_passage_holds_leave_the_graded_words() -> None:
     """A pair holding a function character (听说, 能在, いも) that the collection never writes straddles a word
     boundary; a pair of content characters it lacks (退職金's 職金) is a word it does not hold, and a Latin word it
     lacks a name it does not know: both stay, as reasons to doubt the evidence."""
+    question = "pingtool fping 听说能在职金参数 いも オプ"
     tokens = ["pingtool", "fping", "听说", "能在", "职金", "参数", "いも", "オプ"]
-    weights = {"pingtool": 3.0, "fping": 9.0, "听说": 9.0, "能在": 9.0, "职金": 9.0, "参数": 2.0, "いも": 9.0, "オプ": 9.0}
-    assert junctions(tokens, weights, 9.0) == {"听说", "能在", "いも"}
-    assert junctions(tokens, None, 9.0) == set() == junctions(tokens, weights, None)
+    weights = {"pingtool": 3.0, "fping": 9.0, "听说": 9.0, "能在": 9.0, "职金": 9.0, "参数": 2.0, "いも": 9.0, "オプ": 2.0}
+    assert junctions(question, tokens, weights, 9.0) == {"听说", "能在", "いも"}
+    assert junctions(question, tokens, None, 9.0) == set() == junctions(question, tokens, weights, None)
+
+
+def test_a_japanese_question_naming_a_word_the_collection_never_writes_keeps_its_junctions() -> None:
+    """駐車場 (parking) is nowhere in the documents: the question is about something they lack, and the pairs around
+    the word (の駐, 場を) still count against the passages that hold the rest (東京オフィス, ルール)."""
+    question = "東京オフィスの駐車場を利用するためのルールを教えてください。"
+    tokens = multilingual(question)
+    seen = {"東京", "京オ", "オフ", "フィ", "ィス", "利用", "用す", "する", "ルー", "ール", "ださ", "さい"}
+    weights = {t: (2.0 if t in seen else 9.0) for t in tokens}
+    assert junctions(question, tokens, weights, 9.0) == set()
+    weights |= {"駐車": 2.0}
+    assert {"の駐", "場を"} <= junctions(question, tokens, weights, 9.0)
 
 
 @pytest.mark.parametrize(
     ("question", "passage"),
     [
         ("我们公司的同事都说，如果只想发送五个数据包后就停止，那么我到底应该加上哪一个参数呢？", "发送五个数据包后停止，请加上参数 -c 5。"),
-        ("うちの会社の同僚から聞いたのですが、五個のパケットを送信したら停止させたいときは、いったいどの引数を付ければいいのでしょうか？",
+        ("使っているのですが、五個のパケットを送信したら停止させたいときは、いったいどの引数を付ければいいのでしょうか？",
          "五個のパケットを送信したら停止させるには、引数 -c 5 を付けます。"),
     ],
 )
@@ -603,7 +592,7 @@ def test_pairs_across_word_boundaries_do_not_dilute_the_grade(embedder, question
     tokens = multilingual(question)
     held = set(multilingual(passage))
     weights = {t: (2.0 if t in held else 9.0) for t in tokens}
-    unseen = junctions(tokens, weights, 9.0)
+    unseen = junctions(question, tokens, weights, 9.0)
     assert unseen and all(t not in held for t in unseen)
     scored = score_units(question, hits, hit_units(hits, 10), embedder.embed([question])[0], tokens, embedder, multilingual, weights)
     keys = key_terms(question, tokens)

@@ -266,7 +266,7 @@ class Answerer:
         verdict = grade_answer(
             question, tokens, hits, scored, keys, missing, self.analyzer, weights, self.confidence,
             self.min_confidence(detect_language(question)),
-            retrieved=result.hits[:k], unseen=junction_pairs(tokens, weights, result.unseen_idf),
+            retrieved=result.hits[:k], unseen=junction_pairs(question, tokens, weights, result.unseen_idf),
         )
         timings["grade"] = time.perf_counter() - started
         return Retrieved(question, result, vector, weights, result.hits, hits, duplicates, verdict, scored, notes, timings,

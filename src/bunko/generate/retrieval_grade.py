@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from bunko.retrieve.coverage import keyword_coverage
 from bunko.schema import Hit
 from bunko.text.analyzers import Analyzer, identifiers
-from bunko.text.scripts import CJK_CHAR
+from bunko.text.scripts import CJK_CHAR, HAN, HIRAGANA, KATAKANA
 
 
 @dataclass
@@ -56,38 +56,36 @@ def grade(hits: list[Hit], similarity: float, coverage: float, min_confidence: f
     return RetrievalGrade(confidence >= min_confidence, round(confidence, 4), similarity, coverage)
 
 
-INFLECTIONS = ("s", "es", "ed")
-"""Endings an English word may gain or lose and still be the question's word ("novices" / "novice", "experts",
-"configured"): a plural or a past tense, never a letter that makes another name ("system" / "systemd")."""
-
-
-def inflected(query_tokens: list[str], tokens: set[str]) -> set[str]:
-    """`tokens` with the question's words they hold inflected: the analyzer does not stem, and a chatty English
-    question's plurals lost it the coverage of the passage it asks about ("meant for novices" / "for the novice")."""
-    return tokens | {
-        term for term in query_tokens
-        if term not in tokens and term.isalpha() and term.isascii() and len(term) >= 4
-        and any(f"{term}{ending}" in tokens or (term.endswith(ending) and term[: -len(ending)] in tokens) for ending in INFLECTIONS)
-    }
-
-
-_FUNCTION_CHARACTER = re.compile(r"[\u3041-\u3096]|[的了是在有不也还就都但而和与或吗呢吧啊么这那哪个种些我你他她它们能会要想让把被给对从到可以说听叫该怎什]")
+_HIRAGANA = re.compile(f"[{HIRAGANA}]")
+_FUNCTION_CHARACTER = re.compile(f"[{HIRAGANA}]|[的了是在有不也还就都但而和与或吗呢吧啊么这那哪个种些我你他她它们能会要想让把被给对从到可以说听叫该怎什]")
 """Hiragana (Japanese particles and endings) and the Chinese characters of pronouns, particles, auxiliaries and
 question words: a character pair holding one straddles a word boundary far more often than it is a word."""
 
 
-def junction_pairs(tokens: Sequence[str], weights: Mapping[str, float] | None, unseen_idf: float | None) -> set[str]:
+_JAPANESE_WORD = re.compile(f"[{HAN}{KATAKANA}]{{2,}}")
+"""A run of kanji or katakana: in Japanese, where hiragana separates the words, a word or a compound."""
+
+
+def junction_pairs(
+    question: str, tokens: Sequence[str], weights: Mapping[str, float] | None, unseen_idf: float | None,
+) -> set[str]:
     """The question's CJK character pairs that no passage of the collection holds (their idf is `unseen_idf`, the
     store's idf of `retrieve.base.UNSEEN_PROBE`) and that hold a function character: pairs across a word boundary of a
-    conversational question (我还, 但听, 说有, 金は), which no passage could cover. They were half of a chatty Chinese
+    conversational question (我还, 但听, 说有, のです), which no passage could cover. They were half of a chatty Chinese
     question's weight, and its grade said "absent" with the answering passage first. A pair of content characters the
-    collection lacks (退職金's 職金) is a word it does not hold and stays, as does a Latin word (a name it does not know)."""
+    collection lacks (退職金's 職金) is a word it does not hold and stays, as does a Latin word (a name it does not know);
+    and when a Japanese question names a word the collection never writes (駐車場: each of its pairs unseen), its
+    junctions stay too: that question is about something the documents lack, however it is phrased."""
     if not weights or unseen_idf is None:
         return set()
-    return {
-        t for t in tokens
-        if CJK_CHAR.search(t) and _FUNCTION_CHARACTER.search(t) and weights.get(t, 0.0) >= unseen_idf - 1e-9
-    }
+    unseen = {t for t in tokens if CJK_CHAR.search(t) and weights.get(t, 0.0) >= unseen_idf - 1e-9}
+    if _HIRAGANA.search(question) and any(_pairs(word) <= unseen for word in _JAPANESE_WORD.findall(question)):
+        return set()
+    return {t for t in unseen if _FUNCTION_CHARACTER.search(t)}
+
+
+def _pairs(word: str) -> set[str]:
+    return {word[i:i + 2] for i in range(len(word) - 1)}
 
 
 GRADE_DEPTH = 3
@@ -103,7 +101,7 @@ def grade_hits(
     another holding the question's words do not add up to evidence for an absent answer.
     """
     top = hits[:GRADE_DEPTH]
-    top_tokens = [inflected(query_tokens, set(analyzer(h.chunk.embed_text))) for h in top]
+    top_tokens = [set(analyzer(h.chunk.embed_text)) for h in top]
     scored = [(1.0 - h.distance if h.distance is not None else 0.0, keyword_coverage(query_tokens, tokens, weights))
               for h, tokens in zip(top, top_tokens, strict=True)]
     similarity, coverage = max(scored, key=lambda pair: pair[0] + COVERAGE_WEIGHT * pair[1], default=(0.0, 0.0))
