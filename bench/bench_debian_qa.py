@@ -45,7 +45,7 @@ def ask_all(kb: Bunko, questions: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "abstained": answer.abstained, "confidence": answer.confidence, "seconds": seconds,
             "fact": bool(not answer.abstained and expected and fact_match(answer.text, expected)),
             "cited_relevant": bool(cited) and any(source_matches(c, r) for c in cited for r in q.get("relevant_sources") or []),
-            "same_language": all(any(mark in c for mark in FILE_LANGUAGE[language]) for c in cited) if cited else None,
+            "same_language": all(any(mark in f"/{c}" for mark in FILE_LANGUAGE[language]) for c in cited) if cited else None,
             "answer": answer.text,
             "timings": stage_seconds(answer),
         })

@@ -24,6 +24,7 @@ from bunko.retrieve.key_terms import RARE_IDF, katakana_subject, key_terms, rare
 from bunko.schema import Chunk, Hit
 from bunko.text.analyzers import multilingual
 from bunko.text.languages import query_language
+from bunko.trace import Grade
 
 
 @pytest.mark.parametrize(
@@ -355,7 +356,7 @@ def test_the_rarest_key_term_must_be_in_the_quoted_chunk(embedder, question: str
     assert grade.reason == "key_term_not_in_evidence" and grade.confidence == 0.0
 
 
-def _graded(embedder, question: str, passage: str, rare: dict[str, float]):
+def _graded(embedder, question: str, passage: str, rare: dict[str, float]) -> Grade:
     hits = [_hit(passage, 1, 0.3)]
     tokens = multilingual(question)
     weights = {t: 1.0 for t in tokens} | rare
@@ -393,7 +394,9 @@ def test_things_named_only_in_the_scene_before_the_asking_sentence_do_not_refuse
          "系统级的 HTTP_PROXY 变量应写在 /etc/environment 中。", {"http_proxy": 8.0, "squid": 9.0}),
     ],
 )
-def test_a_passage_naming_the_asking_sentences_subject_is_about_the_question(embedder, question: str, passage: str, rare) -> None:
+def test_a_passage_naming_the_asking_sentences_subject_is_about_the_question(
+    embedder, question: str, passage: str, rare: dict[str, float],
+) -> None:
     """Squid is rarer in the collection, but the question asks about HTTP_PROXY: the passage that names it answers."""
     grade = _graded(embedder, question, passage, rare)
     assert grade.reason is None and grade.confidence > 0.0

@@ -161,7 +161,8 @@ def _subjects(question: str, keys: Sequence[str], weights: Mapping[str, float] |
     if not keys:
         return []
     asking = asked_sentence(question)
-    asked = [key for key in keys if key in set(analyzer(asking))] if asking else []
+    written = set(analyzer(asking)) if asking else set()
+    asked = [key for key in keys if key in written]
     return list(dict.fromkeys([rarest_term(keys, weights), *([rarest_term(asked, weights)] if asked else [])]))
 
 
@@ -179,9 +180,8 @@ def _names_subject(
 ) -> dict[int, bool]:
     """Whether each hit's chunk names the question's subject: one of its `subjects` (`_subjects`), or for a Japanese
     question naming no rare Latin key term its rare katakana word (`katakana_subject`). All true when the question
-    names neither, or
-    when no hit writes that word: a word the evidence never writes may be the question's paraphrase ("ツール" for a
-    passage that says "コマンド"), which only the passages that do write it can show to be a name."""
+    names neither, or when no hit writes that word: a word the evidence never writes may be the question's paraphrase
+    ("ツール" for a passage that says "コマンド"), which only the passages that do write it can show to be a name."""
     if subjects:
         return {i: any(names_term(chunk_tokens[i], subject) for subject in subjects) for i in hit_indices}
     word = katakana_subject(question, weights)
