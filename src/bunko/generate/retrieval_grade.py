@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from bunko.retrieve.coverage import keyword_coverage
 from bunko.schema import Hit
-from bunko.text.analyzers import Analyzer, identifiers
+from bunko.text.analyzers import Analyzer, cjk_bigrams, identifiers
 from bunko.text.scripts import CJK_CHAR, HAN, HIRAGANA, KATAKANA
 
 
@@ -79,13 +79,9 @@ def junction_pairs(
     if not weights or unseen_idf is None:
         return set()
     unseen = {t for t in tokens if CJK_CHAR.search(t) and weights.get(t, 0.0) >= unseen_idf - 1e-9}
-    if _HIRAGANA.search(question) and any(_pairs(word) <= unseen for word in _JAPANESE_WORD.findall(question)):
+    if _HIRAGANA.search(question) and any(set(cjk_bigrams(word)) <= unseen for word in _JAPANESE_WORD.findall(question)):
         return set()
     return {t for t in unseen if _FUNCTION_CHARACTER.search(t)}
-
-
-def _pairs(word: str) -> set[str]:
-    return {word[i:i + 2] for i in range(len(word) - 1)}
 
 
 GRADE_DEPTH = 3

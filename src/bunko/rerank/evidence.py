@@ -154,15 +154,23 @@ def most_covering(
     return sorted(kept, key=lambda u: (u.hit_index, u.position))
 
 
+def _asked_keys(question: str, keys: Sequence[str], analyzer: Analyzer) -> list[str] | None:
+    """The key terms the asking sentence writes, when the question sets a scene before it (`asked_sentence`); None
+    when it does not."""
+    asking = asked_sentence(question)
+    if asking is None:
+        return None
+    written = set(analyzer(asking))
+    return [key for key in keys if key in written]
+
+
 def _subjects(question: str, keys: Sequence[str], weights: Mapping[str, float] | None, analyzer: Analyzer) -> list[str]:
     """What a passage may name to be about the question: its rarest key term, or when a scene comes before the asking
     sentence, the rarest of the asking sentence's too. "Squid is our proxy. Where should system-wide variables such as
     HTTP_PROXY go?" is answered by a passage about HTTP_PROXY that never names Squid."""
     if not keys:
         return []
-    asking = asked_sentence(question)
-    written = set(analyzer(asking)) if asking else set()
-    asked = [key for key in keys if key in written]
+    asked = _asked_keys(question, keys, analyzer)
     return list(dict.fromkeys([rarest_term(keys, weights), *([rarest_term(asked, weights)] if asked else [])]))
 
 
@@ -170,8 +178,7 @@ def asks_beside_scene(question: str, keys: Sequence[str], analyzer: Analyzer) ->
     """Whether the question names its things only in a scene before an asking sentence that names none: "my CPU is
     slow and apt update merges diffs slowly. Which setting turns that off?" The scene's things are not what is asked,
     so a passage that does not name them is still preferred less but not refused (`generate/grade.py`)."""
-    asking = asked_sentence(question)
-    return bool(keys) and asking is not None and not set(keys) & set(analyzer(asking))
+    return bool(keys) and _asked_keys(question, keys, analyzer) == []
 
 
 def _names_subject(
