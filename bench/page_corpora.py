@@ -66,6 +66,9 @@ HANDBOOK_LANGS = {"en": "en-US", "ja": "ja-JP", "zh": "zh-CN"}
 REFERENCE = Path("/usr/share/doc/debian-reference-common/docs")
 REFERENCE_LANGS = {"en": "en", "ja": "ja", "zh": "zh-cn"}
 PYTHON_LIBRARY = Path("/usr/share/doc/python3.11-doc/html/library")
+SOURCE_PACKAGES = {"handbook": (HANDBOOK, "debian-handbook"), "reference": (REFERENCE, "debian-reference-en debian-reference-ja debian-reference-zh-cn"),
+                   "python": (PYTHON_LIBRARY, "python3.11-doc")}
+"""corpus → (the documentation it is cut from, the Debian package that installs it)"""
 
 HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 QUERY_HEADINGS = frozenset(("h1", "h2", "h3", "h4", "h5"))
@@ -247,6 +250,9 @@ def build(corpus: str, rebuild: bool = False) -> Path:
     queries_file = folder / QUERIES_FILE
     if queries_file.exists() and not rebuild:
         return folder
+    source, package = SOURCE_PACKAGES[corpus]
+    if not source.is_dir():
+        raise SystemExit(f"{corpus}: {source} is missing; install it with: apt-get install {package}")
     queries: list[dict[str, Any]] = []
     for lang in LANGS:
         out = folder / lang

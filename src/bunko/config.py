@@ -249,7 +249,8 @@ class RetrieveConfig(_Section):
     )
     document_rank_weight: float = Field(
         1.5, ge=0, description="Weight of document-level BM25 evidence when documents are ranked by their own evidence "
-        "(document_ranking = document, group_by = document), in place of document_weight.",
+        "(document_ranking = document, group_by = document), and for any hits of a query the router calls a topic (a short "
+        "phrase such as 软件包状态: retrieve/router.topic_rule), in place of document_weight.",
     )
     document_rank_similarity_weight: float = Field(
         1.0, ge=0, description="Weight of dense document evidence when documents are ranked by their own evidence, in place of "

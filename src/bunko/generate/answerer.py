@@ -224,12 +224,13 @@ class Answerer:
 
     def _reranked(
         self, query: str, filters: Mapping[str, Any] | None, k: int, mode: str | None, judged_as: str | None,
+        question_part: bool = False,
     ) -> tuple[SearchResult, np.ndarray, dict[str, float], list[Hit], list[str], list[str], dict[str, float]]:
         """Search and rerank, not yet graded: a part of a several-part question needs only its best hits."""
         timings: dict[str, float] = {}
         started = time.perf_counter()
         depth = max(k, self.config.rerank.candidates) if self.reranker.name != "none" else k
-        result = self.searcher.search(query, k=depth, where=filters, mode=mode)
+        result = self.searcher.search(query, k=depth, where=filters, mode=mode, question_part=question_part)
         question = judged_as or query
         if judged_as is not None:
             result.query_tokens = self.analyzer(query_text(question))
@@ -300,7 +301,7 @@ class Answerer:
             return whole
         started = time.perf_counter()
         # each part's best hits only: its own grade would be thrown away, the merged hits are graded against the whole
-        per_part = [self._reranked(part, filters, k, mode, judged_as=part)[3][:k] for part in analysis.parts]
+        per_part = [self._reranked(part, filters, k, mode, judged_as=part, question_part=True)[3][:k] for part in analysis.parts]
         merged: dict[str, Hit] = {}
         for rank in range(k):
             for hits in [whole.hits, *per_part]:

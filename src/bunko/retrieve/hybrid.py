@@ -14,6 +14,7 @@ from bunko.retrieve.coverage import matrix_coverage, term_coverage
 from bunko.retrieve.dense import DenseRetriever
 from bunko.retrieve.fusion import BM25_SHARE, Fused, coverage_fusion, rank_fusion
 from bunko.retrieve.keyword import KeywordRetriever
+from bunko.retrieve.router import document_rank_weights
 from bunko.schema import Signals
 from bunko.store.base import SearchIndex
 
@@ -67,7 +68,7 @@ def ranks_documents(config: RetrieveConfig, group_by: str) -> bool:
     return group_by == "document" and config.document_ranking == "document"
 
 
-def document_ranked(weights: Mapping[str, float], config: RetrieveConfig, group_by: str) -> dict[str, float]:
+def document_ranked(weights: Mapping[str, float], config: RetrieveConfig, group_by: str, route_name: str = "") -> dict[str, float]:
     """The route's weights for ranking documents, when the hits asked for are documents (`group_by` "document").
 
     A document then stands for itself, so its keyword evidence is mostly its own: BM25 over its
@@ -80,14 +81,13 @@ def document_ranked(weights: Mapping[str, float], config: RetrieveConfig, group_
     these weights, mostly its closest by cosine. Page-shaped corpora (one file per page, heading
     queries in en/ja/zh): +0.008 to +0.028 nDCG@10 over ranking by the best chunk
     (bench/results/pages-docrank.md). Chunk and section hits keep the route's weights: what an
-    answer cites is still ranked by its own evidence.
+    answer cites is still ranked by its own evidence. The topic route's weights (`route_name`
+    "topic": a short phrase naming a topic) are these already, for every grouping.
     """
     if not ranks_documents(config, group_by):
         return dict(weights)
-    language = max(weights.get("language", 0.0), config.document_language_weight)
-    return {**weights, "keyword": weights.get("keyword", 0.0) * config.document_rank_keyword_share,
-            "document": config.document_rank_weight, "document_similarity": config.document_rank_similarity_weight,
-            "language": language}
+    ranked = dict(weights) if route_name == "topic" else document_rank_weights(dict(weights), config)
+    return {**ranked, "language": max(weights.get("language", 0.0), config.document_language_weight)}
 
 
 class HybridRetriever:
@@ -124,7 +124,9 @@ class HybridRetriever:
         dense search did not return it.
         """
         config, store, tokens, vector = self.config, self.store, query.tokens, query.vector
-        weights = scaled_similarity(document_ranked(query.route.weights, config, query.group_by), config.similarity_scale)
+        weights = scaled_similarity(
+            document_ranked(query.route.weights, config, query.group_by, query.route.name), config.similarity_scale,
+        )
         document_weight = weights.get("document", 0.0)
         ranked = dict(ranked)
         started = time.perf_counter()

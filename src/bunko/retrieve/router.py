@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from bunko.config import RetrieveConfig
 from bunko.text.analyzers import identifiers
 from bunko.text.questions import quoted_phrases
+from bunko.text.scripts import CJK_CHAR
 from bunko.text.table_questions import table_intent
 
 _RELATIONAL = re.compile(
@@ -159,7 +160,55 @@ def table_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route |
                  retriever="table")
 
 
-DEFAULT_RULES: tuple[RouteRule, ...] = (global_rule, section_rule, table_rule, relational_rule, identifier_rule, quoted_rule)
+_SENTENCE = re.compile(r"[?？]|[.。!！]\s*$")
+_LATIN_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+TOPIC_MAX_WORDS = 10
+TOPIC_MAX_CJK = 24
+
+
+_ASKS = re.compile(
+    r"^\s*(?:what|how|why|where|when|who|whom|whose|which|can|could|should|would|will|does|do|did|is|are|was|were|tell|"
+    r"show|explain|describe|give|list|find|i|i'd|i'm|please)\b"
+    r"|(?:たい|か|ください|下さい|教えて|ます|です|でしょう|だろう)\s*$|何|どう|どこ|いつ|誰|なぜ|どの|どれ|いくら"
+    r"|[我你吗呢请谁哪几]|什么|怎么|怎样|如何|为什么|多少|多久|多长|是否|能否|可否",
+    re.IGNORECASE,
+)
+"""What makes a query a question or a request, even without its question mark: an interrogative or a request word
+("how", 何, 什么), a Japanese ending that asks or wants (〜たい, 〜ですか), a Chinese pronoun or question particle
+(我想了解…, …吗)."""
+
+
+def names_topic(query: str) -> bool:
+    """Whether a query is a short phrase naming a topic ("Shutting down the system", 软件包状态, パッケージの状態)
+    rather than a question, a request or a sentence: no question mark, no closing full stop, no interrogative
+    or request (`_ASKS`), at most TOPIC_MAX_WORDS Latin words and TOPIC_MAX_CJK CJK characters."""
+    if _SENTENCE.search(query) or _ASKS.search(query):
+        return False
+    return len(_LATIN_WORD.findall(CJK_CHAR.sub(" ", query))) <= TOPIC_MAX_WORDS and len(CJK_CHAR.findall(query)) <= TOPIC_MAX_CJK
+
+
+def topic_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route | None:
+    """A short phrase naming a topic looks for the document or section about it, so the document's evidence weighs as
+    when documents are ranked (`document_rank_*`): a title-like query holds two to five words, and every chunk
+    holding them all saturates its coverage, which put the page with one paragraph dense in those words above the
+    page about them. Page corpora (heading queries, chunk hits): +0.01 to +0.04 nDCG@10
+    (bench/results/pages.md); questions and sentences keep the semantic route."""
+    if not tokens or not names_topic(query):
+        return None
+    return Route("topic", document_rank_weights(weights(config, config.keyword_weight), config),
+                 "a short phrase naming a topic: the document's evidence weighs as when documents are ranked")
+
+
+def document_rank_weights(route_weights: dict[str, float], config: RetrieveConfig) -> dict[str, float]:
+    """A route's weights made to rank documents by their own evidence: their BM25 over the whole text and their dense
+    similarity, and only a share of the chunks' keyword weight (retrieve/hybrid.document_ranked says why)."""
+    return {**route_weights, "keyword": route_weights.get("keyword", 0.0) * config.document_rank_keyword_share,
+            "document": config.document_rank_weight, "document_similarity": config.document_rank_similarity_weight}
+
+
+DEFAULT_RULES: tuple[RouteRule, ...] = (
+    global_rule, section_rule, table_rule, relational_rule, identifier_rule, quoted_rule, topic_rule,
+)
 
 
 def route(query: str, tokens: list[str], config: RetrieveConfig, rules: Sequence[RouteRule] = DEFAULT_RULES) -> Route:

@@ -27,7 +27,7 @@ from bunko.retrieve.keyword import KeywordRetriever
 from bunko.retrieve.mmr import mmr_order
 from bunko.retrieve.parents import WINDOW as PARENT_WINDOW
 from bunko.retrieve.parents import expand_parents
-from bunko.retrieve.router import DEFAULT_RULES, Route, RouteRule, route
+from bunko.retrieve.router import DEFAULT_RULES, Route, RouteRule, route, topic_rule
 from bunko.retrieve.table_route import TableRetriever
 from bunko.retrieve.tables import CollectionTables
 from bunko.retrieve.tree import TreeRetriever
@@ -108,15 +108,19 @@ class Searcher:
     def search(
         self, query: str, k: int | None = None, where: Mapping[str, Any] | None = None, mode: str | None = None,
         query_vector: np.ndarray | None = None, group_by: str | None = None, language: str | None = None,
+        question_part: bool = False,
     ) -> SearchResult:
         """`query_vector` skips embedding the query (benchmarks, callers with their own vectors);
         `group_by` "document" or "section" returns one hit (the best chunk) per document or section;
-        `language` ("en", "ja", "zh") is the language to prefer instead of the question's own, "any" none."""
+        `language` ("en", "ja", "zh") is the language to prefer instead of the question's own, "any" none;
+        `question_part`: the query is a clause the caller cut from a question ("apt upgrade のように"), which reads
+        like a short phrase but names no topic of its own, so the topic rule passes it."""
         config = self.config
         k = k or config.k
         group_by = group_by or config.group_by
         tokens = self.analyzer(query_text(query))
-        chosen = route(query, tokens, config, self.rules)
+        rules = [rule for rule in self.rules if rule is not topic_rule] if question_part else self.rules
+        chosen = route(query, tokens, config, rules)
         routed = chosen.retriever if chosen.retriever in self.retrievers else None  # a route this searcher lacks
         mode = mode or routed or config.mode
         retriever = self.retriever(mode)
