@@ -93,6 +93,7 @@ def bunko_variants() -> dict[str, tuple[str, dict[str, Any]]]:
     return {
         "bunko-hybrid": ("hybrid", {}),
         "bunko-routed": ("", {}),
+        "bunko-routed, by document": ("", {"group_by": "document"}),
         "bunko-graph": ("graph", {}),
         "bunko-keyword": ("keyword", {}),
         "bunko-dense": ("dense", {}),

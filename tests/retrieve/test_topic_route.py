@@ -22,12 +22,13 @@ from bunko.retrieve.router import names_topic, route
 from bunko.retrieve.searcher import Searcher, SearchResult
 
 TOPICS = {
-    "en": ["Shutting down the system", "Package states of APT", "signing keys, backup window and audit logs"],
+    "en": ["Shutting down the system", "Package states of APT", "signing keys, backup window and audit logs",
+           "I/O scheduler settings", "List of supported architectures"],
     "ja": ["パッケージの状態", "システムのシャットダウン", "署名鍵、バックアップ時間帯、監査ログ"],
     "zh": ["软件包状态", "Debian 档案库基础", "签名密钥、备份窗口和审计日志"],
 }
 NOT_TOPICS = {
-    "en": ["What is sudo?", "How to install packages", "Tell me about apt", "The backup window opens at two.",
+    "en": ["What is sudo?", "How to install packages", "Tell me about apt", "The backup window opens at two.", "I want the apt proxy",
            "configure the proxy that apt uses for every download from the archive mirrors here"],
     "ja": ["駐車場の料金はいくら", "パッケージの状態について知りたい", "設定を教えてください", "署名鍵を更新しますか"],
     "zh": ["怎样关闭系统", "我想了解目录", "软件包状态是什么", "签名密钥多久轮换一次", "能删除吗"],

@@ -167,8 +167,8 @@ TOPIC_MAX_CJK = 24
 
 
 _ASKS = re.compile(
-    r"^\s*(?:what|how|why|where|when|who|whom|whose|which|can|could|should|would|will|does|do|did|is|are|was|were|tell|"
-    r"show|explain|describe|give|list|find|i|i'd|i'm|please)\b"
+    r"^\s*(?:(?:what|how|why|where|when|who|whom|whose|which|can|could|should|would|will|does|do|did|is|are|was|were|"
+    r"tell|show|explain|describe|give|find|please)\b|i(?:['’][dm])?\s)"
     r"|(?:たい|か|ください|下さい|教えて|ます|です|でしょう|だろう)\s*$|何|どう|どこ|いつ|誰|なぜ|どの|どれ|いくら"
     r"|[我你吗呢请谁哪几]|什么|怎么|怎样|如何|为什么|多少|多久|多长|是否|能否|可否",
     re.IGNORECASE,
@@ -191,8 +191,8 @@ def topic_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route |
     """A short phrase naming a topic looks for the document or section about it, so the document's evidence weighs as
     when documents are ranked (`document_rank_*`): a title-like query holds two to five words, and every chunk
     holding them all saturates its coverage, which put the page with one paragraph dense in those words above the
-    page about them. Page corpora (heading queries, chunk hits): +0.01 to +0.04 nDCG@10
-    (bench/results/pages.md); questions and sentences keep the semantic route."""
+    page about them. Page corpora (heading queries, chunk hits): +0.013 to +0.042 nDCG@10
+    (bench/results/pages.md, pages-python.md); questions and sentences keep the semantic route."""
     if not tokens or not names_topic(query):
         return None
     return Route("topic", document_rank_weights(weights(config, config.keyword_weight), config),
