@@ -428,7 +428,8 @@ def evaluate(corpora: Sequence[Corpus], systems: list[str]) -> dict[str, Any]:
         table[label]["verbatim_elsewhere"] = summarise([r for r in rows if r["verbatim_elsewhere"]])
         seconds[label] = round(time.perf_counter() - started, 1)
         print(f"  {label:18s} " + "  ".join(f"{lang} {table[label][lang]['ndcg@10']:.3f}/{table[label][lang]['mrr@10']:.3f}"
-                                              for lang in pc.LANGS) + f"  ({seconds[label]:.1f} s)", flush=True)
+                                              for lang in pc.LANGS if table[label][lang]["queries"])
+              + f"  ({seconds[label]:.1f} s)", flush=True)
     sizes = {lang: {"pages": sum(k.startswith(f"{lang}/") for k in corpus.pages),
                     "chunks": corpus.chunk_counts.get(lang, {}).get("searchable", 0),
                     "chunks_with_parents": corpus.chunk_counts.get(lang, {}).get("all", 0),
@@ -516,6 +517,8 @@ def report(results: dict[str, Any]) -> str:
     ]
     for corpus, found in corpora.items():
         for lang, size in found["sizes"].items():
+            if not size["pages"]:  # a corpus in one language (the Python library reference)
+                continue
             lines.append(f"| {corpus} | {lang} | {size['pages']} | {size['chunks']:,} ({size['chunks_with_parents']:,}) | "
                          f"{size['queries']} ({size['titles']}) | {size['verbatim_elsewhere']} |")
     lines += ["", "The last column counts queries whose text occurs verbatim in another page of their language (nearly always a "
