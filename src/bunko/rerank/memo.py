@@ -13,7 +13,7 @@ from collections import OrderedDict
 
 from bunko.text.analyzers import Analyzer
 from bunko.text.injection import looks_like_instruction
-from bunko.text.units import split_typed_units
+from bunko.text.units import is_label, split_typed_units
 
 TypedUnit = tuple[str, str]
 """(text, kind) of one quotable unit of a chunk."""
@@ -62,8 +62,9 @@ class CachingAnalyzer:
 
 
 def quotable_units(text: str) -> list[TypedUnit]:
-    """A chunk's sentences, table rows and code groups that are not injected instructions."""
-    return [(unit, kind) for unit, kind in split_typed_units(text) if not looks_like_instruction(unit)]
+    """A chunk's sentences, table rows and code groups that are neither injected instructions nor an admonition's
+    title alone ("Caution" was quoted as a sentence of an answer on the Debian Reference)."""
+    return [(unit, kind) for unit, kind in split_typed_units(text) if not looks_like_instruction(unit) and not is_label(unit)]
 
 
 class UnitSplitter:

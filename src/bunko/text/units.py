@@ -18,6 +18,21 @@ CODE_LINES_PER_UNIT = 6
 """A command block is quoted whole when short; a long listing is quoted a few lines at a time."""
 
 
+ADMONITION_LABELS = frozenset((
+    "note", "notes", "caution", "warning", "tip", "tips", "important", "danger", "attention", "hint", "remark",
+    "example", "see also", "todo",
+    "注意", "警告", "注記", "注", "ヒント", "重要", "危険", "備考", "参考", "例", "メモ", "補足", "参照",
+    "注释", "提示", "危险", "小心", "技巧", "说明", "备注", "参见", "示例", "注解", "提醒",
+))
+"""The titles manuals put over a note or a warning (DocBook, Sphinx, GitHub's [!NOTE]): alone, a unit that says
+nothing, however close its page is to the question."""
+
+
+def is_label(unit: str) -> bool:
+    """Whether a unit is only an admonition's title ("Caution", 警告, 注：, [!NOTE]), which an answer must not quote."""
+    return unit.strip().strip("[]!*#").rstrip(":：").strip().casefold() in ADMONITION_LABELS
+
+
 @dataclass
 class Unit:
     text: str
