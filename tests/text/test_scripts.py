@@ -82,3 +82,13 @@ def test_a_question_is_japanese_with_one_kana_and_chinese_with_han_alone(questio
 )
 def test_a_passage_stays_english_when_it_quotes_one_cjk_word(passage: str, language: str) -> None:
     assert text_language(passage) == language
+
+
+@pytest.mark.parametrize(
+    ("question", "language"),
+    [("sudo 設定", "ja"), ("駐車場料金", "ja"), ("退職金計算", "ja"), ("有給休暇日数", "ja"),
+     ("sudo 设置", "zh"), ("驻车场收费", "zh"), ("软件包状态", "zh"), ("内核模块目录", "zh"), ("sudo settings", "en")],
+)
+def test_a_question_in_kanji_alone_is_japanese_when_it_writes_a_japanese_form(question: str, language: str) -> None:
+    """設, 駐, 職, 給 are outside simplified Chinese's character set: Chinese writes 设, 驻, 职, 给."""
+    assert query_language(question) == language

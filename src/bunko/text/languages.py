@@ -81,12 +81,29 @@ def _languages(latin: np.ndarray, han: np.ndarray, kana: np.ndarray) -> np.ndarr
 
 
 def query_language(question: str) -> str:
-    """A question's language: one kana makes it Japanese, Han without kana Chinese, anything else English."""
+    """A question's language: one kana makes it Japanese; Han without kana is Chinese unless it writes a kanji form
+    (`japanese_kanji`); anything else English."""
     if KANA_CHAR.search(question):
         return "ja"
     if HAN_CHAR.search(question):
-        return "zh"
+        return "ja" if any(japanese_kanji(c) for c in HAN_CHAR.findall(question)) else "zh"
     return "en"
+
+
+def japanese_kanji(character: str) -> bool:
+    """Whether a Han character is outside simplified Chinese's character set (GB 2312) and inside Japanese's (JIS X
+    0208): 設, 駐, 職, 給 — where Chinese writes 设, 驻, 职, 给. A question in kanji alone ("sudo 設定", 駐車場料金) is
+    Japanese; it was taken for Chinese and answered with a note in Chinese. Traditional Chinese, whose forms are mostly
+    these too, reads as Japanese: bunko's Chinese is the simplified one."""
+    return not _encodes(character, "gb2312") and _encodes(character, "shift_jis")
+
+
+def _encodes(character: str, codec: str) -> bool:
+    try:
+        character.encode(codec)
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 _LATIN = re.compile(r"[A-Za-z]")
