@@ -24,14 +24,14 @@ from bunko.retrieve.searcher import Searcher, SearchResult
 TOPICS = {
     "en": ["Shutting down the system", "Package states of APT", "signing keys, backup window and audit logs",
            "I/O scheduler settings", "List of supported architectures"],
-    "ja": ["パッケージの状態", "システムのシャットダウン", "署名鍵、バックアップ時間帯、監査ログ"],
-    "zh": ["软件包状态", "Debian 档案库基础", "签名密钥、备份窗口和审计日志"],
+    "ja": ["パッケージの状態", "システムのシャットダウン", "署名鍵、バックアップ時間帯、監査ログ", "パスワードなどの設定"],
+    "zh": ["软件包状态", "Debian 档案库基础", "签名密钥、备份窗口和审计日志", "请假申请流程", "几乎所有软件包的依赖"],
 }
 NOT_TOPICS = {
     "en": ["What is sudo?", "How to install packages", "Tell me about apt", "The backup window opens at two.", "I want the apt proxy",
            "configure the proxy that apt uses for every download from the archive mirrors here"],
-    "ja": ["駐車場の料金はいくら", "パッケージの状態について知りたい", "設定を教えてください", "署名鍵を更新しますか"],
-    "zh": ["怎样关闭系统", "我想了解目录", "软件包状态是什么", "签名密钥多久轮换一次", "能删除吗"],
+    "ja": ["駐車場の料金はいくら", "パッケージの状態について知りたい", "設定を教えてください", "署名鍵を更新しますか", "どの設定"],
+    "zh": ["怎样关闭系统", "我想了解目录", "软件包状态是什么", "签名密钥多久轮换一次", "能删除吗", "请问请假流程", "几点下班"],
 }
 
 

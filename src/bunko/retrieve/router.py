@@ -169,13 +169,14 @@ TOPIC_MAX_CJK = 24
 _ASKS = re.compile(
     r"^\s*(?:(?:what|how|why|where|when|who|whom|whose|which|can|could|should|would|will|does|do|did|is|are|was|were|"
     r"tell|show|explain|describe|give|find|please)\b|i(?:['’][dm])?\s)"
-    r"|(?:たい|か|ください|下さい|教えて|ます|です|でしょう|だろう)\s*$|何|どう|どこ|いつ|誰|なぜ|どの|どれ|いくら"
-    r"|[我你吗呢请谁哪几]|什么|怎么|怎样|如何|为什么|多少|多久|多长|是否|能否|可否",
+    r"|(?:たい|か|ください|下さい|教えて|ます|です|でしょう|だろう)\s*$|何|どう|どこ|いつ|誰|なぜ|(?<!な)どの|どれ|いくら"
+    r"|[我你吗呢谁哪]|几(?=[点天个年种次分秒岁号月日周位台条项])|请(?:问|你|帮|告诉|说明|解释)|什么|怎么|怎样|如何|为什么"
+    r"|多少|多久|多长|是否|能否|可否",
     re.IGNORECASE,
 )
 """What makes a query a question or a request, even without its question mark: an interrogative or a request word
-("how", 何, 什么), a Japanese ending that asks or wants (〜たい, 〜ですか), a Chinese pronoun or question particle
-(我想了解…, …吗)."""
+("how", 何, 什么, 几点, 请问), a Japanese ending that asks or wants (〜たい, 〜ですか), a Chinese pronoun or question
+particle (我想了解…, …吗); not the same characters inside a word of a topic (申请流程, 几乎, パスワードなどの設定)."""
 
 
 def names_topic(query: str) -> bool:
