@@ -18,8 +18,9 @@ from test_document_evidence import KEYWORD_ONLY, write_corpus
 
 from bunko import Bunko
 from bunko.config import RetrieveConfig
-from bunko.retrieve.router import names_topic, route
+from bunko.retrieve.router import route
 from bunko.retrieve.searcher import Searcher, SearchResult
+from bunko.text.questions import names_topic
 
 TOPICS = {
     "en": ["Shutting down the system", "Package states of APT", "signing keys, backup window and audit logs",

@@ -16,8 +16,7 @@ from dataclasses import dataclass, field
 
 from bunko.config import RetrieveConfig
 from bunko.text.analyzers import identifiers
-from bunko.text.questions import quoted_phrases
-from bunko.text.scripts import CJK_CHAR
+from bunko.text.questions import names_topic, quoted_phrases
 from bunko.text.table_questions import table_intent
 
 _RELATIONAL = re.compile(
@@ -158,34 +157,6 @@ def table_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route |
     cue = f"{intent.cue!r} asks" if intent.cue else "conditions on values ask"
     return Route("table", weights(config, config.keyword_weight), f"{cue} for a {intent.operation} over table rows: the table route",
                  retriever="table")
-
-
-_SENTENCE = re.compile(r"[?？]|[.。!！]\s*$")
-_LATIN_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
-TOPIC_MAX_WORDS = 10
-TOPIC_MAX_CJK = 24
-
-
-_ASKS = re.compile(
-    r"^\s*(?:(?:what|how|why|where|when|who|whom|whose|which|can|could|should|would|will|does|do|did|is|are|was|were|"
-    r"tell|show|explain|describe|give|find|please)\b|i(?:['’][dm])?\s)"
-    r"|(?:たい|か|ください|下さい|教えて|ます|です|でしょう|だろう)\s*$|何|どう|どこ|いつ|誰|なぜ|(?<!な)どの|どれ|いくら"
-    r"|[我你吗呢谁哪]|几(?=[点天个年种次分秒岁号月日周位台条项])|请(?:问|你|帮|告诉|说明|解释)|什么|怎么|怎样|如何|为什么"
-    r"|多少|多久|多长|是否|能否|可否",
-    re.IGNORECASE,
-)
-"""What makes a query a question or a request, even without its question mark: an interrogative or a request word
-("how", 何, 什么, 几点, 请问), a Japanese ending that asks or wants (〜たい, 〜ですか), a Chinese pronoun or question
-particle (我想了解…, …吗); not the same characters inside a word of a topic (申请流程, 几乎, パスワードなどの設定)."""
-
-
-def names_topic(query: str) -> bool:
-    """Whether a query is a short phrase naming a topic ("Shutting down the system", 软件包状态, パッケージの状態)
-    rather than a question, a request or a sentence: no question mark, no closing full stop, no interrogative
-    or request (`_ASKS`), at most TOPIC_MAX_WORDS Latin words and TOPIC_MAX_CJK CJK characters."""
-    if _SENTENCE.search(query) or _ASKS.search(query):
-        return False
-    return len(_LATIN_WORD.findall(CJK_CHAR.sub(" ", query))) <= TOPIC_MAX_WORDS and len(CJK_CHAR.findall(query)) <= TOPIC_MAX_CJK
 
 
 def topic_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route | None:

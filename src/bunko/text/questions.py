@@ -12,6 +12,8 @@ import operator
 import re
 from typing import Literal
 
+from bunko.text.scripts import CJK_CHAR
+
 _QUOTED = re.compile(r"\"([^\"]+)\"|「([^」]+)」|“([^”]+)”|『([^』]+)』")
 
 
@@ -44,6 +46,34 @@ def asked_sentence(question: str) -> str | None:
     sentences = [s.strip() for s in _SENTENCE_END.split(question) if s and s.strip()]
     asking = [s for s in sentences if s.endswith(("?", "？"))] or sentences[-1:]
     return " ".join(asking) if len(asking) < len(sentences) else None
+
+
+_SENTENCE_MARK = re.compile(r"[?？]|[.。!！]\s*$")
+_LATIN_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+TOPIC_MAX_WORDS = 10
+TOPIC_MAX_CJK = 24
+
+
+_ASKS = re.compile(
+    r"^\s*(?:(?:what|how|why|where|when|who|whom|whose|which|can|could|should|would|will|does|do|did|is|are|was|were|"
+    r"tell|show|explain|describe|give|find|please)\b|i(?:['’][dm])?\s)"
+    r"|(?:たい|か|ください|下さい|教えて|ます|です|でしょう|だろう)\s*$|何|どう|どこ|いつ|誰|なぜ|(?<!な)どの|どれ|いくら"
+    r"|[我你吗呢谁哪]|几(?=[点天个年种次分秒岁号月日周位台条项])|请(?:问|你|帮|告诉|说明|解释)|什么|怎么|怎样|如何|为什么"
+    r"|多少|多久|多长|是否|能否|可否",
+    re.IGNORECASE,
+)
+"""What makes a query a question or a request, even without its question mark: an interrogative or a request word
+("how", 何, 什么, 几点, 请问), a Japanese ending that asks or wants (〜たい, 〜ですか), a Chinese pronoun or question
+particle (我想了解…, …吗); not the same characters inside a word of a topic (申请流程, 几乎, パスワードなどの設定)."""
+
+
+def names_topic(query: str) -> bool:
+    """Whether a query is a short phrase naming a topic ("Shutting down the system", 软件包状态, パッケージの状態)
+    rather than a question, a request or a sentence: no question mark, no closing full stop, no interrogative
+    or request (`_ASKS`), at most TOPIC_MAX_WORDS Latin words and TOPIC_MAX_CJK CJK characters."""
+    if _SENTENCE_MARK.search(query) or _ASKS.search(query):
+        return False
+    return len(_LATIN_WORD.findall(CJK_CHAR.sub(" ", query))) <= TOPIC_MAX_WORDS and len(CJK_CHAR.findall(query)) <= TOPIC_MAX_CJK
 
 
 _PARTS = re.compile(r"(?<=[.?!。？！])\s*|\s+(?:and|both)\s+|、|及び|および|以及|和|与|并且")
