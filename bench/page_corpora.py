@@ -36,10 +36,13 @@ the queries go to ``<corpus>/queries.jsonl`` as ``{"id", "lang", "query", "relev
 from __future__ import annotations
 
 import argparse
+import html
 import json
+import os
 import random
 import re
 import shutil
+import subprocess
 import warnings
 from collections import Counter
 from collections.abc import Iterator
@@ -54,7 +57,7 @@ from bunko.text.scripts import has_ja_zh
 warnings.filterwarnings("ignore", category=XMLParsedAsHTMLWarning)
 
 CACHE = Path.home() / ".cache" / "bunko-bench" / "pages"
-CORPORA = ("handbook", "reference", "python")
+CORPORA = ("handbook", "reference", "python", "manpages")
 LANGS = ("en", "ja", "zh")
 SEED = 20261202
 MAX_QUERIES = 300
@@ -66,8 +69,11 @@ HANDBOOK_LANGS = {"en": "en-US", "ja": "ja-JP", "zh": "zh-CN"}
 REFERENCE = Path("/usr/share/doc/debian-reference-common/docs")
 REFERENCE_LANGS = {"en": "en", "ja": "ja", "zh": "zh-cn"}
 PYTHON_LIBRARY = Path("/usr/share/doc/python3.11-doc/html/library")
+MANUAL_PAGES = Path("/usr/share/man")
+MANUAL_PAGE_LANGS = {"en": "", "ja": "ja", "zh": "zh_CN"}
+MANUAL_PAGE_SECTIONS = ("1", "5", "8")
 SOURCE_PACKAGES = {"handbook": (HANDBOOK, "debian-handbook"), "reference": (REFERENCE, "debian-reference-en debian-reference-ja debian-reference-zh-cn"),
-                   "python": (PYTHON_LIBRARY, "python3.11-doc")}
+                   "python": (PYTHON_LIBRARY, "python3.11-doc"), "manpages": (MANUAL_PAGES / "zh_CN" / "man1", "manpages-ja manpages-zh")}
 """corpus → (the documentation it is cut from, the Debian package that installs it)"""
 
 HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
@@ -95,6 +101,8 @@ class Page:
     body: Tag
     headings: list[str] = field(default_factory=list)
     """Normalised heading texts in document order, the page's own title first."""
+    description: str = ""
+    """A one-line description of the page taken out of it (a manual page's NAME line); when set, the page's only query."""
 
     @property
     def key(self) -> str:
@@ -223,21 +231,84 @@ def python_pages(lang: str) -> Iterator[Page]:
             yield _finish(lang, path.stem, body)
 
 
-SOURCES = {"handbook": handbook_pages, "reference": reference_pages, "python": python_pages}
+_MANUAL_NAME_HEADINGS = frozenset(("NAME", "名前", "名称", "名稱"))
+_MANUAL_NAME_LINE = re.compile(r"^.+?\s[-−—－]+\s+(.+)$")
+_OVERSTRIKE = re.compile(".\b")
+
+
+def manual_page_files(lang: str, section: str) -> dict[str, Path]:
+    """Page name ("ls.1") → its roff source, for one language's manual section."""
+    folder = MANUAL_PAGES / MANUAL_PAGE_LANGS[lang] / f"man{section}"
+    return {path.name.removesuffix(".gz"): path for path in sorted(folder.glob(f"*.{section}*"))} if folder.is_dir() else {}
+
+
+def render_manual_page(path: Path) -> str:
+    """The page formatted by man(1) as plain text, one paragraph per line (a 3,000-column page never wraps)."""
+    env = {**os.environ, "MANWIDTH": "3000", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "MAN_KEEP_FORMATTING": ""}
+    done = subprocess.run(["man", "-l", "-P", "cat", str(path)], env=env, capture_output=True, timeout=120, check=False)
+    return _OVERSTRIKE.sub("", done.stdout.decode("utf-8", "replace"))
+
+
+def manual_page_sections(text: str) -> list[tuple[str, list[str]]]:
+    """(heading, paragraphs) in order: a line starting in column 0 is a section heading, an indented one a paragraph;
+    the running header and footer lines (first and last) are dropped."""
+    lines = [line.rstrip() for line in text.splitlines() if line.strip()][1:-1]
+    sections: list[tuple[str, list[str]]] = []
+    for line in lines:
+        if not line[0].isspace():
+            sections.append((" ".join(line.split()), []))
+        elif sections:
+            sections[-1][1].append(" ".join(line.split()))
+    return sections
+
+
+def manual_page(lang: str, name: str, text: str) -> Page:
+    """The page without its NAME section, whose one-line description ("ls - list directory contents") is kept aside."""
+    description = ""
+    parts = []
+    for heading, paragraphs in manual_page_sections(text):
+        if heading.upper() in _MANUAL_NAME_HEADINGS and not description:
+            found = _MANUAL_NAME_LINE.match(" ".join(paragraphs))
+            description = found.group(1).strip() if found else ""
+            continue
+        parts.append(f"<h2>{html.escape(heading)}</h2>" + "".join(f"<p>{html.escape(p)}</p>" for p in paragraphs))
+    body = BeautifulSoup(f"<body>{''.join(parts)}</body>", "lxml").body
+    assert body is not None
+    return Page(lang, name, body, description=description)
+
+
+def manual_pages(lang: str) -> Iterator[Page]:
+    """Sections 1, 5 and 8 of the Japanese and Chinese manual pages (packages manpages-ja, manpages-zh), and the
+    English pages of the same names: real documentation of a third shape, each page found by its NAME line."""
+    for section in MANUAL_PAGE_SECTIONS:
+        files = manual_page_files(lang, section)
+        if lang == "en":
+            translated = set(manual_page_files("ja", section)) | set(manual_page_files("zh", section))
+            files = {name: path for name, path in files.items() if name in translated}
+        for name, path in files.items():
+            yield manual_page(lang, name, render_manual_page(path))
+
+
+SOURCES = {"handbook": handbook_pages, "reference": reference_pages, "python": python_pages, "manpages": manual_pages}
+
+
+def query_texts(page: Page) -> list[str]:
+    return [page.description] if page.description else page.headings
 
 
 def build_queries(corpus: str, lang: str, pages: list[Page]) -> list[dict[str, Any]]:
     """Headings that name one page only, capped at MAX_QUERIES by seeded sampling (kept in page order)."""
-    pages_with = Counter(h for page in pages for h in {text.casefold() for text in page.headings})
+    pages_with = Counter(h for page in pages for h in {text.casefold() for text in query_texts(page)})
     candidates = []
     for page in pages:
         seen: set[str] = set()
-        for position, text in enumerate(page.headings):
+        for position, text in enumerate(query_texts(page)):
             folded = text.casefold()
             if folded in seen or pages_with[folded] > 1 or not usable_query(text, lang):
                 continue
             seen.add(folded)
-            candidates.append({"lang": lang, "query": text, "relevant": page.key, "kind": "title" if position == 0 else "subheading"})
+            kind = "description" if page.description else "title" if position == 0 else "subheading"
+            candidates.append({"lang": lang, "query": text, "relevant": page.key, "kind": kind})
     if len(candidates) > MAX_QUERIES:
         chosen = sorted(random.Random(f"{SEED}-{corpus}-{lang}").sample(range(len(candidates)), MAX_QUERIES))
         candidates = [candidates[i] for i in chosen]
@@ -291,7 +362,7 @@ def main() -> None:
             mine = [q for q in queries if q["lang"] == lang]
             kinds = Counter(q["kind"] for q in mine)
             pages = sum(key.startswith(f"{lang}/") for key in files)
-            print(f"{corpus} {lang}: {pages} pages, {len(mine)} queries ({kinds['title']} titles, {kinds['subheading']} sub-headings)")
+            print(f"{corpus} {lang}: {pages} pages, {len(mine)} queries ({', '.join(f'{n} {kind}' for kind, n in sorted(kinds.items()))})")
         print(f"  → {folder}")
 
 

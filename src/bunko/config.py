@@ -256,6 +256,13 @@ class RetrieveConfig(_Section):
         1.0, ge=0, description="Weight of dense document evidence when documents are ranked by their own evidence, in place of "
         "document_similarity_weight.",
     )
+    document_rank_opening_weight: float = Field(
+        0.25, ge=0,
+        description="Weight of a document's opening (the mean cosine of its first 2 chunks with the query: where a page says "
+        "what it is about) when documents are ranked by their own evidence and for topic queries; 0 = none. 0.25: page "
+        "corpora whose queries name a whole page (titles, a manual page's one-line description) +0.01-0.04 nDCG@10, "
+        "queries naming a part of a page (sub-headings) -0.00-0.01 (bench/results/pages-opening.notes.md).",
+    )
     document_rank_keyword_share: float = Field(
         0.5, ge=0, le=1,
         description="Share of the route's chunk keyword weight kept when documents are ranked by their own evidence. 0 (the "

@@ -110,7 +110,8 @@ def test_group_by_is_a_collection_setting(make_kb: Callable[..., Bunko], tmp_pat
     assert len({h.chunk.doc_id for h in hits}) == len(hits) >= 2
 
 
-KEYWORD_ONLY = {"dense_weight": 0.0, "document_similarity_weight": 0.0, "document_rank_similarity_weight": 0.0}
+KEYWORD_ONLY = {"dense_weight": 0.0, "document_similarity_weight": 0.0, "document_rank_similarity_weight": 0.0,
+                "document_rank_opening_weight": 0.0}
 """Cosines left out, so what the tests compare is which keyword evidence ranks the documents."""
 
 
@@ -156,7 +157,7 @@ def test_document_weights_replace_the_chunks_keyword_weight_only_for_documents()
     assert ranks_documents(config, "document") and not ranks_documents(config, "chunk")
     assert document_ranked(route, config, "document") == {
         **route, "keyword": 0.55 * config.document_rank_keyword_share, "document": config.document_rank_weight,
-        "document_similarity": config.document_rank_similarity_weight}
+        "document_similarity": config.document_rank_similarity_weight, "document_opening": config.document_rank_opening_weight}
     assert document_ranked(route, config, "chunk") == document_ranked(route, config, "section") == route
     assert document_ranked(route, config.model_copy(update={"document_ranking": "best_chunk"}), "document") == route
     preferring = config.model_copy(update={"document_language_weight": 0.1})

@@ -133,3 +133,15 @@ def test_document_evidence_and_language_add_to_the_chunk_score() -> None:
     signals = {cid: s.to_dict() for cid, _, s in fused}
     assert signals["b"]["similarity"] == {"score": 0.3} and "similarity" not in signals["a"]
     assert signals["c"]["document"] == {"rank": 1.0, "score": 3.0} and signals["c"]["language"] == {"score": 1.0}
+
+
+def test_the_opening_of_a_document_adds_its_weight_and_is_reported() -> None:
+    """The opening evidence (mean cosine of the document's first chunks) adds w_document_opening × its value."""
+    ranked = {"dense": [("a", 0.8), ("b", 0.6)]}
+    openings = {"a": 0.1, "b": 0.7}
+    plain = {cid: score for cid, score, _ in coverage_fusion(ranked, {"a": 0.0, "b": 0.0}, 1.0, {"dense": 1.0})}
+    fused = coverage_fusion(ranked, {"a": 0.0, "b": 0.0}, 1.0, {"dense": 1.0, "document_opening": 0.5}, document_openings=openings)
+    assert [cid for cid, _, _ in fused] == ["b", "a"]
+    for cid, score, signals in fused:
+        assert score == pytest.approx(plain[cid] + 0.5 * openings[cid])
+        assert signals.coverage is not None and signals.coverage.document_opening == openings[cid]

@@ -26,9 +26,11 @@ PAGES = {
 QUESTION = {"en": "when do backups run", "ja": "バックアップはいつ実行されますか", "zh": "备份什么时候运行"}
 
 
-def test_the_scale_multiplies_both_cosine_weights_and_nothing_else() -> None:
+def test_the_scale_multiplies_every_cosine_weight_and_nothing_else() -> None:
     weights = {"dense": 1.0, "keyword": 0.55, "document": 1.0, "document_similarity": 0.5, "language": 0.1}
     assert scaled_similarity(weights, 3.0) == {**weights, "dense": 3.0, "document_similarity": 1.5}
+    assert scaled_similarity({**weights, "document_opening": 0.25}, 2.0) == {
+        **weights, "dense": 2.0, "document_similarity": 1.0, "document_opening": 0.5}
     assert scaled_similarity(weights, 1.0) == weights
 
 

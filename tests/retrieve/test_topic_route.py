@@ -49,6 +49,7 @@ def test_the_topic_route_weighs_evidence_as_documents_are_ranked() -> None:
     assert topic.weights["keyword"] == pytest.approx(config.keyword_weight * config.document_rank_keyword_share)
     assert topic.weights["document"] == config.document_rank_weight
     assert topic.weights["document_similarity"] == config.document_rank_similarity_weight
+    assert topic.weights["document_opening"] == config.document_rank_opening_weight > 0
     assert route("What is sudo?", ["what", "sudo"], config).name == "semantic"
     assert route("E-1024 error", ["e-1024", "error"], config).name == "exact"  # an identifier still favours keyword search
 
@@ -113,3 +114,61 @@ def test_a_clause_cut_from_a_question_is_no_topic(
     parts = [(query, name) for query, part, name in routes if part]
     assert parts, routes  # the question was cut, and its parts searched as parts
     assert all(name != "topic" for _, name in parts), parts
+
+
+OPENINGS = {
+    "en": ("wrap each input line to fit in a specified width",
+           "# fold\n\nThe fold command breaks every line it reads so that no line is longer than a given number of columns.\n\n"
+           "## Options\n\n-b, --bytes: count bytes rather than columns.\n\n-s, --spaces: break at spaces.\n\n"
+           "-w, --width: use this many columns instead of 80.\n",
+           "# Text editor guide\n\nThis guide explains how to open files, save them, and undo changes in the editor.\n\n"
+           "## Opening files\n\nUse the open command to load a file into a new buffer.\n\n## Saving\n\nSave writes the buffer back "
+           "to its file.\n\n## Display\n\nLong lines: the editor can wrap each input line to fit in a specified width when "
+           "displaying it.\n\n## Wrapping width\n\nThe width used to wrap lines is set in the display settings; each input line "
+           "wraps at that width.\n"),
+    "ja": ("入力の各行を指定した幅に収まるように折り返す",
+           "# fold\n\nfold コマンドは、読み込んだ各行を指定した桁数を超えないように折り返して出力する。\n\n"
+           "## オプション\n\n-b, --bytes: 桁数ではなくバイト数で数える。\n\n-s, --spaces: 空白で区切る。\n\n"
+           "-w, --width: 80 桁の代わりにこの桁数を使う。\n",
+           "# テキストエディタの手引き\n\nこの手引きでは、エディタでファイルを開き、保存し、変更を取り消す方法を説明する。\n\n"
+           "## ファイルを開く\n\nopen コマンドでファイルを新しいバッファに読み込む。\n\n## 保存\n\n保存するとバッファの内容が"
+           "ファイルに書き戻される。\n\n## 表示\n\n長い行：エディタは表示するときに入力の各行を指定した幅に収まるように折り返す"
+           "ことができる。\n\n## 折り返し幅\n\n行を折り返す幅は表示設定で決める。入力の各行はその幅で折り返される。\n"),
+    "zh": ("将每个输入行折叠以适应指定的宽度",
+           "# fold\n\nfold 命令把读入的每一行折断，使任何一行都不超过给定的列数。\n\n## 选项\n\n-b, --bytes：按字节而不是按列计数。\n\n"
+           "-s, --spaces：在空格处断行。\n\n-w, --width：使用这个列数代替 80。\n",
+           "# 文本编辑器指南\n\n本指南说明如何在编辑器中打开文件、保存文件以及撤销修改。\n\n## 打开文件\n\n使用 open 命令把文件载入新的"
+           "缓冲区。\n\n## 保存\n\n保存会把缓冲区写回文件。\n\n## 显示\n\n长行：编辑器可以将每个输入行折叠以适应指定的宽度。\n\n"
+           "## 折行宽度\n\n在显示设置中，每个输入行都会折叠以适应指定的宽度。\n"),
+}
+ONLY = {"dense_weight": 0.0, "keyword_weight": 0.0, "document_rank_weight": 0.0, "document_rank_similarity_weight": 0.0,
+        "document_rank_opening_weight": 0.0, "translation_weight": 0.0}
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
+def test_a_topic_weighs_the_page_that_opens_with_it_apart_from_the_page_that_mentions_it_inside(
+    make_kb: Callable[..., Bunko], tmp_path: Path, lang: str
+) -> None:
+    """fold.md opens by saying what it does; editor.md, about something else, says the phrase's words in two sections
+    deep inside. Its closest chunks put editor.md first; the opening evidence (the mean cosine of the first two chunks)
+    puts fold.md first, as a page's one-line description asks."""
+    phrase, fold, editor = OPENINGS[lang]
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "fold.md").write_text(fold, encoding="utf-8")
+    (tmp_path / "docs" / "editor.md").write_text(editor, encoding="utf-8")
+    kb = make_kb()
+    assert kb.ingest(tmp_path / "docs").ok
+
+    def documents(**weights: float) -> list[tuple[str, float | None]]:
+        searcher = kb.searcher
+        searcher.config = searcher.config.model_copy(update={**ONLY, **weights})
+        result = searcher.search(phrase, k=2, group_by="document")
+        assert result.route is not None and result.route.name == "topic"
+        return [(Path(h.chunk.source).name, h.signals.coverage.document_opening if h.signals.coverage else None) for h in result.hits]
+
+    by_opening = documents(document_rank_opening_weight=1.0)
+    assert [name for name, _ in by_opening] == ["fold.md", "editor.md"]
+    assert by_opening[0][1] is not None and by_opening[1][1] is not None and by_opening[0][1] > by_opening[1][1]
+    by_closest_chunks = documents(document_rank_similarity_weight=1.0)
+    assert [name for name, _ in by_closest_chunks] == ["editor.md", "fold.md"]
+    assert all(opening is None for _, opening in by_closest_chunks)  # not computed when it weighs nothing

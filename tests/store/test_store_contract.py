@@ -18,6 +18,7 @@ from bunko.errors import FilterError
 from bunko.index.bm25 import BM25Index
 from bunko.index.filters import BUILTIN_FIELDS, compile_filter
 from bunko.retrieve.base import read_term_weights
+from bunko.retrieve.hybrid import DocumentOpenings
 from bunko.schema import Chunk, ChunkRole, Element, IngestJob, JobProgress, JobStatus, ParsedDocument, doc_id_for, role_meta
 from bunko.store.base import Store, StoredChunk
 from bunko.store.local import LocalStore
@@ -324,6 +325,24 @@ def test_document_similarity_is_the_mean_of_its_three_closest_chunks(store: Stor
         top = sorted((float(s.vector @ query) for s in chunks), reverse=True)[:3]
         expected |= {s.chunk.chunk_id: sum(top) / len(top) for s in chunks}
     assert store.document_similarities([*chunk_ids, "no/such#0"], query) == pytest.approx(expected, abs=1e-5)
+
+
+def test_document_opening_similarity_is_the_mean_of_its_first_two_chunks(store: Store) -> None:
+    assert isinstance(store, DocumentOpenings)
+    written = fill(store, docs=3)
+    rng = np.random.default_rng(5)
+    for n, chunks in ((1, 12), (2, 1)):  # chunk 10 sorts before chunk 2 by id: the opening goes by the document's order
+        doc = written[n][0]
+        stored = make_doc(n, rng, chunks=chunks)[1]
+        store.replace_document(doc, f"hash-{chunks}", stored)
+        written[n] = (doc, stored)
+    query = unit(np.random.default_rng(9))
+    expected = {}
+    for _, chunks in written:
+        opening = [float(s.vector @ query) for s in chunks[:2]]
+        expected |= {s.chunk.chunk_id: sum(opening) / len(opening) for s in chunks}
+    chunk_ids = [s.chunk.chunk_id for _, chunks in written for s in chunks]
+    assert store.document_opening_similarities([*chunk_ids, "no/such#0"], query) == pytest.approx(expected, abs=1e-5)
 
 
 def test_chunk_languages_are_judged_from_tokens_alike(store: Store) -> None:

@@ -34,6 +34,11 @@ SIMILAR_CHUNKS = 3
 """A document's dense evidence is the mean cosine of its 3 chunks closest to the query: one close chunk is the
 chunk's own evidence; several mean the document as a whole is about the question (on the page corpora the top 3
 beat the mean of all a document's chunks; other counts were not tried)."""
+OPENING_CHUNKS = 2
+"""A document's opening is its first 2 chunks (about 600 characters with the default children): where a page says what it
+is about, as a manual page's description or a module page's first paragraph does. On the page corpora the mean of the
+first 2 chunks' cosines beat the first chunk alone, the first 3, and the best of the first 2 (bench/results/
+pages-opening.notes.md)."""
 DOCUMENT_ROWS = 20_000
 """Rows measured per query for document similarity when exact search did not score them all (HNSW): a gather
 and product of 20k x 512 floats, about 5 ms on one core."""
@@ -323,6 +328,22 @@ class MemoryIndex:
         if own.any():
             found[own] = self._cosines_of_rows(rows_asked[own], query)
         return dict(zip(known, found.astype(float).tolist(), strict=True))
+
+    def document_opening_similarities(self, chunk_ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
+        """For each chunk, the mean cosine of its document's first OPENING_CHUNKS chunks (rows are in document order)."""
+        row_of = self._row_index()
+        known = [cid for cid in chunk_ids if cid in row_of]
+        if not known:
+            return {}
+        rows_asked = np.fromiter((row_of[cid] for cid in known), dtype=np.int64, count=len(known))
+        docs_asked = self.documents.doc_of_row[rows_asked]
+        docs, of_asked = np.unique(docs_asked, return_inverse=True)
+        starts = self.documents.starts[docs]
+        ends = np.minimum(self.documents.starts[docs + 1], starts + OPENING_CHUNKS)
+        cosines = self.exact.span_cosines(starts, ends, np.asarray(vector, dtype=np.float32).ravel()).astype(np.float64)
+        lengths = ends - starts
+        means = np.add.reduceat(cosines, np.cumsum(lengths) - lengths) / lengths
+        return dict(zip(known, means[of_asked].tolist(), strict=True))
 
     def chunk_languages(self, chunk_ids: Sequence[str]) -> dict[str, str]:
         """Each indexed chunk's language, judged from its tokens (computed once per generation, on first use)."""

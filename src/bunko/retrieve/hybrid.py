@@ -36,7 +36,7 @@ class TermMatrixSearch(Protocol):
 
 
 def scaled_similarity(weights: Mapping[str, float], scale: float) -> dict[str, float]:
-    """The route's weights with both cosine evidences (chunk and document) multiplied by `similarity_scale`.
+    """The route's weights with every cosine evidence (the chunk's, the document's, its opening's) multiplied by `similarity_scale`.
 
     Coverage fusion adds cosines to keyword evidence on one scale, and its weights were chosen on
     USE's cosines; a model whose cosines crowd into a narrow band (e5: every chunk 0.7-0.9) would
@@ -45,8 +45,9 @@ def scaled_similarity(weights: Mapping[str, float], scale: float) -> dict[str, f
     """
     if scale == 1.0:
         return dict(weights)
-    return {**weights, "dense": weights.get("dense", 1.0) * scale,
-            "document_similarity": weights.get("document_similarity", 0.0) * scale}
+    scaled = {**weights, "dense": weights.get("dense", 1.0) * scale}
+    scaled.update((key, weights[key] * scale) for key in ("document_similarity", "document_opening") if key in weights)
+    return scaled
 
 
 @runtime_checkable
@@ -54,6 +55,13 @@ class DocumentLanguages(Protocol):
     """A store that judges each chunk's document's language as a whole (the local store)."""
 
     def document_languages(self, chunk_ids: Sequence[str]) -> dict[str, str]: ...
+
+
+@runtime_checkable
+class DocumentOpenings(Protocol):
+    """A store that reads each document's opening chunks in order (the local and the PostgreSQL store)."""
+
+    def document_opening_similarities(self, chunk_ids: Sequence[str], vector: np.ndarray) -> dict[str, float]: ...
 
 
 @runtime_checkable
@@ -149,11 +157,12 @@ class HybridRetriever:
         translated = self._translated(candidates, query) if weights.get("translation", 0.0) > 0 else set()
         similar = weights.get("document_similarity", 0.0) > 0 and vector is not None
         document_similarities = store.document_similarities(candidates, vector) if similar and vector is not None else None
+        openings = self._openings(candidates, vector) if weights.get("document_opening", 0.0) > 0 else None
         query.timings["evidence"] = time.perf_counter() - started  # every candidate's coverage, cosine and document evidence
         started = time.perf_counter()
         fused = coverage_fusion(
             ranked, coverage, sum(idf.values()), weights, cosines, document_scores, languages, prefer, document_similarities,
-            translated,
+            translated, openings,
         )
         query.timings["fusion"] = time.perf_counter() - started
         return fused
@@ -164,6 +173,13 @@ class HybridRetriever:
         if of_documents and isinstance(self.store, DocumentLanguages):
             return self.store.document_languages(candidates)
         return self.store.chunk_languages(candidates)
+
+    def _openings(self, candidates: list[str], vector: np.ndarray | None) -> dict[str, float] | None:
+        """Each candidate's document's opening similarity (none without a query vector or from a store that cannot read
+        documents in order)."""
+        if vector is None or not isinstance(self.store, DocumentOpenings):
+            return None
+        return self.store.document_opening_similarities(candidates, vector)
 
     def _translated(self, candidates: list[str], query: Query) -> set[str]:
         """The candidates whose document translates another candidate's in the question's language and adds none of

@@ -583,6 +583,10 @@ class LocalStore:
         with self._lock:
             return self._current_index().document_similarities(chunk_ids, vector)
 
+    def document_opening_similarities(self, chunk_ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
+        with self._lock:
+            return self._current_index().document_opening_similarities(chunk_ids, vector)
+
     def chunk_languages(self, chunk_ids: Sequence[str]) -> dict[str, str]:
         with self._lock:
             return self._current_index().chunk_languages(chunk_ids)

@@ -42,7 +42,7 @@ from psycopg_pool import ConnectionPool
 from bunko.errors import CollectionError
 from bunko.index.bm25_formula import idf, sql_term_score
 from bunko.index.graph import EntityGraph
-from bunko.index.memory import SIMILAR_CHUNKS
+from bunko.index.memory import OPENING_CHUNKS, SIMILAR_CHUNKS
 from bunko.schema import (
     SEARCHABLE_KEY,
     TERMINAL_STATUSES,
@@ -699,6 +699,14 @@ class PostgresStore:
         return [DocumentMatch(doc_id, score, best[doc_id]) for doc_id, score in documents if doc_id in best]
 
     def document_similarities(self, chunk_ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
+        return self._document_cosine_means(chunk_ids, vector, "c.embedding <=> %(q)s, c.ordinal", SIMILAR_CHUNKS)
+
+    def document_opening_similarities(self, chunk_ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
+        return self._document_cosine_means(chunk_ids, vector, "c.ordinal", OPENING_CHUNKS)
+
+    def _document_cosine_means(self, chunk_ids: Sequence[str], vector: np.ndarray, order: str, count: int) -> dict[str, float]:
+        """For each chunk, the mean cosine with `vector` of its document's first `count` searchable chunks in `order`
+        (an SQL ordering: closest first, or the document's own order)."""
         ids = list(dict.fromkeys(chunk_ids))
         if not ids:
             return {}
@@ -710,10 +718,10 @@ class PostgresStore:
             similarity: dict[str, float] = dict(conn.execute(
                 "SELECT doc_id, avg(similarity) FROM ("
                 " SELECT c.doc_id, 1 - (c.embedding <=> %(q)s) AS similarity,"
-                " row_number() OVER (PARTITION BY c.doc_id ORDER BY c.embedding <=> %(q)s, c.ordinal) AS place"
+                f" row_number() OVER (PARTITION BY c.doc_id ORDER BY {order}) AS place"
                 " FROM chunks c WHERE c.doc_id = ANY(%(docs)s::text[]) AND " + _SEARCHABLE + ") ranked "
                 "WHERE place <= %(top)s GROUP BY doc_id",
-                {"q": query, "docs": sorted(set(doc_of.values())), "top": SIMILAR_CHUNKS},
+                {"q": query, "docs": sorted(set(doc_of.values())), "top": count},
             ).fetchall())
         return {chunk_id: float(similarity[doc_id]) for chunk_id, doc_id in doc_of.items() if doc_id in similarity}
 
