@@ -1,6 +1,6 @@
 """Page-shaped corpora (issue 14): one file per page, known-item heading queries, bunko against peers in one run.
 
-    python bench/bench_pages.py [--corpus handbook reference python] [--systems ...] [--limit N]
+    python bench/bench_pages.py [--corpus handbook reference python manpages] [--systems ...] [--limit N]
 
 Issue 14 asks how bunko ranks whole pages when each page is one file, the way a documentation
 site or a wiki is indexed, and a person types a few words that describe the page they want.
@@ -12,9 +12,13 @@ cached in ~/.cache/bunko-bench/pages/<corpus>/) are:
 - **reference**: the Debian Reference, one file per second-level section ("1.2. …", about 85 per
   language);
 - **python**: the Python 3.11 library reference, one file per module page (314, English only: a
-  generator (Sphinx) and a subject that bunko's defaults were never measured on).
+  generator (Sphinx) and a subject that bunko's defaults were never measured on);
+- **manpages**: manual pages of sections 1, 5 and 8 (Debian packages manpages-ja and manpages-zh, and the English
+  pages of the same names; about 480 / 900 / 460 pages), formatted by man(1). Its queries are each page's one-line
+  description from its NAME section ("list directory contents", ディレクトリの内容をリスト表示する, 列出目录内容),
+  which is removed from the page: one query per page, describing it as a whole.
 
-Queries are the headings of each page, numbers stripped: its title and every sub-heading,
+Queries of the other corpora are the headings of each page, numbers stripped: its title and every sub-heading,
 skipping short ones (under 2 words, or 3 CJK characters), headings shared by two pages of a
 language (ambiguous) and, in ja/zh, untranslated ones; at most 300 per language (seed
 20261202). Every heading is removed from the pages, so a query is never its page's own

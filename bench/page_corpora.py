@@ -1,6 +1,6 @@
-"""Page-shaped corpora for bench/bench_pages.py: one file per page or section, known-item heading queries, in en/ja/zh.
+"""Page-shaped corpora for bench/bench_pages.py: one file per page or section, known-item queries (headings, descriptions), in en/ja/zh.
 
-    python bench/page_corpora.py [--corpus handbook reference python] [--rebuild]
+    python bench/page_corpora.py [--corpus handbook reference python manpages] [--rebuild]
 
 Built from documentation installed on this machine (Debian packages debian-handbook and
 debian-reference-common), deterministically, into ``~/.cache/bunko-bench/pages/<corpus>/``:
@@ -17,7 +17,15 @@ debian-reference-common), deterministically, into ``~/.cache/bunko-bench/pages/<
   (``role="main"``) without the "¶" permalinks. Another generator and another subject than the two
   Debian manuals, which bunko's defaults were measured on.
 
-Queries are the headings of each page: its own title (kind "title") and every sub-heading (kind
+- **manpages**: manual pages of sections 1, 5 and 8, Japanese and Chinese (packages manpages-ja,
+  manpages-zh) and the English pages of the same names (package manpages and whatever installed
+  them), formatted by ``man -l`` as plain text 3,000 columns wide (a paragraph per line): a line in
+  column 0 is a section heading, the running header and footer are dropped. The NAME section is
+  taken out, and its one-line description ("ls - list directory contents" → "list directory
+  contents") is the page's only query (kind "description"): a page described as a whole, as a
+  person who knows what a command does but not its name would.
+
+Queries of the other corpora are the headings of each page: its own title (kind "title") and every sub-heading (kind
 "subheading"), with section numbers ("1.2.3.", "Chapter 6.", "第 6 章", "付録 A.") stripped and
 whitespace normalised. A heading is skipped when it is short (under 2 words in Latin script,
 under 3 characters when CJK), when its text is the heading of more than one page of that
