@@ -79,6 +79,9 @@ def test_each_built_in_route_explains_its_own_signals(kb: Bunko, question: str) 
         lines = searcher.retriever(mode).explain(hit.signals)
         assert lines[: len(hit.signals.to_dict())] == signal_lines(hit.signals)
         assert any("idf-weighted terms" in line for line in lines) == (mode == "hybrid")
+        if mode == "hybrid":  # a topic phrase: its hits weigh their document's opening, and the sum says so
+            assert hit.signals.coverage is not None and hit.signals.coverage.document_opening is not None
+            assert any("+ document opening weight × document opening" in line for line in lines)
 
 
 def test_a_router_rule_can_send_a_query_to_a_route_unless_the_caller_names_one(kb: Bunko) -> None:

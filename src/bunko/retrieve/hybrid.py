@@ -202,9 +202,15 @@ class HybridRetriever:
     def explain(self, signals: Signals) -> list[str]:
         lines = signal_lines(signals)
         if (coverage := signals.coverage) is not None:
+            document_terms = [term for term, value in (
+                ("document weight × document BM25", coverage.document),
+                ("document similarity weight × document similarity", coverage.document_similarity),
+                ("document opening weight × document opening", coverage.document_opening),
+            ) if value is not None]
             lines.append(
                 f"holds {coverage.score:.0%} of the query's idf-weighted terms; keyword evidence {coverage.evidence:.3f} = "
                 f"that share + {BM25_SHARE:.2f} × relative BM25 {coverage.relative_bm25:.3f}; "
-                "fused score = dense weight × cosine + keyword weight × evidence (weights: the route above)"
+                f"fused score = {' + '.join(['dense weight × cosine', 'keyword weight × evidence', *document_terms])} "
+                "(weights: the route above)"
             )
         return lines
