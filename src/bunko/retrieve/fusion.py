@@ -59,9 +59,10 @@ def coverage_fusion(
     where it discriminates, without a per-collection setting.
     The dense document evidence (`document_similarities`, weighed by w_document_similarity) is the
     mean cosine of the document's chunks closest to the query: a page several parts of which are
-    near the question. The opening evidence (`document_openings`, weighed by w_document_opening) is the
-    mean cosine of the document's first chunks: a page that opens by saying what the query names. A chunk whose language (`languages`) is the question's (`language`) gets
-    w_language more; a chunk whose document is a translation of a candidate in the question's language
+    near the question. The opening evidence (`document_openings`, weighed by w_document_opening) is
+    the mean cosine of the document's first chunks: a page that opens by saying what the query
+    names. A chunk whose language (`languages`) is the question's (`language`) gets w_language
+    more; a chunk whose document is a translation of a candidate in the question's language
     (`translated`) gets w_translation less.
     """
     weights = weights or {}

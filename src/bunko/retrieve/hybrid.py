@@ -36,7 +36,7 @@ class TermMatrixSearch(Protocol):
 
 
 def scaled_similarity(weights: Mapping[str, float], scale: float) -> dict[str, float]:
-    """The route's weights with every cosine evidence (the chunk's, the document's, its opening's) multiplied by `similarity_scale`.
+    """The route's weights with every cosine evidence (chunk, document, opening) multiplied by `similarity_scale`.
 
     Coverage fusion adds cosines to keyword evidence on one scale, and its weights were chosen on
     USE's cosines; a model whose cosines crowd into a narrow band (e5: every chunk 0.7-0.9) would
