@@ -38,7 +38,7 @@ from bunko.retrieve.key_terms import key_terms
 from bunko.text.analyzers import ENGLISH_STOPWORDS, Analyzer, query_text
 from bunko.text.entities import extract_entities
 from bunko.text.languages import query_language
-from bunko.text.scripts import HAN, KATAKANA
+from bunko.text.scripts import HAN, HIRAGANA, KATAKANA
 from bunko.trace import Condensed
 
 __all__ = ["Condensed", "Turn", "condense", "fenced_conversation", "follow_up_marker", "rule_condense"]
@@ -89,7 +89,7 @@ _EN_THAT_AFTER = frozenset(
                          "apply", "applies", "change", "changes", "approve", "approves", "mean", "means", "cover", "covers"}
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
-_HIRAGANA_RUN = re.compile(r"[\u3040-\u309f]+")
+_HIRAGANA_RUN = re.compile(f"[{HIRAGANA}]+")
 _HAN_CHAR = re.compile(f"[{HAN}]")
 _KATAKANA_CHAR = re.compile(f"[{KATAKANA}]")
 _PUNCT = re.compile(r"[\s？?！!。、，,.:：;；「」『』\"'()（）]+")

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from bunko.retrieve.coverage import keyword_coverage
 from bunko.schema import Hit
 from bunko.text.analyzers import Analyzer, cjk_bigrams, identifiers
-from bunko.text.scripts import CJK_CHAR, HAN, HIRAGANA, KATAKANA
+from bunko.text.scripts import CHINESE_FUNCTION_CHARACTERS, CJK_CHAR, HAN, HIRAGANA, KATAKANA
 
 
 @dataclass
@@ -57,7 +57,9 @@ def grade(hits: list[Hit], similarity: float, coverage: float, min_confidence: f
 
 
 _HIRAGANA = re.compile(f"[{HIRAGANA}]")
-_FUNCTION_CHARACTER = re.compile(f"[{HIRAGANA}]|[的了是在有不也还就都但而和与或吗呢吧啊么这那哪个种些我你他她它们能会要想让把被给对从到可以说听叫该怎什]")
+_FUNCTION_CHARACTER = re.compile(
+    f"[{HIRAGANA}]|[{CHINESE_FUNCTION_CHARACTERS}们吗呢吧不还但啊么哪种些我你他她它能会要想让把被给对从到可以说听叫该怎什]"
+)
 """Hiragana (Japanese particles and endings) and the Chinese characters of pronouns, particles, auxiliaries and
 question words: a character pair holding one straddles a word boundary far more often than it is a word."""
 

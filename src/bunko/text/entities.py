@@ -32,7 +32,7 @@ from itertools import pairwise
 from typing import Any
 
 from bunko.text.analyzers import ENGLISH_STOPWORDS
-from bunko.text.scripts import HAN, KANA_CHAR, KATAKANA
+from bunko.text.scripts import CHINESE_FUNCTION_CHARACTERS, HAN, KANA_CHAR, KATAKANA
 
 MAX_PHRASE_WORDS = 4
 """Capitalised runs longer than this are headings or titles, not names."""
@@ -96,7 +96,7 @@ _TRAILING_PUNCT = ".:,;'"
 _KANJI_KATAKANA_RUN = re.compile(rf"[{HAN}{KATAKANA}々〆ヶ]{{2,}}")
 _KATAKANA_LONG_VOWEL = re.compile(rf"(?<=[{KATAKANA}]{{3}})ー(?![{KATAKANA}])")
 _HAN_RUN = re.compile(f"[{HAN}]+")
-_CHINESE_FUNCTION_CHARS = re.compile("[的了是在和与或及将把被对从为以由于而且并也都就还又这那其此各该等个一不有要会可能所中上下里内外时]")
+_CHINESE_FUNCTION_CHARS = re.compile(f"[{CHINESE_FUNCTION_CHARACTERS}及将把被对从为以由于且并还又其此各该等一不要会可能所中上下里内外时]")
 _CHINESE_NOUN_TAGS = ("n", "nr", "ns", "nt", "nz", "nw", "vn", "eng")
 _SUDACHI_NOUNS = frozenset({"名詞"})
 _SUDACHI_SKIP_SUBTYPES = frozenset({"数詞", "代名詞", "助数詞"})
