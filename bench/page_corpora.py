@@ -287,7 +287,7 @@ def manual_page(lang: str, name: str, text: str) -> Page:
 
 def manual_pages(lang: str) -> Iterator[Page]:
     """Sections 1, 5 and 8 of the Japanese and Chinese manual pages (packages manpages-ja, manpages-zh), and the
-    English pages of the same names: real documentation of a third shape, each page found by its NAME line."""
+    English pages of the same names: real documentation of another shape, each page found by its NAME line."""
     for section in MANUAL_PAGE_SECTIONS:
         files = manual_page_files(lang, section)
         if lang == "en":
@@ -305,7 +305,8 @@ def query_texts(page: Page) -> list[str]:
 
 
 def build_queries(corpus: str, lang: str, pages: list[Page]) -> list[dict[str, Any]]:
-    """Headings that name one page only, capped at MAX_QUERIES by seeded sampling (kept in page order)."""
+    """Query texts (headings, or a description) that name one page only, capped at MAX_QUERIES by seeded sampling
+    (kept in page order)."""
     pages_with = Counter(h for page in pages for h in {text.casefold() for text in query_texts(page)})
     candidates = []
     for page in pages:
