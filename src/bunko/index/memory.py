@@ -309,13 +309,10 @@ class MemoryIndex:
         whose document is past the budget falls back to its own cosine (documents that large are
         books, where the document as a whole says little about one question anyway).
         """
-        row_of = self._row_index()
-        known = [cid for cid in chunk_ids if cid in row_of]
+        known, rows_asked, docs_asked = self._rows_and_documents(chunk_ids)
         if not known:
             return {}
         query = np.asarray(vector, dtype=np.float32).ravel()
-        rows_asked = np.fromiter((row_of[cid] for cid in known), dtype=np.int64, count=len(known))
-        docs_asked = self.documents.doc_of_row[rows_asked]
         docs = np.unique(docs_asked)
         starts, ends = self.documents.starts[docs], self.documents.starts[docs + 1]
         measured = np.cumsum(ends - starts) <= DOCUMENT_ROWS  # smallest document ids first; the rest use their own cosine
@@ -331,19 +328,22 @@ class MemoryIndex:
 
     def document_opening_similarities(self, chunk_ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
         """For each chunk, the mean cosine of its document's first OPENING_CHUNKS chunks (rows are in document order)."""
-        row_of = self._row_index()
-        known = [cid for cid in chunk_ids if cid in row_of]
+        known, _, docs_asked = self._rows_and_documents(chunk_ids)
         if not known:
             return {}
-        rows_asked = np.fromiter((row_of[cid] for cid in known), dtype=np.int64, count=len(known))
-        docs_asked = self.documents.doc_of_row[rows_asked]
         docs, of_asked = np.unique(docs_asked, return_inverse=True)
         starts = self.documents.starts[docs]
         ends = np.minimum(self.documents.starts[docs + 1], starts + OPENING_CHUNKS)
-        cosines = self.exact.span_cosines(starts, ends, np.asarray(vector, dtype=np.float32).ravel()).astype(np.float64)
-        lengths = ends - starts
-        means = np.add.reduceat(cosines, np.cumsum(lengths) - lengths) / lengths
+        cosines = self.exact.span_cosines(starts, ends, np.asarray(vector, dtype=np.float32).ravel())
+        means = segment_top_means(cosines, ends - starts, OPENING_CHUNKS)  # every row of a span: it holds at most that many
         return dict(zip(known, means[of_asked].tolist(), strict=True))
+
+    def _rows_and_documents(self, chunk_ids: Sequence[str]) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """The indexed chunks among `chunk_ids`, with their rows and their documents' numbers."""
+        row_of = self._row_index()
+        known = [cid for cid in chunk_ids if cid in row_of]
+        rows = np.fromiter((row_of[cid] for cid in known), dtype=np.int64, count=len(known))
+        return known, rows, self.documents.doc_of_row[rows]
 
     def chunk_languages(self, chunk_ids: Sequence[str]) -> dict[str, str]:
         """Each indexed chunk's language, judged from its tokens (computed once per generation, on first use)."""
