@@ -3,7 +3,7 @@
 A title-like query holds a few words, and every chunk holding them all saturates its keyword
 coverage; ranked by that, the page with one paragraph dense in those words beats the page about
 them. A phrase that is no question or request therefore takes the document-ranking weights
-(its document's BM25 and dense similarity, half the chunks' keyword weight) for chunk hits too;
+(its document's BM25, dense similarity and opening, half the chunks' keyword weight) for chunk hits too;
 questions keep the semantic route, and so answers rank as before.
 """
 
