@@ -263,6 +263,12 @@ class RetrieveConfig(_Section):
         "corpora whose queries name a whole page (titles, a manual page's one-line description) +0.01-0.04 nDCG@10, "
         "queries naming a part of a page (sub-headings) -0.00-0.01 (bench/results/pages-opening.notes.md).",
     )
+    document_rank_opening_keyword_weight: float = Field(
+        0.3, ge=0,
+        description="Weight of a document's opening as keyword evidence (the BM25 of its first 2 chunks among all documents' "
+        "openings, over the query's idf) where document_rank_opening_weight weighs its cosine; 0 = none. 0.3: manual pages "
+        "+0.012-0.023 nDCG@10, heading corpora -0.003-+0.009 (bench/results/pages-opening-keyword.notes.md).",
+    )
     document_rank_keyword_share: float = Field(
         0.5, ge=0, le=1,
         description="Share of the route's chunk keyword weight kept when documents are ranked by their own evidence. 0 (the "

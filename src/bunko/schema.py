@@ -158,6 +158,7 @@ class CoverageSignal:
     document: float | None = None
     document_similarity: float | None = None
     document_opening: float | None = None
+    document_opening_keyword: float | None = None
 
     def to_dict(self) -> dict[str, float]:
         return {key: value for key, value in asdict(self).items() if value is not None}

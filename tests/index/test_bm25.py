@@ -169,3 +169,27 @@ def test_top_k_of_returns_python_numbers_by_score_then_row_and_drops_scores_not_
     assert got == [(3, 2.5), (9, 2.5), (5, float(np.float32(0.1)))]
     assert all(type(row) is int and type(score) is float for row, score in got)
     assert top_k_of(rows, values, 10, min_score=0.0)[-1] == (7, float(np.float32(0.1)))  # row 1 scores 0: dropped
+
+
+def test_grouped_indexes_score_whole_documents_and_their_first_rows_as_if_each_were_one_text() -> None:
+    """Documents of chunks in document order: the document index is BM25 over each document's rows joined, the opening
+    index BM25 over each document's first two rows joined, with the openings' own idf and average length."""
+    from bunko.index.bm25 import BM25Builder
+
+    documents = [CORPUS[:3], CORPUS[3:4], [CORPUS[4], CORPUS[0], CORPUS[1], CORPUS[2]]]  # three, one and four chunks
+    builder = BM25Builder()
+    group_of_row = []
+    for number, chunks in enumerate(documents):
+        for text in chunks:
+            builder.add(multilingual(text))
+            group_of_row.append(number)
+    grouped = builder.finish_grouped(np.asarray(group_of_row), len(documents), 2)
+    whole = BM25Index().build([[t for text in chunks for t in multilingual(text)] for chunks in documents])
+    openings = BM25Index().build([[t for text in chunks[:2] for t in multilingual(text)] for chunks in documents])
+    assert grouped.rows.size == 8 and grouped.documents.size == grouped.openings.size == 3
+    for query in ["宿泊費の上限", "病假 医生", "requests per minute", "E-1024 同步冲突"]:
+        tokens = multilingual(query)
+        np.testing.assert_allclose(grouped.documents.scores(tokens), whole.scores(tokens), rtol=1e-6)
+        np.testing.assert_allclose(grouped.openings.scores(tokens), openings.scores(tokens), rtol=1e-6)
+    assert not grouped.openings.scores(multilingual("requests per minute"))[2]  # the API chunk is the fourth document's fourth
+    assert grouped.documents.scores(multilingual("requests per minute"))[2] > 0

@@ -135,10 +135,13 @@ def test_a_document_is_ranked_by_its_own_keyword_evidence_not_its_best_chunks(
     assert kb.ingest(tmp_path / "docs").ok
     by_chunk = ranked(kb, QUESTION[lang], "document", document_ranking="best_chunk", **KEYWORD_ONLY)
     assert by_chunk[0][0] == "notes.md"
-    own = ranked(kb, QUESTION[lang], "document", document_ranking="document", document_rank_keyword_share=0.0, **KEYWORD_ONLY)
+    own = ranked(
+        kb, QUESTION[lang], "document", document_ranking="document", document_rank_keyword_share=0.0,
+        document_rank_opening_keyword_weight=0.0, **KEYWORD_ONLY,
+    )
     assert own[0][0] == "operations.md"
     weight = RetrieveConfig().document_rank_weight
-    for _, score, document in own:  # no chunk keyword share: nothing but the document's BM25, weighed by document_rank_weight
+    for _, score, document in own:  # no chunk or opening keyword evidence: nothing but the document's BM25, weighed by document_rank_weight
         assert score == pytest.approx(weight * document)
 
 
@@ -157,7 +160,8 @@ def test_document_weights_replace_the_chunks_keyword_weight_only_for_documents()
     assert ranks_documents(config, "document") and not ranks_documents(config, "chunk")
     assert document_ranked(route, config, "document") == {
         **route, "keyword": 0.55 * config.document_rank_keyword_share, "document": config.document_rank_weight,
-        "document_similarity": config.document_rank_similarity_weight, "document_opening": config.document_rank_opening_weight}
+        "document_similarity": config.document_rank_similarity_weight, "document_opening": config.document_rank_opening_weight,
+        "document_opening_keyword": config.document_rank_opening_keyword_weight}
     assert document_ranked(route, config, "chunk") == document_ranked(route, config, "section") == route
     assert document_ranked(route, config.model_copy(update={"document_ranking": "best_chunk"}), "document") == route
     preferring = config.model_copy(update={"document_language_weight": 0.1})

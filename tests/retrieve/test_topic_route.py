@@ -20,6 +20,7 @@ from bunko import Bunko
 from bunko.config import RetrieveConfig
 from bunko.retrieve.router import route
 from bunko.retrieve.searcher import Searcher, SearchResult
+from bunko.schema import CoverageSignal
 from bunko.text.questions import names_topic
 
 TOPICS = {
@@ -142,7 +143,24 @@ OPENINGS = {
            "## 折行宽度\n\n在显示设置中，每个输入行都会折叠以适应指定的宽度。\n"),
 }
 ONLY = {"dense_weight": 0.0, "keyword_weight": 0.0, "document_rank_weight": 0.0, "document_rank_similarity_weight": 0.0,
-        "document_rank_opening_weight": 0.0, "translation_weight": 0.0}
+        "document_rank_opening_weight": 0.0, "document_rank_opening_keyword_weight": 0.0, "translation_weight": 0.0}
+
+
+def topic_documents(kb: Bunko, phrase: str, **weights: float) -> list[tuple[str, CoverageSignal | None]]:
+    """The phrase's two documents, ranked with nothing but the given document-ranking weights."""
+    searcher = kb.searcher
+    searcher.config = searcher.config.model_copy(update={**ONLY, **weights})
+    result = searcher.search(phrase, k=2, group_by="document")
+    assert result.route is not None and result.route.name == "topic"
+    return [(Path(h.chunk.source).name, h.signals.coverage) for h in result.hits]
+
+
+def write_openings(folder: Path, lang: str) -> str:
+    phrase, fold, editor = OPENINGS[lang]
+    folder.mkdir()
+    (folder / "fold.md").write_text(fold, encoding="utf-8")
+    (folder / "editor.md").write_text(editor, encoding="utf-8")
+    return phrase
 
 
 @pytest.mark.parametrize("lang", ["en", "ja", "zh"])
@@ -152,23 +170,34 @@ def test_a_topic_weighs_the_page_that_opens_with_it_apart_from_the_page_that_men
     """fold.md opens by saying what it does; editor.md, about something else, says the phrase's words in two sections
     deep inside. Its closest chunks put editor.md first; the opening evidence (the mean cosine of the first two chunks)
     puts fold.md first, as a page's one-line description asks."""
-    phrase, fold, editor = OPENINGS[lang]
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "fold.md").write_text(fold, encoding="utf-8")
-    (tmp_path / "docs" / "editor.md").write_text(editor, encoding="utf-8")
+    phrase = write_openings(tmp_path / "docs", lang)
     kb = make_kb()
     assert kb.ingest(tmp_path / "docs").ok
-
-    def documents(**weights: float) -> list[tuple[str, float | None]]:
-        searcher = kb.searcher
-        searcher.config = searcher.config.model_copy(update={**ONLY, **weights})
-        result = searcher.search(phrase, k=2, group_by="document")
-        assert result.route is not None and result.route.name == "topic"
-        return [(Path(h.chunk.source).name, h.signals.coverage.document_opening if h.signals.coverage else None) for h in result.hits]
-
-    by_opening = documents(document_rank_opening_weight=1.0)
+    by_opening = [(name, c.document_opening if c else None) for name, c in topic_documents(kb, phrase, document_rank_opening_weight=1.0)]
     assert [name for name, _ in by_opening] == ["fold.md", "editor.md"]
     assert by_opening[0][1] is not None and by_opening[1][1] is not None and by_opening[0][1] > by_opening[1][1]
-    by_closest_chunks = documents(document_rank_similarity_weight=1.0)
+    by_closest_chunks = [
+        (name, c.document_opening if c else None) for name, c in topic_documents(kb, phrase, document_rank_similarity_weight=1.0)
+    ]
     assert [name for name, _ in by_closest_chunks] == ["editor.md", "fold.md"]
     assert all(opening is None for _, opening in by_closest_chunks)  # not computed when it weighs nothing
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
+def test_a_topic_weighs_the_page_that_opens_with_its_words_apart_from_the_page_that_repeats_them_inside(
+    make_kb: Callable[..., Bunko], tmp_path: Path, lang: str
+) -> None:
+    """The keyword twin of the opening: editor.md says the phrase verbatim deep inside, so its BM25 over the whole text
+    is the higher; fold.md's first two chunks hold more of the phrase's words than editor.md's, so the BM25 of the
+    openings puts fold.md first."""
+    phrase = write_openings(tmp_path / "docs", lang)
+    kb = make_kb()
+    assert kb.ingest(tmp_path / "docs").ok
+    by_document_bm25 = topic_documents(kb, phrase, document_rank_weight=1.0)
+    assert [name for name, _ in by_document_bm25] == ["editor.md", "fold.md"]
+    assert all(c is not None and c.document_opening_keyword is None for _, c in by_document_bm25)  # not read when it weighs nothing
+    by_opening_keyword = topic_documents(kb, phrase, document_rank_opening_keyword_weight=1.0)
+    assert [name for name, _ in by_opening_keyword] == ["fold.md", "editor.md"]
+    fold, editor = (c.document_opening_keyword if c else None for _, c in by_opening_keyword)
+    assert fold is not None and editor is not None and fold > editor
+

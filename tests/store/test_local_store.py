@@ -190,7 +190,7 @@ def test_index_load_reads_one_snapshot_while_another_process_commits(tmp_path: P
     writer.close()
 
 
-@pytest.mark.parametrize("damage", ["truncate-vocab", "truncate-matrix", "truncate-documents", "garbage"])
+@pytest.mark.parametrize("damage", ["truncate-vocab", "truncate-matrix", "truncate-documents", "truncate-openings", "garbage", "no-openings"])
 def test_a_damaged_bm25_cache_is_rebuilt_not_fatal(make_kb, tmp_path: Path, samples_dir: Path, embedder, damage: str) -> None:
     kb = make_kb()
     kb.ingest(samples_dir)
@@ -198,10 +198,13 @@ def test_a_damaged_bm25_cache_is_rebuilt_not_fatal(make_kb, tmp_path: Path, samp
     before = [[(h.chunk.chunk_id, round(h.score, 6)) for h in kb.search(q, k=5)] for q in queries]
     kb.close()
     cache = sorted((tmp_path / ".bunko").rglob("bm25-*"))
-    assert {p.name.split(".", 1)[1] for p in cache} == {"npz", "vocab.npy", "documents.npz"}
-    target = {"truncate-vocab": "vocab.npy", "truncate-matrix": "npz", "truncate-documents": "documents.npz", "garbage": "npz"}[damage]
+    assert {p.name.split(".", 1)[1] for p in cache} == {"npz", "vocab.npy", "documents.npz", "openings.npz"}
+    target = {"truncate-vocab": "vocab.npy", "truncate-matrix": "npz", "truncate-documents": "documents.npz",
+              "truncate-openings": "openings.npz", "garbage": "npz", "no-openings": "openings.npz"}[damage]
     path = next(p for p in cache if p.name.split(".", 1)[1] == target)
-    if damage == "garbage":
+    if damage == "no-openings":  # a cache written before openings were indexed
+        path.unlink()
+    elif damage == "garbage":
         path.write_bytes(b"not a numpy file at all")
     else:
         path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])

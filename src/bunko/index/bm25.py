@@ -9,6 +9,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 from scipy import sparse
@@ -45,24 +46,30 @@ class BM25Builder:
         index.matrix = index._weights(counts, lengths).tocsc()
         return index
 
-    def finish_grouped(self, group_of_row: np.ndarray, groups: int) -> tuple[BM25Index, BM25Index]:
-        """The row index and a second one whose rows are groups of rows (a document of chunks).
+    def finish_grouped(self, group_of_row: np.ndarray, groups: int, opening_rows: int) -> GroupedBM25:
+        """The row index, one whose rows are groups of rows (a document of chunks), and one whose rows are each group's
+        first `opening_rows` rows (the document's opening; rows arrive in document order).
 
         A group's term frequencies and length are the sums of its rows', so the group index is
         BM25 over the whole document, as if it had been indexed as one text, at the cost of one
-        sparse product instead of a second pass over the tokens.
+        sparse product instead of a second pass over the tokens; the opening index is the same
+        product over the rows of the opening only, with the openings' own idf and average length.
         """
         counts, lengths = self._counts()
+        group_of_row = np.asarray(group_of_row, dtype=np.int64)
         rows = len(lengths)
-        membership = sparse.csr_matrix(
-            (np.ones(rows, dtype=np.float32), (np.asarray(group_of_row, dtype=np.int64), np.arange(rows))), shape=(groups, rows)
-        )
-        grouped, grouped_lengths = membership @ counts, membership @ lengths
-        rows_index, group_index = BM25Index(), BM25Index()
-        rows_index.vocab = group_index.vocab = self.vocab
-        rows_index.matrix = rows_index._weights(counts, lengths).tocsc()
-        group_index.matrix = group_index._weights(sparse.csr_matrix(grouped), grouped_lengths).tocsc()
-        return rows_index, group_index
+        first_row = np.full(groups, rows, dtype=np.int64)
+        np.minimum.at(first_row, group_of_row, np.arange(rows))
+        in_opening = np.arange(rows) - first_row[group_of_row] < opening_rows
+        indexes = GroupedBM25(BM25Index(), BM25Index(), BM25Index())
+        indexes.rows.vocab = indexes.documents.vocab = indexes.openings.vocab = self.vocab
+        indexes.rows.matrix = indexes.rows._weights(counts, lengths).tocsc()
+        for index, member in ((indexes.documents, np.ones(rows, dtype=bool)), (indexes.openings, in_opening)):
+            membership = sparse.csr_matrix(
+                (np.ones(int(member.sum()), dtype=np.float32), (group_of_row[member], np.flatnonzero(member))), shape=(groups, rows)
+            )
+            index.matrix = index._weights(sparse.csr_matrix(membership @ counts), membership @ lengths).tocsc()
+        return indexes
 
     def _counts(self) -> tuple[sparse.csr_matrix, np.ndarray]:
         """Term frequencies per row (consuming the builder's term ids) and row lengths."""
@@ -222,3 +229,11 @@ class BM25Index:
         if index.matrix.shape[1] != len(index.vocab):
             raise ValueError(f"{path_prefix}: matrix has {index.matrix.shape[1]} terms, vocabulary {len(index.vocab)}")
         return index
+
+
+class GroupedBM25(NamedTuple):
+    """One collection's keyword indexes: its rows (chunks), its documents as wholes, and its documents' openings."""
+
+    rows: BM25Index
+    documents: BM25Index
+    openings: BM25Index

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from bunko.index.base import DenseIndex
-from bunko.index.bm25 import BM25Builder, BM25Index
+from bunko.index.bm25 import BM25Builder, BM25Index, GroupedBM25
 from bunko.index.exact import ExactIndex
 from bunko.index.filters import BUILTIN_FIELDS, filter_key, mask_for
 from bunko.index.hnsw import EXACT_SUBSET_ROWS, HnswIndex
@@ -44,17 +44,20 @@ DOCUMENT_ROWS = 20_000
 and product of 20k x 512 floats, about 5 ms on one core."""
 
 
-def _load_cached_bm25(prefix: str) -> tuple[BM25Index, BM25Index] | None:
-    """The chunk and document BM25 of a generation, or None when absent or unreadable.
+def _load_cached_bm25(prefix: str) -> GroupedBM25 | None:
+    """The chunk, document and opening BM25 of a generation, or None when absent or unreadable.
 
     Any failure counts as absent: a truncated .npy raises UnpicklingError and a cut .npz
-    BadZipFile, and a damaged cache must cost a rebuild, never a search.
+    BadZipFile, and a damaged cache must cost a rebuild, never a search. A cache written before
+    openings were indexed lacks their file and is rebuilt once.
     """
-    if not all(Path(prefix + suffix).exists() for suffix in (".npz", ".vocab.npy", ".documents.npz")):
+    if not all(Path(prefix + suffix).exists() for suffix in (".npz", ".vocab.npy", ".documents.npz", ".openings.npz")):
         return None
     try:
         chunks = BM25Index.load(prefix)
-        return chunks, BM25Index.load(prefix + ".documents", vocab_of=chunks)
+        return GroupedBM25(
+            chunks, BM25Index.load(prefix + ".documents", vocab_of=chunks), BM25Index.load(prefix + ".openings", vocab_of=chunks)
+        )
     except Exception:
         return None
 
@@ -107,6 +110,7 @@ class MemoryIndex:
         self.exact = ExactIndex(self.vectors)
         self.bm25 = BM25Index()
         self.document_bm25 = BM25Index()
+        self.opening_bm25 = BM25Index()
         self.documents = DocumentRows.of([])
         self._row_languages: np.ndarray | None = None
         self._document_languages: np.ndarray | None = None
@@ -124,19 +128,21 @@ class MemoryIndex:
         builder = BM25Builder() if cached is None else None
         ids, vectors, records = read_rows(builder.add_text if builder is not None else None)
         documents = DocumentRows.of(records)
-        if cached is not None and (cached[0].size != len(ids) or cached[1].size != len(documents.doc_ids)):  # stale or torn
+        if cached is not None and (  # stale or torn
+            cached.rows.size != len(ids) or cached.documents.size != len(documents.doc_ids) or cached.openings.size != len(documents.doc_ids)
+        ):
             del ids, vectors, records
             cached, builder = None, BM25Builder()
             ids, vectors, records = read_rows(builder.add_text)
             documents = DocumentRows.of(records)
         if builder is not None:
-            cached = builder.finish_grouped(documents.doc_of_row, len(documents.doc_ids))
+            cached = builder.finish_grouped(documents.doc_of_row, len(documents.doc_ids), OPENING_CHUNKS)
             self._save_bm25(cached, prefix)
         assert cached is not None
         self.ids = ids
         self.vectors = vectors if vectors is not None else np.zeros((0, 0), dtype=np.float32)
         self.exact = ExactIndex(self.vectors)
-        self.bm25, self.document_bm25 = cached
+        self.bm25, self.document_bm25, self.opening_bm25 = cached
         self.documents = documents
         self._row_languages = None
         self._document_languages = None
@@ -180,15 +186,16 @@ class MemoryIndex:
                 out["hnsw"] = hnsw
         return out
 
-    def _save_bm25(self, indexes: tuple[BM25Index, BM25Index], prefix: str) -> None:
+    def _save_bm25(self, indexes: GroupedBM25, prefix: str) -> None:
         """Each file is replaced atomically (temporary name, fsync, rename); files of two generations that meet fail
         the size check, and an unreadable one loads as absent: either way the cache is rebuilt, never searched."""
-        chunks, documents = indexes
+        chunks, documents, openings = indexes
         try:
             self.cache_dir.mkdir(parents=True, exist_ok=True)
             for old in self.cache_dir.glob("bm25-*"):
                 old.unlink(missing_ok=True)
             documents.save(prefix + ".documents", vocab=False)
+            openings.save(prefix + ".openings", vocab=False)
             chunks.save(prefix)
         except OSError:
             pass  # a read-only collection still searches; it just rebuilds next time
@@ -392,10 +399,14 @@ class MemoryIndex:
 
     def document_keyword_scores(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> dict[str, float]:
         """The BM25 of each chunk's document over its whole text (chunks not indexed are left out)."""
-        row_of = self._row_index()
-        known = [cid for cid in chunk_ids if cid in row_of]
+        return self._document_scores(self.document_bm25, chunk_ids, tokens)
+
+    def document_opening_keyword_scores(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> dict[str, float]:
+        """The BM25 of each chunk's document's opening (its first OPENING_CHUNKS rows) among all documents' openings."""
+        return self._document_scores(self.opening_bm25, chunk_ids, tokens)
+
+    def _document_scores(self, index: BM25Index, chunk_ids: Sequence[str], tokens: Sequence[str]) -> dict[str, float]:
+        known, _, docs_asked = self._rows_and_documents(chunk_ids)
         if not known:
             return {}
-        scores = self.document_bm25.scores(tokens)
-        doc_rows = self.documents.doc_of_row[[row_of[cid] for cid in known]]
-        return dict(zip(known, scores[doc_rows].tolist(), strict=True))
+        return dict(zip(known, index.scores(tokens)[docs_asked].tolist(), strict=True))

@@ -65,6 +65,13 @@ class DocumentOpenings(Protocol):
 
 
 @runtime_checkable
+class DocumentOpeningKeywords(Protocol):
+    """A store that keeps a BM25 index of its documents' openings (the local store; PostgreSQL does not yet)."""
+
+    def document_opening_keyword_scores(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> dict[str, float]: ...
+
+
+@runtime_checkable
 class Translations(Protocol):
     """A store that tells which chunks' documents only translate another candidate's (the local store: `index.translations`)."""
 
@@ -158,11 +165,15 @@ class HybridRetriever:
         similar = weights.get("document_similarity", 0.0) > 0 and vector is not None
         document_similarities = store.document_similarities(candidates, vector) if similar and vector is not None else None
         openings = self._openings(candidates, vector) if weights.get("document_opening", 0.0) > 0 else None
+        opening_scores = (
+            store.document_opening_keyword_scores(candidates, tokens)
+            if weights.get("document_opening_keyword", 0.0) > 0 and tokens and isinstance(store, DocumentOpeningKeywords) else None
+        )
         query.timings["evidence"] = time.perf_counter() - started  # every candidate's coverage, cosine and document evidence
         started = time.perf_counter()
         fused = coverage_fusion(
             ranked, coverage, sum(idf.values()), weights, cosines, document_scores, languages, prefer, document_similarities,
-            translated, openings,
+            translated, openings, opening_scores,
         )
         query.timings["fusion"] = time.perf_counter() - started
         return fused
@@ -206,6 +217,7 @@ class HybridRetriever:
                 ("document weight × document BM25", coverage.document),
                 ("document similarity weight × document similarity", coverage.document_similarity),
                 ("document opening weight × document opening", coverage.document_opening),
+                ("opening keyword weight × opening BM25", coverage.document_opening_keyword),
             ) if value is not None]
             lines.append(
                 f"holds {coverage.score:.0%} of the query's idf-weighted terms; keyword evidence {coverage.evidence:.3f} = "

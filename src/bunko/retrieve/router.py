@@ -173,11 +173,12 @@ def topic_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route |
 
 def document_rank_weights(route_weights: dict[str, float], config: RetrieveConfig) -> dict[str, float]:
     """A route's weights made to rank documents by their own evidence: their BM25 over the whole text, their dense
-    similarity and how close their opening is, and only a share of the chunks' keyword weight
-    (retrieve/hybrid.document_ranked says why)."""
+    similarity, how close their opening is and how much of the query it holds, and only a share of the chunks' keyword
+    weight (retrieve/hybrid.document_ranked says why)."""
     return {**route_weights, "keyword": route_weights.get("keyword", 0.0) * config.document_rank_keyword_share,
             "document": config.document_rank_weight, "document_similarity": config.document_rank_similarity_weight,
-            "document_opening": config.document_rank_opening_weight}
+            "document_opening": config.document_rank_opening_weight,
+            "document_opening_keyword": config.document_rank_opening_keyword_weight}
 
 
 DEFAULT_RULES: tuple[RouteRule, ...] = (

@@ -603,6 +603,10 @@ class LocalStore:
         with self._lock:
             return self._current_index().document_keyword_scores(chunk_ids, tokens)
 
+    def document_opening_keyword_scores(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> dict[str, float]:
+        with self._lock:
+            return self._current_index().document_opening_keyword_scores(chunk_ids, tokens)
+
     def term_weights(self, tokens: Sequence[str]) -> dict[str, float]:
         with self._lock:
             return self._current_index().bm25.idf(tokens)
