@@ -18,7 +18,7 @@ from bunko.errors import FilterError
 from bunko.index.bm25 import BM25Index
 from bunko.index.filters import BUILTIN_FIELDS, compile_filter
 from bunko.retrieve.base import read_term_weights
-from bunko.retrieve.hybrid import DocumentOpenings
+from bunko.retrieve.hybrid import DocumentOpeningKeywords, DocumentOpenings
 from bunko.schema import Chunk, ChunkRole, Element, IngestJob, JobProgress, JobStatus, ParsedDocument, doc_id_for, role_meta
 from bunko.store.base import Store, StoredChunk
 from bunko.store.local import LocalStore
@@ -343,6 +343,26 @@ def test_document_opening_similarity_is_the_mean_of_its_first_two_chunks(store: 
         expected |= {s.chunk.chunk_id: sum(opening) / len(opening) for s in chunks}
     chunk_ids = [s.chunk.chunk_id for _, chunks in written for s in chunks]
     assert store.document_opening_similarities([*chunk_ids, "no/such#0"], query) == pytest.approx(expected, abs=1e-5)
+
+
+def test_document_opening_keyword_score_is_bm25_over_every_documents_first_two_chunks(store: Store) -> None:
+    """The openings are scored as texts of their own (their count, their average length), in each document's order."""
+    assert isinstance(store, DocumentOpeningKeywords)
+    written = fill(store, docs=4)
+    rng = np.random.default_rng(5)
+    for n, chunks in ((1, 12), (2, 1)):  # chunk 10 sorts before chunk 2 by id: the opening goes by the document's order
+        doc = written[n][0]
+        stored = make_doc(n, rng, chunks=chunks)[1]
+        store.replace_document(doc, f"hash-{chunks}", stored)
+        written[n] = (doc, stored)
+    openings = BM25Index().build([[t for s in chunks[:2] for t in s.tokens] for _, chunks in written])
+    chunk_ids = [s.chunk.chunk_id for _, chunks in written for s in chunks]
+    for question in ("宿泊費の上限", "婚假 产假", "requests per minute E-1024"):
+        tokens = multilingual(question)
+        scores = openings.scores(tokens)
+        expected = {s.chunk.chunk_id: float(scores[number]) for number, (_, chunks) in enumerate(written) for s in chunks}
+        assert 0 < sum(value > 0 for value in expected.values()) < len(expected)  # some openings hold the words, not all
+        assert store.document_opening_keyword_scores([*chunk_ids, "no/such#0"], tokens) == pytest.approx(expected, rel=1e-5)
 
 
 def test_chunk_languages_are_judged_from_tokens_alike(store: Store) -> None:

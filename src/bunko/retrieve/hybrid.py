@@ -66,7 +66,7 @@ class DocumentOpenings(Protocol):
 
 @runtime_checkable
 class DocumentOpeningKeywords(Protocol):
-    """A store that keeps a BM25 index of its documents' openings (the local store; PostgreSQL does not yet)."""
+    """A store that scores its documents' openings by BM25 (the local store from an index, PostgreSQL per query)."""
 
     def document_opening_keyword_scores(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> dict[str, float]: ...
 

@@ -150,6 +150,36 @@ LIMIT %(k)s
 )
 """Document-level BM25: a document's term frequencies and length are its chunks' sums, as the local store's document index."""
 
+_OPENING_KEYWORD_SQL = (
+    """
+WITH q AS (SELECT DISTINCT t AS term FROM unnest(%(terms)s::text[]) AS t),
+o AS MATERIALIZED (
+    SELECT id, doc_id, dl FROM (
+        SELECT c.id, c.doc_id, c.dl, row_number() OVER (PARTITION BY c.doc_id ORDER BY c.ordinal) AS place
+        FROM chunks c WHERE """
+    + _SEARCHABLE
+    + """
+    ) ranked WHERE place <= %(opening)s
+),
+dl AS (SELECT doc_id, sum(dl)::float8 AS dl FROM o GROUP BY doc_id),
+s AS (SELECT count(*)::float8 AS n, CASE WHEN sum(dl) > 0 THEN sum(dl) / count(*) ELSE 1.0 END AS avgdl FROM dl),
+p AS MATERIALIZED (
+    SELECT p.term, o.doc_id, sum(p.tf)::float8 AS tf FROM postings p JOIN q ON p.term = q.term JOIN o ON o.id = p.chunk
+    GROUP BY p.term, o.doc_id
+),
+df AS (SELECT term, count(*)::float8 AS df FROM p GROUP BY term)
+SELECT p.doc_id, sum("""
+    + sql_term_score(tf="p.tf", df="df.df", n="s.n", doc_len="dl.dl", avg_len="s.avgdl")
+    + """) AS score
+FROM p JOIN df ON df.term = p.term JOIN dl ON dl.doc_id = p.doc_id CROSS JOIN s
+WHERE p.doc_id = ANY(%(docs)s::text[])
+GROUP BY p.doc_id
+"""
+)
+"""BM25 over every document's opening (its first OPENING_CHUNKS searchable chunks by ordinal) as one text, with the
+openings' own document count and average length, as the local store's opening index. The openings are found by one
+pass over the chunks per query: no table keeps them."""
+
 
 def _text(value: str | None) -> str | None:
     return None if value is None else value.replace("\x00", "\ufffd")
@@ -747,6 +777,19 @@ class PostgresStore:
                 conn, terms, sql.SQL("TRUE"), sql.SQL("scored.doc_id = ANY(%(docs)s::text[])"),
                 {"k": len(doc_of), "docs": sorted(set(doc_of.values()))},
             ))
+        return {chunk_id: scores.get(doc_id, 0.0) for chunk_id, doc_id in doc_of.items()}
+
+    def document_opening_keyword_scores(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> dict[str, float]:
+        terms, ids = sorted(set(tokens)), list(dict.fromkeys(chunk_ids))
+        if not terms or not ids:
+            return {}
+        with self._pool.connection() as conn, conn.transaction():
+            doc_of: dict[str, str] = dict(conn.execute(
+                "SELECT chunk_id, doc_id FROM chunks c WHERE chunk_id = ANY(%s::text[]) AND " + _SEARCHABLE, (ids,)
+            ).fetchall())
+            scores: dict[str, float] = {r[0]: float(r[1]) for r in conn.execute(
+                _OPENING_KEYWORD_SQL, {"terms": terms, "opening": OPENING_CHUNKS, "docs": sorted(set(doc_of.values()))}
+            ).fetchall()}
         return {chunk_id: scores.get(doc_id, 0.0) for chunk_id, doc_id in doc_of.items()}
 
     @staticmethod
