@@ -327,15 +327,22 @@ def test_document_similarity_is_the_mean_of_its_three_closest_chunks(store: Stor
     assert store.document_similarities([*chunk_ids, "no/such#0"], query) == pytest.approx(expected, abs=1e-5)
 
 
-def test_document_opening_similarity_is_the_mean_of_its_first_two_chunks(store: Store) -> None:
-    assert isinstance(store, DocumentOpenings)
-    written = fill(store, docs=3)
+def fill_with_a_long_and_a_one_chunk_document(store: Store, docs: int) -> list[tuple[ParsedDocument, list[StoredChunk]]]:
+    """Documents 1 and 2 rewritten with 12 chunks and 1: chunk 10 sorts before chunk 2 by id, so an opening read by
+    id instead of the document's order is caught, and a one-chunk document's opening is that chunk."""
+    written = fill(store, docs=docs)
     rng = np.random.default_rng(5)
-    for n, chunks in ((1, 12), (2, 1)):  # chunk 10 sorts before chunk 2 by id: the opening goes by the document's order
+    for n, chunks in ((1, 12), (2, 1)):
         doc = written[n][0]
         stored = make_doc(n, rng, chunks=chunks)[1]
         store.replace_document(doc, f"hash-{chunks}", stored)
         written[n] = (doc, stored)
+    return written
+
+
+def test_document_opening_similarity_is_the_mean_of_its_first_two_chunks(store: Store) -> None:
+    assert isinstance(store, DocumentOpenings)
+    written = fill_with_a_long_and_a_one_chunk_document(store, docs=3)
     query = unit(np.random.default_rng(9))
     expected = {}
     for _, chunks in written:
@@ -348,13 +355,7 @@ def test_document_opening_similarity_is_the_mean_of_its_first_two_chunks(store: 
 def test_document_opening_keyword_score_is_bm25_over_every_documents_first_two_chunks(store: Store) -> None:
     """The openings are scored as texts of their own (their count, their average length), in each document's order."""
     assert isinstance(store, DocumentOpeningKeywords)
-    written = fill(store, docs=4)
-    rng = np.random.default_rng(5)
-    for n, chunks in ((1, 12), (2, 1)):  # chunk 10 sorts before chunk 2 by id: the opening goes by the document's order
-        doc = written[n][0]
-        stored = make_doc(n, rng, chunks=chunks)[1]
-        store.replace_document(doc, f"hash-{chunks}", stored)
-        written[n] = (doc, stored)
+    written = fill_with_a_long_and_a_one_chunk_document(store, docs=4)
     openings = BM25Index().build([[t for s in chunks[:2] for t in s.tokens] for _, chunks in written])
     chunk_ids = [s.chunk.chunk_id for _, chunks in written for s in chunks]
     for question in ("宿泊費の上限", "婚假 产假", "requests per minute E-1024"):

@@ -28,7 +28,7 @@ import random
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -766,20 +766,26 @@ class PostgresStore:
         return {chunk_id: tokens_language(tokens) for chunk_id, tokens in rows}
 
     def document_keyword_scores(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> dict[str, float]:
-        terms, ids = sorted(set(tokens)), list(dict.fromkeys(chunk_ids))
-        if not terms or not ids:
-            return {}
-        with self._pool.connection() as conn, conn.transaction():
-            doc_of: dict[str, str] = dict(conn.execute(
-                "SELECT chunk_id, doc_id FROM chunks c WHERE chunk_id = ANY(%s::text[]) AND " + _SEARCHABLE, (ids,)
-            ).fetchall())
-            scores = dict(self._document_rows(
-                conn, terms, sql.SQL("TRUE"), sql.SQL("scored.doc_id = ANY(%(docs)s::text[])"),
-                {"k": len(doc_of), "docs": sorted(set(doc_of.values()))},
+        def whole_documents(conn: psycopg.Connection, terms: list[str], docs: list[str]) -> dict[str, float]:
+            return dict(self._document_rows(
+                conn, terms, sql.SQL("TRUE"), sql.SQL("scored.doc_id = ANY(%(docs)s::text[])"), {"k": len(docs), "docs": docs},
             ))
-        return {chunk_id: scores.get(doc_id, 0.0) for chunk_id, doc_id in doc_of.items()}
+
+        return self._chunk_documents_scores(chunk_ids, tokens, whole_documents)
 
     def document_opening_keyword_scores(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> dict[str, float]:
+        def openings(conn: psycopg.Connection, terms: list[str], docs: list[str]) -> dict[str, float]:
+            rows = conn.execute(_OPENING_KEYWORD_SQL, {"terms": terms, "opening": OPENING_CHUNKS, "docs": docs}).fetchall()
+            return {doc_id: float(score) for doc_id, score in rows}
+
+        return self._chunk_documents_scores(chunk_ids, tokens, openings)
+
+    def _chunk_documents_scores(
+        self, chunk_ids: Sequence[str], tokens: Sequence[str],
+        score_documents: Callable[[psycopg.Connection, list[str], list[str]], dict[str, float]],
+    ) -> dict[str, float]:
+        """Each searchable chunk's document's score (0 for a document holding no term), the documents scored in one
+        transaction by `score_documents(conn, terms, doc_ids)`."""
         terms, ids = sorted(set(tokens)), list(dict.fromkeys(chunk_ids))
         if not terms or not ids:
             return {}
@@ -787,9 +793,7 @@ class PostgresStore:
             doc_of: dict[str, str] = dict(conn.execute(
                 "SELECT chunk_id, doc_id FROM chunks c WHERE chunk_id = ANY(%s::text[]) AND " + _SEARCHABLE, (ids,)
             ).fetchall())
-            scores: dict[str, float] = {r[0]: float(r[1]) for r in conn.execute(
-                _OPENING_KEYWORD_SQL, {"terms": terms, "opening": OPENING_CHUNKS, "docs": sorted(set(doc_of.values()))}
-            ).fetchall()}
+            scores = score_documents(conn, terms, sorted(set(doc_of.values())))
         return {chunk_id: scores.get(doc_id, 0.0) for chunk_id, doc_id in doc_of.items()}
 
     @staticmethod
