@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("psycopg")
 
 from bunko.errors import CollectionError, ConfigError
-from bunko.schema import Chunk, IngestJob, JobStatus, ParsedDocument, doc_id_for
+from bunko.schema import Chunk, ChunkRole, IngestJob, JobStatus, ParsedDocument, doc_id_for, role_meta
 from bunko.store.base import StoredChunk
 from bunko.store.postgres import PostgresStore
 from bunko.store.postgres_schema import LATEST_VERSION
@@ -54,6 +54,37 @@ def test_migrations_are_recorded_once_and_newer_schemas_refused(pg_dsn: str, pg_
         conn.execute(f"INSERT INTO {pg_schema}.schema_version (version, description) VALUES (999, 'from the future')")
     with pytest.raises(CollectionError, match="newer than this bunko"):
         PostgresStore(pg_dsn, pg_schema)
+
+
+def test_a_store_written_before_openings_were_flagged_gets_them_when_opened(pg_dsn: str, pg_schema: str) -> None:
+    """Migration 7 flags each document's first two searchable chunks in stores written before it (schema 6), so the
+    openings' BM25 is what a store written since gives; parents (never searchable) are passed over."""
+    import psycopg
+
+    store = PostgresStore(pg_dsn, pg_schema)
+    for number, texts in enumerate((["宿泊費の上限", "婚假三天", "rate limit"], ["rate limit per key"], ["年假", "宿泊費", "API"])):
+        source = f"docs/{number}.md"
+        doc = ParsedDocument(doc_id_for(source), source, source, "text/markdown", "test", [], {})
+        parent = Chunk(f"{source}#p", doc.doc_id, source, 0, " ".join(texts), " ".join(texts), meta=role_meta(ChunkRole.PARENT))
+        children = [Chunk(f"{source}#{i}", doc.doc_id, source, i + 1, t, t) for i, t in enumerate(texts)]
+        store.replace_document(doc, "x", [
+            StoredChunk(c, np.ones(4, dtype=np.float32) / 2, multilingual(c.text), f"h{c.chunk_id}") for c in [parent, *children]
+        ])
+    ids = [f"docs/{n}.md#{i}" for n, size in ((0, 3), (1, 1), (2, 3)) for i in range(size)]
+    tokens = multilingual("宿泊費 rate limit 年假")
+    written = store.document_opening_keyword_scores(ids, tokens)
+    assert written["docs/0.md#0"] > 0 and written["docs/2.md#0"] > 0 and written["docs/1.md#0"] > 0
+    store.close()
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
+        conn.execute(f"SET search_path TO {pg_schema}, public")
+        conn.execute("DROP INDEX chunks_openings")
+        conn.execute("ALTER TABLE chunks DROP COLUMN opening")
+        conn.execute("DELETE FROM schema_version WHERE version >= 7")
+    upgraded = PostgresStore(pg_dsn, pg_schema)
+    try:
+        assert upgraded.document_opening_keyword_scores(ids, tokens) == pytest.approx(written, rel=1e-6)
+    finally:
+        upgraded.close()
 
 
 def test_unreachable_server_is_a_collection_error() -> None:

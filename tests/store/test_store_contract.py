@@ -356,14 +356,22 @@ def test_document_opening_keyword_score_is_bm25_over_every_documents_first_two_c
     """The openings are scored as texts of their own (their count, their average length), in each document's order."""
     assert isinstance(store, DocumentOpeningKeywords)
     written = fill_with_a_long_and_a_one_chunk_document(store, docs=4)
-    openings = BM25Index().build([[t for s in chunks[:2] for t in s.tokens] for _, chunks in written])
-    chunk_ids = [s.chunk.chunk_id for _, chunks in written for s in chunks]
-    for question in ("宿泊費の上限", "婚假 产假", "requests per minute E-1024"):
-        tokens = multilingual(question)
-        scores = openings.scores(tokens)
-        expected = {s.chunk.chunk_id: float(scores[number]) for number, (_, chunks) in enumerate(written) for s in chunks}
-        assert 0 < sum(value > 0 for value in expected.values()) < len(expected)  # some openings hold the words, not all
-        assert store.document_opening_keyword_scores([*chunk_ids, "no/such#0"], tokens) == pytest.approx(expected, rel=1e-5)
+
+    def check() -> None:
+        openings = BM25Index().build([[t for s in chunks[:2] for t in s.tokens] for _, chunks in written])
+        chunk_ids = [s.chunk.chunk_id for _, chunks in written for s in chunks]
+        for question in ("宿泊費の上限", "婚假 产假", "requests per minute E-1024"):
+            tokens = multilingual(question)
+            scores = openings.scores(tokens)
+            expected = {s.chunk.chunk_id: float(scores[number]) for number, (_, chunks) in enumerate(written) for s in chunks}
+            assert 0 < sum(value > 0 for value in expected.values()) < len(expected)  # some openings hold the words, not all
+            assert store.document_opening_keyword_scores([*chunk_ids, "no/such#0"], tokens) == pytest.approx(expected, rel=1e-5)
+
+    check()
+    doc = written[3][0]  # a write changes every opening's idf and the average opening: nothing kept from before is used
+    written[3] = (doc, make_doc(3, np.random.default_rng(6), chunks=1)[1])
+    store.replace_document(doc, "hash-short", written[3][1])
+    check()
 
 
 def test_chunk_languages_are_judged_from_tokens_alike(store: Store) -> None:

@@ -150,35 +150,31 @@ LIMIT %(k)s
 )
 """Document-level BM25: a document's term frequencies and length are its chunks' sums, as the local store's document index."""
 
+_OPENING_TOTALS_SQL = "SELECT count(DISTINCT doc_id), coalesce(sum(dl), 0) FROM chunks WHERE opening"
+"""The openings' count and summed length (an index-only scan of `chunks_openings`), kept per generation."""
+
 _OPENING_KEYWORD_SQL = (
     """
 WITH q AS (SELECT DISTINCT t AS term FROM unnest(%(terms)s::text[]) AS t),
-o AS MATERIALIZED (
-    SELECT id, doc_id, dl FROM (
-        SELECT c.id, c.doc_id, c.dl, row_number() OVER (PARTITION BY c.doc_id ORDER BY c.ordinal) AS place
-        FROM chunks c WHERE """
-    + _SEARCHABLE
-    + """
-    ) ranked WHERE place <= %(opening)s
-),
-dl AS (SELECT doc_id, sum(dl)::float8 AS dl FROM o GROUP BY doc_id),
-s AS (SELECT count(*)::float8 AS n, CASE WHEN sum(dl) > 0 THEN sum(dl) / count(*) ELSE 1.0 END AS avgdl FROM dl),
 p AS MATERIALIZED (
-    SELECT p.term, o.doc_id, sum(p.tf)::float8 AS tf FROM postings p JOIN q ON p.term = q.term JOIN o ON o.id = p.chunk
-    GROUP BY p.term, o.doc_id
+    SELECT p.term, c.doc_id, sum(p.tf)::float8 AS tf
+    FROM postings p JOIN q ON p.term = q.term JOIN chunks c ON c.id = p.chunk
+    WHERE c.opening
+    GROUP BY p.term, c.doc_id
 ),
-df AS (SELECT term, count(*)::float8 AS df FROM p GROUP BY term)
+df AS (SELECT term, count(*)::float8 AS df FROM p GROUP BY term),
+dl AS (SELECT doc_id, sum(dl)::float8 AS dl FROM chunks WHERE opening AND doc_id = ANY(%(docs)s::text[]) GROUP BY doc_id)
 SELECT p.doc_id, sum("""
-    + sql_term_score(tf="p.tf", df="df.df", n="s.n", doc_len="dl.dl", avg_len="s.avgdl")
+    + sql_term_score(tf="p.tf", df="df.df", n="%(n)s", doc_len="dl.dl", avg_len="%(avgdl)s")
     + """) AS score
-FROM p JOIN df ON df.term = p.term JOIN dl ON dl.doc_id = p.doc_id CROSS JOIN s
+FROM p JOIN df ON df.term = p.term JOIN dl ON dl.doc_id = p.doc_id
 WHERE p.doc_id = ANY(%(docs)s::text[])
 GROUP BY p.doc_id
 """
 )
-"""BM25 over every document's opening (its first OPENING_CHUNKS searchable chunks by ordinal) as one text, with the
-openings' own document count and average length, as the local store's opening index. The openings are found by one
-pass over the chunks per query: no table keeps them."""
+"""BM25 over every document's opening (its first OPENING_CHUNKS searchable chunks, flagged `opening` when written) as
+one text, with the openings' own document count and average length (`n`, `avgdl`: `_OPENING_TOTALS_SQL`), as the local
+store's opening index."""
 
 
 def _text(value: str | None) -> str | None:
@@ -262,6 +258,8 @@ class PostgresStore:
         self._compiler = FilterCompiler("c")
         self._graph = EntityGraph()
         self._graph_generation = -1
+        self._opening_totals_of: tuple[int, float, float] | None = None
+        """(generation, openings' count, their average length): `_opening_totals`."""
         self._graph_lock = threading.Lock()
 
     def _configure(self, conn: psycopg.Connection) -> None:
@@ -349,12 +347,16 @@ class PostgresStore:
         if not chunks:
             return 0
         ids = [r[0] for r in conn.execute("SELECT nextval('chunks_id_seq') FROM generate_series(1, %s)", (len(chunks),))]
+        opening = {c.chunk_id for c in sorted((s.chunk for s in chunks if s.chunk.searchable), key=lambda c: c.ordinal)[:OPENING_CHUNKS]}
         total = 0
         with conn.cursor().copy(
             "COPY chunks (id, chunk_id, doc_id, source, ordinal, text, embed_text, embed_hash, element_ids, pages, "
-            "section_path, kinds, parent_id, meta, tokens, dl, attrs, embedding, entities, entity_spans) FROM STDIN (FORMAT BINARY)"
+            "section_path, kinds, parent_id, meta, tokens, dl, attrs, embedding, entities, entity_spans, opening) "
+            "FROM STDIN (FORMAT BINARY)"
         ) as copy:
-            copy.set_types(["int8", *["text"] * 3, "int4", *["text"] * 9, "text[]", "int4", "jsonb", "vector", "text[]", "text"])
+            copy.set_types(
+                ["int8", *["text"] * 3, "int4", *["text"] * 9, "text[]", "int4", "jsonb", "vector", "text[]", "text", "bool"]
+            )
             for key, stored in zip(ids, chunks, strict=True):
                 c = stored.chunk
                 indexed = len(stored.tokens) if c.searchable else 0
@@ -364,7 +366,7 @@ class PostgresStore:
                     stored.embed_hash, _dumps(c.element_ids), _dumps(c.pages), _dumps(c.section_path), _dumps(c.kinds),
                     _text(c.parent_id), _dumps(c.meta), list(stored.tokens), indexed,
                     Jsonb(filter_record(doc, ingested_at, c), dumps=_dumps),
-                    np.ascontiguousarray(stored.vector, dtype=np.float32), *mention_columns(stored.entities),
+                    np.ascontiguousarray(stored.vector, dtype=np.float32), *mention_columns(stored.entities), c.chunk_id in opening,
                 ))
         with conn.cursor().copy("COPY postings (term, chunk, tf, dl) FROM STDIN (FORMAT BINARY)") as copy:
             copy.set_types(["text", "int8", "int4", "int4"])
@@ -775,10 +777,25 @@ class PostgresStore:
 
     def document_opening_keyword_scores(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> dict[str, float]:
         def openings(conn: psycopg.Connection, terms: list[str], docs: list[str]) -> dict[str, float]:
-            rows = conn.execute(_OPENING_KEYWORD_SQL, {"terms": terms, "opening": OPENING_CHUNKS, "docs": docs}).fetchall()
+            count, avgdl = self._opening_totals(conn)
+            rows = conn.execute(_OPENING_KEYWORD_SQL, {"terms": terms, "docs": docs, "n": count, "avgdl": avgdl}).fetchall()
             return {doc_id: float(score) for doc_id, score in rows}
 
         return self._chunk_documents_scores(chunk_ids, tokens, openings)
+
+    def _opening_totals(self, conn: psycopg.Connection) -> tuple[float, float]:
+        """The number of documents' openings and their average length, read once per generation (a scan of two index
+        entries per document) instead of by every topic query. The generation is read first, so totals read after a
+        newer write are filed under the older generation and read again."""
+        row = conn.execute("SELECT generation FROM corpus").fetchone()
+        generation = int(row[0]) if row else 0
+        known = self._opening_totals_of
+        if known is not None and known[0] == generation:
+            return known[1], known[2]
+        count, length = conn.execute(_OPENING_TOTALS_SQL).fetchone() or (0, 0)
+        totals = float(count), float(length) / count if count and length else 1.0
+        self._opening_totals_of = (generation, *totals)
+        return totals
 
     def _chunk_documents_scores(
         self, chunk_ids: Sequence[str], tokens: Sequence[str],

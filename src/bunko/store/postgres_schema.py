@@ -19,7 +19,8 @@ import psycopg
 from psycopg import sql
 
 from bunko.errors import CollectionError
-from bunko.schema import LANG_KEY
+from bunko.index.memory import OPENING_CHUNKS
+from bunko.schema import LANG_KEY, SEARCHABLE_KEY
 from bunko.store.languages import set_document_languages, stored_languages
 
 LOCK_NAMESPACE = 0x62756E6B  # "bunk": the first key of every advisory lock this store takes
@@ -44,6 +45,22 @@ def _record_languages(conn: psycopg.Connection) -> None:
         meta = json.loads(doc_meta)
         set_document_languages(meta, shares)
         conn.execute("UPDATE documents SET meta = %s WHERE doc_id = %s", (_json(meta), doc_id))
+    conn.execute("UPDATE corpus SET generation = generation + 1")
+
+
+def _mark_openings(conn: psycopg.Connection) -> None:
+    """Flag each document's first OPENING_CHUNKS searchable chunks, as every write now does (`_write_chunks`), and
+    index them by document with their lengths: the openings' BM25 reads only them. A change of OPENING_CHUNKS needs a
+    migration that flags them anew. Idempotent, as the DDL steps are: run again, it flags the same chunks."""
+    conn.execute("ALTER TABLE chunks ADD COLUMN IF NOT EXISTS opening boolean NOT NULL DEFAULT false")
+    conn.execute(
+        "UPDATE chunks c SET opening = ranked.place <= %s FROM ("
+        " SELECT id, row_number() OVER (PARTITION BY doc_id ORDER BY ordinal) AS place FROM chunks"
+        f" WHERE COALESCE((meta::jsonb ->> '{SEARCHABLE_KEY}')::boolean, true)"
+        ") ranked WHERE ranked.id = c.id",
+        (OPENING_CHUNKS,),
+    )
+    conn.execute("CREATE INDEX IF NOT EXISTS chunks_openings ON chunks (doc_id) INCLUDE (dl) WHERE opening")
     conn.execute("UPDATE corpus SET generation = generation + 1")
 
 
@@ -157,6 +174,7 @@ CREATE TABLE IF NOT EXISTS staged_vectors (
     (6, "jobs: the stage in progress (pages parsed, chunks embedded of their total)", """
 ALTER TABLE jobs ADD COLUMN IF NOT EXISTS progress text;
 """),
+    (7, "chunks: whether a chunk is one of its document's opening chunks, for the openings' BM25", _mark_openings),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]
