@@ -150,15 +150,15 @@ def test_the_opening_of_a_document_adds_its_weight_and_is_reported() -> None:
 def test_the_keyword_opening_adds_its_weight_over_the_querys_idf_and_is_reported() -> None:
     """The opening's BM25 is divided by the query's idf total, as the document's BM25 is, then weighed."""
     ranked = {"dense": [("a", 0.8), ("b", 0.6)]}
-    opening_scores = {"a": 0.0, "b": 3.0}
+    opening_keyword_scores = {"a": 0.0, "b": 3.0}
     plain = {cid: score for cid, score, _ in coverage_fusion(ranked, {"a": 0.0, "b": 0.0}, 4.0, {"dense": 1.0})}
     fused = coverage_fusion(
-        ranked, {"a": 0.0, "b": 0.0}, 4.0, {"dense": 1.0, "document_opening_keyword": 0.5}, opening_scores=opening_scores,
+        ranked, {"a": 0.0, "b": 0.0}, 4.0, {"dense": 1.0, "document_opening_keyword": 0.5}, opening_keyword_scores=opening_keyword_scores,
     )
     assert [cid for cid, _, _ in fused] == ["b", "a"]
     for cid, score, signals in fused:
-        assert score == pytest.approx(plain[cid] + 0.5 * opening_scores[cid] / 4.0)
-        assert signals.coverage is not None and signals.coverage.document_opening_keyword == opening_scores[cid] / 4.0
+        assert score == pytest.approx(plain[cid] + 0.5 * opening_keyword_scores[cid] / 4.0)
+        assert signals.coverage is not None and signals.coverage.document_opening_keyword == opening_keyword_scores[cid] / 4.0
     assert all(s.coverage is not None and s.coverage.document_opening_keyword is None
                for _, _, s in coverage_fusion(ranked, {"a": 0.0, "b": 0.0}, 4.0, {"dense": 1.0}))
 

@@ -43,7 +43,7 @@ def coverage_fusion(
     cosines: Mapping[str, float] | None = None, document_scores: Mapping[str, float] | None = None,
     languages: Mapping[str, str] | None = None, language: str | None = None, document_similarities: Mapping[str, float] | None = None,
     translated: Collection[str] = (), document_openings: Mapping[str, float] | None = None,
-    opening_scores: Mapping[str, float] | None = None,
+    opening_keyword_scores: Mapping[str, float] | None = None,
 ) -> list[Fused]:
     """w_dense · similarity + w_keyword · (coverage + BM25_SHARE · relative BM25) + w_document · document evidence.
 
@@ -62,11 +62,11 @@ def coverage_fusion(
     mean cosine of the document's chunks closest to the query: a page several parts of which are
     near the question. The opening evidence (`document_openings`, weighed by w_document_opening) is
     the mean cosine of the document's first chunks: a page that opens by saying what the query
-    names. Its keyword twin (`opening_scores`, weighed by w_document_opening_keyword) is the BM25 of
-    the document's first chunks among all documents' openings, divided by `idf_total` as the
-    document's is: a page that opens with the query's words. A chunk whose language (`languages`) is the question's (`language`) gets w_language
-    more; a chunk whose document is a translation of a candidate in the question's language
-    (`translated`) gets w_translation less.
+    names. Its keyword twin (`opening_keyword_scores`, weighed by w_document_opening_keyword) is
+    the BM25 of the document's first chunks among all documents' openings, divided by `idf_total`
+    as the document's is: a page that opens with the query's words. A chunk whose language
+    (`languages`) is the question's (`language`) gets w_language more; a chunk whose document is a
+    translation of a candidate in the question's language (`translated`) gets w_translation less.
     """
     weights = weights or {}
     dense = _first_scores(ranked.get("dense", ()))
@@ -89,11 +89,11 @@ def coverage_fusion(
         similarity = cosines.get(chunk_id, dense_floor)
         document_similarity = (document_similarities or {}).get(chunk_id, 0.0)
         opening = (document_openings or {}).get(chunk_id, 0.0)
-        opening_keyword = (opening_scores or {}).get(chunk_id, 0.0) / idf_total if idf_total > 0 else 0.0
+        opening_keyword = (opening_keyword_scores or {}).get(chunk_id, 0.0) / idf_total if idf_total > 0 else 0.0
         chunk_signals.coverage = CoverageSignal(
             share, relative_bm25, evidence, document if chunk_id in document_scores else None,
             document_similarity if document_similarities else None, opening if document_openings else None,
-            opening_keyword if opening_scores else None,
+            opening_keyword if opening_keyword_scores else None,
         )
         if chunk_signals.dense is None and chunk_id in cosines:
             chunk_signals.similarity = similarity

@@ -165,7 +165,7 @@ class HybridRetriever:
         similar = weights.get("document_similarity", 0.0) > 0 and vector is not None
         document_similarities = store.document_similarities(candidates, vector) if similar and vector is not None else None
         openings = self._openings(candidates, vector) if weights.get("document_opening", 0.0) > 0 else None
-        opening_scores = (
+        opening_keyword_scores = (
             store.document_opening_keyword_scores(candidates, tokens)
             if weights.get("document_opening_keyword", 0.0) > 0 and tokens and isinstance(store, DocumentOpeningKeywords) else None
         )
@@ -173,7 +173,7 @@ class HybridRetriever:
         started = time.perf_counter()
         fused = coverage_fusion(
             ranked, coverage, sum(idf.values()), weights, cosines, document_scores, languages, prefer, document_similarities,
-            translated, openings, opening_scores,
+            translated, openings, opening_keyword_scores,
         )
         query.timings["fusion"] = time.perf_counter() - started
         return fused
