@@ -177,6 +177,11 @@ one text, with the openings' own document count and average length (`n`, `avgdl`
 store's opening index."""
 
 
+def _query_vector(vector: np.ndarray) -> np.ndarray:
+    """A query vector as pgvector binds it: one contiguous float32 row."""
+    return np.ascontiguousarray(np.asarray(vector, dtype=np.float32).ravel())
+
+
 def _text(value: str | None) -> str | None:
     return None if value is None else value.replace("\x00", "\ufffd")
 
@@ -672,7 +677,7 @@ class PostgresStore:
         return known_fields_from({r[0] for r in rows})
 
     def dense_search(self, vector: np.ndarray, k: int, where: Mapping[str, Any] | None = None) -> list[tuple[str, float]]:
-        query = np.ascontiguousarray(np.asarray(vector, dtype=np.float32).ravel())
+        query = _query_vector(vector)
         with self._pool.connection() as conn, conn.transaction():
             condition = self._where(conn, where)
             if k <= 0:
@@ -731,31 +736,29 @@ class PostgresStore:
         return [DocumentMatch(doc_id, score, best[doc_id]) for doc_id, score in documents if doc_id in best]
 
     def document_similarities(self, chunk_ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
-        return self._document_cosine_means(chunk_ids, vector, "c.embedding <=> %(q)s, c.ordinal", SIMILAR_CHUNKS)
-
-    def document_opening_similarities(self, chunk_ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
-        return self._document_cosine_means(chunk_ids, vector, "c.ordinal", OPENING_CHUNKS)
-
-    def _document_cosine_means(self, chunk_ids: Sequence[str], vector: np.ndarray, order: str, count: int) -> dict[str, float]:
-        """For each chunk, the mean cosine with `vector` of its document's first `count` searchable chunks in `order`
-        (an SQL ordering: closest first, or the document's own order)."""
-        ids = list(dict.fromkeys(chunk_ids))
-        if not ids:
-            return {}
-        query = np.ascontiguousarray(np.asarray(vector, dtype=np.float32).ravel())
-        with self._pool.connection() as conn:
-            doc_of: dict[str, str] = dict(conn.execute(
-                "SELECT chunk_id, doc_id FROM chunks c WHERE chunk_id = ANY(%s::text[]) AND " + _SEARCHABLE, (ids,)
-            ).fetchall())
-            similarity: dict[str, float] = dict(conn.execute(
+        """The mean cosine of each chunk's document's SIMILAR_CHUNKS searchable chunks closest to `vector`."""
+        def closest_chunks(conn: psycopg.Connection, docs: list[str]) -> dict[str, float]:
+            return dict(conn.execute(
                 "SELECT doc_id, avg(similarity) FROM ("
                 " SELECT c.doc_id, 1 - (c.embedding <=> %(q)s) AS similarity,"
-                f" row_number() OVER (PARTITION BY c.doc_id ORDER BY {order}) AS place"
+                " row_number() OVER (PARTITION BY c.doc_id ORDER BY c.embedding <=> %(q)s, c.ordinal) AS place"
                 " FROM chunks c WHERE c.doc_id = ANY(%(docs)s::text[]) AND " + _SEARCHABLE + ") ranked "
                 "WHERE place <= %(top)s GROUP BY doc_id",
-                {"q": query, "docs": sorted(set(doc_of.values())), "top": count},
+                {"q": _query_vector(vector), "docs": docs, "top": SIMILAR_CHUNKS},
             ).fetchall())
-        return {chunk_id: float(similarity[doc_id]) for chunk_id, doc_id in doc_of.items() if doc_id in similarity}
+
+        return self._by_chunk_document(chunk_ids, closest_chunks)
+
+    def document_opening_similarities(self, chunk_ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
+        """The mean cosine of each chunk's document's opening chunks (flagged `opening` when written) with `vector`."""
+        def opening_chunks(conn: psycopg.Connection, docs: list[str]) -> dict[str, float]:
+            return dict(conn.execute(
+                "SELECT doc_id, avg(1 - (embedding <=> %(q)s)) FROM chunks WHERE opening AND doc_id = ANY(%(docs)s::text[]) "
+                "GROUP BY doc_id",
+                {"q": _query_vector(vector), "docs": docs},
+            ).fetchall())
+
+        return self._by_chunk_document(chunk_ids, opening_chunks)
 
     def chunk_languages(self, chunk_ids: Sequence[str]) -> dict[str, str]:
         ids = list(dict.fromkeys(chunk_ids))
@@ -768,20 +771,26 @@ class PostgresStore:
         return {chunk_id: tokens_language(tokens) for chunk_id, tokens in rows}
 
     def document_keyword_scores(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> dict[str, float]:
-        def whole_documents(conn: psycopg.Connection, terms: list[str], docs: list[str]) -> dict[str, float]:
-            return dict(self._document_rows(
+        terms = sorted(set(tokens))
+
+        def whole_documents(conn: psycopg.Connection, docs: list[str]) -> dict[str, float]:
+            scores = dict(self._document_rows(
                 conn, terms, sql.SQL("TRUE"), sql.SQL("scored.doc_id = ANY(%(docs)s::text[])"), {"k": len(docs), "docs": docs},
             ))
+            return {doc_id: scores.get(doc_id, 0.0) for doc_id in docs}
 
-        return self._chunk_documents_scores(chunk_ids, tokens, whole_documents)
+        return self._by_chunk_document(chunk_ids, whole_documents) if terms else {}
 
     def document_opening_keyword_scores(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> dict[str, float]:
-        def openings(conn: psycopg.Connection, terms: list[str], docs: list[str]) -> dict[str, float]:
+        terms = sorted(set(tokens))
+
+        def openings(conn: psycopg.Connection, docs: list[str]) -> dict[str, float]:
             count, avgdl = self._opening_totals(conn)
             rows = conn.execute(_OPENING_KEYWORD_SQL, {"terms": terms, "docs": docs, "n": count, "avgdl": avgdl}).fetchall()
-            return {doc_id: float(score) for doc_id, score in rows}
+            scores = {doc_id: float(score) for doc_id, score in rows}
+            return {doc_id: scores.get(doc_id, 0.0) for doc_id in docs}
 
-        return self._chunk_documents_scores(chunk_ids, tokens, openings)
+        return self._by_chunk_document(chunk_ids, openings) if terms else {}
 
     def _opening_totals(self, conn: psycopg.Connection) -> tuple[float, float]:
         """The number of documents' openings and their average length, read once per generation (a scan of two index
@@ -797,21 +806,20 @@ class PostgresStore:
         self._opening_totals_of = (generation, *totals)
         return totals
 
-    def _chunk_documents_scores(
-        self, chunk_ids: Sequence[str], tokens: Sequence[str],
-        score_documents: Callable[[psycopg.Connection, list[str], list[str]], dict[str, float]],
+    def _by_chunk_document(
+        self, chunk_ids: Sequence[str], score_documents: Callable[[psycopg.Connection, list[str]], dict[str, float]],
     ) -> dict[str, float]:
-        """Each searchable chunk's document's score (0 for a document holding no term), the documents scored in one
-        transaction by `score_documents(conn, terms, doc_ids)`."""
-        terms, ids = sorted(set(tokens)), list(dict.fromkeys(chunk_ids))
-        if not terms or not ids:
+        """Each searchable chunk's document's score, the chunks' documents scored in one transaction by
+        `score_documents(conn, doc_ids)`; a chunk whose document it leaves out is left out."""
+        ids = list(dict.fromkeys(chunk_ids))
+        if not ids:
             return {}
         with self._pool.connection() as conn, conn.transaction():
             doc_of: dict[str, str] = dict(conn.execute(
                 "SELECT chunk_id, doc_id FROM chunks c WHERE chunk_id = ANY(%s::text[]) AND " + _SEARCHABLE, (ids,)
             ).fetchall())
-            scores = score_documents(conn, terms, sorted(set(doc_of.values())))
-        return {chunk_id: scores.get(doc_id, 0.0) for chunk_id, doc_id in doc_of.items()}
+            scores = score_documents(conn, sorted(set(doc_of.values())))
+        return {chunk_id: float(scores[doc_id]) for chunk_id, doc_id in doc_of.items() if doc_id in scores}
 
     @staticmethod
     def _document_rows(
@@ -833,7 +841,7 @@ class PostgresStore:
                 "SELECT DISTINCT ON (c.doc_id) c.doc_id, c.chunk_id FROM chunks c WHERE {} AND " + _SEARCHABLE
                 + " ORDER BY c.doc_id, c.embedding <=> %(q)s, c.ordinal"
             ).format(in_documents)
-            query = np.ascontiguousarray(np.asarray(vector, dtype=np.float32).ravel())
+            query = _query_vector(vector)
             return dict(conn.execute(statement, {"docs": doc_ids, "q": query}).fetchall())
         statement = sql.SQL(_KEYWORD_SQL.replace("LIMIT %(k)s", "")).format(where=in_documents)
         ranked = conn.execute(statement, {"terms": terms, "docs": doc_ids}).fetchall()
