@@ -200,6 +200,27 @@ def test_a_table_cell_holding_a_command_line_answers_a_command_question(question
 
 
 @pytest.mark.parametrize(
+    ("question", "row", "plain_row"),
+    [
+        ("Boot is slow: which command lists every unit by the time it took to initialize?",
+         'Operation: List of all units by the time to initialize / Command snippets: "systemd-analyze blame"',
+         'Operation: List of all units by the time to initialize / Note: "takes a while"'),
+        ("起動が遅い。全 unit の初期化時間を一覧するコマンドは？",
+         '操作: 初期化にかかった時間を全ての unit に関してリストする / コマンド断片: "systemd-analyze blame"',
+         '操作: 初期化にかかった時間を全ての unit に関してリストする / 備考: "takes a while"'),
+        ("开机很慢，列出每个单元初始化时间该用哪个命令？",
+         '操作: 列出所有单元的初始化时间 / 命令片段: "systemd-analyze blame"',
+         '操作: 列出所有单元的初始化时间 / 备注: "takes a while"'),
+    ],
+)
+def test_a_cell_under_a_command_header_is_a_command_line_without_options(question: str, row: str, plain_row: str) -> None:
+    """A manual's "operation | command" table quotes its commands, and many take no option ("systemd-analyze blame")."""
+    assert holds_type(row, AnswerType.COMMAND, question=question, row=True)
+    assert not holds_type(plain_row, AnswerType.COMMAND, question=question, row=True)
+    assert not holds_type(row, AnswerType.COMMAND, question=question + " systemd-analyze blame", row=True)  # already named
+
+
+@pytest.mark.parametrize(
     ("question", "asking_for_the_option"),
     [
         ("If I mount a vfat stick without any options, which encoding does mount assume for file names?",

@@ -29,13 +29,12 @@ from bunko.retrieve.coverage import keyword_coverage
 from bunko.retrieve.key_terms import katakana_subject, key_terms, names_term, rare_key_terms, rarest_term, writes_word
 from bunko.schema import Hit
 from bunko.text.analyzers import Analyzer, identifiers
-from bunko.text.answer_types import CHECKABLE, AnswerType, holds_type, question_type, wants_quantity
+from bunko.text.answer_types import CHECKABLE, NAMED_KINDS, AnswerType, holds_type, question_type, states_number, wants_quantity
 from bunko.text.languages import query_language, text_language
 from bunko.text.questions import asked_sentence, lookup_values, quoted_phrases
 from bunko.text.units import CODE, PROSE, ROW, Unit, row_cells
 
 _LEAD_IN = re.compile(r"[:：]\s*$|次のとおり|以下のとおり|下記|如下|以下(?:几|各)|as follows|the following", re.IGNORECASE)
-_DIGIT = re.compile(r"\d")
 _SPACE = re.compile(r"\s+")
 
 COVERAGE_WEIGHT = 0.5
@@ -251,8 +250,9 @@ def score_units(
     contexts = [section_context(hits[u.hit_index]) for u in units]
     vectors = embedder.embed([unit_text(c, u.text) for c, u in zip(contexts, units, strict=True)])
     similarities = vectors @ np.asarray(query_vector, dtype=np.float32)
-    quantity = wants_quantity(question)
     kind = question_type(question)
+    # "which command lists how long each unit took?" asks for the command: its "how long" describes what the command does
+    quantity = wants_quantity(question) and kind not in NAMED_KINDS
     asked_language = query_language(question)
     languages = {i: text_language(hits[i].chunk.text) for i in {u.hit_index for u in units}}
     codes = identifiers(query_tokens)
@@ -278,7 +278,7 @@ def score_units(
         looked_up = index in lookups
         if looked_up:
             score += LOOKUP_BONUS
-        if quantity and _DIGIT.search(unit.text):
+        if quantity and states_number(unit.text):
             score += QUANTITY_BONUS
         if _LEAD_IN.search(unit.text):
             score -= LEAD_IN_PENALTY

@@ -94,6 +94,11 @@ def wants_quantity(question: str) -> bool:
     return bool(_QUANTITY_QUESTION.search(question))
 
 
+def states_number(text: str) -> bool:
+    """Whether the text gives a number, not counting the digits of references (sudo(8), 第 3 章, Section 2.1, 表 3.7)."""
+    return _NUMBER.search(_NOT_A_VALUE.sub(" ", text)) is not None
+
+
 def question_type(question: str) -> AnswerType:
     """The kind of answer the question wants; NONE when no pattern speaks for one."""
     asked = _NOT_ASKED.sub(" ", question)
@@ -156,12 +161,22 @@ _COMMAND_CELL = re.compile(r"[a-z][\w.+-]*(?:\s+[^\s/]+)+")
 "postsuper -d ALL"), at least one of which is option- or identifier-shaped (`_COMMAND_ARGUMENT`), so that a cell of
 plain words ("normal but significant condition") is not one."""
 _COMMAND_ARGUMENT = re.compile(r"[-=]|\w\.\w|\b[A-Z]{2,}\b")
+_COMMAND_HEADER = re.compile(r"\bcommands?\b|コマンド|命令", re.IGNORECASE)
+"""A column header naming commands ("Command snippets", "コマンド断片", "命令片段", "postfix 命令"): its cells are
+command lines whatever their arguments look like ("systemd-analyze blame")."""
+_PROGRAM_NAME = re.compile(r"[a-z][\w.+-]*(?:\s+\S+)*")
+_CELL_QUOTES = "\"'“”「」`"
 
 
 def _command_cells(row: str) -> list[str]:
-    """The cells of a row unit ("header: value / header: value") that hold a command line."""
-    cells = [cell.strip() for header, cell in row_pairs(row) if header]
-    return [c for c in cells if _COMMAND_CELL.fullmatch(c) and _COMMAND_ARGUMENT.search(c.split(None, 1)[1])]
+    """The cells of a row unit ("header: value / header: value") that hold a command line, without the quotes a manual
+    puts around one ("\"systemd-analyze blame\"")."""
+    cells = [(header, cell.strip().strip(_CELL_QUOTES).strip()) for header, cell in row_pairs(row) if header]
+    return [
+        cell for header, cell in cells
+        if (_COMMAND_HEADER.search(header) and _PROGRAM_NAME.fullmatch(cell))
+        or (_COMMAND_CELL.fullmatch(cell) and _COMMAND_ARGUMENT.search(cell.split(None, 1)[1]))
+    ]
 
 
 def _named(pattern: re.Pattern[str], text: str) -> list[str]:
@@ -240,6 +255,8 @@ def holds_type(text: str, kind: AnswerType, code: bool = False, question: str = 
 
 CHECKABLE = frozenset({AnswerType.PATH, AnswerType.OPTION, AnswerType.VALUE, AnswerType.COMMAND, AnswerType.PACKAGE})
 """Kinds whose presence in a unit `holds_type` can actually test."""
+NAMED_KINDS = frozenset({AnswerType.PATH, AnswerType.OPTION, AnswerType.COMMAND, AnswerType.PACKAGE})
+"""Kinds whose answer is a named thing, never a bare number, whatever quantity the question mentions."""
 
 
 def short_answer(text: str, kind: AnswerType, question: str) -> str | None:
