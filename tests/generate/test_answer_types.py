@@ -191,17 +191,7 @@ def test_a_quantity_question_needs_a_number_not_a_name(question: str, named_only
         ("postfix 要用什么命令删除所有邮件？",
          "exim 命令: exim4 -Mrm queue_id / postfix 命令: postsuper -d ALL / 说明: 删除所有邮件",
          "级别: 3 / 名称: 错误 / 含义: 普通但重要的情况"),
-    ],
-)
-def test_a_table_cell_holding_a_command_line_answers_a_command_question(question: str, row: str, plain_row: str) -> None:
-    assert holds_type(row, AnswerType.COMMAND, question=question, row=True)
-    assert not holds_type(plain_row, AnswerType.COMMAND, question=question, row=True)
-    assert not holds_type("aptitude syntax: aptitude safe-upgrade", AnswerType.COMMAND, question="Is aptitude safe-upgrade safe?", row=True)
-
-
-@pytest.mark.parametrize(
-    ("question", "row", "plain_row"),
-    [
+        # under a column that names commands, a quoted command line needs no option ("systemd-analyze blame")
         ("Boot is slow: which command lists every unit by the time it took to initialize?",
          'Operation: List of all units by the time to initialize / Command snippets: "systemd-analyze blame"',
          'Operation: List of all units by the time to initialize / Note: "takes a while"'),
@@ -213,11 +203,10 @@ def test_a_table_cell_holding_a_command_line_answers_a_command_question(question
          '操作: 列出所有单元的初始化时间 / 备注: "takes a while"'),
     ],
 )
-def test_a_cell_under_a_command_header_is_a_command_line_without_options(question: str, row: str, plain_row: str) -> None:
-    """A manual's "operation | command" table quotes its commands, and many take no option ("systemd-analyze blame")."""
+def test_a_table_cell_holding_a_command_line_answers_a_command_question(question: str, row: str, plain_row: str) -> None:
     assert holds_type(row, AnswerType.COMMAND, question=question, row=True)
     assert not holds_type(plain_row, AnswerType.COMMAND, question=question, row=True)
-    assert not holds_type(row, AnswerType.COMMAND, question=question + " systemd-analyze blame", row=True)  # already named
+    assert not holds_type("aptitude syntax: aptitude safe-upgrade", AnswerType.COMMAND, question="Is aptitude safe-upgrade safe?", row=True)
 
 
 @pytest.mark.parametrize(

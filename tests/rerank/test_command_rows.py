@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bunko.embed.base import embed_queries
-from bunko.rerank.evidence import best_unit, hit_units, score_units
-from bunko.schema import Chunk, Hit
-from bunko.text.analyzers import multilingual
+from bunko.rerank.evidence import best_unit
 from bunko.text.answer_types import states_number
 
 CASES = [
@@ -29,15 +26,11 @@ CASES = [
 
 @pytest.mark.parametrize(("question", "prose", "header", "cells", "section"), CASES)
 def test_the_command_row_answers_over_prose_naming_a_manual_page(
-    embedder, question: str, prose: str, header: tuple[str, str], cells: tuple[str, str], section: str
+    units_of, question: str, prose: str, header: tuple[str, str], cells: tuple[str, str], section: str
 ) -> None:
     table = f"| {header[0]} | {header[1]} |\n|---|---|\n| {cells[0]} | {cells[1]} |"
     row = f"{header[0]}: {cells[0]} / {header[1]}: {cells[1]}"
-    hits = [Hit(Chunk("init.md#0", "d0", "init.md", 0, f"{prose}\n\n{table}", f"{section}\n{prose}\n{table}",
-                      section_path=[section]), 1.0)]
-    tokens = multilingual(question)
-    vector = embed_queries(embedder, [question])[0]
-    scored = score_units(question, hits, hit_units(hits, 50), vector, tokens, embedder, multilingual)
+    scored = units_of(question, section, f"{prose}\n\n{table}")
     assert {s.unit.text for s in scored} == {prose, row}
     assert all(s.typed for s in scored)
     assert best_unit(scored, question).unit.text == row

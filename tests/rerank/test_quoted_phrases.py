@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bunko.embed.base import embed_queries
-from bunko.rerank.evidence import best_unit, hit_units, score_units
-from bunko.schema import Chunk, Hit
-from bunko.text.analyzers import multilingual
+from bunko.rerank.evidence import best_unit
 from bunko.text.questions import quoted_phrases
 
 CASES = [
@@ -25,14 +22,10 @@ CASES = [
 
 @pytest.mark.parametrize(("question", "restating", "row", "section"), CASES)
 def test_the_unit_writing_the_quoted_label_is_quoted_over_one_restating_the_question(
-    embedder, question: str, restating: str, row: str, section: str
+    units_of, question: str, restating: str, row: str, section: str
 ) -> None:
     assert quoted_phrases(question)
-    hits = [Hit(Chunk("migrate.md#0", "d0", "migrate.md", 0, f"{restating}\n\n{row}", f"{section}\n{restating}\n{row}",
-                      section_path=[section]), 1.0)]
-    tokens = multilingual(question)
-    vector = embed_queries(embedder, [question])[0]
-    scored = score_units(question, hits, hit_units(hits, 50), vector, tokens, embedder, multilingual)
+    scored = units_of(question, section, f"{restating}\n\n{row}")
     assert {s.unit.text for s in scored} == {restating, row}
     assert best_unit(scored, question).unit.text == row
 
