@@ -20,10 +20,11 @@ cached in ~/.cache/bunko-bench/pages/<corpus>/) are:
 
 Queries of the other corpora are the headings of each page, numbers stripped: its title and every sub-heading,
 skipping short ones (under 2 words, or 3 CJK characters), headings shared by two pages of a
-language (ambiguous) and, in ja/zh, untranslated ones. A sample of 300 per language (seed 20261202) is
-measured unless ``--all-queries`` asks for every one (a narrower interval: the ``±`` column is half
-the 95% confidence interval of a cell's nDCG@10, about 0.04 at 300 queries). Every heading is removed from the pages, so a query is never its page's own
-heading: it describes the page or a part of it. Each query has one relevant page (known item).
+language (ambiguous) and, in ja/zh, untranslated ones. A sample of 300 per language (seed
+20261202) is measured unless ``--all-queries`` asks for every one (a narrower interval: the ``±``
+column is half the 95% confidence interval of a cell's nDCG@10, about 0.04 at 300 queries).
+Every heading is removed from the pages, so a query is never its page's own heading: it
+describes the page or a part of it. Each query has one relevant page (known item).
 The three languages share one collection, as a multilingual site would.
 
 Systems, each ranking distinct pages (top 10):
@@ -535,8 +536,8 @@ def report(results: dict[str, Any]) -> str:
         "contents) dropped; **reference**, the Debian Reference split into one file per second-level section (\"1.2. …\"). "
         "The queries are the pages' own headings, numbers stripped: each page's title and every sub-heading, skipping short "
         "ones (under 2 words, or 3 CJK characters), headings shared by two pages of a language, and untranslated ja/zh headings; "
-        "a sample of 300 per language (seed 20261202), or every one with --all-queries (the command above says which). Every heading is removed from the pages, so a query is never its page's "
-        "own heading but a short description of the page or of a part of it; the one relevant item is that page (known-item "
+        "a sample of 300 per language (seed 20261202), or every one with --all-queries (the command above says which). "
+        "Every heading is removed from the pages, so a query is never its page's own heading but a short description of the page or of a part of it; the one relevant item is that page (known-item "
         "search, relevance by document). en, ja and zh share one bunko collection per corpus. Cells are over the queries of "
         "one language; *all* pools the three.", "",
         "Systems: **bunko-hybrid/keyword/dense**, bunko's `Searcher` with the default config (parent_child chunks, USE "
