@@ -537,8 +537,8 @@ def report(results: dict[str, Any]) -> str:
         "The queries are the pages' own headings, numbers stripped: each page's title and every sub-heading, skipping short "
         "ones (under 2 words, or 3 CJK characters), headings shared by two pages of a language, and untranslated ja/zh headings; "
         "a sample of 300 per language (seed 20261202), or every one with --all-queries (the command above says which). "
-        "Every heading is removed from the pages, so a query is never its page's own heading but a short description of the page or of a part of it; the one relevant item is that page (known-item "
-        "search, relevance by document). en, ja and zh share one bunko collection per corpus. Cells are over the queries of "
+        "Every heading is removed from the pages, so a query is never its page's own heading but a short description of "
+        "the page or of a part of it; the one relevant item is that page (known-item search, relevance by document). en, ja and zh share one bunko collection per corpus. Cells are over the queries of "
         "one language; *all* pools the three.", "",
         "Systems: **bunko-hybrid/keyword/dense**, bunko's `Searcher` with the default config (parent_child chunks, USE "
         "multilingual v3, coverage fusion), 50 chunk hits reduced to distinct pages in order; **bm25s-pages**, the bm25s "
