@@ -44,7 +44,6 @@ from bunko.index.bm25_formula import idf, sql_term_score
 from bunko.index.graph import EntityGraph
 from bunko.index.memory import OPENING_CHUNKS, SIMILAR_CHUNKS
 from bunko.schema import (
-    SEARCHABLE_KEY,
     TERMINAL_STATUSES,
     Chunk,
     DocumentInfo,
@@ -59,7 +58,7 @@ from bunko.schema import (
 from bunko.store.base import STAGING_META, StagedVector, StageMissing, StoredChunk
 from bunko.store.graph_sync import DOCUMENT_VERSIONS, sync_graph
 from bunko.store.languages import label_languages
-from bunko.store.postgres_schema import LOCK_NAMESPACE, migrate, set_search_path
+from bunko.store.postgres_schema import LOCK_NAMESPACE, migrate, searchable_sql, set_search_path
 from bunko.store.rows import (
     CHUNK_COLUMNS,
     DOCUMENT_COLUMNS,
@@ -82,12 +81,6 @@ OWNER_NAMESPACE = LOCK_NAMESPACE + 1
 DOCUMENT_NAMESPACE = LOCK_NAMESPACE + 2
 HNSW_INDEX = "chunks_embedding_hnsw"
 
-
-
-def searchable_sql(table: str = "c") -> str:
-    """`Chunk.searchable` in SQL over `table`'s meta: parent_child's parents are stored for context, never ranked."""
-    prefix = f"{table}." if table else ""
-    return f"COALESCE(({prefix}meta::jsonb ->> '{SEARCHABLE_KEY}')::boolean, true)"
 
 
 _SEARCHABLE = searchable_sql()

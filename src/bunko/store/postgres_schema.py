@@ -48,6 +48,12 @@ def _record_languages(conn: psycopg.Connection) -> None:
     conn.execute("UPDATE corpus SET generation = generation + 1")
 
 
+def searchable_sql(table: str = "c") -> str:
+    """`Chunk.searchable` in SQL over `table`'s meta: parent_child's parents are stored for context, never ranked."""
+    prefix = f"{table}." if table else ""
+    return f"COALESCE(({prefix}meta::jsonb ->> '{SEARCHABLE_KEY}')::boolean, true)"
+
+
 def _mark_openings(conn: psycopg.Connection) -> None:
     """Flag each document's first OPENING_CHUNKS searchable chunks, as every write now does (`_write_chunks`), and
     index them by document with their lengths: the openings' BM25 reads only them. A change of OPENING_CHUNKS needs a
@@ -56,7 +62,7 @@ def _mark_openings(conn: psycopg.Connection) -> None:
     conn.execute(
         "UPDATE chunks c SET opening = ranked.place <= %s FROM ("
         " SELECT id, row_number() OVER (PARTITION BY doc_id ORDER BY ordinal) AS place FROM chunks"
-        f" WHERE COALESCE((meta::jsonb ->> '{SEARCHABLE_KEY}')::boolean, true)"
+        f" WHERE {searchable_sql('')}"
         ") ranked WHERE ranked.id = c.id",
         (OPENING_CHUNKS,),
     )
