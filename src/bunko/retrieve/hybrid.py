@@ -165,10 +165,7 @@ class HybridRetriever:
         similar = weights.get("document_similarity", 0.0) > 0 and vector is not None
         document_similarities = store.document_similarities(candidates, vector) if similar and vector is not None else None
         openings = self._openings(candidates, vector) if weights.get("document_opening", 0.0) > 0 else None
-        opening_keyword_scores = (
-            store.document_opening_keyword_scores(candidates, tokens)
-            if weights.get("document_opening_keyword", 0.0) > 0 and tokens and isinstance(store, DocumentOpeningKeywords) else None
-        )
+        opening_keyword_scores = self._opening_keywords(candidates, tokens) if weights.get("document_opening_keyword", 0.0) > 0 else None
         query.timings["evidence"] = time.perf_counter() - started  # every candidate's coverage, cosine and document evidence
         started = time.perf_counter()
         fused = coverage_fusion(
@@ -191,6 +188,13 @@ class HybridRetriever:
         if vector is None or not isinstance(self.store, DocumentOpenings):
             return None
         return self.store.document_opening_similarities(candidates, vector)
+
+    def _opening_keywords(self, candidates: list[str], tokens: Sequence[str]) -> dict[str, float] | None:
+        """Each candidate's document's opening BM25 (none without query terms or from a store that cannot score
+        openings)."""
+        if not tokens or not isinstance(self.store, DocumentOpeningKeywords):
+            return None
+        return self.store.document_opening_keyword_scores(candidates, tokens)
 
     def _translated(self, candidates: list[str], query: Query) -> set[str]:
         """The candidates whose document translates another candidate's in the question's language and adds none of
