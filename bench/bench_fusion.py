@@ -111,10 +111,13 @@ def variants() -> dict[str, tuple[str, dict[str, Any]]]:
     return out
 
 
-def searcher_for(store: Any, embedder: Any, analyzer: Any, base: RetrieveConfig, overrides: dict[str, Any]) -> Searcher:
+def searcher_for(
+    store: Any, embedder: Any, analyzer: Any, base: RetrieveConfig, overrides: dict[str, Any], sentences: Any = None,
+) -> Searcher:
+    """`sentences`: a collection's stored unit vectors (`Searcher.sentences`), where the set is one."""
     settings = dict(overrides)
     fusion.BM25_SHARE = settings.pop("bm25_share", DEFAULT_BM25_SHARE)
-    return Searcher(store, embedder, analyzer, base.model_copy(update=settings))
+    return Searcher(store, embedder, analyzer, base.model_copy(update=settings), sentences=sentences)
 
 
 DEFAULT_BM25_SHARE = fusion.BM25_SHARE
@@ -189,10 +192,11 @@ def golden_runner(folder: Path, model: str = "use-m3") -> tuple[Runner, Callable
     report = kb.ingest(SAMPLES / "docs")
     if not report.ok:
         raise SystemExit(f"samples failed to ingest: {[(j.source, j.error_detail) for j in report.failed]}")
+    kb.build_unit_vectors()  # a collection kept from before units were embedded at ingest
     vectors = embed_queries(kb.embedder, [q["question"] for q in questions])
 
     def run(mode: str, overrides: dict[str, Any], group_by: str = "chunk") -> np.ndarray:
-        searcher = searcher_for(kb.store, kb.embedder, kb.analyzer, kb.config.retrieve, overrides)
+        searcher = searcher_for(kb.store, kb.embedder, kb.analyzer, kb.config.retrieve, overrides, kb.searcher.sentences)
         rows = []
         for item, vector in zip(questions, vectors, strict=True):
             hits = searcher.search(item["question"], k=K, mode=mode, query_vector=vector, group_by=group_by).hits

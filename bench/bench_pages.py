@@ -140,8 +140,9 @@ def searcher_for(kb: Bunko, overrides: dict[str, Any]) -> Searcher:
     settings = dict(overrides)
     fusion.BM25_SHARE = settings.pop("bm25_share", DEFAULT_BM25_SHARE)
     # the code's defaults, not the collection's saved ones: a collection keeps the settings it was created with
-    config: RetrieveConfig = RetrieveConfig(analyzer=kb.config.retrieve.analyzer).model_copy(update=settings)
-    return Searcher(kb.store, kb.embedder, kb.analyzer, config)
+    searcher = kb.searcher  # with the collection's stored unit vectors, when it has them
+    searcher.config = RetrieveConfig(analyzer=kb.config.retrieve.analyzer).model_copy(update=settings)
+    return searcher
 
 
 # -- one corpus, ingested -------------------------------------------------------------------------
@@ -233,12 +234,17 @@ def load_corpus(
     path, record = collection_path(folder, embedder)
     config = Config()
     config.embed.model = embedder
-    config.rerank.unit_vectors = "ask"  # sentence vectors serve answers, not search: not worth a slow model's ingest time
     kb = Bunko(path, config=None if (path / "bunko.toml").exists() else config)
     if kb.config.embed.model != embedder:
         raise SystemExit(f"{kb.path}: the collection is embedded by {kb.config.embed.model}, not {embedder}")
+    # the units' vectors rank documents by their best sentence; a slow model's collection goes without (its ingest time)
+    kb.config.rerank.unit_vectors = "ingest" if embedder == DEFAULT_EMBEDDER else "ask"
     print(f"{name}: {len(files)} pages, {len(queries)} queries, collection {kb.path}", flush=True)
     info = ingest(kb, folder, record)
+    if kb.config.rerank.unit_vectors == "ingest":
+        started = time.perf_counter()  # a collection built before the units were embedded at ingest gets them once
+        embedded = kb.build_unit_vectors()
+        print(f"  unit vectors: {embedded} embedded in {time.perf_counter() - started:.1f} s", flush=True)
     if len(kb.documents()) != len(files):
         raise SystemExit(f"{name}: the collection holds {len(kb.documents())} documents for {len(files)} pages")
     corpus = Corpus(name, folder, kb, queries, np.zeros((0, 0)), {key: "" for key in files}, {}, info, embedder=embedder)

@@ -269,6 +269,19 @@ class RetrieveConfig(_Section):
         "openings, over the query's idf) where document_rank_opening_weight weighs its cosine; 0 = none. 0.3: manual pages "
         "+0.012-0.023 nDCG@10, heading corpora -0.003-+0.009 (bench/results/pages-opening-keyword.notes.md).",
     )
+    document_rank_sentence_share: float = Field(
+        0.5, ge=0, le=1,
+        description="Share of a chunk's dense evidence taken by its document's best sentence (the closest of its units, "
+        "embedded at ingest for the reranker: retrieve/document_sentences.py) when documents are ranked by their own "
+        "evidence and for topic queries; 0 = the chunk's cosine alone. Needs [rerank] unit_vectors = \"ingest\" (the "
+        "default); a document without stored units keeps its chunk's cosine. 0.5: page corpora +0.002 to +0.017 nDCG@10 "
+        "by document, none lower (bench/results/pages-sentence.md).",
+    )
+    document_sentence_candidates: int = Field(
+        10, ge=0, description="The best documents of a query, by the fused score without it, that are judged by their best "
+        "sentence (document_rank_sentence_share); the rest keep their score. Page corpora: 20 adds +0.000 to +0.003 nDCG@10 in "
+        "some cells and loses as much in others, at twice the cost; 50 adds nothing more.",
+    )
     document_rank_keyword_share: float = Field(
         0.5, ge=0, le=1,
         description="Share of the route's chunk keyword weight kept when documents are ranked by their own evidence. 0 (the "

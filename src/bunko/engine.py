@@ -37,6 +37,7 @@ from bunko.parse.registry import ParserRegistry, default_registry
 from bunko.rerank.unit_vectors import FILE_NAME as UNIT_VECTORS_FILE
 from bunko.rerank.unit_vectors import UnitVectorFile
 from bunko.retrieve.base import RetrieverFactory
+from bunko.retrieve.document_sentences import DocumentSentences
 from bunko.retrieve.explain import explain_hit, thresholds
 from bunko.retrieve.searcher import Searcher, SearchResult
 from bunko.retrieve.table_plan import TablePlanner
@@ -109,6 +110,7 @@ class Bunko:
         self.unit_vectors = UnitVectorFile(self.path / UNIT_VECTORS_FILE)
         """Vectors of the chunks' sentences and rows (`unit-vectors.db`), which the reranker and the extractive answer
         read instead of embedding them at each question (`build_unit_vectors`, `bunko reindex --unit-vectors`)."""
+        self._sentences: DocumentSentences | None = None
         self._embedder = embedder
         self._build_embedder = embedder_factory or build_embedder
         self._injected = embedder is not None
@@ -188,7 +190,23 @@ class Bunko:
     def searcher(self) -> Searcher:
         return Searcher(self.store, self.embedder, self.analyzer, self.config.retrieve,
                         retrievers=[build(self.store, self.config.retrieve) for build in self.retrievers], trees=self.trees,
-                        tables=self.tables)
+                        tables=self.tables, sentences=self._document_sentences())
+
+    def _document_sentences(self) -> DocumentSentences | None:
+        """The documents' best sentences, read from the unit vectors when ingest builds them (a file filled by questions
+        would make the ranking depend on which were asked); one reader per embedding model, so its cache outlives a
+        searcher."""
+        if not self._units_at_ingest():
+            return None
+        embedder = self.embedder
+        if self._sentences is None or self._sentences.model != embedder.name:
+            self._sentences = DocumentSentences(self.store, self.unit_vectors, embedder.name, embedder.dimension)
+        return self._sentences
+
+    def _units_at_ingest(self) -> bool:
+        """Whether ingest embeds the chunks' units (`[rerank] unit_vectors = "ingest"` with the light reranker that
+        reads them)."""
+        return self.config.rerank.unit_vectors == "ingest" and self.config.rerank.method == "light"
 
     def close(self) -> None:
         if self._describer is not None:
@@ -229,15 +247,19 @@ class Bunko:
                 items, prune=prune, progress=progress, fields=fields, root=Path(root) if root else None)
             if report.pruned:
                 self._sweep_figures()
-            failure = self._embed_units([job.source for job in report.jobs if job.status == JobStatus.READY])
+            failure = self._embed_units(
+                [job.source for job in report.jobs if job.status in (JobStatus.READY, JobStatus.SKIPPED)])
             if failure:
                 report.warnings.append((UNIT_VECTORS_FILE, failure))
             return report
 
     def _embed_units(self, sources: Sequence[str]) -> str | None:
-        """The unit vectors of newly ingested documents (`[rerank] unit_vectors = "ingest"`), so no question pays for
-        them; why they could not be embedded, if so (the documents are indexed all the same: asks embed the units)."""
-        if not sources or self.config.rerank.unit_vectors != "ingest" or self.config.rerank.method != "light":
+        """The unit vectors of the documents ingested or found unchanged (`[rerank] unit_vectors = "ingest"`), so no
+        question pays for them; why they could not be embedded, if so (the documents are indexed all the same: asks
+        embed the units, and search judges them without their best sentence). An unchanged document is among them
+        because a run killed between storing it and embedding its units left it without: the build passes over a
+        document whose units are all stored."""
+        if not sources or not self._units_at_ingest():
             return None
         try:
             self.unit_vectors.build(self.embedder, [chunk for source in sources for chunk in self.store.chunks(source)])
@@ -309,7 +331,7 @@ class Bunko:
             if changes.updated:
                 report = ingestor.run(changes.updated, within=within)
                 batch.run_id, batch.jobs = report.run_id, report.jobs
-                self._embed_units([job.source for job in report.jobs if job.status == JobStatus.READY])
+                self._embed_units([job.source for job in report.jobs if job.status in (JobStatus.READY, JobStatus.SKIPPED)])
             names = [ingestor.names.name(path, ingestor.names.anchor(within or path, record=False)) for path in changes.removed]
             for doc in self.store.documents() if names else []:
                 under = any(doc.source == name or doc.source.startswith(name + "/") for name in names)

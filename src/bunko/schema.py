@@ -159,6 +159,8 @@ class CoverageSignal:
     document_similarity: float | None = None
     document_opening: float | None = None
     document_opening_keyword: float | None = None
+    document_sentence: float | None = None
+    """The cosine of the document's best sentence, where it took a share of the chunk's (retrieve/document_sentences.py)."""
 
     def to_dict(self) -> dict[str, float]:
         return {key: value for key, value in asdict(self).items() if value is not None}

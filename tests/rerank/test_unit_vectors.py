@@ -95,6 +95,25 @@ def test_another_model_neither_reads_nor_overwrites_the_vectors(tmp_path: Path, 
     assert stored.get(embedder.name, texts, embedder.dimension + 1) == {}  # a vector of the wrong size is not used
 
 
+@pytest.mark.parametrize(("question", "text", "section"), CASES)
+def test_build_keeps_each_documents_units_as_one_matrix_keyed_by_its_chunks(
+    tmp_path: Path, embedder, question: str, text: str, section: str,
+) -> None:
+    """What hybrid search reads to judge a document by its best sentence: every unit's vector, unit-normed, in float16;
+    a document whose chunks changed, or read by another model, finds none."""
+    stored = UnitVectorFile(tmp_path / FILE_NAME)
+    chunks = [chunk(text, section)]
+    stored.build(embedder, chunks)
+    matrix = stored.document_units(stored.document_key(embedder.name, chunks), embedder.dimension)
+    texts = chunk_unit_texts(chunks[0])
+    assert matrix is not None and matrix.dtype == np.float16 and len(matrix) == len(set(texts)) >= 3
+    fresh = embedder.embed(texts)
+    np.testing.assert_allclose(matrix, fresh / np.linalg.norm(fresh, axis=1, keepdims=True), atol=2e-3)
+    changed = [chunk(text + " " + text, section)]
+    assert stored.document_units(stored.document_key(embedder.name, changed), embedder.dimension) is None
+    assert stored.document_units(stored.document_key("another-model", chunks), embedder.dimension) is None
+
+
 def test_an_unusable_file_leaves_the_answer_to_fresh_embedding(tmp_path: Path, embedder) -> None:
     (tmp_path / FILE_NAME).mkdir()  # a folder where the file should be: SQLite cannot open it
     stored = UnitVectorFile(tmp_path / FILE_NAME)

@@ -161,7 +161,8 @@ def test_document_weights_replace_the_chunks_keyword_weight_only_for_documents()
     assert document_ranked(route, config, "document") == {
         **route, "keyword": 0.55 * config.document_rank_keyword_share, "document": config.document_rank_weight,
         "document_similarity": config.document_rank_similarity_weight, "document_opening": config.document_rank_opening_weight,
-        "document_opening_keyword": config.document_rank_opening_keyword_weight}
+        "document_opening_keyword": config.document_rank_opening_keyword_weight,
+        "document_sentence": config.document_rank_sentence_share}
     assert document_ranked(route, config, "chunk") == document_ranked(route, config, "section") == route
     assert document_ranked(route, config.model_copy(update={"document_ranking": "best_chunk"}), "document") == route
     preferring = config.model_copy(update={"document_language_weight": 0.1})

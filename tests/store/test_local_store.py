@@ -149,7 +149,9 @@ def test_hybrid_search_runs_both_retrievers_with_the_same_results(make_kb, sampl
             return getattr(store, name)
 
     together = kb.searcher
-    apart = Searcher(OneAtATime(), together.embedder, together.analyzer, together.config, together.rules)  # type: ignore[arg-type]
+    apart = Searcher(  # type: ignore[arg-type]
+        OneAtATime(), together.embedder, together.analyzer, together.config, together.rules, sentences=together.sentences,
+    )
     for query in ("宿泊費の上限", "E-1024 同步冲突", "パスワードの長さ"):
         a, b = together.search(query, k=5), apart.search(query, k=5)
         assert [(h.chunk.chunk_id, h.score) for h in a.hits] == [(h.chunk.chunk_id, h.score) for h in b.hits]

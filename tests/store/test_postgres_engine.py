@@ -55,6 +55,19 @@ def test_postgres_collection_ranks_like_the_local_one(pair, query: str, source: 
         assert Path(theirs[0].chunk.source).name == source
 
 
+@pytest.mark.parametrize("query", ["出張の宿泊費の上限", "婚假的天数", "API rate limits per key"])
+def test_postgres_collection_judges_documents_by_their_best_sentence_like_the_local_one(pair, query: str) -> None:
+    """The best sentence is read from the collection's unit-vector file through the store's chunks, whichever store."""
+    local, remote = pair
+    ours = local.search(query, k=5, group_by="document")
+    theirs = remote.search(query, k=5, group_by="document")
+    assert [h.chunk.chunk_id for h in theirs] == [h.chunk.chunk_id for h in ours]
+    sentences = [h.signals.coverage.document_sentence if h.signals.coverage else None for h in ours]
+    assert all(sentence is not None for sentence in sentences)
+    assert [h.signals.coverage.document_sentence if h.signals.coverage else None for h in theirs] == pytest.approx(sentences)
+    assert [h.score for h in theirs] == pytest.approx([h.score for h in ours], rel=1e-5)
+
+
 @pytest.mark.parametrize("query", [q for q, _ in QUERIES])
 @pytest.mark.parametrize("mode", ["graph", "graph-local", "graph-global"])
 def test_postgres_collection_walks_the_entity_graph_like_the_local_one(pair, query: str, mode: str) -> None:

@@ -13,6 +13,12 @@ vector, keyed by the embedding model and a hash of the exact text embedded, so:
   whatever else the answerer embeds through its `CachingEmbedder`: vectors and hashes, never the text);
 - float32 bytes as the embedder returned them, so a stored vector scores exactly as a fresh one.
 
+Beside them, each document's unit vectors as one float16 matrix (`document_units`), which hybrid
+search reads to judge a document by its best sentence (`bunko.retrieve.document_sentences`): the
+search cannot afford to split a document into units and look each up. The matrix is keyed by the
+model and a hash of the document's searchable chunks, so a changed document, or one chunked anew,
+finds none until `build` writes its new one.
+
 SQLite in WAL mode: several processes (the server's workers, a CLI) can read and add at once.
 """
 
@@ -48,6 +54,15 @@ def _key(model: str, text: str) -> bytes:
     return hashlib.sha1(f"{model}\0{text}".encode()).digest()
 
 
+def document_key(model: str, chunks: Sequence[Chunk]) -> bytes:
+    """A document's matrix key: the model and every searchable chunk's source, heading and text, which make its units."""
+    digest = hashlib.sha1(model.encode())
+    for chunk in chunks:
+        if chunk.searchable:
+            digest.update(f"\0{chunk.chunk_id}\0{section_context(Hit(chunk, 0.0))}\0{chunk.text}".encode())
+    return digest.digest()
+
+
 class UnitVectorFile:
     """Vectors by (model, text) in one SQLite file; missing keys are simply absent."""
 
@@ -68,6 +83,7 @@ class UnitVectorFile:
             db.execute(f"PRAGMA page_size={PAGE_SIZE}")  # takes effect only on a new file, before WAL mode
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("CREATE TABLE IF NOT EXISTS unit_vectors (key BLOB PRIMARY KEY, vector BLOB NOT NULL)")
+            db.execute("CREATE TABLE IF NOT EXISTS document_units (key BLOB PRIMARY KEY, rows INTEGER NOT NULL, vectors BLOB NOT NULL)")
             self._db = db
         return self._db
 
@@ -104,6 +120,62 @@ class UnitVectorFile:
             except sqlite3.Error as exc:
                 self.failure = f"{self.path}: {exc}"
 
+    @staticmethod
+    def document_key(model: str, chunks: Sequence[Chunk]) -> bytes:
+        """The key of the document made of `chunks` (all of them, in order) for `document_units`."""
+        return document_key(model, chunks)
+
+    def document_units(self, key: bytes, dimension: int) -> np.ndarray | None:
+        """A document's unit vectors by its `document_key`, unit-normed float16 rows; None when none are stored."""
+        if not self._usable() or not self.path.exists():
+            return None
+        with self._lock:
+            try:
+                row = self._connection().execute("SELECT rows, vectors FROM document_units WHERE key = ?", (key,)).fetchone()
+            except sqlite3.Error as exc:
+                self.failure = f"{self.path}: {exc}"
+                return None
+        if row is None or len(row[1]) != row[0] * dimension * 2:
+            return None
+        return np.frombuffer(row[1], dtype=np.float16).reshape(row[0], dimension)
+
+    def _present_documents(self, keys: Sequence[bytes]) -> set[bytes]:
+        """The keys among `keys` whose document matrix is stored (none when the file cannot be read)."""
+        if not keys or not self._usable() or not self.path.exists():
+            return set()
+        present: set[bytes] = set()
+        with self._lock:
+            try:
+                db = self._connection()
+                for start in range(0, len(keys), 500):
+                    part = list(keys[start : start + 500])
+                    rows = db.execute(f"SELECT key FROM document_units WHERE key IN ({', '.join('?' * len(part))})", part)
+                    present.update(bytes(key) for (key,) in rows)
+            except sqlite3.Error as exc:
+                self.failure = f"{self.path}: {exc}"
+        return present
+
+    def _put_documents(self, model: str, documents: Iterable[Sequence[Chunk]], dimension: int) -> None:
+        """Each document's matrix, from the unit vectors stored (a unit whose vector is missing is left out)."""
+        rows: list[tuple[bytes, int, bytes]] = []
+        for chunks in documents:
+            key = document_key(model, chunks)
+            texts = list(dict.fromkeys(text for chunk in chunks if chunk.searchable for text in chunk_unit_texts(chunk)))
+            stored = self.get(model, texts, dimension)
+            vectors = np.array([stored[text] for text in texts if text in stored], dtype=np.float32).reshape(-1, dimension)
+            norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+            unit = (vectors / np.where(norms > 0, norms, 1.0)).astype(np.float16)
+            rows.append((key, len(unit), unit.tobytes()))
+        if not rows or not self._usable():
+            return
+        with self._lock:
+            try:
+                db = self._connection()
+                with db:
+                    db.executemany("INSERT OR REPLACE INTO document_units (key, rows, vectors) VALUES (?, ?, ?)", rows)
+            except sqlite3.Error as exc:
+                self.failure = f"{self.path}: {exc}"
+
     def count(self) -> int:
         if not self.path.exists():
             return 0
@@ -113,10 +185,17 @@ class UnitVectorFile:
     def build(
         self, embedder: Embedder, chunks: Iterable[Chunk], progress: Callable[[int, int], None] | None = None,
     ) -> int:
-        """Embed and store every unit of `chunks` not stored yet; returns how many were embedded.
-        `progress(done, total)` after each batch."""
-        texts = list(dict.fromkeys(t for chunk in chunks for t in chunk_unit_texts(chunk)))
+        """Embed and store every unit of `chunks` not stored yet, then each of their documents' matrix; returns how
+        many units were embedded. `chunks` hold whole documents (as `store.chunks()` returns them); a document whose
+        matrix is stored is passed over, its units with it. `progress(done, total)` after each batch."""
         model = embedder.name
+        documents: dict[str, list[Chunk]] = {}
+        for chunk in chunks:
+            documents.setdefault(chunk.doc_id, []).append(chunk)
+        keyed = {document_key(model, grouped): grouped for grouped in documents.values()}
+        present = self._present_documents(list(keyed))
+        unbuilt = [grouped for key, grouped in keyed.items() if key not in present]
+        texts = list(dict.fromkeys(t for grouped in unbuilt for chunk in grouped for t in chunk_unit_texts(chunk)))
         missing: list[str] = []
         for start in range(0, len(texts), 5000):
             part = texts[start : start + 5000]
@@ -127,6 +206,8 @@ class UnitVectorFile:
             self.put(model, dict(zip(batch, embedder.embed(batch), strict=True)))
             if progress is not None:
                 progress(min(start + BUILD_BATCH, len(missing)), len(missing))
+        for start in range(0, len(unbuilt), BUILD_BATCH):
+            self._put_documents(model, unbuilt[start : start + BUILD_BATCH], embedder.dimension)
         return len(missing)
 
     def close(self) -> None:

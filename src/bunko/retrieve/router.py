@@ -178,7 +178,8 @@ def document_rank_weights(route_weights: dict[str, float], config: RetrieveConfi
     return {**route_weights, "keyword": route_weights.get("keyword", 0.0) * config.document_rank_keyword_share,
             "document": config.document_rank_weight, "document_similarity": config.document_rank_similarity_weight,
             "document_opening": config.document_rank_opening_weight,
-            "document_opening_keyword": config.document_rank_opening_keyword_weight}
+            "document_opening_keyword": config.document_rank_opening_keyword_weight,
+            "document_sentence": config.document_rank_sentence_share}
 
 
 DEFAULT_RULES: tuple[RouteRule, ...] = (

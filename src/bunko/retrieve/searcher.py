@@ -18,6 +18,7 @@ from bunko.embed.base import Embedder, embed_queries
 from bunko.retrieve.auto_merge import merge_sections
 from bunko.retrieve.base import Query, Retriever
 from bunko.retrieve.dense import DenseRetriever
+from bunko.retrieve.document_sentences import DocumentSentences
 from bunko.retrieve.fusion import Fused
 from bunko.retrieve.graph import GraphRetriever
 from bunko.retrieve.graph_global import GlobalGraphRetriever
@@ -59,10 +60,14 @@ class SearchResult:
 
 def built_in_retrievers(
     store: SearchIndex, config: RetrieveConfig, trees: DocumentTrees | None = None, tables: CollectionTables | None = None,
+    sentences: DocumentSentences | None = None,
 ) -> dict[str, Retriever]:
     """Hybrid, dense and keyword over any store; the graph route over a store that keeps the entity graph; the tree
-    route when the collection's section trees are given, the table route when its tables are."""
-    routes: list[Retriever] = [HybridRetriever(store, config), DenseRetriever(store, config), KeywordRetriever(store, config)]
+    route when the collection's section trees are given, the table route when its tables are. Hybrid judges the best
+    documents by their best sentence when `sentences` (the collection's stored unit vectors) are given."""
+    routes: list[Retriever] = [
+        HybridRetriever(store, config, sentences), DenseRetriever(store, config), KeywordRetriever(store, config),
+    ]
     if isinstance(store, GraphIndex):
         routes += [GraphRetriever(store, config), LocalGraphRetriever(store, config), GlobalGraphRetriever(store, config)]
     if trees is not None:
@@ -76,12 +81,15 @@ class Searcher:
     def __init__(
         self, store: SearchIndex, embedder: Embedder, analyzer: Analyzer, config: RetrieveConfig, rules: Sequence[RouteRule] = DEFAULT_RULES,
         retrievers: Sequence[Retriever] = (), trees: DocumentTrees | None = None, tables: CollectionTables | None = None,
+        sentences: DocumentSentences | None = None,
     ) -> None:
         """`rules` extend or replace the router's (see retrieve/router.py); the first that claims a query wins.
         `retrievers` add search modes beside dense, keyword and hybrid (or replace one of the same name).
         `trees` (the collection's section trees) enable the tree route and auto-merging; `tables` (its table
-        store) the table route."""
+        store) the table route; `sentences` (its stored unit vectors) let hybrid search judge documents by their best
+        sentence."""
         self.rules = rules
+        self.sentences = sentences
         self.trees = trees
         self.tables = tables
         self.store = store
@@ -98,7 +106,7 @@ class Searcher:
     def config(self, config: RetrieveConfig) -> None:
         """A new config reaches the built-in retrievers too (benchmarks and tests swap configs on one searcher)."""
         self._config = config
-        self.retrievers = {**built_in_retrievers(self.store, config, self.trees, self.tables), **self._added}
+        self.retrievers = {**built_in_retrievers(self.store, config, self.trees, self.tables, self.sentences), **self._added}
 
     def retriever(self, mode: str) -> Retriever:
         if mode not in self.retrievers:

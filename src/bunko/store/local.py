@@ -326,8 +326,8 @@ class LocalStore:
     def chunks(self, source: str | None = None) -> list[Chunk]:
         sql = f"SELECT {CHUNK_COLUMNS} FROM chunks"
         params: tuple[Any, ...] = ()
-        if source is not None:
-            sql += " WHERE source = ?"
+        if source is not None:  # through the document's id: chunks are indexed by document, not by source
+            sql += " WHERE doc_id = (SELECT doc_id FROM documents WHERE source = ?)"
             params = (source,)
         with self._lock:
             rows = self._db.execute(sql + " ORDER BY source, ordinal", params).fetchall()
