@@ -8,7 +8,9 @@ vector the mean of its sentences' USE vectors plus a little noise, at each size,
 `[retrieve]` settings (so HNSW from `ann_threshold` chunks on, as a collection of
 that size would search); p50/p95 of dense, keyword and hybrid search with the
 query vector given (embedding excluded), each returning its top 10 as `Hit`s with
-their chunks, and, separately, the query embedding time. Peers in the same run,
+their chunks, and, separately, the query embedding time. The chunks' units are embedded and each document's
+matrix written as ingest does, so hybrid judges its best documents by their best sentence; hybrid without them is
+timed beside it. Peers in the same run,
 over the same chunks: bm25s (Lucene BM25, the same analyzer tokens) returning its
 top 10 ids, and numpy exact search (one product, argpartition) returning its top
 10 rows. Writes bench/results/search.json and search.md (with bench/results/search.notes.md, the hand-written
@@ -32,6 +34,8 @@ from threadpoolctl import threadpool_limits
 from bunko import Bunko
 from bunko.config import RetrieveConfig
 from bunko.embed.use_m3 import UseM3Embedder
+from bunko.rerank.unit_vectors import FILE_NAME, UnitVectorFile, chunk_unit_texts
+from bunko.retrieve.document_sentences import DocumentSentences
 from bunko.retrieve.searcher import Searcher
 from bunko.schema import Chunk, ParsedDocument, doc_id_for
 from bunko.store.base import StoredChunk
@@ -129,6 +133,18 @@ def build_store(
     return store, time.perf_counter() - started, tokens, np.stack(vectors)
 
 
+def build_unit_vectors(path: Path, store: LocalStore, embedder: UseM3Embedder) -> UnitVectorFile:
+    """The units' vectors and each document's matrix, as ingest writes them (`[rerank] unit_vectors = "ingest"`), so
+    hybrid search judges its best documents by their best sentence as a collection's does. The synthetic chunks
+    repeat a few hundred sample sentences under 17 headings: each distinct unit is embedded once."""
+    unit_file = UnitVectorFile(path)
+    chunks = store.chunks()
+    texts = list(dict.fromkeys(text for chunk in chunks for text in chunk_unit_texts(chunk)))
+    unit_file.put(embedder.name, dict(zip(texts, embedder.embed(texts), strict=True)))
+    unit_file.build(embedder, chunks)
+    return unit_file
+
+
 def timed(run: Callable[[int], object], count: int) -> dict[str, float]:
     for i in range(min(10, count)):
         run(i)
@@ -175,11 +191,19 @@ def bench_size(size: int, sentences: list[str], embedder: UseM3Embedder, n_queri
         load_s = time.perf_counter() - started
         queries = [rng.choice(sentences)[:40] for _ in range(n_queries)]
         query_vectors = embedder.embed(queries)
-        searcher = Searcher(store, embedder, multilingual, config)
+        started = time.perf_counter()
+        unit_file = build_unit_vectors(Path(tmp) / FILE_NAME, store, embedder)
+        units_s = time.perf_counter() - started
+        sentences_read = DocumentSentences(store, unit_file, embedder.name, embedder.dimension)
+        searcher = Searcher(store, embedder, multilingual, config, sentences=sentences_read)
         out: dict = {"chunks": size, "write_s": round(write_s, 1), "index_build_s": round(load_s, 2),
-                     "dense_index": store.index_stats().get("dense_index")}
+                     "unit_vectors_s": round(units_s, 1), "dense_index": store.index_stats().get("dense_index")}
         for mode in ("dense", "keyword", "hybrid"):
             out[mode] = timed(lambda i, mode=mode: searcher.search(queries[i], k=10, mode=mode, query_vector=query_vectors[i]), len(queries))
+        without = Searcher(store, embedder, multilingual, config)
+        out["hybrid_without_sentences"] = timed(
+            lambda i: without.search(queries[i], k=10, mode="hybrid", query_vector=query_vectors[i]), len(queries))
+        unit_file.close()
         out |= peers(tokens, vectors, queries, query_vectors)
         times = []
         for query in queries[:50]:
@@ -208,14 +232,15 @@ def main() -> None:
         f"in {results['ingest']['seconds']} s = **{results['ingest']['chunks_per_s']} chunks/s**", "",
         "Search with the query vector given, top 10 returned as hits; peers measured in the same run over the same chunks. "
         "Ratios are bunko's p50 over the peer's (keyword over bm25s, dense over numpy exact).", "",
-        "| chunks | dense index | dense p50 / p95 ms | keyword p50 / p95 ms | hybrid p50 / p95 ms | bm25s p50 ms | numpy exact p50 ms "
-        "| keyword / bm25s | dense / numpy | query embedding p50 ms | index load s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| chunks | dense index | dense p50 / p95 ms | keyword p50 / p95 ms | hybrid p50 / p95 ms | hybrid without best sentences "
+        "p50 / p95 ms | bm25s p50 ms | numpy exact p50 ms | keyword / bm25s | dense / numpy | query embedding p50 ms | index load s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in results["search"]:
         lines.append(
             f"| {row['chunks']:,} | {row['dense_index']} | {row['dense']['p50_ms']} / {row['dense']['p95_ms']} "
             f"| {row['keyword']['p50_ms']} / {row['keyword']['p95_ms']} | {row['hybrid']['p50_ms']} / {row['hybrid']['p95_ms']} "
+            f"| {row['hybrid_without_sentences']['p50_ms']} / {row['hybrid_without_sentences']['p95_ms']} "
             f"| {row['bm25s']['p50_ms']} | {row['numpy_exact']['p50_ms']} "
             f"| {row['keyword']['p50_ms'] / row['bm25s']['p50_ms']:.1f}× | {row['dense']['p50_ms'] / row['numpy_exact']['p50_ms']:.1f}× "
             f"| {row['embed_query']['p50_ms']} | {row['index_build_s']} |"
