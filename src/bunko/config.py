@@ -274,8 +274,8 @@ class RetrieveConfig(_Section):
         description="Share of a chunk's dense evidence taken by its document's best sentence (the closest of its units, "
         "embedded at ingest for the reranker: retrieve/document_sentences.py) when documents are ranked by their own "
         "evidence and for topic queries; 0 = the chunk's cosine alone. Needs [rerank] unit_vectors = \"ingest\" (the "
-        "default); a document without stored units keeps its chunk's cosine. 0.5: page corpora +0.002 to +0.017 nDCG@10 "
-        "by document, none lower (bench/results/pages-sentence.md).",
+        "default); a document without stored units keeps its chunk's cosine. 0.5: page corpora +0.000 to +0.016 nDCG@10, "
+        "chunk hits and by document, none lower (bench/results/pages-sentence.md).",
     )
     document_sentence_candidates: int = Field(
         20, ge=0, description="The best documents of a query, by the fused score without it, that are judged by their best "

@@ -112,11 +112,17 @@ class UnitVectorFile:
         if not vectors or not self._usable():
             return
         rows = [(_key(model, t), np.asarray(v, dtype=np.float32).tobytes()) for t, v in vectors.items()]
+        self._write("INSERT OR REPLACE INTO unit_vectors (key, vector) VALUES (?, ?)", rows)
+
+    def _write(self, statement: str, rows: Sequence[tuple[bytes | int, ...]]) -> None:
+        """Rows written in one transaction; a failure is kept in `failure`, not raised (a cache never fails an answer)."""
+        if not rows or not self._usable():
+            return
         with self._lock:
             try:
                 db = self._connection()
                 with db:
-                    db.executemany("INSERT OR REPLACE INTO unit_vectors (key, vector) VALUES (?, ?)", rows)
+                    db.executemany(statement, rows)
             except sqlite3.Error as exc:
                 self.failure = f"{self.path}: {exc}"
 
@@ -166,15 +172,7 @@ class UnitVectorFile:
             norms = np.linalg.norm(vectors, axis=1, keepdims=True)
             unit = (vectors / np.where(norms > 0, norms, 1.0)).astype(np.float16)
             rows.append((key, len(unit), unit.tobytes()))
-        if not rows or not self._usable():
-            return
-        with self._lock:
-            try:
-                db = self._connection()
-                with db:
-                    db.executemany("INSERT OR REPLACE INTO document_units (key, rows, vectors) VALUES (?, ?, ?)", rows)
-            except sqlite3.Error as exc:
-                self.failure = f"{self.path}: {exc}"
+        self._write("INSERT OR REPLACE INTO document_units (key, rows, vectors) VALUES (?, ?, ?)", rows)
 
     def count(self) -> int:
         if not self.path.exists():
