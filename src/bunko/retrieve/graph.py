@@ -57,10 +57,10 @@ class GraphRetriever:
     name = "graph"
     needs_vector = True
 
-    def __init__(self, store: GraphSearchIndex, config: RetrieveConfig) -> None:
+    def __init__(self, store: GraphSearchIndex, config: RetrieveConfig, hybrid: HybridRetriever | None = None) -> None:
         self.store = store
         self.config = config
-        self.hybrid = HybridRetriever(store, config)
+        self.hybrid = hybrid or HybridRetriever(store, config)
         self.analyzer = get_analyzer(config.analyzer)
 
     def retrieve(self, query: Query, k: int) -> list[Fused]:

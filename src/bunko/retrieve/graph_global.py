@@ -36,9 +36,9 @@ class GlobalGraphRetriever:
     name = "graph-global"
     needs_vector = True
 
-    def __init__(self, store: GraphSearchIndex, config: RetrieveConfig) -> None:
+    def __init__(self, store: GraphSearchIndex, config: RetrieveConfig, hybrid: HybridRetriever | None = None) -> None:
         self.store = store
-        self.hybrid = HybridRetriever(store, config)
+        self.hybrid = hybrid or HybridRetriever(store, config)
 
     def retrieve(self, query: Query, k: int) -> list[Fused]:
         started = time.perf_counter()

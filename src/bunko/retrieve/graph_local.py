@@ -26,9 +26,9 @@ class LocalGraphRetriever:
     needs_vector = True
     """Only for the fallback: a question naming no known entity is answered by hybrid search."""
 
-    def __init__(self, store: GraphSearchIndex, config: RetrieveConfig) -> None:
+    def __init__(self, store: GraphSearchIndex, config: RetrieveConfig, hybrid: HybridRetriever | None = None) -> None:
         self.store = store
-        self.hybrid = HybridRetriever(store, config)
+        self.hybrid = hybrid or HybridRetriever(store, config)
 
     def retrieve(self, query: Query, k: int) -> list[Fused]:
         started = time.perf_counter()

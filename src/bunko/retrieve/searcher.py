@@ -63,17 +63,20 @@ def built_in_retrievers(
     sentences: DocumentSentences | None = None,
 ) -> dict[str, Retriever]:
     """Hybrid, dense and keyword over any store; the graph route over a store that keeps the entity graph; the tree
-    route when the collection's section trees are given, the table route when its tables are. Hybrid judges the best
-    documents by their best sentence when `sentences` (the collection's stored unit vectors) are given."""
-    routes: list[Retriever] = [
-        HybridRetriever(store, config, sentences), DenseRetriever(store, config), KeywordRetriever(store, config),
-    ]
+    route when the collection's section trees are given, the table route when its tables are. They share one hybrid
+    retriever, which judges the best documents by their best sentence when `sentences` (the collection's stored unit
+    vectors) are given."""
+    hybrid = HybridRetriever(store, config, sentences)
+    routes: list[Retriever] = [hybrid, DenseRetriever(store, config), KeywordRetriever(store, config)]
     if isinstance(store, GraphIndex):
-        routes += [GraphRetriever(store, config), LocalGraphRetriever(store, config), GlobalGraphRetriever(store, config)]
+        routes += [
+            GraphRetriever(store, config, hybrid), LocalGraphRetriever(store, config, hybrid),
+            GlobalGraphRetriever(store, config, hybrid),
+        ]
     if trees is not None:
-        routes.append(TreeRetriever(store, config, trees))
+        routes.append(TreeRetriever(store, config, trees, hybrid))
     if tables is not None:
-        routes.append(TableRetriever(store, config, tables))
+        routes.append(TableRetriever(store, config, tables, hybrid))
     return {r.name: r for r in routes}
 
 

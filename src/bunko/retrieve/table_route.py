@@ -30,11 +30,13 @@ class TableRetriever:
     name = TABLE
     needs_vector = True
 
-    def __init__(self, store: SearchIndex, config: RetrieveConfig, tables: CollectionTables) -> None:
+    def __init__(
+        self, store: SearchIndex, config: RetrieveConfig, tables: CollectionTables, hybrid: HybridRetriever | None = None,
+    ) -> None:
         self.store = store
         self.config = config
         self.tables = tables
-        self.hybrid = HybridRetriever(store, config)
+        self.hybrid = hybrid or HybridRetriever(store, config)
         self.planner = TablePlanner(get_analyzer(config.analyzer))
 
     def retrieve(self, query: Query, k: int) -> list[Fused]:

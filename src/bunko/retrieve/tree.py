@@ -43,11 +43,13 @@ class TreeRetriever:
     name = TREE
     needs_vector = True
 
-    def __init__(self, store: SearchIndex, config: RetrieveConfig, trees: DocumentTrees) -> None:
+    def __init__(
+        self, store: SearchIndex, config: RetrieveConfig, trees: DocumentTrees, hybrid: HybridRetriever | None = None,
+    ) -> None:
         self.store = store
         self.config = config
         self.trees = trees
-        self.hybrid = HybridRetriever(store, config)
+        self.hybrid = hybrid or HybridRetriever(store, config)
 
     def retrieve(self, query: Query, k: int) -> list[Fused]:
         hybrid = self.hybrid.retrieve(query, k)
