@@ -528,6 +528,9 @@ class Bunko:
                 self._staging = None
             if progress:
                 progress(count, count)
+            # the units are the new model's to embed too (searches judge documents by their best sentence through them);
+            # a failure leaves questions embedding them as they come
+            self._embed_units([document.source for document in self.store.documents()])
             return ReembedReport(target.name, plan.replaces, count, embedded, round(time.perf_counter() - started, 3))
 
     def reembed_status(self) -> dict[str, Any] | None:

@@ -16,13 +16,14 @@ import sys
 import textwrap
 import threading
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 from bunko import Bunko, BunkoError, CollectionError
 from bunko.config import CONFIG_FILE, Config, EmbedConfig
-from bunko.ingest.maintenance import ReembedStopped
+from bunko.ingest.maintenance import ReembedReport, ReembedStopped
 from hash_embedder import HashEmbedder
 from reembed_corpus import line, small_chunk_config, write_corpus
 
@@ -62,6 +63,14 @@ def new_vectors_everywhere(kb: Bunko, model: HashEmbedder) -> None:
     expected = HashEmbedder(model.name, model.dimension, seed=model.seed).embed([c.embed_text for c in chunks])
     assert stored.shape == expected.shape
     np.testing.assert_allclose(stored, expected, atol=1e-5)
+
+
+def reembed_chunks(kb: Bunko, embedder: HashEmbedder, **options: Any) -> tuple[ReembedReport, int]:
+    """The re-embed's report and the embed calls its chunks took: the units, embedded for the new model after the
+    switch, are not counted."""
+    calls: list[int] = []
+    report = kb.reembed(embedder=embedder, progress=lambda done, total: calls.append(embedder.calls), **options)
+    return report, calls[-1]
 
 
 def test_searches_answer_throughout_with_the_old_model_until_the_switch_and_the_new_after(tmp_path: Path, store_setting: str, corpus: Path) -> None:
@@ -130,9 +139,9 @@ def test_an_interrupted_reembed_keeps_the_old_model_and_a_rerun_resumes_from_the
     with pytest.raises(CollectionError, match="in progress"):
         kb.reembed(embedder=HashEmbedder("hash-c", 32, seed=9))
     rest = HashEmbedder("hash-b", 96, seed=7)
-    report = kb.reembed(embedder=rest, batch=BATCH)
+    report, calls = reembed_chunks(kb, rest, batch=BATCH)
     assert report.embedded == total - 5 * BATCH and report.chunks == total
-    assert rest.calls == math.ceil((total - 5 * BATCH) / BATCH), "only the batches not finished before were embedded"
+    assert calls == math.ceil((total - 5 * BATCH) / BATCH), "only the batches not finished before were embedded"
     new_vectors_everywhere(kb, rest)
     top_hit_is_exact(kb, QUERIES[1])
     kb.close()
@@ -177,8 +186,8 @@ def test_a_reembed_killed_with_sigkill_keeps_the_old_model_and_resumes(tmp_path:
     staged = status["chunks_embedded"]
     assert staged % BATCH == 0, "whole batches only: the one being embedded at the kill is lost, none is half-written"
     rest = HashEmbedder("hash-b", 96, seed=7)
-    report = kb.reembed(embedder=rest, batch=BATCH)
-    assert report.embedded == total - staged and rest.calls == math.ceil((total - staged) / BATCH)
+    report, calls = reembed_chunks(kb, rest, batch=BATCH)
+    assert report.embedded == total - staged and calls == math.ceil((total - staged) / BATCH)
     assert kb.store.get_meta("embedder") == "hash-b"
     new_vectors_everywhere(kb, rest)
     kb.close()
@@ -195,8 +204,8 @@ def test_abort_discards_the_staged_vectors_and_the_next_reembed_starts_over(tmp_
     with pytest.raises(BunkoError, match="no re-embed in progress"):
         kb.abort_reembed()
     again = HashEmbedder("hash-b", 96, seed=7)
-    assert kb.reembed(embedder=again, batch=BATCH).embedded == total
-    assert again.calls == math.ceil(total / BATCH)
+    report, calls = reembed_chunks(kb, again, batch=BATCH)
+    assert report.embedded == total and calls == math.ceil(total / BATCH)
     kb.close()
 
 
@@ -328,4 +337,20 @@ def test_an_ingest_begun_before_a_switch_by_another_writer_writes_nothing_after_
     assert kb.ingest(tmp_path / "late").ok
     new_vectors_everywhere(kb, new)
     other.close()
+    kb.close()
+
+
+def test_the_units_are_embedded_for_the_new_model_at_the_switch(tmp_path: Path, corpus: Path) -> None:
+    """Searches judge documents by their best sentence through the units of the model in force: a switch that left
+    them to the old model would rank documents by their chunks alone until `bunko reindex --unit-vectors`."""
+    kb = open_kb(tmp_path, "local", HashEmbedder("hash-a", 64, seed=1))
+    assert kb.ingest(corpus).ok
+    before = kb.unit_vectors.count()
+    assert before > 0
+    kb.reembed(embedder=HashEmbedder("hash-b", 96, seed=7), batch=BATCH)
+    assert kb.unit_vectors.count() == 2 * before  # each unit once for each model
+    for document in kb.documents()[:3]:
+        key = kb.unit_vectors.document_key("hash-b", kb.chunks(document.source))
+        matrix = kb.unit_vectors.document_units(key, 96)
+        assert matrix is not None and len(matrix) > 0
     kb.close()
