@@ -155,3 +155,27 @@ def test_a_changed_document_is_judged_by_its_new_sentences(make_kb: Callable[...
     assert before is not None and after is not None and before.document_sentence and after.document_sentence
     assert after.document_sentence < before.document_sentence - 0.1
     assert after.document_sentence == pytest.approx(best_unit_cosine(kb, "notes.md", query), abs=2e-3)
+
+
+def test_a_write_to_another_document_keeps_what_was_read_of_the_others(make_kb: Callable[..., Bunko], tmp_path: Path) -> None:
+    """Each kept matrix carries its document's version: a new document does not make the others be read again."""
+    write_corpus(tmp_path / "docs", "ja")
+    kb = make_kb()
+    assert kb.ingest(tmp_path / "docs").ok
+    query = CASES["ja"]["query"]
+    first = ranked(kb, query)
+    (tmp_path / "docs" / "other.md").write_text("# Other\n\n" + CASES["ja"]["other"] + "\n", encoding="utf-8")
+    assert kb.ingest(tmp_path / "docs").ok
+    read: list[str | None] = []
+    reading = kb.store.chunks
+
+    def counting(source: str | None = None) -> list:
+        read.append(source)
+        return reading(source)
+
+    kb.store.chunks = counting  # type: ignore[method-assign]
+    again = by_name(ranked(kb, query))
+    assert not {s for s in read if s is not None} & {h.chunk.source for h in first}  # only other.md, if any, was read
+    for hit in first:
+        coverage, now = hit.signals.coverage, again[Path(hit.chunk.source).name].signals.coverage
+        assert coverage is not None and now is not None and now.document_sentence == coverage.document_sentence

@@ -154,10 +154,15 @@ def test_documents_elements_and_chunks_round_trip(store: Store) -> None:
 
 
 def test_replace_document_swaps_every_row(store: Store) -> None:
-    fill(store, docs=2)
+    written = fill(store, docs=2)
     rng = np.random.default_rng(9)
     doc, stored = make_doc(1, rng, chunks=2, version="v2")
+    other = written[0][0].doc_id
+    before = store.document_versions([doc.doc_id, other, "nope"])
+    assert set(before) == {doc.doc_id, other}
     store.replace_document(doc, "hash-v2", stored)
+    after = store.document_versions([doc.doc_id, other])
+    assert after[doc.doc_id] != before[doc.doc_id] and after[other] == before[other]  # what derives from its chunks is stale
     assert store.chunk_count() == 6
     assert [c.text for c in store.chunks(doc.source)] == [s.chunk.text for s in stored]
     assert len(store.documents()) == 2 and store.document_hash(doc.source) == "hash-v2"

@@ -26,14 +26,15 @@ from bunko.schema import Chunk
 
 KEPT_ROWS = 50_000
 """Unit vectors kept in memory between queries, as float32 (100 MB at 512 dimensions: converting float16 rows at each
-query cost more than the product): a document's matrix is read from the file once, not at every query that ranks it."""
+query cost more than the product): a document's matrix is read from the file once, not at every query that ranks it,
+and only a document written since is read again."""
 
 
 class DocumentChunks(Protocol):
-    """What the best sentence needs of a store: a document's chunks, and a count that moves whenever documents change."""
+    """What the best sentence needs of a store: a document's chunks, and when they were last written."""
 
     def chunks(self, source: str | None = None) -> list[Chunk]: ...
-    def generation(self) -> int: ...
+    def document_versions(self, doc_ids: Sequence[str]) -> dict[str, float]: ...
 
 
 class StoredDocumentUnits(Protocol):
@@ -52,44 +53,43 @@ class DocumentSentences:
         self.model = model
         self.dimension = dimension
         self._lock = threading.Lock()
-        self._kept: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._kept: OrderedDict[str, tuple[float, np.ndarray]] = OrderedDict()
+        """Document id → (the version its matrix was read at, the matrix), least recently used first."""
         self._kept_rows = 0
-        self._keys: dict[str, bytes] = {}
-        """Each document's matrix key (a hash of its chunks), so a matrix dropped from memory is read again without
-        reading the document's chunks."""
-        self._generation: int | None = None
+        self._keys: dict[str, tuple[float, bytes]] = {}
+        """Document id → (version, its matrix key: a hash of its chunks), so a matrix dropped from memory is read again
+        without reading the document's chunks."""
 
     def best(self, chunks: Sequence[Chunk], vector: np.ndarray) -> dict[str, float]:
         """Document id → its best unit's cosine with `vector`, for the documents of `chunks` that have stored units."""
         query = np.asarray(vector, dtype=np.float32).ravel()
         sources = {chunk.doc_id: chunk.source for chunk in chunks}
         with self._lock:
-            self._forget_if_changed()
-            found = {doc_id: self._units(doc_id, source) for doc_id, source in sources.items()}
+            versions = self.store.document_versions(list(sources))
+            found = {doc_id: self._units(doc_id, sources[doc_id], version) for doc_id, version in versions.items()}
         return {doc_id: float((units @ query).max()) for doc_id, units in found.items() if units is not None and len(units)}
 
-    def _forget_if_changed(self) -> None:
-        generation = self.store.generation()
-        if generation != self._generation:
-            self._kept.clear()
-            self._keys.clear()
-            self._kept_rows = 0
-            self._generation = generation
-
-    def _units(self, doc_id: str, source: str) -> np.ndarray | None:
-        """The document's matrix; a missing one is looked for again at the next query (the file may be built since)."""
-        if (kept := self._kept.get(doc_id)) is not None:
+    def _units(self, doc_id: str, source: str, version: float) -> np.ndarray | None:
+        """The document's matrix at `version` (a document written since it was kept is read again; one whose matrix is
+        missing is looked for again at the next query, as the file may be built since)."""
+        kept = self._kept.get(doc_id)
+        if kept is not None and kept[0] == version:
             self._kept.move_to_end(doc_id)
-            return kept
-        if (key := self._keys.get(doc_id)) is None:
-            key = self._keys[doc_id] = self.vectors.document_key(self.model, self.store.chunks(source))
-        stored = self.vectors.document_units(key, self.dimension)
+            return kept[1]
+        key = self._keys.get(doc_id)
+        if key is None or key[0] != version:
+            key = self._keys[doc_id] = (version, self.vectors.document_key(self.model, self.store.chunks(source)))
+        stored = self.vectors.document_units(key[1], self.dimension)
+        self._forget(doc_id)
         if stored is None:
             return None
         units = stored.astype(np.float32)
-        self._kept[doc_id] = units
+        self._kept[doc_id] = (version, units)
         self._kept_rows += len(units)
         while self._kept_rows > KEPT_ROWS and len(self._kept) > 1:
-            _, dropped = self._kept.popitem(last=False)
-            self._kept_rows -= len(dropped)
+            self._forget(next(iter(self._kept)))
         return units
+
+    def _forget(self, doc_id: str) -> None:
+        if (kept := self._kept.pop(doc_id, None)) is not None:
+            self._kept_rows -= len(kept[1])

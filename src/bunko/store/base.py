@@ -79,6 +79,10 @@ class DocumentStore(Protocol):
     """Documents, their elements and chunks, written one document per transaction."""
 
     def document_hash(self, source: str) -> str | None: ...
+    def document_versions(self, doc_ids: Sequence[str]) -> dict[str, float]:
+        """When each document's rows were last written (its `ingested_at`), for those stored: a value that moves whenever
+        its chunks change, so a cache of what is derived from them can tell a stale entry by one lookup."""
+        ...
     def replace_document(
         self, doc: ParsedDocument, content_hash: str, chunks: Sequence[StoredChunk], *, ingested_at: float | None = None
     ) -> None: ...

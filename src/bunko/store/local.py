@@ -237,6 +237,16 @@ class LocalStore:
             row = self._db.execute("SELECT content_hash FROM documents WHERE source = ?", (source,)).fetchone()
         return row[0] if row else None
 
+    def document_versions(self, doc_ids: Sequence[str]) -> dict[str, float]:
+        ids = list(dict.fromkeys(doc_ids))
+        if not ids:
+            return {}
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT doc_id, ingested_at FROM documents WHERE doc_id IN ({','.join('?' * len(ids))})", ids,
+            ).fetchall()
+        return {doc_id: float(ingested_at) for doc_id, ingested_at in rows}
+
     def replace_document(
         self, doc: ParsedDocument, content_hash: str, chunks: Sequence[StoredChunk], *, ingested_at: float | None = None,
     ) -> None:

@@ -306,6 +306,14 @@ class PostgresStore:
             row = conn.execute("SELECT content_hash FROM documents WHERE source = %s", (source,)).fetchone()
         return row[0] if row else None
 
+    def document_versions(self, doc_ids: Sequence[str]) -> dict[str, float]:
+        ids = list(dict.fromkeys(doc_ids))
+        if not ids:
+            return {}
+        with self._pool.connection() as conn:
+            rows = conn.execute("SELECT doc_id, ingested_at FROM documents WHERE doc_id = ANY(%s::text[])", (ids,)).fetchall()
+        return {doc_id: float(ingested_at) for doc_id, ingested_at in rows}
+
     def replace_document(
         self, doc: ParsedDocument, content_hash: str, chunks: Sequence[StoredChunk], *, ingested_at: float | None = None,
     ) -> None:
