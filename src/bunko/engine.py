@@ -823,6 +823,15 @@ class Bunko:
         so no question embeds them; returns how many were new. Asks fill the file too, one question at a time."""
         return self._on_current_model(lambda: self.unit_vectors.build(self.embedder, self.store.chunks(), progress))
 
+    def documents_with_units(self) -> tuple[int, int]:
+        """(documents whose units' matrix is stored for the current model and chunks, documents): how many searches can
+        judge by their best sentence."""
+        documents: dict[str, list[Chunk]] = {}
+        for chunk in self.store.chunks():
+            documents.setdefault(chunk.doc_id, []).append(chunk)
+        keys = [self.unit_vectors.document_key(self.embedder.name, chunks) for chunks in documents.values()]
+        return len(self.unit_vectors.present_documents(keys)), len(documents)
+
     def ask(
         self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None, mode: str | None = None,
         history: Sequence[Turn] | None = None,

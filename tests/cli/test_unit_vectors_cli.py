@@ -40,7 +40,8 @@ def test_reindex_unit_vectors_embeds_every_unit_once(runner: CliRunner, tmp_path
     first = runner.invoke(app, ["reindex", "--unit-vectors", "--json", "--collection", str(tmp_path / ".bunko")])
     assert first.exit_code == 0, first.output
     assert json.loads(first.stdout)["embedded"] == json.loads(first.stdout)["unit_vectors"] == len(units) >= 6
+    assert json.loads(first.stdout)["documents_with_units"] == json.loads(first.stdout)["documents"] == len(DOCS)
     again = runner.invoke(app, ["reindex", "--unit-vectors", "--json", "--collection", str(tmp_path / ".bunko")])
     assert json.loads(again.stdout)["embedded"] == 0
     shown = runner.invoke(app, ["reindex", "--unit-vectors", "--collection", str(tmp_path / ".bunko")])
-    assert f"{len(units)} unit vectors stored" in shown.stdout
+    assert f"{len(units)} unit vectors stored" in shown.stdout and f"{len(DOCS)} of {len(DOCS)} documents" in shown.stdout

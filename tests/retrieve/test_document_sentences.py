@@ -128,8 +128,10 @@ def test_a_document_whose_units_are_missing_has_no_best_sentence_until_they_are_
     write_corpus(tmp_path / "docs", "zh")
     kb = make_kb()
     assert kb.ingest(tmp_path / "docs").ok
+    assert kb.documents_with_units() == (2, 2)
     with sqlite3.connect(kb.path / FILE_NAME) as db:
         db.execute("DELETE FROM document_units")
+    assert kb.documents_with_units() == (0, 2)  # what `bunko reindex --unit-vectors` reports
     query = CASES["zh"]["query"]
     assert all(h.signals.coverage is not None and h.signals.coverage.document_sentence is None for h in ranked(kb, query))
     again = kb.ingest(tmp_path / "docs")

@@ -152,11 +152,14 @@ def reindex(
             started = time.perf_counter()
             embedded = run(lambda: built.build_unit_vectors())
             stored = built.unit_vectors.count()
+            with_units, documents = built.documents_with_units()
         seconds = round(time.perf_counter() - started, 1)
         if as_json:
-            print_json({"unit_vectors": stored, "embedded": embedded, "seconds": seconds})
+            print_json({"unit_vectors": stored, "embedded": embedded, "documents_with_units": with_units,
+                        "documents": documents, "seconds": seconds})
         else:
-            console.print(f"embedded {embedded} units in {seconds} s; {stored} unit vectors stored")
+            console.print(f"embedded {embedded} units in {seconds} s; {stored} unit vectors stored; "
+                          f"{with_units} of {documents} documents have their units' matrix")
         return
     kb = run(lambda: Bunko(path, create=False, allow_analyzer_change=True))
     with document_progress("re-indexing", as_json) as progress:

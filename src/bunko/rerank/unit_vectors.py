@@ -145,7 +145,7 @@ class UnitVectorFile:
             return None
         return np.frombuffer(row[1], dtype=np.float16).reshape(row[0], dimension)
 
-    def _present_documents(self, keys: Sequence[bytes]) -> set[bytes]:
+    def present_documents(self, keys: Sequence[bytes]) -> set[bytes]:
         """The keys among `keys` whose document matrix is stored (none when the file cannot be read)."""
         if not keys or not self._usable() or not self.path.exists():
             return set()
@@ -191,7 +191,7 @@ class UnitVectorFile:
         for chunk in chunks:
             documents.setdefault(chunk.doc_id, []).append(chunk)
         keyed = {document_key(model, grouped): grouped for grouped in documents.values()}
-        present = self._present_documents(list(keyed))
+        present = self.present_documents(list(keyed))
         unbuilt = [grouped for key, grouped in keyed.items() if key not in present]
         texts = list(dict.fromkeys(t for grouped in unbuilt for chunk in grouped for t in chunk_unit_texts(chunk)))
         missing: list[str] = []
