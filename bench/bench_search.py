@@ -141,7 +141,7 @@ def build_unit_vectors(path: Path, store: LocalStore, embedder: UseM3Embedder) -
     chunks = store.chunks()
     texts = list(dict.fromkeys(text for chunk in chunks for text in chunk_unit_texts(chunk)))
     unit_file.put(embedder.name, dict(zip(texts, embedder.embed(texts), strict=True)))
-    unit_file.build(embedder, chunks)
+    unit_file.build(embedder, chunks, versions=store.document_versions(list(dict.fromkeys(c.doc_id for c in chunks))))
     return unit_file
 
 

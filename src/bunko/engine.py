@@ -262,7 +262,9 @@ class Bunko:
         if not sources or not self._units_at_ingest():
             return None
         try:
-            self.unit_vectors.build(self.embedder, [chunk for source in sources for chunk in self.store.chunks(source)])
+            chunks = [chunk for source in sources for chunk in self.store.chunks(source)]
+            versions = self.store.document_versions(list(dict.fromkeys(chunk.doc_id for chunk in chunks)))
+            self.unit_vectors.build(self.embedder, chunks, versions=versions)
         except Exception as exc:  # whatever the embedder raises, as the pipeline takes any embed error as EMBED_FAILED
             return f"unit vectors not embedded: {type(exc).__name__}: {exc}".splitlines()[0]
         return self.unit_vectors.failure
@@ -821,16 +823,19 @@ class Bunko:
     def build_unit_vectors(self, progress: Callable[[int, int], None] | None = None) -> int:
         """Embed every quotable unit of every chunk into the collection's unit-vector file (`rerank/unit_vectors.py`),
         so no question embeds them; returns how many were new. Asks fill the file too, one question at a time."""
-        return self._on_current_model(lambda: self.unit_vectors.build(self.embedder, self.store.chunks(), progress))
+        def build() -> int:
+            chunks = self.store.chunks()
+            versions = self.store.document_versions(list(dict.fromkeys(chunk.doc_id for chunk in chunks)))
+            return self.unit_vectors.build(self.embedder, chunks, progress, versions=versions)
+
+        return self._on_current_model(build)
 
     def documents_with_units(self) -> tuple[int, int]:
-        """(documents whose units' matrix is stored for the current model and chunks, documents): how many searches can
-        judge by their best sentence."""
-        documents: dict[str, list[Chunk]] = {}
-        for chunk in self.store.chunks():
-            documents.setdefault(chunk.doc_id, []).append(chunk)
-        keys = [self.unit_vectors.document_key(self.embedder.name, chunks) for chunks in documents.values()]
-        return len(self.unit_vectors.present_documents(keys)), len(documents)
+        """(documents whose units' matrix is stored for the current model and their rows as written, documents): how many
+        searches can judge by their best sentence."""
+        versions = self.store.document_versions([document.doc_id for document in self.store.documents()])
+        keys = [self.unit_vectors.document_key(self.embedder.name, doc_id, version) for doc_id, version in versions.items()]
+        return len(self.unit_vectors.present_documents(keys)), len(versions)
 
     def ask(
         self, question: str, filters: Mapping[str, Any] | None = None, k: int | None = None, mode: str | None = None,

@@ -100,18 +100,21 @@ def test_build_keeps_each_documents_units_as_one_matrix_keyed_by_its_chunks(
     tmp_path: Path, embedder, question: str, text: str, section: str,
 ) -> None:
     """What hybrid search reads to judge a document by its best sentence: every unit's vector, unit-normed, in float16;
-    a document whose chunks changed, or read by another model, finds none."""
+    the document at another version of its rows, or read by another model, finds none."""
     stored = UnitVectorFile(tmp_path / FILE_NAME)
     chunks = [chunk(text, section)]
-    stored.build(embedder, chunks)
-    matrix = stored.document_units(stored.document_key(embedder.name, chunks), embedder.dimension)
+    assert stored.build(embedder, chunks, versions={"d0": 1.5}) == len(quotable_units(text))
+    matrix = stored.document_units(stored.document_key(embedder.name, "d0", 1.5), embedder.dimension)
     texts = chunk_unit_texts(chunks[0])
     assert matrix is not None and matrix.dtype == np.float16 and len(matrix) == len(set(texts)) >= 3
     fresh = embedder.embed(texts)
     np.testing.assert_allclose(matrix, fresh / np.linalg.norm(fresh, axis=1, keepdims=True), atol=2e-3)
-    changed = [chunk(text + " " + text, section)]
-    assert stored.document_units(stored.document_key(embedder.name, changed), embedder.dimension) is None
-    assert stored.document_units(stored.document_key("another-model", chunks), embedder.dimension) is None
+    assert stored.document_units(stored.document_key(embedder.name, "d0", 2.5), embedder.dimension) is None
+    assert stored.document_units(stored.document_key("another-model", "d0", 1.5), embedder.dimension) is None
+    counting = Counting(embedder)
+    assert stored.build(counting, chunks, versions={"d0": 1.5}) == 0 and counting.texts == []  # passed over
+    assert stored.build(counting, chunks, versions={"d0": 2.5}) == 0  # rewritten, same text: its units are all stored
+    assert stored.document_units(stored.document_key(embedder.name, "d0", 2.5), embedder.dimension) is not None
 
 
 def test_an_unusable_file_leaves_the_answer_to_fresh_embedding(tmp_path: Path, embedder) -> None:

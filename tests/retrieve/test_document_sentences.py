@@ -160,7 +160,8 @@ def test_a_changed_document_is_judged_by_its_new_sentences(make_kb: Callable[...
 
 
 def test_a_write_to_another_document_keeps_what_was_read_of_the_others(make_kb: Callable[..., Bunko], tmp_path: Path) -> None:
-    """Each kept matrix carries its document's version: a new document does not make the others be read again."""
+    """Each kept matrix carries its document's version: a new document does not make the others be read again, and a
+    search reads no document's chunks to find its matrix."""
     write_corpus(tmp_path / "docs", "ja")
     kb = make_kb()
     assert kb.ingest(tmp_path / "docs").ok
@@ -168,16 +169,25 @@ def test_a_write_to_another_document_keeps_what_was_read_of_the_others(make_kb: 
     first = ranked(kb, query)
     (tmp_path / "docs" / "other.md").write_text("# Other\n\n" + CASES["ja"]["other"] + "\n", encoding="utf-8")
     assert kb.ingest(tmp_path / "docs").ok
-    read: list[str | None] = []
-    reading = kb.store.chunks
+    chunks_read: list[str | None] = []
+    matrices_read: list[bytes] = []
+    reading_chunks, reading_matrix = kb.store.chunks, kb.unit_vectors.document_units
 
-    def counting(source: str | None = None) -> list:
-        read.append(source)
-        return reading(source)
+    def chunks(source: str | None = None) -> list:
+        chunks_read.append(source)
+        return reading_chunks(source)
 
-    kb.store.chunks = counting  # type: ignore[method-assign]
+    def matrix(key: bytes, dimension: int) -> np.ndarray | None:
+        matrices_read.append(key)
+        return reading_matrix(key, dimension)
+
+    kb.store.chunks = chunks  # type: ignore[method-assign]
+    kb.unit_vectors.document_units = matrix  # type: ignore[method-assign]
     again = by_name(ranked(kb, query))
-    assert not {s for s in read if s is not None} & {h.chunk.source for h in first}  # only other.md, if any, was read
+    assert chunks_read == []
+    versions = kb.store.document_versions([h.chunk.doc_id for h in first])
+    kept = {kb.unit_vectors.document_key(kb.embedder.name, doc_id, version) for doc_id, version in versions.items()}
+    assert not kept & set(matrices_read)  # only other.md's, if it was among the best, was read
     for hit in first:
         coverage, now = hit.signals.coverage, again[Path(hit.chunk.source).name].signals.coverage
         assert coverage is not None and now is not None and now.document_sentence == coverage.document_sentence

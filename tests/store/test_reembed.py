@@ -349,8 +349,8 @@ def test_the_units_are_embedded_for_the_new_model_at_the_switch(tmp_path: Path, 
     assert before > 0
     kb.reembed(embedder=HashEmbedder("hash-b", 96, seed=7), batch=BATCH)
     assert kb.unit_vectors.count() == 2 * before  # each unit once for each model
-    for document in kb.documents()[:3]:
-        key = kb.unit_vectors.document_key("hash-b", kb.chunks(document.source))
-        matrix = kb.unit_vectors.document_units(key, 96)
+    assert kb.documents_with_units() == (len(kb.documents()),) * 2
+    for doc_id, version in kb.store.document_versions([document.doc_id for document in kb.documents()[:3]]).items():
+        matrix = kb.unit_vectors.document_units(kb.unit_vectors.document_key("hash-b", doc_id, version), 96)
         assert matrix is not None and len(matrix) > 0
     kb.close()

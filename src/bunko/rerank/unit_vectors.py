@@ -16,8 +16,9 @@ vector, keyed by the embedding model and a hash of the exact text embedded, so:
 Beside them, each document's unit vectors as one float16 matrix (`document_units`), which hybrid
 search reads to judge a document by its best sentence (`bunko.retrieve.document_sentences`): the
 search cannot afford to split a document into units and look each up. The matrix is keyed by the
-model and a hash of the document's searchable chunks, so a changed document, or one chunked anew,
-finds none until `build` writes its new one.
+model, the document and the version of its rows (when they were last written), so a changed
+document, or one chunked anew, finds none until `build` writes its new one, and a search finds it
+without reading the document's chunks.
 
 SQLite in WAL mode: several processes (the server's workers, a CLI) can read and add at once.
 """
@@ -54,13 +55,10 @@ def _key(model: str, text: str) -> bytes:
     return hashlib.sha1(f"{model}\0{text}".encode()).digest()
 
 
-def document_key(model: str, chunks: Sequence[Chunk]) -> bytes:
-    """A document's matrix key: the model and every searchable chunk's source, heading and text, which make its units."""
-    digest = hashlib.sha1(model.encode())
-    for chunk in chunks:
-        if chunk.searchable:
-            digest.update(f"\0{chunk.chunk_id}\0{section_context(Hit(chunk, 0.0))}\0{chunk.text}".encode())
-    return digest.digest()
+def document_key(model: str, doc_id: str, version: float) -> bytes:
+    """A document's matrix key: the model, the document and the version of its rows (`DocumentStore.document_versions`,
+    which moves whenever its chunks are written), so a search finds its matrix without reading its chunks."""
+    return hashlib.sha1(f"{model}\0{doc_id}\0{version!r}".encode()).digest()
 
 
 class UnitVectorFile:
@@ -127,9 +125,9 @@ class UnitVectorFile:
                 self.failure = f"{self.path}: {exc}"
 
     @staticmethod
-    def document_key(model: str, chunks: Sequence[Chunk]) -> bytes:
-        """The key of the document made of `chunks` (all of them, in order) for `document_units`."""
-        return document_key(model, chunks)
+    def document_key(model: str, doc_id: str, version: float) -> bytes:
+        """The key of a document's matrix at a version of its rows, for `document_units`."""
+        return document_key(model, doc_id, version)
 
     def document_units(self, key: bytes, dimension: int) -> np.ndarray | None:
         """A document's unit vectors by its `document_key`, unit-normed float16 rows; None when none are stored."""
@@ -161,11 +159,11 @@ class UnitVectorFile:
                 self.failure = f"{self.path}: {exc}"
         return present
 
-    def _put_documents(self, model: str, documents: Iterable[Sequence[Chunk]], dimension: int) -> None:
-        """Each document's matrix, from the unit vectors stored (a unit whose vector is missing is left out)."""
+    def _put_documents(self, model: str, documents: Iterable[tuple[bytes, Sequence[Chunk]]], dimension: int) -> None:
+        """Each document's matrix under its key, from the unit vectors stored (a unit whose vector is missing is left
+        out)."""
         rows: list[tuple[bytes, int, bytes]] = []
-        for chunks in documents:
-            key = document_key(model, chunks)
+        for key, chunks in documents:
             texts = list(dict.fromkeys(text for chunk in chunks if chunk.searchable for text in chunk_unit_texts(chunk)))
             stored = self.get(model, texts, dimension)
             vectors = np.array([stored[text] for text in texts if text in stored], dtype=np.float32).reshape(-1, dimension)
@@ -182,18 +180,22 @@ class UnitVectorFile:
 
     def build(
         self, embedder: Embedder, chunks: Iterable[Chunk], progress: Callable[[int, int], None] | None = None,
+        versions: Mapping[str, float] | None = None,
     ) -> int:
-        """Embed and store every unit of `chunks` not stored yet, then each of their documents' matrix; returns how
-        many units were embedded. `chunks` hold whole documents (as `store.chunks()` returns them); a document whose
-        matrix is stored is passed over, its units with it. `progress(done, total)` after each batch."""
+        """Embed and store every unit of `chunks` not stored yet; returns how many were embedded. With `versions` (each
+        document's, `DocumentStore.document_versions`), also each document's matrix: `chunks` then hold whole documents
+        (as `store.chunks()` returns them), and a document whose matrix is stored at its version is passed over, its
+        units with it. `progress(done, total)` after each batch."""
         model = embedder.name
         documents: dict[str, list[Chunk]] = {}
         for chunk in chunks:
             documents.setdefault(chunk.doc_id, []).append(chunk)
-        keyed = {document_key(model, grouped): grouped for grouped in documents.values()}
+        keyed = {document_key(model, doc_id, versions[doc_id]): grouped
+                 for doc_id, grouped in documents.items() if versions is not None and doc_id in versions}
         present = self.present_documents(list(keyed))
-        unbuilt = [grouped for key, grouped in keyed.items() if key not in present]
-        texts = list(dict.fromkeys(t for grouped in unbuilt for chunk in grouped for t in chunk_unit_texts(chunk)))
+        unbuilt = {key: grouped for key, grouped in keyed.items() if key not in present}
+        wanted = list(unbuilt.values()) if versions is not None else list(documents.values())
+        texts = list(dict.fromkeys(t for grouped in wanted for chunk in grouped for t in chunk_unit_texts(chunk)))
         missing: list[str] = []
         for start in range(0, len(texts), 5000):
             part = texts[start : start + 5000]
@@ -204,8 +206,9 @@ class UnitVectorFile:
             self.put(model, dict(zip(batch, embedder.embed(batch), strict=True)))
             if progress is not None:
                 progress(min(start + BUILD_BATCH, len(missing)), len(missing))
-        for start in range(0, len(unbuilt), BUILD_BATCH):
-            self._put_documents(model, unbuilt[start : start + BUILD_BATCH], embedder.dimension)
+        pending = list(unbuilt.items())
+        for start in range(0, len(pending), BUILD_BATCH):
+            self._put_documents(model, pending[start : start + BUILD_BATCH], embedder.dimension)
         return len(missing)
 
     def close(self) -> None:

@@ -3,9 +3,10 @@
 USE is a sentence encoder, and a 300-character chunk holds two or three sentences, so a chunk's
 cosine averages them: a page whose one sentence says what the question asks scores no higher than
 its neighbours. The units are already embedded at ingest, each with its section heading, for the
-reranker and the extractive answer, and ingest keeps each document's as one matrix
-(`bunko.rerank.unit_vectors`, `[rerank] unit_vectors = "ingest"`); this reads them back, so judging
-a document by its best sentence costs no embedding at search time.
+reranker and the extractive answer, and ingest keeps each document's as one matrix, keyed by the
+version of its rows (`bunko.rerank.unit_vectors`, `[rerank] unit_vectors = "ingest"`); this reads
+them back, so judging a document by its best sentence costs no embedding at search time and no
+read of its chunks.
 
 A document with no stored matrix (ingested before unit vectors were built, or their build failed)
 has no best sentence, and is judged by its chunks alone as before; `bunko reindex --unit-vectors`
@@ -30,24 +31,23 @@ query cost more than the product): a document's matrix is read from the file onc
 and only a document written since is read again."""
 
 
-class DocumentChunks(Protocol):
-    """What the best sentence needs of a store: a document's chunks, and when they were last written."""
+class DocumentVersions(Protocol):
+    """What the best sentence needs of a store: when each document's rows were last written."""
 
-    def chunks(self, source: str | None = None) -> list[Chunk]: ...
     def document_versions(self, doc_ids: Sequence[str]) -> dict[str, float]: ...
 
 
 class StoredDocumentUnits(Protocol):
     """The unit-vector file (`bunko.rerank.unit_vectors.UnitVectorFile`)."""
 
-    def document_key(self, model: str, chunks: Sequence[Chunk]) -> bytes: ...
+    def document_key(self, model: str, doc_id: str, version: float) -> bytes: ...
     def document_units(self, key: bytes, dimension: int) -> np.ndarray | None: ...
 
 
 class DocumentSentences:
     """Best unit cosine per document, from the collection's unit-vector file."""
 
-    def __init__(self, store: DocumentChunks, vectors: StoredDocumentUnits, model: str, dimension: int) -> None:
+    def __init__(self, store: DocumentVersions, vectors: StoredDocumentUnits, model: str, dimension: int) -> None:
         self.store = store
         self.vectors = vectors
         self.model = model
@@ -56,30 +56,23 @@ class DocumentSentences:
         self._kept: OrderedDict[str, tuple[float, np.ndarray]] = OrderedDict()
         """Document id → (the version its matrix was read at, the matrix), least recently used first."""
         self._kept_rows = 0
-        self._keys: dict[str, tuple[float, bytes]] = {}
-        """Document id → (version, its matrix key: a hash of its chunks), so a matrix dropped from memory is read again
-        without reading the document's chunks."""
 
     def best(self, chunks: Sequence[Chunk], vector: np.ndarray) -> dict[str, float]:
         """Document id → its best unit's cosine with `vector`, for the documents of `chunks` that have stored units."""
         query = np.asarray(vector, dtype=np.float32).ravel()
-        sources = {chunk.doc_id: chunk.source for chunk in chunks}
         with self._lock:
-            versions = self.store.document_versions(list(sources))
-            found = {doc_id: self._units(doc_id, sources[doc_id], version) for doc_id, version in versions.items()}
+            versions = self.store.document_versions(list(dict.fromkeys(chunk.doc_id for chunk in chunks)))
+            found = {doc_id: self._units(doc_id, version) for doc_id, version in versions.items()}
         return {doc_id: float((units @ query).max()) for doc_id, units in found.items() if units is not None and len(units)}
 
-    def _units(self, doc_id: str, source: str, version: float) -> np.ndarray | None:
+    def _units(self, doc_id: str, version: float) -> np.ndarray | None:
         """The document's matrix at `version` (a document written since it was kept is read again; one whose matrix is
         missing is looked for again at the next query, as the file may be built since)."""
         kept = self._kept.get(doc_id)
         if kept is not None and kept[0] == version:
             self._kept.move_to_end(doc_id)
             return kept[1]
-        key = self._keys.get(doc_id)
-        if key is None or key[0] != version:
-            key = self._keys[doc_id] = (version, self.vectors.document_key(self.model, self.store.chunks(source)))
-        stored = self.vectors.document_units(key[1], self.dimension)
+        stored = self.vectors.document_units(self.vectors.document_key(self.model, doc_id, version), self.dimension)
         self._forget(doc_id)
         if stored is None:
             return None
