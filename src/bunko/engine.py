@@ -262,9 +262,7 @@ class Bunko:
         if not sources or not self._units_at_ingest():
             return None
         try:
-            chunks = [chunk for source in sources for chunk in self.store.chunks(source)]
-            versions = self.store.document_versions(list(dict.fromkeys(chunk.doc_id for chunk in chunks)))
-            self.unit_vectors.build(self.embedder, chunks, versions=versions)
+            self._build_units([chunk for source in sources for chunk in self.store.chunks(source)])
         except Exception as exc:  # whatever the embedder raises, as the pipeline takes any embed error as EMBED_FAILED
             return f"unit vectors not embedded: {type(exc).__name__}: {exc}".splitlines()[0]
         return self.unit_vectors.failure
@@ -823,12 +821,12 @@ class Bunko:
     def build_unit_vectors(self, progress: Callable[[int, int], None] | None = None) -> int:
         """Embed every quotable unit of every chunk into the collection's unit-vector file (`rerank/unit_vectors.py`),
         so no question embeds them; returns how many were new. Asks fill the file too, one question at a time."""
-        def build() -> int:
-            chunks = self.store.chunks()
-            versions = self.store.document_versions(list(dict.fromkeys(chunk.doc_id for chunk in chunks)))
-            return self.unit_vectors.build(self.embedder, chunks, progress, versions=versions)
+        return self._on_current_model(lambda: self._build_units(self.store.chunks(), progress))
 
-        return self._on_current_model(build)
+    def _build_units(self, chunks: Sequence[Chunk], progress: Callable[[int, int], None] | None = None) -> int:
+        """The units of whole documents' `chunks` and each document's matrix at the version of its rows."""
+        versions = self.store.document_versions(list(dict.fromkeys(chunk.doc_id for chunk in chunks)))
+        return self.unit_vectors.build(self.embedder, chunks, progress, versions=versions)
 
     def documents_with_units(self) -> tuple[int, int]:
         """(documents whose units' matrix is stored for the current model and their rows as written, documents): how many
