@@ -159,6 +159,34 @@ def test_a_changed_document_is_judged_by_its_new_sentences(make_kb: Callable[...
     assert after.document_sentence == pytest.approx(best_unit_cosine(kb, "notes.md", query), abs=2e-3)
 
 
+@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
+def test_an_ingest_over_an_unchanged_folder_reads_only_the_chunks_of_documents_without_their_matrix(
+    make_kb: Callable[..., Bunko], tmp_path: Path, lang: str,
+) -> None:
+    write_corpus(tmp_path / "docs", lang)
+    kb = make_kb()
+    assert kb.ingest(tmp_path / "docs").ok
+    notes = next(doc for doc in kb.documents() if doc.source.endswith("notes.md"))
+    version = kb.store.document_versions([notes.doc_id])[notes.doc_id]
+    with sqlite3.connect(kb.path / FILE_NAME) as db:
+        db.execute("DELETE FROM document_units WHERE key = ?", (kb.unit_vectors.document_key(kb.embedder.name, notes.doc_id, version),))
+    assert kb.documents_with_units() == (1, 2)
+    chunks_read: list[str | None] = []
+    reading_chunks = kb.store.chunks
+
+    def chunks(source: str | None = None) -> list:
+        chunks_read.append(source)
+        return reading_chunks(source)
+
+    kb.store.chunks = chunks  # type: ignore[method-assign]
+    again = kb.ingest(tmp_path / "docs")
+    assert again.ok and {job.status.value for job in again.jobs} == {"SKIPPED"}
+    assert chunks_read == [notes.source]
+    assert kb.documents_with_units() == (2, 2)
+    chunks_read.clear()
+    assert kb.ingest(tmp_path / "docs").ok and chunks_read == []
+
+
 def test_a_write_to_another_document_keeps_what_was_read_of_the_others(make_kb: Callable[..., Bunko], tmp_path: Path) -> None:
     """Each kept matrix carries its document's version: a new document does not make the others be read again, and a
     search reads no document's chunks to find its matrix."""

@@ -379,6 +379,13 @@ def test_document_opening_keyword_score_is_bm25_over_every_documents_first_two_c
     check()
 
 
+def test_each_chunk_is_mapped_to_its_document_and_unknown_ids_are_left_out(store: Store) -> None:
+    written = fill(store)
+    chunk_ids = [s.chunk.chunk_id for _, stored in written for s in stored]
+    assert store.chunk_documents([*chunk_ids, "no/such#0"]) == {s.chunk.chunk_id: doc.doc_id for doc, stored in written for s in stored}
+    assert store.chunk_documents([]) == {}
+
+
 def test_chunk_languages_are_judged_from_tokens_alike(store: Store) -> None:
     written = fill(store)
     chunk_ids = [s.chunk.chunk_id for _, stored in written for s in stored]

@@ -352,6 +352,11 @@ class MemoryIndex:
         rows = np.fromiter((row_of[cid] for cid in known), dtype=np.int64, count=len(known))
         return known, rows, self.documents.doc_of_row[rows]
 
+    def chunk_documents(self, chunk_ids: Sequence[str]) -> dict[str, str]:
+        """Each indexed chunk's document id."""
+        known, _, documents = self._rows_and_documents(chunk_ids)
+        return {cid: self.documents.doc_ids[document] for cid, document in zip(known, documents.tolist(), strict=True)}
+
     def chunk_languages(self, chunk_ids: Sequence[str]) -> dict[str, str]:
         """Each indexed chunk's language, judged from its tokens (computed once per generation, on first use)."""
         languages = self._languages_of_rows()

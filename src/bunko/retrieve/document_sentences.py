@@ -23,8 +23,6 @@ from typing import Protocol
 
 import numpy as np
 
-from bunko.schema import Chunk
-
 KEPT_ROWS = 50_000
 """Unit vectors kept in memory between queries, as float32 (100 MB at 512 dimensions: converting float16 rows at each
 query cost more than the product): a document's matrix is read from the file once, not at every query that ranks it,
@@ -57,11 +55,11 @@ class DocumentSentences:
         """Document id → (the version its matrix was read at, the matrix), least recently used first."""
         self._kept_rows = 0
 
-    def best(self, chunks: Sequence[Chunk], vector: np.ndarray) -> dict[str, float]:
-        """Document id → its best unit's cosine with `vector`, for the documents of `chunks` that have stored units."""
+    def best(self, doc_ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
+        """Document id → its best unit's cosine with `vector`, for those of `doc_ids` that have stored units."""
         query = np.asarray(vector, dtype=np.float32).ravel()
         with self._lock:
-            versions = self.store.document_versions(list(dict.fromkeys(chunk.doc_id for chunk in chunks)))
+            versions = self.store.document_versions(list(dict.fromkeys(doc_ids)))
             found = {doc_id: self._units(doc_id, version) for doc_id, version in versions.items()}
         return {doc_id: float((units @ query).max()) for doc_id, units in found.items() if units is not None and len(units)}
 

@@ -597,6 +597,10 @@ class LocalStore:
         with self._lock:
             return self._current_index().document_opening_similarities(chunk_ids, vector)
 
+    def chunk_documents(self, chunk_ids: Sequence[str]) -> dict[str, str]:
+        with self._lock:
+            return self._current_index().chunk_documents(chunk_ids)
+
     def chunk_languages(self, chunk_ids: Sequence[str]) -> dict[str, str]:
         with self._lock:
             return self._current_index().chunk_languages(chunk_ids)

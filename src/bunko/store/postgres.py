@@ -457,6 +457,14 @@ class PostgresStore:
         found = {r[0]: chunk_from_row(r) for r in rows}
         return [found[i] for i in ids if i in found]
 
+    def chunk_documents(self, chunk_ids: Sequence[str]) -> dict[str, str]:
+        ids = list(chunk_ids)
+        if not ids:
+            return {}
+        with self._pool.connection() as conn:
+            rows = conn.execute("SELECT chunk_id, doc_id FROM chunks WHERE chunk_id = ANY(%s)", (ids,)).fetchall()
+        return dict(rows)
+
     def chunk_count(self) -> int:
         """Every stored chunk, parents included (the corpus row counts only searchable ones, for BM25)."""
         with self._pool.connection() as conn:
