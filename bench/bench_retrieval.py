@@ -193,8 +193,10 @@ def top_rows(scores: np.ndarray, k: int = K) -> list[int]:
 Rankings = dict[str, list[str]]
 
 
-def bunko_store(corpus: Corpus, folder: Path):
-    """A LocalStore holding the corpus's passages (one document per source file) with their USE vectors."""
+def bunko_store(corpus: Corpus, folder: Path, embed_texts: Sequence[str] | None = None):
+    """A LocalStore holding the corpus's passages (one document per source file) with their vectors (`corpus.pvec`).
+    `embed_texts`: what each passage's vector and keyword tokens were made from, when not its bare text
+    (bench/bench_fusion.py: as ingest writes a chunk, its section path before its text)."""
     from bunko.schema import Chunk, ParsedDocument, doc_id_for
     from bunko.store.base import StoredChunk
     from bunko.store.local import LocalStore
@@ -204,11 +206,12 @@ def bunko_store(corpus: Corpus, folder: Path):
     by_source: dict[str, list[int]] = {}
     for row, passage in enumerate(corpus.passages):
         by_source.setdefault(passage["source"], []).append(row)
+    embedded = list(embed_texts) if embed_texts is not None else corpus.texts
     for source, rows in by_source.items():
         doc = ParsedDocument(doc_id_for(source), source, source, "text/html", "bench", [], {})
         stored = [
-            StoredChunk(Chunk(corpus.pids[row], doc.doc_id, source, ordinal, corpus.texts[row], corpus.texts[row],
-                              section_path=[corpus.passages[row]["section"]]), corpus.pvec[row], multilingual(corpus.texts[row]), f"h-{corpus.pids[row]}")
+            StoredChunk(Chunk(corpus.pids[row], doc.doc_id, source, ordinal, corpus.texts[row], embedded[row],
+                              section_path=[corpus.passages[row]["section"]]), corpus.pvec[row], multilingual(embedded[row]), f"h-{corpus.pids[row]}")
             for ordinal, row in enumerate(rows)
         ]
         store.replace_document(doc, f"hash-{source}", stored)
