@@ -834,11 +834,14 @@ class Bunko:
 
     def _documents_without_units(self, sources: Collection[str] | None = None) -> tuple[dict[str, tuple[str, float]], int]:
         """(doc id → (source, version of its rows) of each document of `sources`, every one when None, whose units'
-        matrix is not stored for the current model at that version; how many documents were looked at)."""
+        matrix is not stored for the current model at that version; how many documents were looked at). In order of
+        source, whatever order the store lists them in: the units are embedded in batches, and a batch's make-up moves a
+        vector in its last bits, so both stores embed a folder alike."""
         chosen = None if sources is None else set(sources)
-        documents = {doc.doc_id: doc.source for doc in self.store.documents() if chosen is None or doc.source in chosen}
+        listed = sorted(self.store.documents(), key=lambda doc: doc.source)
+        documents = {doc.doc_id: doc.source for doc in listed if chosen is None or doc.source in chosen}
         versions = self.store.document_versions(list(documents))
-        keys = {doc_id: self.unit_vectors.document_key(self.embedder.name, doc_id, version) for doc_id, version in versions.items()}
+        keys = {doc_id: self.unit_vectors.document_key(self.embedder.name, doc_id, versions[doc_id]) for doc_id in documents if doc_id in versions}
         present = self.unit_vectors.present_documents(list(keys.values()))
         return {doc_id: (documents[doc_id], versions[doc_id]) for doc_id, key in keys.items() if key not in present}, len(keys)
 
