@@ -18,7 +18,11 @@ in opposite directions, which is why both are here:
   natural questions whose answers share few of their words; both parts are weak;
 - **headings-{en,ja,zh}**: 200 Debian Reference section titles per language (numbers stripped;
   ja/zh titles left in English skipped), relevant = the passages of that section: short topic
-  queries, the way people type into a search box.
+  queries, the way people type into a search box;
+- **pages-{corpus}-{lang}** (`--pages manpages handbook reference python`): the page corpora of
+  bench/bench_pages.py, one file per page and short descriptive queries (titles, headings, one-line
+  descriptions), one relevant page each; real collections, chunks ranked as the pages they come from.
+  Their sample of queries by default (`--every-page-query`: all of them).
 
 Every system runs through bunko's own `Searcher` over a `LocalStore` (the code path of
 `bunko search`), with the query vectors given. The Debian passages are stored as a default
@@ -204,6 +208,42 @@ def corpus_runners(
     return runners, store.close, described
 
 
+def page_runners(names: Sequence[str], every_query: bool) -> tuple[dict[str, Runner], list[Callable[[], None]], dict[str, str]]:
+    """One set per page corpus of bench/bench_pages.py and language: one file per page, short descriptive queries
+    (titles, headings, one-line descriptions), one relevant page each. Each is a real collection ingested with the
+    default embedder, units and matrices included (cached by bench_pages); hits are chunks, ranked as the pages they
+    come from, as bench_pages ranks them."""
+    import bench_pages as bp
+
+    runners: dict[str, Runner] = {}
+    closers: list[Callable[[], None]] = []
+    described: dict[str, str] = {}
+    for name in names:
+        corpus = bp.load_corpus(name, rebuild=False, limit=None, all_queries=every_query)
+        kb = corpus.kb
+        base = RetrieveConfig(analyzer=kb.config.retrieve.analyzer)  # the code's defaults, not the collection's saved ones
+        for lang in rd.LANGS:
+            asked = [i for i, query in enumerate(corpus.queries) if query["lang"] == lang]
+            if not asked:
+                continue
+
+            def run(
+                mode: str, overrides: dict[str, Any], corpus: Any = corpus, asked: list[int] = asked, base: RetrieveConfig = base,
+            ) -> np.ndarray:
+                searcher = searcher_for(corpus.kb.store, corpus.kb.embedder, corpus.kb.analyzer, base, overrides, corpus.kb.searcher.sentences)
+                rows = []
+                for i in asked:
+                    query = corpus.queries[i]
+                    hits = searcher.search(query["query"], k=bp.CHUNK_HITS, mode=mode, query_vector=corpus.query_vectors[i]).hits
+                    rows.append(per_query([corpus.page_key(h.chunk.source) for h in hits], {query["relevant"]}))
+                return np.array(rows)
+
+            runners[f"pages-{name}-{lang}"] = run
+            described[f"pages-{name}-{lang}"] = f"{len(asked)} queries over {sum(key.startswith(lang + '/') for key in corpus.pages):,} pages"
+        closers.append(kb.close)
+    return runners, closers, described
+
+
 def golden_runner(folder: Path, model: str = "use-m3") -> tuple[Runner, Callable[[], None], dict[str, Any]]:
     from bunko import Bunko
 
@@ -345,6 +385,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=rd.SEED, help="another seed draws other questions: a held-out check of the chosen weights")
     parser.add_argument("--only", help="run only the variants whose name matches this regular expression (and the parts and default)")
     parser.add_argument("--out", default="fusion", help="results file stem under bench/results/")
+    parser.add_argument("--pages", nargs="*", default=[], metavar="CORPUS",
+                        help="also the page corpora of bench/bench_pages.py (manpages handbook reference python): each language one set")
+    parser.add_argument("--every-page-query", action="store_true", help="every query of the page corpora, not their sample")
     parser.add_argument("--bare-passages", action="store_true",
                         help="embed and index each Debian passage's bare text (the form of runs before 2026-12-05), not as ingest does")
     parser.add_argument("--no-units", action="store_true",
@@ -375,6 +418,13 @@ def main() -> None:
             runners["golden-documents"] = functools.partial(run, group_by="document")
             sets["golden-documents"] = "the golden set asked for documents (group_by = document: one hit per document, ranked as a document)"
             closers.append(close)
+        if args.pages:
+            if args.embedder != "use-m3":
+                raise SystemExit("--pages: the page corpora's collections are embedded by use-m3")
+            found, page_closers, described = page_runners(args.pages, args.every_page_query)
+            runners |= found
+            sets |= described
+            closers += page_closers
         results = evaluate(runners, args.only)
         for close in closers:
             close()
