@@ -55,6 +55,32 @@ def test_the_topic_route_weighs_evidence_as_documents_are_ranked() -> None:
     assert route("E-1024 error", ["e-1024", "error"], config).name == "exact"  # an identifier still favours keyword search
 
 
+CLAIMED_TOPICS = {
+    "en": ("ISO-27001 signing keys and audit logs", "What do ISO-27001 signing keys and audit logs need?"),
+    "ja": ("ISO-27001 の署名鍵と監査ログ", "ISO-27001 の署名鍵と監査ログには何が必要ですか？"),
+    "zh": ("ISO-27001 签名密钥和审计日志", "ISO-27001 的签名密钥和审计日志需要什么？"),
+}
+"""A topic phrase holding an identifier, which the exact route claims, and a question holding the same."""
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
+def test_a_topic_phrase_another_rule_claims_keeps_its_route_and_ranks_documents(lang: str) -> None:
+    """The exact route keeps its retriever and its keyword weight, and ranks documents as the topic route does; a
+    question with the same identifier keeps the exact route's own weights."""
+    from bunko.text.analyzers import multilingual, query_text
+
+    config = RetrieveConfig()
+    phrase, question = CLAIMED_TOPICS[lang]
+    claimed = route(phrase, multilingual(query_text(phrase)), config)
+    assert claimed.name == "exact" and claimed.names_topic and "short phrase naming a topic" in claimed.reason
+    assert claimed.weights["keyword"] == pytest.approx(config.exact_keyword_weight * config.document_rank_keyword_share)
+    assert claimed.weights["document"] == config.document_rank_weight
+    assert claimed.weights["document_opening"] == config.document_rank_opening_weight > 0
+    asked = route(question, multilingual(query_text(question)), config)
+    assert asked.name == "exact" and not asked.names_topic
+    assert asked.weights["keyword"] == config.exact_keyword_weight and "document_opening" not in asked.weights
+
+
 def first_source(kb: Bunko, query: str, group_by: str = "chunk") -> tuple[str, str]:
     """The first hit's file and the route that ranked it, keyword evidence only."""
     searcher = kb.searcher
@@ -79,6 +105,9 @@ def test_a_topic_phrase_finds_the_document_about_it_among_chunk_hits(
     assert first_source(kb, phrase, group_by="document") == ("operations.md", "topic")
     question = phrase + ("?" if lang == "en" else "？")
     assert first_source(kb, question) == ("notes.md", "semantic")
+    claimed = f"ISO-27001 {phrase}"  # an identifier sends it to the exact route, which ranks it as a topic all the same
+    assert first_source(kb, claimed) == ("operations.md", "exact")
+    assert first_source(kb, claimed + ("?" if lang == "en" else "？")) == ("notes.md", "exact")
 
 
 CUT_QUESTIONS = {

@@ -92,7 +92,7 @@ def ranks_documents(config: RetrieveConfig, group_by: str) -> bool:
     return group_by == "document" and config.document_ranking == "document"
 
 
-def document_ranked(weights: Mapping[str, float], config: RetrieveConfig, group_by: str, route_name: str = "") -> dict[str, float]:
+def document_ranked(weights: Mapping[str, float], config: RetrieveConfig, group_by: str, names_topic: bool = False) -> dict[str, float]:
     """The route's weights for ranking documents, when the hits asked for are documents (`group_by` "document").
 
     A document then stands for itself, so its keyword evidence is mostly its own: BM25 over its
@@ -105,12 +105,12 @@ def document_ranked(weights: Mapping[str, float], config: RetrieveConfig, group_
     these weights, mostly its closest by cosine. Page-shaped corpora (one file per page, heading
     queries in en/ja/zh): +0.008 to +0.028 nDCG@10 over ranking by the best chunk
     (bench/results/pages-docrank.md). Chunk and section hits keep the route's weights: what an
-    answer cites is still ranked by its own evidence. The topic route's weights (`route_name`
-    "topic": a short phrase naming a topic) are these already, for every grouping.
+    answer cites is still ranked by its own evidence. A topic phrase's weights (`names_topic`:
+    the topic route's, or another route's made so by `router.as_topic`) are these already, for every grouping.
     """
     if not ranks_documents(config, group_by):
         return dict(weights)
-    ranked = dict(weights) if route_name == "topic" else document_rank_weights(dict(weights), config)
+    ranked = dict(weights) if names_topic else document_rank_weights(dict(weights), config)
     return {**ranked, "language": max(weights.get("language", 0.0), config.document_language_weight)}
 
 
@@ -186,7 +186,7 @@ class HybridRetriever:
         """
         config, store, tokens, vector = self.config, self.store, query.tokens, query.vector
         weights = scaled_similarity(
-            document_ranked(query.route.weights, config, query.group_by, query.route.name), config.similarity_scale,
+            document_ranked(query.route.weights, config, query.group_by, query.route.names_topic), config.similarity_scale,
         )
         document_weight = weights.get("document", 0.0)
         ranked = dict(ranked)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from bunko.config import RetrieveConfig
 from bunko.text.analyzers import identifiers
@@ -75,6 +75,9 @@ class Route:
     retriever: str | None = None
     """The search mode a rule chose for this query (a graph route for a multi-hop question, say); None keeps the
     collection's `[retrieve] mode`. A mode asked for by the caller wins over both."""
+    names_topic: bool = False
+    """The query is a short phrase naming a topic, so `weights` already rank documents by their own evidence
+    (`document_rank_weights`), whichever retriever serves it."""
 
 
 RouteRule = Callable[[str, list[str], RetrieveConfig], Route | None]
@@ -168,7 +171,25 @@ def topic_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route |
     if not tokens or not names_topic(query):
         return None
     return Route("topic", document_rank_weights(weights(config, config.keyword_weight), config),
-                 "a short phrase naming a topic: the document's evidence weighs as when documents are ranked")
+                 "a short phrase naming a topic: the document's evidence weighs as when documents are ranked", names_topic=True)
+
+
+TOPIC_ROUTES = frozenset({"exact", "table", "relational", "global"})
+"""Routes that keep their own retriever and keyword weight for a topic phrase but rank documents as the topic route
+does (`as_topic`); a section named ("in section 2.1.4") wants that section, and a question the semantic route."""
+
+
+def as_topic(chosen: Route, query: str, tokens: list[str], config: RetrieveConfig) -> Route:
+    """A short phrase naming a topic that another rule claims still looks for the document about it: an identifier in
+    "计算并校验 SHA224 信息摘要" (the exact route), a relation word in "ユーザが所属するグループを表示する" (the graph
+    route), a table cue. The route keeps its retriever and keyword weight; its weights rank documents as the topic
+    route's do. Such phrases are 4–6 % of the page corpora's queries; every query: manual pages +0.004 / +0.008 /
+    +0.002 nDCG@10 (en / ja / zh), python +0.003, handbook and reference −0.001 to +0.002
+    (bench/results/pages-topic-routes.md)."""
+    if chosen.names_topic or chosen.name not in TOPIC_ROUTES or not tokens or not names_topic(query):
+        return chosen
+    return replace(chosen, weights=document_rank_weights(chosen.weights, config), names_topic=True,
+                   reason=f"{chosen.reason}; a short phrase naming a topic: the document's evidence weighs as when documents are ranked")
 
 
 def document_rank_weights(route_weights: dict[str, float], config: RetrieveConfig) -> dict[str, float]:
@@ -192,5 +213,5 @@ def route(query: str, tokens: list[str], config: RetrieveConfig, rules: Sequence
     for rule in rules:
         chosen = rule(query, tokens, config)
         if chosen is not None:
-            return chosen
+            return as_topic(chosen, query, tokens, config)
     return Route("semantic", weights(config, config.keyword_weight), "natural-language question")
