@@ -18,7 +18,7 @@ from test_document_evidence import KEYWORD_ONLY, write_corpus
 
 from bunko import Bunko
 from bunko.config import RetrieveConfig
-from bunko.retrieve.router import route
+from bunko.retrieve.router import DEFAULT_RULES, route, topic_rule
 from bunko.retrieve.searcher import Searcher, SearchResult
 from bunko.schema import CoverageSignal
 from bunko.text.questions import names_topic
@@ -79,6 +79,8 @@ def test_a_topic_phrase_another_rule_claims_keeps_its_route_and_ranks_documents(
     asked = route(question, multilingual(query_text(question)), config)
     assert asked.name == "exact" and not asked.names_topic
     assert asked.weights["keyword"] == config.exact_keyword_weight and "document_opening" not in asked.weights
+    part = route(phrase, multilingual(query_text(phrase)), config, [rule for rule in DEFAULT_RULES if rule is not topic_rule])
+    assert part.name == "exact" and not part.names_topic  # a clause cut from a question (`question_part`) is no topic
 
 
 def first_source(kb: Bunko, query: str, group_by: str = "chunk") -> tuple[str, str]:

@@ -209,9 +209,11 @@ DEFAULT_RULES: tuple[RouteRule, ...] = (
 
 
 def route(query: str, tokens: list[str], config: RetrieveConfig, rules: Sequence[RouteRule] = DEFAULT_RULES) -> Route:
-    """The first rule that claims the query decides; otherwise a natural-language question."""
+    """The first rule that claims the query decides; otherwise a natural-language question. With the topic rule among
+    `rules`, a topic phrase an earlier rule claims ranks documents as a topic all the same (`as_topic`); a clause cut
+    from a question is searched without the topic rule, and so without that."""
     for rule in rules:
         chosen = rule(query, tokens, config)
         if chosen is not None:
-            return as_topic(chosen, query, tokens, config)
+            return as_topic(chosen, query, tokens, config) if topic_rule in rules else chosen
     return Route("semantic", weights(config, config.keyword_weight), "natural-language question")
