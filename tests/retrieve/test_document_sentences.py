@@ -159,6 +159,19 @@ def test_a_changed_document_is_judged_by_its_new_sentences(make_kb: Callable[...
     assert after.document_sentence == pytest.approx(best_unit_cosine(kb, "notes.md", query), abs=2e-3)
 
 
+def spy_on_chunks(kb: Bunko) -> list[str | None]:
+    """The sources whose chunks the collection's store is asked for from now on, in order."""
+    chunks_read: list[str | None] = []
+    reading_chunks = kb.store.chunks
+
+    def chunks(source: str | None = None) -> list:
+        chunks_read.append(source)
+        return reading_chunks(source)
+
+    kb.store.chunks = chunks  # type: ignore[method-assign]
+    return chunks_read
+
+
 @pytest.mark.parametrize("lang", ["en", "ja", "zh"])
 def test_an_ingest_over_an_unchanged_folder_reads_only_the_chunks_of_documents_without_their_matrix(
     make_kb: Callable[..., Bunko], tmp_path: Path, lang: str,
@@ -171,14 +184,7 @@ def test_an_ingest_over_an_unchanged_folder_reads_only_the_chunks_of_documents_w
     with sqlite3.connect(kb.path / FILE_NAME) as db:
         db.execute("DELETE FROM document_units WHERE key = ?", (kb.unit_vectors.document_key(kb.embedder.name, notes.doc_id, version),))
     assert kb.documents_with_units() == (1, 2)
-    chunks_read: list[str | None] = []
-    reading_chunks = kb.store.chunks
-
-    def chunks(source: str | None = None) -> list:
-        chunks_read.append(source)
-        return reading_chunks(source)
-
-    kb.store.chunks = chunks  # type: ignore[method-assign]
+    chunks_read = spy_on_chunks(kb)
     again = kb.ingest(tmp_path / "docs")
     assert again.ok and {job.status.value for job in again.jobs} == {"SKIPPED"}
     assert chunks_read == [notes.source]
@@ -197,19 +203,14 @@ def test_a_write_to_another_document_keeps_what_was_read_of_the_others(make_kb: 
     first = ranked(kb, query)
     (tmp_path / "docs" / "other.md").write_text("# Other\n\n" + CASES["ja"]["other"] + "\n", encoding="utf-8")
     assert kb.ingest(tmp_path / "docs").ok
-    chunks_read: list[str | None] = []
+    chunks_read = spy_on_chunks(kb)
     matrices_read: list[bytes] = []
-    reading_chunks, reading_matrix = kb.store.chunks, kb.unit_vectors.document_units
-
-    def chunks(source: str | None = None) -> list:
-        chunks_read.append(source)
-        return reading_chunks(source)
+    reading_matrix = kb.unit_vectors.document_units
 
     def matrix(key: bytes, dimension: int) -> np.ndarray | None:
         matrices_read.append(key)
         return reading_matrix(key, dimension)
 
-    kb.store.chunks = chunks  # type: ignore[method-assign]
     kb.unit_vectors.document_units = matrix  # type: ignore[method-assign]
     again = by_name(ranked(kb, query))
     assert chunks_read == []
