@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -119,6 +120,36 @@ def test_fact_match_and_abstentions() -> None:
     assert answer_scores(ITEM, record)["fact_match"] == (0.0, 1.0)
     retrieval_only = GoldenItem("r", "Q?", relevant_sources=("a.md",))
     assert answer_scores(retrieval_only, answered("x", [SentenceRecord("x")]))["fact_match"] == (0.0, 0.0)
+
+
+@pytest.mark.parametrize(("expected", "passage", "answer"), [
+    ("12,000円", "宿泊費の上限は１泊１２，０００円です。", "宿泊費は実費精算です。"),
+    ("三个工作日", "报销申请须在三个工作日内提交。", "报销申请须提交给财务部。"),
+    ("--skip-patches", "Use the --skip-patches option to leave the patches unapplied.", "Run dpkg-source -x first."),
+])
+def test_fact_in_evidence_tells_a_retrieval_miss_from_an_answer_miss(expected: str, passage: str, answer: str) -> None:
+    item = GoldenItem("q", "Q?", expected_answers=(expected,))
+    elsewhere = HitRecord("x#0", "x.md", text="Nothing relevant here. 无关内容。関係のない文。")
+    record = answered(answer, [SentenceRecord(answer)])
+    record.evidence = [elsewhere, HitRecord("a#3", "a.md", text=passage)]
+    scores = answer_scores(item, record)
+    assert scores["fact_in_evidence"] == (1.0, 1.0) and scores["fact_match"] == (0.0, 1.0)  # lost by the answer
+    record.abstained = True  # a refusal with the answer in hand is the answer's loss too
+    assert answer_scores(item, record)["fact_in_evidence"] == (1.0, 1.0)
+    record.evidence = [elsewhere]  # lost by retrieval
+    assert answer_scores(item, record)["fact_in_evidence"] == (0.0, 1.0)
+    record.evidence = None  # a run recorded before evidence was kept: not measured, not a zero
+    assert answer_scores(item, record)["fact_in_evidence"] == (0.0, 0.0)
+    absent = GoldenItem("z", "Q?", type="absent")
+    assert answer_scores(absent, answered(answer, [SentenceRecord(answer)]))["fact_in_evidence"] == (0.0, 0.0)
+
+
+def test_records_without_evidence_read_back_as_unmeasured() -> None:
+    old = QuestionRecord("q", "Q?").to_json()
+    del old["evidence"]
+    assert QuestionRecord.from_json(old).evidence is None
+    kept = QuestionRecord("q", "Q?", evidence=[HitRecord("a#0", "a.md", text="上限は１２，０００円")])
+    assert QuestionRecord.from_json(json.loads(json.dumps(kept.to_json()))) == kept
 
 
 def test_citation_precision_coverage_and_faithfulness() -> None:

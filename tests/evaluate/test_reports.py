@@ -11,9 +11,10 @@ import pytest
 
 from bunko.evaluate import charts
 from bunko.evaluate.experiments import Experiment
+from bunko.evaluate.metrics import fact_in_evidence, fact_match
 from bunko.evaluate.ragas_export import ragas_rows, write_ragas
 from bunko.evaluate.report_html import render_html
-from bunko.evaluate.report_md import render_markdown
+from bunko.evaluate.report_md import misses, render_markdown
 
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 
@@ -120,6 +121,32 @@ def test_results_json_round_trips(table_experiment: Experiment) -> None:
     assert data["baseline"] == "default" and len(data["items"]) == len(table_experiment.items)
     fact = next(c for c in data["comparisons"] if c["metric"] == "fact_match")
     assert set(fact["diffs"]) == {"fixed60", "k3"} and {"diff", "low", "high"} <= set(fact["diffs"]["fixed60"])
+
+
+def test_every_record_keeps_the_evidence_its_answer_was_drawn_from(table_experiment: Experiment) -> None:
+    for run in table_experiment.runs:
+        for item, record in zip(table_experiment.items, run.records, strict=True):
+            assert record.evidence is not None and all(p.text for p in record.evidence), item.id
+            cited = {c.chunk_id for s in record.sentences for c in s.citations}
+            assert cited <= {p.chunk_id for p in record.evidence}, item.id
+            if item.expected_answers and not record.abstained and fact_match(record.answer, item.expected_answers):
+                assert fact_in_evidence(item, record), item.id  # an extractive answer quotes its evidence
+
+
+def test_the_misses_say_which_stage_lost_the_expected_answer(table_experiment: Experiment) -> None:
+    run = table_experiment.run("fixed60")  # 60-character windows: answers are lost
+    lost = 0
+    for row in misses(table_experiment, run):
+        item = next(i for i in table_experiment.items if i.id == row[0])
+        record = run.records[table_experiment.items.index(item)]
+        held = fact_in_evidence(item, record)
+        if "not in the answer" in row[4]:
+            lost += 1
+            assert ("expected answer in the evidence, not in the answer" in row[4]) == bool(held)
+            assert ("expected answer neither in the evidence nor in the answer" in row[4]) == (held is False)
+        if not item.absent and record.abstained:
+            assert ("abstained, the expected answer in the evidence" in row[4]) == bool(held)
+    assert lost + sum(1 for r in run.records if r.abstained) > 0
 
 
 def test_charts_are_png(table_experiment: Experiment) -> None:

@@ -54,8 +54,8 @@ def main_k(ks: Sequence[int]) -> int:
 
 def key_metrics(ks: Sequence[int]) -> list[str]:
     k = main_k(ks)
-    return [f"recall@{k}", "mrr", f"ndcg@{k}", f"table_hit@{k}", "fact_match", "citation_precision", "abstention_recall", "ece",
-            "judge_faithfulness", "judge_relevance", "latency_p50.total"]
+    return [f"recall@{k}", "mrr", f"ndcg@{k}", f"table_hit@{k}", "fact_match", "fact_in_evidence", "citation_precision",
+            "abstention_recall", "ece", "judge_faithfulness", "judge_relevance", "latency_p50.total"]
 
 
 def first_relevant_rank(item: GoldenItem, record: QuestionRecord) -> int | None:

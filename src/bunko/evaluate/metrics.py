@@ -20,6 +20,10 @@ Answer
 - fact_match          = 1 when an expected answer occurs in the answer after normalisation
                         (normalize.py: NFKC, case, thousands separators, punctuation, CJK-aware spaces);
                         answerable questions with expected_answer; an abstention scores 0
+- fact_in_evidence    = 1 when an expected answer occurs (normalised alike) in a passage the answer was drawn from:
+                        its evidence after rerank and dedup, or a chunk it cites; answerable questions with
+                        expected_answer, abstained or not. 1 − fact_in_evidence is what retrieval lost,
+                        fact_in_evidence − fact_match what the answer lost (a wrong sentence quoted, or a refusal)
 - citation_precision  = Σ relevant citations / Σ citations, over answered questions with relevant evidence
 - citation_coverage   = Σ sentences with ≥ 1 citation / Σ sentences, over answered questions
 - faithfulness        = Σ sentences with verdict "supported" / Σ sentences, over answered questions
@@ -72,7 +76,7 @@ Ratio = tuple[float, float]
 
 DEFAULT_KS = (1, 5, 10)
 RETRIEVAL_AT_K = ("recall", "precision", "ndcg", "page_hit", "table_hit")
-ANSWER_METRICS = ("fact_match", "citation_precision", "citation_coverage", "faithfulness", "abstention_precision", "abstention_recall")
+ANSWER_METRICS = ("fact_match", "fact_in_evidence", "citation_precision", "citation_coverage", "faithfulness", "abstention_precision", "abstention_recall")
 CALIBRATION_METRICS = ("ece",)
 JUDGE_METRICS = ("judge_faithfulness", "judge_relevance")
 JUDGE_USAGE = ("judge_tokens", "judge_cost")
@@ -115,6 +119,14 @@ def fact_match(answer: str, expected: Iterable[str]) -> bool:
     return any(contains(answer, value) for value in expected)
 
 
+def fact_in_evidence(item: GoldenItem, record: QuestionRecord) -> bool | None:
+    """Whether a passage the answer was drawn from holds an expected answer, abstained or not; None when the question
+    has none or the run kept no evidence. Below it, retrieval lost the answer; between it and `fact_match`, the answer."""
+    if item.absent or not item.expected_answers or record.evidence is None:
+        return None
+    return any(fact_match(passage.text, item.expected_answers) for passage in record.evidence)
+
+
 def percentile(values: Sequence[float], q: float) -> float | None:
     return float(np.percentile(np.asarray(values, dtype=float), q)) if len(values) else None
 
@@ -153,6 +165,8 @@ def answer_scores(item: GoldenItem, record: QuestionRecord) -> dict[str, Ratio]:
         scores["fact_match"] = (float(not record.abstained and fact_match(record.answer, item.expected_answers)), 1.0)
     else:
         scores["fact_match"] = (0.0, 0.0)
+    held = fact_in_evidence(item, record)
+    scores["fact_in_evidence"] = (float(held), 1.0) if held is not None else (0.0, 0.0)
     if answered and not item.absent and item.has_relevance:
         pages_of = {h.chunk_id: h.pages for h in record.hits}
         citations = [c for s in record.sentences for c in s.citations]
@@ -249,6 +263,9 @@ _FORMULAS = {
     "page_hit": "share of questions with relevant_pages whose top k includes a relevant page",
     "table_hit": "share of table questions whose top k includes a relevant chunk containing a table",
     "fact_match": "share of answerable questions whose answer contains an expected answer (normalised)",
+    "fact_in_evidence": "share of answerable questions with an expected answer in a passage the answer was drawn from "
+    "(its evidence after rerank, or a passage it cites), abstained or not: 1 − this was lost by retrieval, "
+    "this − fact_match by the answer",
     "citation_precision": "citations to relevant evidence / citations (answered questions)",
     "citation_coverage": "sentences with ≥1 citation / sentences (answered questions)",
     "faithfulness": "sentences with verdict 'supported' / sentences (answered questions)",

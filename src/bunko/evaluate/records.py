@@ -103,6 +103,10 @@ class QuestionRecord:
     """The passages the answer cites, numbered as in its text, with their text."""
     judge: JudgeRecord | None = None
     """The LLM judge's verdict; None when not judged (no --judge, an abstention, an error)."""
+    evidence: list[HitRecord] | None = None
+    """The passages the answer was drawn from, with their text: its trace's evidence (after rerank and dedup; the
+    rewrite's when the grade asked for one), then any other chunk it cites. Whether the expected answer is among them
+    tells a retrieval miss from an answer miss (`fact_in_evidence`). None in runs recorded before it was kept."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -116,6 +120,8 @@ class QuestionRecord:
             for s in data.get("sentences", [])
         ]
         data["cited"] = [PassageRecord(**p) for p in data.get("cited", [])]
+        evidence = data.get("evidence")
+        data["evidence"] = [HitRecord(**h) for h in evidence] if evidence is not None else None
         judge = data.get("judge")
         data["judge"] = JudgeRecord(**judge) if isinstance(judge, dict) else None
         return cls(**data)

@@ -10,7 +10,7 @@ from bunko.evaluate import formatting as fmt
 from bunko.evaluate.experiments import Experiment, RunResult
 from bunko.evaluate.judge import SYSTEM as JUDGE_SYSTEM
 from bunko.evaluate.judge import judge_summary
-from bunko.evaluate.metrics import applicable, fact_match
+from bunko.evaluate.metrics import applicable, fact_in_evidence, fact_match
 from bunko.evaluate.records import JudgeRecord
 from bunko.evaluate.variants import differences
 
@@ -96,17 +96,18 @@ def misses(experiment: Experiment, run: RunResult) -> list[list[str]]:
     rows = []
     for item, record in zip(experiment.items, run.records, strict=True):
         rank = fmt.first_relevant_rank(item, record)
+        held = fact_in_evidence(item, record)
         problems = []
         if record.error:
             problems.append(f"error: {record.error}")
         if item.absent and not record.abstained:
             problems.append("answered an absent question")
         if not item.absent and record.abstained:
-            problems.append("abstained")
+            problems.append(_ABSTAINED[held])
         if item.has_relevance and not item.absent and (rank is None or rank > k):
             problems.append(f"no relevant hit in top {k}")
         if item.expected_answers and not record.abstained and not fact_match(record.answer, item.expected_answers):
-            problems.append("expected answer not in the answer")
+            problems.append(_NOT_IN_THE_ANSWER[held])
         judge = record.judge
         if judge is not None:
             for label, score in (("faithfulness", judge.faithfulness), ("relevance", judge.relevance)):
@@ -117,10 +118,22 @@ def misses(experiment: Experiment, run: RunResult) -> list[list[str]]:
     return rows
 
 
+# Which stage lost an expected answer, by whether the evidence held it (`fact_in_evidence`; None: not recorded).
+_ABSTAINED = {
+    True: "abstained, the expected answer in the evidence", False: "abstained, the expected answer not in the evidence",
+    None: "abstained",
+}
+_NOT_IN_THE_ANSWER = {
+    True: "expected answer in the evidence, not in the answer", False: "expected answer neither in the evidence nor in the answer",
+    None: "expected answer not in the answer",
+}
+
+
 _WHY_UNMEASURED = {
     "page_hit": "page_hit (no question has relevant_pages)",
     "table_hit": "table_hit (no table question with relevant evidence)",
     "fact_match": "fact_match (no answerable question has expected_answer)",
+    "fact_in_evidence": "fact_in_evidence (no answerable question has expected_answer, or the run kept no evidence)",
     "citation_precision": "citation_precision (no answered question with relevant evidence)",
     "abstention_precision": "abstention_precision (no question was abstained on)",
     "abstention_recall": "abstention_recall (no absent questions)",

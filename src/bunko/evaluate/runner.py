@@ -8,6 +8,7 @@ possible while ``ask`` uses ``[retrieve] k``); answer metrics, stage latencies a
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from bunko.engine import Bunko
 from bunko.evaluate.golden import GoldenItem
@@ -35,10 +36,13 @@ def usage_from_trace(trace: Trace) -> dict[str, float]:
 
 
 def hit_record(hit: Hit) -> HitRecord:
-    chunk = hit.chunk
+    return chunk_record(hit.chunk, hit.score)
+
+
+def chunk_record(chunk: Chunk, score: float) -> HitRecord:
     return HitRecord(
         chunk_id=chunk.chunk_id, source=chunk.source, section_path=list(chunk.section_path), pages=list(chunk.pages),
-        kinds=list(chunk.kinds), score=float(hit.score), text=chunk.text,
+        kinds=list(chunk.kinds), score=float(score), text=chunk.text,
     )
 
 
@@ -87,12 +91,34 @@ def cited_passages(kb: Bunko, answer: Answer, hits: Sequence[HitRecord]) -> list
     return passages
 
 
+def evidence_passages(kb: Bunko, answer: Answer, hits: Sequence[HitRecord], cited: Sequence[PassageRecord]) -> list[HitRecord]:
+    """The passages the answer was drawn from, in the order the answerer ranked them, then each chunk it cites that they
+    do not hold (a table lookup's rows), with their text: the searched hit's when retrieval returned the chunk, else the
+    stored chunk's, and a cited passage's own."""
+    traced = (answer.trace.rewrite or answer.trace.evidence).hits if answer.trace is not None else []
+    searched = {h.chunk_id: h for h in hits}
+    missing = [h.chunk_id for h in traced if h.chunk_id not in searched]
+    stored = {c.chunk_id: c for c in kb.store.get_chunks(missing)} if missing else {}
+    passages = []
+    for traced_hit in traced:
+        if traced_hit.chunk_id in searched:
+            passages.append(replace(searched[traced_hit.chunk_id], score=traced_hit.score))
+        elif traced_hit.chunk_id in stored:
+            passages.append(chunk_record(stored[traced_hit.chunk_id], traced_hit.score))
+    held = {p.chunk_id for p in passages}
+    passages += [
+        HitRecord(p.chunk_id, p.source, list(p.section_path), list(p.pages), text=p.text) for p in cited if p.chunk_id not in held
+    ]
+    return passages
+
+
 def evaluate_question(kb: Bunko, item: GoldenItem, k: int) -> QuestionRecord:
     record = QuestionRecord(item_id=item.id, question=item.question)
     try:
         record.hits = [hit_record(h) for h in kb.search(item.question, k=k)]
         answer = kb.ask(item.question)
         cited = cited_passages(kb, answer, record.hits)
+        evidence = evidence_passages(kb, answer, record.hits, cited)
     except Exception as exc:  # one failing question is a result to report, not a reason to lose the run
         record.error = f"{type(exc).__name__}: {exc}"
         return record
@@ -102,6 +128,7 @@ def evaluate_question(kb: Bunko, item: GoldenItem, k: int) -> QuestionRecord:
     record.sentences = sentence_records(answer)
     record.trace_id = answer.trace_id
     record.cited = cited
+    record.evidence = evidence
     if answer.trace is not None:
         record.timings = dict(answer.trace.timings)
         record.usage = usage_from_trace(answer.trace)
