@@ -88,6 +88,35 @@ def test_a_sentence_that_calls_a_name_a_variable_answers_an_option_question(text
 @pytest.mark.parametrize(
     ("text", "holds"),
     [
+        ("如果上游提供 tarball 的加密签章，可以用 pgpsigurlmangle 选项来校验其真实性。", True),
+        ("上流が tarball の暗号署名を提供していれば、pgpsigurlmangle オプションで検証できます。", True),
+        ("Verify the upstream signature with the APT::Get::AllowUnauthenticated option turned off.", True),
+        ("If the upstream offers a signature of the tarball, verify it; uscan(1) describes how.", False),
+        ("如果上游提供 tarball 的加密签章，那么推荐校验其真实性。", False),
+        ("上流が tarball の暗号署名を提供していれば、検証することが推奨されます。", False),
+    ],
+)
+def test_a_name_the_sentence_calls_an_option_answers_an_option_question(text: str, holds: bool) -> None:
+    """An option written as a plain name beside the word option (选项, オプション), without a dash or ``=``."""
+    assert holds_type(text, AnswerType.OPTION, question="Which watch file option verifies the tarball's signature?") is holds
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The Makefile must support the $(DESTDIR) variable.",
+        "Makefile は $(DESTDIR) 変数をサポートしなければいけません。",
+        "Makefile 必须支持 ${DESTDIR} 变量。",
+    ],
+)
+def test_a_make_or_shell_variable_reference_is_an_option(text: str) -> None:
+    assert holds_type(text, AnswerType.OPTION, question="Which variable is prepended to every install path?")
+    assert not holds_type(text, AnswerType.OPTION, question="Is $(DESTDIR) or ${DESTDIR} prepended to every install path?")
+
+
+@pytest.mark.parametrize(
+    ("text", "holds"),
+    [
         ("AppArmor provides an aa-unconfined command to list the programs without a profile.", True),
         ("Use the mount command to attach the file system.", True),
         ("Run the following command to see it.", False),

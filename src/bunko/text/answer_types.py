@@ -114,6 +114,7 @@ _OPTION = re.compile(
     r"|\b[A-Za-z][\w-]*=[\w\"'./:,-]+"  # break=init, MAILTO=root
     r"|\b[A-Z][A-Za-z0-9]*(?:::[A-Za-z0-9-]+)+"  # APT::Acquire::http::Dl-Limit
     r"|\$[A-Z_][A-Z0-9_]+"  # $LANGUAGE
+    r"|\$[({][A-Za-z_][A-Za-z0-9_]*[)}]"  # $(DESTDIR), ${HOME}
     r"|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b"  # KERN_ERR, GRUB_TIMEOUT
 )
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*(?:[~+][0-9A-Za-z.]+|-\d[0-9A-Za-z.]*)*")
@@ -149,10 +150,11 @@ _CALLED_PROGRAM = re.compile(
 "update-inetd script"; not "the following command"), or that a Japanese or Chinese sentence defines as one
 ("logrotate はログファイルの循環を担当しているプログラム", "apt-get 是一个命令行工具")."""
 _NAMED_SETTING = re.compile(
-    r"\b([A-Z][A-Z0-9_]{2,}|[A-Za-z]\w*(?:[._]|::)[\w.:]+)\s+(?:variable|setting|directive|parameter)s?\b"
-    r"|([A-Za-z][\w.:-]*)\s?(?:変数|变量|ディレクティブ|指令|パラメータ)"
+    r"\b([A-Z][A-Z0-9_]{2,}|[A-Za-z]\w*(?:[._]|::)[\w.:]+)\s+(?:variable|setting|directive|parameter|option)s?\b"
+    r"|([A-Za-z][\w.:-]*)\s?(?:変数|变量|ディレクティブ|指令|パラメータ|オプション|选项|選項|参数)"
 )
-"""A name a sentence calls a variable, setting or directive ("the QUOTAUSER variable", "QUOTAUSER 変数", "LANG 变量"):
+"""A name a sentence calls a variable, setting, directive or option ("the QUOTAUSER variable", "QUOTAUSER 変数",
+"LANG 变量", "pgpsigurlmangle 选项", "noatime オプション"):
 the setting an option question asks for, written without the dash, ``=`` or underscore `_OPTION` knows it by. In
 English only a name-shaped word counts (capitals, a dot, ``::``), so "this setting" names nothing."""
 _LATIN_RUN = re.compile(r"[A-Za-z][\w.+-]*")
