@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
@@ -50,11 +50,8 @@ checkbashisms(1) を使うと確認できます。
 
 
 @pytest.fixture(scope="module")
-def guides(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("guides")
-    for name, text in GUIDES.items():
-        (folder / name).write_text(text, encoding="utf-8")
-    return folder
+def guides(folder_of: Callable[[str, Mapping[str, str]], Path]) -> Path:
+    return folder_of("guides", GUIDES)
 
 
 @pytest.mark.parametrize(

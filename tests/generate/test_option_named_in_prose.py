@@ -3,7 +3,7 @@ though it has no dash: a code block repeating the question's own command, option
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
@@ -56,11 +56,8 @@ $ uscan --download-current-version -v
 
 
 @pytest.fixture(scope="module")
-def guides(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("watch-guides")
-    for name, text in GUIDES.items():
-        (folder / name).write_text(text, encoding="utf-8")
-    return folder
+def guides(folder_of: Callable[[str, Mapping[str, str]], Path]) -> Path:
+    return folder_of("watch-guides", GUIDES)
 
 
 @pytest.mark.parametrize(
