@@ -64,7 +64,7 @@ class ExtractiveGenerator:
     ) -> list[ScoredUnit]:
         evidence = hits[:MAX_EVIDENCE_HITS]
         quotable = [u for u in hit_units(evidence, MAX_UNITS, self.split) if not is_abstention(u.text)]
-        units = most_covering(evidence, quotable, query_tokens, weights, self.analyzer, UNITS_PER_HIT)
+        units = most_covering(question, evidence, quotable, query_tokens, weights, self.analyzer, UNITS_PER_HIT)
         scored = score_units(question, evidence, units, query_vector, query_tokens, self.embedder, self.analyzer, weights)
         return once_per_text(scored, evidence, query_language(question))
 

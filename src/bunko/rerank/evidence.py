@@ -137,20 +137,25 @@ def hit_units(hits: Sequence[Hit], max_units: int, split: Callable[[str], list[T
 
 
 def most_covering(
-    hits: Sequence[Hit], units: Sequence[Unit], query_tokens: Sequence[str], weights: Mapping[str, float] | None,
+    question: str, hits: Sequence[Hit], units: Sequence[Unit], query_tokens: Sequence[str], weights: Mapping[str, float] | None,
     analyzer: Analyzer, per_hit: int,
 ) -> list[Unit]:
-    """Each hit's `per_hit` units sharing most of the question's terms, in reading order.
+    """Each hit's `per_hit` units sharing most of the question's terms, and every table row the question looks up
+    (`looked_up_rows`), in reading order.
 
     Embedding units is most of an ask's cost; a unit sharing none of the question's words
-    rarely answers it, and a long chunk is judged by its relevant part, not its start.
+    rarely answers it, and a long chunk is judged by its relevant part, not its start. A looked-up row is the
+    exception: "man 手册页第 5 节是放什么内容的？" shares only "5" with the row that answers it, "Section: 5 /
+    Description: File formats", and twelve sentences about manual pages share more.
     """
     by_hit: dict[int, list[tuple[float, Unit]]] = {}
     for unit in units:
         tokens = set(analyzer(f"{section_context(hits[unit.hit_index])} {unit.text}"))
         by_hit.setdefault(unit.hit_index, []).append((keyword_coverage(query_tokens, tokens, weights), unit))
-    kept = [u for pairs in by_hit.values() for _, u in sorted(pairs, key=lambda p: -p[0])[:per_hit]]
-    return sorted(kept, key=lambda u: (u.hit_index, u.position))
+    kept = {id(u): u for pairs in by_hit.values() for _, u in sorted(pairs, key=lambda p: -p[0])[:per_hit]}
+    for index in looked_up_rows(units, question, question_type(question), query_tokens, analyzer):
+        kept.setdefault(id(units[index]), units[index])
+    return sorted(kept.values(), key=lambda u: (u.hit_index, u.position))
 
 
 def _asked_keys(question: str, keys: Sequence[str], analyzer: Analyzer) -> list[str] | None:

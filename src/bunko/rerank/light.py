@@ -86,7 +86,7 @@ class LightReranker:
     def rerank(self, query: RerankQuery, hits: list[Hit]) -> list[Hit]:
         if len(hits) < 2 or query.vector is None:
             return list(hits)
-        units = most_covering(hits, hit_units(hits, 10_000, self.split), query.tokens, query.weights, self.analyzer, MAX_UNITS_PER_HIT)
+        units = most_covering(query.question, hits, hit_units(hits, 10_000, self.split), query.tokens, query.weights, self.analyzer, MAX_UNITS_PER_HIT)
         scored = score_units(
             query.question, hits, units, query.vector, query.tokens, self.embedder, self.analyzer, query.weights, rank_prior=False,
         )
