@@ -128,6 +128,20 @@ def test_instruction_detector_leaves_ordinary_text_alone(text: str) -> None:
     assert not looks_like_instruction(text)
 
 
+@pytest.mark.parametrize(
+    ("question", "asked", "others"),
+    [
+        ("東京23区に出張する一般社員の、1泊あたりの宿泊費の上限はいくらですか？", "12,000円", ["10,000円", "16,000円"]),
+        ("ロンドンに出張する管理職の宿泊費の上限は1泊いくらですか？", "32,000円", ["19,000円", "13,000円"]),
+    ],
+)
+def test_the_region_the_question_names_is_the_only_row_quoted(kb: Bunko, question: str, asked: str, others: list[str]) -> None:
+    """The question writes the region's cell as it stands (東京23区, ロンドン): that row is looked up, and the other
+    regions' rows, close in score, are not its companions."""
+    answer = kb.ask(question)
+    assert asked in answer.text and not any(other in answer.text for other in others), answer.text
+
+
 def test_table_rows_are_punctuated_for_the_question_language(kb: Bunko) -> None:
     answer = kb.ask("上海办公室员工的婚假有几天？")
     row = next(s for s in answer.sentences if "3天" in s.text)

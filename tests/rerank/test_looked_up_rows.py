@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from bunko.rerank.evidence import hit_units, most_covering
+from bunko.rerank.evidence import hit_units, looked_up_rows, most_covering
 from bunko.retrieve.coverage import keyword_coverage
 from bunko.schema import Chunk, Hit
 from bunko.text.analyzers import multilingual
+from bunko.text.answer_types import question_type
+from bunko.text.units import ROW, Unit
 
 CASES = [
     ("Which kind of manual page goes in section 5?", "Conventions",
@@ -44,3 +46,20 @@ def test_a_row_the_question_looks_up_is_scored_whatever_its_coverage(
     coverage = {u.text: keyword_coverage(multilingual(question), set(multilingual(f"{section} {u.text}"))) for u in units}
     assert sorted(coverage.values(), reverse=True).index(coverage[row]) >= 2  # two units cover more of the question
     assert row in {u.text for u in kept} and len(kept) == 3  # the two most covering units, and the looked-up row
+
+
+@pytest.mark.parametrize(
+    ("question", "rows", "looked_up"),
+    [
+        ("東京23区に出張する一般社員の宿泊費の上限は？",
+         ["地域: 東京23区 / 一般社員: 12,000円", "地域: 大阪市 / 一般社員: 10,000円"], [0]),
+        ("去北京市区出差的普通员工住宿费上限是多少？", ["地区: 其他城市 / 普通员工: 450元", "地区: 北京市区 / 普通员工: 600元"], [1]),
+        ("How do I keep bashisms out of a script for every POSIX shell?", ["package: bash / POSIX shell: Yes"], []),
+    ],
+)
+def test_a_cjk_name_the_question_writes_looks_its_row_up(question: str, rows: list[str], looked_up: list[int]) -> None:
+    """A Japanese or Chinese name is no key term (its tokens are bigrams), so the cell the question writes as it stands
+    names the row; a Latin cell must be a whole key term ("bash" is written inside "bashisms", and names nothing)."""
+    units = [Unit(text, 0, position, ROW) for position, text in enumerate(rows)]
+    tokens = multilingual(question)
+    assert sorted(looked_up_rows(units, question, question_type(question), tokens, multilingual)) == looked_up

@@ -23,7 +23,7 @@ from bunko.schema import AnswerSentence, Citation, Hit
 from bunko.text.analyzers import Analyzer
 from bunko.text.answer_types import CHECKABLE, question_type, short_answer
 from bunko.text.languages import query_language, text_language
-from bunko.text.units import CODE
+from bunko.text.units import CODE, ROW
 
 MAX_EVIDENCE_HITS = 5
 MAX_UNITS = 80
@@ -72,7 +72,8 @@ class ExtractiveGenerator:
         """The best unit and those close to it, in reading order, after a short typed answer when one stands out.
 
         Companions must be as answer-like as the best unit (hold the asked kind when it
-        does) and in its language: the same sentence from a translation is not more evidence.
+        does) and in its language: the same sentence from a translation is not more evidence. Beside a row the
+        question looks up, another row is not one.
         """
         if not scored:
             return []
@@ -83,6 +84,7 @@ class ExtractiveGenerator:
         chosen = [best, follower] if follower is not None else [
             s for s in ranked[: self.max_sentences]
             if s.score >= KEEP_RATIO * best.score and (s.typed or not best.typed) and _on_subject(s, best, hits)
+            and not _another_row(s, best)
         ]
         leads = {s.unit.text.split("\n", 1)[0] for s in chosen if s.unit.kind == CODE}
         chosen = [s for s in chosen if s.unit.kind == CODE or s.unit.text not in leads]
@@ -133,6 +135,12 @@ def _on_subject(companion: ScoredUnit, best: ScoredUnit, hits: list[Hit]) -> boo
     of a page about something else, close in wording, adds a citation of an irrelevant document."""
     same_document = hits[companion.unit.hit_index].chunk.source == hits[best.unit.hit_index].chunk.source
     return companion.names_subject or not best.names_subject or same_document
+
+
+def _another_row(companion: ScoredUnit, best: ScoredUnit) -> bool:
+    """A row the question does not look up, beside the row it does: "東京23区の一般社員の宿泊費の上限は？" is answered by
+    the Tokyo row, and the Osaka and Shanghai rows of the same table, close in score, answer other questions."""
+    return best.looked_up and companion.unit.kind == ROW and not companion.looked_up
 
 
 def answering_follower(best: ScoredUnit, scored: list[ScoredUnit]) -> ScoredUnit | None:

@@ -32,6 +32,7 @@ from bunko.text.analyzers import Analyzer, identifiers
 from bunko.text.answer_types import CHECKABLE, NAMED_KINDS, AnswerType, holds_type, question_type, states_number, wants_quantity
 from bunko.text.languages import query_language, text_language
 from bunko.text.questions import asked_sentence, lookup_values, quoted_phrases
+from bunko.text.scripts import has_ja_zh
 from bunko.text.units import CODE, PROSE, ROW, Unit, row_cells
 
 _LEAD_IN = re.compile(r"[:：]\s*$|次のとおり|以下のとおり|下記|如下|以下(?:几|各)|as follows|the following", re.IGNORECASE)
@@ -205,13 +206,15 @@ def looked_up_rows(
 ) -> set[int]:
     """Indexes of the table rows the question looks up: a row with a cell equal to a value the question gives (a
     quoted phrase, a number standing alone), or the one row of its passage with a cell equal to a thing the question
-    names when the question also names a whole other column of it ("the Multi-Arch value of the tool bar"). A name
+    names (a key term, or a cell it writes as it stands) when the question also names a whole other column of it ("the
+    Multi-Arch value of the tool bar", "東京23区の一般社員の宿泊費"). A name
     alone does not look a row up — a package list's row for virtualbox is not an answer about virtualbox — nor does
     a name several rows share (coreutils, one row per command)."""
     if kind in UNLOOKED:
         return set()
     values = {_folded(value) for value in lookup_values(question)}
     names = set(key_terms(question, query_tokens))
+    written = _folded(question)
     asked = set(query_tokens)
     by_value: set[int] = set()
     by_name: dict[int, list[int]] = {}
@@ -223,11 +226,18 @@ def looked_up_rows(
         if any(cell in values for cell in folded):
             by_value.add(index)
         elif any(
-            cell in names and any(_named_column(header, asked, analyzer) for other, (header, _) in enumerate(cells) if other != position)
+            (cell in names or _written_name(cell, written))
+            and any(_named_column(header, asked, analyzer) for other, (header, _) in enumerate(cells) if other != position)
             for position, cell in enumerate(folded)
         ):
             by_name.setdefault(unit.hit_index, []).append(index)
     return by_value | {rows[0] for rows in by_name.values() if len(rows) == 1}
+
+
+def _written_name(cell: str, written: str) -> bool:
+    """A Japanese or Chinese cell the question writes as it stands ("東京23区", 上海): such a name is no key term, its
+    tokens being bigrams. A Latin cell must be a key term: "bash" is written in "bashisms"."""
+    return len(cell) >= 2 and has_ja_zh(cell) and cell in written
 
 
 def _named_column(header: str, asked: set[str], analyzer: Analyzer) -> bool:
