@@ -7,14 +7,14 @@ possible while ``ask`` uses ``[retrieve] k``); answer metrics, stage latencies a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from bunko.engine import Bunko
 from bunko.evaluate.golden import GoldenItem
 from bunko.evaluate.records import CitationRecord, HitRecord, PassageRecord, QuestionRecord, SentenceRecord
 from bunko.schema import Answer, Chunk, Hit
-from bunko.trace import Trace
+from bunko.trace import Trace, TracedHit
 
 QuestionProgress = Callable[[int, int, GoldenItem], None]
 
@@ -56,12 +56,21 @@ def sentence_records(answer: Answer) -> list[SentenceRecord]:
     ]
 
 
-def cited_passages(kb: Bunko, answer: Answer, hits: Sequence[HitRecord]) -> list[PassageRecord]:
-    """Each chunk the answer cites, once, numbered as its text numbers them (order of first citation), with its text.
+def known_passages(kb: Bunko, chunk_ids: Iterable[str], hits: Sequence[HitRecord]) -> dict[str, HitRecord]:
+    """Each of `chunk_ids` with its text: the searched hit when the chunk is among them (what retrieval handed on), else
+    the stored chunk, read in one call; a chunk neither holds is left out."""
+    wanted = list(dict.fromkeys(chunk_ids))
+    searched = {h.chunk_id: h for h in hits}
+    missing = [chunk_id for chunk_id in wanted if chunk_id not in searched]
+    known = {c.chunk_id: chunk_record(c, 0.0) for c in kb.store.get_chunks(missing)} if missing else {}
+    known.update((chunk_id, searched[chunk_id]) for chunk_id in wanted if chunk_id in searched)
+    return known
 
-    The text is the searched hit's when the chunk is among them (what retrieval handed on), else the stored chunk's;
-    a chunk neither holds (none should) keeps the quotes the citations carry, so a judge never reads an empty passage.
-    """
+
+def cited_passages(answer: Answer, known: Mapping[str, HitRecord]) -> list[PassageRecord]:
+    """Each chunk the answer cites, once, numbered as its text numbers them (order of first citation), with its text
+    (`known_passages`); a chunk neither retrieval nor the store holds (none should) keeps the quotes the citations
+    carry, so a judge never reads an empty passage."""
     first: dict[str, list[str]] = {}
     labels: dict[str, tuple[str, list[str], list[int]]] = {}
     for sentence in answer.sentences:
@@ -71,40 +80,27 @@ def cited_passages(kb: Bunko, answer: Answer, hits: Sequence[HitRecord]) -> list
                 first[citation.chunk_id].append(citation.quote)
             pages = [citation.page] if citation.page is not None else []
             labels.setdefault(citation.chunk_id, (citation.source, list(citation.section_path), pages))
-    if not first:
-        return []
-    searched = {h.chunk_id: h for h in hits}
-    missing = [chunk_id for chunk_id in first if chunk_id not in searched]
-    stored: dict[str, Chunk] = {c.chunk_id: c for c in kb.store.get_chunks(missing)} if missing else {}
     passages = []
     for number, (chunk_id, quotes) in enumerate(first.items(), start=1):
         source, section_path, pages = labels[chunk_id]
-        if chunk_id in searched:
-            hit = searched[chunk_id]
-            source, section_path, pages, text = hit.source, list(hit.section_path), list(hit.pages), hit.text
-        elif chunk_id in stored:
-            chunk = stored[chunk_id]
-            source, section_path, pages, text = chunk.source, list(chunk.section_path), list(chunk.pages), chunk.text
+        if chunk_id in known:
+            passage = known[chunk_id]
+            source, section_path, pages, text = passage.source, list(passage.section_path), list(passage.pages), passage.text
         else:
             text = "\n".join(quotes)
         passages.append(PassageRecord(number, chunk_id, source, section_path, pages, text))
     return passages
 
 
-def evidence_passages(kb: Bunko, answer: Answer, hits: Sequence[HitRecord], cited: Sequence[PassageRecord]) -> list[HitRecord]:
+def traced_evidence(answer: Answer) -> list[TracedHit]:
+    """The passages the answerer ranked as evidence: the rewrite's when the grade asked for one."""
+    return (answer.trace.rewrite or answer.trace.evidence).hits if answer.trace is not None else []
+
+
+def evidence_passages(answer: Answer, known: Mapping[str, HitRecord], cited: Sequence[PassageRecord]) -> list[HitRecord]:
     """The passages the answer was drawn from, in the order the answerer ranked them, then each chunk it cites that they
-    do not hold (a table lookup's rows), with their text: the searched hit's when retrieval returned the chunk, else the
-    stored chunk's, and a cited passage's own."""
-    traced = (answer.trace.rewrite or answer.trace.evidence).hits if answer.trace is not None else []
-    searched = {h.chunk_id: h for h in hits}
-    missing = [h.chunk_id for h in traced if h.chunk_id not in searched]
-    stored = {c.chunk_id: c for c in kb.store.get_chunks(missing)} if missing else {}
-    passages = []
-    for traced_hit in traced:
-        if traced_hit.chunk_id in searched:
-            passages.append(replace(searched[traced_hit.chunk_id], score=traced_hit.score))
-        elif traced_hit.chunk_id in stored:
-            passages.append(chunk_record(stored[traced_hit.chunk_id], traced_hit.score))
+    do not hold (a table lookup's rows), with their text (`known_passages`, and a cited passage's own)."""
+    passages = [replace(known[h.chunk_id], score=h.score) for h in traced_evidence(answer) if h.chunk_id in known]
     held = {p.chunk_id for p in passages}
     passages += [
         HitRecord(p.chunk_id, p.source, list(p.section_path), list(p.pages), text=p.text) for p in cited if p.chunk_id not in held
@@ -117,8 +113,10 @@ def evaluate_question(kb: Bunko, item: GoldenItem, k: int) -> QuestionRecord:
     try:
         record.hits = [hit_record(h) for h in kb.search(item.question, k=k)]
         answer = kb.ask(item.question)
-        cited = cited_passages(kb, answer, record.hits)
-        evidence = evidence_passages(kb, answer, record.hits, cited)
+        cited_ids = [c.chunk_id for sentence in answer.sentences for c in sentence.citations]
+        known = known_passages(kb, [*cited_ids, *(h.chunk_id for h in traced_evidence(answer))], record.hits)
+        cited = cited_passages(answer, known)
+        evidence = evidence_passages(answer, known, cited)
     except Exception as exc:  # one failing question is a result to report, not a reason to lose the run
         record.error = f"{type(exc).__name__}: {exc}"
         return record
