@@ -36,6 +36,12 @@ class IngestConfig(_Section):
         "or absolute. Unset: the folder holding the collection; a folder ingested from outside it is named from its own "
         "name down (corpus/zh/a.md).",
     )
+    follow_links: Literal["inside", "all"] = Field(
+        "inside",
+        description="Symbolic links in a folder being ingested, watched or synced: inside follows a link only to a file "
+        "inside that folder (a link out of it fails as OUTSIDE_FOLDER, so a link cannot put a file from elsewhere, such "
+        "as a key, in the index); all follows every link to a file. Links to folders are never followed.",
+    )
     max_file_mb: float = Field(50.0, gt=0, description="Files larger than this fail with TOO_LARGE.")
     # Per-file limits (parse/limits.py, ingest/isolation.py): a file past one fails alone with TOO_LARGE, TOO_COMPLEX
     # or TIMEOUT, naming the limit and the value; the other files go on.

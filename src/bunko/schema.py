@@ -362,6 +362,8 @@ class ErrorCode(enum.StrEnum):
     """A named pipe, socket or device found where files are ingested: never opened."""
     BROKEN_LINK = "BROKEN_LINK"
     """A symbolic link to nothing, or a loop of links."""
+    OUTSIDE_FOLDER = "OUTSIDE_FOLDER"
+    """A link to a file outside the folder being ingested or watched ([ingest] follow_links = "inside", the default)."""
     ENCODING = "ENCODING"
     NOT_FOUND = "NOT_FOUND"
     OCR_UNAVAILABLE = "OCR_UNAVAILABLE"

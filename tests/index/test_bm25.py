@@ -140,7 +140,7 @@ def test_the_cache_is_written_under_a_temporary_name_and_renamed_whole(tmp_path,
     prefix = str(tmp_path / "bm25-1")
     index.save(prefix)
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
-    assert set(before) == {"bm25-1.npz", "bm25-1.vocab.npy"}
+    assert set(before) == {"bm25-1.npz", "bm25-1.vocab.json"}
 
     def torn(handle, matrix, compressed=True):  # the process dies half-way through the matrix
         handle.write(b"PK\x03\x04 half a zip")

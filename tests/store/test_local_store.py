@@ -200,8 +200,8 @@ def test_a_damaged_bm25_cache_is_rebuilt_not_fatal(make_kb, tmp_path: Path, samp
     before = [[(h.chunk.chunk_id, round(h.score, 6)) for h in kb.search(q, k=5)] for q in queries]
     kb.close()
     cache = sorted((tmp_path / ".bunko").rglob("bm25-*"))
-    assert {p.name.split(".", 1)[1] for p in cache} == {"npz", "vocab.npy", "documents.npz", "openings.npz"}
-    target = {"truncate-vocab": "vocab.npy", "truncate-matrix": "npz", "truncate-documents": "documents.npz",
+    assert {p.name.split(".", 1)[1] for p in cache} == {"npz", "vocab.json", "documents.npz", "openings.npz"}
+    target = {"truncate-vocab": "vocab.json", "truncate-matrix": "npz", "truncate-documents": "documents.npz",
               "truncate-openings": "openings.npz", "garbage": "npz", "no-openings": "openings.npz"}[damage]
     path = next(p for p in cache if p.name.split(".", 1)[1] == target)
     if damage == "no-openings":  # a cache written before openings were indexed

@@ -6,6 +6,7 @@ costs O(postings of its terms), not O(chunks × terms) Python work.
 
 from __future__ import annotations
 
+import json
 from array import array
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -16,6 +17,22 @@ from scipy import sparse
 
 from bunko.index.atomic import replacing
 from bunko.index.bm25_formula import K1, B, idf, length_norm, tf_component
+
+VOCABULARY_SUFFIX = ".vocab.json"
+"""The vocabulary is a JSON list of terms in column order. A collection folder is untrusted input (it is copied,
+moved and shared), so nothing in it is read by a loader that can run code: an object array in `.npy` needs
+`allow_pickle=True`, and a pickle planted there would run at the next search."""
+
+
+def _read_vocabulary(path: Path) -> dict[str, int]:
+    """Term -> column, from `path`; ValueError unless it is a JSON list of distinct strings."""
+    terms = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(terms, list) or not all(isinstance(term, str) for term in terms):
+        raise ValueError(f"{path}: not a JSON list of terms")
+    vocab = {term: i for i, term in enumerate(terms)}
+    if len(vocab) != len(terms):
+        raise ValueError(f"{path}: a term is listed twice")
+    return vocab
 
 
 class BM25Builder:
@@ -213,9 +230,9 @@ class BM25Index:
         with replacing(Path(path_prefix + ".npz")) as temporary, temporary.open("wb") as handle:
             sparse.save_npz(handle, self.matrix, compressed=False)
         if vocab:
-            terms = np.array(sorted(self.vocab, key=self.vocab.__getitem__), dtype=object)
-            with replacing(Path(path_prefix + ".vocab.npy")) as temporary, temporary.open("wb") as handle:
-                np.save(handle, terms, allow_pickle=True)
+            terms = sorted(self.vocab, key=self.vocab.__getitem__)
+            with replacing(Path(path_prefix + VOCABULARY_SUFFIX)) as temporary, temporary.open("w", encoding="utf-8") as handle:
+                json.dump(terms, handle, ensure_ascii=False, separators=(",", ":"))
 
     @classmethod
     def load(cls, path_prefix: str, vocab_of: BM25Index | None = None) -> BM25Index:
@@ -224,8 +241,7 @@ class BM25Index:
         if vocab_of is not None:
             index.vocab = vocab_of.vocab
         else:
-            terms = np.load(path_prefix + ".vocab.npy", allow_pickle=True)
-            index.vocab = {term: i for i, term in enumerate(terms.tolist())}
+            index.vocab = _read_vocabulary(Path(path_prefix + VOCABULARY_SUFFIX))
         if index.matrix.shape[1] != len(index.vocab):
             raise ValueError(f"{path_prefix}: matrix has {index.matrix.shape[1]} terms, vocabulary {len(index.vocab)}")
         return index

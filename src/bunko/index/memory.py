@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from bunko.index.base import DenseIndex
-from bunko.index.bm25 import BM25Builder, BM25Index, GroupedBM25
+from bunko.index.bm25 import VOCABULARY_SUFFIX, BM25Builder, BM25Index, GroupedBM25
 from bunko.index.exact import ExactIndex
 from bunko.index.filters import BUILTIN_FIELDS, filter_key, mask_for
 from bunko.index.hnsw import EXACT_SUBSET_ROWS, HnswIndex
@@ -47,11 +47,13 @@ and product of 20k x 512 floats, about 5 ms on one core."""
 def _load_cached_bm25(prefix: str) -> GroupedBM25 | None:
     """The chunk, document and opening BM25 of a generation, or None when absent or unreadable.
 
-    Any failure counts as absent: a truncated .npy raises UnpicklingError and a cut .npz
+    Any failure counts as absent: a cut vocabulary is a JSONDecodeError and a cut .npz a
     BadZipFile, and a damaged cache must cost a rebuild, never a search. A cache written before
-    openings were indexed lacks their file and is rebuilt once.
+    openings were indexed, or with the vocabulary of older versions (`.vocab.npy`, an object array
+    that only a pickle-enabled loader reads, which is never run on collection files), lacks a file
+    and is rebuilt once.
     """
-    if not all(Path(prefix + suffix).exists() for suffix in (".npz", ".vocab.npy", ".documents.npz", ".openings.npz")):
+    if not all(Path(prefix + suffix).exists() for suffix in (".npz", VOCABULARY_SUFFIX, ".documents.npz", ".openings.npz")):
         return None
     try:
         chunks = BM25Index.load(prefix)

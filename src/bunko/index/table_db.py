@@ -122,8 +122,23 @@ class TableDB:
         self._read: sqlite3.Connection | None = None
         """The connection `select` reuses: opening one reads the schema of every stored table (1,213 on the Debian
         Reference, ~10 ms), which each question's row lookup paid again."""
-        with self._writer() as conn:
+        try:
+            self._create()
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError):  # locked, read-only, full: not the file's fault
+                raise
+            # The file is derived from the stored documents, like the BM25 cache: a damaged one costs a rebuild
+            # (every document's version then differs), never a failed search.
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{path}{suffix}").unlink(missing_ok=True)
+            self._create()
+
+    def _create(self) -> None:
+        conn = self._writer()
+        try:
             conn.executescript(_SCHEMA)
+        finally:
+            conn.close()
 
     def _writer(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)

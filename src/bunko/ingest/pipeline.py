@@ -28,7 +28,7 @@ from bunko.config import Config
 from bunko.embed.base import Embedder
 from bunko.errors import ConfigError, DocumentError
 from bunko.ingest.isolation import ParseWorker
-from bunko.ingest.sources import SourceFile, SourceNames, Unreadable, discover
+from bunko.ingest.sources import SourceFile, SourceNames, Unreadable, classify, discover
 from bunko.llm.base import LLMError, build_chat_model
 from bunko.llm.entities import LLMEntityExtractor
 from bunko.llm.vision import FigureDescriber
@@ -244,7 +244,10 @@ class Ingestor:
         anchor = self.names.anchor(within) if within is not None else None
         anchored = [(p, anchor or self.names.anchor(p, root)) for p in paths]  # a clash is refused before any job
         self.names.save(self.store)
-        items = list(discover(anchored, self.config.ingest.include, self.config.ingest.exclude))
+        items = list(discover(
+            anchored, self.config.ingest.include, self.config.ingest.exclude,
+            follow_links=self.config.ingest.follow_links, within_folder=within,
+        ))
         report = self.run_files(items, progress=progress, fields=fields)
         if prune:
             seen = {item.source for item in items if isinstance(item, SourceFile)}
@@ -270,7 +273,13 @@ class Ingestor:
         for old in failed:
             path = self._path_of(old.source)
             gone = f"{old.source}: the file is gone ({path}); ingest or upload it again"
-            item = SourceFile(path, old.source) if path.is_file() else Unreadable(path, old.source, ErrorCode.NOT_FOUND, gone)
+            boundary = self.names.folder_of(old.source) if self.config.ingest.follow_links == "inside" else None
+            found = classify(path, boundary or path.parent, boundary) if path.is_file() else None
+            item: SourceFile | Unreadable = (
+                Unreadable(path, old.source, ErrorCode.NOT_FOUND, gone) if found is None
+                else SourceFile(path, old.source) if isinstance(found, SourceFile)
+                else Unreadable(path, old.source, found.code, found.detail)
+            )
             items.append((item, dict(old.fields or {})))
         self._run_items(report, items, progress)
         return report

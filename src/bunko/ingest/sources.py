@@ -5,6 +5,11 @@ pipe, socket or device (NOT_A_FILE, never opened: opening a pipe would wait fore
 to nothing or a loop of links (BROKEN_LINK) fail with their code, so the run reports them instead of
 passing over them. A link to a directory is not followed (it could lead out of the folder or round in a
 loop).
+
+A folder keeps its boundary: a link to a file outside the folder given (the watched folder, the folder
+source's path) fails as OUTSIDE_FOLDER unless `[ingest] follow_links = "all"`. Whoever can write into a
+folder that is ingested could otherwise put any file the ingesting user can read (`ln -s ~/.ssh/id_rsa
+notes.md`) in front of everyone the collection is served to.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from bunko.errors import BunkoError
 from bunko.schema import ErrorCode
@@ -63,8 +69,22 @@ _KINDS = (
 )
 
 
-def classify(path: Path, anchor: Path) -> SourceFile | Unreadable | None:
-    """A regular file (a link to one included), a path that fails with its code, or None (a directory)."""
+FollowLinks = Literal["inside", "all"]
+"""`[ingest] follow_links`: "inside" follows a link only to a file inside the folder given; "all" follows any."""
+
+
+def classify(path: Path, anchor: Path, boundary: Path | None = None) -> SourceFile | Unreadable | None:
+    """A regular file (a link to one included), a path that fails with its code, or None (a directory).
+
+    `boundary`: the folder whose files these are; a link (the path itself or a folder on its way) to a file
+    outside it is OUTSIDE_FOLDER. None: no boundary (a file named on its own, or `follow_links = "all"`)."""
+    if boundary is not None and (target := _escape(path, boundary)) is not None:
+        name = link_name(path, anchor)
+        return Unreadable(
+            path, name, ErrorCode.OUTSIDE_FOLDER,
+            f"{name}: a link to {target}, outside the folder {boundary}; it is not read "
+            f'(set [ingest] follow_links = "all" to follow links out of a folder)',
+        )
     try:
         mode = path.stat().st_mode  # follows links; never opens
     except OSError as exc:
@@ -84,28 +104,45 @@ def classify(path: Path, anchor: Path) -> SourceFile | Unreadable | None:
     return Unreadable(path, name, ErrorCode.NOT_A_FILE, f"{name}: {kind}, not a regular file; it is not read")
 
 
+def _escape(path: Path, boundary: Path) -> str | None:
+    """The resolved target of `path` when a link takes it outside `boundary`; None when inside, or when it does not
+    resolve (a broken link or a loop, which `classify` reports as such)."""
+    try:
+        folder = boundary.resolve(strict=True)
+        target = path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return None
+    return None if target == folder or folder in target.parents else target.as_posix()
+
+
 def _matches(relative: str, patterns: Iterable[str]) -> bool:
     return any(fnmatch.fnmatchcase(relative, p) or fnmatch.fnmatchcase("/" + relative, p) for p in patterns)
 
 
 def discover(
-    paths: Iterable[tuple[Path, Path]], include: list[str], exclude: list[str],
+    paths: Iterable[tuple[Path, Path]], include: list[str], exclude: list[str], *,
+    follow_links: FollowLinks = "inside", within_folder: Path | None = None,
 ) -> Iterator[SourceFile | Unreadable | Path]:
     """Yield every file to ingest under each (path, anchor its files are named from; `SourceNames.anchor`), in a
-    stable order; a path that does not exist is yielded as a bare Path."""
+    stable order; a path that does not exist is yielded as a bare Path.
+
+    The boundary links may not leave is `within_folder` when given (the watched folder the paths were found in),
+    else each folder given; a file given on its own has none (its name was typed, link or not)."""
     for given, anchor in paths:
         if not given.exists() and not given.is_symlink():
             yield given
             continue
+        folder = within_folder if within_folder is not None else (given if given.is_dir() else None)
+        boundary = folder if follow_links == "inside" else None
         if not given.is_dir():
-            found = classify(given, anchor)
+            found = classify(given, anchor, boundary)
             yield found if found is not None else given
             continue
         for path in sorted(given.rglob("*")):
             relative = path.relative_to(given).as_posix()
             if not _matches(relative, include) or _matches(relative, exclude):
                 continue
-            item = classify(path, anchor)
+            item = classify(path, anchor, boundary)
             if item is not None:
                 yield item
 
@@ -208,6 +245,17 @@ class SourceNames:
         if first in self.mounts:
             return Path(self.mounts[first]).parent / source
         return self.root / source
+
+    def folder_of(self, source: str) -> Path | None:
+        """The folder a document's file belongs to (the mounted folder its name starts with, else the root), whose
+        boundary its links keep; None for a file given on its own."""
+        if Path(source).is_absolute():
+            return None
+        first = source.split("/", 1)[0]
+        if first in self.mounts:
+            mounted = Path(self.mounts[first])
+            return mounted if mounted.is_dir() else None
+        return self.root
 
     def _mount(self, name: str, target: Path, given: Path) -> None:
         recorded = self.mounts.get(name)

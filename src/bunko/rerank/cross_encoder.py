@@ -38,7 +38,7 @@ class CrossEncoderReranker:
         torch.set_num_threads(threads)
         try:
             with _quiet_loading():
-                self._model: Any = CrossEncoder(str(folder), device="cpu", max_length=max_length, local_files_only=True)
+                self._model: Any = CrossEncoder(str(folder), device="cpu", max_length=max_length, local_files_only=True, trust_remote_code=False)
         except Exception as exc:  # transformers raises many types; the user needs the folder and the reason
             raise RerankError(f"could not load the cross-encoder {folder}: {type(exc).__name__}: {exc}".splitlines()[0]) from None
         self.name = f"cross_encoder:{folder.name}"

@@ -141,10 +141,16 @@ class LocalStore:
         self._lock = threading.RLock()
         self._helper: ThreadPoolExecutor | None = None
         self._db = sqlite3.connect(folder / "bunko.db", check_same_thread=False, isolation_level=None, timeout=60)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
-        self._upgrade_schema()
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(_SCHEMA)
+            self._upgrade_schema()
+        except sqlite3.DatabaseError as exc:  # a damaged or foreign file: the collection is not opened, and says why
+            self._db.close()
+            if isinstance(exc, sqlite3.OperationalError):  # locked, read-only, full: the file itself is not the cause
+                raise
+            raise CollectionError(f"{folder / 'bunko.db'}: not a readable bunko collection database ({exc})") from None
         self._chunk_cache = ChunkCache(chunk_from_packed_row)
         self._index = MemoryIndex(
             folder / "index", ann_threshold=ann_threshold, vector_precision=vector_precision, ann_target_recall=ann_target_recall,

@@ -12,7 +12,7 @@ from pydantic import Field
 
 from bunko.errors import DocumentError
 from bunko.ingest.connectors.base import NAME_PATTERN, Item, Listing, SourceError, SourceSpec
-from bunko.ingest.sources import SourceFile, Unreadable, discover, relative_name, within
+from bunko.ingest.sources import FollowLinks, SourceFile, Unreadable, discover, relative_name, within
 from bunko.schema import ErrorCode
 
 
@@ -25,8 +25,11 @@ class FolderSpec(SourceSpec):
 
 
 class FolderSource:
-    def __init__(self, name: str, spec: FolderSpec, root: Path, include: list[str], exclude: list[str]) -> None:
+    def __init__(
+        self, name: str, spec: FolderSpec, root: Path, include: list[str], exclude: list[str], follow_links: FollowLinks = "inside",
+    ) -> None:
         self.name = name
+        self.follow_links: FollowLinks = follow_links
         self.root = root
         given = Path(spec.path).expanduser()
         self.folder = given if given.is_absolute() else root / given
@@ -43,7 +46,7 @@ class FolderSource:
         items = []
         self._paths = {}
         self._unreadable = {}
-        for found in discover([(self.folder, self._anchor)], self.include, self.exclude):
+        for found in discover([(self.folder, self._anchor)], self.include, self.exclude, follow_links=self.follow_links):
             if isinstance(found, Unreadable):  # a pipe, socket, device or broken link: a job failing with its code, as in ingest
                 self._unreadable[found.source] = found
                 items.append(Item(found.source, "unreadable"))

@@ -123,7 +123,7 @@ def build_source(name: str, spec: SourceSpec, collection: Path, root: Path, conf
     secrets = Secrets(name, spec.secrets, root)
     if isinstance(spec, FolderSpec):
         include, exclude = key_filter(spec, config)
-        return FolderSource(name, spec, root, include, exclude)
+        return FolderSource(name, spec, root, include, exclude, follow_links=config.ingest.follow_links)
     if isinstance(spec, S3Spec):
         return S3Source(name, spec, secrets)
     if isinstance(spec, GitSpec):
