@@ -11,6 +11,7 @@ import pytest
 from bunko import Bunko, Config
 from bunko.embed.use_m3 import UseM3Embedder
 from bunko.text.entities import entity_key
+from skip_policy import pytest_runtest_makereport  # noqa: F401 - the CI skip policy's hook, registered here
 from system_packages import system_packages_note
 
 SAMPLES = Path(__file__).resolve().parents[1] / "src" / "bunko" / "samples" / "docs"
