@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -92,6 +93,8 @@ def test_the_markdown_report_has_the_comparison(table_experiment: Experiment) ->
     assert "| default |" in fact_row or "| k3 |" in fact_row or "| tie |" in fact_row
     assert "- passed" in markdown and "Not measured: page_hit" in markdown
     assert "**fact_match** —" in markdown  # definitions
+    length = next(line for line in markdown.splitlines() if line.startswith("| answer_chars_p50 (informative) |"))
+    assert re.match(r"\| answer_chars_p50 \(informative\) \| \d+ ch \| \d+ ch \| \d+ ch \| – \|", length)  # each run's; no winner
 
 
 def test_ragas_export_has_the_evaluation_dataset_fields(table_experiment: Experiment, tmp_path: Path) -> None:

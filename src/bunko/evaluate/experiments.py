@@ -28,11 +28,13 @@ from bunko.evaluate.calibration import ECE, Claim, Reliability, claims, ece_diff
 from bunko.evaluate.golden import GoldenItem
 from bunko.evaluate.judge import ERROR, OK, Judge, judge_summary
 from bunko.evaluate.metrics import (
+    ANSWER_LENGTH_QUANTILES,
     DEFAULT_KS,
     LATENCY_QUANTILES,
     MetricInfo,
     Ratio,
     aggregate,
+    answer_chars,
     describe,
     metric_names,
     score_question,
@@ -82,7 +84,8 @@ class Comparison:
     info: MetricInfo
     values: dict[str, float | None]
     winner: str | None
-    """Best configuration for this metric; "tie" when several share the best value; None with one run."""
+    """Best configuration for this metric; "tie" when several share the best value; None with one run, and for an
+    informative metric (answer length), which is no score to win on."""
     diffs: dict[str, Interval | None]
     """Per non-baseline run: its value minus the baseline's, with a paired bootstrap CI."""
 
@@ -118,7 +121,8 @@ class Experiment:
             "items": [item.to_json() for item in self.items],
             "comparisons": [
                 {
-                    "metric": c.metric, "group": c.info.group, "higher_is_better": c.info.higher_is_better, "formula": c.info.formula,
+                    "metric": c.metric, "group": c.info.group, "higher_is_better": c.info.higher_is_better,
+                    "informative": c.info.informative, "formula": c.info.formula,
                     "values": c.values, "winner": c.winner,
                     "diffs": {name: asdict(d) if d else None for name, d in c.diffs.items()},
                 }
@@ -153,11 +157,12 @@ def summarise(
     judged: Sequence[Claim | None] | None = None,
 ) -> tuple[list[dict[str, Ratio]], dict[str, float | None], dict[str, dict[str, dict[str, float | None]]]]:
     """Scores per question, the summary, and the summary per language and type; ECE among them (from `judged`,
-    the questions' calibration claims, when not given computed here)."""
+    the questions' calibration claims, when not given computed here), and the answers' length percentiles."""
     scores = [score_question(item, record, ks) for item, record in zip(items, records, strict=True)]
     judged = list(judged) if judged is not None else claims(items, records)
     timings = [r.timings for r in records]
-    summary = {**aggregate(scores, timings, stages), ECE: reliability(judged).ece}
+    lengths = [answer_chars(r) for r in records]
+    summary = {**aggregate(scores, timings, stages, lengths), ECE: reliability(judged).ece}
     by_tag: dict[str, dict[str, dict[str, float | None]]] = {}
     for dimension in TAG_DIMENSIONS:
         groups: dict[str, list[int]] = {}
@@ -165,7 +170,7 @@ def summarise(
             groups.setdefault(item.lang if dimension == "lang" else item.type, []).append(index)
         by_tag[dimension] = {
             value: {
-                **aggregate([scores[i] for i in indices], [timings[i] for i in indices], stages),
+                **aggregate([scores[i] for i in indices], [timings[i] for i in indices], stages, [lengths[i] for i in indices]),
                 ECE: reliability([judged[i] for i in indices]).ece,
             }
             for value, indices in sorted(groups.items())
@@ -203,12 +208,22 @@ def compare(runs: Sequence[RunResult], ks: Sequence[int], stages: Sequence[str],
                 a = np.array([r.timings.get(stage, np.nan) for r in base.records], dtype=float)
                 b = np.array([r.timings.get(stage, np.nan) for r in run.records], dtype=float)
                 diffs[run.name] = quantile_difference(a, b, LATENCY_QUANTILES[quantile], indices)
+            elif metric in ANSWER_LENGTH_QUANTILES:
+                a, b = (np.array([_length(r) for r in measured.records], dtype=float) for measured in (base, run))
+                diffs[run.name] = quantile_difference(a, b, ANSWER_LENGTH_QUANTILES[metric], indices)
             else:
                 a_pairs = np.array([row.get(metric, (0.0, 0.0)) for row in base.scores], dtype=float).reshape(-1, 2)
                 b_pairs = np.array([row.get(metric, (0.0, 0.0)) for row in run.scores], dtype=float).reshape(-1, 2)
                 diffs[run.name] = ratio_difference(a_pairs[:, 0], a_pairs[:, 1], b_pairs[:, 0], b_pairs[:, 1], indices)
-        comparisons.append(Comparison(metric, info, values, _winner(values, info.higher_is_better), diffs))
+        winner = None if info.informative else _winner(values, info.higher_is_better)
+        comparisons.append(Comparison(metric, info, values, winner, diffs))
     return comparisons
+
+
+def _length(record: QuestionRecord) -> float:
+    """The answer's characters, NaN when not answered (the bootstrap leaves NaN out, as the summary leaves it out)."""
+    chars = answer_chars(record)
+    return float(chars) if chars is not None else np.nan
 
 
 # -- running ----------------------------------------------------------------------

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from bunko.evaluate.bootstrap import Interval
 from bunko.evaluate.calibration import Reliability
 from bunko.evaluate.golden import GoldenItem
-from bunko.evaluate.metrics import describe
+from bunko.evaluate.metrics import ANSWER_LENGTH_QUANTILES, describe
 from bunko.evaluate.records import QuestionRecord
 from bunko.evaluate.relevance import matched_units
 
@@ -16,11 +16,25 @@ def is_latency(metric: str) -> bool:
     return metric.startswith("latency_")
 
 
+def is_answer_length(metric: str) -> bool:
+    return metric in ANSWER_LENGTH_QUANTILES
+
+
+def _unit(metric: str) -> tuple[float, str, int]:
+    """(scale, unit, decimals) a metric's values and differences read in: ms, whole characters, or plain."""
+    if is_latency(metric):
+        return 1000.0, " ms", 1
+    if is_answer_length(metric):
+        return 1.0, " ch", 0
+    return 1.0, "", 3
+
+
 def value(metric: str, number: float | None) -> str:
     if number is None:
         return "–"
-    if is_latency(metric):
-        return f"{number * 1000:.1f} ms"
+    if is_latency(metric) or is_answer_length(metric):
+        scale, unit, digits = _unit(metric)
+        return f"{number * scale:.{digits}f}{unit}"
     if metric in ("cost", "judge_cost"):
         return f"{number:.5f}"
     if metric in ("tokens", "judge_tokens"):
@@ -32,8 +46,7 @@ def interval(metric: str, diff: Interval | None) -> str:
     """`+0.050 [+0.010, +0.090]*` — the star marks an interval that excludes zero."""
     if diff is None:
         return "–"
-    scale, unit = (1000.0, " ms") if is_latency(metric) else (1.0, "")
-    digits = 1 if is_latency(metric) else 3
+    scale, unit, digits = _unit(metric)
     star = "*" if diff.significant else ""
     return f"{diff.diff * scale:+.{digits}f}{unit} [{diff.low * scale:+.{digits}f}, {diff.high * scale:+.{digits}f}]{star}"
 
@@ -42,9 +55,8 @@ def shift(metric: str, diff: Interval | None) -> str:
     """The difference alone, starred when its interval excludes zero (for narrow tables)."""
     if diff is None:
         return "–"
-    if is_latency(metric):
-        return f"{diff.diff * 1000:+.1f} ms{'*' if diff.significant else ''}"
-    return f"{diff.diff:+.3f}{'*' if diff.significant else ''}"
+    scale, unit, digits = _unit(metric)
+    return f"{diff.diff * scale:+.{digits}f}{unit}{'*' if diff.significant else ''}"
 
 
 def main_k(ks: Sequence[int]) -> int:
@@ -55,7 +67,7 @@ def main_k(ks: Sequence[int]) -> int:
 def key_metrics(ks: Sequence[int]) -> list[str]:
     k = main_k(ks)
     return [f"recall@{k}", "mrr", f"ndcg@{k}", f"table_hit@{k}", "fact_match", "fact_in_evidence", "citation_precision",
-            "abstention_recall", "ece", "judge_faithfulness", "judge_relevance", "latency_p50.total"]
+            "abstention_recall", "ece", "judge_faithfulness", "judge_relevance", "latency_p50.total", *ANSWER_LENGTH_QUANTILES]
 
 
 def first_relevant_rank(item: GoldenItem, record: QuestionRecord) -> int | None:
@@ -64,8 +76,15 @@ def first_relevant_rank(item: GoldenItem, record: QuestionRecord) -> int | None:
     )
 
 
+INFORMATIVE = "(informative)"
+"""The direction mark of a metric that is no score (answer length): neither higher nor lower is better."""
+
+
 def direction(metric: str) -> str:
-    return "↑" if describe(metric).higher_is_better else "↓"
+    info = describe(metric)
+    if info.informative:
+        return INFORMATIVE
+    return "↑" if info.higher_is_better else "↓"
 
 
 CALIBRATION_INTRO = (

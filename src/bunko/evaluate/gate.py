@@ -3,6 +3,10 @@
 Every configuration of the run must reach every threshold. A gated metric the run could not
 measure (say ``page_hit@5`` on a golden set without pages) fails too: a gate that silently
 passes because nothing was measured protects nothing.
+
+Only the metrics a threshold names are judged. Informative metrics (the answer-length percentiles
+``answer_chars_p50``/``answer_chars_p90``) are no score — a longer answer is neither better nor worse — so
+no threshold can name them and they never fail a run.
 """
 
 from __future__ import annotations
@@ -41,6 +45,11 @@ def parse_threshold(text: str) -> Threshold:
             "table_hit@K, fact_match, citation_precision, citation_coverage, faithfulness, abstention_precision, abstention_recall, "
             "judge_faithfulness, judge_relevance (with --judge)"
         ) from None
+    if info.informative:
+        raise BunkoError(
+            f"--fail-under {text!r}: {name} is informative (read it beside fact_match: a longer answer contains the expected "
+            "fact more often), not a score, so no gate judges it"
+        )
     if not info.higher_is_better:
         raise BunkoError(f"--fail-under {text!r}: {name} is better when lower, so a minimum makes no sense for it")
     return Threshold(name, minimum)

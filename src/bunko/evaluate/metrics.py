@@ -49,11 +49,15 @@ Operations
 
 - latency_p50.<stage>, latency_p95.<stage> = the 50th / 95th percentile (linear interpolation) of the
   seconds the `ask` trace records for that stage (embed_query, dense, keyword, generate, …, total)
+- answer_chars_p50, answer_chars_p90 = the 50th / 90th percentile (the same linear interpolation) of the
+  characters (code points) of the answer text, over the questions answered (not abstained, not failed). A longer
+  answer contains the expected fact more often, so a fact_match gain is read beside these: informative, never
+  judged — no winner in a comparison, and `--fail-under` refuses them
 - tokens, cost = mean LLM tokens / cost per question, over questions whose trace reports usage
 - judge_tokens, judge_cost = mean tokens / cost per judge call, over the calls that returned: the
   evaluation's own spending, kept apart from the answer's
 
-Every metric except the percentiles and ece is a ratio of sums Σ num / Σ den over questions (den = 1 for a
+Every metric except the percentiles (latency, answer length) and ece is a ratio of sums Σ num / Σ den over questions (den = 1 for a
 per-question mean; den = 0 when the metric does not apply). That one shape is what lets bootstrap.py
 resample questions and recompute any metric exactly as it was computed on the full set.
 """
@@ -81,6 +85,7 @@ CALIBRATION_METRICS = ("ece",)
 JUDGE_METRICS = ("judge_faithfulness", "judge_relevance")
 JUDGE_USAGE = ("judge_tokens", "judge_cost")
 LATENCY_QUANTILES = {"latency_p50": 50.0, "latency_p95": 95.0}
+ANSWER_LENGTH_QUANTILES = {"answer_chars_p50": 50.0, "answer_chars_p90": 90.0}
 
 
 # -- retrieval, on one ranked list ------------------------------------------------
@@ -125,6 +130,11 @@ def fact_in_evidence(item: GoldenItem, record: QuestionRecord) -> bool | None:
     if item.absent or not item.expected_answers or record.evidence is None:
         return None
     return any(fact_match(passage.text, item.expected_answers) for passage in record.evidence)
+
+
+def answer_chars(record: QuestionRecord) -> int | None:
+    """Characters (code points) of the answer text; None when the question was abstained on or failed: not answered."""
+    return None if record.abstained or record.error else len(record.answer)
 
 
 def percentile(values: Sequence[float], q: float) -> float | None:
@@ -230,14 +240,22 @@ def aggregate_ratio(pairs: Iterable[Ratio]) -> float | None:
     return num / den if den > 0 else None
 
 
-def aggregate(scores: Sequence[Mapping[str, Ratio]], timings: Sequence[Mapping[str, float]], stages: Sequence[str]) -> dict[str, float | None]:
-    """Summary values of every metric over a set of questions (None: the metric does not apply)."""
+def aggregate(
+    scores: Sequence[Mapping[str, Ratio]], timings: Sequence[Mapping[str, float]], stages: Sequence[str],
+    lengths: Sequence[int | None] | None = None,
+) -> dict[str, float | None]:
+    """Summary values of every metric over a set of questions (None: the metric does not apply); `lengths`, per question,
+    its `answer_chars` (None when not answered), adds the answer-length percentiles."""
     names = list(dict.fromkeys(name for row in scores for name in row))
     summary: dict[str, float | None] = {name: aggregate_ratio(row[name] for row in scores if name in row) for name in names}
     for stage in stages:
         values = [t[stage] for t in timings if stage in t]
         for metric, q in LATENCY_QUANTILES.items():
             summary[f"{metric}.{stage}"] = percentile(values, q)
+    if lengths is not None:
+        answered = [float(n) for n in lengths if n is not None]
+        for metric, q in ANSWER_LENGTH_QUANTILES.items():
+            summary[metric] = percentile(answered, q)
     return summary
 
 
@@ -253,6 +271,8 @@ class MetricInfo:
     group: str
     higher_is_better: bool
     formula: str
+    informative: bool = False
+    """A number to read beside the scores, never a score itself: no winner is named for it and no gate takes it."""
 
 
 _FORMULAS = {
@@ -300,6 +320,13 @@ def describe(name: str) -> MetricInfo:
     if name in ("tokens", "cost", *JUDGE_USAGE):
         return MetricInfo(name, "ops", False, _FORMULAS[name])
     quantile, _, stage = name.partition(".")
+    if name in ANSWER_LENGTH_QUANTILES:
+        return MetricInfo(
+            name, "ops", False,
+            f"{ANSWER_LENGTH_QUANTILES[name]:g}th percentile of the characters of the answer text, answered (not abstained) "
+            "questions; informative, not a score: a longer answer contains the expected fact more often",
+            informative=True,
+        )
     if quantile in LATENCY_QUANTILES and stage:
         return MetricInfo(name, "ops", False, f"{LATENCY_QUANTILES[quantile]:g}th percentile of seconds in stage '{stage}'")
     raise KeyError(name)
@@ -312,7 +339,7 @@ def metric_names(ks: Sequence[int], stages: Sequence[str]) -> list[str]:
     names += [*ANSWER_METRICS, *CALIBRATION_METRICS, *JUDGE_METRICS]
     for stage in stages:
         names += [f"{quantile}.{stage}" for quantile in LATENCY_QUANTILES]
-    return [*names, "tokens", "cost", *JUDGE_USAGE]
+    return [*names, *ANSWER_LENGTH_QUANTILES, "tokens", "cost", *JUDGE_USAGE]
 
 
 def stage_order(stages: Iterable[str]) -> list[str]:

@@ -14,7 +14,7 @@ from bunko.evaluate import formatting as fmt
 from bunko.evaluate.experiments import Experiment, RunResult
 from bunko.evaluate.golden import GoldenItem
 from bunko.evaluate.judge import SYSTEM as JUDGE_SYSTEM
-from bunko.evaluate.metrics import fact_match
+from bunko.evaluate.metrics import answer_chars, fact_match
 from bunko.evaluate.records import QuestionRecord
 from bunko.evaluate.relevance import matched_units
 from bunko.evaluate.report_md import (
@@ -106,8 +106,12 @@ def _run_detail(item: GoldenItem, record: QuestionRecord, run: RunResult, k: int
         anchor = _judge_anchor(run, record)
         out.append(f'<div class="muted">judge: <a href="#{anchor}">{escape(verdict_line(record.judge))}</a></div>')
     total = record.timings.get("total")
-    if total is not None:
-        out.append(f'<div class="muted">confidence {record.confidence:.2f} · {total * 1000:.1f} ms</div>')
+    chars = answer_chars(record)
+    facts = [f"confidence {record.confidence:.2f}"] if total is not None else []
+    facts += [f"{total * 1000:.1f} ms"] if total is not None else []
+    facts += [f"{chars} ch"] if chars is not None else []
+    if facts:
+        out.append(f'<div class="muted">{escape(" · ".join(facts))}</div>')
     for rank, hit in enumerate(record.hits[:k], start=1):
         relevant = bool(matched_units(item, hit.chunk_id, hit.source, hit.pages))
         where = " > ".join([hit.source, *hit.section_path]) + (f" p.{','.join(map(str, hit.pages))}" if hit.pages else "")
@@ -187,7 +191,9 @@ def render_html(experiment: Experiment, gate_failures: list[str] | None = None) 
         "<h1>bunko evaluation</h1>",
         f"<p>Golden set <code>{escape(experiment.golden)}</code>: {escape(overview(experiment))}. Differences are against "
         f"<b>{escape(experiment.baseline)}</b> with 95% paired-bootstrap intervals ({experiment.resamples} resamples, seed "
-        f"{experiment.seed}); * marks an interval that excludes zero; the winner of each metric is highlighted.</p>",
+        f"{experiment.seed}); * marks an interval that excludes zero; the winner of each metric is highlighted. "
+        f"{escape(fmt.INFORMATIVE)} marks a number to read beside the scores, never judged and never a winner: the answers' "
+        "length (a longer answer contains the expected fact more often).</p>",
     ]
     if gate_failures is not None:
         verdict = "passed" if not gate_failures else "FAILED"

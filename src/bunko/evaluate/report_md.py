@@ -10,7 +10,7 @@ from bunko.evaluate import formatting as fmt
 from bunko.evaluate.experiments import Experiment, RunResult
 from bunko.evaluate.judge import SYSTEM as JUDGE_SYSTEM
 from bunko.evaluate.judge import judge_summary
-from bunko.evaluate.metrics import applicable, fact_in_evidence, fact_match
+from bunko.evaluate.metrics import answer_chars, applicable, fact_in_evidence, fact_match
 from bunko.evaluate.records import JudgeRecord
 from bunko.evaluate.variants import differences
 
@@ -138,6 +138,7 @@ _WHY_UNMEASURED = {
     "abstention_precision": "abstention_precision (no question was abstained on)",
     "abstention_recall": "abstention_recall (no absent questions)",
     "tokens": "tokens and cost (no LLM usage in the traces)",
+    "answer_chars_p50": "answer_chars_p50/p90 (no question was answered: every one abstained or failed)",
 }
 
 
@@ -218,7 +219,10 @@ def render_markdown(experiment: Experiment, gate_failures: list[str] | None = No
         "",
         f"Golden set `{experiment.golden}`: {overview(experiment)}. Differences are against the baseline "
         f"**{experiment.baseline}** with 95% paired-bootstrap intervals over questions ({experiment.resamples} resamples, "
-        "seed {}); `*` marks an interval that excludes zero. ↑ higher is better, ↓ lower is better.".format(experiment.seed),
+        "seed {}); `*` marks an interval that excludes zero. ↑ higher is better, ↓ lower is better; {} marks a number to "
+        "read beside the scores, never judged and never a winner: the answers' length (a longer answer contains the "
+        "expected fact more often, so a fact_match gain that comes with longer answers may come from the length).".format(
+            experiment.seed, fmt.INFORMATIVE),
         "",
         "## Configurations",
         "",
@@ -256,7 +260,13 @@ def render_markdown(experiment: Experiment, gate_failures: list[str] | None = No
         lines += judge_lines(experiment)
     lines += ["## Metric definitions", ""]
     base = experiment.runs[0]
+    answered = sum(1 for record in base.records if answer_chars(record) is not None)
     for comparison in experiment.comparisons:
-        measured_on = "" if comparison.info.group == "ops" else f" (measured on {applicable(base.scores, comparison.metric)} questions)"
+        if fmt.is_answer_length(comparison.metric):
+            measured_on = f" (measured on {answered} answered questions)"
+        elif comparison.info.group == "ops":
+            measured_on = ""
+        else:
+            measured_on = f" (measured on {applicable(base.scores, comparison.metric)} questions)"
         lines.append(f"- **{comparison.metric}** — {comparison.info.formula}{measured_on}")
     return "\n".join(lines) + "\n"
