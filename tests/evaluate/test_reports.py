@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import lxml.html
+import numpy as np
 import pytest
 
 from bunko.evaluate import charts
@@ -152,6 +155,124 @@ def test_the_misses_say_which_stage_lost_the_expected_answer(table_experiment: E
     assert lost + sum(1 for r in run.records if r.abstained) > 0
 
 
-def test_charts_are_png(table_experiment: Experiment) -> None:
-    for png in (charts.metric_bars(table_experiment), charts.latency_chart(table_experiment), charts.breakdown_chart(table_experiment)):
-        assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 5000
+def _drawing(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The matplotlib figures the charts save, kept (after saving, so their layout is the one in the PNG)."""
+    figures: list[Any] = []
+    save = charts._png
+
+    def keep(figure: Any) -> bytes:
+        png = save(figure)
+        figures.append(figure)
+        return png
+
+    monkeypatch.setattr(charts, "_png", keep)
+    return figures
+
+
+def _image(png: bytes, figure: Any) -> np.ndarray:
+    """The PNG decoded as RGB rows, top first: the figure's size at its dpi, and something drawn in it."""
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(png))
+    assert image.format == "PNG"
+    width, height = figure.get_size_inches() * figure.dpi
+    assert image.size == (int(width), int(height))
+    pixels = np.asarray(image.convert("RGB"))
+    assert len(np.unique(pixels.reshape(-1, 3), axis=0)) > 50  # not a blank canvas
+    return pixels
+
+
+def _rgb(colour: str) -> np.ndarray:
+    from matplotlib.colors import to_rgb
+
+    return np.round(np.array(to_rgb(colour)) * 255).astype(np.uint8)
+
+
+def _count(pixels: np.ndarray, colour: str) -> int:
+    return int(np.all(pixels == _rgb(colour), axis=-1).sum())
+
+
+def test_metric_bars_draw_each_configuration_s_scores(table_experiment: Experiment, monkeypatch: pytest.MonkeyPatch) -> None:
+    from matplotlib.colors import to_hex
+
+    figures = _drawing(monkeypatch)
+    png = charts.metric_bars(table_experiment)
+    [figure] = figures
+    [axes] = figure.axes
+    names = [run.name for run in table_experiment.runs]
+    shown = [c for c in table_experiment.comparisons if c.info.group != "ops" and c.info.higher_is_better]
+    assert len(shown) >= 5 and [t.get_text() for t in axes.get_yticklabels()] == [c.metric for c in shown]
+    assert axes.get_xlabel() == "score (higher is better)" and axes.get_xlim() == (0, 1)
+    assert [t.get_text() for t in axes.get_legend().get_texts()] == names
+    assert [container.get_label() for container in axes.containers] == names
+    for index, (name, container) in enumerate(zip(names, axes.containers, strict=True)):
+        assert [bar.get_width() for bar in container] == pytest.approx([c.values[name] or 0.0 for c in shown])
+        assert {to_hex(bar.get_facecolor()) for bar in container} == {charts.COLOURS[index]}
+
+    # and the image shows those lengths: along each bar's middle row, its colour runs from the axis to its score
+    pixels = _image(png, figure)
+    legend = axes.get_legend().get_window_extent()
+    measured = 0
+    for index, container in enumerate(axes.containers):
+        for bar in container:
+            middle = bar.get_y() + bar.get_height() / 2
+            (left, y), (right, _) = axes.transData.transform([(0.0, middle), (bar.get_width(), middle)])
+            if legend.y0 - 2 <= y <= legend.y1 + 2:
+                continue  # the legend is drawn over the ends of these
+            row = pixels[pixels.shape[0] - 1 - int(y)]
+            [drawn] = np.nonzero(np.all(row == _rgb(charts.COLOURS[index]), axis=-1))
+            if right - left < 3:
+                assert len(drawn) == 0, (bar.get_width(), drawn)
+                continue
+            assert abs(drawn.min() - left) <= 3 and abs(drawn.max() - right) <= 2, (bar.get_width(), left, right, drawn.min(), drawn.max())
+            assert len(drawn) >= 0.9 * (right - left)  # one bar, not two ends (grid lines cross it)
+            measured += 1
+    assert measured >= len(shown)
+
+
+def test_latency_chart_draws_each_configuration_s_distribution_and_stages(
+    table_experiment: Experiment, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    figures = _drawing(monkeypatch)
+    png = charts.latency_chart(table_experiment)
+    [figure] = figures
+    left, right = figure.axes
+    runs = table_experiment.runs
+    stages = [s for s in table_experiment.stages if s != "total"]
+    assert left.get_title() == "latency distribution" and left.get_ylabel() == "ms per question (ask, total)"
+    assert [t.get_text() for t in left.get_xticklabels()] == [run.name for run in runs]
+    assert len(left.patches) == len(runs)
+    for run, box in zip(runs, left.patches, strict=True):  # each box spans its run's middle half of total times
+        totals = [r.timings["total"] * 1000 for r in run.records if "total" in r.timings]
+        ys = box.get_path().vertices[:, 1]
+        assert (ys.min(), ys.max()) == pytest.approx(tuple(np.percentile(totals, [25, 75])))
+    assert [t.get_text() for t in right.get_xticklabels()] == stages
+    assert [c.get_label() for c in right.containers] == [f"{run.name} {p}" for run in runs for p in ("p95", "p50")]
+    for index, run in enumerate(runs):
+        p95, p50 = right.containers[2 * index: 2 * index + 2]
+        for quantile, container in (("p95", p95), ("p50", p50)):
+            expected = [(run.summary.get(f"latency_{quantile}.{s}") or 0.0) * 1000 for s in stages]
+            assert [bar.get_height() for bar in container] == pytest.approx(expected)
+    pixels = _image(png, figure)
+    for index in range(len(runs)):  # each configuration's solid p50 bars are there in its colour
+        assert _count(pixels, charts.COLOURS[index]) > 20, index
+
+
+def test_breakdown_chart_draws_each_metric_per_type_and_language(table_experiment: Experiment, monkeypatch: pytest.MonkeyPatch) -> None:
+    figures = _drawing(monkeypatch)
+    png = charts.breakdown_chart(table_experiment)
+    [figure] = figures
+    metrics = ["recall@5", "fact_match", "abstention_recall"]
+    runs = table_experiment.runs
+    groups = [(d, v) for d in ("type", "lang") for v in runs[0].by_tag.get(d, {})]
+    assert [axes.get_title() for axes in figure.axes] == metrics and len(groups) >= 3
+    for axes, metric in zip(figure.axes, metrics, strict=True):
+        assert [t.get_text() for t in axes.get_xticklabels()] == [f"{d}={v}" for d, v in groups]
+        assert [c.get_label() for c in axes.containers] == [run.name for run in runs]
+        for run, container in zip(runs, axes.containers, strict=True):
+            expected = [run.by_tag.get(d, {}).get(v, {}).get(metric) for d, v in groups]
+            np.testing.assert_allclose([bar.get_height() for bar in container],
+                                       [np.nan if x is None else x for x in expected], equal_nan=True)  # NaN: not measured
+    pixels = _image(png, figure)
+    for index in range(len(runs)):
+        assert _count(pixels, charts.COLOURS[index]) > 20, index

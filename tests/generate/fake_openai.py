@@ -3,7 +3,8 @@
 Each test scripts it with ``server.reply = callable(messages, body) -> str`` (the
 assistant's text) or switches it to misbehave: ``server.mode`` = "ok",
 "error" (HTTP 500), "garbage" (200 with a body that is not a completion),
-"garbage_stream" (an event stream of non-JSON), "unauthorized" (401), "slow".
+"garbage_stream" (an event stream of non-JSON), "unauthorized" (401), "slow" (no answer until the test
+sets ``server.release``, or ``server.slow_s`` seconds at most: a client's time-out is then the only way on).
 Every request body is recorded in ``server.requests``. Completions report
 ``server.usage``; streams do too, in a last chunk without choices, when
 ``server.stream_usage`` is set (as OpenAI does when asked, llama.cpp's server always).
@@ -13,7 +14,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -27,7 +27,8 @@ class FakeChatServer:
         self.reply: Reply = lambda messages, body: "OK [1]"
         self.mode = "ok"
         self.failures_before_ok = 0
-        self.slow_s = 2.0
+        self.slow_s = 60.0
+        self.release = threading.Event()
         self.usage = {"prompt_tokens": 321, "completion_tokens": 45, "total_tokens": 366}
         self.stream_usage = False
         server = self
@@ -53,7 +54,7 @@ class FakeChatServer:
                 if mode == "garbage":
                     return self._raw(200, b"<html>Welcome to nginx</html>", "text/html")
                 if mode == "slow":
-                    time.sleep(server.slow_s)
+                    server.release.wait(server.slow_s)
                 text = server.reply(body["messages"], body)
                 if body.get("stream"):
                     return self._stream(text, garbage=mode == "garbage_stream")
@@ -104,5 +105,6 @@ class FakeChatServer:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.release.set()  # a "slow" reply still held goes out, to a client long gone
         self.httpd.shutdown()
         self.httpd.server_close()

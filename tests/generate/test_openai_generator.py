@@ -245,10 +245,10 @@ def test_garbage_stream_is_a_clear_error(server: FakeChatServer) -> None:
 
 
 def test_timeout_is_reported(server: FakeChatServer) -> None:
-    server.mode = "slow"
-    server.slow_s = 1.0
+    server.mode = "slow"  # no reply until released: only the client's own time-out can end the call
     with pytest.raises(LLMError, match=r"no answer within 0\.3 s"):
         model(server, timeout_s=0.3, retries=0).complete(MESSAGES)
+    assert len(server.requests) == 1
 
 
 def test_server_down_is_reported_with_its_url() -> None:

@@ -7,7 +7,6 @@ the upload in hand, and never removes a file the worker moved in for an upload a
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -16,6 +15,7 @@ from server_harness import Live, running, upload, wait_jobs
 
 from bunko.schema import doc_id_for
 from bunko.server.collection import ServedCollection
+from waiting import wait_until
 
 V1 = "# 規程\n\n旧版: 申請は三日前までに行う。The old rule: three days ahead.\n"
 V2 = "# 規程\n\n新版: 申請は五日前までに行う。The new rule: five days ahead.\n"
@@ -106,6 +106,17 @@ def test_a_delete_waits_for_the_upload_in_hand_and_spares_a_newer_file(live: Liv
         go_on.wait(30)
         return real_ingest(*args, **kwargs)
 
+    worker = served.worker
+    asked: list[str] = []  # who asked for policy.md's name, in order: "worker" (to move in and ingest) or "delete"
+    real_name_lock = worker._name_lock
+
+    def name_lock(source: str) -> Any:
+        if source == SOURCE:
+            asked.append("worker" if threading.current_thread() is worker._thread else "delete")
+        return real_name_lock(source)
+
+    monkeypatch.setattr(worker, "_name_lock", name_lock)
+
     with live.client() as client:
         wait_jobs(client, "kb", [_accept(client, "policy.md", V1)])
 
@@ -117,7 +128,8 @@ def test_a_delete_waits_for_the_upload_in_hand_and_spares_a_newer_file(live: Liv
         outcome: dict[str, Any] = {}
         deleting = threading.Thread(target=lambda: outcome.update(client.delete(f"/api/collections/kb/documents/{doc_id_for(SOURCE)}").json()))
         deleting.start()
-        time.sleep(0.5)
+        wait_until(lambda: asked[-1:] == ["delete"], timeout=30, message=lambda: f"the DELETE never asked for the name: {asked}")
+        # the DELETE has asked for the name the worker holds until its ingest goes on: it can only be waiting
         assert deleting.is_alive() and _uploads(live)["policy.md"] == V2  # the moved-in file is not touched
         go_on.set()
         deleting.join(30)
@@ -140,8 +152,12 @@ def test_a_delete_waits_for_the_upload_in_hand_and_spares_a_newer_file(live: Liv
         deleting.start()
         assert in_delete.wait(30)
         with live.client() as other:
+            asked.clear()
             newer = _accept(other, "policy.md", V2)
-        time.sleep(0.3)
+        # the worker has taken the newer upload and asks for its name while the DELETE holds it: the newer file
+        # would be moved in now if the name did not keep it out until the DELETE is done
+        wait_until(lambda: "worker" in asked, timeout=30, message=lambda: f"the worker never took the newer upload: {asked}")
+        assert "policy.md" not in _uploads(live) or _uploads(live)["policy.md"] == V1
         finish_delete.set()
         deleting.join(30)
         assert outcome["removed"] is True and outcome["cancelled_jobs"] == []

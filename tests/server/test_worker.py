@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 
 from bunko import Bunko
 from bunko.server.uploads import sanitize_filename, upload_target
 from bunko.server.worker import IngestWorker, UploadJob, new_job_id
+from waiting import wait_until
 
 
 def _job(kb: Bunko, name: str, text: str) -> UploadJob:
@@ -22,10 +22,12 @@ def _job(kb: Bunko, name: str, text: str) -> UploadJob:
 def test_stop_finishes_the_job_in_hand_and_leaves_the_queue_for_the_next_start(make_kb: Callable[..., Bunko]) -> None:
     kb = make_kb(name="kb")
     release = threading.Event()
+    in_hand = threading.Event()
     finished: list[str] = []
 
     def gate(job: UploadJob) -> None:
-        release.wait(10)  # the first upload is "in hand" until the test lets it go
+        in_hand.set()
+        assert release.wait(60), "the test never let the upload in hand go"  # "in hand" until the test lets it go
 
     worker = IngestWorker(kb, gate, on_finished=lambda job: finished.append(f"{job.filename}:{job.status}"))
     stale = kb.path / "uploads" / ".incoming" / "left-by-a-killed-server"
@@ -35,11 +37,10 @@ def test_stop_finishes_the_job_in_hand_and_leaves_the_queue_for_the_next_start(m
     assert not stale.exists()  # no job row names it: its request was never answered 202
     jobs = [_job(kb, f"r{i}.md", f"# R{i}\n\n規程{i}の本文。\n") for i in range(3)]
     worker.submit(jobs)
-    while worker.queued > 2:  # the first job has left the queue and waits in the gate
-        threading.Event().wait(0.01)
+    assert in_hand.wait(60)  # the first job has left the queue and waits in the gate
     stopping = threading.Thread(target=worker.stop)
     stopping.start()
-    threading.Event().wait(0.2)
+    wait_until(worker._stopping.is_set, timeout=30, message="stop() was not asked for")  # while the first is in hand
     release.set()
     stopping.join(30)
 
@@ -52,10 +53,8 @@ def test_stop_finishes_the_job_in_hand_and_leaves_the_queue_for_the_next_start(m
     resumed = IngestWorker(kb, lambda job: None, on_finished=lambda job: finished.append(f"{job.filename}:{job.status}"))
     assert [j.status for j in (resumed.get(j.job_id) for j in jobs) if j] == ["READY", "PENDING", "PENDING"]
     resumed.start(stale.parent)
-    deadline = time.monotonic() + 60
-    while resumed.queued or any(not j.finished for j in (resumed.get(j.job_id) for j in jobs) if j):
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    wait_until(lambda: not resumed.queued and all(j.finished for j in (resumed.get(j.job_id) for j in jobs) if j), timeout=60,
+               message=lambda: f"resumed jobs not finished: {[(j.filename, j.status) for j in jobs]}")
     resumed.stop()
     assert finished == ["r0.md:READY", "r1.md:READY", "r2.md:READY"]
     assert sorted(d.source for d in kb.documents()) == ["kb/uploads/r0.md", "kb/uploads/r1.md", "kb/uploads/r2.md"]

@@ -2,8 +2,8 @@
 
 A re-embed stages the new model's vectors beside the live ones; searches keep using the old model until every
 chunk is embedded, then vectors, hashes, recorded embedder and bunko.toml switch at once. These tests run it on a
-few thousand ja/zh/en chunks with cheap hashing embedders (tests/hash_embedder.py), slowed where a search or a
-kill must land in the middle.
+few thousand ja/zh/en chunks with cheap hashing embedders (tests/hash_embedder.py), held where a search or a
+kill must land in the middle (until the search has been answered, or until the kill).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from bunko.config import CONFIG_FILE, Config, EmbedConfig
 from bunko.ingest.maintenance import ReembedReport, ReembedStopped
 from hash_embedder import HashEmbedder
 from reembed_corpus import line, small_chunk_config, write_corpus
+from waiting import wait_until
 
 TESTS = Path(__file__).resolve().parents[1]
 SRC = TESTS.parent / "src"
@@ -43,6 +45,23 @@ def corpus(tmp_path: Path) -> Path:
     """3 languages x 8 files x 100 lines: about 2,400 chunks."""
     write_corpus(tmp_path / "docs", files_per_language=8, lines_per_file=100)
     return tmp_path / "docs"
+
+
+class PacedPassages(HashEmbedder):
+    """A new model whose every batch of passages first waits until `ready()` (queries go at hashing speed): the
+    condition a slow model's batches only gave time for, waited for instead."""
+
+    def __init__(self, *args: Any, ready: Callable[[], bool], waiting_for: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.ready = ready
+        self.waiting_for = waiting_for
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        wait_until(self.ready, timeout=60, message=self.waiting_for)
+        return super().embed(texts)
+
+    def embed_query(self, texts: Sequence[str]) -> np.ndarray:
+        return super().embed(texts)
 
 
 def open_kb(tmp_path: Path, store: str, embedder: HashEmbedder, **options) -> Bunko:
@@ -79,10 +98,20 @@ def test_searches_answer_throughout_with_the_old_model_until_the_switch_and_the_
     assert kb.ingest(corpus).ok
     total = kb.store.chunk_count()
     assert total >= 2000
-    new = HashEmbedder("hash-b", 96, seed=7, delay=0.03)
     outcomes: list[tuple[str, str | None]] = []  # (query, error)
     seen_at_progress: list[int] = []
     stop = threading.Event()
+    answered_before = [0]
+
+    def a_search_answered_since_the_last_batch() -> bool:
+        if len(outcomes) <= answered_before[0]:
+            return False
+        answered_before[0] = len(outcomes)
+        return True
+
+    # each batch waits for a search answered meanwhile: a re-embed that kept searches out would time out here
+    new = PacedPassages("hash-b", 96, seed=7, ready=a_search_answered_since_the_last_batch,
+                        waiting_for="no search was answered while the vectors were being staged")
 
     def search_forever() -> None:
         while not stop.is_set():
@@ -99,8 +128,7 @@ def test_searches_answer_throughout_with_the_old_model_until_the_switch_and_the_
     try:
         report = kb.reembed(embedder=new, progress=lambda done, all_: seen_at_progress.append(len(outcomes)))
         switched_at = len(outcomes)
-        while len(outcomes) < switched_at + 6:
-            stop.wait(0.01)
+        wait_until(lambda: len(outcomes) >= switched_at + 6, timeout=60, message="searches stopped after the switch")
     finally:
         stop.set()
         searcher.join()
@@ -155,9 +183,16 @@ KILLED = textwrap.dedent("""
     from bunko import Bunko
 
     kb = Bunko({path!r}, config=small_chunk_config({store!r}), embedder=HashEmbedder("hash-a", 64, seed=1))
+    class Stalling(HashEmbedder):
+        def embed(self, texts):
+            if self.calls == 10:  # ten batches staged: the eleventh is being embedded when the kill comes
+                print("stalled", flush=True)
+                sys.stdin.readline()  # never answered: held until killed
+            return super().embed(texts)
+
     def progress(done, total):
         print(done, total, flush=True)
-    kb.reembed(embedder=HashEmbedder("hash-b", 96, seed=7, delay=0.05), batch={batch}, progress=progress)
+    kb.reembed(embedder=Stalling("hash-b", 96, seed=7), batch={batch}, progress=progress)
     print("finished", flush=True)
 """)
 
@@ -168,14 +203,17 @@ def test_a_reembed_killed_with_sigkill_keeps_the_old_model_and_resumes(tmp_path:
     total = kb.store.chunk_count()
     kb.close()
     script = KILLED.format(tests=str(TESTS), src=str(SRC), path=str(tmp_path / ".bunko"), store=store_setting, batch=BATCH)
-    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(SRC)})
+    child = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                             env={**os.environ, "PYTHONPATH": str(SRC)})
     assert child.stdout is not None
     for output in child.stdout:
         assert output != "finished\n", "the re-embed finished before it could be killed"
-        if int(output.split()[0]) >= 10 * BATCH:
+        if output == "stalled\n":  # mid-batch: the kill lands while a batch is being embedded
             break
+    else:
+        raise AssertionError(f"the re-embed ended without reaching its eleventh batch (exit status {child.wait(30)})")
     child.send_signal(signal.SIGKILL)
-    child.wait(30)
+    child.communicate(timeout=30)
 
     kb = open_kb(tmp_path, store_setting, HashEmbedder("hash-a", 64, seed=1))
     assert kb.store.get_meta("embedder") == "hash-a"

@@ -60,10 +60,39 @@ def test_dates_in_each_language_are_the_same_day(text: str) -> None:
     assert found is not None and found.kind == DATE and found.date == dt.date(2024, 4, 1)
 
 
-@pytest.mark.parametrize("text", ["E-1024", "London", "東京都", "12 items in the warehouse today", "", "2024年13月1日"])
+@pytest.mark.parametrize("text", ["E-1024", "London", "東京都", "12 items in the warehouse today", ""])
 def test_text_and_codes_are_not_quantities(text: str) -> None:
+    assert parse_quantity(text) is None
+
+
+@pytest.mark.parametrize("text", [
+    "2024年13月1日", "２０２４年１３月１日", "2024年13月", "2024年2月30日", "2023年2月29日", "2024年4月31日",  # ja
+    "2024年4月31号", "2024年13月1号", "2024年0月1号",  # zh
+    "2024-13-01", "2024/2/30", "2024.04.32", "2024-00-10", "32 April 2024", "April 31, 2024", "29 February 2023",  # en / ISO
+])
+def test_a_date_that_is_no_day_is_no_quantity(text: str) -> None:
+    """Not a date, and not the year with the rest of the date for its unit (2024, "年13月1日")."""
+    assert parse_quantity(text) is None
+
+
+@pytest.mark.parametrize(("text", "day"), [
+    ("2024年2月29日", dt.date(2024, 2, 29)), ("2024年4月30日", dt.date(2024, 4, 30)), ("2024年12月", dt.date(2024, 12, 1)),  # ja
+    ("2024年4月30号", dt.date(2024, 4, 30)), ("２０２４年１２月３１号", dt.date(2024, 12, 31)),  # zh
+    ("2024-02-29", dt.date(2024, 2, 29)), ("2024/12/31", dt.date(2024, 12, 31)), ("2024.01.31", dt.date(2024, 1, 31)),  # en / ISO
+    ("29 February 2024", dt.date(2024, 2, 29)), ("December 31, 2024", dt.date(2024, 12, 31)),
+])
+def test_the_last_days_of_months_are_dates(text: str, day: dt.date) -> None:
     found = parse_quantity(text)
-    assert found is None or found.kind != DATE
+    assert found is not None and (found.kind, found.date, found.unit) == (DATE, day, "")
+
+
+def test_a_year_and_a_decimal_near_dates_stay_numbers() -> None:
+    bare = parse_quantity("2024")
+    assert bare is not None and (bare.value, bare.unit, bare.kind) == (2024, "", NUMBER)
+    year = parse_quantity("2024年")
+    assert year is not None and (year.value, year.unit, year.kind) == (2024, "年", NUMBER)
+    decimal = parse_quantity("2024.13")  # a decimal, not a month: no day part makes it date-shaped
+    assert decimal is not None and (decimal.value, decimal.kind) == (2024.13, NUMBER)
 
 
 def test_thresholds_are_found_in_questions_in_each_language() -> None:

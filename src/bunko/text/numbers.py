@@ -147,13 +147,17 @@ MAX_UNIT_CHARS = 6
 def parse_quantity(text: str) -> Quantity | None:
     """The quantity a whole table cell holds, or None when the cell is not one (text, empty, a code such as "E-1024").
 
-    A bare year-like integer stays a number; a short trailing unit (km², 人, kg) is kept as the unit."""
+    A bare year-like integer stays a number; a short trailing unit (km², 人, kg) is kept as the unit. A cell written
+    as a date that is no day ("2024年13月1日", "2024-02-30") is none: not a date, and not the year with the rest of
+    the date for its unit."""
     clean = normalize(text).strip()
     if not clean:
         return None
     date = parse_date(clean)
     if date is not None:
         return Quantity(date.value, "", DATE, text.strip())
+    if _DATE.fullmatch(clean):
+        return None
     negative = _PAREN_NEGATIVE.match(clean)
     inner = negative.group(1) if negative else clean
     match = _QUANTITY.match(inner)
