@@ -29,7 +29,7 @@ ANALYZER = get_analyzer("multilingual")
         ("年次有給休暇と病気休暇の違いは何ですか？", "comparison"), ("年假和病假有什么区别？", "comparison"),
         ("How long are security audit logs kept and how long are CCTV recordings kept?", "multi_part"),
         ("セキュリティ監査ログの保存期間、および監視カメラ映像の保存期間は？", "multi_part"),
-        ("How many regions have a hotel limit above 20,000 yen?", "aggregation"),
+        ("How many ferry routes have a fare above 3,000 yen?", "aggregation"),
         ("Which file configures the tool that the backup chapter recommends?", "multi_hop"),
         ("婚假有几天？", "single"), ("東京の宿泊費の上限はいくらですか？", "single"), ("What is the base URL of the API?", "single"),
     ],

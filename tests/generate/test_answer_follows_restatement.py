@@ -13,38 +13,38 @@ from bunko.rerank.evidence import ScoredUnit
 from bunko.text.units import Unit
 
 GUIDES = {
-    "guide-en.md": """# Shell scripts
+    "guide-en.md": """# Recipes
 
-## Portability
+## Measurements
 
-Avoid writing a shell script with bashisms or zshisms to make it portable among all POSIX shells.
-You can check it using checkbashisms(1).
+Avoid writing a recipe with cup measures or spoon measures to make it usable in all metric kitchens.
+You can check it using measurelint(1).
 
-## Login shells
+## Serving sizes
 
-The login shell of a user is recorded in the password database and read at each login.
+The serving size of a recipe is recorded in the recipe header and read at each print.
 """,
-    "guide-ja.md": """# シェルスクリプト
+    "guide-ja.md": """# レシピ
 
-## 移植性
+## 計量
 
-すべての POSIX シェル間で移植可能にするために bashism や zshism を使ってシェルスクリプトを書くのは避けましょう。
-checkbashisms(1) を使うと確認できます。
+すべてのメートル法の台所で使えるようにするために、カップ計量やスプーン計量を使ってレシピを書くのは避けましょう。
+measurelint(1) を使うと確認できます。
 
-## ログインシェル
+## 分量
 
-ユーザーのログインシェルはパスワードデータベースに記録され、ログインのたびに読まれます。
+レシピの分量はレシピの見出しに記録され、印刷のたびに読まれます。
 """,
-    "guide-zh.md": """# shell 脚本
+    "guide-zh.md": """# 食谱
 
-## 可移植性
+## 计量
 
-为了让 shell 脚本在所有 POSIX shell 之间可移植，应避免编写带有 bashism 或 zshism 的 shell 脚本。
-你可以使用 checkbashisms(1) 进行检查。
+为了让食谱在所有公制厨房之间通用，应避免编写带有杯量或勺量的食谱。
+你可以使用 measurelint(1) 进行检查。
 
-## 登录 shell
+## 份量
 
-用户的登录 shell 记录在密码数据库中，每次登录时读取。
+食谱的份量记录在食谱标题中，每次打印时读取。
 """,
 }
 
@@ -57,9 +57,9 @@ def guides(folder_of: Callable[[str, Mapping[str, str]], Path]) -> Path:
 @pytest.mark.parametrize(
     "question",
     [
-        "Which tool can I run to make sure my shell script has no bashisms and stays portable across POSIX shells?",
-        "シェルスクリプトに bashism が紛れ込んでいないか調べるには、どのツールを使えばいいですか？",
-        "想检查 shell 脚本里有没有 bashism、保证在 POSIX shell 之间可移植，该用哪个工具？",
+        "Which tool can I run to make sure my recipe has no cup measures and stays usable in metric kitchens?",
+        "レシピにカップ計量が紛れ込んでいないか調べるには、どのツールを使えばいいですか？",
+        "想检查食谱里有没有杯量、保证在公制厨房之间通用，该用哪个工具？",
     ],
 )
 def test_the_tool_after_the_restating_sentence_is_the_answer(guides: Path, make_kb: Callable[..., Bunko], question: str) -> None:
@@ -67,7 +67,7 @@ def test_the_tool_after_the_restating_sentence_is_the_answer(guides: Path, make_
     kb.ingest([guides])
     answer = kb.ask(question)
     assert not answer.abstained
-    assert any("checkbashisms" in s.text for s in answer.sentences), answer.text
+    assert any("measurelint" in s.text for s in answer.sentences), answer.text
 
 
 def _scored(position: int, typed: bool, hit_index: int = 0) -> ScoredUnit:

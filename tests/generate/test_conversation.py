@@ -69,13 +69,13 @@ def test_an_elliptical_follow_up_carries_the_previous_key_terms(previous: str, f
     # Japanese: その他 is "other", 場合 inside a full question, a self-contained この
     "その他の海外地域の宿泊費の上限はいくらですか？",
     "セキュリティインシデントを発見した場合、いつまでに報告しなければなりませんか？",
-    "DHCP で普通のイーサーネットにつないでいて、MTU は標準値のままです。このとき IPv4 の MSS はいくつになりますか？",
+    "倉庫の温度計は摂氏で表示されています。このとき冷凍室の設定値は何度になりますか？",
     "在宅勤務は週に何日まで利用できますか？",
     # Chinese: 应该 is not 该, a subject of its own
     "婚假有几天？", "应该提前几天申请年假？", "采购金额超过50,000元需要几家报价？",
     # English: a relative "that", a dummy "it", a pronoun whose antecedent is in the question, an identifier alone
     "What is the tool that syncs files?", "Is it possible to upload files larger than 100 MB?",
-    "Where does APT keep the .deb files it has downloaded until the cache is cleaned?", "E-1024?",
+    "Where does the scanner keep the pages it has scanned until the tray is emptied?", "E-1024?",
     "How many API requests per minute are allowed per key?",
 ])
 def test_a_question_that_is_not_a_follow_up_passes_unchanged(question: str) -> None:

@@ -152,18 +152,18 @@ def test_table_rows_are_punctuated_for_the_question_language(kb: Bunko) -> None:
 @pytest.mark.parametrize(
     ("question", "best", "elsewhere", "beside"),
     [
-        ("Which line of /etc/pam.d/su limits su to the root group?",
-         "Enable the pam_wheel.so line in /etc/pam.d/su to limit su to the root group.",
-         "Add the user to a group with sudo vigr to give them its permissions.",
-         "The file /etc/pam.d/su is read each time su runs."),
-        ("/etc/pam.d/su のどの行で su を root グループに限定できますか？",
-         "/etc/pam.d/su の pam_wheel.so の行を有効にすると su を root グループに限定できます。",
-         "ユーザーをグループに加えるには sudo vigr を使います。",
-         "/etc/pam.d/su は su を実行するたびに読まれます。"),
-        ("/etc/pam.d/su 的哪一行可以把 su 限制在 root 组？",
-         "启用 /etc/pam.d/su 中的 pam_wheel.so 行即可把 su 限制在 root 组。",
-         "用 sudo vigr 把用户加入组，使其获得该组权限。",
-         "每次运行 su 时都会读取 /etc/pam.d/su。"),
+        ("Which line of /etc/doorctl/lab.conf limits the lab door to the night-shift group?",
+         "Enable the badge_group.so line in /etc/doorctl/lab.conf to limit the lab door to the night-shift group.",
+         "Add the employee to a group with doorctl enroll to give them its permissions.",
+         "The file /etc/doorctl/lab.conf is read each time the lab door opens."),
+        ("/etc/doorctl/lab.conf のどの行で実験室の扉を夜勤グループに限定できますか？",
+         "/etc/doorctl/lab.conf の badge_group.so の行を有効にすると実験室の扉を夜勤グループに限定できます。",
+         "社員をグループに加えるには doorctl enroll を使います。",
+         "/etc/doorctl/lab.conf は実験室の扉が開くたびに読まれます。"),
+        ("/etc/doorctl/lab.conf 的哪一行可以把实验室的门限制给夜班组？",
+         "启用 /etc/doorctl/lab.conf 中的 badge_group.so 行即可把实验室的门限制给夜班组。",
+         "用 doorctl enroll 把员工加入组，使其获得该组权限。",
+         "每次打开实验室的门时都会读取 /etc/doorctl/lab.conf。"),
     ],
 )
 def test_a_companion_sentence_from_another_document_must_name_the_questions_subject(
@@ -174,7 +174,7 @@ def test_a_companion_sentence_from_another_document_must_name_the_questions_subj
     def hit(source: str, text: str) -> Hit:
         return Hit(chunk=Chunk(f"{source}#1", source, source, 1, text, text), score=1.0)
 
-    hits = [hit("auth.md", best + "\n\n" + beside), hit("groups.md", elsewhere)]
+    hits = [hit("doors.md", best + "\n\n" + beside), hit("staff.md", elsewhere)]
     language = query_language(question)
     scored = [
         ScoredUnit(Unit(best, 0, 0), 0.8, 0.8, 1.00, True, language, names_subject=True),
@@ -189,18 +189,18 @@ def test_a_companion_sentence_from_another_document_must_name_the_questions_subj
 
 
 TRANSLATED_PAGES = {
-    "en": "To keep your MAC address out of your public IPv6 address, enable the privacy extensions in the stanza:",
-    "ja": "公開 IPv6 アドレスに MAC アドレスを含めないためには、スタンザでプライバシー拡張を有効にします:",
-    "zh": "为了不让 MAC 地址出现在公网 IPv6 地址中，请在配置段中启用隐私扩展：",
+    "en": "To keep the kiln from overheating at night, enable the cooling schedule in the stanza:",
+    "ja": "夜間に窯が過熱しないようにするには、スタンザで冷却スケジュールを有効にします:",
+    "zh": "为了防止窑炉在夜间过热，请在配置段中启用冷却计划：",
 }
 
 
 @pytest.mark.parametrize(
     ("question", "language"),
     [
-        ("Which line in /etc/network/interfaces enables IPv6 privacy extensions?", "en"),
-        ("/etc/network/interfaces で IPv6 プライバシー拡張を有効にする行はどれですか？", "ja"),
-        ("在 /etc/network/interfaces 中哪一行启用 IPv6 隐私扩展？", "zh"),
+        ("Which line in /etc/kiln/zones enables the night cooling schedule?", "en"),
+        ("/etc/kiln/zones で夜間の冷却スケジュールを有効にする行はどれですか？", "ja"),
+        ("在 /etc/kiln/zones 中哪一行启用夜间冷却计划？", "zh"),
     ],
 )
 def test_a_line_every_translation_holds_is_quoted_once_from_the_page_in_the_questions_language(
@@ -208,16 +208,16 @@ def test_a_line_every_translation_holds_is_quoted_once_from_the_page_in_the_ques
 ) -> None:
     """A translated manual keeps its code word for word in every language: the same line is one piece of evidence,
     cited from the page the asker reads."""
-    code = "iface enp7s0 inet6 auto\n    privext 2"
+    code = "zone kiln2 heat auto\n    coolsched 2"
     hits = [
-        Hit(chunk=Chunk(f"{lang}/ipv6.html#3", f"{lang}/ipv6", f"{lang}/ipv6.html", 3, f"{prose}\n\n```\n{code}\n```", prose),
+        Hit(chunk=Chunk(f"{lang}/kiln.html#3", f"{lang}/kiln", f"{lang}/kiln.html", 3, f"{prose}\n\n```\n{code}\n```", prose),
             score=1.0 - 0.1 * rank)
         for rank, (lang, prose) in enumerate(sorted(TRANSLATED_PAGES.items(), key=lambda item: item[0] != "zh"))
     ]
     generator = ExtractiveGenerator(embedder=embedder, analyzer=multilingual)
     scored = generator.score_units(question, hits, embedder.embed([question])[0], multilingual(question))
-    copies = [s for s in scored if "privext 2" in s.unit.text]
+    copies = [s for s in scored if "coolsched 2" in s.unit.text]
     assert len(copies) == 1
-    assert hits[copies[0].unit.hit_index].chunk.source == f"{language}/ipv6.html"
-    cited = [c.source for s in generator.answer(question, hits, scored) for c in s.citations if "privext" in s.text]
-    assert cited == [f"{language}/ipv6.html"]
+    assert hits[copies[0].unit.hit_index].chunk.source == f"{language}/kiln.html"
+    cited = [c.source for s in generator.answer(question, hits, scored) for c in s.citations if "coolsched" in s.text]
+    assert cited == [f"{language}/kiln.html"]

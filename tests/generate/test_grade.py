@@ -30,19 +30,19 @@ from bunko.trace import Grade
 @pytest.mark.parametrize(
     ("question", "keys"),
     [
-        ("How do I configure fcitx5 for Japanese input?", ["fcitx5"]),
-        ("fcitx5 で日本語入力を設定するには？", ["fcitx5"]),
-        ("怎么配置 fcitx5 输入中文？", ["fcitx5"]),
-        ("How do I make GDM start GNOME on Xorg?", ["gdm", "gnome", "xorg"]),
-        ("What is the default value of APT::Periodic::AutocleanInterval?", ["autocleaninterval"]),
+        ("How do I configure gauge2csv for metric units?", ["gauge2csv"]),
+        ("gauge2csv でメートル単位を設定するには？", ["gauge2csv"]),
+        ("怎么配置 gauge2csv 使用公制单位？", ["gauge2csv"]),
+        ("How do I make Quay start Lantern on Mirador?", ["quay", "lantern", "mirador"]),
+        ("What is the default value of Gauge::Sampling::RetryInterval?", ["retryinterval"]),
         ("How many days of annual leave do employees get?", []),
-        ("Which setting in journald.conf makes the journal persistent?", ["journald.conf"]),
-        ("What is the default vm.swappiness value?", ["vm.swappiness"]),
-        ("journald.conf のどの設定でジャーナルを永続化しますか？", ["journald.conf"]),
-        ("vm.swappiness 的默认值是多少？", ["vm.swappiness"]),
-        ("How do I open a .odt file from the shell?", ["odt"]),
-        (".odt ファイルをシェルから開くには？", ["odt"]),
-        ("怎么在终端里打开 .odt 文件？", ["odt"]),
+        ("Which setting in tidewatch.conf makes the log rotate?", ["tidewatch.conf"]),
+        ("What is the default gauge.smoothing value?", ["gauge.smoothing"]),
+        ("tidewatch.conf のどの設定でログを回転させますか？", ["tidewatch.conf"]),
+        ("gauge.smoothing 的默认值是多少？", ["gauge.smoothing"]),
+        ("How do I open a .kbx file from the shell?", ["kbx"]),
+        (".kbx ファイルをシェルから開くには？", ["kbx"]),
+        ("怎么在终端里打开 .kbx 文件？", ["kbx"]),
     ],
 )
 def test_key_terms_are_the_named_things_of_the_question(question: str, keys: list[str]) -> None:
@@ -53,21 +53,21 @@ def test_key_terms_are_the_named_things_of_the_question(question: str, keys: lis
 @pytest.mark.parametrize(
     ("question", "keys", "not_keys"),
     [
-        ("Which architectures replace a Solaris/SunOS server?", ["solaris", "sunos"], ["solaris/sunos"]),
-        ("Solaris/SunOS のサーバを置き換えるアーキテクチャは？", ["solaris", "sunos"], ["solaris/sunos"]),
-        ("替换 Solaris/SunOS 服务器用哪些架构？", ["solaris", "sunos"], ["solaris/sunos"]),
-        ("How do I set up LDAP-based accounts?", ["ldap"], ["ldap-based", "based"]),
-        ("LDAP-based のアカウントを設定するには？", ["ldap"], ["ldap-based"]),
-        ("怎么设置 Debian-based 发行版的账户？", ["debian"], ["debian-based"]),
-        ("Which Debian architecture runs HP-UX software?", ["hp-ux"], ["hp", "ux"]),
-        ("/etc/ssh/sshd_config のどの設定ですか？", ["etc/ssh/sshd_config"], ["etc", "ssh"]),
-        ("How do I install apt-cacher-ng on x86-64?", ["x86-64"], ["apt", "cacher"]),
+        ("Which boats replace a Dory/Skiff tender?", ["dory", "skiff"], ["dory/skiff"]),
+        ("Dory/Skiff の補助艇を置き換える船は？", ["dory", "skiff"], ["dory/skiff"]),
+        ("替换 Dory/Skiff 小艇用哪些船？", ["dory", "skiff"], ["dory/skiff"]),
+        ("How do I set up NFC-based badges?", ["nfc"], ["nfc-based", "based"]),
+        ("NFC-based のバッジを設定するには？", ["nfc"], ["nfc-based"]),
+        ("怎么设置 Linux-based 终端的账户？", ["linux"], ["linux-based"]),
+        ("Which kiln model runs QX-RT programs?", ["qx-rt"], ["qx", "rt"]),
+        ("/etc/tidewatch/gauge_config のどの設定ですか？", ["etc/tidewatch/gauge_config"], ["etc", "tidewatch"]),
+        ("How do I install tide-logger-ng on x86-64?", ["x86-64"], ["tide", "logger"]),
     ],
 )
 def test_a_written_word_names_its_alternatives_and_names_not_its_common_words(
     question: str, keys: list[str], not_keys: list[str]
 ) -> None:
-    """"Solaris/SunOS" is found where a page writes "Solaris, SunOS", "LDAP-based" where it writes LDAP; a path or a
+    """"Dory/Skiff" is found where a page writes "Dory, Skiff", "NFC-based" where it writes NFC; a path or a
     hyphenated name stays whole, so a name the collection lacks still refuses the question."""
     found = key_terms(question, multilingual(question))
     assert set(keys) <= set(found)
@@ -75,7 +75,7 @@ def test_a_written_word_names_its_alternatives_and_names_not_its_common_words(
 
 
 def test_a_dotted_names_tail_is_not_an_extension_of_its_own() -> None:
-    question = "Which setting in journald.conf makes the journal persistent?"
+    question = "Which setting in tidewatch.conf makes the log rotate?"
     assert "conf" not in key_terms(question, multilingual(question))
 
 
@@ -87,9 +87,9 @@ def _hit(text: str, ordinal: int, distance: float | None) -> Hit:
 @pytest.mark.parametrize(
     ("question", "answer"),
     [
-        ("Which file holds the hostname?", "The hostname is stored in \"/etc/hostname\"."),
-        ("ホスト名はどのファイルに保存されますか？", "ホスト名は \"/etc/hostname\" に保存されます。"),
-        ("主机名保存在哪个文件里？", "主机名保存在 “/etc/hostname” 文件中。"),
+        ("Which file holds the firing schedule?", "The firing schedule is stored in \"/etc/kiln/schedule\"."),
+        ("焼成スケジュールはどのファイルに保存されますか？", "焼成スケジュールは \"/etc/kiln/schedule\" に保存されます。"),
+        ("烧制计划保存在哪个文件里？", "烧制计划保存在 “/etc/kiln/schedule” 文件中。"),
     ],
 )
 def test_a_keyword_only_hit_is_judged_on_its_real_similarity(embedder, question: str, answer: str) -> None:
@@ -104,19 +104,19 @@ def test_a_keyword_only_hit_is_judged_on_its_real_similarity(embedder, question:
         scored = score_units(question, hits, hit_units(hits, 10), vector, tokens, embedder, multilingual)
         return grade_answer(question, tokens, hits, scored, [], [], multilingual, None, model, 0.1)
 
-    typed, untyped = graded(answer), graded(answer.replace("/etc/hostname", "a file").replace("“", "").replace("”", ""))
+    typed, untyped = graded(answer), graded(answer.replace("/etc/kiln/schedule", "a file").replace("“", "").replace("”", ""))
     assert typed.features["similarity"] > 0.3
     assert typed.features["typed"] == 1.0 and untyped.features["typed"] == -1.0
     assert typed.confidence > untyped.confidence and typed.sufficient
 
 
 def test_a_missing_key_term_means_confidence_zero(embedder) -> None:
-    question = "fcitx5 の設定ファイルはどこにありますか？"
-    hits = [_hit("入力メソッドの設定ファイルは \"~/.config/ibus\" にあります。", 1, 0.2)]
+    question = "tidewatch の設定ファイルはどこにありますか？"
+    hits = [_hit("潮位計の設定ファイルは \"~/.config/gaugectl\" にあります。", 1, 0.2)]
     tokens = multilingual(question)
     scored = score_units(question, hits, hit_units(hits, 10), embedder.embed([question])[0], tokens, embedder, multilingual)
-    grade = grade_answer(question, tokens, hits, scored, ["fcitx5"], ["fcitx5"], multilingual, None, ConfidenceModel.load(), 0.5)
-    assert grade.confidence == 0.0 and not grade.sufficient and grade.missing_key_terms == ["fcitx5"]
+    grade = grade_answer(question, tokens, hits, scored, ["tidewatch"], ["tidewatch"], multilingual, None, ConfidenceModel.load(), 0.5)
+    assert grade.confidence == 0.0 and not grade.sufficient and grade.missing_key_terms == ["tidewatch"]
 
 
 def test_logistic_fit_recovers_a_known_model_and_is_calibrated() -> None:
@@ -147,10 +147,10 @@ def test_packaged_model_matches_the_feature_list_and_orders_evidence_sensibly() 
 @pytest.mark.parametrize(
     ("question", "term", "passage"),
     [
-        ("Which mount option enables zstd compression on Btrfs?", "btrfs",
+        ("Which mount option enables night cooling on Kilnfs?", "kilnfs",
          "The default settings of pingtool are read from \"/etc/pingtool/defaults.conf\"."),
-        ("/run の tmpfs のサイズ上限は既定で何％ですか？", "tmpfs", "pingtool の既定の設定は \"/etc/pingtool/defaults.conf\" から読み込まれます。"),
-        ("/run 的 tmpfs 默认最多占用多少内存？", "tmpfs", "pingtool 的默认设置从 “/etc/pingtool/defaults.conf” 读取。"),
+        ("/srv の kilnfs のサイズ上限は既定で何％ですか？", "kilnfs", "pingtool の既定の設定は \"/etc/pingtool/defaults.conf\" から読み込まれます。"),
+        ("/srv 的 kilnfs 默认最多占用多少空间？", "kilnfs", "pingtool 的默认设置从 “/etc/pingtool/defaults.conf” 读取。"),
     ],
 )
 def test_a_rare_key_term_missing_from_the_quoted_chunk_refuses_the_answer(embedder, question: str, term: str, passage: str) -> None:
@@ -166,12 +166,12 @@ def test_a_rare_key_term_missing_from_the_quoted_chunk_refuses_the_answer(embedd
 
 
 def test_a_key_term_on_every_page_is_not_required_in_the_quoted_chunk(embedder) -> None:
-    question = "Which file holds the Debian hostname?"
-    hits = [_hit("The hostname is stored in \"/etc/hostname\".", 1, 0.3)]
+    question = "Which file holds the Harbourline timetable?"
+    hits = [_hit("The timetable is stored in \"/etc/ferry/timetable\".", 1, 0.3)]
     tokens = multilingual(question)
-    weights = {t: 1.0 for t in tokens} | {"debian": 0.2}
+    weights = {t: 1.0 for t in tokens} | {"harbourline": 0.2}
     scored = score_units(question, hits, hit_units(hits, 10), embedder.embed([question])[0], tokens, embedder, multilingual, weights)
-    grade = grade_answer(question, tokens, hits, scored, ["debian"], [], multilingual, weights, None, 0.0, retrieved=hits)
+    grade = grade_answer(question, tokens, hits, scored, ["harbourline"], [], multilingual, weights, None, 0.0, retrieved=hits)
     assert grade.reason is None
 
 
@@ -243,7 +243,7 @@ def test_the_calibrated_grade_answers_and_abstains_exactly_where_the_raw_grade_d
 
 @pytest.mark.parametrize(
     ("question", "language"),
-    [("Which file holds the hostname?", "en"), ("ホスト名はどのファイルにありますか？", "ja"), ("主机名在哪个文件里？", "zh")],
+    [("Which file holds the firing schedule?", "en"), ("焼成スケジュールはどのファイルにありますか？", "ja"), ("烧制计划在哪个文件里？", "zh")],
 )
 def test_the_question_language_unit_is_quoted_when_it_comes_close_to_the_best(question: str, language: str) -> None:
     from bunko.rerank.evidence import ScoredUnit, best_unit
@@ -260,24 +260,24 @@ def test_the_question_language_unit_is_quoted_when_it_comes_close_to_the_best(qu
 @pytest.mark.parametrize(
     ("question", "without", "with_it"),
     [
-        ("How many minutes does sudo remember the password by default?",
-         "Edit the sudo configuration \"/etc/sudoers\" with visudo; sudo 1.9 reads it at each call.",
-         "By default sudo remembers the password for 15 minutes; edit \"/etc/sudoers\" to change it."),
-        ("sudo はデフォルトで何分間パスワードを覚えていますか？",
-         "sudo の設定 \"/etc/sudoers\" は visudo で編集します。sudo 1.9 は呼び出しのたびに読みます。",
-         "sudo はデフォルトでパスワードを 15 分間覚えています。変更は \"/etc/sudoers\" で行います。"),
-        ("sudo 默认几分钟内不用重新输入密码？",
-         "sudo 的配置 “/etc/sudoers” 用 visudo 编辑，sudo 1.9 每次调用都会读取。",
-         "sudo 默认 15 分钟内不用重新输入密码，可在 “/etc/sudoers” 中修改。"),
-        ("Which keyboard shortcut locks the screen in GNOME?",
-         "GNOME locks the screen after the idle delay set in \"Privacy\"; GNOME 45 reads it from dconf.",
-         "In GNOME, press Super+L to lock the screen at once."),
-        ("GNOME で画面をロックするショートカットは？",
-         "GNOME はアイドル時間が過ぎると画面をロックします。GNOME 45 は dconf から設定を読みます。",
-         "GNOME では Super+L で画面をすぐロックできます。"),
-        ("GNOME 里锁屏的快捷键是什么？",
-         "GNOME 在空闲一段时间后锁屏，GNOME 45 从 dconf 读取这个设置。",
-         "在 GNOME 中按 Super+L 立即锁屏。"),
+        ("How many minutes does the kiln stay hot by default?",
+         "Edit the kiln configuration \"/etc/kiln/kiln.conf\" with kilnedit; kilnctl 2.3 reads it at each firing.",
+         "By default the kiln stays hot for 40 minutes; edit \"/etc/kiln/kiln.conf\" to change it."),
+        ("窯はデフォルトで何分間熱いままですか？",
+         "窯の設定 \"/etc/kiln/kiln.conf\" は kilnedit で編集します。kilnctl 2.3 は焼成のたびに読みます。",
+         "窯はデフォルトで 40 分間熱いままです。変更は \"/etc/kiln/kiln.conf\" で行います。"),
+        ("窑炉默认保温几分钟？",
+         "窑炉的配置 “/etc/kiln/kiln.conf” 用 kilnedit 编辑，kilnctl 2.3 每次烧制都会读取。",
+         "窑炉默认保温 40 分钟，可在 “/etc/kiln/kiln.conf” 中修改。"),
+        ("Which keyboard shortcut mutes the microphone in Parley?",
+         "Parley mutes the microphone after the idle delay set in \"Privacy\"; Parley 4 reads it from its profile.",
+         "In Parley, press Ctrl+M to mute the microphone at once."),
+        ("Parley でマイクをミュートするショートカットは？",
+         "Parley はアイドル時間が過ぎるとマイクをミュートします。Parley 4 はプロファイルから設定を読みます。",
+         "Parley では Ctrl+M でマイクをすぐミュートできます。"),
+        ("Parley 里静音的快捷键是什么？",
+         "Parley 在空闲一段时间后静音，Parley 4 从配置文件读取这个设置。",
+         "在 Parley 中按 Ctrl+M 立即静音。"),
     ],
 )
 def test_a_quantity_question_is_refused_when_the_quoted_passage_states_no_such_quantity(
@@ -300,32 +300,32 @@ def test_a_quantity_question_is_refused_when_the_quoted_passage_states_no_such_q
 @pytest.mark.parametrize(
     ("question", "pattern"),
     [
-        ("What is the reverse zone for the 192.168.x.x LAN in the Falcot bind setup?", "192.168.x.x"),
-        ("Falcot の bind で 192.168.x.x の逆引きゾーンの名前は？", "192.168.x.x"),
-        ("Falcot 的 bind 里 10.0.* 网段的反向区域叫什么？", "10.0.*"),
+        ("What is the harbour code for the 10.20.x.x berths in the Quayside plan?", "10.20.x.x"),
+        ("Quayside の計画で 10.20.x.x の泊地のコードは？", "10.20.x.x"),
+        ("Quayside 的计划里 172.16.* 泊位的代码叫什么？", "172.16.*"),
     ],
 )
 def test_a_wildcard_pattern_is_not_a_key_term(question: str, pattern: str) -> None:
-    """A passage writes one address of the pattern (168.192.in-addr.arpa), never "192.168.x.x": requiring the pattern
+    """A passage writes one address of the pattern (20.10.berths.quayside), never "10.20.x.x": requiring the pattern
     refused an answerable question as ``key_term_absent``."""
     tokens = multilingual(question)
-    assert "falcot" in key_terms(question, tokens)
+    assert "quayside" in key_terms(question, tokens)
     assert not any(pattern in term for term in key_terms(question, tokens))
 
 
 @pytest.mark.parametrize(
     ("question", "keys", "examples"),
     [
-        ("How can I give GNU gettext a fallback list of languages, e.g. Portuguese first, then Spanish?", ["gnu"], ["portuguese", "spanish"]),
-        ("Which tools, such as Rsync or Unison, can sync two folders on Debian?", ["debian"], ["rsync", "unison"]),
-        ("ロケール (例えば ja_JP.UTF-8 など) を GNOME で設定するには？", ["gnome"], ["ja_jp.utf-8", "ja_jp"]),
-        ("比如 Mozc 这样的输入法，怎么在 fcitx5 里配置？", ["fcitx5"], ["mozc"]),
-        ("像 Mozc 这样的输入法，怎么在 fcitx5 里配置？", ["fcitx5"], ["mozc"]),
-        ("Mozc のような入力メソッドを fcitx5 で設定するには？", ["fcitx5"], ["mozc"]),
-        ("Mozc などの入力メソッドを fcitx5 で設定するには？", ["fcitx5"], ["mozc"]),
-        ("想让 dch 等工具自动使用我的名字和邮箱，要设置哪个环境变量？", [], ["dch"]),
-        ("dch などのツールに自分の名前を使わせるには、どの環境変数を設定しますか？", [], ["dch"]),
-        ("像 /tmp 这样所有人都能写的目录，靠哪个权限位只让用户删除自己的文件？", [], ["tmp"]),
+        ("How can I give Lantern a fallback list of colours, e.g. Amber first, then Teal?", ["lantern"], ["amber", "teal"]),
+        ("Which tools, such as Syncthing or Rclone, can mirror two folders on Quay?", ["quay"], ["syncthing", "rclone"]),
+        ("ロケール (例えば de_DE.UTF-8 など) を Lantern で設定するには？", ["lantern"], ["de_de.utf-8", "de_de"]),
+        ("比如 Amber 这样的配色，怎么在 kilnview 里配置？", ["kilnview"], ["amber"]),
+        ("像 Amber 这样的配色，怎么在 kilnview 里配置？", ["kilnview"], ["amber"]),
+        ("Amber のような配色を kilnview で設定するには？", ["kilnview"], ["amber"]),
+        ("Amber などの配色を kilnview で設定するには？", ["kilnview"], ["amber"]),
+        ("想让 gct 等工具自动使用我的名字和邮箱，要设置哪个环境变量？", [], ["gct"]),
+        ("gct などのツールに自分の名前を使わせるには、どの環境変数を設定しますか？", [], ["gct"]),
+        ("像 /scratch 这样大家共用的目录，哪个权限位能防止别人删掉我的文件？", [], ["scratch"]),
     ],
 )
 def test_names_in_an_example_the_question_gives_need_not_be_in_the_evidence(question: str, keys: list[str], examples: list[str]) -> None:
@@ -339,16 +339,16 @@ def test_names_in_an_example_the_question_gives_need_not_be_in_the_evidence(ques
 @pytest.mark.parametrize(
     ("question", "passage"),
     [
-        ("Which LVM command also grows the ext4 filesystem?", "Running tune2fs -O extents converts an ext3 filesystem to ext4."),
-        ("LVM の論理ボリュームと ext4 ファイルシステムを一緒に広げるコマンドは？", "tune2fs -O extents を実行すると ext3 は ext4 に変換されます。"),
-        ("virtualbox 属于 main 还是 contrib 区域？", "在 main 中的软件包没有依赖于 contrib 中的软件包。"),
+        ("Which Quay command also grows the kfs3 filesystem?", "Running kfs-tune -O extents converts a kfs2 filesystem to kfs3."),
+        ("Quay の論理ボリュームと kfs3 ファイルシステムを一緒に広げるコマンドは？", "kfs-tune -O extents を実行すると kfs2 は kfs3 に変換されます。"),
+        ("mooringd 属于 harbour 还是 anchorage 区域？", "在 harbour 中的船只没有依赖于 anchorage 中的船只。"),
     ],
 )
 def test_the_rarest_key_term_must_be_in_the_quoted_chunk(embedder, question: str, passage: str) -> None:
-    """A passage naming only the common things around the question (ext4, the archive areas) is not about its subject."""
+    """A passage naming only the common things around the question (kfs3, the mooring areas) is not about its subject."""
     hits = [_hit(passage, 1, 0.3)]
     tokens = multilingual(question)
-    weights = {t: 1.0 for t in tokens} | {"ext4": 3.0, "main": 2.5, "contrib": 3.0, "lvm": 5.0, "virtualbox": 6.0}
+    weights = {t: 1.0 for t in tokens} | {"kfs3": 3.0, "harbour": 2.5, "anchorage": 3.0, "quay": 5.0, "mooringd": 6.0}
     scored = score_units(question, hits, hit_units(hits, 10), embedder.embed([question])[0], tokens, embedder, multilingual, weights)
     keys = key_terms(question, tokens)
     grade = grade_answer(question, tokens, hits, scored, keys, [], multilingual, weights, None, 0.0, retrieved=hits)
@@ -367,37 +367,37 @@ def _graded(embedder, question: str, passage: str, rare: dict[str, float]) -> Gr
 @pytest.mark.parametrize(
     ("question", "passage"),
     [
-        ("My CPU is slow and apt update merges the PDiffs slowly. Which setting turns the incremental download off?",
-         "Set the configuration parameter Acquire::PDiffs to false to disable incremental downloads of the package lists."),
-        ("CPU が遅く、apt update の差分マージに時間がかかります。増分ダウンロードを止める設定は何ですか？",
-         "増分ダウンロードを無効にするには、設定パラメータ Acquire::PDiffs を false にします。"),
-        ("我的 CPU 很弱，apt update 合并增量 diff 很慢。要关掉增量下载，应该设置哪个配置参数？",
-         "在这种情况下，可以使用配置参数 Acquire::PDiffs 并设置为 false 来关掉增量下载。"),
+        ("My USB hub is slow and the gauge sync merges the deltas slowly. Which setting turns the delta download off?",
+         "Set the configuration parameter Sync::Deltas to false to disable delta downloads of the gauge readings."),
+        ("USB ハブが遅く、潮位同期の差分の統合に時間がかかります。差分の取得を止める設定は何ですか？",
+         "差分の取得を無効にするには、設定パラメータ Sync::Deltas を false にします。"),
+        ("我的 USB 集线器很慢，潮位同步合并差量很费时。想停用差量下载，该改哪个配置参数？",
+         "可以把配置参数 Sync::Deltas 设为 false 来停用差量下载。"),
     ],
 )
 def test_things_named_only_in_the_scene_before_the_asking_sentence_do_not_refuse_the_answer(
     embedder, question: str, passage: str,
 ) -> None:
-    """The rarest thing the question names (CPU) is only the asker's situation; the asking sentence names no thing."""
-    grade = _graded(embedder, question, passage, {"cpu": 6.0})
+    """The rarest thing the question names (USB) is only the asker's situation; the asking sentence names no thing."""
+    grade = _graded(embedder, question, passage, {"usb": 6.0})
     assert grade.reason is None and grade.confidence > 0.0
 
 
 @pytest.mark.parametrize(
     ("question", "passage", "rare"),
     [
-        ("Our office goes through a Squid proxy. Which file sets the HTTP_PROXY variable for the whole system?",
-         "The HTTP_PROXY variable for the whole system is set in /etc/environment.", {"http_proxy": 8.0, "squid": 9.0}),
-        ("社内は Squid プロキシ経由です。HTTP_PROXY 変数をシステム全体に設定するにはどのファイルに書けばいいですか？",
-         "システム全体の HTTP_PROXY 変数は /etc/environment に書きます。", {"http_proxy": 8.0, "squid": 9.0}),
-        ("公司上网必须经过 Squid 代理。系统级的 HTTP_PROXY 变量最好写在哪个文件里？",
-         "系统级的 HTTP_PROXY 变量应写在 /etc/environment 中。", {"http_proxy": 8.0, "squid": 9.0}),
+        ("Our harbour office goes through a Lighthouse gateway. Which file sets the GAUGE_HOST variable for the whole system?",
+         "The GAUGE_HOST variable for the whole system is set in /etc/gauge/environment.", {"gauge_host": 8.0, "lighthouse": 9.0}),
+        ("港の事務所は Lighthouse ゲートウェイ経由です。GAUGE_HOST 変数をシステム全体に設定するにはどのファイルに書けばいいですか？",
+         "システム全体の GAUGE_HOST 変数は /etc/gauge/environment に書きます。", {"gauge_host": 8.0, "lighthouse": 9.0}),
+        ("港口办公室都经过 Lighthouse 网关。整个系统用的 GAUGE_HOST 变量该放在哪个文件里？",
+         "整个系统用的 GAUGE_HOST 变量放在 /etc/gauge/environment 中。", {"gauge_host": 8.0, "lighthouse": 9.0}),
     ],
 )
 def test_a_passage_naming_the_asking_sentences_subject_is_about_the_question(
     embedder, question: str, passage: str, rare: dict[str, float],
 ) -> None:
-    """Squid is rarer in the collection, but the question asks about HTTP_PROXY: the passage that names it answers."""
+    """Lighthouse is rarer in the collection, but the question asks about GAUGE_HOST: the passage that names it answers."""
     grade = _graded(embedder, question, passage, rare)
     assert grade.reason is None and grade.confidence > 0.0
 
@@ -405,83 +405,83 @@ def test_a_passage_naming_the_asking_sentences_subject_is_about_the_question(
 @pytest.mark.parametrize(
     ("question", "passage"),
     [
-        ("Our office goes through a Squid proxy. Which HTTP_PROXY syntax does apt accept?",
+        ("Our harbour office goes through a Lighthouse gateway. Which GAUGE_HOST syntax does gaugectl accept?",
          "The default settings of pingtool are read from /etc/pingtool/defaults.conf."),
-        ("社内は Squid プロキシ経由です。apt は HTTP_PROXY をどの書式で受け付けますか？",
+        ("港の事務所は Lighthouse ゲートウェイ経由です。gaugectl は GAUGE_HOST をどの書式で受け付けますか？",
          "pingtool の既定の設定は /etc/pingtool/defaults.conf から読み込まれます。"),
-        ("公司上网必须经过 Squid 代理。apt 接受什么格式的 HTTP_PROXY？", "pingtool 的默认设置从 /etc/pingtool/defaults.conf 读取。"),
+        ("港口办公室都经过 Lighthouse 网关。gaugectl 接受什么格式的 GAUGE_HOST？", "pingtool 的默认设置从 /etc/pingtool/defaults.conf 读取。"),
     ],
 )
 def test_a_passage_naming_neither_the_scene_nor_the_asking_sentences_subject_is_refused(embedder, question: str, passage: str) -> None:
-    grade = _graded(embedder, question, passage, {"http_proxy": 8.0, "squid": 9.0})
+    grade = _graded(embedder, question, passage, {"gauge_host": 8.0, "lighthouse": 9.0})
     assert grade.reason == "key_term_not_in_evidence" and grade.confidence == 0.0
 
 
 @pytest.mark.parametrize(
     ("question", "passage"),
     [
-        ("Which tool reports each Bashism in a script?", "The checkbashisms tool reports bashisms in shell scripts."),
-        ("スクリプトの bashism を調べるツールは？", "checkbashisms はシェルスクリプトの bashisms を報告します。"),
-        ("检查脚本里 bashism 的工具是什么？", "checkbashisms 会报告 shell 脚本中的 bashisms。"),
+        ("Which tool reports each Gallicism in a text?", "The checkgallicisms tool reports gallicisms in translated texts."),
+        ("テキストの gallicism を調べるツールは？", "checkgallicisms は翻訳テキストの gallicisms を報告します。"),
+        ("检查文本里 gallicism 的工具是什么？", "checkgallicisms 会报告翻译文本中的 gallicisms。"),
     ],
 )
 def test_a_key_term_written_with_an_inflection_is_still_named(embedder, question: str, passage: str) -> None:
     hits = [_hit(passage, 1, 0.3)]
     tokens = multilingual(question)
-    weights = {t: 1.0 for t in tokens} | {"bashism": 6.0}
+    weights = {t: 1.0 for t in tokens} | {"gallicism": 6.0}
     scored = score_units(question, hits, hit_units(hits, 10), embedder.embed([question])[0], tokens, embedder, multilingual, weights)
     keys = key_terms(question, tokens)
     grade = grade_answer(question, tokens, hits, scored, keys, [], multilingual, weights, None, 0.0, retrieved=hits)
-    assert "bashism" in keys and "bashism" not in multilingual(passage)
+    assert "gallicism" in keys and "gallicism" not in multilingual(passage)
     assert grade.reason is None
 
 
 @pytest.mark.parametrize(
     ("question", "passage_about", "passage_beside"),
     [
-        ("Which tool finds each Bashism in my shell scripts?", "The checkbashisms tool reports bashisms in shell scripts.",
-         "The Bash shell reads \"~/.bashrc\" when it starts."),
-        ("シェルスクリプトの bashism を調べるツールは？", "checkbashisms はシェルスクリプトの bashisms を報告します。",
-         "Bash シェルは起動時に \"~/.bashrc\" を読みます。"),
-        ("检查 shell 脚本里 bashism 的工具是什么？", "checkbashisms 会报告 shell 脚本中的 bashisms。", "Bash shell 启动时读取 \"~/.bashrc\"。"),
+        ("Which tool finds each Gallicism in my translated texts?", "The checkgallicisms tool reports gallicisms in translated texts.",
+         "The Gallic dictionary reads \"~/.gallicrc\" when it starts."),
+        ("翻訳テキストの gallicism を調べるツールは？", "checkgallicisms は翻訳テキストの gallicisms を報告します。",
+         "Gallic 辞書は起動時に \"~/.gallicrc\" を読みます。"),
+        ("检查翻译文本里 gallicism 的工具是什么？", "checkgallicisms 会报告翻译文本中的 gallicisms。", "Gallic 词典启动时读取 \"~/.gallicrc\"。"),
     ],
 )
 def test_a_unit_about_the_questions_subject_is_quoted_when_it_comes_close_to_the_best(
     embedder, question: str, passage_about: str, passage_beside: str,
 ) -> None:
-    """The closest sentence is about the common thing beside the subject (bash); the one naming the subject
-    (bashism) scores a little lower. Quoting the first would make the grade refuse an answerable question."""
+    """The closest sentence is about the common thing beside the subject (gallic); the one naming the subject
+    (gallicism) scores a little lower. Quoting the first would make the grade refuse an answerable question."""
     from bunko.rerank.evidence import best_unit
 
     hits = [_hit(passage_beside, 1, 0.4), _hit(passage_about, 2, 0.3)]
     tokens = multilingual(question)
-    weights = {t: 1.0 for t in tokens} | {"bash": 2.5, "bashism": 6.0}
+    weights = {t: 1.0 for t in tokens} | {"gallic": 2.5, "gallicism": 6.0}
     scored = score_units(question, hits, hit_units(hits, 10), embedder.embed([question])[0], tokens, embedder, multilingual, weights)
     about = [s for s in scored if s.names_subject]
     assert about and len(about) < len(scored)
     assert best_unit(scored, question).names_subject
     grade = grade_answer(question, tokens, hits, scored, key_terms(question, tokens), [], multilingual, weights, None, 0.0, retrieved=hits)
-    assert grade.reason is None and "checkbashisms" in grade.quoted
+    assert grade.reason is None and "checkgallicisms" in grade.quoted
 
 
 def test_a_unit_about_the_subject_far_below_the_best_is_not_quoted() -> None:
     from bunko.rerank.evidence import ScoredUnit, best_unit
     from bunko.text.units import Unit
 
-    beside = ScoredUnit(Unit("Bash reads ~/.bashrc.", 0, 0), 0.6, 0.5, 1.00, True, "en", names_subject=False)
-    far = ScoredUnit(Unit("checkbashisms reports bashisms.", 1, 0), 0.3, 0.1, 0.50, True, "en", names_subject=True)
-    assert best_unit([beside, far], "Which tool finds a Bashism?") is beside
+    beside = ScoredUnit(Unit("Gallic reads ~/.gallicrc.", 0, 0), 0.6, 0.5, 1.00, True, "en", names_subject=False)
+    far = ScoredUnit(Unit("checkgallicisms reports gallicisms.", 1, 0), 0.3, 0.1, 0.50, True, "en", names_subject=True)
+    assert best_unit([beside, far], "Which tool finds a Gallicism?") is beside
 
 
 @pytest.mark.parametrize(
     ("question", "without", "with_it"),
     [
-        ("Debian リファレンスの初版はどこで公開されましたか？",
-         "Debian の安定版リリースの後、数ヶ月はセキュリティー更新された安定版を使うべきです。",
-         "Debian リファレンスの初版は DDP の文書として公開されました。"),
-        ("シングルユーザーモードに入るコマンドは？",
-         "システムを再起動するには reboot を実行します。",
-         "シングルユーザーモードに入るには systemctl rescue を実行します。"),
+        ("港湾カタログの初版はどこで公開されましたか？",
+         "港の新しい時刻表が出た後、数ヶ月は改訂された時刻表を使うべきです。",
+         "港湾カタログの初版は港湾協会の文書として公開されました。"),
+        ("メンテナンスモードに入るコマンドは？",
+         "窯を再起動するには kilnctl restart を実行します。",
+         "メンテナンスモードに入るには kilnctl service を実行します。"),
     ],
 )
 def test_a_japanese_questions_rare_katakana_subject_must_be_in_the_quoted_chunk(
@@ -492,7 +492,7 @@ def test_a_japanese_questions_rare_katakana_subject_must_be_in_the_quoted_chunk(
     (it may be the question's paraphrase)."""
     tokens = multilingual(question)
     rare = RARE_IDF + 1.0
-    weights = {t: 1.0 for t in tokens} | {"リフ": rare, "シン": rare}
+    weights = {t: 1.0 for t in tokens} | {"カタ": rare, "メン": rare}
     vector = embedder.embed([question])[0]
 
     def flags(*passages: str) -> list[bool]:
@@ -510,15 +510,15 @@ def test_a_japanese_questions_rare_katakana_subject_must_be_in_the_quoted_chunk(
 @pytest.mark.parametrize(
     ("question", "subject"),
     [
-        ("Debian リファレンス第2版はいつ出ましたか？", "リファレンス"),
+        ("港湾カタログ第2版はいつ出ましたか？", "カタログ"),
         ("メモリーの使用量を調べるには？", "メモリー"),
-        ("How do I enter single-user mode?", None),
-        ("怎么进入单用户模式？", None),
+        ("How do I enter maintenance mode?", None),
+        ("怎么进入维护模式？", None),
         ("ディスクの空きを調べるには？", None),  # its bigrams are all common here: not a subject
     ],
 )
 def test_the_katakana_subject_is_the_rarest_katakana_word_and_only_when_rare(question: str, subject: str | None) -> None:
-    rare = {"リフ": RARE_IDF + 1.0, "メモ": RARE_IDF + 0.5}
+    rare = {"カタ": RARE_IDF + 1.0, "メモ": RARE_IDF + 0.5}
     weights = {t: 1.0 for t in multilingual(question)} | rare
     assert katakana_subject(question, weights) == subject
 
@@ -532,12 +532,12 @@ def test_a_katakana_word_is_written_with_or_without_its_final_long_vowel_mark() 
 @pytest.mark.parametrize(
     ("question", "unlisted"),
     [
-        ("How do I add autopkgtest tests to my package?", ["autopkgtest"]),
-        ("How do I declare a debhelper-compat build dependency?", ["debhelper-compat"]),
+        ("How do I add gaugetest checks to my package?", ["gaugetest"]),
+        ("How do I declare a kilnhelper-compat build dependency?", ["kilnhelper-compat"]),
         ("How do I refurbish an old tarball?", []),
-        ("Which port does munin-node listen on?", []),
-        ("autopkgtest のテストを追加するには？", []),
-        ("怎样添加 autopkgtest 测试？", []),
+        ("Which port does tidal-node listen on?", []),
+        ("gaugetest のテストを追加するには？", []),
+        ("怎样添加 gaugetest 测试？", []),
     ],
 )
 def test_lower_case_names_of_english_questions_are_the_words_no_word_list_holds(question: str, unlisted: list[str]) -> None:

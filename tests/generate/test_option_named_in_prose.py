@@ -1,4 +1,4 @@
-"""An option the prose names as an option (pgpsigurlmangle 选项, the $(DESTDIR) variable) answers an option question,
+"""An option the prose names as an option (sumlisturl 选项, a $(STAGEDIR) variable) answers an option question,
 though it has no dash: a code block repeating the question's own command, options and all, does not (ja/zh/en)."""
 
 from __future__ import annotations
@@ -11,66 +11,82 @@ import pytest
 from bunko import Bunko
 
 GUIDES = {
-    "watch-en.md": """# The watch file
+    "mirror-en.md": """# The mirror file
 
-## Checking for new upstream versions
+## Checking for new vendor releases
 
-The watch file configures uscan to look for new upstream releases. Run it from the source tree:
+The mirror file configures fetchr to look for new releases on the vendor site. Run it from the project folder:
 
 ```
-$ uscan --verbose --report
-$ uscan --download-current-version -v
+$ fetchr --quiet --list
+$ fetchr --pull-latest -q
 ```
 
-If upstream publishes a cryptographic signature of its tarball, you should verify it; use the pgpsigurlmangle option
-for that, as described in uscan(1).
+If the vendor publishes a checksum list beside its archives, you should compare against it; use the sumlisturl
+option for that, as described in fetchr(1).
 """,
-    "watch-ja.md": """# watch ファイル
+    "mirror-ja.md": """# mirror ファイル
 
-## 新しいアップストリーム版の確認
+## ベンダーの新しいリリースの確認
 
-watch ファイルは、新しいアップストリーム版を探すように uscan を設定します。ソースツリーで次のように実行します:
+mirror ファイルは、ベンダーのサイトで新しいリリースを探すように fetchr を設定します。プロジェクトのフォルダーで次のように実行します:
 
 ```
-$ uscan --verbose --report
-$ uscan --download-current-version -v
+$ fetchr --quiet --list
+$ fetchr --pull-latest -q
 ```
 
-アップストリームが tarball の暗号署名を公開している場合は検証すべきです。そのためには uscan(1) にあるように
-pgpsigurlmangle オプションを使います。
+ベンダーがアーカイブと一緒にチェックサムの一覧を公開している場合は照合すべきです。そのためには fetchr(1) にあるように
+sumlisturl オプションを使います。
 """,
-    "watch-zh.md": """# watch 文件
+    "mirror-zh.md": """# mirror 文件
 
-## 检查新的上游版本
+## 检查厂商的新发布版本
 
-watch 文件配置 uscan 去查找新的上游版本。在源码目录中这样运行：
+mirror 文件配置 fetchr 去厂商网站查找新的发布版本。在项目目录中这样运行：
 
 ```
-$ uscan --verbose --report
-$ uscan --download-current-version -v
+$ fetchr --quiet --list
+$ fetchr --pull-latest -q
 ```
 
-如果上游公开了 tarball 的加密签名，应当校验其真实性，可以用 pgpsigurlmangle 选项来实现，这一点在 uscan(1) 中有描述。
+如果厂商在归档旁边公开了校验和列表，应当与之核对，可以用 sumlisturl 选项来实现，这一点在 fetchr(1) 中有描述。
 """,
 }
 
 
 @pytest.fixture(scope="module")
 def guides(folder_of: Callable[[str, Mapping[str, str]], Path]) -> Path:
-    return folder_of("watch-guides", GUIDES)
+    return folder_of("mirror-guides", GUIDES)
 
 
 @pytest.mark.parametrize(
     "question",
     [
-        "Upstream signs every tarball it releases. Which option makes uscan --verbose verify that signature?",
-        "アップストリームは tarball に署名しています。uscan --verbose でその署名も検証させるには、どのオプションを使いますか？",
-        "上游发布 tarball 时附带了加密签名，我想让 uscan --verbose 顺便验证签名，该用哪个选项？",
+        "The vendor publishes a checksum list for its archives. Which option makes fetchr --quiet compare against that list?",
+        "ベンダーはアーカイブごとにチェックサムを公開しています。fetchr --quiet でその一覧とも照合させるには、どのオプションを使いますか？",
+        "厂商发布归档时附带了校验和列表，我想让 fetchr --quiet 顺便核对校验和，该用哪个选项？",
     ],
 )
 def test_an_option_named_in_prose_answers_the_option_question(guides: Path, make_kb: Callable[..., Bunko], question: str) -> None:
-    kb = make_kb(name="watch-guides")
+    kb = make_kb(name="mirror-guides")
     kb.ingest([guides])
     answer = kb.ask(question)
     assert not answer.abstained
-    assert "pgpsigurlmangle" in answer.text, answer.text
+    assert "sumlisturl" in answer.text, answer.text
+
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "the question words the prose's nouns otherwise ('lists a checksum for every archive' against 'a list of checksums "
+    "beside its archives'): the code block repeating the question's own command (fetchr --quiet) is quoted instead of the "
+    "sentence naming the option; an option named in prose should answer however the question words its subject"))
+def test_an_option_named_in_prose_answers_a_question_worded_apart_from_it(
+    folder_of: Callable[[str, Mapping[str, str]], Path], make_kb: Callable[..., Bunko],
+) -> None:
+    guide = GUIDES["mirror-en.md"].replace("a checksum list beside its archives", "a list of checksums beside its archives")
+    kb = make_kb(name="mirror-plural")
+    kb.ingest([folder_of("mirror-plural", {"mirror-en.md": guide})])
+    answer = kb.ask("The vendor lists a checksum for every archive it releases. Which option makes fetchr --quiet compare against that list?")
+    assert not answer.abstained
+    assert "sumlisturl" in answer.text, answer.text

@@ -1,4 +1,4 @@
-"""A question that names a value the table is keyed by ("level 3", “m”) is answered from the row with that cell (ja/zh/en)."""
+"""A question that names a value the table is keyed by ("level 3", “p”) is answered from the row with that cell (ja/zh/en)."""
 
 from __future__ import annotations
 
@@ -15,29 +15,29 @@ from bunko.text.analyzers import multilingual
 from bunko.text.questions import lookup_values
 
 LEVELS = {
-    "en": ("Kernel messages", "The kernel error message displayed to the console can be configured by setting its threshold level.",
-           ("error level value", "error level name", "meaning"),
-           ["system is unusable", "action must be taken immediately", "critical conditions", "error conditions",
-            "warning conditions", "normal but significant condition", "informational", "debug-level messages"]),
-    "ja": ("カーネルメッセージ", "コンソールに表示されるカーネルのエラーメッセージは閾値レベルを設定することで調整できます。",
-           ("エラーレベル値", "エラーレベル名", "意味"),
-           ["システムが使用不可", "直ちに対処が必要", "致命的な状態", "エラー状態", "警告状態", "正常だが重要な状態", "情報", "デバッグレベルのメッセージ"]),
-    "zh": ("内核消息", "显示在控制台上的内核错误消息，能够通过设置阈值等级来调整。",
-           ("错误级别值", "错误级别名称", "意思"),
-           ["系统不可用", "必须立即采取行动", "危险情况", "错误情况", "警告情况", "普通但重要的情况", "信息", "调试级别的信息"]),
+    "en": ("Harbour alarms", "The harbour alarm shown on the quay panel can be configured by setting its threshold level.",
+           ("alarm level value", "alarm level name", "meaning"),
+           ["harbour is closed", "evacuate the quay now", "severe danger", "alarm conditions",
+            "caution conditions", "calm but notable condition", "informational", "test-level signals"]),
+    "ja": ("港湾アラーム", "岸壁パネルに表示される港湾アラームは閾値レベルを設定することで調整できます。",
+           ("アラームレベル値", "アラームレベル名", "意味"),
+           ["港は閉鎖中", "直ちに岸壁から退避", "深刻な危険", "警報状態", "注意状態", "平穏だが注目すべき状態", "情報", "テストレベルの信号"]),
+    "zh": ("港口警报", "显示在码头面板上的港口警报，能够通过设置阈值等级来调整。",
+           ("警报级别值", "警报级别名称", "意思"),
+           ["港口已关闭", "必须立即撤离码头", "严重危险", "警报情况", "注意情况", "平静但值得注意的情况", "信息", "测试级别的信号"]),
 }
-NAMES = ["KERN_EMERG", "KERN_ALERT", "KERN_CRIT", "KERN_ERR", "KERN_WARNING", "KERN_NOTICE", "KERN_INFO", "KERN_DEBUG"]
+NAMES = ["ALM_CLOSED", "ALM_EVACUATE", "ALM_SEVERE", "ALM_ALARM", "ALM_CAUTION", "ALM_NOTICE", "ALM_INFO", "ALM_TEST"]
 QUESTIONS = {
-    "en": "With 'dmesg -n3' I set the console threshold to kernel error level 3. What is that level called?",
-    "ja": "'dmesg -n3' でコンソールの閾値をカーネルのエラーレベル 3 にしました。このレベルは何という名前ですか？",
-    "zh": "我用 'dmesg -n3' 把控制台的阈值设成了内核错误级别 3，这个级别叫什么名字？",
+    "en": "With 'quayctl -n3' I set the panel threshold to harbour alarm level 3. What is that level called?",
+    "ja": "'quayctl -n3' でパネルの閾値を港湾アラームのレベル 3 にしました。このレベルは何という名前ですか？",
+    "zh": "我用 'quayctl -n3' 把面板的阈值设成了港口警报级别 3，这个级别叫什么名字？",
 }
 
 
 def _levels_page(language: str) -> str:
     title, lead, header, meanings = LEVELS[language]
     rows = "\n".join(f"| {value} | {name} | {meaning} |" for value, (name, meaning) in enumerate(zip(NAMES, meanings, strict=True)))
-    return f"# {title}\n\n{lead}\n\n```\n# dmesg -n3\n```\n\n| {' | '.join(header)} |\n|---|---|---|\n{rows}\n"
+    return f"# {title}\n\n{lead}\n\n```\n# quayctl -n3\n```\n\n| {' | '.join(header)} |\n|---|---|---|\n{rows}\n"
 
 
 @pytest.fixture(scope="module")
@@ -54,20 +54,21 @@ def test_the_row_whose_cell_the_question_names_is_quoted(levels: Path, make_kb: 
     kb.ingest([levels])
     answer = kb.ask(QUESTIONS[language])
     assert not answer.abstained, answer.trace.abstain_reason
-    assert "KERN_ERR" in answer.text, answer.text
-    assert "KERN_EMERG" not in answer.text, answer.text
+    assert "ALM_ALARM" in answer.text, answer.text
+    assert "ALM_CLOSED" not in answer.text, answer.text
 
 
 TRUST = [
-    ("gpg trust codes", "The trust of each key brought in with gpg --import is shown as a one-letter trust code.", "code", "trust description",
-     ["no trust assigned / not calculated yet", "failed to calculate trust", "marginal trust", "full trust", "ultimate trust"],
-     "In gpg's trust codes, what does “m” mean?"),
-    ("gpg の信用コード", "gpg --import で取り込んだ鍵の信用は 1 文字の信用コードで示されます。", "コード", "信用の説明",
-     ["信用の割り当てなし／未計算", "信用の計算に失敗", "最低限の信用", "完全な信用", "究極の信用"],
-     "gpg の信用コードで「m」は何を意味しますか？"),
-    ("gpg 信任码", "用 gpg --import 导入的密钥，其信任用一个字母的信任码表示。", "代码", "信任描述",
-     ["没有分配信任/还没有计算", "计算信任失败", "最低限度的信任", "完全信任", "绝对信任"],
-     "gpg 的信任码里，“m” 代表什么意思？"),
+    ("berth status codes", "The status of each berth listed with berthctl --list is shown as a one-letter status code.", "code",
+     "status description",
+     ["no status assigned / not checked yet", "failed to check the berth", "partly occupied", "fully occupied", "reserved for the harbour master"],
+     "In berthctl's status codes, what does “p” mean?"),
+    ("berthctl の状態コード", "berthctl --list で一覧した泊地の状態は 1 文字の状態コードで示されます。", "コード", "状態の説明",
+     ["状態の割り当てなし／未確認", "泊地の確認に失敗", "一部使用中", "満杯", "港長専用"],
+     "berthctl の状態コードで「p」は何を意味しますか？"),
+    ("berthctl 状态码", "用 berthctl --list 列出的泊位，其状态用一个字母的状态码表示。", "代码", "状态描述",
+     ["没有分配状态/还没有检查", "检查泊位失败", "部分占用", "完全占用", "港务长专用"],
+     "berthctl 的状态码里，“p” 代表什么意思？"),
 ]
 
 
@@ -75,9 +76,9 @@ TRUST = [
 def test_a_quoted_code_looks_up_its_row_over_units_sharing_more_words(
     embedder, section: str, lead: str, code_header: str, description_header: str, descriptions: list[str], question: str,
 ) -> None:
-    rows = "\n".join(f"| {code} | {text} |" for code, text in zip("qnmfu", descriptions, strict=True))
+    rows = "\n".join(f"| {code} | {text} |" for code, text in zip("xcpfr", descriptions, strict=True))
     text = f"{lead}\n\n| {code_header} | {description_header} |\n|---|---|\n{rows}"
-    hits = [Hit(Chunk("gpg.md#0", "d0", "gpg.md", 0, text, f"{section}\n{text}", section_path=[section]), 1.0)]
+    hits = [Hit(Chunk("berths.md#0", "d0", "berths.md", 0, text, f"{section}\n{text}", section_path=[section]), 1.0)]
     vector = embed_queries(embedder, [question])[0]
     scored = score_units(question, hits, hit_units(hits, 50), vector, multilingual(question), embedder, multilingual)
     best = max(scored, key=lambda s: s.score)
@@ -88,45 +89,45 @@ def test_a_quoted_code_looks_up_its_row_over_units_sharing_more_words(
 @pytest.mark.parametrize(
     "question",
     [
-        "Why is it safe to set umask to 0002 on Debian?",
-        "Debian では umask を 0002 にしても安全だとされていますが、なぜですか？",
-        "为什么在 Debian 上把 umask 设为 0002 是安全的？",
+        "Why is it safe to set the share mode to 0002 on the studio server?",
+        "スタジオのサーバーでは共有モードを 0002 にしても安全だとされていますが、なぜですか？",
+        "为什么在工作室服务器上把共享模式设为 0002 是安全的？",
     ],
 )
 def test_a_question_asking_why_looks_nothing_up(embedder, question: str) -> None:
-    text = "| umask | use |\n|---|---|\n| 0022 | writable only by the user |\n| 0002 | writable by the group |"
-    hits = [Hit(Chunk("umask.md#0", "d0", "umask.md", 0, text, text, section_path=["umask"]), 1.0)]
+    text = "| share mode | use |\n|---|---|\n| 0022 | writable only by the owner |\n| 0002 | writable by the team |"
+    hits = [Hit(Chunk("share.md#0", "d0", "share.md", 0, text, text, section_path=["share mode"]), 1.0)]
     vector = embed_queries(embedder, [question])[0]
     scored = score_units(question, hits, hit_units(hits, 50), vector, multilingual(question), embedder, multilingual)
     assert scored and not any(s.looked_up for s in scored)
 
 
 def test_lookup_values_are_quoted_phrases_and_numbers_standing_alone() -> None:
-    assert lookup_values("With 'dmesg -n3' I set kernel error level 3. What is it called?") == ["3"]
-    assert lookup_values("gpg の信用コードで「m」は何を意味しますか？") == ["m"]
+    assert lookup_values("With 'quayctl -n3' I set harbour alarm level 3. What is it called?") == ["3"]
+    assert lookup_values("berthctl の状態コードで「p」は何を意味しますか？") == ["p"]
     assert lookup_values("级别3是什么？端口 993 呢？") == ["3", "993"]
-    assert lookup_values("ext4, version 1.2.3, option -n3 and x=5") == []
+    assert lookup_values("kfs3, version 1.2.3, option -n3 and x=5") == []
 
 
 SPLITS = {
-    "en": ("Package", "Architecture", "Multi-Arch", "Package content",
-           [("libfoo1", "any", "same", "the shared library, co-installable"),
-            ("libfoo-tools", "any", "foreign", "the run-time support programs, not co-installable"),
-            ("bar", "any", "foreign", "the compiled program files, not co-installable"),
-            ("bar-doc", "all", "foreign", "the documentation files for the program")],
-           "In the multiarch split example, what Multi-Arch value does the package libfoo1 get?"),
-    "ja": ("パッケージ", "アーキテクチャー", "Multi-Arch", "パッケージの内容",
-           [("libfoo1", "any", "same", "共有ライブラリー、共存可能"),
-            ("libfoo-tools", "any", "foreign", "実行時サポートプログラム、共存不可"),
-            ("bar", "any", "foreign", "コンパイルされたプログラムファイル、共存不可"),
-            ("bar-doc", "all", "foreign", "プログラムの文書ファイル")],
-           "マルチアーチの分割例で、bar パッケージの Multi-Arch の値は何ですか？"),
-    "zh": ("软件包", "体系结构", "多体系结构", "软件包内容",
-           [("libfoo1", "任何", "相同", "共享库，可共同安装"),
-            ("libfoo-tools", "任何", "外来", "运行时支持程序，不可共同安装"),
-            ("bar", "任何", "外来", "编译好的程序文件，不可共同安装"),
-            ("bar-doc", "全部", "外来", "程序的配套文档文件")],
-           "多体系结构拆分的例子中，bar 这个包的多体系结构取值是什么？"),
+    "en": ("Vessel", "Route", "Crewing", "Vessel role",
+           [("ferry1", "any", "shared", "the main car ferry, crew can be shared"),
+            ("ferry-tender", "any", "own", "the support tender, crew not shared"),
+            ("gull", "any", "own", "the fast passenger boat, crew not shared"),
+            ("gull-doc", "all", "own", "the record boat of the fleet")],
+           "In the fleet crewing example, what Crewing value does the vessel ferry1 get?"),
+    "ja": ("船", "航路", "Crewing", "船の役割",
+           [("ferry1", "any", "shared", "主力のカーフェリー、乗組員を共有可能"),
+            ("ferry-tender", "any", "own", "支援用の補助船、乗組員を共有不可"),
+            ("gull", "any", "own", "高速旅客船、乗組員を共有不可"),
+            ("gull-doc", "all", "own", "船団の記録用の船")],
+           "船団の配乗例で、gull 船の Crewing の値は何ですか？"),
+    "zh": ("船只", "航线", "配员", "船只用途",
+           [("ferry1", "任何", "共享", "主力汽车渡轮，可共享船员"),
+            ("ferry-tender", "任何", "自有", "支援补给船，不可共享船员"),
+            ("gull", "任何", "自有", "高速客船，不可共享船员"),
+            ("gull-doc", "全部", "自有", "船队的记录船")],
+           "船队配员的例子中，gull 这条船的配员取值是什么？"),
 }
 
 
@@ -137,31 +138,31 @@ def _rows_scored(embedder, question: str, header: tuple[str, ...], rows: list[tu
     return score_units(question, hits, hit_units(hits, 50), vector, multilingual(question), embedder, multilingual)
 
 
-@pytest.mark.parametrize(("language", "package"), [("en", "libfoo1"), ("ja", "bar"), ("zh", "bar")])
+@pytest.mark.parametrize(("language", "package"), [("en", "ferry1"), ("ja", "gull"), ("zh", "gull")])
 def test_the_row_named_by_the_question_is_looked_up_when_the_question_names_its_column(embedder, language: str, package: str) -> None:
-    """A name is a key term: an identifier in English (libfoo1; a plain lower-case "bar" is a word there), any Latin word in ja/zh."""
+    """A name is a key term: an identifier in English (ferry1; a plain lower-case "gull" is a word there), any Latin word in ja/zh."""
     *header, rows, question = SPLITS[language]
-    scored = _rows_scored(embedder, question, tuple(header), rows, "multiarch")
+    scored = _rows_scored(embedder, question, tuple(header), rows, "crewing")
     assert [s.unit.text.split(" / ")[0].split(": ")[1] for s in scored if s.looked_up] == [package]
     assert max(scored, key=lambda s: s.score).looked_up
 
 
 @pytest.mark.parametrize(
     "question",
-    ["Which archive area is virtualbox in?", "virtualbox はどのアーカイブエリアにありますか？", "virtualbox 属于哪个档案区？"],
+    ["Which harbour zone is the kilnboat in?", "kilnboat はどの港区にありますか？", "kilnboat 属于哪个港区？"],
 )
 def test_a_row_that_only_names_the_questions_subject_is_not_looked_up(embedder, question: str) -> None:
-    rows = [("virtualbox", "V:9, I:11", "126370", "x86 virtualization solution"), ("qemu-system", "V:30, I:50", "100", "QEMU")]
-    scored = _rows_scored(embedder, question, ("package", "popcon", "size", "description"), rows, "virtualization")
+    rows = [("kilnboat", "V:9, I:11", "126370", "x86 kiln transport vessel"), ("tugboat-x", "V:30, I:50", "100", "TUG")]
+    scored = _rows_scored(embedder, question, ("vessel", "visits", "tonnage", "description"), rows, "vessels")
     assert not any(s.looked_up for s in scored)
 
 
 @pytest.mark.parametrize(
     "question",
-    ["Which coreutils command computes an MD5 checksum?", "MD5 チェックサムを計算する coreutils のコマンドは？", "coreutils 里计算 MD5 校验和的命令是哪个？"],
+    ["Which gaugeutils command computes a CRC checksum?", "CRC チェックサムを計算する gaugeutils のコマンドは？", "gaugeutils 里计算 CRC 校验和的命令是哪个？"],
 )
 def test_a_name_several_rows_share_looks_no_row_up(embedder, question: str) -> None:
-    rows = [("coreutils", "md5sum(1)", "compute and check MD5 message digest"), ("coreutils", "sha1sum(1)", "compute and check SHA1 message digest")]
+    rows = [("gaugeutils", "crcsum(1)", "compute and check CRC reading digest"), ("gaugeutils", "adlersum(1)", "compute and check Adler reading digest")]
     for header in (("package", "command", "description"), ("パッケージ", "コマンド", "説明"), ("软件包", "命令", "说明")):
         scored = _rows_scored(embedder, question, header, rows, "checksums")
         assert not any(s.looked_up for s in scored)

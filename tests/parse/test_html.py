@@ -87,12 +87,12 @@ def parsed(tmp_path: Path, html: str) -> list[Element]:
 
 
 SIDEBAR_NOTES = {
-    "en": ("DEBIAN POLICY Register a server in /etc/inetd.conf",
-           "Packages must not edit /etc/inetd.conf themselves; they register their server with update-inetd."),
-    "ja": ("DEBIAN POLICY /etc/inetd.conf へのサーバの登録",
-           "パッケージは /etc/inetd.conf を直接書き換えず、update-inetd を使ってサーバを登録します。"),
-    "zh": ("DEBIAN POLICY 在 /etc/inetd.conf 中注册服务",
-           "软件包不能自行修改 /etc/inetd.conf，而应使用 update-inetd 注册其服务。"),
+    "en": ("HARBOUR RULE Register a mooring in /etc/harbour/berths.conf",
+           "Boats must not edit /etc/harbour/berths.conf themselves; they register their mooring with berth-register."),
+    "ja": ("HARBOUR RULE /etc/harbour/berths.conf への係留の登録",
+           "船は /etc/harbour/berths.conf を直接書き換えず、berth-register を使って係留を登録します。"),
+    "zh": ("HARBOUR RULE 在 /etc/harbour/berths.conf 中登记泊位",
+           "船只不能自行修改 /etc/harbour/berths.conf，而应使用 berth-register 登记其泊位。"),
 }
 
 
@@ -103,13 +103,13 @@ def test_a_sidebar_of_prose_is_content_and_a_sidebar_of_links_is_navigation(tmp_
     title, note = SIDEBAR_NOTES[lang]
     texts = [e.text for e in parsed(
         tmp_path,
-        f'<html><body><div class="sidebar"><ul><li><a href="/a">Home</a></li><li><a href="/b">Index of packages</a></li></ul></div>'
-        f'<div class="book"><p>inetd</p><div class="sidebar"><p class="title">{title}</p><div class="para">{note}</div>'
+        f'<html><body><div class="sidebar"><ul><li><a href="/a">Home</a></li><li><a href="/b">Index of boats</a></li></ul></div>'
+        f'<div class="book"><p>berths</p><div class="sidebar"><p class="title">{title}</p><div class="para">{note}</div>'
         f'<aside class="sidebar"><p>{note}</p></aside></div>'
-        f'<aside><p>{note} <a href="/inetd">inetd</a></p></aside>'
+        f'<aside><p>{note} <a href="/berths">berths</a></p></aside>'
         f'<aside role="complementary"><a href="/related">Related pages</a></aside></div></body></html>',
     )]
-    assert texts == ["inetd", title, note, note, f"{note} inetd"]
+    assert texts == ["berths", title, note, note, f"{note} berths"]
 
 
 LINK_LISTS = {
@@ -216,11 +216,11 @@ def test_figure_and_its_caption_stay_together(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("source", "expected"),
     [
-        ("The packages are stored in\n  <code>/var/cache/apt/archives</code>\n  until they are cleaned.",
-         "The packages are stored in /var/cache/apt/archives until they are cleaned."),
-        ("パッケージは\n\"/var/cache/apt/archives\"\nに保存され、キャッシュが\n消去されるまで残ります。",
-         "パッケージは \"/var/cache/apt/archives\" に保存され、キャッシュが消去されるまで残ります。"),
-        ("软件包保存在\n“/var/cache/apt/archives”\n中，直到缓存\n被清除。", "软件包保存在 “/var/cache/apt/archives” 中，直到缓存被清除。"),
+        ("The orders are kept in\n  <code>/srv/bakery/orders</code>\n  until they are baked.",
+         "The orders are kept in /srv/bakery/orders until they are baked."),
+        ("注文は\n\"/srv/bakery/orders\"\nに保存され、パンが\n焼き上がるまで残ります。",
+         "注文は \"/srv/bakery/orders\" に保存され、パンが焼き上がるまで残ります。"),
+        ("订单保存在\n“/srv/bakery/orders”\n中，直到面包\n烤好。", "订单保存在 “/srv/bakery/orders” 中，直到面包烤好。"),
         ("First line<br>second line", "First line\nsecond line"),
     ],
 )

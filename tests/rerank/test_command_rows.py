@@ -9,18 +9,18 @@ from bunko.rerank.evidence import best_unit
 from bunko.text.answer_types import states_number
 
 CASES = [
-    ("Boot is slow. Which command lists every systemd unit by how long it took to initialize?",
-     "systemd offers not only the initialization but also the general system management with the systemctl(1) command.",
-     ("Operation", "Command snippets"), ("List of all units by the time to initialize", '"systemd-analyze blame"'),
-     "3.6. Other system monitors"),
-    ("起動が遅いので、各 systemd unit の初期化に何秒かかったかを一覧したい。どのコマンドを使いますか？",
-     "systemd は初期化だけでなく systemctl(1) コマンドで一般的なシステム管理操作も提供します。",
-     ("操作", "コマンド断片"), ("初期化にかかった時間を全ての unit に関してリストする", '"systemd-analyze blame"'),
-     "3.6. その他のシステムモニター"),
-    ("开机很慢，想列出每个 systemd 单元初始化各用了多少时间，该用哪个命令？",
-     "systemd 不仅仅提供系统初始化，还用 systemctl(1) 命令提供通用的系统管理操作。",
-     ("操作", "命令片段"), ("列出所有单元的初始化时间", '"systemd-analyze blame"'),
-     "3.6. 其它系统监控"),
+    ("The gallery opens slowly. Which command lists every album by how long it took to index?",
+     "pixdb offers not only the indexing but also the general album management with the pixctl(1) command.",
+     ("Operation", "Command snippets"), ("List of all albums by the time to index", '"pixdb-stats slowest"'),
+     "4.2. Other gallery tools"),
+    ("ギャラリーの表示が遅いので、各アルバムの索引作成に何秒かかったかを一覧したい。どのコマンドを使いますか？",
+     "pixdb は索引作成だけでなく pixctl(1) コマンドで一般的なアルバム管理操作も提供します。",
+     ("操作", "コマンド断片"), ("索引作成にかかった時間を全てのアルバムに関してリストする", '"pixdb-stats slowest"'),
+     "4.2. その他のギャラリーツール"),
+    ("图库打开很慢，想列出每个相册建索引各用了多少时间，该用哪个命令？",
+     "pixdb 不仅仅提供索引，还用 pixctl(1) 命令提供通用的相册管理操作。",
+     ("操作", "命令片段"), ("列出所有相册的索引时间", '"pixdb-stats slowest"'),
+     "4.2. 其它图库工具"),
 ]
 
 
@@ -37,8 +37,8 @@ def test_the_command_row_answers_over_prose_naming_a_manual_page(
 
 
 def test_the_digits_of_a_reference_are_not_a_number() -> None:
-    assert not states_number("the systemctl(1) command")
+    assert not states_number("the pixctl(1) command")
     assert not states_number("参见第 3.6 节和表 3.7")
     assert not states_number("詳細は 第 3 章 を参照")
-    assert states_number("DefaultTimeoutStartSec=90s")
+    assert states_number("IndexTimeoutSec=90s")
     assert states_number("デフォルトは 90 秒です")

@@ -1,6 +1,6 @@
 """A table row the question looks up by a value it gives is scored, however few of the question's words it shares:
-"man 手册页第 5 节是放什么内容的？" is answered by the row whose cell is 5, not by the twelve sentences about manual
-pages around it (ja/zh/en)."""
+"阅览室第 5 架是放什么书的？" is answered by the row whose cell is 5, not by the sentences about shelves around it
+(ja/zh/en)."""
 
 from __future__ import annotations
 
@@ -14,23 +14,23 @@ from bunko.text.answer_types import question_type
 from bunko.text.units import ROW, Unit
 
 CASES = [
-    ("Which kind of manual page goes in section 5?", "Conventions",
-     ["Every manual page goes in one section of the manual.", "Check that your manual page is in the right section.",
-      "The kind of a manual page decides which section it goes in."],
-     "| Section | Description | Notes |\n|---|---|---|\n| 1 | User commands | Executable commands or scripts |\n"
-     "| 5 | File formats | e.g. /etc/passwd |\n| 8 | System administration commands | Usually only for root |",
-     "Section: 5 / Description: File formats / Notes: e.g. /etc/passwd"),
-    ("man ページの第 5 節にはどんな内容のページを置きますか？", "規約",
-     ["man ページはどれも man の一つの節に置きます。", "man ページが正しい節に置かれているか確認してください。",
-      "ページの内容によって、どの節に置くかが決まります。"],
-     "| 節 | 説明 | 注 |\n|---|---|---|\n| 1 | ユーザーコマンド | 実行可能なコマンドやスクリプト |\n"
-     "| 5 | ファイル形式 | 例: /etc/passwd |\n| 8 | システム管理コマンド | 通常 root 専用 |",
-     "節: 5 / 説明: ファイル形式 / 注: 例: /etc/passwd"),
-    ("man 手册页第 5 节是放什么内容的？", "约定",
-     ["每个 man 手册页都放在手册的某一节中。", "请检查 man 手册页是否放在正确的节。", "手册页的内容决定它放在哪一节。"],
-     "| 节 | 描述 | 提示 |\n|---|---|---|\n| 1 | 用户命令 | 可执行的命令或脚本 |\n"
-     "| 5 | 文件格式 | 例如 /etc/passwd 的格式 |\n| 8 | 系统管理命令 | 通常只供 root 使用 |",
-     "节: 5 / 描述: 文件格式 / 提示: 例如 /etc/passwd 的格式"),
+    ("Which kind of book goes on reading room shelf 5?", "Shelving",
+     ["Every book goes on one shelf of the reading room.", "Check that your book is on the right reading room shelf.",
+      "The kind of a book decides which shelf it goes on."],
+     "| Shelf | Description | Notes |\n|---|---|---|\n| 1 | Atlases | Large formats only |\n"
+     "| 5 | Sea charts | e.g. harbour approaches |\n| 8 | Logbooks | Usually only for staff |",
+     "Shelf: 5 / Description: Sea charts / Notes: e.g. harbour approaches"),
+    ("閲覧室の第 5 棚にはどんな種類の本を置きますか？", "配架",
+     ["本はどれも閲覧室の一つの棚に置きます。", "本が閲覧室の正しい棚に置かれているか確認してください。",
+      "本の種類によって、どの棚に置くかが決まります。"],
+     "| 棚 | 説明 | 注 |\n|---|---|---|\n| 1 | 地図帳 | 大判のみ |\n"
+     "| 5 | 海図 | 例: 港の進入路 |\n| 8 | 航海日誌 | 通常は職員専用 |",
+     "棚: 5 / 説明: 海図 / 注: 例: 港の進入路"),
+    ("阅览室第 5 架是放什么种类的书的？", "上架",
+     ["每本书都放在阅览室的某一架上。", "请检查书是否放在阅览室正确的架上。", "书的种类决定它放在哪一架。"],
+     "| 架 | 描述 | 提示 |\n|---|---|---|\n| 1 | 地图集 | 仅限大开本 |\n"
+     "| 5 | 海图 | 例如港口进港航道 |\n| 8 | 航海日志 | 通常只供馆员使用 |",
+     "架: 5 / 描述: 海图 / 提示: 例如港口进港航道"),
 ]
 
 
@@ -54,12 +54,12 @@ def test_a_row_the_question_looks_up_is_scored_whatever_its_coverage(
         ("東京23区に出張する一般社員の宿泊費の上限は？",
          ["地域: 東京23区 / 一般社員: 12,000円", "地域: 大阪市 / 一般社員: 10,000円"], [0]),
         ("去北京市区出差的普通员工住宿费上限是多少？", ["地区: 其他城市 / 普通员工: 450元", "地区: 北京市区 / 普通员工: 600元"], [1]),
-        ("How do I keep bashisms out of a script for every POSIX shell?", ["package: bash / POSIX shell: Yes"], []),
+        ("How do I keep anchorages out of a chart for every harbour?", ["package: anchor / harbour: Yes"], []),
     ],
 )
 def test_a_cjk_name_the_question_writes_looks_its_row_up(question: str, rows: list[str], looked_up: list[int]) -> None:
     """A Japanese or Chinese name is no key term (its tokens are bigrams), so the cell the question writes as it stands
-    names the row; a Latin cell must be a whole key term ("bash" is written inside "bashisms", and names nothing)."""
+    names the row; a Latin cell must be a whole key term ("anchor" is written inside "anchorages", and names nothing)."""
     units = [Unit(text, 0, position, ROW) for position, text in enumerate(rows)]
     tokens = multilingual(question)
     assert sorted(looked_up_rows(units, question, question_type(question), tokens, multilingual)) == looked_up

@@ -8,15 +8,15 @@ from bunko.rerank.evidence import best_unit
 from bunko.text.questions import quoted_phrases
 
 CASES = [
-    ("When migrate_all_online.sh asks for the \"Manager DN\", what do I answer?",
-     "migrate_all_online.sh asks a few questions about the LDAP database to migrate the data to.",
-     "Question: Manager DN / Answer: cn=admin,dc=falcot,dc=com", "LDAP migration"),
-    ("migrate_all_online.sh で「管理者の識別名」を聞かれたら何と答えますか？",
-     "migrate_all_online.sh から LDAP データベースに移行するデータの種類に関する数個の質問を尋ねられます。",
-     "質問: 管理者の識別名 / 回答: cn=admin,dc=falcot,dc=com", "LDAP への移行"),
-    ("用 migrate_all_online.sh 迁移时，脚本问到“管理者 DN”应该填什么？",
-     "migrate_all_online.sh 询问一些关于数据迁移到 LDAP 数据库的问题。",
-     "问题: 管理者 DN / 回答: cn=admin,dc=falcot,dc=com", "迁移到 LDAP"),
+    ("When register_gauge.sh asks for the \"Station code\", what do I answer?",
+     "register_gauge.sh asks a few questions about the tide gauge to register the readings with.",
+     "Question: Station code / Answer: hb-north-07", "Gauge registration"),
+    ("register_gauge.sh で「観測所コード」を聞かれたら何と答えますか？",
+     "register_gauge.sh から潮位計に登録する観測値の種類に関する数個の質問を尋ねられます。",
+     "質問: 観測所コード / 回答: hb-north-07", "潮位計の登録"),
+    ("用 register_gauge.sh 注册时，脚本问到“观测站代码”应该填什么？",
+     "register_gauge.sh 询问一些关于把观测值注册到潮位计的问题。",
+     "问题: 观测站代码 / 回答: hb-north-07", "注册潮位计"),
 ]
 
 
@@ -31,7 +31,7 @@ def test_the_unit_writing_the_quoted_label_is_quoted_over_one_restating_the_ques
 
 
 def test_quoted_phrases_are_read_in_every_quoting_style() -> None:
-    assert quoted_phrases('the "Manager DN" question') == ["Manager DN"]
-    assert quoted_phrases("「sudo の設定」の節と『概要』") == ["sudo の設定", "概要"]
-    assert quoted_phrases("脚本问到“管理者 DN”时") == ["管理者 DN"]
+    assert quoted_phrases('the "Station code" question') == ["Station code"]
+    assert quoted_phrases("「kiln の設定」の節と『概要』") == ["kiln の設定", "概要"]
+    assert quoted_phrases("脚本问到“观测站 ID”时") == ["观测站 ID"]
     assert quoted_phrases("no quotes at all") == []

@@ -10,11 +10,11 @@ from bunko.schema import Chunk, Hit
 from bunko.text.analyzers import multilingual
 from bunko.text.units import CODE, PROSE
 
-ENGLISH = ("The kernel package installs the kernel image, its configuration and its symbol table in /boot/. "
-           "Most of this work is offloaded to scripts in /etc/kernel/*.d/ directories, which packages can extend.")
+ENGLISH = ("The tidewatch package installs the gauge daemon, its configuration and its station table in /srv/tide/. "
+           "Most of this work is offloaded to scripts in /etc/tidewatch/*.d/ directories, which plugins can extend.")
 CASES = [
-    ("内核模块装在哪个目录？", "其模块安装在 /lib/modules/version/ 文件夹。", "zh"),
-    ("カーネルモジュールはどのディレクトリに入りますか？", "モジュールは /lib/modules/version/ ディレクトリに入ります。", "ja"),
+    ("潮位记录存放在哪个目录？", "其潮位记录保存在 /var/lib/tidewatch/records/ 文件夹。", "zh"),
+    ("潮位の記録はどのディレクトリに入りますか？", "潮位の記録は /var/lib/tidewatch/records/ ディレクトリに入ります。", "ja"),
 ]
 
 
@@ -22,8 +22,8 @@ CASES = [
 def test_a_translated_sentence_in_a_mostly_english_chunk_is_in_its_own_language(
     embedder, question: str, translated: str, lang: str
 ) -> None:
-    text = f"{ENGLISH} {translated}\n\n```\n$ ls /lib/modules\n```"
-    hits = [Hit(Chunk("k.html#0", "d0", "k.html", 0, text, text, section_path=["Kernel"]), 1.0)]
+    text = f"{ENGLISH} {translated}\n\n```\n$ ls /var/lib/tidewatch/records\n```"
+    hits = [Hit(Chunk("t.html#0", "d0", "t.html", 0, text, text, section_path=["Tide gauge"]), 1.0)]
     vector = embed_queries(embedder, [question])[0]
     scored = score_units(question, hits, hit_units(hits, 50), vector, multilingual(question), embedder, multilingual)
     language = {s.unit.text: s.language for s in scored if s.unit.kind == PROSE}
@@ -34,9 +34,9 @@ def test_a_translated_sentence_in_a_mostly_english_chunk_is_in_its_own_language(
 
 
 def test_an_english_question_prefers_the_english_sentences_of_the_same_chunk(embedder) -> None:
-    question = "Where does the kernel package install the kernel image?"
-    text = f"{ENGLISH} 其模块安装在 /lib/modules/version/ 文件夹。"
-    hits = [Hit(Chunk("k.html#0", "d0", "k.html", 0, text, text, section_path=["Kernel"]), 1.0)]
+    question = "Where does the tidewatch package install the gauge daemon?"
+    text = f"{ENGLISH} 其潮位记录保存在 /var/lib/tidewatch/records/ 文件夹。"
+    hits = [Hit(Chunk("t.html#0", "d0", "t.html", 0, text, text, section_path=["Tide gauge"]), 1.0)]
     vector = embed_queries(embedder, [question])[0]
     scored = score_units(question, hits, hit_units(hits, 50), vector, multilingual(question), embedder, multilingual)
     assert max(scored, key=lambda s: s.score).language == "en"

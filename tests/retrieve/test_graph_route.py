@@ -115,10 +115,10 @@ def test_the_router_sends_questions_about_the_whole_collection_to_global_mode(qu
 
 @pytest.mark.parametrize(
     "question",
-    ["Which file overrides the system-wide dupload settings for one user?",
-     "dupload の設定を、システム全体の /etc/dupload.conf ではなく自分用に変えたいです。どのファイルに書きますか？",
-     "パッケージをまとめてインストールするコマンドは？",
-     "想只为自己修改 dupload 的系统总体配置，该写哪个文件？"],
+    ["Which file overrides the system-wide printer defaults for one user?",
+     "印刷の設定を、システム全体の /etc/printq.conf ではなく自分用に変えたいです。どのファイルに書きますか？",
+     "プリンタードライバーをまとめて入れるコマンドは？",
+     "想只为自己修改打印机的系统总体配置，该写哪个文件？"],
 )
 def test_a_question_about_a_whole_system_is_not_a_question_about_the_whole_collection(question: str) -> None:
     assert route(question, [], RetrieveConfig()).retriever != "graph-global"

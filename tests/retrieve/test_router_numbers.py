@@ -25,7 +25,7 @@ def test_a_titled_section_is_still_named_without_a_number() -> None:
 
 
 @pytest.mark.parametrize("question", [
-    "Which kind of manual pages go in man section 4?", "man 手册页第 5 节是放什么内容的？", "man マニュアルページの第 5 節には何が入りますか？",
+    "Are the pages about games kept in man section 6?", "man 手册页第 8 节收录哪些命令？", "man マニュアルページの第 1 節にはどんなコマンドが載っていますか？",
 ])
 def test_a_manual_page_section_is_not_a_section_of_the_documents(question: str) -> None:
     assert section_numbers(question) == set()

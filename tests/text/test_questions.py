@@ -10,12 +10,13 @@ from bunko.text.questions import asked_sentence
 @pytest.mark.parametrize(
     ("question", "asking"),
     [
-        ("Upstream released foo-1.0-RC1.tar.gz ahead of foo-1.0.tar.gz. What should I rename it to?", "What should I rename it to?"),
-        ("rsyslog が /var/log/ に書き出すログが大きくなります。ログを循環させているのはどのプログラムですか?",
-         "ログを循環させているのはどのプログラムですか?"),
-        ("公司上网必须经过 Squid 代理。系统级的环境变量最好写在哪个文件里？", "系统级的环境变量最好写在哪个文件里？"),
-        ("I use Squid. I want the proxy for every program. Please tell me the file.", "Please tell me the file."),
-        ("My DNS runs on bind. What is the reverse zone called? And where is it kept?", "What is the reverse zone called? And where is it kept?"),
+        ("The vendor shipped bar-2.3-beta4.zip before bar-2.3.zip. Which name should the beta get?", "Which name should the beta get?"),
+        ("倉庫の温度記録が毎日増えていきます。古い記録をまとめているのはどのスクリプトですか?",
+         "古い記録をまとめているのはどのスクリプトですか?"),
+        ("工厂的打印机都要经过一台网关。打印机的地址最好写在哪个文件里？", "打印机的地址最好写在哪个文件里？"),
+        ("I use a tunnel. I want it for every program. Please tell me the file.", "Please tell me the file."),
+        ("My shop runs on a tablet. What is the receipt printer called? And where is it kept?",
+         "What is the receipt printer called? And where is it kept?"),
     ],
 )
 def test_the_asking_sentences_are_those_with_a_question_mark_after_a_scene(question: str, asking: str) -> None:
@@ -25,11 +26,11 @@ def test_the_asking_sentences_are_those_with_a_question_mark_after_a_scene(quest
 @pytest.mark.parametrize(
     "question",
     [
-        "Which file does foo-1.0.tar.gz install into /etc/foo.conf?",
-        "Debian 12.4 の /etc/apt/sources.list はどう書きますか？",
-        "在 v2.0 版本中 foo.conf 放在哪里？",
-        "Btrfs 怎样开启 zstd 透明压缩？挂载选项该怎么写？",
-        "How do I enable zstd compression on Btrfs? Which mount option is it?",
+        "Which file does bar-2.3.zip unpack into /opt/bar.conf?",
+        "バージョン 4.2.1 の /etc/bar/bar.conf はどう書きますか？",
+        "在 v3.1 版本中 bar.conf 放在哪里？",
+        "相机怎样开启连拍模式？快门选项该怎么设？",
+        "How do I turn on burst mode on the camera? Which shutter option is it?",
     ],
 )
 def test_a_question_that_only_asks_has_no_separate_asking_sentence(question: str) -> None:

@@ -7,9 +7,9 @@ import pytest
 from bunko.text.sentences import split_sentences
 
 STEPS = {
-    "en": ("Here is a typical use of screen.", "1. You log in to a remote machine.", "2. You start screen as \"screen -r\"."),
-    "ja": ("screen の典型的な使い方を示します。", "1. リモートマシンにログインします。", "2. \"screen -r\" として screen を起動します。"),
-    "zh": ("下面是 screen 的典型用法。", "1. 登录到远程主机。", "2. 以 \"screen -r\" 启动 screen。"),
+    "en": ("Here is a typical use of the kiln.", "1. You load the shelves.", "2. You start it as \"kilnctl -r\"."),
+    "ja": ("窯の典型的な使い方を示します。", "1. 棚に器を並べます。", "2. \"kilnctl -r\" として窯を起動します。"),
+    "zh": ("下面是窑炉的典型用法。", "1. 把器物摆上架子。", "2. 以 \"kilnctl -r\" 启动窑炉。"),
 }
 
 
@@ -29,11 +29,11 @@ def test_a_number_inside_a_line_still_ends_its_sentence(text: str, sentences: li
 
 
 @pytest.mark.parametrize(("text", "sentences"), [
-    ("I highly recommend reading the Debian Developer's Reference, 5.8.\n\"Handling bugs\". Then relax.",
-     ["I highly recommend reading the Debian Developer's Reference, 5.8.\n\"Handling bugs\".", "Then relax."]),
-    ("詳しくは Debian 開発者リファレンス 5.8. 「バグの取り扱い」を読んでください。それから休みましょう。",
-     ["詳しくは Debian 開発者リファレンス 5.8. 「バグの取り扱い」を読んでください。", "それから休みましょう。"]),
-    ("请阅读 Debian 开发者参考 5.8. “处理缺陷”。然后放松。", ["请阅读 Debian 开发者参考 5.8. “处理缺陷”。", "然后放松。"]),
+    ("I highly recommend reading the Harbour Pilot's Handbook, 3.4.\n\"Mooring in fog\". Then relax.",
+     ["I highly recommend reading the Harbour Pilot's Handbook, 3.4.\n\"Mooring in fog\".", "Then relax."]),
+    ("詳しくは 水先案内の手引き 3.4. 「霧の中の係留」を読んでください。それから休みましょう。",
+     ["詳しくは 水先案内の手引き 3.4. 「霧の中の係留」を読んでください。", "それから休みましょう。"]),
+    ("请阅读 港口引航手册 3.4. “雾中系泊”。然后放松。", ["请阅读 港口引航手册 3.4. “雾中系泊”。", "然后放松。"]),
     ("It shipped in 2019. \"Hello\" was its first word.", ["It shipped in 2019.", "\"Hello\" was its first word."]),
 ])
 def test_a_section_number_before_its_quoted_title_ends_no_sentence(text: str, sentences: list[str]) -> None:
