@@ -11,6 +11,8 @@ which converter produced each citation.
 from __future__ import annotations
 
 import importlib.util
+import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
@@ -29,8 +31,40 @@ OFFICE = (
 )
 
 
+def _reason(exc: BaseException) -> str:
+    """The error's type and the first line of its message that says something (NLTK's opens with a row of asterisks)."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip(" *=-#")]
+    return f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
+
+
 def _failed(source: str, tool: str, exc: Exception) -> DocumentError:
-    return DocumentError(ErrorCode.PARSE_FAILED, f"{source}: {tool} could not convert it ({type(exc).__name__}: {exc})".splitlines()[0])
+    return DocumentError(ErrorCode.PARSE_FAILED, f"{source}: {tool} could not convert it ({_reason(exc)})")
+
+
+_HUB_MISSES = {"LocalEntryNotFoundError", "OfflineModeIsEnabled", "EntryNotFoundError", "RepositoryNotFoundError"}
+
+
+def _hub_off() -> None:
+    """bunko never downloads: with the hub off, a model missing from this machine fails at once instead of being
+    fetched (or waited for, without network). huggingface_hub reads HF_HUB_OFFLINE when first imported; if something
+    imported it before us, its module constant is switched too (as the sentence-transformers embedder does)."""
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+    constants = sys.modules.get("huggingface_hub.constants")
+    if constants is not None:
+        constants.HF_HUB_OFFLINE = True  # type: ignore[attr-defined]
+
+
+def _missing_model(exc: BaseException) -> bool:
+    """Whether the error, or one it was raised from, is the hub saying a model is not on this machine."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if any(cls.__name__ in _HUB_MISSES for cls in type(current).__mro__):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
 
 
 class MarkItDownAdapter:
@@ -61,7 +95,13 @@ class MarkItDownAdapter:
 
 
 class DoclingAdapter:
-    """IBM's Docling: layout models for PDFs, with page numbers and boxes per item."""
+    """IBM's Docling: layout models for PDFs and images, with page numbers and boxes per item; DOCX, PPTX, XLSX and
+    HTML through its converters that need no model.
+
+    ``docling`` or ``docling-slim`` (its modular release: ``docling-slim[format-docx]`` reads Word files without
+    torch or any model). The layout models are never downloaded: a PDF without them on this machine fails at once,
+    naming the command that fetches them.
+    """
 
     name = "docling"
     module = "docling"
@@ -70,15 +110,25 @@ class DoclingAdapter:
               "caption": ElementKind.CAPTION, "footnote": ElementKind.FOOTNOTE, "code": ElementKind.CODE, "formula": ElementKind.EQUATION}
 
     def __init__(self) -> None:
+        _hub_off()
         from docling.document_converter import DocumentConverter
 
         self._converter = DocumentConverter()
-        self.version = dist_version("docling")
+        self.version = next((v for v in (dist_version("docling"), dist_version("docling-slim")) if v != "unknown"), "unknown")
 
     def parse(self, path: Path, source: str, mime: str) -> ParsedDocument:
+        _hub_off()  # again: something may have switched it back on since __init__
         try:
-            document = self._converter.convert(str(path)).document
+            document: Any = self._converter.convert(str(path)).document  # its items are a union the loop tells apart by label
         except Exception as exc:  # the tool's own error types vary by format
+            if _missing_model(exc):
+                what = "a PDF" if mime == "application/pdf" else "an image"
+                raise DocumentError(
+                    ErrorCode.PARSE_FAILED,
+                    f"{source}: docling needs its layout models to read {what} and they are not on this machine "
+                    f"(bunko never downloads them): fetch them once with `docling-tools models download` and set "
+                    f"DOCLING_ARTIFACTS_PATH to the folder it names ({_reason(exc)})",
+                ) from None
             raise _failed(source, self.name, exc) from None
         builder = ElementBuilder(source)
         for item, depth in document.iterate_items():
@@ -92,7 +142,10 @@ class DoclingAdapter:
             meta: dict[str, Any] = {"method": self.name, "label": label}
             kind = self._KINDS.get(label, ElementKind.PARAGRAPH)
             if kind == ElementKind.TABLE:
-                frame = item.export_to_dataframe()
+                try:
+                    frame = item.export_to_dataframe(doc=document)
+                except TypeError:  # docling-core before the `doc` argument
+                    frame = item.export_to_dataframe()
                 header = [str(c) for c in frame.columns]
                 rows = [[str(v) for v in row] for row in frame.itertuples(index=False)]
                 builder.add(ElementKind.TABLE, table_markdown(header, rows), page=page, bbox=bbox, meta={**meta, **table_meta(header, rows)})
@@ -104,7 +157,13 @@ class DoclingAdapter:
 
 
 class UnstructuredAdapter:
-    """Unstructured's partition(): a category and page number per element, tables as HTML."""
+    """Unstructured's partition(): a category and page number per element, tables as HTML.
+
+    Experimental, and not tested in CI: whatever the format, unstructured tells titles from narrative text with NLP
+    data it downloads on first use (NLTK's punkt_tab and tagger up to 0.20, spaCy's en_core_web_sm from 0.21), none
+    of it published on PyPI by its authors. Offline, install that data beforehand, or a file fails as PARSE_FAILED
+    naming the missing resource.
+    """
 
     name = "unstructured"
     module = "unstructured"
