@@ -375,23 +375,32 @@ class LLMConfig(_Section):
     completion_price_per_1k: float | None = Field(None, ge=0, description="Price of 1,000 completion tokens.")
 
 
+MAX_SENTENCES = 2
+"""The quoted unit and at most one more: every extra unit makes an answer longer, and a longer answer holds an
+expected fact more often by its length alone (bench/results/reader.md measures both)."""
+
+
 class AnswerConfig(_Section):
     generator: Literal["extractive", "openai", "llamacpp"] = "extractive"
     policy: Literal["standard", "strict", "regulated"] = Field(
         "standard", description="strict drops unsupported sentences and masks personal data; regulated adds dates and a notice."
     )
-    max_sentences: int = Field(3, ge=1)
+    max_sentences: int = Field(
+        MAX_SENTENCES, ge=1,
+        description="Units an extractive answer quotes at most: the one the reader rates best, and others it rates within "
+        "0.85 of it. An LLM is asked for at most this many sentences.",
+    )
     min_confidence: float | None = Field(
         None, ge=0, le=1,
         description="Below this grade confidence the engine abstains instead of answering. Unset: the grade's own threshold "
-        "(0.5 for the raw retrieval grade; the mapped 0.5 for the calibrated one; the fitted model's for the fitted one).",
+        "(0.5 for the raw retrieval grade; the fitted models' own, chosen on corpora left out of their fit).",
     )
-    confidence: Literal["calibrated", "retrieval", "fitted"] = Field(
-        "calibrated",
-        description="calibrated: the retrieval grade mapped onto the probability that the answer is right "
-        "(retrieval_calibration.json, same decisions as retrieval); retrieval: the raw logistic over the top hits' "
-        "similarity and coverage; fitted: probability that the quoted answer is right from the answer's features. "
-        "All from bench/fit_confidence.py.",
+    confidence: Literal["fitted", "calibrated", "retrieval"] = Field(
+        "fitted",
+        description="fitted: the probability that the answer is right, from the learned reader's rating of the quoted unit, "
+        "its lead over other documents, the retrieval grade and the key terms present (confidence_model.json); "
+        "calibrated: the retrieval grade alone mapped onto that probability (retrieval_calibration.json); retrieval: the "
+        "raw logistic over the top hits' similarity and coverage. Fitted by bench/fit_reader.py.",
     )
     review_below: float | None = Field(
         None, ge=0, le=1,

@@ -77,10 +77,6 @@ def test_an_option_named_in_prose_answers_the_option_question(guides: Path, make
 
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the question words the prose's nouns otherwise ('lists a checksum for every archive' against 'a list of checksums "
-    "beside its archives'): the code block repeating the question's own command (fetchr --quiet) is quoted instead of the "
-    "sentence naming the option; an option named in prose should answer however the question words its subject"))
 def test_an_option_named_in_prose_answers_a_question_worded_apart_from_it(
     folder_of: Callable[[str, Mapping[str, str]], Path], make_kb: Callable[..., Bunko],
 ) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bunko.embed.base import embed_queries
-from bunko.rerank.evidence import hit_units, score_units
+from bunko.rerank.evidence import best_unit, hit_units, score_units
 from bunko.schema import Chunk, Hit
 from bunko.text.analyzers import multilingual
 from bunko.text.units import CODE, PROSE
@@ -30,7 +30,7 @@ def test_a_translated_sentence_in_a_mostly_english_chunk_is_in_its_own_language(
     assert language[translated] == lang
     assert {language[u] for u in language if u != translated} == {"en"}
     assert [s.language for s in scored if s.unit.kind == CODE] == ["en"]  # code takes its chunk's language (English here)
-    assert max(scored, key=lambda s: s.score).unit.text == translated
+    assert best_unit(scored, question).unit.text == translated  # the answer quotes it over the English code line
 
 
 def test_an_english_question_prefers_the_english_sentences_of_the_same_chunk(embedder) -> None:

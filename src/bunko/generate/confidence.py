@@ -1,35 +1,19 @@
 """How likely the answer about to be given is right: a calibrated probability from the evidence actually quoted.
 
-The old grade scored retrieval (the best chunk's cosine and keyword coverage),
-which is not the answer: an absent-answer question gets an on-topic chunk, and
-an injected line or a keyword-only hit lowered a chunk's cosine while the
-sentence that answers was fine. The confidence here is computed after the
-extractive scorer has chosen the unit to quote, from features of that unit
-and of the question:
+The confidence is computed after the learned reader (`bunko.rerank.reader`) has chosen the unit to quote, from
+features of that unit and of the question (`AnswerFeatures`, all traced): the reader's probability that the unit
+holds the answer and its lead over the best unit of another document, the retrieval grade of the top hits, the share
+of the question's key terms in the cited chunk, and the similarity, coverage, type and language figures the grade
+always recorded. A model uses the subset it was fitted on (`ConfidenceModel.features`).
 
-- ``similarity`` / ``coverage``: cosine and idf-weighted keyword coverage of the
-  quoted unit (always computed, whichever retriever found its chunk);
-- ``chunk_coverage``: coverage of the whole cited chunk with its headings;
-- ``typed``: +1 when the question asks for a checkable kind (option, path, …) and
-  the unit holds one, −1 when it does not, 0 for other questions;
-- ``key_terms``: share of the question's key terms (its named things) in the cited chunk;
-- ``margin``: how far the quoted unit leads the best unit of another document;
-- ``same_language``: the unit is in the question's language;
-- ``retrieval``: the retrieval grade of the top hits (the default grade's confidence);
-- ``japanese`` / ``chinese``: the question's language, for a map that shifts by language (the default map
-  reads ``retrieval`` alone: offsets fitted on some twenty questions per language were noise).
+A question whose key term occurs nowhere in the collection gets confidence 0: no passage can answer about a tool the
+documents never name.
 
-A question whose key term occurs nowhere in the collection gets confidence 0:
-no passage can answer about a tool the documents never name.
-
-The weights are a logistic regression fitted by ``bench/fit_confidence.py``:
-generated questions on the Debian FAQ in en/ja/zh (its heading questions with the
-headings removed from the documents, and cloze questions made from its sentences;
-questions of chapters left out of the collection are the absent ones) and a labelled
-set of hand-written questions, cross-validated across chapters so that no question
-is judged by a model that saw its chapter. The fit's features, weights, threshold
-and held-out calibration are stored in ``confidence_model.json`` beside this module
-(report: bench/results/confidence.md).
+The models are logistic regressions fitted by ``bench/fit_reader.py`` on hand-written questions of six corpora (none
+of them reserved for held-out measurement), each judged on the corpora it was not fitted on; the abstention threshold
+is chosen on those held-out predictions. ``confidence_model.json`` is the answer model (``[answer] confidence =
+"fitted"``, the default), ``retrieval_calibration.json`` the retrieval grade alone (``calibrated``). Report:
+bench/results/reader.md.
 """
 
 from __future__ import annotations
@@ -46,13 +30,12 @@ import numpy as np
 from bunko.text.answer_types import CHECKABLE, AnswerType
 
 FEATURES = ("similarity", "coverage", "chunk_coverage", "typed", "key_terms", "margin", "same_language", "retrieval", "japanese",
-            "chinese")
+            "chinese", "reader", "reader_margin")
 """Everything the grade computes and traces; a model uses the subset it was fitted on (`ConfidenceModel.features`)."""
 FITTED_MODEL = "confidence_model.json"
-"""The answer-feature model of ``[answer] confidence = "fitted"``."""
+"""The answer-feature model of ``[answer] confidence = "fitted"`` (the default)."""
 RETRIEVAL_CALIBRATION = "retrieval_calibration.json"
-"""The default ``calibrated`` grade: a one-feature model, a monotone map of the retrieval grade onto P(right), so its
-decisions at its own threshold are the raw grade's at 0.5."""
+"""The ``calibrated`` grade: a one-feature model, a monotone map of the retrieval grade onto P(right)."""
 REVIEW_BELOW = 0.7
 """The regulated review threshold of a confidence that no fit mapped: the raw retrieval grade's."""
 
@@ -71,6 +54,11 @@ class AnswerFeatures:
     japanese: float = 0.0
     chinese: float = 0.0
     """The question's language (both 0 for English)."""
+    reader: float = 0.0
+    """The learned reader's probability that the quoted unit holds the answer (`bunko.rerank.reader`)."""
+    reader_margin: float = 0.0
+    """That probability minus the best of another document's units (the probability itself when no other document
+    competes): an answer two documents contest is less sure."""
 
     def vector(self, names: Sequence[str] = FEATURES) -> np.ndarray:
         return np.array([getattr(self, name) for name in names], dtype=np.float64)

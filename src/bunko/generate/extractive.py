@@ -10,7 +10,7 @@ this.") are never scored, so neither is quoted nor graded.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -30,7 +30,7 @@ MAX_UNITS = 80
 UNITS_PER_HIT = 12
 """Units of each evidence hit that are scored: those sharing most of the question's terms (see `most_covering`)."""
 KEEP_RATIO = 0.85
-"""A unit joins the answer only when it scores within this fraction of the best one."""
+"""Another unit joins the answer only when the reader rates it within this fraction of the best one."""
 FOLLOWER_SPAN = 2
 """How many units after a restating best unit its answer may come: "Avoid bashisms to stay portable. You can check
 it using checkbashisms(1)." — the sentence that matches the question best only restates it, the next one answers."""
@@ -69,26 +69,28 @@ class ExtractiveGenerator:
         return once_per_text(scored, evidence, query_language(question))
 
     def answer(self, question: str, hits: list[Hit], scored: list[ScoredUnit]) -> list[AnswerSentence]:
-        """The best unit and those close to it, in reading order, after a short typed answer when one stands out.
+        """The unit the reader rates most likely to hold the answer, after a short typed answer when one stands out,
+        and up to `max_sentences` − 1 others the reader rates close to it, in reading order.
 
-        Companions must be as answer-like as the best unit (hold the asked kind when it
-        does) and in its language: the same sentence from a translation is not more evidence. Beside a row the
-        question looks up, another row is not one.
+        A companion must be as answer-like as the best unit (hold the asked kind when it does), in its language (the
+        same sentence from a translation is not more evidence), about the question's subject when it comes from
+        another document, and not another row beside a row the question looks up. Every extra unit makes the answer
+        longer, and a longer answer contains an expected fact more often by its length alone: `bunko eval` reports
+        answer lengths beside fact_match for that reason.
         """
         if not scored:
             return []
-        best = best_unit(scored, question)
+        best = quoted_unit(scored, question)
         kind = question_type(question)
-        follower = answering_follower(best, scored) if kind in CHECKABLE and not best.typed else None
-        ranked = [best, *sorted((s for s in scored if s.language == best.language and s is not best), key=lambda s: -s.score)]
-        chosen = [best, follower] if follower is not None else [
-            s for s in ranked[: self.max_sentences]
+        others = sorted((s for s in scored if s is not best and s.language == best.language), key=lambda s: -s.score)
+        companions = [
+            s for s in others
             if s.score >= KEEP_RATIO * best.score and (s.typed or not best.typed) and _on_subject(s, best, hits)
             and not _another_row(s, best)
-        ]
+        ][: self.max_sentences - 1]
+        chosen = sorted([best, *companions], key=lambda s: (s.unit.hit_index, s.unit.position))
         leads = {s.unit.text.split("\n", 1)[0] for s in chosen if s.unit.kind == CODE}
         chosen = [s for s in chosen if s.unit.kind == CODE or s.unit.text not in leads]
-        chosen.sort(key=lambda s: (s.unit.hit_index, s.unit.position))
         sentences = [
             AnswerSentence(
                 text=s.unit.text, citations=[citation_for(hits[s.unit.hit_index], s.unit.text)],
@@ -96,11 +98,10 @@ class ExtractiveGenerator:
             )
             for s in chosen
         ]
-        answering = follower if follower is not None else best
-        short = short_answer(answering.unit.text, kind, question) if answering.typed else None
+        short = short_answer(best.unit.text, kind, question) if best.typed and kind in CHECKABLE else None
         if short and all(short != s.text for s in sentences):
-            citation = citation_for(hits[answering.unit.hit_index], answering.unit.text)
-            sentences.insert(0, AnswerSentence(text=short, citations=[citation], support=round(answering.score, 4), verdict="supported"))
+            citation = citation_for(hits[best.unit.hit_index], best.unit.text)
+            sentences.insert(0, AnswerSentence(text=short, citations=[citation], support=round(best.score, 4), verdict="supported"))
         return sentences
 
 
@@ -141,6 +142,15 @@ def _another_row(companion: ScoredUnit, best: ScoredUnit) -> bool:
     """A row the question does not look up, beside the row it does: "東京23区の一般社員の宿泊費の上限は？" is answered by
     the Tokyo row, and the Osaka and Shanghai rows of the same table, close in score, answer other questions."""
     return best.looked_up and companion.unit.kind == ROW and not companion.looked_up
+
+
+def quoted_unit(scored: Sequence[ScoredUnit], question: str) -> ScoredUnit:
+    """The unit an extractive answer states first: the reader's best (`best_unit`, which the grade judges), or, when
+    that one only restates a question of a checkable kind, the typed unit right after it (`answering_follower`)."""
+    best = best_unit(scored, question)
+    if question_type(question) in CHECKABLE and not best.typed:
+        return answering_follower(best, list(scored)) or best
+    return best
 
 
 def answering_follower(best: ScoredUnit, scored: list[ScoredUnit]) -> ScoredUnit | None:

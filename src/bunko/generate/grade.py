@@ -1,27 +1,17 @@
 """Is the evidence enough to answer? One `Grade`, from one of three confidences (``[answer] confidence``).
 
-- ``calibrated`` (the default): the retrieval grade below, mapped onto the probability
-  that the answer is right by a one-feature logistic (``retrieval_calibration.json``,
-  fitted by ``bench/fit_confidence.py``). The map is increasing and the threshold is
-  mapped with it, so it answers and abstains exactly where ``retrieval`` does; only the
-  number changes, from a score that claimed 0.99 for answers right two times in three
-  (ECE 0.25 on the Debian Reference set) to a probability (ECE 0.024 held out across
-  chapters: the map is fitted on hand-written questions, bench/results/confidence.md).
+- ``fitted`` (the default): the probability that the answer the reader would quote is right — `AnswerFeatures` of
+  that unit (the reader's rating, its lead over other documents, the retrieval grade, key terms present) through the
+  `ConfidenceModel` fitted by ``bench/fit_reader.py``, judged on corpora left out of its fit.
+- ``calibrated``: the retrieval grade below alone, mapped onto the same probability.
 - ``retrieval``: the logistic over the top hits' similarity and keyword coverage
   (`bunko.generate.retrieval_grade`), centred on the samples, uncalibrated.
-- ``fitted``: the confidence of the answer the extractive scorer would quote —
-  `AnswerFeatures` of that unit through the `ConfidenceModel` fitted by
-  ``bench/fit_confidence.py``. It judges the quoted sentence, row or code line,
-  so a keyword-only hit or an injected line beside the answer no longer sinks it.
-  Calibrated too, but not the default: at its threshold it abstains on too many
-  answerable questions (bench/results/confidence.md).
 
-Either way the grade runs after the units are scored, traces the features of
-the unit that would be quoted, and refuses a question whose key term no chunk
-holds, whose rarest key term the quoted chunk lacks (a passage naming only the common things
-around the question's subject is not about it), or that asks for a kind of quantity
-(minutes, a time of day, a month, a size, a percentage, a key combination: `bunko.text.dimensions`) the quoted unit
-and its neighbours do not state. The same grade gates LLM generators, which answer from the same hits.
+Either way the grade runs after the units are scored, traces the features of the unit that would be quoted, and
+refuses a question whose key term no chunk holds, whose rarest key term the quoted chunk lacks (a passage naming only
+the common things around the question's subject is not about it), or that asks for a kind of quantity (minutes, a
+time of day, a month, a size, a percentage, a key combination: `bunko.text.dimensions`) the quoted unit and its
+neighbours do not state. The same grade gates LLM generators, which answer from the same hits.
 """
 
 from __future__ import annotations
@@ -60,6 +50,7 @@ def answer_features(
     language = query_language(question)
     rivals = [s.score for s in scored if s.language == best.language and hits[s.unit.hit_index].chunk.source != chunk.source]
     margin = min(best.score - max(rivals), MAX_MARGIN) if rivals else MAX_MARGIN
+    others = [s.score for s in scored if hits[s.unit.hit_index].chunk.source != chunk.source]
     return AnswerFeatures(
         similarity=best.similarity,
         coverage=best.coverage,
@@ -71,6 +62,8 @@ def answer_features(
         retrieval=retrieval,
         japanese=float(language == "ja"),
         chinese=float(language == "zh"),
+        reader=best.score,
+        reader_margin=best.score - max(others) if others else best.score,
     )
 
 

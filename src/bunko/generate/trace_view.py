@@ -76,9 +76,12 @@ def render_trace(console: Console, trace: dict[str, Any]) -> None:
         console.print(f"[yellow]rerank notes: {escape('; '.join(rerank['notes']))}[/yellow]")
     grade = trace.get("grade", {})
     colour = "green" if grade.get("sufficient") else "red"
+    measured = grade.get("features", {})  # the quoted unit's figures (`generate/grade.answer_features`)
     console.print(
         f"grade [{colour}]{'sufficient' if grade.get('sufficient') else 'insufficient'}[/{colour}] · confidence "
-        f"{grade.get('confidence', 0):.2f} (similarity {grade.get('similarity', 0):.2f}, coverage {grade.get('coverage', 0):.2f})"
+        f"{grade.get('confidence', 0):.2f} (similarity {measured.get('similarity', 0):.2f}, coverage {measured.get('coverage', 0):.2f}, "
+        f"reader {measured.get('reader', 0):.2f})"
+        + (f" · refused: {escape(str(grade['reason']))}" if grade.get("reason") else "")
     )
     if "llm_grade" in trace:
         llm = trace["llm_grade"]

@@ -20,8 +20,8 @@ from bunko.index.bm25_formula import K1, B, idf, length_norm, tf_component
 
 VOCABULARY_SUFFIX = ".vocab.json"
 """The vocabulary is a JSON list of terms in column order. A collection folder is untrusted input (it is copied,
-moved and shared), so nothing in it is read by a loader that can run code: an object array in `.npy` needs
-`allow_pickle=True`, and a pickle planted there would run at the next search."""
+moved and shared), so nothing in it is read by a loader that can run code: an object array in `.npy` loads only
+with numpy's pickle switch on, and a pickle planted there would run at the next search."""
 
 
 def _read_vocabulary(path: Path) -> dict[str, int]:

@@ -1,30 +1,27 @@
 """Sentence-level evidence: how well each sentence or table row of the hits answers the question.
 
-Shared by the light reranker (a chunk is as good as its best sentence) and the
-extractive generator (which quotes the best sentences), so both judge evidence
-the same way: embedding similarity of the unit (with its section heading, since
-a table row such as "東京23区 / 12,000円" only means "hotel limit" under its
-heading) plus idf-weighted keyword coverage of the question, nudged by what
-kind of answer the question wants (`bunko.text.answer_types`: an option
-question prefers a unit holding an option, a path question one holding a path;
-a lead-in such as "…は次のとおりです。" points at the answer without being it)
-and by language (a unit in the question's language is preferred when the
-collection holds the same text in several). Units that read like instructions
-to a model are data, never evidence: they are left out, so they neither steer
-the answer nor lower the score of the true sentences beside them.
+Shared by the light reranker (a chunk is as good as its best sentence) and the extractive generator (which quotes
+the best sentences), so both measure evidence the same way (`bunko.rerank.unit_features`): embedding similarity of
+the unit with its section heading (a table row such as "東京23区 / 12,000円" only means "hotel limit" under its
+heading), idf-weighted keyword coverage of the question, whether it holds the kind of answer the question wants
+(`bunko.text.answer_types`), a value the question looks up, its language, its passage's key terms. The answer's
+scorer is the learned reader (`bunko.rerank.reader`); the reranker keeps fixed weights. Units that read like
+instructions to a model are data, never evidence: they are left out, so they neither steer the answer nor lower the
+score of the true sentences beside them.
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
 from bunko.embed.base import Embedder
 from bunko.rerank.memo import TypedUnit, quotable_units
+from bunko.rerank.reader import ReaderModel, UnitScorer
+from bunko.rerank.unit_features import UnitFeatures, folded, is_lead_in, is_list_item, length_feature, position_feature
 from bunko.retrieve.coverage import keyword_coverage
 from bunko.retrieve.key_terms import katakana_subject, key_terms, names_term, rare_key_terms, rarest_term, writes_word
 from bunko.schema import Hit
@@ -35,37 +32,8 @@ from bunko.text.questions import asked_sentence, lookup_values, quoted_phrases
 from bunko.text.scripts import has_ja_zh
 from bunko.text.units import CODE, PROSE, ROW, Unit, row_cells
 
-_LEAD_IN = re.compile(r"[:：]\s*$|次のとおり|以下のとおり|下記|如下|以下(?:几|各)|as follows|the following", re.IGNORECASE)
-_SPACE = re.compile(r"\s+")
-
-COVERAGE_WEIGHT = 0.5
-RANK_BONUS = 0.03
-RANK_DEPTH = 5
-"""A unit of hit i gets RANK_BONUS * (RANK_DEPTH - i): retrieval order is a weak prior, not a verdict."""
-IDENTIFIER_BONUS = 0.3
-QUANTITY_BONUS = 0.12
-LEAD_IN_PENALTY = 0.2
-TYPE_BONUS = 0.1
-TYPE_PENALTY = 0.15
-"""A unit that holds the kind of answer asked for (an option for an option question) gains, one that cannot hold it loses."""
-CODE_BONUS = 0.05
-"""Commands and options are written in code blocks; for those questions a code line is the likelier answer."""
-LANGUAGE_BONUS = 0.1
-"""Same-language evidence wins over a translation of similar score; a better unit in another language still wins.
-A sentence is judged by its own letters (a translated page keeps some paragraphs in English, and a page judged
-English may hold the one translated sentence that answers); a code block or table row takes its chunk's language."""
-QUOTED_BONUS = 0.3
-"""Times the share of the question's quoted phrases the unit (with its heading) writes: the asker quoted a label or
-message as the document shows it (“管理者 DN”), so the row or line that holds it is where its answer stands."""
-LOOKUP_BONUS = 0.3
-"""For a table row with a cell equal to a value or a name the question gives (`lookup_values`, `key_terms`): "level 3"
-looks up the row whose value cell is 3, "the tool bar's Multi-Arch value" the row whose package cell is bar, not the
-rows beside them that share the table's words. Such a row holds the asked kind in its other cells."""
 UNLOOKED = frozenset({AnswerType.REASON, AnswerType.YES_NO, AnswerType.WHICH_DOCUMENT})
 """Kinds of question a table row does not answer: "why is umask 0002 safe here?" names the value it asks about."""
-KEY_TERM_BONUS = 0.15
-"""Times the idf-weighted share of the question's rare named things (`rare_key_terms`) the unit's chunk holds:
-an answer about fcitx5 comes from a passage that names fcitx5, even when another passage is closer in wording."""
 
 
 @dataclass
@@ -81,30 +49,24 @@ class ScoredUnit:
     """The unit's chunk names the question's rarest key term (`rarest_term`); true when the question names none."""
     looked_up: bool = False
     """A table row the question looks up (`looked_up_rows`): a cell equal to a value or, with a named column, a name it gives."""
+    features: UnitFeatures | None = None
+    """What the score was computed from (`bunko.rerank.unit_features`)."""
 
 
 SAME_LANGUAGE_SUFFICES = 0.85
-"""A unit in the question's language is quoted when it scores within this share of the best unit in any language."""
+"""A unit in the question's language is quoted when the reader rates it within this share of the best unit in any
+language: the answer is written in the asker's language whenever the documents allow (a product rule, not a fitted
+one; the reader itself is fitted without the language feature, so it rates a unit and its translation alike)."""
 
 
-SUBJECT_SUFFICES = 0.85
-"""A unit whose passage names the question's rarest key term is quoted when it scores within this share of the best
-unit, which does not: the grade refuses a quote whose passage does not name it (`grade.grade_answer`)."""
+def best_unit(scored: Sequence[ScoredUnit], question: str = "") -> ScoredUnit:
+    """The unit to quote: the one the reader rates highest, or one in the question's language that comes close.
 
-
-def best_unit(scored: Sequence[ScoredUnit], question: str) -> ScoredUnit:
-    """The unit to quote: the best one, unless one about the question's subject, then one in the question's language,
-    comes close enough.
-
-    Cross-language evidence is used only when nothing in the question's language suffices; the
-    answer then says so. Shared by the extractive answer and the grade, so the grade judges what is quoted.
+    Whether its passage names the question's subject is a feature the reader weighs (`UnitFeatures.names_subject`),
+    not a rule after it. Shared by the extractive answer and the grade, so the grade judges what is quoted.
     """
     best = max(scored, key=lambda s: s.score)
-    about = [s for s in scored if s.names_subject]
-    if not best.names_subject and about and max(s.score for s in about) >= SUBJECT_SUFFICES * best.score:
-        scored = about
-        best = max(scored, key=lambda s: s.score)
-    asked = query_language(question)
+    asked = query_language(question) if question else best.language
     same = [s for s in scored if s.language == asked]
     if best.language == asked or not same:
         return best
@@ -112,9 +74,7 @@ def best_unit(scored: Sequence[ScoredUnit], question: str) -> ScoredUnit:
     return closest if closest.score >= SAME_LANGUAGE_SUFFICES * best.score else best
 
 
-def _folded(text: str) -> str:
-    """Text compared as written whatever its width, case and spacing (NFKC, case-folded, no whitespace)."""
-    return _SPACE.sub("", unicodedata.normalize("NFKC", text).casefold())
+_folded = folded
 
 
 def section_context(hit: Hit) -> str:
@@ -254,17 +214,15 @@ def score_units(
     embedder: Embedder,
     analyzer: Analyzer,
     weights: Mapping[str, float] | None = None,
-    rank_prior: bool = True,
+    scorer: UnitScorer | None = None,
 ) -> list[ScoredUnit]:
-    """Score each unit against the question; `rank_prior` adds the small bonus for the hit's retrieval rank.
-
-    The reranker turns the rank prior off: it exists to overrule retrieval order.
-    """
+    """Each unit's `UnitFeatures` against the question, and its score by `scorer` (the learned reader by default)."""
     if not units:
         return []
+    scorer = scorer or default_reader()
     contexts = [section_context(hits[u.hit_index]) for u in units]
     vectors = embedder.embed([unit_text(c, u.text) for c, u in zip(contexts, units, strict=True)])
-    similarities = vectors @ np.asarray(query_vector, dtype=np.float32)
+    similarities = [float(v) for v in vectors @ np.asarray(query_vector, dtype=np.float32)]
     kind = question_type(question)
     # "which command lists how long each unit took?" asks for the command: its "how long" describes what the command does
     quantity = wants_quantity(question) and kind not in NAMED_KINDS
@@ -278,35 +236,63 @@ def score_units(
     key_share = {i: keyword_coverage(keys, held, weights) for i, held in chunk_tokens.items()}
     names_subject = _names_subject(question, _subjects(question, keys, weights, analyzer), weights, hits, chunk_tokens,
                                    {u.hit_index for u in units})
+    unit_tokens = [set(analyzer(f"{context} {unit.text}")) for unit, context in zip(units, contexts, strict=True)]
+    coverages = [keyword_coverage(query_tokens, tokens, weights) for tokens in unit_tokens]
+    coverage_at = {(u.hit_index, u.position): c for u, c in zip(units, coverages, strict=True)}
+    following = {(u.hit_index, u.position): u for u in units}
+    best_similarity, best_coverage = max(similarities), max(coverages)
+    asked_terms = set(query_tokens)
     scored = []
     for index, (unit, context, similarity) in enumerate(zip(units, contexts, similarities, strict=True)):
-        unit_tokens = set(analyzer(f"{context} {unit.text}"))
-        coverage = keyword_coverage(query_tokens, unit_tokens, weights)
-        score = float(similarity) + COVERAGE_WEIGHT * coverage
-        if rank_prior:
-            score += RANK_BONUS * (RANK_DEPTH - unit.hit_index)
-        if codes:
-            score += IDENTIFIER_BONUS * len(codes & unit_tokens) / len(codes)
-        if quoted:
-            written = _folded(f"{context} {unit.text}")
-            score += QUOTED_BONUS * sum(phrase in written for phrase in quoted) / len(quoted)
+        tokens, coverage = unit_tokens[index], coverages[index]
         looked_up = index in lookups
-        if looked_up:
-            score += LOOKUP_BONUS
-        if quantity and states_number(unit.text):
-            score += QUANTITY_BONUS
-        if _LEAD_IN.search(unit.text):
-            score -= LEAD_IN_PENALTY
         typed = kind not in CHECKABLE or looked_up or holds_type(unit.text, kind, code=unit.kind == CODE, question=question, row=unit.kind == ROW)
-        if kind in CHECKABLE:
-            score += TYPE_BONUS if typed else -TYPE_PENALTY
-        if unit.kind == CODE and kind in (AnswerType.COMMAND, AnswerType.OPTION):
-            score += CODE_BONUS
-        score += KEY_TERM_BONUS * key_share.get(unit.hit_index, 0.0)
         language = languages[unit.hit_index] if unit.kind != PROSE else text_language(unit.text)
-        if language == asked_language:
-            score += LANGUAGE_BONUS
-        scored.append(
-            ScoredUnit(unit, float(similarity), coverage, score, typed, language, names_subject.get(unit.hit_index, True), looked_up),
+        subject = names_subject.get(unit.hit_index, True)
+        features = UnitFeatures(
+            similarity=similarity,
+            coverage=coverage,
+            similarity_gap=similarity - best_similarity,
+            coverage_gap=coverage - best_coverage,
+            hit_rank=float(unit.hit_index),
+            identifiers=len(codes & tokens) / len(codes) if codes else 0.0,
+            quoted=sum(phrase in _folded(f"{context} {unit.text}") for phrase in quoted) / len(quoted) if quoted else 0.0,
+            looked_up=float(looked_up),
+            states_quantity=float(quantity and states_number(unit.text)),
+            quantity_missing=float(quantity and not states_number(unit.text)),
+            lead_in=float(is_lead_in(unit.text)),
+            introduces=float(_introduces(unit, following.get((unit.hit_index, unit.position + 1)))),
+            type_held=float(kind in CHECKABLE and typed),
+            type_missing=float(kind in CHECKABLE and not typed),
+            code_for_command=float(unit.kind == CODE and kind in (AnswerType.COMMAND, AnswerType.OPTION)),
+            key_share=key_share.get(unit.hit_index, 0.0),
+            names_subject=float(subject),
+            same_language=float(language == asked_language),
+            is_row=float(unit.kind == ROW),
+            is_code=float(unit.kind == CODE),
+            length=length_feature(unit.text),
+            position=position_feature(unit.position),
+            after_match=max((coverage_at.get((unit.hit_index, unit.position - back), 0.0) for back in (1, 2)), default=0.0),
+            new_identifiers=float(bool(identifiers(own := analyzer(unit.text)) - asked_terms)),
+            novelty=_novelty(own, asked_terms),
         )
+        scored.append(ScoredUnit(unit, similarity, coverage, scorer.score(features), typed, language, subject, looked_up, features))
     return scored
+
+
+def _introduces(unit: Unit, next_unit: Unit | None) -> bool:
+    """A prose sentence, not itself a list item, whose next unit in the passage is a list item, a row or code."""
+    if next_unit is None or unit.kind != PROSE or is_list_item(unit.text):
+        return False
+    return next_unit.kind != PROSE or is_list_item(next_unit.text)
+
+
+def _novelty(tokens: Sequence[str], asked: set[str]) -> float:
+    own = set(tokens)
+    return len(own - asked) / len(own) if own else 0.0
+
+
+@cache
+def default_reader() -> ReaderModel:
+    """The packaged reader model, loaded once per process."""
+    return ReaderModel.load()

@@ -21,6 +21,7 @@ from bunko.embed.base import Embedder
 from bunko.rerank.base import RerankQuery, ordered
 from bunko.rerank.evidence import hit_units, most_covering, score_units
 from bunko.rerank.memo import TypedUnit, quotable_units
+from bunko.rerank.reader import RERANK_WEIGHTS, LinearScorer
 from bunko.rerank.unit_vectors import UnitVectorFile
 from bunko.schema import Hit
 from bunko.text.analyzers import Analyzer
@@ -74,6 +75,10 @@ class CachingEmbedder:
         return out
 
 
+RERANKER = LinearScorer(RERANK_WEIGHTS)
+"""Fixed weights without the retrieval-rank prior: the reranker exists to overrule retrieval order."""
+
+
 class LightReranker:
     name = "light"
 
@@ -88,7 +93,7 @@ class LightReranker:
             return list(hits)
         units = most_covering(query.question, hits, hit_units(hits, 10_000, self.split), query.tokens, query.weights, self.analyzer, MAX_UNITS_PER_HIT)
         scored = score_units(
-            query.question, hits, units, query.vector, query.tokens, self.embedder, self.analyzer, query.weights, rank_prior=False,
+            query.question, hits, units, query.vector, query.tokens, self.embedder, self.analyzer, query.weights, RERANKER,
         )
         best = [float("-inf")] * len(hits)
         for s in scored:

@@ -1,0 +1,429 @@
+"""Fit the learned reader (`bunko.rerank.reader`) and the answer confidence, judged by leaving one corpus out.
+
+    python bench/fit_reader.py collect            # ask every labelled question of every corpus; features to DATA
+    python bench/fit_reader.py fit                # leave-one-corpus-out report, then the shipped fit on all corpora
+
+Corpora (labelled, hand-written, none of them reserved): the Debian Reference development set, the Debian
+Administrator's Handbook and New Maintainers' Guide sets, LibreOffice Writer/Impress help, the table benchmark's
+lookups, and the bundled samples' golden set. Each needs its collection built once (`bunko ingest`; layout in
+`CORPORA` below, under $BUNKO_EVALDATA, default /work/evaldata); the samples' is built here. The reserved corpora
+(Debian FAQ, GIMP help, LibreOffice Calc help, manual pages) are never read.
+
+`collect` asks each question through `Bunko.ask` and records every unit the extractive scorer measured
+(`UnitFeatures`), whether that unit holds an expected answer (`bunko.evaluate.metrics.fact_match`), and the grade's
+retrieval figures of the answer. `fit`:
+
+1. The reader: a logistic regression over the standardised unit features, each question weighing one (its
+   positive units one half, its negatives one half), L2-penalised, fitted by Newton's method: deterministic.
+   Judged per held-out corpus by top-1: the share of questions whose best unit holds the answer, among those
+   where some measured unit does.
+2. The confidence: a logistic over the answer's features as the reader leaves them (its top probability, its lead
+   over the best unit of another document, the retrieval grade, the key-term share, the language), labelled 1 when
+   the reader's top unit holds the answer and 0 otherwise (absent questions always 0). Judged per held-out
+   corpus by ECE and by abstention precision/recall at the threshold chosen on the other corpora.
+
+Results: bench/results/reader.md and .json; the models: src/bunko/rerank/reader_model.json and
+src/bunko/generate/confidence_model.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "evalsets"
+EVALDATA = Path(os.environ.get("BUNKO_EVALDATA", "/work/evaldata"))
+RESULTS = ROOT / "bench" / "results"
+DATA = EVALDATA / "reader-features"
+READER_OUT = ROOT / "src" / "bunko" / "rerank" / "reader_model.json"
+CONFIDENCE_OUT = ROOT / "src" / "bunko" / "generate" / "confidence_model.json"
+CALIBRATION_OUT = ROOT / "src" / "bunko" / "generate" / "retrieval_calibration.json"
+
+CORPORA: dict[str, tuple[Path, Path]] = {
+    "debian-reference": (EVALDATA / "reference" / ".bunko", SHARED / "debian-reference-qa" / "questions.jsonl"),
+    "debian-handbook": (EVALDATA / "handbook" / ".bunko", ROOT / "bench" / "evalsets" / "debian-handbook-qa" / "questions.jsonl"),
+    "debian-maint-guide": (EVALDATA / "maintguide" / ".bunko", ROOT / "bench" / "evalsets" / "debian-maint-guide-qa" / "questions.jsonl"),
+    "libreoffice-writer": (EVALDATA / "writer" / ".bunko", SHARED / "libreoffice-writer-impress-qa" / "questions.jsonl"),
+    "tables": (EVALDATA / "tables" / ".bunko", ROOT / "bench" / "tables" / "questions.jsonl"),
+    "samples": (EVALDATA / "samples" / ".bunko", ROOT / "src" / "bunko" / "samples" / "golden.jsonl"),
+}
+RESERVED = ("debian-faq", "gimp-help", "scalc", "manpages")
+
+CONFIDENCE_FEATURES = ("reader", "reader_margin", "retrieval", "key_terms", "same_language")
+L2 = 1.0
+
+
+@dataclass
+class Question:
+    corpus: str
+    qid: str
+    question: str
+    expected: list[str]
+    lang: str
+    kind: str
+    """fact / table / multi-hop / absent / lookup …; "absent" expects an abstention."""
+
+
+def load_questions(corpus: str, path: Path) -> list[Question]:
+    out = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
+        if not line.strip():
+            continue
+        item = json.loads(line)
+        if any(word in json.dumps(item.get("relevant_sources", [])) for word in RESERVED):
+            continue
+        kind = str(item.get("tags", {}).get("type") or item.get("type") or "fact")
+        if kind == "aggregate":  # a computed value: no unit holds it
+            continue
+        expected = item.get("expected_answer", item.get("expected"))
+        answers = [] if kind == "absent" or expected is None else [str(e) for e in (expected if isinstance(expected, list) else [expected])]
+        lang = str(item.get("tags", {}).get("lang") or item.get("lang") or "en")
+        out.append(Question(corpus, str(item.get("id") or f"{corpus}-{number}"), item["question"], answers, lang, kind))
+    return out
+
+
+# -- collect ------------------------------------------------------------------------------------------
+
+
+def _samples_collection(path: Path) -> None:
+    from bunko import Bunko
+
+    if (path / ".ready").exists():
+        return
+    with Bunko(path) as kb:
+        kb.ingest(ROOT / "src" / "bunko" / "samples" / "docs")
+    (path / ".ready").touch()
+
+
+def collect(corpora: Sequence[str]) -> None:
+    from bunko import Bunko
+    from bunko.config import AnswerConfig
+    from bunko.evaluate.metrics import fact_match
+
+    DATA.mkdir(parents=True, exist_ok=True)
+    for corpus in corpora:
+        collection, questions_file = CORPORA[corpus]
+        if corpus == "samples":
+            _samples_collection(collection)
+        if not collection.exists():
+            print(f"{corpus}: no collection at {collection}; skipped", file=sys.stderr)
+            continue
+        questions = load_questions(corpus, questions_file)
+        rows = []
+        started = time.perf_counter()
+        with Bunko(collection) as kb:
+            kb.config.answer = AnswerConfig()  # as shipped: a collection's bunko.toml pins the defaults of its day
+            answerer = kb.answerer
+            extractive = answerer.extractive
+            original = extractive.score_units
+            calls: list[tuple[str, list[Any], list[Any]]] = []
+
+            def recording(
+                question: str, hits: list[Any], *args: Any, original: Any = original, calls: list[Any] = calls, **kwargs: Any,
+            ) -> list[Any]:
+                scored = original(question, hits, *args, **kwargs)
+                calls.append((question, list(hits[:5]), scored))
+                return scored
+
+            extractive.score_units = recording  # type: ignore[method-assign]
+            for q in questions:
+                calls.clear()
+                answer = kb.ask(q.question)
+                grade = answer.trace.evidence.grade if answer.trace and answer.trace.evidence else None
+                rows.append({
+                    **asdict(q),
+                    "answered_right": bool(q.expected) and not answer.abstained and fact_match(answer.text, q.expected),
+                    # as `bunko eval` judges a confidence: an answer by its text, an abstention by the unit it would have quoted
+                    "judged_right": bool(q.expected) and (
+                        fact_match(grade.quoted, q.expected) if answer.abstained and grade else fact_match(answer.text, q.expected)
+                    ),
+                    "abstained": answer.abstained, "confidence": answer.confidence, "answer_chars": len(answer.text),
+                    "grade": dict(grade.features) if grade else {}, "reason": grade.reason if grade else None,
+                    "calls": [
+                        {
+                            "question": asked,
+                            "units": [
+                                {"features": asdict(s.features), "holds": bool(q.expected) and fact_match(s.unit.text, q.expected),
+                                 "source": hits[s.unit.hit_index].chunk.source, "text": s.unit.text[:200]}
+                                for s in scored if s.features is not None
+                            ],
+                        }
+                        for asked, hits, scored in calls
+                    ],
+                })
+        out = DATA / f"{corpus}.jsonl"
+        out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+        print(f"{corpus}: {len(rows)} questions in {time.perf_counter() - started:.0f} s -> {out}")
+
+
+# -- fit ----------------------------------------------------------------------------------------------
+
+
+def load_rows(corpora: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+    found = {}
+    for corpus in corpora:
+        path = DATA / f"{corpus}.jsonl"
+        if path.exists():
+            found[corpus] = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return found
+
+
+def groups(rows: Sequence[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], np.ndarray, np.ndarray, list[str]]]:
+    """(question row, feature matrix, labels, sources) of each question's first measured call: the question as asked."""
+    from bunko.rerank.unit_features import FEATURE_NAMES
+
+    for row in rows:
+        calls = [c for c in row["calls"] if c["units"]]
+        if not calls:
+            continue
+        units = calls[0]["units"]
+        x = np.array([[u["features"][name] for name in FEATURE_NAMES] for u in units], dtype=np.float64)
+        y = np.array([float(u["holds"]) for u in units])
+        yield row, x, y, [u["source"] for u in units]
+
+
+UNFITTED = ("same_language",)
+"""Features measured but left out of the reader: a unit and its translation hold the same fact, so the labels teach
+nothing about language; which language is quoted is `evidence.best_unit`'s product rule."""
+
+
+def fit_reader(data: Sequence[tuple[np.ndarray, np.ndarray]], names: Sequence[str]) -> Any:
+    from bunko.generate.confidence import fit_logistic
+    from bunko.rerank.reader import ReaderModel
+
+    x = np.vstack([g[0] for g in data])[:, [FEATURE_INDEX[n] for n in names]]
+    y = np.concatenate([g[1] for g in data])
+    weight = np.concatenate([
+        np.where(g[1] > 0, 0.5 / max(g[1].sum(), 1), 0.5 / max((g[1] == 0).sum(), 1)) for g in data
+    ])
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    scale[scale < 1e-6] = 1.0
+    weights, bias = fit_logistic((x - mean) / scale, y, l2=L2, sample_weight=weight)
+    return ReaderModel(tuple(names), mean, scale, weights, bias)
+
+
+def fit_pairwise(data: Sequence[tuple[np.ndarray, np.ndarray]], names: Sequence[str]) -> Any:
+    """Weights that order each question's units (a logistic on the differences of a positive and a negative unit,
+    each question weighing one), then a bias and temperature that make them a probability (Platt, pointwise)."""
+    from bunko.generate.confidence import fit_logistic
+    from bunko.rerank.reader import ReaderModel
+
+    columns = [FEATURE_INDEX[n] for n in names]
+    x = np.vstack([g[0] for g in data])[:, columns]
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    scale[scale < 1e-6] = 1.0
+    diffs, weights = [], []
+    for features, labels in data:
+        z = (features[:, columns] - mean) / scale
+        positive, negative = z[labels > 0], z[labels == 0]
+        if not len(positive) or not len(negative):
+            continue
+        pairs = (positive[:, None, :] - negative[None, :, :]).reshape(-1, z.shape[1])
+        diffs.append(np.vstack([pairs, -pairs]))
+        weights.append(np.full(2 * len(pairs), 1.0 / len(pairs)))
+    d = np.vstack(diffs)
+    y = np.concatenate([np.concatenate([np.ones(len(dd) // 2), np.zeros(len(dd) // 2)]) for dd in diffs])
+    w, _ = fit_logistic(d, y, l2=L2, sample_weight=np.concatenate(weights))
+    margin = ((x - mean) / scale) @ w
+    labels = np.concatenate([g[1] for g in data])
+    temperature, bias = fit_logistic(margin[:, None], labels, l2=0.0)
+    return ReaderModel(tuple(names), mean, scale, w * temperature[0], bias)
+
+
+def top1(model: Any, data: Sequence[tuple[np.ndarray, np.ndarray]]) -> float:
+    hits = [g[1][int(np.argmax(probabilities(model, g[0])))] for g in data if g[1].any()]
+    return float(np.mean(hits)) if hits else float("nan")
+
+
+def probabilities(model: Any, x: np.ndarray) -> np.ndarray:
+    z = model.bias + ((x[:, [FEATURE_INDEX[n] for n in model.features]] - model.mean) / model.scale) @ model.weights
+    return 1.0 / (1.0 + np.exp(-np.clip(z, -50, 50)))
+
+
+FEATURE_INDEX: dict[str, int] = {}
+FIT = fit_pairwise if os.environ.get("BUNKO_READER_FIT") == "pairwise" else fit_reader
+"""Pointwise by default: left one corpus out it ranks as well as the pairwise fit (0.71 vs 0.69-0.70 top-1 mean over
+six corpora, 2026-12-07) and its output is already a probability."""
+
+
+def answer_features(model: Any, row: dict[str, Any], x: np.ndarray, y: np.ndarray, sources: list[str]) -> tuple[list[float], float]:
+    """The confidence features of the collected run's answer (its grade, as the shipped reader left it) and whether
+    `bunko eval` judges it right. Rows the grade refused by a rule (a key term absent…) get confidence 0 at run time
+    whatever the model says; they are returned with the label 0 and left out by the caller."""
+    grade = row.get("grade") or {}
+    values = {name: float(grade.get(name, 0.0)) for name in CONFIDENCE_FEATURES}
+    return [values[name] for name in CONFIDENCE_FEATURES], float(bool(row.get("judged_right")))
+
+
+def graded(row: dict[str, Any]) -> bool:
+    """Whether the model decides this question: no rule refused it first."""
+    return not row.get("reason")
+
+
+def decisions(p: np.ndarray, right: np.ndarray, answerable: np.ndarray, threshold: float) -> dict[str, float]:
+    answered = p >= threshold
+    abstained = ~answered
+    correct_abstain = abstained & ~answerable
+    return {
+        "answered_right": float((answered & (right > 0)).sum() / max(answerable.sum(), 1)),
+        "abstain_precision": float(correct_abstain.sum() / max(abstained.sum(), 1)),
+        "abstain_recall": float(correct_abstain.sum() / max((~answerable).sum(), 1)),
+    }
+
+
+def choose_threshold(p: np.ndarray, answerable: np.ndarray) -> float:
+    """The threshold of most right decisions, where answering is right for a question the documents answer and
+    abstaining for one they do not. The probability predicts whether the answer is right; the decision asks whether
+    to answer at all: abstaining on an answerable question whose best unit may be wrong loses the answer and gains
+    no right abstention."""
+    candidates = np.unique(np.round(p, 3))
+    best, best_score = 0.5, -1.0
+    for t in candidates:
+        score = float(((p >= t) == answerable).mean())
+        if score > best_score:
+            best, best_score = float(t), score
+    return best
+
+
+def fit(corpora: Sequence[str], report: Path) -> None:
+    from bunko.generate.confidence import ConfidenceModel, expected_calibration_error, fit_logistic
+    from bunko.rerank.reader import ReaderModel
+    from bunko.rerank.unit_features import FEATURE_NAMES
+
+    FEATURE_INDEX.update({name: i for i, name in enumerate(FEATURE_NAMES)})
+    FITTED = [name for name in FEATURE_NAMES if name not in UNFITTED]
+    rows = load_rows(corpora)
+    names = [n for n in rows]
+    per = {c: list(groups(rows[c])) for c in names}
+    rules = ReaderModel.load(ROOT / "bench" / "reader_rules.json")
+    table = []
+    held_conf: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    for out in names:
+        train = [(x, y) for c in names if c != out for _, x, y, _ in per[c]]
+        model = FIT(train, FITTED)
+        test = [(x, y) for _, x, y, _ in per[out]]
+        conf_train = [answer_features(model, r, x, y, s) for c in names if c != out for r, x, y, s in per[c] if graded(r)]
+        cx = np.array([f for f, _ in conf_train])
+        cy = np.array([r for _, r in conf_train])
+        cw, cb = fit_logistic(cx, cy, l2=L2)
+        conf = ConfidenceModel(list(CONFIDENCE_FEATURES), cw.tolist(), cb, {})
+        train_p = 1.0 / (1.0 + np.exp(-(cx @ cw + cb)))
+        threshold = choose_threshold(train_p, np.array([bool(r["expected"]) for c in names if c != out for r, _, _, _ in per[c] if graded(r)]))
+        test_conf = [answer_features(model, r, x, y, s) for r, x, y, s in per[out] if graded(r)]
+        tx = np.array([f for f, _ in test_conf])
+        ty = np.array([r for _, r in test_conf])
+        tp = 1.0 / (1.0 + np.exp(-(tx @ cw + cb)))
+        answerable = np.array([bool(r["expected"]) for r, _, _, _ in per[out] if graded(r)])
+        ece, _ = expected_calibration_error(tp, ty)
+        held_conf[out] = (tp, ty, answerable)
+        table.append({
+            "held_out": out, "questions": len(per[out]), "with_answer_in_units": int(sum(y.any() for _, y in test)),
+            "top1_rules": round(top1(rules, test), 3), "top1_learned": round(top1(model, test), 3),
+            "top1_learned_on_training": round(top1(model, train), 3),
+            "ece": round(ece, 3), "threshold": round(threshold, 3), **{k: round(v, 3) for k, v in decisions(tp, ty, answerable, threshold).items()},
+            "answered_right_now": round(float(np.mean([r["answered_right"] for r, _, _, _ in per[out] if r["expected"]] or [0])), 3),
+        })
+        del conf
+    all_data = [(x, y) for c in names for _, x, y, _ in per[c]]
+    final = FIT(all_data, FITTED)
+    final = ReaderModel(final.features, final.mean, final.scale, final.weights, final.bias, {
+        "fitted_by": "python bench/fit_reader.py fit", "corpora": names, "l2": L2,
+        "leave_one_corpus_out_top1": {r["held_out"]: r["top1_learned"] for r in table},
+        "rules_top1": {r["held_out"]: r["top1_rules"] for r in table},
+    })
+    conf_all = [answer_features(final, r, x, y, s) for c in names for r, x, y, s in per[c] if graded(r)]
+    cx = np.array([f for f, _ in conf_all])
+    cy = np.array([r for _, r in conf_all])
+    cw, cb = fit_logistic(cx, cy, l2=L2)
+    held_p = np.concatenate([held_conf[c][0] for c in names])
+    held_y = np.concatenate([held_conf[c][1] for c in names])
+    held_answerable = np.concatenate([held_conf[c][2] for c in names])
+    threshold = choose_threshold(held_p, held_answerable)  # chosen on predictions for corpora each model did not see
+    cv_ece, reliability = expected_calibration_error(held_p, held_y)
+    confidence = ConfidenceModel(list(CONFIDENCE_FEATURES), cw.tolist(), cb, {
+        "fitted_by": "python bench/fit_reader.py fit", "corpora": names,
+        "data": "hand-written questions of the corpora above, asked with the shipped reader; label: right as bunko eval judges "
+                "it (the answer's text, or an abstention's quoted unit, holds an expected answer); rows a rule refused left out",
+        "cv_ece": round(cv_ece, 4), "threshold": round(threshold, 4), "rows": len(cy),
+        "threshold_chosen_on": "leave-one-corpus-out predictions",
+    })
+    retrieval_index = CONFIDENCE_FEATURES.index("retrieval")
+    rw, rb = fit_logistic(cx[:, [retrieval_index]], cy, l2=L2)
+    held_retrieval = []
+    for out in names:
+        rows_out = [answer_features(final, r, x, y, s) for r, x, y, s in per[out] if graded(r)]
+        rows_in = [answer_features(final, r, x, y, s) for c in names if c != out for r, x, y, s in per[c] if graded(r)]
+        xi = np.array([[f[retrieval_index]] for f, _ in rows_in])
+        yi = np.array([v for _, v in rows_in])
+        wi, bi = fit_logistic(xi, yi, l2=L2)
+        xo = np.array([f[retrieval_index] for f, _ in rows_out])
+        held_retrieval.append((1.0 / (1.0 + np.exp(-(xo * wi[0] + bi))), np.array([v for _, v in rows_out])))
+    retrieval_p = np.concatenate([p for p, _ in held_retrieval])
+    retrieval_y = np.concatenate([v for _, v in held_retrieval])
+    retrieval_ece, _ = expected_calibration_error(retrieval_p, retrieval_y)
+    calibration = ConfidenceModel(["retrieval"], rw.tolist(), rb, {
+        "fitted_by": "python bench/fit_reader.py fit", "corpora": names,
+        "maps": "retrieval (bunko.generate.retrieval_grade) onto P(the reader's answer is right)",
+        "cv_ece": round(retrieval_ece, 4), "threshold": round(choose_threshold(retrieval_p, held_answerable), 4),
+        "threshold_chosen_on": "leave-one-corpus-out predictions",
+    })
+    CALIBRATION_OUT.write_text(calibration.to_json() + "\n", encoding="utf-8")
+    READER_OUT.write_text(final.to_json() + "\n", encoding="utf-8")
+    CONFIDENCE_OUT.write_text(confidence.to_json() + "\n", encoding="utf-8")
+    result = {"leave_one_corpus_out": table, "weights": dict(zip(final.features, final.weights.round(4).tolist(), strict=True)),
+              "retrieval_only_cv_ece": round(retrieval_ece, 4),
+              "confidence": {"features": list(CONFIDENCE_FEATURES), "weights": cw.round(4).tolist(), "bias": round(cb, 4),
+                             "cv_ece": round(cv_ece, 4), "threshold": threshold, "reliability": reliability}}
+    report.with_suffix(".json").write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    report.with_suffix(".md").write_text(markdown(result), encoding="utf-8")
+    print(markdown(result))
+
+
+def markdown(result: dict[str, Any]) -> str:
+    lines = ["# The learned reader, left one corpus out (`python bench/fit_reader.py fit`)", "",
+             "top-1: share of questions whose best-rated unit holds the expected answer, among those where a measured unit "
+             "does. `rules`: the hand-set weights the reader replaced (bench/reader_rules.json); `learned`: fitted on the "
+             "other corpora only. Confidence: fitted on the other corpora, threshold chosen on them; ECE and abstention "
+             "on the held-out corpus. `answered_right_now`: fact in the answer of the collected run.", "",
+             "| held out | questions | answer in units | top-1 rules | top-1 learned | (on its training corpora) | ECE | threshold | answered right | abstain P | abstain R | answered right now |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in result["leave_one_corpus_out"]:
+        lines.append(f"| {r['held_out']} | {r['questions']} | {r['with_answer_in_units']} | {r['top1_rules']} | {r['top1_learned']} | "
+                     f"{r['top1_learned_on_training']} | {r['ece']} | {r['threshold']} | {r['answered_right']} | {r['abstain_precision']} | "
+                     f"{r['abstain_recall']} | {r['answered_right_now']} |")
+    gaps = [r["top1_learned_on_training"] - r["top1_learned"] for r in result["leave_one_corpus_out"]]
+    lines += ["", f"Gap, top-1 on the corpora fitted minus the corpus held out: mean {statistics.mean(gaps):+.3f}, "
+              f"largest {max(gaps):+.3f}.", "", "## Reader weights (standardised features)", ""]
+    lines += [f"- `{name}`: {weight:+.3f}" for name, weight in sorted(result["weights"].items(), key=lambda kv: -abs(kv[1]))]
+    c = result["confidence"]
+    lines += ["", "## Confidence", "", f"Features {c['features']}, weights {c['weights']}, bias {c['bias']}; ECE over held-out "
+              f"predictions {c['cv_ece']}, threshold {c['threshold']}. The retrieval grade alone, mapped the same way "
+              f"(`[answer] confidence = \"calibrated\"`): ECE {result['retrieval_only_cv_ece']}.", ""]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("step", choices=["collect", "fit"])
+    parser.add_argument("--corpus", nargs="*", default=list(CORPORA))
+    parser.add_argument("--out", type=Path, default=RESULTS / "reader")
+    args = parser.parse_args()
+    if args.step == "collect":
+        collect(args.corpus)
+    else:
+        fit(args.corpus, args.out)
+
+
+if __name__ == "__main__":
+    main()
