@@ -21,6 +21,7 @@ from bunko.generate.answerer import Answerer
 from bunko.generate.conversation import Turn
 from bunko.generate.guardrails import guard_hits
 from bunko.generate.table_answer import TableAnswerer
+from bunko.index.filters import validate_filter
 from bunko.ingest import maintenance
 from bunko.ingest.connectors.base import SourceSpec
 from bunko.ingest.connectors.registry import SourceBook, build_source, key_filter
@@ -795,7 +796,8 @@ class Bunko:
         language to prefer ("en", "ja", "zh") instead of the question's, or "any".
 
         The hits are what `[answer] policy` lets out: under strict and regulated, personal data in their text is
-        masked (`generate/guardrails.py`), as it is in answers."""
+        masked (`generate/guardrails.py`), as it is in answers. A malformed filter is a `FilterError` naming its bad part."""
+        validate_filter(filters)  # the form and values here, whatever route runs; the store checks the field names
         result = self._on_current_model(
             lambda: self.searcher.search(query, k=k, where=filters, mode=mode, group_by=group_by, language=language)
         )
@@ -862,6 +864,7 @@ class Bunko:
         conversation so far (`Turn`s, oldest first): a follow-up ("それの上限は？", "那年假呢？", "and its config file?") is
         searched as a standalone question made from it (``answer.trace.condensed``); the answer keeps the question asked.
         """
+        validate_filter(filters)
         return self._on_current_model(lambda: self.answerer.ask(question, filters=filters, k=k, mode=mode, history=history))
 
     def ask_stream(
@@ -869,5 +872,6 @@ class Bunko:
         history: Sequence[Turn] | None = None,
     ) -> Iterator[str | Answer]:
         """Text deltas of the answer as each sentence passes the citation check, then the final `Answer` (with its trace)."""
+        validate_filter(filters)  # before the stream starts
         self._sync_embedder()
         return self.answerer.ask_stream(question, filters=filters, k=k, mode=mode, history=history)

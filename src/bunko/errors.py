@@ -18,7 +18,8 @@ class CollectionError(BunkoError):
 
 
 class FilterError(BunkoError):
-    """A search filter names an unknown field or uses an unknown operator."""
+    """A search filter is malformed (an unknown field, operator or combinator, an operand of the wrong type, an
+    empty list or a non-finite number): the message starts with the path of the bad part, ``where.$and[0]: …``."""
 
 
 class DocumentError(BunkoError):

@@ -21,7 +21,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from bunko.config import CONFIG_FILE
 from bunko.engine import DEFAULT_COLLECTION, Bunko
-from bunko.errors import BunkoError
+from bunko.errors import BunkoError, FilterError
+from bunko.index.filters import validate_filter
 from bunko.schema import IngestJob
 
 console = Console()
@@ -106,9 +107,15 @@ def parse_filters(source: str | None, section: str | None, where: str | None) ->
         clauses.append({"section": {"$glob": section} if any(c in section for c in "*?[") else section})
     if where:
         try:
-            clauses.append(json.loads(where))
+            parsed = json.loads(where)
         except json.JSONDecodeError as exc:
             raise fail(f"--where is not valid JSON: {exc}") from None
+        try:  # its form and values, with the path of a bad part; the collection checks its field names when it searches
+            validate_filter(parsed)
+        except FilterError as exc:
+            raise fail(str(exc)) from None
+        if parsed:
+            clauses.append(parsed)
     if not clauses:
         return None
     return clauses[0] if len(clauses) == 1 else {"$and": clauses}

@@ -15,7 +15,7 @@ from typing import Any
 from bunko.engine import Bunko
 from bunko.errors import FilterError
 from bunko.generate.conversation import Turn
-from bunko.index.filters import BUILTIN_FIELDS, compile_filter
+from bunko.index.filters import BUILTIN_FIELDS, validate_filter
 from bunko.index.tree import DocumentTree
 from bunko.retrieve.graph_lookup import GraphLookup
 from bunko.retrieve.searcher import SearchResult
@@ -168,14 +168,8 @@ class ServedCollection:
 
     def _guarded(self, who: Principal, filters: Mapping[str, Any] | None) -> dict[str, Any] | None:
         """The caller's filter, validated against the fields they can see, ANDed with their access filter."""
-        if filters is not None and not isinstance(filters, Mapping):
-            raise FilterError("filters must be a JSON object")
-        try:  # the caller's own mistakes are reported as theirs, naming only fields of documents they may see
-            compile_filter(filters, self.filter_fields(who))
-        except FilterError:
-            raise
-        except (TypeError, ValueError) as exc:  # e.g. {"$in": [[1]]}: an unhashable member
-            raise FilterError(f"invalid filter value: {exc}") from None
+        # the caller's own mistakes, reported with the path of the bad part and naming only fields of documents they may see
+        validate_filter(filters, self.filter_fields(who))
         return acl.combine(filters, acl.access_filter(who, self.kb.store.filter_fields()))
 
     def check_filters(self, who: Principal, filters: Mapping[str, Any] | None) -> None:

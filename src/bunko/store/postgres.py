@@ -41,6 +41,7 @@ from psycopg_pool import ConnectionPool
 
 from bunko.errors import CollectionError
 from bunko.index.bm25_formula import idf, sql_term_score
+from bunko.index.filters import validate_filter
 from bunko.index.graph import EntityGraph
 from bunko.index.memory import OPENING_CHUNKS, SIMILAR_CHUNKS
 from bunko.schema import (
@@ -672,6 +673,7 @@ class PostgresStore:
     # -- search -------------------------------------------------------------
     def _where(self, conn: psycopg.Connection, where: Mapping[str, Any] | None) -> sql.Composable | None:
         """Validate a filter against this collection's fields (as the local store does) and translate it."""
+        validate_filter(where)  # its form first: a malformed filter costs no query
         extra = field_names(where) - set(known_fields_from(set()))
         present = set()
         for name in sorted(extra):

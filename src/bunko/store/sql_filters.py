@@ -3,8 +3,9 @@
 The postgres store must apply filters *inside* its vector and keyword queries
 (a post-filter after top-k returns fewer than k hits) and must mean exactly
 what the local store means. So the filter is first validated by the same
-`compile_filter` the local store uses (same FilterError for unknown fields,
-operators and combinators), then each condition is rewritten over the chunk's
+`validate_filter` the local store uses (the same FilterError, naming the path of
+the bad part, for unknown fields, operators and combinators, operands of the
+wrong type and non-finite numbers), then each condition is rewritten over the chunk's
 ``attrs`` jsonb column, which holds the very record the local store filters
 (`filter_record`).
 
@@ -33,7 +34,7 @@ from typing import Any
 from psycopg import sql
 
 from bunko.errors import FilterError
-from bunko.index.filters import BUILTIN_FIELDS, compile_filter
+from bunko.index.filters import BUILTIN_FIELDS, validate_filter
 
 HIDDEN_FIELDS = frozenset({"pages", "section_path", "kinds"})
 """Raw columns in the local store's records that are never filter fields."""
@@ -46,7 +47,7 @@ _COMPARE_SQL = {"$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
 
 
 def field_names(spec: Any) -> set[str]:
-    """Every field a filter names (tolerant of malformed specs: `compile_filter` reports those)."""
+    """Every field a filter names (tolerant of malformed specs: `validate_filter` reports those)."""
     names: set[str] = set()
     if isinstance(spec, Mapping):
         for key, value in spec.items():
@@ -145,7 +146,8 @@ class FilterCompiler:
 
     def where(self, spec: Mapping[str, Any] | None, known_fields: set[str] | frozenset[str]) -> sql.Composable | None:
         """Validate `spec` exactly as the local store does, then translate it; None means no filter."""
-        if spec is None or compile_filter(spec, known_fields) is None:
+        validate_filter(spec, known_fields)
+        if not spec:
             return None
         return self._spec(spec)
 
