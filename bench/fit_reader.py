@@ -282,15 +282,16 @@ def decisions(p: np.ndarray, right: np.ndarray, answerable: np.ndarray, threshol
     }
 
 
-def choose_threshold(p: np.ndarray, answerable: np.ndarray) -> float:
-    """The threshold of most right decisions, where answering is right for a question the documents answer and
-    abstaining for one they do not. The probability predicts whether the answer is right; the decision asks whether
-    to answer at all: abstaining on an answerable question whose best unit may be wrong loses the answer and gains
-    no right abstention."""
+def choose_threshold(p: np.ndarray, right: np.ndarray, answerable: np.ndarray) -> float:
+    """The threshold of most useful decisions: an answer that is right, or an abstention on a question the documents
+    do not answer. A wrong answer and an abstention on an answerable question count nothing: both leave the asker
+    without the fact, and a threshold that counted answering an answerable question as right whatever the answer
+    said fell so low that absent questions were answered (the samples' abstention recall 1.00 → 0.62)."""
     candidates = np.unique(np.round(p, 3))
     best, best_score = 0.5, -1.0
     for t in candidates:
-        score = float(((p >= t) == answerable).mean())
+        answered = p >= t
+        score = float((answered & (right > 0)).sum() + (~answered & ~answerable).sum())
         if score > best_score:
             best, best_score = float(t), score
     return best
@@ -319,7 +320,9 @@ def fit(corpora: Sequence[str], report: Path) -> None:
         cw, cb = fit_logistic(cx, cy, l2=L2)
         conf = ConfidenceModel(list(CONFIDENCE_FEATURES), cw.tolist(), cb, {})
         train_p = 1.0 / (1.0 + np.exp(-(cx @ cw + cb)))
-        threshold = choose_threshold(train_p, np.array([bool(r["expected"]) for c in names if c != out for r, _, _, _ in per[c] if graded(r)]))
+        threshold = choose_threshold(
+            train_p, cy, np.array([bool(r["expected"]) for c in names if c != out for r, _, _, _ in per[c] if graded(r)]),
+        )
         test_conf = [answer_features(model, r, x, y, s) for r, x, y, s in per[out] if graded(r)]
         tx = np.array([f for f, _ in test_conf])
         ty = np.array([r for _, r in test_conf])
@@ -349,7 +352,7 @@ def fit(corpora: Sequence[str], report: Path) -> None:
     held_p = np.concatenate([held_conf[c][0] for c in names])
     held_y = np.concatenate([held_conf[c][1] for c in names])
     held_answerable = np.concatenate([held_conf[c][2] for c in names])
-    threshold = choose_threshold(held_p, held_answerable)  # chosen on predictions for corpora each model did not see
+    threshold = choose_threshold(held_p, held_y, held_answerable)  # on predictions for corpora each model did not see
     cv_ece, reliability = expected_calibration_error(held_p, held_y)
     confidence = ConfidenceModel(list(CONFIDENCE_FEATURES), cw.tolist(), cb, {
         "fitted_by": "python bench/fit_reader.py fit", "corpora": names,
@@ -375,7 +378,7 @@ def fit(corpora: Sequence[str], report: Path) -> None:
     calibration = ConfidenceModel(["retrieval"], rw.tolist(), rb, {
         "fitted_by": "python bench/fit_reader.py fit", "corpora": names,
         "maps": "retrieval (bunko.generate.retrieval_grade) onto P(the reader's answer is right)",
-        "cv_ece": round(retrieval_ece, 4), "threshold": round(choose_threshold(retrieval_p, held_answerable), 4),
+        "cv_ece": round(retrieval_ece, 4), "threshold": round(choose_threshold(retrieval_p, retrieval_y, held_answerable), 4),
         "threshold_chosen_on": "leave-one-corpus-out predictions",
     })
     CALIBRATION_OUT.write_text(calibration.to_json() + "\n", encoding="utf-8")

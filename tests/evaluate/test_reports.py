@@ -224,7 +224,8 @@ def test_metric_bars_draw_each_configuration_s_scores(table_experiment: Experime
             if right - left < 3:
                 assert len(drawn) == 0, (bar.get_width(), drawn)
                 continue
-            assert abs(drawn.min() - left) <= 3 and abs(drawn.max() - right) <= 2, (bar.get_width(), left, right, drawn.min(), drawn.max())
+            # within 4 px (antialiasing and the edge line), while a value off by 0.01 moves an end by 6 px
+            assert abs(drawn.min() - left) <= 4 and abs(drawn.max() - right) <= 4, (bar.get_width(), left, right, drawn.min(), drawn.max())
             assert len(drawn) >= 0.9 * (right - left)  # one bar, not two ends (grid lines cross it)
             measured += 1
     assert measured >= len(shown)
