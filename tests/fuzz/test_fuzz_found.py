@@ -1,0 +1,75 @@
+"""Uncoded failures the fuzzer found, one reproducer each (tests/fuzz/found/): xfail(strict=True) until fixed, so the
+fix shows up as an XPASS to turn into a plain test (and the file's note to move to bench/results/fuzz.md's fixed list)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fuzzing import FOUND, KNOWN, check_parse, signature
+
+# input file under found/ (its note: the same name + .txt): the known bug it reproduces (its fuzzing.KNOWN key)
+_DOCX = ("docx.py", "parse", "document = Document(str(path))")
+_FOOTNOTES = ("docx.py", "_footnotes", "root = etree.fromstring(rel.target_part.blob)")
+_PPTX = ("pptx.py", "parse", "presentation = Presentation(str(path))")
+_XLSX = ("xlsx.py", "parse", "formulas = load_workbook(path, data_only=False)")
+_TIFF = ("ocr.py", "parse", 'frames = getattr(image, "n_frames", 1)')
+_PIXELS = ("ocr.py", "parse", "add_ocr_lines(builder, self.ocr.recognize(frame, scale=float(dpi) / 72.0), number, self.ocr)")
+_RELS = ("docx.py", "_related", 'root = etree.fromstring(archive.read(posixpath.join(folder, "_rels", f"{name}.rels")), '
+         "etree.XMLParser(resolve_entities=False))")
+_SLIDES = ("pptx.py", "parse", "for number, slide in enumerate(presentation.slides, start=1):")
+_SHAPES = ("pptx.py", "<lambda>", "return sorted(out, key=lambda s: ((s.top or 0) // 12700 // 6, s.left or 0))")
+_ROWS = ("limits.py", "count_rows_and_cells", "while block := stream.read(_BLOCK):")
+_EML = ("email.py", "_from_eml", "mail.html = html.get_content() if html is not None else None")
+_OLE = ("registry.py", "_ole_mime", "entries = ole.listdir(streams=True, storages=True)")
+_PDF = ("pdf.py", "parse", "with pdf:")
+_YAML = ("markdown.py", "_front_matter", 'data = yaml.SafeLoader("").construct_document(node)')
+FINDINGS: dict[str, tuple[str, str, str]] = {
+    "docx-rels-deflate-zlib-error.docx": _RELS,
+    "pptx-slide-relationship-KeyError.pptx": _SLIDES,
+    "pptx-shape-position-KeyError.pptx": _SHAPES,
+    "xlsx-row-count-zlib-error.xlsx": _ROWS,
+    "eml-unknown-charset-LookupError.eml": _EML,
+    "msg-cyclic-directory-RecursionError.msg": _OLE,
+    "msg-cyclic-directory-RecursionError-2.msg": _OLE,
+    "pdf-close-IndexError.pdf": _PDF,
+    "pdf-close-PdfminerException.pdf": _PDF,
+    "pdf-close-TypeError.pdf": _PDF,
+    "front-matter-date-day-0-ValueError.md": _YAML,
+    "front-matter-timestamp-IndexError.md": _YAML,
+    "front-matter-timestamp-IndexError-2.md": _YAML,
+    "front-matter-timestamp-AttributeError.md": _YAML,
+    "docx-zip-seek-OSError.docx": _DOCX,
+    "docx-empty-footnotes-XMLSyntaxError.docx": _FOOTNOTES,
+    "pptx-zip-seek-OSError.pptx": _PPTX,
+    "pptx-compression-NotImplementedError.pptx": _PPTX,
+    "pptx-encrypted-flag-RuntimeError.pptx": _PPTX,
+    "pptx-deflate-zlib-error.pptx": _PPTX,
+    "xlsx-empty-member-XMLSyntaxError.xlsx": _XLSX,
+    "xlsx-empty-member-ParseError.xlsx": _XLSX,
+    "xlsx-unknown-attribute-TypeError.xlsx": _XLSX,
+    "xlsx-deflate-zlib-error.xlsx": _XLSX,
+    "image-tiff-no-dimensions-TypeError.tif": _TIFF,
+    "image-truncated-OSError.png": _PIXELS,
+    "image-broken-stream-OSError.gif": _PIXELS,
+}
+
+
+@pytest.mark.parametrize("name", sorted(FINDINGS))
+def test_a_found_input_parses_or_fails_with_a_code(name: str, request: pytest.FixtureRequest) -> None:
+    request.applymarker(pytest.mark.xfail(strict=True, reason=KNOWN[FINDINGS[name]]))
+    path = FOUND / name
+    check_parse("found", path.read_bytes(), "input" + Path(name).suffix, known_ok=False)
+
+
+@pytest.mark.parametrize("name", sorted(FINDINGS))
+def test_a_found_input_fails_as_its_known_bug(name: str) -> None:
+    """Each reproducer still fails the way its KNOWN entry says (so the xfail above is that bug, not another)."""
+    path = FOUND / name
+    with pytest.raises(BaseException) as caught:
+        check_parse("found", path.read_bytes(), "input" + Path(name).suffix, known_ok=False)
+    assert signature(caught.value)[1:] == FINDINGS[name]
+
+
+def test_every_known_bug_has_a_reproducer() -> None:
+    assert set(FINDINGS.values()) == set(KNOWN)
