@@ -97,6 +97,31 @@ def docx_bomb(path: Path, unpacked_mb: float, level: int = 9) -> Path:
     return path
 
 
+def docx_paragraphs(path: Path, unpacked_mb: float, text: str = TEXT * 7, level: int = 6) -> Path:
+    """A valid Word document whose body is numbered paragraphs of `text` (1 KB of XML each by default) to `unpacked_mb`
+    MB: 250 MB is about 250,000 paragraphs (130 million characters) in a 2 MB file, within `max_unpacked_mb`, past
+    `max_elements` and `max_chars`, and a tree python-docx builds in about 1 GB (issue 48)."""
+    w = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=level) as archive:
+        archive.writestr("[Content_Types].xml", _CONTENT_TYPES.format(overrides=(
+            '<Override PartName="/word/document.xml" '
+            'ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>')))
+        archive.writestr("_rels/.rels", _RELS.format(items=f'<Relationship Id="rId1" Type="{_OFFICE_DOC}" Target="word/document.xml"/>'))
+        with archive.open("word/document.xml", "w", force_zip64=True) as member:
+            member.write(f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="{w}"><w:body>'.encode())
+            size, number, block = 0, 0, []
+            while size < unpacked_mb * (1 << 20):
+                number += 1
+                unit = f"<w:p><w:r><w:t>{number} {text}</w:t></w:r></w:p>".encode()
+                block.append(unit)
+                size += len(unit)
+                if len(block) == 1000:
+                    member.write(b"".join(block))
+                    block = []
+            member.write(b"".join(block) + b"</w:body></w:document>")
+    return path
+
+
 def xlsx_rows(path: Path, rows: int, columns: int = 2, compact: bool = False) -> Path:
     """A workbook with one sheet of `rows` rows of an inline string and numbers (no shared strings, as streaming writers
     write them). `compact`: every row the same and without its optional `r` attributes, so millions of rows pack

@@ -17,6 +17,7 @@ from hostile import (
     csv_rows,
     deep_html,
     docx_bomb,
+    docx_paragraphs,
     good_files,
     huge_page_pdf,
     many_pages_pdf,
@@ -65,10 +66,15 @@ HOSTILE: list[tuple[str, Callable[[Path], Any], dict[str, Any], str, str]] = [
     ("small.docx", lambda p: docx_bomb(p, 0.05), {"max_zip_members": 2}, "TOO_COMPLEX", "ingest.max_zip_members = 2"),
     ("wide.xlsx", lambda p: xlsx_rows(p, 300, columns=10), {"max_cells": 1_000}, "TOO_COMPLEX", "ingest.max_cells = 1,000"),
     ("pages.pdf", lambda p: many_pages_pdf(p, 12), {"max_pages": 10}, "TOO_COMPLEX", "ingest.max_pages = 10"),
-    # under every count limit, over the memory one: the parse itself is stopped (libxml2 fails at the limit)
-    ("heavy.docx", lambda p: docx_bomb(p, 40), {"max_memory_mb": 200}, "TOO_LARGE", "ingest.max_memory_mb = 200 MB"),
+    # under every count limit (raised: its 245,000 paragraphs would pass max_elements, and are not even counted ahead
+    # at 40 MB), over the memory one: the parse itself is stopped (libxml2 fails at the limit)
+    ("heavy.docx", lambda p: docx_bomb(p, 40), {"max_memory_mb": 200, "max_elements": 2_000_000, "max_chars": 100_000_000},
+     "TOO_LARGE", "ingest.max_memory_mb = 200 MB"),
     ("many.md", lambda p: p.write_text("\n\n".join(f"段落 {i} 段落 paragraph" for i in range(60)), encoding="utf-8"),
      {"max_elements": 50}, "TOO_COMPLEX", "ingest.max_elements = 50"),
+    # counted while its body is streamed, before python-docx builds it (tests/parse/test_running_limits.py)
+    ("many.docx", lambda p: docx_paragraphs(p, 1.5), {"max_elements": 1_000}, "TOO_COMPLEX", "ingest.max_elements = 1,000"),
+    ("long.docx", lambda p: docx_paragraphs(p, 1.5), {"max_chars": 100_000}, "TOO_LARGE", "ingest.max_chars = 100,000"),
 ]
 
 

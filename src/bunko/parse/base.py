@@ -8,7 +8,12 @@ from importlib.metadata import version as _dist_version
 from pathlib import Path
 from typing import Any, Protocol
 
+from bunko.parse.limits import Tally
 from bunko.schema import Element, ElementKind, ParsedDocument
+
+IN_MARGIN = "in_margin"
+"""`Element.meta` key of a PDF line in the page's top or bottom margin: dropped once the whole document shows it to be
+a running head or foot (`parse/pdf.py`), so it does not count towards the limits until then."""
 
 
 class Parser(Protocol):
@@ -35,13 +40,32 @@ def element_id(source: str, ordinal: int) -> str:
     return f"{hashlib.sha1(source.encode('utf-8')).hexdigest()[:12]}:e{ordinal}"
 
 
+def _counted(element: Element) -> tuple[int, int]:
+    """(elements, characters) an element is sure to bring to the finished document, for the running limits: none of
+    an empty one (Markdown drops them) or of a line a PDF may drop as a running head; a caption's characters but not
+    the element (a figure may absorb it, and its text); a figure itself but not its text (composed later)."""
+    if element.meta.get(IN_MARGIN):
+        return 0, 0
+    if element.kind == ElementKind.FIGURE:
+        return 1, 0
+    if not element.text.strip():
+        return 0, 0
+    return (0 if element.kind == ElementKind.CAPTION else 1), len(element.text)
+
+
 class ElementBuilder:
-    """Accumulates elements and tracks the heading stack that becomes `section_path`."""
+    """Accumulates elements and tracks the heading stack that becomes `section_path`.
+
+    Every element added is counted against `ingest.max_elements` and `ingest.max_chars` (`limits.Tally`): a
+    document past either fails with TOO_COMPLEX or TOO_LARGE at the element that passes it, while it is parsed.
+    A parser that changes an element's text afterwards does it through `set_text`, so the count follows.
+    """
 
     def __init__(self, source: str) -> None:
         self.source = source
         self.elements: list[Element] = []
         self._headings: list[tuple[int, str]] = []
+        self.tally = Tally(source)
 
     @property
     def section_path(self) -> list[str]:
@@ -64,7 +88,19 @@ class ElementBuilder:
             **kwargs,  # type: ignore[arg-type]
         )
         self.elements.append(element)
+        elements, chars = _counted(element)
+        if elements or chars:
+            self.tally.add(chars, elements)
         return element
+
+    def set_text(self, element: Element, text: str) -> None:
+        """Change the text of an element already added (a list that grows by an item, a table continued on the next
+        page), counting the characters it gains."""
+        before = _counted(element)
+        element.text = text
+        after = _counted(element)
+        if after != before:
+            self.tally.add(after[1] - before[1], after[0] - before[0])
 
 
 def title_from(elements: list[Element], fallback: str) -> str:

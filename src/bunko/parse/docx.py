@@ -14,26 +14,34 @@ the paragraph that cites them, linked to it by parent_id.
 Word has no fixed pages; when the file was last saved by Word it carries
 "rendered page break" marks, which give the page a reader saw. Otherwise
 explicit page breaks are counted. meta["page_source"] says which.
+
+python-docx builds the whole body's XML tree before a paragraph can be read:
+a 2 MB file can unpack to 250 MB of paragraphs, and a tree of 1 GB. So a
+body large enough to pass `ingest.max_elements` or `ingest.max_chars` is first
+streamed (`count_body`), its elements and characters counted as they go by, and
+the file fails as soon as either is passed, before the tree is built.
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from docx import Document
 from docx.opc.exceptions import PackageNotFoundError
 from docx.oxml.ns import qn
+from docx.oxml.parser import element_class_lookup
 from docx.table import Table
 from docx.text.paragraph import Paragraph
 from lxml import etree
 
 from bunko.parse.base import ElementBuilder, dist_version
 from bunko.parse.figures import FigureCollector, is_figure_caption, open_image
-from bunko.parse.limits import unreadable_package
+from bunko.parse.limits import Tally, current, unreadable_package
 from bunko.parse.ocr import Tesseract
 from bunko.parse.tables import table_markdown, table_meta
 from bunko.schema import Element, ElementKind, ParsedDocument
@@ -61,9 +69,19 @@ def _shown(element: Any, paragraph: Any) -> bool:
     return True
 
 
+_RUN = qn("w:r")
+_RUN_CONTENT = frozenset(qn(tag) for tag in ("w:br", "w:cr", "w:noBreakHyphen", "w:ptab", "w:t", "w:tab"))
+"""What python-docx reads a run's text from (`CT_R.text`: its children of these kinds, each as its own text)."""
+
+
+def run_text(run: Any) -> str:
+    """`CT_R.text` without its XPath query (the most of a large body's reading time)."""
+    return "".join(str(child) for child in run.iterchildren() if child.tag in _RUN_CONTENT)
+
+
 def paragraph_text(paragraph: Any) -> str:
     """The text a `w:p` shows, from each run as python-docx reads a run (tabs, breaks), in document order."""
-    return "".join(run.text for run in paragraph.iter(qn("w:r")) if _shown(run, paragraph))
+    return "".join(run_text(run) for run in paragraph.iter(_RUN) if _shown(run, paragraph))
 
 
 def blocks(container: Any) -> list[Any]:
@@ -185,6 +203,221 @@ class _Walk:
     open_list: _OpenList | None = None
 
 
+# -- counted before python-docx builds the tree -------------------------------------------------
+
+_OFFICE_DOCUMENT_REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument"
+_STYLES_REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles"
+_RELATIONSHIP = "{http://schemas.openxmlformats.org/package/2006/relationships}Relationship"
+MIN_ELEMENT_BYTES = 22
+"""The fewest bytes of body XML that make one element (`<p><r><t>x</t></r></p>`, its namespace the default): a body of
+fewer than `max_elements` times this, and fewer bytes than `max_chars`, cannot pass either, and is not streamed first."""
+_FEED_BYTES = 1 << 16
+_ON = ("1", "true", "on")
+_UNFOLLOWED = "\x00"
+_P, _TBL, _TR, _TC, _BODY, _VAL = qn("w:p"), qn("w:tbl"), qn("w:tr"), qn("w:tc"), qn("w:body"), qn("w:val")
+_P_STYLE, _P_NUMBERING = f"{qn('w:pPr')}/{qn('w:pStyle')}", f"{qn('w:pPr')}/{qn('w:numPr')}"
+
+
+def _part(folder: str, target: str) -> str:
+    return target.lstrip("/") if target.startswith("/") else posixpath.normpath(posixpath.join(folder, target))
+
+
+def _related(archive: zipfile.ZipFile, part: str, reltype: str) -> str | None:
+    """The package part `part` ("" for the package) relates to by `reltype`, as a member name."""
+    folder, name = posixpath.split(part)
+    try:
+        root = etree.fromstring(archive.read(posixpath.join(folder, "_rels", f"{name}.rels")), etree.XMLParser(resolve_entities=False))
+    except (KeyError, etree.XMLSyntaxError):
+        return None
+    for rel in root.iter(_RELATIONSHIP):
+        if rel.get("Type") == reltype and rel.get("TargetMode") != "External" and rel.get("Target"):
+            return _part(folder, str(rel.get("Target")))
+    return None
+
+
+@dataclass
+class _StyleKinds:
+    """What the paragraph styles say about a paragraph's element, as far as counting needs: whether its paragraphs may
+    be list items (numbering through the style chain, or a "List…" name: they may join the list before them) or
+    captions (a figure may absorb them), as python-docx resolves a paragraph's style (unknown id: the default)."""
+
+    known: set[str] = field(default_factory=set)
+    listish: set[str] = field(default_factory=set)
+    captions: set[str] = field(default_factory=set)
+    default: str | None = None
+    unread: bool = False
+    """No styles part read: python-docx's own defaults apply, so any named style may be a list's."""
+
+    def of(self, style_id: str | None) -> str | None:
+        return style_id if style_id and style_id in self.known else self.default
+
+    def unknown(self, style_id: str | None) -> bool:
+        """Whether the paragraph's style, as python-docx finds it, may be one this count does not know (of python-docx's
+        own defaults, where the package has no styles part; a default style it does not follow)."""
+        return (self.unread and bool(style_id)) or self.of(style_id) == _UNFOLLOWED
+
+    def may_be_list(self, style_id: str | None) -> bool:
+        return self.of(style_id) in self.listish
+
+    def is_caption(self, style_id: str | None) -> bool:
+        return self.of(style_id) in self.captions
+
+
+def _style_kinds(archive: zipfile.ZipFile, document_part: str) -> _StyleKinds:
+    kinds = _StyleKinds()
+    styles_part = _related(archive, document_part, _STYLES_REL)
+    try:
+        root = etree.fromstring(archive.read(styles_part), etree.XMLParser(resolve_entities=False)) if styles_part else None
+    except (KeyError, etree.XMLSyntaxError):
+        root = None
+    if root is None:
+        kinds.unread = True
+        return kinds
+    based_on: dict[str, str] = {}
+    numbered: set[str] = set()
+    seen: set[str] = set()
+    for style in root.iterchildren(qn("w:style")):
+        style_id = style.get(qn("w:styleId"))
+        paragraph_style = style.get(qn("w:type")) == "paragraph"  # no type: python-docx takes it for none of its kind
+        if paragraph_style and str(style.get(qn("w:default"), "0")).lower() in _ON:
+            # python-docx takes the last default, and the first style of an id otherwise: a default that is not the
+            # first of its id (or has none) is one this count does not follow
+            kinds.default = style_id if style_id is not None and style_id not in seen else _UNFOLLOWED
+        if style_id is None or style_id in seen:
+            continue
+        seen.add(style_id)
+        base = style.find(qn("w:basedOn"))
+        if base is not None and base.get(_VAL):
+            based_on[style_id] = str(base.get(_VAL))
+        if style.find(_P_NUMBERING) is not None:
+            numbered.add(style_id)
+        if not paragraph_style:
+            continue
+        kinds.known.add(style_id)
+        name_node = style.find(qn("w:name"))
+        name = str(name_node.get(_VAL, "")).strip().lower() if name_node is not None else ""
+        if name.startswith("list"):
+            kinds.listish.add(style_id)
+        if name == "caption":
+            kinds.captions.add(style_id)
+    for style_id in kinds.known:
+        step: str | None = style_id
+        for _ in range(64):  # a basedOn loop ends here
+            if step is None:
+                break
+            if step in numbered:
+                kinds.listish.add(style_id)
+                break
+            step = based_on.get(step)
+    return kinds
+
+
+@dataclass
+class _Count:
+    """The running count of a body being streamed: `reset` when the parser is sure to have no list open (the next
+    list item starts an element of its own), and whether the top-level table being read has shown text yet."""
+
+    tally: Tally
+    styles: _StyleKinds
+    reset: bool = True
+    table_text: bool = False
+
+
+def _count_paragraph(p: Any, count: _Count) -> None:
+    """A body paragraph as `DocxParser._paragraph` will take it, counted at most as what it surely adds: a list item
+    only when no list can be open before it, a caption's text but not the element."""
+    text = paragraph_text(p).strip()
+    if not text:
+        return
+    style = p.find(_P_STYLE)
+    style_id = style.get(_VAL) if style is not None else None
+    if count.styles.is_caption(style_id) or is_figure_caption(text):
+        count.tally.add(len(text), 0)  # a caption or a heading: no list stays open after it
+        count.reset = True
+    elif count.styles.unknown(style_id):
+        count.tally.add(len(text), 0)  # a caption, a list item or a paragraph: its text, and no more
+        count.reset = False
+    elif p.find(_P_NUMBERING) is not None or count.styles.may_be_list(style_id):
+        count.tally.add(len(text), 1 if count.reset else 0)
+        count.reset = False
+    else:
+        count.tally.add(len(text))  # a paragraph or a heading
+        count.reset = True
+
+
+def _count_row(tr: Any, count: _Count) -> None:
+    """A row of a top-level table: the text of each cell python-docx shows (not a vertical merge's continuation)."""
+    for tc in tr.iterchildren(_TC):
+        props = tc.find(qn("w:tcPr"))
+        merge = props.find(qn("w:vMerge")) if props is not None else None
+        span = props.find(qn("w:gridSpan")) if props is not None else None
+        spans = str(span.get(_VAL, "1")) if span is not None else "1"
+        if (merge is not None and merge.get(_VAL, "continue") == "continue") or not spans.isdigit() or int(spans) < 1:
+            continue  # shown as the cell above, or not at all
+        text = "\n".join(paragraph_text(p) for p in blocks(tc) if p.tag == _P).strip()
+        if text:
+            count.tally.add(len(text), 0)
+            count.table_text = True
+
+
+def _in_body(element: Any, body: Any) -> bool:
+    """Whether `element` is a block of `body` (`blocks(body)` finds it: content controls and custom XML opened)."""
+    parent = element.getparent()
+    while parent is not None and parent.tag in _CONTAINERS:
+        parent = parent.getparent()
+    return parent is not None and parent is body
+
+
+def count_body(path: Path, source: str) -> Tally | None:
+    """Stream the body's XML and count its elements and characters, as the parser will make them at the least; raise
+    `LimitExceeded` as soon as either passes its limit. Only a body large enough to pass one is streamed (None
+    otherwise, or when the package cannot be read this way: python-docx then reports it as it finds it)."""
+    limits = current()
+    try:
+        with zipfile.ZipFile(path) as archive:
+            part = _related(archive, "", _OFFICE_DOCUMENT_REL)
+            if part is None:
+                return None
+            info = archive.getinfo(part)
+            if info.file_size <= min(limits.max_elements * MIN_ELEMENT_BYTES, limits.max_chars):
+                return None
+            count = _Count(Tally(source, limits), _style_kinds(archive, part))
+            with archive.open(info) as stream:
+                _stream_body(stream, count)
+            return count.tally
+    except (KeyError, zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, RuntimeError, NotImplementedError, etree.XMLSyntaxError):
+        return None
+
+
+def _stream_body(stream: Any, count: _Count) -> None:
+    """Feed the XML to a pull parser (python-docx's element classes, so a paragraph's text is read as the parser reads
+    it), take each block of the first body as it ends, and drop it."""
+    parser = etree.XMLPullParser(events=("end",), tag=(_BODY, _P, _TBL, _TR), remove_blank_text=True, resolve_entities=False)
+    parser.set_element_class_lookup(element_class_lookup)
+    body = None
+    while chunk := stream.read(_FEED_BYTES):
+        parser.feed(chunk)
+        for _, element in parser.read_events():
+            if body is None:
+                body = element.getroottree().getroot().find(_BODY)  # the first body: python-docx reads no other
+                if body is None:
+                    continue
+            if element is body:
+                return
+            if element.tag == _P and _in_body(element, body):
+                _count_paragraph(element, count)
+            elif element.tag == _TR and _in_body(element.getparent(), body):
+                _count_row(element, count)
+            elif element.tag == _TBL and _in_body(element, body):
+                if count.table_text:
+                    count.tally.add(0)
+                count.table_text, count.reset = False, True
+            else:
+                continue
+            element.clear()
+            element.getparent().remove(element)
+
+
 class DocxParser:
     name = "docx"
     mimes = (MIME,)
@@ -194,6 +427,7 @@ class DocxParser:
         self.version = f"python-docx-{dist_version('python-docx')}"
 
     def parse(self, path: Path, source: str, mime: str) -> ParsedDocument:
+        count_body(path, source)  # a body past max_elements or max_chars fails here, before its tree is built
         try:
             document = Document(str(path))
         except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError, etree.XMLSyntaxError) as exc:
@@ -259,7 +493,7 @@ class DocxParser:
                 for deeper in [k for k in counters if k > ilvl]:
                     del counters[deeper]
                 line = "  " * ilvl + (marker or f"{counters[ilvl]}.") + " " + text
-                current.element.text += "\n" + line
+                builder.set_text(current.element, current.element.text + "\n" + line)
                 element = current.element
             else:
                 line = "  " * ilvl + (marker or "1.") + " " + text

@@ -22,7 +22,7 @@ from typing import Any
 from bs4 import BeautifulSoup, NavigableString, Tag, XMLParsedAsHTMLWarning
 
 from bunko.parse.base import ElementBuilder, dist_version
-from bunko.parse.encoding import decode_text
+from bunko.parse.encoding import Decoded, decode, encoding_meta, has_bom, utf16_by_zeros
 from bunko.parse.limits import current as current_limits
 from bunko.parse.limits import over_limit
 from bunko.parse.tables import table_markdown, table_meta
@@ -76,20 +76,22 @@ def _space(text: str) -> str:
     return re.sub(r"[ \t\r\f\v]*\n[ \t\r\f\v]*", "\n", re.sub(r"[ \t\r\f\v]+", " ", text)).strip()
 
 
-def decode_html(data: bytes, source: str) -> tuple[str, str]:
-    """UTF-8 first; then the page's own <meta charset>; then detection."""
+def decode_html(data: bytes, source: str) -> Decoded:
+    """A byte-order mark or UTF-16 without one first; then UTF-8; then the page's own <meta charset>; then detection."""
+    if has_bom(data) or (b"\x00" in data[:4096] and utf16_by_zeros(data) is not None):
+        return decode(data, source)
     try:
-        return data.decode("utf-8"), "utf-8"
+        return Decoded(data.decode("utf-8"), "utf-8")
     except UnicodeDecodeError:
         pass
     match = _META_CHARSET.search(data[:4096])
     if match:
         name = match.group(1).decode("ascii", "replace")
         try:
-            return data.decode(name), name
+            return Decoded(data.decode(name), name)
         except (LookupError, UnicodeDecodeError):
             pass
-    return decode_text(data, source)
+    return decode(data, source)
 
 
 def _names(tag: Tag) -> str:
@@ -351,8 +353,8 @@ class HtmlParser:
         self.version = f"bs4-{dist_version('beautifulsoup4')}"
 
     def parse(self, path: Path, source: str, mime: str) -> ParsedDocument:
-        text, encoding = decode_html(path.read_bytes(), source)
-        return self.parse_text(text, source, {"encoding": encoding})
+        decoded = decode_html(path.read_bytes(), source)
+        return self.parse_text(decoded.text, source, encoding_meta(decoded))
 
     def parse_text(self, html: str, source: str, meta: dict[str, Any] | None = None) -> ParsedDocument:
         with warnings.catch_warnings():  # XHTML pages (manuals, docbook output) are read as HTML on purpose

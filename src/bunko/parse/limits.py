@@ -1,7 +1,7 @@
 """Per-file limits on what parsing a file may cost, and the checks that hold a file to them.
 
 A hostile or broken file must fail alone, quickly, with a code that names the limit: TOO_LARGE (bytes,
-memory, pixels, characters), TOO_COMPLEX (rows, pages, members, nesting, elements) or TIMEOUT. Three
+memory, pixels, characters), TOO_COMPLEX (rows, pages, members, nesting, elements) or TIMEOUT. Four
 kinds of check share one `ParseLimits`:
 
 * before a parser runs (`check_container`): a zip package's members and unpacked size are read from its
@@ -10,9 +10,12 @@ kinds of check share one `ParseLimits`:
 * inside the parsers, where only they can see it: HTML nesting (`parse/html.py`), CSV/JSON rows
   (`parse/records.py`), PDF pages and pixels per rendered page (`parse/pdf.py`, `parse/ocr.py`), YAML front
   matter's expanded size (`parse/markdown.py`); they read the limits in force with `current()`;
-* after the parser (`check_document`): the elements and characters a document brings to chunking.
+* while the parser builds (`Tally`, kept by every `ElementBuilder`): the elements and characters produced so far,
+  so a document past `max_elements` or `max_chars` stops at the element that passes it, not after it is whole;
+  a Word body is counted by streaming its XML before python-docx builds its tree (`parse/docx.py`);
+* after the parser (`check_document`): the elements and characters a document brings to chunking, exactly.
 
-`parse_within` runs all three for one file. Wall time and peak memory are the ingest pipeline's
+`parse_within` runs them all for one file. Wall time and peak memory are the ingest pipeline's
 (`ingest/isolation.py`: a child process, killed past them); `[ingest]` in `bunko.toml` sets every value.
 """
 
@@ -96,9 +99,11 @@ def _number(value: float) -> str:
 
 def over_limit(
     code: ErrorCode, source: str, what: str, value: float, key: str, unit: str = "", at_least: bool = False,
+    limit: float | None = None,
 ) -> DocumentError:
-    """One wording for every violation: what was measured, its value, and the setting that would allow it."""
-    limit = getattr(current(), key)
+    """One wording for every violation: what was measured, its value, and the setting that would allow it (`limit`:
+    its value, when not the one in force)."""
+    limit = getattr(current(), key) if limit is None else limit
     found = f"more than {_number(limit)}{unit}" if at_least else f"{_number(value)}{unit}"
     prefix = f"{source}: " if source else ""  # no source: a page's or frame's own problem, recorded under its number
     return DocumentError(code, f"{prefix}{what}: {found} (limit: ingest.{key} = {_number(limit)}{unit})")
@@ -171,6 +176,45 @@ def count_rows_and_cells(archive: zipfile.ZipFile, member: zipfile.ZipInfo, max_
             if rows > max_rows or cells > max_cells:
                 return rows, cells
     return rows + len(_ROW.findall(tail)), cells + len(_CELL.findall(tail))
+
+
+# -- while the parser builds ------------------------------------------------------------------
+
+
+class LimitExceeded(DocumentError):
+    """A limit on the whole document passed while it was being parsed: the document fails, never only the page or
+    part being read (the PDF parser records most page failures on the page and goes on; not this one)."""
+
+
+class Tally:
+    """The elements and characters a parser has produced so far, held to `max_elements` and `max_chars` as they grow.
+
+    What is counted must be a lower bound of what `check_document` will count (an element the parser may still drop,
+    a caption a figure absorbs, is not counted as one), so stopping early never refuses a document the check after
+    the parser would accept; it only stops sooner the ones it would refuse.
+    """
+
+    __slots__ = ("chars", "elements", "max_chars", "max_elements", "source")
+
+    def __init__(self, source: str, limits: ParseLimits | None = None) -> None:
+        limits = limits or current()
+        self.source = source
+        self.elements = 0
+        self.chars = 0
+        self.max_elements = limits.max_elements
+        self.max_chars = limits.max_chars
+
+    def add(self, chars: int, elements: int = 1) -> None:
+        self.elements += elements
+        self.chars += chars
+        if self.elements > self.max_elements:
+            raise self._passed(ErrorCode.TOO_COMPLEX, "elements", self.elements, "max_elements")
+        if self.chars > self.max_chars:
+            raise self._passed(ErrorCode.TOO_LARGE, "characters of text", self.chars, "max_chars")
+
+    def _passed(self, code: ErrorCode, what: str, value: int, key: str) -> LimitExceeded:
+        error = over_limit(code, self.source, what, value, key, at_least=True, limit=getattr(self, key))
+        return LimitExceeded(error.code, error.detail)
 
 
 # -- after the parser --------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 
 from bunko.errors import DocumentError
 from bunko.parse.base import ElementBuilder, title_from
-from bunko.parse.encoding import decode_text
+from bunko.parse.encoding import decode, encoding_meta
 from bunko.parse.limits import current as current_limits
 from bunko.parse.limits import over_limit, too_deep
 from bunko.parse.tables import table_markdown, table_meta
@@ -125,8 +125,8 @@ class MarkdownParser:
         self.__init__()  # type: ignore[misc]
 
     def parse(self, path: Path, source: str, mime: str) -> ParsedDocument:
-        text, encoding = decode_text(path.read_bytes(), source)
-        return self.parse_text(text, source, meta={"encoding": encoding})
+        decoded = decode(path.read_bytes(), source)
+        return self.parse_text(decoded.text, source, meta=encoding_meta(decoded))
 
     def parse_text(self, text: str, source: str, meta: dict[str, Any] | None = None) -> ParsedDocument:
         lines = text.splitlines()
@@ -165,7 +165,7 @@ class MarkdownParser:
         title = str(fields.get("title") or title_from(elements, Path(source).stem))
         doc_meta = {**(meta or {}), "fields": fields} if fields else dict(meta or {})
         if warning:
-            doc_meta.setdefault("warnings", []).append(warning)
+            doc_meta["warnings"] = [*doc_meta.get("warnings", []), warning]
         return ParsedDocument(
             doc_id="", source=source, title=title, mime="text/markdown", parser=f"{self.name}/{self.version}",
             elements=elements, meta=doc_meta,

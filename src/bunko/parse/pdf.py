@@ -24,11 +24,11 @@ import pypdfium2 as pdfium
 from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
 
 from bunko.errors import DocumentError
-from bunko.parse.base import BBox, ElementBuilder, dist_version, page_error
+from bunko.parse.base import IN_MARGIN, BBox, ElementBuilder, dist_version, page_error
 from bunko.parse.cjk import join_words, normalize
 from bunko.parse.figures import IMAGE_MAX_SIDE, FigureCollector, link_captions
+from bunko.parse.limits import LimitExceeded, over_limit
 from bunko.parse.limits import current as current_limits
-from bunko.parse.limits import over_limit
 from bunko.parse.ocr import OCR_DPI, Tesseract, add_ocr_lines, render_scale
 from bunko.parse.pdf_layout import WORD_GAP, Block, TextRun, monospace_body, reading_order, segments_from_words, text_runs
 from bunko.parse.pdf_outline import Outline, is_contents_page, read_outline
@@ -85,7 +85,6 @@ def _in_margin(bbox: BBox, height: float) -> bool:
     return bbox[3] <= height * MARGIN or bbox[1] >= height * (1 - MARGIN)
 
 
-IN_MARGIN = "in_margin"
 RUNNING_HEAD_PAGES = 3
 """A text in the top or bottom margin on this many pages or more is a running head or foot ("Debian Reference",
 "Chapter 3. The system initialization", "Confidential — page 12"), unless the body writes it half as often or more
@@ -164,6 +163,8 @@ class PdfParser:
                     page = pdf.pages[index]
                     try:
                         self._page(page, index + 1, state, rendering)
+                    except LimitExceeded:
+                        raise  # the document's elements or characters, not this page's problem
                     except DocumentError as exc:
                         page_error(state.meta, index + 1, exc.code.value, exc.detail)
                     except Exception as exc:  # one unreadable page must not lose the others
@@ -355,7 +356,7 @@ class PdfParser:
             rows = rows[1:]
         open_table.rows.extend(rows)
         element = open_table.element
-        element.text = table_markdown(open_table.header, open_table.rows)
+        state.builder.set_text(element, table_markdown(open_table.header, open_table.rows))
         element.meta.update(table_meta(open_table.header, open_table.rows))
         element.meta["pages"].append(number)
         element.meta["row_pages"] = [*element.meta.get("row_pages", []), *[number] * len(rows)]

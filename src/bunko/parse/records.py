@@ -16,7 +16,7 @@ from typing import Any
 
 from bunko.errors import DocumentError
 from bunko.parse.base import ElementBuilder
-from bunko.parse.encoding import decode_text
+from bunko.parse.encoding import decode, encoding_meta
 from bunko.parse.limits import current as current_limits
 from bunko.parse.limits import over_limit, too_deep
 from bunko.schema import ElementKind, ErrorCode, ParsedDocument
@@ -38,9 +38,10 @@ class RecordsParser:
     mimes = ("text/csv", "text/tab-separated-values", "application/json", "application/x-ndjson")
 
     def parse(self, path: Path, source: str, mime: str) -> ParsedDocument:
-        text, encoding = decode_text(path.read_bytes(), source)
+        decoded = decode(path.read_bytes(), source)
+        text = decoded.text
         builder = ElementBuilder(source)
-        meta: dict[str, Any] = {"encoding": encoding}
+        meta: dict[str, Any] = encoding_meta(decoded)
         if mime in ("text/csv", "text/tab-separated-values"):
             self._csv(text, source, builder, meta, "\t" if mime == "text/tab-separated-values" else None)
         elif mime == "application/x-ndjson":

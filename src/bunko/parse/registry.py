@@ -20,7 +20,7 @@ import olefile
 
 from bunko.errors import DocumentError
 from bunko.parse.base import Parser
-from bunko.parse.encoding import has_bom, looks_like_text
+from bunko.parse.encoding import has_bom, looks_like_text, utf16_detected
 from bunko.parse.limits import damaged_zip
 from bunko.schema import ErrorCode, ParsedDocument
 
@@ -131,7 +131,8 @@ def _ole_mime(path: Path) -> str:
 
 
 def _looks_binary(head: bytes) -> bool:
-    return b"\x00" in head and not has_bom(head)
+    """Zero bytes, and not text in UTF-16 (with a byte-order mark or without one)."""
+    return b"\x00" in head and not has_bom(head) and utf16_detected(head, whole=False) is None
 
 
 def sniff_mime(path: Path) -> str:

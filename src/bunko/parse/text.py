@@ -1,4 +1,4 @@
-"""Plain text: encoding detected, paragraphs split on blank lines."""
+"""Plain text: encoding detected (`parse/encoding.py`), paragraphs split on blank lines."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from bunko.parse.base import ElementBuilder
-from bunko.parse.encoding import decode_text
+from bunko.parse.encoding import decode, encoding_meta
 from bunko.schema import ElementKind, ParsedDocument
 
 _BLOCK = re.compile(r"\S.*?(?=\n[ \t]*\n|\Z)", re.DOTALL)
@@ -18,7 +18,8 @@ class TextParser:
     mimes = ("text/plain",)
 
     def parse(self, path: Path, source: str, mime: str) -> ParsedDocument:
-        text, encoding = decode_text(path.read_bytes(), source)
+        decoded = decode(path.read_bytes(), source)
+        text = decoded.text
         builder = ElementBuilder(source)
         text = text.replace("\r\n", "\n").replace("\r", "\n")
         for match in _BLOCK.finditer(text):
@@ -28,5 +29,5 @@ class TextParser:
         title = builder.elements[0].text.splitlines()[0][:120] if builder.elements else Path(source).stem
         return ParsedDocument(
             doc_id="", source=source, title=title, mime="text/plain", parser=f"{self.name}/{self.version}",
-            elements=builder.elements, meta={"encoding": encoding},
+            elements=builder.elements, meta=encoding_meta(decoded),
         )
