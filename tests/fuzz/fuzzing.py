@@ -152,47 +152,11 @@ def keep_smallest(target: str, data: bytes, name: str, exc: BaseException) -> No
         path.with_suffix(path.suffix + ".txt").write_text(f"{type(exc).__name__} at {where}: {exc!s:.500}\n", encoding="utf-8")
 
 
-KNOWN: dict[tuple[str, str, str], str] = {
-    # (bunko/parse file, function, source line) of the innermost parser frame an uncoded exception escaped from: the
-    # bug, as reported (issue 48 item 6). Any exception type through the same unguarded call is the same bug. Matched by
-    # the line's text, not its number, so edits elsewhere in the file keep them; remove an entry when its reproducers
-    # (tests/fuzz/found/, test_fuzz_found.py's xfail(strict=True) tests) turn XPASS.
-    ("docx.py", "parse", "document = Document(str(path))"): "docx: python-docx's Document() lets a damaged package's "
-    "exceptions escape (OSError Errno 22 from a bad local header offset), not PARSE_FAILED",
-    ("docx.py", "_footnotes", "root = etree.fromstring(rel.target_part.blob)"): "docx: an empty or malformed footnotes "
-    "part raises lxml's XMLSyntaxError from DocxParser._footnotes, not PARSE_FAILED",
-    ("pptx.py", "parse", "presentation = Presentation(str(path))"): "pptx: python-pptx's Presentation() lets a damaged "
-    "package's exceptions escape (OSError, zlib.error, NotImplementedError for an unknown compression method, "
-    "RuntimeError for a member flagged encrypted), not PARSE_FAILED",
-    ("xlsx.py", "parse", "formulas = load_workbook(path, data_only=False)"): "xlsx: openpyxl's load_workbook lets a "
-    "damaged package's exceptions escape (lxml XMLSyntaxError / ElementTree ParseError for an empty member, TypeError "
-    "for an unknown attribute, zlib.error), not PARSE_FAILED",
-    ("ocr.py", "parse", 'frames = getattr(image, "n_frames", 1)'): "image: a TIFF without dimensions raises "
-    "TypeError('Missing dimensions') from Pillow's n_frames in ImageParser.parse, not PARSE_FAILED",
-    ("ocr.py", "parse", "add_ocr_lines(builder, self.ocr.recognize(frame, scale=float(dpi) / 72.0), number, self.ocr)"):
-    "image: a truncated PNG or a GIF with a broken data stream opens, then raises Pillow's OSError when its pixels are "
-    "decoded for OCR (Tesseract.recognize converts the frame), not PARSE_FAILED",
-    # found by the long run (bench/results/fuzz.md)
-    ("docx.py", "_related", 'root = etree.fromstring(archive.read(posixpath.join(folder, "_rels", f"{name}.rels")), '
-     "etree.XMLParser(resolve_entities=False))"): "docx: a damaged deflate stream in a part's .rels raises zlib.error "
-    "from DocxParser._related, not PARSE_FAILED",
-    ("pptx.py", "parse", "for number, slide in enumerate(presentation.slides, start=1):"): "pptx: a slide whose "
-    "relationship id is missing raises KeyError while the slides are listed, not PARSE_FAILED",
-    ("pptx.py", "<lambda>", "return sorted(out, key=lambda s: ((s.top or 0) // 12700 // 6, s.left or 0))"): "pptx: a "
-    "placeholder whose layout relationship is missing raises KeyError when its position is read to sort shapes",
-    ("limits.py", "count_rows_and_cells", "while block := stream.read(_BLOCK):"): "xlsx: a damaged deflate stream in a "
-    "worksheet raises zlib.error from check_container's row count (it catches BadZipFile/EOFError only)",
-    ("email.py", "_from_eml", "mail.html = html.get_content() if html is not None else None"): "eml: an HTML part with "
-    "an unknown charset (charset=tf-8) raises LookupError from get_content, not ENCODING/PARSE_FAILED",
-    ("registry.py", "_ole_mime", "entries = ole.listdir(streams=True, storages=True)"): "msg: an OLE file whose "
-    "directory tree has a cycle raises RecursionError from olefile's listdir while sniffing, outside parse_within's "
-    "RecursionError handler",
-    ("pdf.py", "parse", "with pdf:"): "pdf: a damaged PDF's coded PARSE_FAILED is replaced by pdfplumber's own "
-    "exception (IndexError, TypeError, PdfminerException) raised while the PDF is closed at the end of `with pdf:`",
-    ("markdown.py", "_front_matter", 'data = yaml.SafeLoader("").construct_document(node)'): "front matter: a value "
-    "that looks like a timestamp but is not one (date: 2024-04-00) raises ValueError/IndexError/AttributeError from "
-    "PyYAML's constructor, which _front_matter does not catch (it catches yaml.YAMLError), not a warning",
-}
+KNOWN: dict[tuple[str, str, str], str] = {}
+"""(bunko/parse file, function, source line) of the innermost parser frame an uncoded exception escaped from -> the
+bug, as reported: CI stays green on a reported bug and fails on a new one. Empty: the fourteen the first runs found
+(tests/fuzz/test_fuzz_found.py) are fixed by `parse.limits.parse_within` coding a library's own error as PARSE_FAILED
+and by the front matter catching PyYAML's constructor errors."""
 
 
 def signature(exc: BaseException) -> tuple[str, str, str, str]:

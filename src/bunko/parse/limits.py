@@ -30,7 +30,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bunko.errors import DocumentError
+from bunko.errors import BunkoError, DocumentError
 from bunko.schema import ErrorCode, ParsedDocument
 
 if TYPE_CHECKING:
@@ -232,11 +232,23 @@ def check_document(doc: ParsedDocument, source: str) -> None:
 def parse_within(registry: ParserRegistry, path: Path, source: str, limits: ParseLimits | None = None) -> ParsedDocument:
     """Sniff, check the container, parse and check the result, all under `limits` (the ones in force if None)."""
     with applied(limits or current()):
-        parser, mime = registry.parser_for(path, source)
-        check_container(path, source, mime)
         try:
+            parser, mime = registry.parser_for(path, source)
+            check_container(path, source, mime)
             doc = parser.parse(path, source, mime)
         except RecursionError:
             raise too_deep(source, "the document") from None
+        except (BunkoError, MemoryError):
+            raise
+        except Exception as exc:
+            raise unparsable(source, exc) from exc
         check_document(doc, source)
         return doc
+
+
+def unparsable(source: str, exc: Exception) -> DocumentError:
+    """A library's own error on a file it could not read (a damaged zip stream, a PDF that fails as it is closed, an
+    unknown charset in a mail part, a YAML date that is no date…): the file fails as PARSE_FAILED saying what the
+    library said. The fuzz harness (tests/fuzz/) found such errors escaping from every binary format's library, and a
+    list of them per parser would never be complete."""
+    return DocumentError(ErrorCode.PARSE_FAILED, f"{source}: not readable ({type(exc).__name__}: {exc})".splitlines()[0])

@@ -76,6 +76,8 @@ def _front_matter(content: str, source: str) -> tuple[dict[str, Any], str | None
         data = yaml.SafeLoader("").construct_document(node)
     except yaml.YAMLError as exc:
         return {}, f"front matter ignored: {getattr(exc, 'problem', None) or exc}"
+    except (ValueError, IndexError, AttributeError, TypeError) as exc:  # PyYAML's own constructors: "date: 2024-04-00"
+        return {}, f"front matter ignored: a value YAML cannot build ({type(exc).__name__}: {exc})".splitlines()[0]
     if not isinstance(data, dict):
         return {}, f"front matter ignored: a YAML {type(data).__name__}, not key: value pairs"
     return {str(k): v for k, v in data.items()}, None
