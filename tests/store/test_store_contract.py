@@ -202,6 +202,17 @@ def test_delete_document(store: Store) -> None:
     assert all(cid.split("#")[0] != doc.source for cid, _ in store.keyword_search(multilingual(stored[0].chunk.embed_text), 20))
 
 
+def test_vectors_of_a_chunk_deleted_meanwhile_are_zero_rows_in_the_order_asked(store: Store) -> None:
+    """A search that picked chunks before a delete reads their vectors after it (bench_soak: 500s under load)."""
+    written = fill(store, docs=3)
+    kept, gone = written[1][1][0], written[0][1][0]
+    store.delete_document(written[0][0].source)
+    vectors = store.vectors_for([kept.chunk.chunk_id, gone.chunk.chunk_id, "never#stored"])
+    assert vectors.shape == (3, len(kept.vector)) and vectors.dtype == np.float32
+    np.testing.assert_allclose(vectors[0], kept.vector, rtol=1e-6)
+    assert not vectors[1].any() and not vectors[2].any()
+
+
 # -- vectors --------------------------------------------------------------------
 def test_cached_vectors_by_embed_hash(store: Store) -> None:
     written = fill(store, docs=2)

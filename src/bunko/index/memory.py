@@ -268,8 +268,16 @@ class MemoryIndex:
         return known, terms, held
 
     def vectors_for(self, chunk_ids: Sequence[str]) -> np.ndarray:
-        rows = self._rows_of(chunk_ids)
-        return self.vectors[rows] if rows else np.zeros((0, self.vectors.shape[1] if self.vectors.ndim == 2 else 0), dtype=np.float32)
+        """One row per id in the order asked; a zero row (cosine 0) for a chunk not indexed (deleted since a search
+        picked it: a search racing a delete still answers)."""
+        width = self.vectors.shape[1] if self.vectors.ndim == 2 else 0
+        out = np.zeros((len(chunk_ids), width), dtype=np.float32)
+        row_of = self._row_index()
+        for position, cid in enumerate(chunk_ids):
+            row = row_of.get(cid)
+            if row is not None:
+                out[position] = self.vectors[row]
+        return out
 
     def keyword(self, tokens: Sequence[str], k: int, where: Mapping[str, Any] | None) -> list[tuple[str, float]]:
         allowed = self.mask(where)

@@ -646,7 +646,7 @@ class LocalStore:
             return self._index.stats()
 
     def vectors_for(self, chunk_ids: Sequence[str]) -> np.ndarray:
-        """Stored vectors of indexed chunks, in the order asked (for MMR)."""
+        """Stored vectors of indexed chunks, in the order asked (for MMR); a zero row for a chunk no longer indexed."""
         with self._lock:
             return self._current_index().vectors_for(chunk_ids)
 

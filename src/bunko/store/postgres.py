@@ -888,14 +888,16 @@ class PostgresStore:
         return {chunk_id: set(found) for chunk_id, found in rows}
 
     def vectors_for(self, chunk_ids: Sequence[str]) -> np.ndarray:
-        """Stored vectors of the given chunks, in the order asked (for MMR)."""
+        """Stored vectors of the given chunks, in the order asked (for MMR); a zero row for a chunk no longer stored."""
         ids = list(chunk_ids)
         if not ids:
             return np.zeros((0, 0), dtype=np.float32)
         with self._pool.connection() as conn, conn.cursor(binary=True) as cur:
             cur.execute("SELECT chunk_id, embedding FROM chunks WHERE chunk_id = ANY(%s)", (ids,))
             found = {cid: _vector(v) for cid, v in cur.fetchall()}
-        return np.vstack([found[cid] for cid in ids]).astype(np.float32)
+            width = len(next(iter(found.values()))) if found else (self._column_dimension(conn) or 0)
+        zero = np.zeros(width, dtype=np.float32)  # a chunk deleted since a search picked it: cosine 0
+        return np.vstack([found.get(cid, zero) for cid in ids]).astype(np.float32)
 
     # -- jobs ---------------------------------------------------------------
     def _hold_writer_lock(self) -> None:
