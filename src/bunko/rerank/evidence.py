@@ -27,6 +27,7 @@ from bunko.retrieve.key_terms import katakana_subject, key_terms, names_term, ra
 from bunko.schema import Hit
 from bunko.text.analyzers import Analyzer, identifiers
 from bunko.text.answer_types import CHECKABLE, NAMED_KINDS, AnswerType, holds_type, question_type, states_number, wants_quantity
+from bunko.text.dimensions import states_quantity
 from bunko.text.languages import query_language, text_language
 from bunko.text.questions import asked_sentence, lookup_values, quoted_phrases
 from bunko.text.scripts import has_ja_zh
@@ -258,8 +259,8 @@ def score_units(
             identifiers=len(codes & tokens) / len(codes) if codes else 0.0,
             quoted=sum(phrase in _folded(f"{context} {unit.text}") for phrase in quoted) / len(quoted) if quoted else 0.0,
             looked_up=float(looked_up),
-            states_quantity=float(quantity and states_number(unit.text)),
-            quantity_missing=float(quantity and not states_number(unit.text)),
+            states_quantity=float(quantity and (stated := states_number(unit.text) or states_quantity(unit.text))),
+            quantity_missing=float(quantity and not stated),
             lead_in=float(is_lead_in(unit.text)),
             introduces=float(_introduces(unit, following.get((unit.hit_index, unit.position + 1)))),
             type_held=float(kind in CHECKABLE and typed),

@@ -84,3 +84,9 @@ def states_dimension(text: str, dimension: Dimension) -> bool:
     """Whether the text states a quantity of that dimension: a number with a unit of it (spelled-out numbers,
     kanji numerals and frequencies such as "weekly"/每天 count; a bare number does not)."""
     return bool(_STATED_RES[dimension].search(text))
+
+
+def states_quantity(text: str) -> bool:
+    """Whether the text states a quantity of any dimension, spelled out or in kanji numerals ("三天", "twelve days",
+    "二十日"): what a digit-only number test misses in a unit that answers how many or how long."""
+    return any(pattern.search(text) for pattern in _STATED_RES.values())
