@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import cache
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -38,13 +39,34 @@ def html_text(fragment: str) -> str:
     return "\n".join(line for line in lines if line)
 
 
+_TAG_NAME = re.compile(r"</?([A-Za-z][\w-]*)")
+
+
+def _inline_html(content: str) -> str:
+    """What an inline tag shows: <br> breaks the line, an HTML element's tag and a comment show nothing, and a tag that
+    names no HTML element (<SYS>, <system>, <assistant>) is text the page shows as written — kept, so that it is
+    indexed as it reads and the injection check sees a chat-template token such as <<SYS>> (`text/injection.py`)."""
+    if _BREAK_TAG.fullmatch(content.strip()):
+        return "\n"
+    name = _TAG_NAME.match(content)
+    return content if name is not None and name.group(1).lower() not in _html_elements() else ""
+
+
+@cache
+def _html_elements() -> frozenset[str]:
+    """HTML's element names (lxml's list, loaded on first use: the registry imports this module for every search)."""
+    from lxml.html import defs
+
+    return frozenset(defs.tags)
+
+
 def _inline_text(token: Token) -> str:
     parts: list[str] = []
     for child in token.children or []:
         if child.type in ("text", "code_inline"):
             parts.append(child.content)
-        elif child.type == "html_inline":  # a tag or comment inside a line: <br> breaks it, the rest shows nothing
-            parts.append("\n" if _BREAK_TAG.fullmatch(child.content.strip()) else "")
+        elif child.type == "html_inline":
+            parts.append(_inline_html(child.content))
         elif child.type in ("softbreak", "hardbreak"):
             parts.append("\n")
         elif child.type == "image":
