@@ -75,9 +75,6 @@ def best_unit(scored: Sequence[ScoredUnit], question: str = "") -> ScoredUnit:
     return closest if closest.score >= SAME_LANGUAGE_SUFFICES * best.score else best
 
 
-_folded = folded
-
-
 def section_context(hit: Hit) -> str:
     return " > ".join(hit.chunk.section_path[-1:])
 
@@ -173,9 +170,9 @@ def looked_up_rows(
     a name several rows share (coreutils, one row per command)."""
     if kind in UNLOOKED:
         return set()
-    values = {_folded(value) for value in lookup_values(question)}
+    values = {folded(value) for value in lookup_values(question)}
     names = set(key_terms(question, query_tokens))
-    written = _folded(question)
+    written = folded(question)
     asked = set(query_tokens)
     by_value: set[int] = set()
     by_name: dict[int, list[int]] = {}
@@ -183,13 +180,13 @@ def looked_up_rows(
         if unit.kind != ROW:
             continue
         cells = row_cells(unit.text)
-        folded = [_folded(cell) for _, cell in cells]
-        if any(cell in values for cell in folded):
+        cells_folded = [folded(cell) for _, cell in cells]
+        if any(cell in values for cell in cells_folded):
             by_value.add(index)
         elif any(
             (cell in names or _written_name(cell, written))
             and any(_named_column(header, asked, analyzer) for other, (header, _) in enumerate(cells) if other != position)
-            for position, cell in enumerate(folded)
+            for position, cell in enumerate(cells_folded)
         ):
             by_name.setdefault(unit.hit_index, []).append(index)
     return by_value | {rows[0] for rows in by_name.values() if len(rows) == 1}
@@ -230,7 +227,7 @@ def score_units(
     asked_language = query_language(question)
     languages = {i: text_language(hits[i].chunk.text) for i in {u.hit_index for u in units}}
     codes = identifiers(query_tokens)
-    quoted = [_folded(phrase) for phrase in quoted_phrases(question)]
+    quoted = [folded(phrase) for phrase in quoted_phrases(question)]
     lookups = looked_up_rows(units, question, kind, query_tokens, analyzer)
     keys = rare_key_terms(question, query_tokens, weights)
     chunk_tokens = {i: set(analyzer(hits[i].chunk.embed_text)) for i in {u.hit_index for u in units}} if keys else {}
@@ -240,7 +237,7 @@ def score_units(
     unit_tokens = [set(analyzer(f"{context} {unit.text}")) for unit, context in zip(units, contexts, strict=True)]
     coverages = [keyword_coverage(query_tokens, tokens, weights) for tokens in unit_tokens]
     coverage_at = {(u.hit_index, u.position): c for u, c in zip(units, coverages, strict=True)}
-    following = {(u.hit_index, u.position): u for u in units}
+    unit_at = {(u.hit_index, u.position): u for u in units}
     best_similarity, best_coverage = max(similarities), max(coverages)
     asked_terms = set(query_tokens)
     scored = []
@@ -250,6 +247,9 @@ def score_units(
         typed = kind not in CHECKABLE or looked_up or holds_type(unit.text, kind, code=unit.kind == CODE, question=question, row=unit.kind == ROW)
         language = languages[unit.hit_index] if unit.kind != PROSE else text_language(unit.text)
         subject = names_subject.get(unit.hit_index, True)
+        stated = quantity and (states_number(unit.text) or states_quantity(unit.text))
+        written = folded(f"{context} {unit.text}") if quoted else ""
+        own = analyzer(unit.text)
         features = UnitFeatures(
             similarity=similarity,
             coverage=coverage,
@@ -257,12 +257,12 @@ def score_units(
             coverage_gap=coverage - best_coverage,
             hit_rank=float(unit.hit_index),
             identifiers=len(codes & tokens) / len(codes) if codes else 0.0,
-            quoted=sum(phrase in _folded(f"{context} {unit.text}") for phrase in quoted) / len(quoted) if quoted else 0.0,
+            quoted=sum(phrase in written for phrase in quoted) / len(quoted) if quoted else 0.0,
             looked_up=float(looked_up),
-            states_quantity=float(quantity and (stated := states_number(unit.text) or states_quantity(unit.text))),
+            states_quantity=float(stated),
             quantity_missing=float(quantity and not stated),
             lead_in=float(is_lead_in(unit.text)),
-            introduces=float(_introduces(unit, following.get((unit.hit_index, unit.position + 1)))),
+            introduces=float(_introduces(unit, unit_at.get((unit.hit_index, unit.position + 1)))),
             type_held=float(kind in CHECKABLE and typed),
             type_missing=float(kind in CHECKABLE and not typed),
             code_for_command=float(unit.kind == CODE and kind in (AnswerType.COMMAND, AnswerType.OPTION)),
@@ -274,7 +274,7 @@ def score_units(
             length=length_feature(unit.text),
             position=position_feature(unit.position),
             after_match=max((coverage_at.get((unit.hit_index, unit.position - back), 0.0) for back in (1, 2)), default=0.0),
-            new_identifiers=float(bool(identifiers(own := analyzer(unit.text)) - asked_terms)),
+            new_identifiers=float(bool(identifiers(own) - asked_terms)),
             novelty=_novelty(own, asked_terms),
         )
         scored.append(ScoredUnit(unit, similarity, coverage, scorer.score(features), typed, language, subject, looked_up, features))
