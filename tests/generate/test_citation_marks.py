@@ -10,9 +10,9 @@ import pytest
 
 from bunko import Bunko
 from bunko.config import Config
-from bunko.generate.answerer import _SentencePipeline
 from bunko.generate.citation_marks import numbered_citations, render_answer, source_lines, sources_block
 from bunko.generate.citations import SUPPORTED, CheckedSentence
+from bunko.generate.sentence_pipeline import SentencePipeline
 from bunko.schema import AnswerSentence, Chunk, Citation, Hit
 
 SENTENCES = {
@@ -38,8 +38,9 @@ def _hits() -> list[Hit]:
 
 def _engine_text(language: str) -> tuple[str, list[AnswerSentence]]:
     """The answer text as the engine's sentence pipeline streams it."""
-    answerer: Any = SimpleNamespace(config=Config())
-    pipeline = _SentencePipeline(answerer, _hits(), language)
+    config = Config().answer
+    checker: Any = SimpleNamespace()  # checked sentences are fed as checked: the checker is never asked
+    pipeline = SentencePipeline(checker, _hits(), language, config.policy, config.max_sentences)
     checked = [CheckedSentence(text, ids, verdict=SUPPORTED) for text, ids in zip(SENTENCES[language], CITED, strict=True)]
     streamed = "".join(pipeline.feed_checked(checked, stream=True))
     assert streamed == pipeline.text

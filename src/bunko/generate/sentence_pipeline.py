@@ -1,0 +1,124 @@
+"""One sentence pipeline for every generator: check, filter, mask and render sentences one at a time.
+
+Whatever wrote the answer (the extractive reader, a chat model, a table's computed sentence), its sentences pass
+here: each sentence's ``[n]`` markers are checked against the chunks they name, the policy applied (strict drops
+what is not supported, masks personal data), and the kept sentences rendered with citation numbers in order of
+first use. Streaming feeds the same pipeline sentence by sentence, so what a user watches appear is exactly the
+final ``Answer.text``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from bunko.generate.citation_marks import CitationNumbers, render_sentence, separator
+from bunko.generate.citations import SUPPORTED, UNCITED, CheckedSentence, CitationChecker, parse_sentences
+from bunko.generate.extractive import citation_for
+from bunko.generate.guardrails import STANDARD, mask_pii, masks_personal_data
+from bunko.generate.language import is_abstention
+from bunko.schema import AnswerSentence, Hit
+from bunko.text.injection import escape_control, neutralise
+
+
+def supported_count(pipeline: SentencePipeline) -> int:
+    return sum(1 for v in pipeline.verdicts if v.get("verdict") == SUPPORTED)
+
+
+class SentencePipeline:
+    """Checks, filters, masks and renders sentences one at a time, so streaming and `ask` agree."""
+
+    def __init__(self, checker: CitationChecker, hits: list[Hit], language: str, policy: str, max_sentences: int) -> None:
+        """`checker` judges a model's sentences against `hits`; `policy` and `max_sentences` are `[answer]`'s."""
+        self.checker = checker
+        self.hits = hits
+        self.language = language
+        self.policy = policy
+        self.max_sentences = max_sentences
+        self.kept: list[AnswerSentence] = []
+        self.numbers = CitationNumbers()
+        self.text = ""
+        self.raw = ""
+        self.verdicts: list[dict[str, Any]] = []
+        self.removed: list[str] = []
+        self.masked: dict[str, int] = {}
+        self.model_abstained = False
+        self.check_seconds = 0.0
+
+    def feed_checked(self, checked: list[CheckedSentence], stream: bool) -> Iterator[str]:
+        for item in checked:
+            piece = self._accept(item)
+            if piece and stream:
+                yield piece
+
+    def feed_computed(self, sentences: list[AnswerSentence], stream: bool) -> Iterator[str]:
+        """Sentences computed from a table: rendered with their citations, personal data masked as the policy says."""
+        for sentence in sentences:
+            self.verdicts.append({"text": sentence.text, "sources": [c.chunk_id for c in sentence.citations], "verdict": SUPPORTED})
+            if masks_personal_data(self.policy):
+                sentence.text, found = mask_pii(sentence.text, self.language)
+                for kind, count in found.items():
+                    self.masked[kind] = self.masked.get(kind, 0) + count
+            previous = self.kept[-1] if self.kept else None
+            piece = separator(previous, sentence, self.language) + render_sentence(sentence, self.numbers, self.language)
+            self.kept.append(sentence)
+            self.text += piece
+            if stream:
+                yield piece
+
+    def feed_text(self, deltas: Iterator[str], stream: bool) -> Iterator[str]:
+        """Sentences are final once the next one has begun (a trailing "[1]" still belongs to its sentence)."""
+        done = 0
+        for delta in deltas:
+            self.raw += delta
+            parsed = parse_sentences(self.raw)
+            while done < len(parsed) - 1:
+                yield from self._one(parsed[done], stream)
+                done += 1
+        for pair in parse_sentences(self.raw)[done:]:
+            yield from self._one(pair, stream)
+
+    def _one(self, pair: tuple[str, list[int]], stream: bool) -> Iterator[str]:
+        text, _ = pair
+        if is_abstention(text):
+            self.model_abstained = True
+            self.verdicts.append({"text": text, "verdict": "abstention"})
+            return
+        timer = time.perf_counter()
+        [item] = self.checker.check_sentences([pair], self.hits)
+        self.check_seconds += time.perf_counter() - timer
+        piece = self._accept(item)
+        if piece and stream:
+            yield piece
+
+    def _accept(self, item: CheckedSentence) -> str:
+        """Record the verdict; under strict/regulated drop what is not supported and mask personal data."""
+        verdict = item.verdict if item.source_ids else UNCITED
+        self.verdicts.append({
+            "text": item.text, "sources": item.source_ids, "invalid_sources": item.invalid_ids, "lexical": item.lexical,
+            "semantic": item.semantic, "numbers_ok": item.numbers_ok, "verdict": verdict,
+        })
+        guarded = self.policy != STANDARD
+        if guarded and verdict != SUPPORTED:
+            self.removed.append(item.text)
+            return ""
+        if len(self.kept) >= max(self.max_sentences * 2, self.max_sentences + 2):
+            return ""  # a runaway model; the prompt asked for max_sentences
+        text = neutralise(item.text)
+        citations = [
+            citation_for(self.hits[i - 1], escape_control(item.quotes.get(i, self.hits[i - 1].chunk.text))) for i in item.source_ids
+        ]
+        if masks_personal_data(self.policy):
+            text, found = mask_pii(text, self.language)
+            for citation in citations:
+                citation.quote, quote_found = mask_pii(citation.quote, self.language)
+                found.update(quote_found)
+            for kind, count in found.items():
+                self.masked[kind] = self.masked.get(kind, 0) + count
+        sentence = AnswerSentence(text=text, citations=citations, support=item.support, verdict=verdict)
+        previous = self.kept[-1] if self.kept else None
+        piece = separator(previous, sentence, self.language) + render_sentence(sentence, self.numbers, self.language)
+        self.kept.append(sentence)
+        self.text += piece
+        return piece

@@ -1,0 +1,149 @@
+"""Step 7: the answer as the user gets it. What the pipeline kept, or the abstention with its reason; the notices
+the policy and the evidence's language call for; the trace, saved."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Generator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from bunko.generate.guardrails import guard_text, masks_personal_data, regulated_notices, source_date
+from bunko.generate.language import abstain_message, cross_language_note
+from bunko.generate.sentence_pipeline import SentencePipeline
+from bunko.generate.steps.state import AskState, Composed, Gathered, Retrieved
+from bunko.schema import Answer, AnswerSentence, Hit, to_dict
+from bunko.text.languages import text_language
+from bunko.trace import AgentStep, Generation, Grade, LLMGrade, Trace
+
+if TYPE_CHECKING:
+    from bunko.generate.answerer import Answerer
+
+
+def check(answerer: Answerer, state: AskState, gathered: Gathered, composed: Composed) -> Generator[str, None, Answer]:
+    """The answer, its trace saved; when streaming, the text the sentences did not already carry (a notice)."""
+    pipeline, generation = composed.pipeline, composed.generation
+    abstain_reason = gathered.abstain_reason
+    if abstain_reason is None and not pipeline.kept:
+        abstain_reason = gathered.abstain_reason = "model_abstained" if pipeline.model_abstained else "no_supported_sentence"
+    policy = answerer.config.answer.policy
+    if masks_personal_data(policy):
+        grades = [gathered.first.grade, gathered.evidence.grade]
+        guard_trace_texts(generation, gathered.llm_grade, state.steps, policy, state.language, grades)
+    cite_cells(answerer, pipeline)
+    answer = finish(answerer, state, gathered.evidence, pipeline, abstain_reason)
+    if state.stream:
+        tail = answer.text[len(pipeline.text):] if answer.text.startswith(pipeline.text) else ""
+        if tail:
+            yield tail
+    return traced(answerer, state, answer, gathered, generation)
+
+
+def traced(answerer: Answerer, state: AskState, answer: Answer, gathered: Gathered, generation: Generation) -> Answer:
+    """`answer` with its trace attached and saved."""
+    state.stage_timings["total"] = state.seconds()
+    rewritten = gathered.rewritten
+    answer.trace = Trace(
+        question=state.asked, trace_id=answer.trace_id, language=state.language, policy=answerer.config.answer.policy,
+        reranker=answerer.reranker.name, evidence=gathered.first.record(), generation=generation, filters=dict(state.filters or {}),
+        llm_grade=gathered.llm_grade, rewrite=rewritten.record() if rewritten is not None else None,
+        abstain_reason=gathered.abstain_reason, answer=to_dict(answer), stage_timings=state.stage_timings, steps=state.steps,
+        condensed=state.condensed,
+    )
+    answerer.store.save_trace(answer.trace_id, state.asked, answer.trace.to_dict())
+    return answer
+
+
+def finish(
+    answerer: Answerer, state: AskState, evidence: Retrieved, pipeline: SentencePipeline, abstain_reason: str | None,
+) -> Answer:
+    """The kept sentences (or the abstention) as the answer, with the notices the policy and the language call for."""
+    config = answerer.config.answer
+    language, policy = state.language, config.policy
+    confidence = evidence.grade.confidence
+    sentences = pipeline.kept if abstain_reason is None else []
+    abstained = not sentences
+    text = abstain_message(language) if abstained else pipeline.text
+    needs_review = False
+    notices: list[str] = []
+    if not abstained:
+        note = language_note(language, sentences, pipeline.hits)
+        if note:
+            notices.append(note)
+            text = text + ("\n\n" if "\n" in text else " ") + note
+    if policy == "regulated":
+        needs_review = confidence < answerer.review_below(language) or bool(pipeline.removed)
+        if not abstained:
+            dates = source_dates(answerer, sentences)
+            notices = regulated_notices(language, dates, needs_review)
+            text = text + "\n\n" + "\n".join(notices)
+    return Answer(
+        question=state.asked, text=text, sentences=sentences, abstained=abstained, confidence=confidence,
+        trace_id=uuid.uuid4().hex[:16], language=language, needs_review=needs_review, notices=notices, policy=policy,
+    )
+
+
+def language_note(language: str, sentences: list[AnswerSentence], hits: list[Hit]) -> str | None:
+    """Cross-language evidence is used only when nothing in the question's language answered; the answer says so."""
+    cited = {c.chunk_id for s in sentences for c in s.citations}
+    languages = [text_language(h.chunk.text) for h in hits if h.chunk.chunk_id in cited]
+    return cross_language_note(language, languages) if languages and language not in languages else None
+
+
+def source_dates(answerer: Answerer, sentences: list[AnswerSentence]) -> dict[str, str]:
+    """Each cited source's date (its own field, else when it was ingested), set on the citations too."""
+    documents = {d.source: d for d in answerer.store.documents()}
+    dates: dict[str, str] = {}
+    for sentence in sentences:
+        for citation in sentence.citations:
+            doc = documents.get(citation.source)
+            day = source_date(doc.meta.get("fields") if doc else None, doc.ingested_at if doc else None)
+            citation.updated = day
+            if day:
+                dates.setdefault(citation.source, day)
+    return dates
+
+
+def cite_cells(answerer: Answerer, pipeline: SentencePipeline) -> None:
+    """A sentence quoting a table row cites that row's cells (a lookup: "the hotel limit for London")."""
+    if answerer.tables is None:
+        return
+    table_chunks = {h.chunk.chunk_id for h in pipeline.hits if "table" in h.chunk.kinds}
+    for sentence in pipeline.kept:
+        for citation in sentence.citations:
+            if citation.chunk_id in table_chunks and not citation.cells:
+                citation.cells = answerer.tables.cells_for_quote(citation)
+
+
+def guard_trace_texts(
+    generation: Generation, graded: LLMGrade | None, steps: list[AgentStep], policy: str, language: str,
+    grades: Sequence[Grade] = (),
+) -> None:
+    """The document text a trace keeps (prompt, model output, checked and removed sentences, what the agent steps
+    wrote and rejected, the unit each grade judged) as the policy lets the answer out: a stored trace is an output
+    too (`bunko trace`, HTTP ``traces/{id}``)."""
+
+    def guard(text: str) -> str:
+        return guard_text(text, policy, language)
+
+    def guard_value(value: Any) -> Any:
+        if isinstance(value, str):
+            return guard(value)
+        if isinstance(value, list):
+            return [guard_value(v) for v in value]
+        if isinstance(value, dict):
+            return {k: guard_value(v) for k, v in value.items()}
+        return value
+
+    for step in steps:
+        step.output = guard_value(step.output)
+
+    generation.sentences = [{**v, "text": guard(v["text"])} if isinstance(v.get("text"), str) else v for v in generation.sentences]
+    generation.removed = [guard(text) for text in generation.removed]
+    if generation.raw_output is not None:
+        generation.raw_output = guard(generation.raw_output)
+    if generation.prompt is not None:
+        generation.prompt = [{**m, "content": guard(m["content"])} if isinstance(m.get("content"), str) else m for m in generation.prompt]
+    if graded is not None:
+        graded.raw = guard(graded.raw)
+    for grade in grades:
+        grade.quoted = guard(grade.quoted)

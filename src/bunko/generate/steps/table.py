@@ -1,0 +1,110 @@
+"""Step 5: the table route. An aggregate over a table, or the cell a question names by its row and column, is
+computed from the collection's tables (`generate/table_answer.py`) instead of quoted from a passage."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Generator, Mapping
+from typing import TYPE_CHECKING, Any
+
+from bunko.generate.grade import unnamed_key_terms
+from bunko.generate.guardrails import masks_personal_data
+from bunko.generate.sentence_pipeline import SentencePipeline
+from bunko.generate.steps.check import finish, guard_trace_texts, traced
+from bunko.generate.steps.state import AskState, Gathered
+from bunko.retrieve.table_route import TABLE
+from bunko.schema import Answer, AnswerSentence
+from bunko.trace import AgentStep, Generation, Grade
+
+if TYPE_CHECKING:
+    from bunko.generate.answerer import Answerer
+
+LOOKUP_EVIDENCE_RANK = 3
+"""A cell is read as the answer when its row's chunk is among this many best hits, or when the passages could not
+answer (the grade is insufficient): on real manuals a table that merely shares a word with the question ("root",
+GNOME, 端口) otherwise answered questions the passages answered right (7 of the Debian Reference set's 120 at 78d15ac)."""
+LOOKUP_SURE_SCORE = 3.0
+"""…or when the question names the cell this plainly: its row, its column and its sheet (`TablePlanner.plan_lookup`'s
+score; row and column alone score about 1.8–2.6, the sheet adds 2)."""
+
+
+def tabulate(answerer: Answerer, state: AskState, gathered: Gathered) -> list[AnswerSentence] | None:
+    """The sentences computed from a table, or None to answer from the passages: an aggregate when the router chose
+    the table route, else (for the extractive generator; a model reads the row from the passages itself) a lookup."""
+    computed = aggregate(answerer, state, gathered)
+    if computed is None and answerer.generator_name == "extractive":
+        computed = lookup(answerer, state, gathered)
+    return computed
+
+
+def aggregate(answerer: Answerer, state: AskState, gathered: Gathered) -> list[AnswerSentence] | None:
+    """The computed answer when the router chose the table route and a table fits; the step says why not otherwise."""
+    evidence = gathered.evidence
+    if answerer.tables is None or evidence.result.mode != TABLE:
+        return None
+    started = time.perf_counter()
+    outcome, detail = answerer.tables.answer(state.question, state.language, state.filters)
+    if outcome is not None and (unnamed := unnamed_by_table(answerer, state.question, gathered, outcome.sentences, detail)):
+        outcome, detail = None, {**detail, "outcome": f"not used: the table does not name {', '.join(unnamed)}"}
+    state.steps.append(AgentStep("table", state.question, detail, time.perf_counter() - started))
+    return outcome.sentences if outcome is not None else None
+
+
+def lookup(answerer: Answerer, state: AskState, gathered: Gathered) -> list[AnswerSentence] | None:
+    """The table cell a question names by its row and column: read from the table, not quoted from a passage
+    (a row cut from its header, a merged header, a long table's far rows are where passages fail). A follow-up's
+    own words (`state.follow_up`) decide the column."""
+    if answerer.tables is None:
+        return None
+    evidence = gathered.evidence
+    started = time.perf_counter()
+    outcome, detail = answerer.tables.lookup(state.question, state.language, state.filters, focus=state.follow_up)
+    leading = {hit.chunk.chunk_id for hit in evidence.hits[:LOOKUP_EVIDENCE_RANK]}
+    cited = {c.chunk_id for s in outcome.sentences for c in s.citations} if outcome is not None else set()
+    sure = float(detail.get("score", 0.0)) >= LOOKUP_SURE_SCORE
+    if outcome is not None and (unnamed := unnamed_by_table(answerer, state.question, gathered, outcome.sentences, detail)):
+        outcome, detail = None, {**detail, "outcome": f"not used: the table does not name {', '.join(unnamed)}"}
+    if outcome is not None and evidence.grade.sufficient and not cited & leading and not sure:
+        # a table that shares a word with the question ("root", GNOME, 端口) is not the evidence the search found,
+        # and the passages that are can answer
+        outcome, detail = None, {**detail, "outcome": f"not used: the row is not among the top {LOOKUP_EVIDENCE_RANK} hits"}
+    state.steps.append(AgentStep("table_lookup", state.question, detail, time.perf_counter() - started))
+    return outcome.sentences if outcome is not None else None
+
+
+def unnamed_by_table(
+    answerer: Answerer, question: str, gathered: Gathered, sentences: list[AnswerSentence], detail: Mapping[str, Any],
+) -> list[str]:
+    """The question's rare key terms that neither the table (source, title, section, columns) nor the cells the
+    answer read name (`unnamed_key_terms`)."""
+    table = detail.get("table") or {}
+    named = [str(table.get("title") or ""), str(table.get("sheet") or ""), str(table.get("source") or "")]
+    for sentence in sentences:
+        for citation in sentence.citations:
+            named += [citation.source, " ".join(citation.section_path), citation.quote]
+            named += [f"{cell.column} {cell.text}" for cell in citation.cells]
+    evidence = gathered.evidence
+    return unnamed_key_terms(question, evidence.result.query_tokens, evidence.weights, answerer.analyzer, "\n".join(named))
+
+
+def computed(
+    answerer: Answerer, state: AskState, gathered: Gathered, sentences: list[AnswerSentence],
+) -> Generator[str, None, Answer]:
+    """An answer computed from a table: its sentences are the evidence itself (the cells they cite), so they are
+    not checked against passages, and the grade the trace keeps is the table's (confidence 1, the passages'
+    own confidence kept beside it)."""
+    timer = time.perf_counter()
+    evidence = gathered.evidence
+    policy = answerer.config.answer.policy
+    pipeline = SentencePipeline(answerer.checker, evidence.hits, state.language, policy, answerer.config.answer.max_sentences)
+    yield from pipeline.feed_computed(sentences, state.stream)
+    retrieval = evidence.grade
+    evidence.grade = Grade(True, 1.0, "table", {**retrieval.features, "retrieval_confidence": retrieval.confidence}, retrieval.key_terms,
+                           retrieval.missing_key_terms)
+    generation = Generation("table")
+    generation.sentences = pipeline.verdicts
+    generation.timings = {"generate": time.perf_counter() - timer, "check": 0.0}
+    if masks_personal_data(policy):
+        guard_trace_texts(generation, None, state.steps, policy, state.language)
+    answer = finish(answerer, state, evidence, pipeline, None)
+    return traced(answerer, state, answer, Gathered(evidence, evidence), generation)
