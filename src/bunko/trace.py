@@ -10,7 +10,7 @@ they have been stored from the start and as the server's metrics and the
 evaluator's records take them.
 
 This module sits beside `bunko.schema` at the bottom of the layers: it
-imports nothing from bunko, so the chat models (which report `Usage`) and
+imports nothing from bunko but its step records (`bunko.trace_steps`), so the chat models (which report `Usage`) and
 `Answer` (which carries its `Trace`) can both use it.
 """
 
@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, TypeGuard
+
+from bunko.trace_steps import StepOutput, read_step_output
 
 EVIDENCE_STAGES = ("search", "rerank", "grade")
 """Timings an `Evidence` owns; ``search.<step>`` keys (the searcher's own steps) belong to it too."""
@@ -340,15 +342,18 @@ class AgentStep:
 
     name: str
     input: str
-    output: dict[str, Any] = field(default_factory=dict)
+    output: StepOutput
+    """The step's typed record (`bunko.trace_steps`), one kind per step name."""
     seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "input": self.input, "output": self.output, "seconds": self.seconds}
+        return {"name": self.name, "input": self.input, "output": self.output.to_dict(), "seconds": self.seconds}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> AgentStep:
-        return cls(str(data.get("name", "")), str(data.get("input", "")), dict(data.get("output") or {}), float(data.get("seconds") or 0.0))
+        name, output = str(data.get("name", "")), data.get("output")
+        return cls(name, str(data.get("input", "")), read_step_output(name, output if isinstance(output, Mapping) else {}),
+                   float(data.get("seconds") or 0.0))
 
 
 @dataclass

@@ -97,7 +97,7 @@ def test_decomposition_answers_each_part_from_its_own_evidence(kb: Bunko, questi
     kb.config.agent.decompose = True
     answer = kb.ask(question)
     steps = {s.name: s for s in answer.trace.steps}  # type: ignore[union-attr]
-    assert "decompose" in steps and len(steps["decompose"].output["parts"]) == 2
+    assert "decompose" in steps and len(steps["decompose"].output.to_dict()["parts"]) == 2
     assert all(fact in answer.text for fact in facts), answer.text
 
 
@@ -105,8 +105,8 @@ def test_the_second_search_is_traced_and_kept_only_when_the_grade_is_sufficient(
     kb.config.agent.rewrite = "prf"
     answer = kb.ask("What does the travel policy say about hovercraft fuel surcharges?")
     rewrite = [s for s in answer.trace.steps if s.name == "rewrite"]  # type: ignore[union-attr]
-    assert rewrite and rewrite[0].output["terms"] and rewrite[0].output["query"].startswith("What does the travel policy")
-    assert rewrite[0].output["kept"] is (answer.trace.rewrite is not None)  # type: ignore[union-attr]
+    assert rewrite and rewrite[0].output.to_dict()["terms"] and rewrite[0].output.to_dict()["query"].startswith("What does the travel policy")
+    assert rewrite[0].output.to_dict()["kept"] is (answer.trace.rewrite is not None)  # type: ignore[union-attr]
 
 
 def _llm_kb(samples_kb_path: Path, embedder: Any, server: FakeChatServer) -> Bunko:
@@ -126,7 +126,7 @@ def test_hyde_searches_with_the_passage_the_model_writes(samples_kb_path: Path, 
         kb.config.agent.rewrite = "hyde"
         answer = kb.ask("How long do we hang on to the records of who logged in where?")
     rewrite = [s for s in answer.trace.steps if s.name == "rewrite"]  # type: ignore[union-attr]
-    assert rewrite and rewrite[0].output["passage"] == "Security audit logs are kept for 13 months."
+    assert rewrite and rewrite[0].output.to_dict()["passage"] == "Security audit logs are kept for 13 months."
     assert any("only to search" in r["body"]["messages"][0]["content"] for r in server.requests)
 
 
@@ -141,7 +141,7 @@ def test_critique_names_rejected_sentences_and_keeps_the_better_answer(samples_k
         kb = _llm_kb(samples_kb_path, embedder, server)
         answer = kb.ask("What is the retention period for security audit logs?")
         critique = [s for s in answer.trace.steps if s.name == "critique"]  # type: ignore[union-attr]
-        assert critique and any("Mars" in r for r in critique[0].output["rejected"]) and critique[0].output["kept"]
+        assert critique and any("Mars" in r for r in critique[0].output.to_dict()["rejected"]) and critique[0].output.to_dict()["kept"]
         assert "Mars" not in answer.text and "13 months" in answer.text
         assert "could not find these sentences" in server.requests[-1]["body"]["messages"][-1]["content"]
         kb.config.agent.critique = False

@@ -84,17 +84,17 @@ def test_the_trace_records_the_rules_and_the_classifier(kb: Bunko, question: str
     answer = kb.ask(question)
     assert answer.trace is not None
     step = answer.trace.steps[0]
-    assert step.name == "analysis" and step.output["decided_by"] in ("rules", "classifier")
-    assert step.output["rule_kind"] and step.output["classifier"]["kind"] in KINDS and 0 < step.output["classifier"]["probability"] <= 1
+    assert step.name == "analysis" and step.output.to_dict()["decided_by"] in ("rules", "classifier")
+    assert step.output.to_dict()["rule_kind"] and step.output.to_dict()["classifier"]["kind"] in KINDS and 0 < step.output.to_dict()["classifier"]["probability"] <= 1
     assert answer.trace.evidence.route["mode"] != "none"  # every one of them is searched
     stored = kb.trace(answer.trace_id)
-    assert stored["steps"][0]["output"]["classifier"] == step.output["classifier"]
+    assert stored["steps"][0]["output"]["classifier"] == step.output.to_dict()["classifier"]
     out = io.StringIO()
     render_trace(Console(file=out, width=300), stored)
-    shown = f"classifier {step.output['classifier']['kind']} (p={step.output['classifier']['probability']})"
-    assert shown in out.getvalue() and f"rule_kind {step.output['rule_kind']}" in out.getvalue()
+    shown = f"classifier {step.output.to_dict()['classifier']['kind']} (p={step.output.to_dict()['classifier']['probability']})"
+    assert shown in out.getvalue() and f"rule_kind {step.output.to_dict()['rule_kind']}" in out.getvalue()
     kb.config.agent.classifier = False
-    assert "classifier" not in kb.ask(question).trace.steps[0].output  # type: ignore[union-attr]
+    assert "classifier" not in kb.ask(question).trace.steps[0].output.to_dict()  # type: ignore[union-attr]
 
 
 def _write(path: Path, text: str) -> Path:

@@ -60,8 +60,8 @@ def test_the_models_kind_decides_and_is_traced(samples_kb_path: Path, embedder: 
         stored = kb.trace(answer.trace_id)
     assert answer.trace is not None
     step = answer.trace.steps[0]
-    assert step.name == "analysis" and step.output["kind"] == "comparison" and step.output["decided_by"] == "llm"
-    assert step.output["llm"]["kind"] == "comparison" and step.output["rule_kind"] == "single"
+    assert step.name == "analysis" and step.output.to_dict()["kind"] == "comparison" and step.output.to_dict()["decided_by"] == "llm"
+    assert step.output.to_dict()["llm"]["kind"] == "comparison" and step.output.to_dict()["rule_kind"] == "single"
     asked = kind_requests(server)
     assert len(asked) == 1 and question in asked[0]["body"]["messages"][-1]["content"]
     out = io.StringIO()
@@ -73,7 +73,7 @@ def test_a_reply_naming_no_kind_leaves_it_to_the_classifier(samples_kb_path: Pat
     server.reply = lambda messages, body: "I am not sure." if messages[0]["content"] == KIND_SYSTEM else "OK [1]"
     with open_kb(samples_kb_path, embedder, server) as kb:
         step = kb.ask("What is the hotel limit for the Tokyo office?").trace.steps[0]  # type: ignore[union-attr]
-    assert step.output["decided_by"] in ("rules", "classifier") and step.output["llm"] == {
+    assert step.output.to_dict()["decided_by"] in ("rules", "classifier") and step.output.to_dict()["llm"] == {
         "kind": None, "raw": "I am not sure.", "error": None}
 
 
@@ -83,16 +83,16 @@ def test_a_failing_model_is_traced_and_the_question_still_answered(samples_kb_pa
         answer = kb.ask("出張の宿泊費に上限はありますか？")
     assert answer.trace is not None
     step = answer.trace.steps[0]
-    assert step.output["llm"]["kind"] is None and "500" in (step.output["llm"]["error"] or "")
+    assert step.output.to_dict()["llm"]["kind"] is None and "500" in (step.output.to_dict()["llm"]["error"] or "")
     assert not answer.abstained and answer.sentences
 
 
 def test_certain_rules_and_the_switch_ask_no_model(samples_kb_path: Path, embedder: Any, server: FakeChatServer) -> None:
     server.reply = lambda messages, body: '{"kind": "aggregation"}'
     with open_kb(samples_kb_path, embedder, server) as kb:
-        assert kb.ask("こんにちは").trace.steps[0].output["kind"] == "greeting"  # type: ignore[union-attr]
-        assert kb.ask("12 * 7 等于多少？").trace.steps[0].output["kind"] == "arithmetic"  # type: ignore[union-attr]
+        assert kb.ask("こんにちは").trace.steps[0].output.to_dict()["kind"] == "greeting"  # type: ignore[union-attr]
+        assert kb.ask("12 * 7 等于多少？").trace.steps[0].output.to_dict()["kind"] == "arithmetic"  # type: ignore[union-attr]
     assert not kind_requests(server)
     with open_kb(samples_kb_path, embedder, server, llm_analysis=False) as kb:
-        assert "llm" not in kb.ask("What is the hotel limit for the Tokyo office?").trace.steps[0].output  # type: ignore[union-attr]
+        assert "llm" not in kb.ask("What is the hotel limit for the Tokyo office?").trace.steps[0].output.to_dict()  # type: ignore[union-attr]
     assert not kind_requests(server)

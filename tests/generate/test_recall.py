@@ -56,9 +56,9 @@ def kb(samples_kb_path: Path, embedder: Any) -> Bunko:
 def _not_retrieved(answer: Any) -> dict[str, Any]:
     trace = answer.trace
     assert trace is not None and trace.evidence.route["mode"] == "none" and trace.evidence.hits == []
-    assert [s.name for s in trace.steps] == ["analysis", "direct_answer"] and trace.steps[0].output["kind"] == "conversation"
+    assert [s.name for s in trace.steps] == ["analysis", "direct_answer"] and trace.steps[0].output.to_dict()["kind"] == "conversation"
     assert not answer.abstained and not answer.sentences
-    return trace.steps[1].output  # type: ignore[no-any-return]
+    return trace.steps[1].output.to_dict()  # type: ignore[no-any-return]
 
 
 @pytest.mark.parametrize(("language", "question", "note"), [

@@ -206,7 +206,7 @@ def test_a_question_no_table_fits_is_not_answered_from_a_table(kb: Bunko, questi
     answer = kb.ask(question)
     assert answer.trace is not None
     [step] = [s for s in answer.trace.steps if s.name == "table"]
-    assert step.output["outcome"] == "no table fits the question"
+    assert step.output.to_dict()["outcome"] == "no table fits the question"
     assert answer.abstained, answer.text
 
 
@@ -242,7 +242,7 @@ def test_a_table_row_that_does_not_name_the_questions_subject_gives_no_computed_
     answer = kb_with_prose.ask(question)
     assert answer.trace is not None
     [step] = [s for s in answer.trace.steps if s.name == "table_lookup"]
-    assert step.output["outcome"] == f"not used: the table does not name {unnamed}", step.output
+    assert step.output.to_dict()["outcome"] == f"not used: the table does not name {unnamed}", step.output
     assert answer.trace.generation.generator != "table" and answer.confidence < 1.0  # the passages' answer, graded as any
 
 
@@ -311,7 +311,7 @@ def test_a_filter_keeps_tables_of_documents_it_excludes_out_of_the_answer(tmp_pa
         assert total not in hidden.text and not cells(hidden)
         assert hidden.trace is not None
         [step] = [s for s in hidden.trace.steps if s.name == "table"]
-        assert step.output["tables"] == 0 and step.output["outcome"] == "no table fits the question"
+        assert step.output.to_dict()["tables"] == 0 and step.output.to_dict()["outcome"] == "no table fits the question"
     finally:
         kb.close()
 
@@ -344,7 +344,7 @@ def test_a_model_may_write_the_query_for_the_table_the_rules_chose(kb: Bunko, em
         assert sorted(c.text for c in cells(answer) if c.column == "2023年度 / Q3") == sorted(f"{v[2] * 1000:,}" for v in ORDERS["東北"].values())
         assert answer.trace is not None
         [step] = [s for s in answer.trace.steps if s.name == "table"]
-        assert step.output["writer"] == "llm" and step.output["sql"].startswith("SELECT SUM(v3)")
+        assert step.output.to_dict()["writer"] == "llm" and step.output.to_dict()["sql"].startswith("SELECT SUM(v3)")
 
 
 @pytest.mark.parametrize("written", [
@@ -362,5 +362,5 @@ def test_a_query_the_model_should_not_have_written_leaves_the_rules_to_answer(kb
     assert f"2023年度 / Q3の合計（東北）：{total:,}" in answer.text, answer.text
     assert answer.trace is not None
     [step] = [s for s in answer.trace.steps if s.name == "table"]
-    assert step.output["llm_sql_error"] and step.output.get("writer") is None
+    assert step.output.to_dict()["llm_sql_error"] and step.output.to_dict().get("writer") is None
     assert [t.sheet for t in kb.tables.catalog() if t.source == "docs/orders.xlsx"] == ["北陸", "東北"]  # nothing was changed

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from bunko.generate.analysis import analyze
 from bunko.generate.steps.state import AskState
 from bunko.trace import AgentStep
+from bunko.trace_steps import AnalysisStep, ClassifierVerdict, ModelVerdict
 
 if TYPE_CHECKING:
     from bunko.generate.answerer import Answerer
@@ -20,13 +21,11 @@ def analyse(answerer: Answerer, state: AskState) -> AskState:
     started = time.perf_counter()
     model = answerer.chat_model if answerer.config.agent.llm_analysis else None
     analysis = analyze(state.question, answerer.analyzer, state.asked, answerer.kind_classifier, model)
-    output: dict[str, Any] = {"kind": analysis.kind, "reason": analysis.reason, "parts": analysis.parts}
-    if analysis.request is not None:
-        output["request"] = analysis.request
-    if analysis.classifier is not None:
-        output.update({"rule_kind": analysis.rule_kind, "classifier": analysis.classifier, "decided_by": analysis.decided_by})
-    if analysis.llm is not None:
-        output.update({"rule_kind": analysis.rule_kind, "llm": analysis.llm, "decided_by": analysis.decided_by})
+    output = AnalysisStep(analysis.kind, analysis.reason, list(analysis.parts), analysis.request)
+    if analysis.classifier is not None or analysis.llm is not None:
+        output.rule_kind, output.decided_by = analysis.rule_kind, analysis.decided_by
+        output.classifier = ClassifierVerdict.from_dict(analysis.classifier) if analysis.classifier is not None else None
+        output.llm = ModelVerdict.from_dict(analysis.llm) if analysis.llm is not None else None
     state.steps.append(AgentStep("analysis", state.asked, output, time.perf_counter() - started))
     state.analysis = analysis
     return state

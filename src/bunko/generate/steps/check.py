@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Generator, Sequence
+from dataclasses import fields, is_dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from bunko.generate.guardrails import guard_text, masks_personal_data, regulated_notices, source_date
@@ -132,6 +133,8 @@ def guard_trace_texts(
             return [guard_value(v) for v in value]
         if isinstance(value, dict):
             return {k: guard_value(v) for k, v in value.items()}
+        if is_dataclass(value) and not isinstance(value, type):
+            return replace(value, **{f.name: guard_value(getattr(value, f.name)) for f in fields(value) if f.init})
         return value
 
     for step in steps:

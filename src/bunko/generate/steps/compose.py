@@ -18,6 +18,7 @@ from bunko.schema import Hit
 from bunko.text.languages import query_language
 from bunko.text.units import readable_row
 from bunko.trace import AgentStep, Generation, total_usage
+from bunko.trace_steps import CritiqueStep
 
 if TYPE_CHECKING:
     from bunko.generate.answerer import Answerer
@@ -111,14 +112,14 @@ def critiqued(answerer: Answerer, state: AskState, pipeline: SentencePipeline, g
     try:
         output = model.complete(messages)
     except LLMError as exc:
-        state.steps.append(AgentStep("critique", question, {"rejected": rejected, "error": str(exc)}, time.perf_counter() - started))
+        state.steps.append(AgentStep("critique", question, CritiqueStep(rejected, error=str(exc)), time.perf_counter() - started))
         return pipeline
     second = new_pipeline(answerer, pipeline.hits, pipeline.language)
     list(second.feed_text(iter([output]), stream=False))
     still = [v["text"] for v in second.verdicts if v.get("verdict") not in (SUPPORTED, "abstention")]
     better = len(still) < len(rejected) and supported_count(second) >= supported_count(pipeline)
-    state.steps.append(AgentStep("critique", question, {"rejected": rejected, "rewritten": output, "still_rejected": still, "kept": better},
-                                 time.perf_counter() - started))
+    record = CritiqueStep(rejected, rewritten=output, still_rejected=still, kept=better)
+    state.steps.append(AgentStep("critique", question, record, time.perf_counter() - started))
     if not better:
         return pipeline
     generation.raw_output = second.raw

@@ -8,7 +8,7 @@ grade's refusal reasons, and one more search (`[agent] rewrite`) when the eviden
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from bunko.generate.crag import NOT_FOUND, REWRITE, llm_grade
 from bunko.generate.expansion import expanded, feedback_terms, hypothetical_passage
@@ -16,6 +16,7 @@ from bunko.generate.steps.state import AskState, Gathered, Retrieved
 from bunko.llm.base import LLMError
 from bunko.schema import Hit
 from bunko.trace import AgentStep
+from bunko.trace_steps import DecomposeStep, RewriteStep
 
 if TYPE_CHECKING:
     from bunko.generate.answerer import Answerer
@@ -41,10 +42,9 @@ def retrieve(answerer: Answerer, state: AskState) -> Gathered:
     whole_ids = {h.chunk.chunk_id for h in whole.hits}
     judged = answerer.judged(question, whole.result, whole.query_vector, whole.weights, hits, whole.duplicates,
                              whole.rerank_notes, filters, k, dict(whole.timings))
-    state.steps.append(AgentStep("decompose", question, {
-        "parts": analysis.parts, "added": [h.chunk.chunk_id for h in hits if h.chunk.chunk_id not in whole_ids],
-        "confidence": {"whole": whole.grade.confidence, "merged": judged.grade.confidence},
-    }, time.perf_counter() - started))
+    added = [h.chunk.chunk_id for h in hits if h.chunk.chunk_id not in whole_ids]
+    output = DecomposeStep(list(analysis.parts), added, whole.grade.confidence, judged.grade.confidence)
+    state.steps.append(AgentStep("decompose", question, output, time.perf_counter() - started))
     return Gathered(judged, judged)
 
 
@@ -83,24 +83,23 @@ def second_search(answerer: Answerer, state: AskState, evidence: Retrieved) -> R
     question = state.question
     method = answerer.config.agent.rewrite
     started = time.perf_counter()
-    detail: dict[str, Any]
+    output = RewriteStep(method)
     if method == "prf":
-        terms = feedback_terms(evidence.result.query_tokens, evidence.hits, answerer.analyzer, answerer.store.term_weights,
-                               answerer.config.agent.expansion_terms)
-        query, detail = expanded(question, terms), {"terms": terms}
+        output.terms = feedback_terms(evidence.result.query_tokens, evidence.hits, answerer.analyzer, answerer.store.term_weights,
+                                      answerer.config.agent.expansion_terms)
+        query = expanded(question, output.terms)
     elif method == "hyde" and answerer.chat_model is not None:
         try:
-            passage = hypothetical_passage(answerer.chat_model, question)
+            output.passage = hypothetical_passage(answerer.chat_model, question)
         except LLMError as exc:
-            state.steps.append(AgentStep("rewrite", question, {"method": method, "error": str(exc)}, time.perf_counter() - started))
+            output.error = str(exc)
+            state.steps.append(AgentStep("rewrite", question, output, time.perf_counter() - started))
             return None
-        query, detail = f"{question}\n{passage}", {"passage": passage}
+        query = f"{question}\n{output.passage}"
     else:
         return None
     retried = answerer.evidence(query, filters=state.filters, k=state.k, mode=state.mode, judged_as=question)
-    kept = retried.grade.sufficient and retried.grade.reason is None
-    state.steps.append(AgentStep("rewrite", question, {
-        "method": method, **detail, "query": query, "confidence": {"before": evidence.grade.confidence, "after": retried.grade.confidence},
-        "kept": kept,
-    }, time.perf_counter() - started))
-    return retried if kept else None
+    output.query, output.before, output.after = query, evidence.grade.confidence, retried.grade.confidence
+    output.kept = retried.grade.sufficient and retried.grade.reason is None
+    state.steps.append(AgentStep("rewrite", question, output, time.perf_counter() - started))
+    return retried if output.kept else None

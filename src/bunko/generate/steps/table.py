@@ -15,6 +15,7 @@ from bunko.generate.steps.state import AskState, Gathered
 from bunko.retrieve.table_route import TABLE
 from bunko.schema import Answer, AnswerSentence
 from bunko.trace import AgentStep, Generation, Grade
+from bunko.trace_steps import TableStep
 
 if TYPE_CHECKING:
     from bunko.generate.answerer import Answerer
@@ -46,7 +47,7 @@ def aggregate(answerer: Answerer, state: AskState, gathered: Gathered) -> list[A
     outcome, detail = answerer.tables.answer(state.question, state.language, state.filters)
     if outcome is not None and (unnamed := unnamed_by_table(answerer, state.question, gathered, outcome.sentences, detail)):
         outcome, detail = None, {**detail, "outcome": f"not used: the table does not name {', '.join(unnamed)}"}
-    state.steps.append(AgentStep("table", state.question, detail, time.perf_counter() - started))
+    state.steps.append(AgentStep("table", state.question, TableStep.from_dict(detail), time.perf_counter() - started))
     return outcome.sentences if outcome is not None else None
 
 
@@ -68,7 +69,7 @@ def lookup(answerer: Answerer, state: AskState, gathered: Gathered) -> list[Answ
         # a table that shares a word with the question ("root", GNOME, 端口) is not the evidence the search found,
         # and the passages that are can answer
         outcome, detail = None, {**detail, "outcome": f"not used: the row is not among the top {LOOKUP_EVIDENCE_RANK} hits"}
-    state.steps.append(AgentStep("table_lookup", state.question, detail, time.perf_counter() - started))
+    state.steps.append(AgentStep("table_lookup", state.question, TableStep.from_dict(detail), time.perf_counter() - started))
     return outcome.sentences if outcome is not None else None
 
 
