@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -46,6 +47,7 @@ from bunko.retrieve.searcher import Searcher, SearchResult
 from bunko.schema import Answer, Hit
 from bunko.store.base import Store
 from bunko.text.analyzers import Analyzer, query_text
+from bunko.text.languages import language_parts
 from bunko.text.languages import query_language as detect_language
 from bunko.trace import Usage
 
@@ -131,7 +133,23 @@ class Answerer:
         expansion: added words must not make the evidence look better than it is)."""
         question = judged_as or query
         result, vector, weights, kept, duplicates, notes, timings = self.reranked(query, filters, k, mode, judged_as)
-        return self.judged(question, result, vector, weights, kept[:k], duplicates, notes, filters, k, timings)
+        whole = self.judged(question, result, vector, weights, kept[:k], duplicates, notes, filters, k, timings)
+        parts = language_parts(question)
+        if len(parts) == 1 or whole.grade.reason is not None:
+            return whole
+        return max([whole, *(self.judged_part(part, whole, filters, k) for part in parts)], key=lambda r: r.grade.confidence)
+
+    def judged_part(self, part: str, whole: Retrieved, filters: Mapping[str, Any] | None, k: int) -> Retrieved:
+        """`whole`'s evidence judged against one language's part of a question asked in several (`language_parts`):
+        an English passage is evidence for the English sentence, and the Japanese one beside it only dilutes its
+        coverage. The key terms stay the whole question's, so a part cannot drop a name another part asked for."""
+        tokens = self.analyzer(query_text(part))
+        weights, unseen = read_term_weights(self.store, tokens)
+        result = replace(whole.result, query_tokens=tokens, term_weights=weights, unseen_idf=unseen)
+        vector = embed_queries(self.embedder, [part])[0]
+        terms = (whole.grade.key_terms, whole.grade.missing_key_terms)
+        return self.judged(part, result, vector, weights, whole.hits, whole.duplicates, whole.rerank_notes, filters, k,
+                           dict(whole.timings), terms)
 
     def reranked(
         self, query: str, filters: Mapping[str, Any] | None, k: int, mode: str | None, judged_as: str | None,
@@ -166,15 +184,13 @@ class Answerer:
     def judged(
         self, question: str, result: SearchResult, vector: np.ndarray, weights: dict[str, float], hits: list[Hit],
         duplicates: list[str], notes: list[str], filters: Mapping[str, Any] | None, k: int, timings: dict[str, float],
+        terms: tuple[list[str], list[str]] | None = None,
     ) -> Retrieved:
-        """The grade of `hits` as evidence for `question`."""
+        """The grade of `hits` as evidence for `question`; `terms`: its key terms and those missing, when already read."""
         started = time.perf_counter()
         tokens = result.query_tokens
         scored = self.extractive.score_units(question, hits, vector, tokens, weights)
-        keys = key_terms(question, tokens)
-        unnamed = [word for word in unlisted_words(question, tokens) if word not in keys]
-        missing = [term for term in [*keys, *unnamed] if not self.store.keyword_search([term], 1, filters)]
-        keys += [word for word in unnamed if word in missing]
+        keys, missing = terms if terms is not None else self.required_terms(question, tokens, filters)
         verdict = grade_answer(
             question, tokens, hits, scored, keys, missing, self.analyzer, weights, self.confidence,
             self.min_confidence(detect_language(question)),
@@ -183,6 +199,25 @@ class Answerer:
         timings["grade"] = time.perf_counter() - started
         return Retrieved(question, result, vector, weights, result.hits, hits, duplicates, verdict, scored, notes, timings,
                          self.split.addresses_model)
+
+    def required_terms(self, question: str, tokens: list[str], filters: Mapping[str, Any] | None) -> tuple[list[str], list[str]]:
+        """The key terms a passage must name, and those of them the collection never writes (within `filters`).
+
+        A question asked in two languages at once ("…ですか？ When does…?") carries one request in each part, and
+        the collection may be written in only one of them: each part's terms are read by its own language's rules
+        (`key_terms`: every Latin word of a Japanese sentence is a name, not of an English one), and the part that
+        names something with the fewest terms the collection lacks decides. A part that names nothing cannot vouch
+        for a part that does."""
+        parts = language_parts(question)
+        found: list[tuple[list[str], list[str]]] = []
+        for part in parts:
+            part_tokens = tokens if len(parts) == 1 else self.analyzer(query_text(part))
+            keys = key_terms(part, part_tokens)
+            unnamed = [word for word in unlisted_words(part, part_tokens) if word not in keys]
+            missing = [term for term in [*keys, *unnamed] if not self.store.keyword_search([term], 1, filters)]
+            found.append(([*keys, *(word for word in unnamed if word in missing)], missing))
+        naming = [terms for terms in found if terms[0]] or found
+        return min(naming, key=lambda terms: len(terms[1]))
 
     def priced(self, usage: Usage) -> Usage:
         """`usage` with its cost at `[llm]`'s prices."""

@@ -21,6 +21,7 @@ import numpy as np
 from scipy import sparse
 
 from bunko.text.scripts import HAN_CHAR, JA_ZH_CHAR, KANA_CHAR
+from bunko.text.sentences import split_sentences
 
 LANGUAGES = ("en", "ja", "zh")
 
@@ -123,3 +124,18 @@ def text_language(text: str) -> str:
     if cjk == 0 or cjk < TEXT_CJK_SHARE * (cjk + latin):
         return "en"
     return "ja" if KANA_CHAR.search(text) else "zh"
+
+
+def language_parts(question: str) -> list[str]:
+    """A question that asks in more than one language, cut into one part per language ("閲覧室は何時に開きますか？
+    When does the reading room open?": the Japanese sentence, then the English one); a single-language question is
+    one part. Sentences are read in order and a run of sentences in one language is one part, so a Japanese question
+    naming an English tool stays whole (a Latin word inside a CJK sentence is not a sentence of its own)."""
+    parts: list[tuple[str, str]] = []
+    for sentence in split_sentences(question):
+        language = query_language(sentence)
+        if parts and parts[-1][0] == language:
+            parts[-1] = (language, parts[-1][1] + " " + sentence)
+        else:
+            parts.append((language, sentence))
+    return [text for _, text in parts] if len(parts) > 1 else [question]
