@@ -34,7 +34,8 @@ import numpy as np
 from bunko.embed.base import Embedder
 from bunko.schema import Chunk, Hit
 from bunko.text.analyzers import Analyzer
-from bunko.text.scripts import CHINESE_FUNCTION_CHARACTERS, HIRAGANA
+from bunko.text.lexicon import zh
+from bunko.text.scripts import HIRAGANA
 from bunko.text.sentences import split_sentences
 from bunko.text.units import split_units
 
@@ -53,7 +54,7 @@ SUPPORTED, UNSUPPORTED, UNCITED = "supported", "unsupported", "uncited"
 _MARKER = re.compile(r"\s?[\[［【]\s*(\d{1,3}(?:\s*[,，、]\s*\d{1,3})*)\s*[\]］】]")
 _LEADING_MARKERS = re.compile(r"^(?:\s*[\[［【]\s*\d{1,3}(?:\s*[,，、]\s*\d{1,3})*\s*[\]］】])+")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_FUNCTION_CHARS = re.compile(f"[{HIRAGANA}{CHINESE_FUNCTION_CHARACTERS}為为及等這個们們吗嗎呢吧]")
+_FUNCTION_CHARS = re.compile(f"[{HIRAGANA}{zh.FUNCTION_CHARACTERS}{zh.CITATION_FUNCTION_CHARACTERS}]")
 """Hiragana (Japanese particles and endings) and Chinese function characters: a bigram holding one is grammar, not content."""
 
 
