@@ -51,3 +51,96 @@ ENTITY_STOPWORDS = frozenset((
 ).split())
 """With STOPWORDS, the words that never make an entity alone or start or end one: grammar, and the verbs and adverbs
 of any manual (text/entities.py)."""
+
+# --- Questions (text/questions.py) ---
+
+ASKING = (
+    r"^\s*(?:(?:what|how|why|where|when|who|whom|whose|which|can|could|should|would|will|does|do|did|is|are|was|were|"
+    r"tell|show|explain|describe|give|find|please)\b|i(?:['’][dm])?\s)"
+)
+"""A query opening with an interrogative or a request word is a question, not a topic name."""
+
+PART_JOINERS = r"\s+(?:and|both)\s+"
+"""Where a question that asks about several things is cut into its parts."""
+
+GREETING = r"hi|hello|hey|good (?:morning|afternoon|evening)|thanks?(?: you)?|thank you very much|ok(?:ay)?|bye"
+"""A message that is only a greeting or thanks gets a greeting back, not a search."""
+
+ARITHMETIC_LEAD = r"what(?:'s| is)|calculate|compute"
+"""What may open a bare arithmetic question, which is calculated, not searched."""
+
+RECALL_SUMMARY = (
+    r"\b(?:summari[sz]e|recap|sum up|go over|review)\b[^?.!]{0,20}?\b(?:our|this) (?:conversation|chat|discussion|exchange)\b"
+    r"|\b(?:the|our|this) (?:conversation|chat|discussion) (?:so far|until now|up to now|up to this point)\b"
+    r"|\bwhat (?:have|did) we (?:talk(?:ed)? about|discuss(?:ed)?|cover(?:ed)?)\b"
+)
+"""A request to sum up the conversation itself, answered from the turns, not the documents."""
+
+RECALL_ANSWERED = (
+    r"\bwhat (?:did|have) you (?:just |previously |first |last )?(?:say|said|answer|answered|tell me|told me|reply|replied)\b"
+    r"|\byour (?:previous|last|earlier|prior|first) (?:answer|reply|response|message)\b"
+    r"|\b(?:repeat|say again)\b[^?.!]{0,15}\b(?:your answer|what you said|that answer|the answer you gave)\b"
+)
+"""A request to repeat bunko's earlier answer."""
+
+RECALL_ASKED = (
+    r"\bwhat (?:did|have) I (?:just |previously |first |last |already |originally )?(?:ask|asked|say|said|type|typed|write|wrote)\b"
+    r"|\bmy (?:previous|last|earlier|prior|first|original) (?:question|message)\b"
+    r"|\bwhat (?:was|were) my (?:questions?|messages?)\b|\bwhat questions (?:have|did) I ask\b"
+)
+"""A request to recall the user's own earlier questions."""
+
+RECALL_FIRST = r"\b(?:first|original)\b"
+"""A recall request about the first turn rather than the last."""
+
+# --- Table questions (text/table_questions.py): what a question asks of a table ---
+# Patterns with "{n}" are templates: the module fills in its number pattern (digits or Han numerals).
+
+TOP_RANK = r"\btop\s*{n}|\b{n}\s+(?:largest|highest|biggest|most|best)\b"
+"""The first n rows by a measure."""
+BOTTOM_RANK = r"\bbottom\s*{n}|\b{n}\s+(?:smallest|lowest|least|fewest|worst)\b"
+"""The last n rows by a measure."""
+GROWTH = r"\b(?:increase[ds]?|grew|grown|growth|rose|gain(?:ed)?)\b"
+"""A change between two columns, read as growth."""
+DECLINE = r"\b(?:decrease[ds]?|declined?|fell|dropped|drop)\b"
+"""A change between two columns, read as a fall."""
+DIFFERENCE = r"\bdifference\b|\bhow much (?:more|higher|larger|less|lower|bigger)\b"
+"""The difference of a measure between two rows."""
+COUNT = r"\bhow many\b|\bnumber of\b|\bcount\b"
+"""A count of rows."""
+SUM = r"\btotal\b|\bsum\b|\baltogether\b|\bcombined\b"
+"""A sum over rows."""
+AVERAGE = r"\baverage\b|\b(?:the|a|arithmetic) mean\b|\bmean (?:of|value|size|time|price|cost)\b"
+"""Averages; "what do these lines mean?" asks for a meaning."""
+HIGHEST = r"\b(?:highest|largest|biggest|most|maximum|greatest|longest|max)\b"
+"""The row with the highest value."""
+HIGHER = r"\b(?:higher|more|larger|bigger|greater)\b"
+"""A comparative that asks for the higher value."""
+LOWEST = r"\b(?:lowest|smallest|least|fewest|minimum|cheapest|shortest|min)\b"
+"""The row with the lowest value."""
+LOWER = r"\b(?:lower|less|fewer|smaller|cheaper)\b"
+"""A comparative that asks for the lower value."""
+GROUPED_BY = r"\b(?:by|per|for each|each)\s+([a-z][\w ]{1,30}?)\b(?=[\s?.,]|$)"
+"""An aggregate per group; the group's words are captured."""
+WHICH_ROWS = r"\b(?:which|list|what are|name the|show)\b"
+"""A question that asks for the rows themselves."""
+CONTAINS = r"\bcontain(?:s|ing)?\b|\binclud(?:e|es|ing)\b"
+"""A condition that a cell contains a quoted text."""
+COMPARISONS_BEFORE_NUMBER: tuple[tuple[str, str], ...] = (
+    ("more than|greater than|over|above|exceeds?|exceeding|higher than|larger than|bigger than", ">"),
+    ("at least|no less than|not less than", ">="),
+    ("less than|fewer than|under|below|lower than|smaller than", "<"),
+    ("at most|no more than|not more than", "<="),
+    ("after|since|later than", ">"),
+    ("before|earlier than", "<"),
+    ("equal to|exactly", "="),
+)
+"""The comparison a number's condition takes from the words before it; zh.COMPARISONS_BEFORE_NUMBER follows the same
+order and operators."""
+COMPARISONS_AFTER_NUMBER: tuple[tuple[str, str], ...] = (
+    ("", ">="), ("", "<="), ("", ">"), ("", "<"),
+    ("or later|or more|and above|or above", ">="),
+    ("or earlier|or less|and below|or below", "<="),
+)
+"""The comparison a number's condition takes from the words after it; the order and operators of
+ja.COMPARISONS_AFTER_NUMBER ("" where English has no words for one)."""

@@ -26,3 +26,82 @@ QUESTION_FORMS = (
     "どのように", "どうやって", "なぜ",
 )
 """Asking, not content: the phrasing a keyword query drops (text/analyzers.py QUESTION_FORMS says why)."""
+
+# --- Questions (text/questions.py) ---
+
+ASKING = r"(?:たい|か|ください|下さい|教えて|ます|です|でしょう|だろう)\s*$|何|どう|どこ|いつ|誰|なぜ|(?<!な)どの|どれ|いくら"
+"""A Japanese ending that asks or wants (〜たい, 〜ですか) or an interrogative: a question, not a topic name."""
+
+PART_JOINERS = r"及び|および"
+"""Where a question that asks about several things is cut into its parts."""
+
+GREETING = r"こんにちは|こんばんは|おはよう(?:ございます)?|ありがとう(?:ございます)?|よろしく(?:お願いします)?|さようなら"
+"""A message that is only a greeting or thanks gets a greeting back, not a search."""
+
+ARITHMETIC_LEAD = r"計算して"
+"""What may open a bare arithmetic question, which is calculated, not searched."""
+
+ARITHMETIC_TAIL = r"は|は\?"
+"""What may close a bare arithmetic question."""
+
+RECALL_SUMMARY = (
+    r"(?:これまで|今まで|ここまで|さっきまで|この|私たちの|我々の)の?(?:会話|やり取り|やりとり|話|チャット|質疑)(?:の内容)?を?(?:要約|まとめ|振り返)"
+    r"|(?:これまで|今まで|ここまで)(?:に|で)?(?:何を|なにを|どんなことを)(?:話|聞い|質問し)"
+)
+"""A request to sum up the conversation itself, answered from the turns, not the documents."""
+
+RECALL_ANSWERED = (
+    r"(?:さっき|先ほど|先程|直前|ひとつ前|一つ前|前回)の(?:回答|答え|返答|返事)"
+    r"|(?:あなた|きみ|君)の(?:前の|最初の|最後の|直前の|さっきの|先ほどの)(?:回答|答え|返答)"
+    r"|(?:あなた|きみ|君)は(?:さっき|先ほど|先程|前に|最初に)?(?:何と|なんと|何を)(?:言|答え|回答)"
+)
+"""A request to repeat bunko's earlier answer."""
+
+RECALL_ASKED = (
+    r"(?:さっき|先ほど|先程|最初に|前に|直前に|これまでに|今まで)(?:私は|わたしは)?(?:何を|なにを|何と|なんと)(?:聞|質問|尋ね|訊|言)"
+    r"|(?:さっき|先ほど|先程|直前|ひとつ前|一つ前|最初|前回)の(?:質問|問い)(?:は|を|って|が)"
+    r"|(?:私|わたし)の(?:前の|最初の|最後の|直前の|さっきの|先ほどの)(?:質問|問い)"
+)
+"""A request to recall the user's own earlier questions."""
+
+RECALL_FIRST = r"最初"
+"""A recall request about the first turn rather than the last."""
+
+# --- Table questions (text/table_questions.py): what a question asks of a table ---
+# Patterns with "{n}" are templates: the module fills in its number pattern (digits or Han numerals).
+
+TOP_RANK = r"上位\s*{n}|トップ\s*{n}|多い順に\s*{n}|高い順に\s*{n}|大きい順に\s*{n}"
+"""The first n rows by a measure."""
+BOTTOM_RANK = r"下位\s*{n}|少ない順に\s*{n}|低い順に\s*{n}|小さい順に\s*{n}"
+"""The last n rows by a measure."""
+GROWTH = r"増加|伸び|増え|上昇"
+"""A change between two columns, read as growth."""
+DECLINE = r"減少|減っ|下落|低下"
+"""A change between two columns, read as a fall."""
+DIFFERENCE = r"の差|差は|差額"
+"""The difference of a measure between two rows."""
+COUNT = r"いくつ|何件|何か所|何カ所|何ヶ所|何個|何社|何つ|何品目|何(?:都道府県|地域|県|支店|製品|商品|人)|件数"
+"""A count of rows."""
+SUM = r"合計|合算|総額|総計|合わせて|総数"
+"""A sum over rows."""
+AVERAGE = r"平均"
+"""An average (the same word in Chinese)."""
+HIGHEST = r"(?:最も|一番)[^。？?]{0,10}?(?:高|多|大き|長)|最(?:大|高|多|長|长)|(?:高|多|大)い(?:のは|方)"
+"""The row with the highest value (最大, 最高, 最多 are Chinese too; 最长 is its Chinese spelling)."""
+LOWEST = r"(?:最も|一番)[^。？?]{0,10}?(?:低|少な|小さ|安|短)|最(?:小|低|少|短|便宜)|(?:低|少な|小さ|安)い(?:のは|方)"
+"""The row with the lowest value (最小, 最低, 最少 are Chinese too; 最便宜 is Chinese)."""
+GROUPED_BY = r"([^\s、。？?]{1,8}?)(?:ごと|別)(?:の|に)?"
+"""An aggregate per group (地域別, 支店ごとの); the group's words are captured."""
+WHICH_ROWS = r"どの|どれ|どこ|一覧|挙げ"
+"""A question that asks for the rows themselves."""
+CONTAINS = r"を含む|が含まれ"
+"""A condition that a cell contains a quoted text."""
+COMPARISONS_AFTER_NUMBER: tuple[tuple[str, str], ...] = (
+    ("以上", ">="),
+    ("以下", "<="),
+    ("超|を超え|を上回|より(?:多|大き|高|長)|を超过", ">"),
+    ("未満|を下回|に満たない|より(?:少な|小さ|低|短)", "<"),
+    ("以降", ">="),
+    ("以前", "<="),
+)
+"""The comparison a number's condition takes from the words after it (以上 and 以下 read the same in Chinese)."""

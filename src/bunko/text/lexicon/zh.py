@@ -41,3 +41,95 @@ CITATION_FUNCTION_CHARACTERS = "為为及等這個们們吗嗎呢吧"
 QUESTION_FUNCTION_CHARACTERS = "们吗呢吧不还但啊么哪种些我你他她它能会要想让把被给对从到可以说听叫该怎什"
 """With FUNCTION_CHARACTERS, a question's pronouns, question words and modals: grammar, not the topic a retrieval
 grade looks for (generate/retrieval_grade.py)."""
+
+# --- Questions (text/questions.py) ---
+
+ASKING = (
+    r"[我你吗呢谁哪]|几(?=[点天个年种次分秒岁号月日周位台条项])|请(?:问|你|帮|告诉|说明|解释)|什么|怎么|怎样|如何|为什么"
+    r"|多少|多久|多长|是否|能否|可否"
+)
+"""A Chinese question word, pronoun or question particle (我想了解…, …吗, 几点, 请问): a question, not a topic name;
+not the same characters inside a topic's word (申请流程, 几乎)."""
+
+PART_JOINERS = r"以及|和|与|并且"
+"""Where a question that asks about several things is cut into its parts."""
+
+GREETING = r"你好|您好|谢谢|多谢|再见|早上好|晚上好"
+"""A message that is only a greeting or thanks gets a greeting back, not a search."""
+
+ARITHMETIC_LEAD = r"计算"
+"""What may open a bare arithmetic question, which is calculated, not searched."""
+
+ARITHMETIC_TAIL = r"等于多少|等于几|是多少"
+"""What may close a bare arithmetic question."""
+
+RECALL_SUMMARY = (
+    r"(?:总结|概括|回顾|归纳|梳理)(?:一下)?(?:我们|咱们|刚才|到目前为止|目前为止|这次|本次)(?:的|之间的)?(?:对话|聊天|谈话|交流|问答)"
+    r"|(?:我们|咱们)(?:刚才|之前|到目前为止|目前为止)?(?:聊|谈|说|讨论)了?(?:些)?(?:什么|哪些|啥)"
+)
+"""A request to sum up the conversation itself, answered from the turns, not the documents."""
+
+RECALL_ANSWERED = (
+    r"你(?:刚才|刚刚|之前|上一次|上次|前面|最后)(?:说|回答|答|讲)了?(?:什么|啥|些什么)"
+    r"|(?:你)?(?:上一个|上个|前一个|刚才的|刚刚的|上一条|上一次的)(?:回答|答案|回复)"
+    r"|重复(?:一下|一遍)?你(?:刚才|刚刚|之前)?的(?:回答|答案)"
+)
+"""A request to repeat bunko's earlier answer."""
+
+RECALL_ASKED = (
+    r"我(?:刚才|刚刚|之前|前面|一开始|最开始|最初|上次)?(?:问|说)了(?:什么|啥|些什么|哪些)"
+    r"|我(?:刚才|刚刚|之前|前面|一开始|最开始|最初|上次)问的(?:是|问题是)?(?:什么|啥)"
+    r"|(?:我的)?(?:上一个|上个|前一个|刚才的|刚刚的|第一个|最初的)问题是(?:什么|啥)|我问过(?:哪些|什么)"
+)
+"""A request to recall the user's own earlier questions."""
+
+RECALL_FIRST = r"一開始|一开始|最开始|第一个"
+"""A recall request about the first turn rather than the last."""
+
+# --- Table questions (text/table_questions.py): what a question asks of a table ---
+# Patterns with "{n}" are templates: the module fills in its number pattern (digits or Han numerals).
+
+DIGIT_VALUES = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+"""Han numerals a rank is written with (上位三, 前五名); Japanese writes the same characters but 两."""
+TOP_RANK = r"前\s*{n}\s*[名个位家项]?|排名前\s*{n}"
+"""The first n rows by a measure."""
+BOTTOM_RANK = r"倒数\s*{n}|后\s*{n}\s*[名个位家项]"
+"""The last n rows by a measure."""
+GROWTH = r"增长|增加|增幅|涨幅|上涨|提高"
+"""A change between two columns, read as growth."""
+DECLINE = r"减少|下降|下跌|降幅"
+"""A change between two columns, read as a fall."""
+DIFFERENCE = r"相差|差距|差额|差多少|多多少|高多少|少多少"
+"""The difference of a measure between two rows."""
+COUNT = r"(?:多少|几)(?:个|家|种|项|位|座|名|款|条|所|省|地区|城市)"
+"""A count of rows."""
+SUM = r"总计|总和|合计|总共|一共|总额|加起来|总数"
+"""A sum over rows."""
+HIGHER = r"更(?:多|高|大|长)"
+"""A comparative that asks for the higher value."""
+LOWER = r"更(?:少|低|小|便宜)"
+"""A comparative that asks for the lower value."""
+GROUPED_BY = r"按\s*([^\s，。？?]{1,8}?)(?:统计|汇总|分组|计算|的)|每个\s*([^\s，。？?]{1,6})|各\s*([^\s，。？?]{1,6}?)的"
+"""An aggregate per group (按地区统计, 每个部门); the group's words are captured."""
+WHICH_ROWS = r"哪些|哪个|哪几|列出|有哪"
+"""A question that asks for the rows themselves."""
+CONTAINS = r"包含|含有"
+"""A condition that a cell contains a quoted text."""
+COMPARISONS_BEFORE_NUMBER: tuple[tuple[str, str], ...] = (
+    ("超过|大于|高于|多于|超出", ">"),
+    ("不少于|不低于|至少", ">="),
+    ("低于|小于|少于|不到|不足", "<"),
+    ("不超过|不高于|至多|最多", "<="),
+    ("以后的|之后的", ">"),
+    ("之前的|以前的", "<"),
+    ("等于", "="),
+)
+"""The comparison a number's condition takes from the words before it; the order and operators of
+en.COMPARISONS_BEFORE_NUMBER."""
+COMPARISONS_AFTER_NUMBER: tuple[tuple[str, str], ...] = (
+    ("", ">="), ("", "<="), ("以上的", ">"), ("", "<"),
+    ("以后|之后", ">="),
+    ("之前", "<="),
+)
+"""The comparison a number's condition takes from the words after it; the order and operators of
+ja.COMPARISONS_AFTER_NUMBER ("" where Chinese adds no words to the Japanese ones)."""
