@@ -144,3 +144,16 @@ COMPARISONS_AFTER_NUMBER: tuple[tuple[str, str], ...] = (
 )
 """The comparison a number's condition takes from the words after it; the order and operators of
 ja.COMPARISONS_AFTER_NUMBER ("" where English has no words for one)."""
+
+# --- Numbers (text/numbers.py): amounts, currencies and dates as English writes them ---
+
+SCALE_WORDS = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
+"""A scale after an amount ("3.5k", "2 million") multiplies it."""
+CURRENCY_WORDS = {"yen": "JPY", "dollars": "USD", "dollar": "USD", "euro": "EUR", "euros": "EUR", "pounds": "GBP"}
+"""A currency named after an amount ("1,200 yen")."""
+UNITS_AFTER_NUMBER = r"(?:yen|jpy|cny|rmb|usd|dollars?|eur|euros?|gbp|pounds|percent|per cent|pct)\b"
+"""The currency and percent words an amount may be followed by, as matched."""
+PERCENT_WORDS = ("percent", "per cent", "pct")
+"""A percent written out."""
+MONTH_ABBREVIATIONS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+"""A month's name by its first three letters ("12 March 2024", "Mar. 12, 2024"), January first."""

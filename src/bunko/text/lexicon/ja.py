@@ -105,3 +105,12 @@ COMPARISONS_AFTER_NUMBER: tuple[tuple[str, str], ...] = (
     ("以前", "<="),
 )
 """The comparison a number's condition takes from the words after it (以上 and 以下 read the same in Chinese)."""
+
+# --- Numbers (text/numbers.py): amounts, currencies and dates as Japanese writes them ---
+
+CURRENCY_WORDS = {"円": "JPY", "ドル": "USD", "ユーロ": "EUR", "ポンド": "GBP"}
+"""A currency named after an amount ("1,200円")."""
+CURRENCY_AFTER_NUMBER = r"円|ドル|ユーロ|ポンド"
+"""The same words, as matched after an amount."""
+PERCENT_WORDS = ("パーセント",)
+"""A percent written out."""

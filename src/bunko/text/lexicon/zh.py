@@ -133,3 +133,20 @@ COMPARISONS_AFTER_NUMBER: tuple[tuple[str, str], ...] = (
 )
 """The comparison a number's condition takes from the words after it; the order and operators of
 ja.COMPARISONS_AFTER_NUMBER ("" where Chinese adds no words to the Japanese ones)."""
+
+# --- Numbers (text/numbers.py): amounts, currencies and dates as Chinese writes them ---
+
+HAN_LARGE_UNITS = {"万": 1e4, "萬": 1e4, "億": 1e8, "亿": 1e8, "兆": 1e12}
+"""Han number units that close a section of an amount ("1億2千万"); Japanese writes the same characters."""
+HAN_SMALL_UNITS = {"千": 1e3, "百": 1e2}
+"""Han number units within a section ("2千万")."""
+CURRENCY_WORDS = {"元": "CNY", "人民币": "CNY", "人民幣": "CNY", "块": "CNY", "美元": "USD", "欧元": "EUR", "英镑": "GBP"}
+"""A currency named after an amount ("1,200元")."""
+CURRENCY_BEFORE_NUMBER = {"人民币": "CNY", "人民幣": "CNY"}
+"""A currency named before an amount ("人民币1,200")."""
+CURRENCY_BEFORE_NUMBER_PATTERN = r"人民币|人民幣"
+"""The same words, as matched before an amount."""
+CURRENCY_AFTER_NUMBER = r"元|人民币|人民幣|美元|欧元|英镑|块"
+"""The currency words, as matched after an amount."""
+YEAR_MONTH_DAY = r"年\s*(?P<m1>\d{1,2})\s*月\s*(?:(?P<d1>\d{1,2})\s*[日号號])?"
+"""A date after its year, 年 月 日 (号 and 號 in Chinese); Japanese writes it the same way."""
