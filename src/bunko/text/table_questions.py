@@ -45,13 +45,21 @@ _QUOTED = re.compile(r"[\"'“‘「『]([^\"'”’」』]{1,40})[\"'”’」�
 
 _SYMBOLS_BEFORE_NUMBER = ("", "|>=|≥", "", "|<=|≤", "", "", "|=")
 """The comparison signs that may stand before a number, in the order of en.COMPARISONS_BEFORE_NUMBER."""
-_PREFIX_OPS: tuple[tuple[str, str], ...] = tuple(
-    (f"(?:{english}|{chinese}{symbols})", op)
-    for (english, op), (chinese, _), symbols in zip(en.COMPARISONS_BEFORE_NUMBER, zh.COMPARISONS_BEFORE_NUMBER, _SYMBOLS_BEFORE_NUMBER)
-) + ((r">", ">"), (r"<", "<"))
+_PREFIX_OPS: tuple[tuple[str, str], ...] = (
+    *(
+        (f"(?:{english}|{chinese}{symbols})", op)
+        for (english, op), (chinese, _), symbols in zip(
+            en.COMPARISONS_BEFORE_NUMBER, zh.COMPARISONS_BEFORE_NUMBER, _SYMBOLS_BEFORE_NUMBER, strict=True
+        )
+    ),
+    (r">", ">"),
+    (r"<", "<"),
+)
 _SUFFIX_OPS: tuple[tuple[str, str], ...] = tuple(
     ("(?:" + "|".join(words for words in (japanese, chinese, english) if words) + ")", op)
-    for (japanese, op), (chinese, _), (english, _) in zip(ja.COMPARISONS_AFTER_NUMBER, zh.COMPARISONS_AFTER_NUMBER, en.COMPARISONS_AFTER_NUMBER)
+    for (japanese, op), (chinese, _), (english, _) in zip(
+        ja.COMPARISONS_AFTER_NUMBER, zh.COMPARISONS_AFTER_NUMBER, en.COMPARISONS_AFTER_NUMBER, strict=True
+    )
 )
 
 _PREFIX_PATTERNS = tuple((re.compile(rf"{pattern}\s*(?:the\s+)?(?:of\s+)?$"), op) for pattern, op in _PREFIX_OPS)

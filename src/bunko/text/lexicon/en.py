@@ -25,7 +25,7 @@ STOPWORDS = frozenset(
 """Lucene's English stop set plus question words: they match every English chunk and
 would let an English question's grammar outrank a Japanese document's content."""
 
-ENTITY_STOPWORDS = frozenset((
+_ENTITY_STOPWORD_TEXT = (
     "about above after again all also always am any anything around available back because been before being below "
     "between both call called cannot case change changes com contain contains course default different does doing done "
     "down during each easy either else enough even every example few following found from further get gets given goes "
@@ -48,7 +48,8 @@ ENTITY_STOPWORDS = frozenset((
     "various specific general particular common usual typical real true false right wrong large small big little "
     "high low full empty better worse best worst easier harder higher lower larger smaller newer older "
     "following previous next last latter former above below"
-).split())
+)
+ENTITY_STOPWORDS = frozenset(_ENTITY_STOPWORD_TEXT.split())
 """With STOPWORDS, the words that never make an entity alone or start or end one: grammar, and the verbs and adverbs
 of any manual (text/entities.py)."""
 
@@ -157,3 +158,80 @@ PERCENT_WORDS = ("percent", "per cent", "pct")
 """A percent written out."""
 MONTH_ABBREVIATIONS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 """A month's name by its first three letters ("12 March 2024", "Mar. 12, 2024"), January first."""
+
+# --- Answer types (text/answer_types.py): the kind of answer a question wants, and what a text names ---
+
+ANSWER_TYPE_QUESTIONS = {
+    "which_document": r"\bwhich (?:chapter|section|document|page|part)\b",
+    "package": r"\b(?:which|what) (?:[\w.-]+ ){0,2}package\b|\bpackage (?:provides|gives|contains)\b",
+    "path": r"\b(?:which|what) (?:[\w.-]+ ){0,2}(?:file|files|directory|folder|path|config(?:uration)? file)\b|\bwhere (?:does|do|is|are|can)\b.*\b(?:keep|store|stored|save|saved|kept|located|live|put|written|log)\b",
+    "option": r"\b(?:which|what) (?:[\w.-]+ ){0,2}(?:option|flag|switch|parameter|directive|setting|argument|variable|boot parameter)s?\b|\bwhat (?:should|must|do) i (?:pass|give|specify|set|add)\b",
+    "command": r"\b(?:which|what) (?:[\w.-]+ ){0,2}(?:(?:sub)?command|tool|program|utility|invocation)s?\b|\bhow (?:do|can|should) i\b|\bhow to\b"
+               r"|\bwhat (?:do|does|should|can|could|would) (?:i|we|you|it|they|one) use\b",
+    "value": r"\bhow (?:many|much|long|often|large|big)\b|\b(?:which|what) (?:[\w.-]+ ){0,2}(?:value|number|port|address|size|limit|group|encoding|level|priority|name|month)\b|\bdefault\b",
+    "reason": r"\bwhy\b|\bfor what reason\b",
+    "definition": r"^\s*what (?:is|are|does)\b|\bwhat (?:is|are) (?:meant|called)\b|\bstands? for\b|\bmeaning of\b",
+    "list": r"\b(?:list|name) (?:the|all)\b|\bwhat are the\b",
+    "yes_no": r"^\s*(?:is|are|can|does|do|should|will)\b",
+}
+"""The questions that want each kind of answer, by answer type (the AnswerType values of text/answer_types.py)."""
+NOT_ASKED = r"\bwithout (?:any )?(?:options?|flags?|arguments?|parameters?)\b"
+"""A setting the question says it does not use is the situation, not what is asked."""
+QUANTITY_QUESTION = (
+    r"\bhow (?:many|much|long|often|soon|old|large|big|quickly)\b|\bwhen\b"
+    r"|\b(?:limit|maximum|minimum|rate|number|amount|price|period|deadline|duration|fee|cost|size)s?\b"
+)
+"""How many, how long, how much: the answer is a number."""
+CROSS_REFERENCES = r"\b(?:Section|Chapter|Table|Figure)\s+[\d.]+"
+"""Numbers that are not values: a reference to a section, chapter, table or figure."""
+GENERIC_BEFORE_PROGRAM = (
+    r"same|following|next|previous|above|below|first|last|other|new|main|whole|entire|actual|original"
+    r"|corresponding|appropriate|relevant|specific|given|single|simple|complete|basic|default|right|only|real|useful|small"
+    r"|powerful|special|separate|standard|common|various|external|dedicated|interactive|graphical"
+)
+"""Adjectives in "the ___ command" that are not the command's name ("the following command")."""
+PROGRAM_WORDS = r"(?:command|program|tool|utility|daemon|script)s?\b"
+"""What an English sentence calls a program after its name ("the mount command")."""
+SETTING_WORDS = r"(?:variable|setting|directive|parameter|option)s?\b"
+"""What an English sentence calls a setting after its name ("the QUOTAUSER variable")."""
+COMMAND_HEADER = r"\bcommands?\b"
+"""A column header naming commands: its cells are command lines."""
+EXCLUDED = (
+    r"\b(?:not (?:just|only|simply)|other than|instead of|rather than|except(?: for)?)\s+"
+    r"((?:[\w.~/-]+(?:,\s*(?:or\s+|and\s+)?|\s+or\s+|\s+and\s+)?){1,8})"
+)
+"""Words a question excludes from its answer ("other than apt"); the excluded words are captured."""
+
+# --- Dimensions (text/dimensions.py): which kind of quantity a question asks for, and whether a text states one ---
+# Keyed by the Dimension values; each language's part is one alternation, searched for, never captured.
+
+TIME_UNITS = r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)"
+"""The units of a duration."""
+SHORTCUT_NAMES = r"shortcut|hotkey|key ?binding|key combination"
+"""The names of a key combination: a question naming one asks for a value."""
+NUMBER_WORDS = r"an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|sixty|half an?"
+"""Numbers written out ("twelve days", "an hour"): a duration counts without a digit."""
+DIMENSION_QUESTIONS = {
+    "percent": r"\bwhat percent(?:age)?\b|\bhow many percent\b",
+    "month": r"\b(?:which|what|in which) month\b",
+    "time_of_day": r"\bwhat time\b|\bat what hour\b",
+    "size": r"\bhow (?:big|large)\b|\bwhat size\b|\bhow much (?:disk |memory |ram |storage )?(?:space|memory|ram|storage)\b"
+            r"|\bhow many (?:bytes|kb|mb|gb|tb)\b|\bwhat is the (?:maximum |max |largest |minimum )?(?:file )?size\b",
+    "duration": rf"\bhow long\b|\bhow many {TIME_UNITS}\b|\bhow often\b",
+    "key_combination": rf"\b(?:what|which)\b[^?.]{{0,40}}\b(?:{SHORTCUT_NAMES}|keystroke|keys? (?:do|to|should|must))",
+}
+"""An interrogative that names the dimension ("how many seconds", "what time")."""
+DIMENSION_STATEMENTS = {
+    "percent": r"\d\s*percent\b",
+    "month": r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)(?:[a-z]*)\.?\s+\d|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
+             r"|\b(?:january|february|march|april|june|july|august|september|october|november|december)\b",
+    "time_of_day": r"\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.|o'clock)\b|\b(?:midnight|noon)\b",
+    "size": r"\d\s*(?:bytes?\b|blocks?\b)",
+    "duration": r"\b(?:hourly|daily|weekly|monthly|yearly|annually)\b",
+    "key_combination": r"\b(?:ctrl|control|alt|altgr|shift|super|meta|win|windows|cmd|hyper)\s*[-+]\s*\w"
+                       r"|\b(?:enter|return|escape|esc|tab|space|backspace|delete|insert|home|end|page ?up|page ?down|f\d{1,2}"
+                       r"|windows|super|menu|print ?screen|sysrq|caps ?lock|scroll ?lock|num ?lock|zenkaku|hankaku|henkan|muhenkan) keys?\b",
+}
+"""A text that states a quantity of the dimension (a duration with a number is built from TIME_UNITS by the module)."""
+KEY_NAMES = r"ctrl|alt|shift|super|enter|esc|tab|space|f\d{1,2}"
+"""Key names a Japanese or Chinese text writes in Latin letters before its word for key (Ctrl キー, Enter 键)."""

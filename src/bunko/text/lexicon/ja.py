@@ -114,3 +114,62 @@ CURRENCY_AFTER_NUMBER = r"円|ドル|ユーロ|ポンド"
 """The same words, as matched after an amount."""
 PERCENT_WORDS = ("パーセント",)
 """A percent written out."""
+
+# --- Answer types (text/answer_types.py): the kind of answer a question wants, and what a text names ---
+
+ANSWER_TYPE_QUESTIONS = {
+    "which_document": r"どの(?:章|節|文書|資料|ページ)|第?何章",
+    "package": r"どの(?:\w{0,4})?パッケージ|何という(?:\w{0,4})?パッケージ|パッケージ(?:は|名は)(?:何|どれ)|パッケージ名|パッケージ(?:は|名は)?(?:ですか)?[？?]\s*$",
+    "path": r"どの(?:\w{0,6})?(?:ファイル|ディレクトリ|フォルダ|パス)|何という(?:ファイル|ディレクトリ)|(?:ファイル|ディレクトリ|パス)(?:は|名は)(?:どこ|何|どれ)|(?:ファイル|ディレクトリ|パス)(?:は|名は)?[？?]\s*$|どこに(?:保存|置|記録|格納)",
+    "option": r"オプション|パラメ[ーー]?タ[ーー]?|引数|設定項目|ディレクティブ|変数|何を(?:渡|指定|付け|設定)",
+    "command": r"コマンド|ツール|プログラム|どう(?:書|打|入力|実行|すれば|やって)|どのように|方法|何を使(?:う|え|い|っ)",
+    "value": r"いくつ|何(?:日|回|人|件|年|月|時間|分|秒|個|%|％|バイト|番)|どのくらい|どれくらい|値|ポート|アドレス|グループ|エンコーディング|文字コード|何％|(?:どの|何の?)(?:形式|フォーマット)",
+    "reason": r"なぜ|どうして|理由",
+    "definition": r"とは|何(?:を|の)意味|意味|何ですか",
+    "list": r"どんな.*(?:が|を)ありますか|一覧",
+    "yes_no": r"ありますか|できますか|でしょうか",
+}
+"""The questions that want each kind of answer, by answer type (the AnswerType values of text/answer_types.py)."""
+NOT_ASKED = r"(?:何も)?(?:オプション|引数)(?:を|は)?(?:何も)?(?:付けず|つけず|指定せず|与えず|なし|無し)"
+"""A setting the question says it does not use (オプションを付けずに) is the situation, not what is asked."""
+QUANTITY_QUESTION = r"いくら|何[日回人件年時分秒週月個本枚通文字円%％度台名ヶか点]|何[\u30a0-\u30ff]|どのくらい|どれくらい|何時|いつ"
+"""How many, how long, how much: the answer is a number (何 before a katakana unit too: 何キロ)."""
+PROGRAM_WORDS = r"コマンド|ツール|プログラム|スクリプト"
+"""What a Japanese sentence calls a program beside its Latin name ("コマンド chvt", "update-inetd スクリプト")."""
+DEFINES_AS = r"は|とは"
+"""The particle of a sentence that says what a name is ("logrotate は…プログラム")."""
+PROGRAM_NOUNS = r"プログラム|コマンド|ツール"
+"""What such a defining sentence calls the name."""
+SETTING_WORDS = r"変数|ディレクティブ|パラメータ|オプション"
+"""What a Japanese sentence calls a setting after its name ("QUOTAUSER 変数")."""
+COMMAND_HEADER = r"コマンド"
+"""A column header naming commands: its cells are command lines."""
+EXCLUDED = r"([\w.~/-]+)\s*(?:ではなく|じゃなく|以外の)"
+"""Words a question excludes from its answer; the excluded word is captured."""
+
+# --- Dimensions (text/dimensions.py): which kind of quantity a question asks for, and whether a text states one ---
+
+SHORTCUT_NAMES = r"ショートカット|キーバインド"
+"""The names of a key combination: a question naming one asks for a value."""
+DURATION_UNITS = r"秒|分|時間|日|週|か月|ヶ月|カ月|年"
+"""The units of a duration after a number (3日, 二十日)."""
+DIMENSION_QUESTIONS = {
+    "percent": r"何\s*[%％]|何パーセント",
+    "month": r"何月",
+    "time_of_day": r"何時(?!間)",
+    "size": r"何(?:バイト|KB|MB|GB|TB)|どれ(?:くらい|ぐらい)の(?:大きさ|容量|サイズ)|どのくらいの(?:大きさ|容量|サイズ)"
+            r"|(?:大きさ|容量|サイズ)[はが](?:どれ|どの)(?:くらい|ぐらい)",
+    "duration": r"何(?:秒|分|時間|日|週間?|か月|ヶ月|カ月|年)|どれ(?:くらい|ぐらい)の(?:時間|期間|間隔)|どのくらいの(?:時間|期間|間隔)"
+                r"|(?:時間|期間|間隔)[はが](?:どれ|どの)(?:くらい|ぐらい)",
+    "key_combination": rf"{SHORTCUT_NAMES}|キー(?:の)?組み合わせ|どのキー|何キー",
+}
+"""An interrogative that names the dimension (何分, 何月)."""
+DIMENSION_STATEMENTS = {
+    "percent": r"\d\s*パーセント",
+    "month": r"\d{1,2}\s*月|[一二三四五六七八九十]+月",
+    "time_of_day": r"\d{1,2}\s*時(?!間)|(?:午前|午後)\s*\d|真夜中|正午",
+    "size": r"\d\s*(?:バイト|ブロック|セクタ)",
+    "duration": r"毎(?:秒|分|時|日|週|月|年)",
+    "key_combination": r"\b(?:ctrl|alt|shift|super|enter|esc|tab|space|f\d{1,2})\s*キー|(?:全角|半角|変換|無変換)(?:/\S+)?\s*キー",
+}
+"""A text that states a quantity of the dimension (3月 and 十二月 are Chinese too)."""

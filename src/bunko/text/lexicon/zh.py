@@ -150,3 +150,66 @@ CURRENCY_AFTER_NUMBER = r"元|人民币|人民幣|美元|欧元|英镑|块"
 """The currency words, as matched after an amount."""
 YEAR_MONTH_DAY = r"年\s*(?P<m1>\d{1,2})\s*月\s*(?:(?P<d1>\d{1,2})\s*[日号號])?"
 """A date after its year, 年 月 日 (号 and 號 in Chinese); Japanese writes it the same way."""
+
+# --- Answer types (text/answer_types.py): the kind of answer a question wants, and what a text names ---
+
+ANSWER_TYPE_QUESTIONS = {
+    "which_document": r"哪(?:一|个)?(?:章|节|部分|文档|页)",
+    "package": r"哪个(?:\w{0,4})?(?:软件)?包|什么(?:软件)?包|软件包(?:是|叫)什么|包名",
+    "path": r"哪个(?:\w{0,4})?(?:文件|目录|路径)|什么(?:文件|目录|路径)|在哪(?:个|里)?(?:文件|目录)|(?:存放|保存|记录)在哪",
+    "option": r"选项|参数|加什么|指定什么|设置什么|变量",
+    "command": r"命令|工具|程序|怎么|怎样|如何|用什么(?!格式|编码|字符集|语言|协议|算法|文件系统)|什么办法",
+    "value": r"多少|几|多长|多久|多大|哪(?:个|种)(?:端口|组|值|编码|格式)|什么(?:端口|组|值|编码|格式)|端口|默认",
+    "reason": r"为什么|为何|原因",
+    "definition": r"代表什么|是什么意思|什么意思|是什么|指的是",
+    "list": r"有哪些|列出",
+    "yes_no": r"是否|能不能|可以吗|吗[？?]?\s*$",
+}
+"""The questions that want each kind of answer, by answer type (the AnswerType values of text/answer_types.py)."""
+NOT_ASKED = r"(?:什么|任何)?(?:选项|参数)都不(?:加|带|给)|不(?:加|带|给|指定)(?:任何)?(?:选项|参数)"
+"""A setting the question says it does not use (什么选项都不加) is the situation, not what is asked."""
+QUANTITY_QUESTION = r"多少|几|多长|多久|多大|何时|什么时候"
+"""How many, how long, how much: the answer is a number."""
+PROGRAM_WORDS = r"程序|命令|工具|脚本"
+"""What a Chinese sentence calls a program beside its Latin name ("xeyes 程序")."""
+DEFINES_AS = r"是|就是"
+"""The verb of a sentence that says what a name is ("apt-get 是一个命令行工具")."""
+PROGRAM_NOUNS = r"程序|命令|工具"
+"""What such a defining sentence calls the name."""
+SETTING_WORDS = r"变量|指令|选项|選項|参数"
+"""What a Chinese sentence calls a setting after its name ("LANG 变量", "pgpsigurlmangle 选项")."""
+COMMAND_HEADER = r"命令"
+"""A column header naming commands: its cells are command lines."""
+EXCLUDED = r"(?:而不是|而非|除了)\s*([\w.~/-]+)"
+"""Words a question excludes from its answer; the excluded word is captured."""
+CHAPTER_REFERENCES = r"第\s*[\d.]+\s*[章节節条]|[\d.]+\s*[章节節]"
+"""Numbers that are not values: a chapter or section reference (第 3 章; Japanese writes 節 and 条 alike)."""
+FIGURE_REFERENCES = r"[表図图]\s*[\d.]+"
+"""Numbers that are not values: a table or figure reference (表 3.7; 図 is the Japanese figure)."""
+
+# --- Dimensions (text/dimensions.py): which kind of quantity a question asks for, and whether a text states one ---
+
+SHORTCUT_NAMES = r"快捷键|组合键|热键"
+"""The names of a key combination: a question naming one asks for a value."""
+HAN_COUNT_NUMERALS = "一二三四五六七八九十百千两半"
+"""Han numerals a duration may be counted in (三天, 两个小时, 半年); Japanese writes them too (but 两)."""
+DURATION_UNITS = r"分钟|小时|小時|天|周|星期|个月|個月"
+"""The units of a duration after a number (三天), besides those Japanese shares (秒, 分, 日, 年)."""
+DIMENSION_QUESTIONS = {
+    "percent": r"百分之(?:多少|几)|多少\s*[%％]",
+    "month": r"几月|哪个月",
+    "time_of_day": r"几点",
+    "size": r"多大|多少(?:字节|空间|内存|容量|磁盘)|(?:容量|大小)(?:是|有)?多少",
+    "duration": r"几(?:秒|分钟|分|个?小时|天|周|个?星期|个?月|年)|多少(?:秒|分钟|个?小时|天|周|个?月|年)|多长时间|多久",
+    "key_combination": rf"{SHORTCUT_NAMES}|哪个键|哪些键|什么键",
+}
+"""An interrogative that names the dimension (几秒, 几点)."""
+DIMENSION_STATEMENTS = {
+    "percent": r"百分之",
+    "month": "",
+    "time_of_day": r"\d{1,2}\s*(?:点|點)|(?:上午|下午|凌晨|早上|晚上)\s*\d|[一二三四五六七八九十]+点|午夜|中午",
+    "size": r"\d\s*(?:字节|位元組|扇区)",
+    "duration": r"每(?:秒|分钟|小时|天|日|周|星期|月|年)",
+    "key_combination": r"\b(?:ctrl|alt|shift|super|enter|esc|tab|space|f\d{1,2})\s*(?:键|鍵)",
+}
+"""A text that states a quantity of the dimension ("" where Chinese writes it as Japanese does: 3月)."""
