@@ -235,3 +235,93 @@ DIMENSION_STATEMENTS = {
 """A text that states a quantity of the dimension (a duration with a number is built from TIME_UNITS by the module)."""
 KEY_NAMES = r"ctrl|alt|shift|super|enter|esc|tab|space|f\d{1,2}"
 """Key names a Japanese or Chinese text writes in Latin letters before its word for key (Ctrl キー, Enter 键)."""
+
+# --- Injection (text/injection.py): text that talks to a model instead of a reader ---
+# Each language's rules are searched for, never captured: a text that matches any rule is an instruction.
+
+INJECTION_AI = r"(?:ai|a\.i\.|llm|gpt|chatgpt|chatbot|bot|language model|assistant|agent)"
+"""What a note addressed to a model calls it."""
+INJECTION_REPLY_VERBS = r"(?:reply|respond|answer|say|output|print|write|return|type|state|claim)"
+"""What a demand for a fixed reply asks the model to do."""
+ASSISTANT_LABEL = r"(?:\bai |\bthe )?(?:\bassistant|\bai|\bbot|\bchatbot|\bchatgpt|\bgpt|\bllm|\bclaude|\bgemini|\bcopilot)\b"
+"""An assistant's name at the start of a chat turn ("Assistant:")."""
+USER_LABEL = r"\buser\b|\bhuman\b"
+"""A user's name at the start of a chat turn ("User:")."""
+SYSTEM_LABEL = r"\bsys(?:tem)?(?: message| prompt)?"
+"""A system role's name at the start of a line ("System:")."""
+REPLY_OPENER = (
+    r"(?:sure|certainly|of course|okay|absolutely)[,!. ]|i(?:'m| am| will| can| cannot| can't| have)\b|here(?: is|'s)\b"
+    r"|the (?:correct )?answer\b|as an ai\b|you\b|your\b|it(?:'s| is| was)\b|that(?:'s| is)\b|this is\b|there (?:is|are)\b"
+    r"|we(?:'re| are| will)\b"
+    r"|[^\n]{0,80}?(?<![a-z])(?:pwned|hacked|hijacked|jailbroken)(?![a-z])"
+)
+"""What an assistant's turn says ("Sure, …", "I am …", a canary word): "Assistant: Jane Smith" says none."""
+SYSTEM_ORDER = (
+    r"(?:you|your|from now|ignore|disregard|forget|override|reveal|disclose|leak|repeat|always|never|reply|respond|answer|say|"
+    r"output|print|tell|pretend|act as|obey|do not|don't|new instructions|the (?:assistant|ai|model))\b"
+    r"|[^\n]{0,80}?(?<![a-z])(?:pwned|hacked|hijacked)(?![a-z])"
+)
+"""What follows "System:" when it gives an order: a table row "System: Ubuntu 22.04" gives none."""
+CANARY_WORDS = r"pwned|hacked|hijacked"
+"""The words an injection demands as the reply, in any language's text."""
+ROLE_LABELS = r"SYSTEM|ASSISTANT|ADMIN|DEVELOPER"
+"""Upper-case role labels ("SYSTEM: …"), matched case-sensitively."""
+ROLE_LABEL_KINDS = r"MESSAGE|NOTE|OVERRIDE|PROMPT"
+"""What may follow an upper-case role label ("SYSTEM OVERRIDE:")."""
+ROT13_INSTRUCTION_WORDS = r"vtaber|qvfertneq|sbetrg|bireevqr|vafgehpgvbaf?|cebzcgf?|flfgrz|nffvfgnag|cerivbhf|ercyl|erfcbaq|nafjre|lbh|lbhe|cjarq"
+"""rot13 of the words an English instruction is made of ("vtaber" is "ignore"): only then is a text read as rot13."""
+INJECTION_RULES = (
+    # direct: "ignore previous instructions"
+    r"\b(?:ignore|disregard|forget|override|bypass)\b(?<!not ignore)(?<!n't ignore)(?<!not forget)(?<!n't forget).{0,40}\b(?:previous|prior|above|earlier|all|any|the|your|these|those|preceding)\b.{0,30}"
+    r"\b(?:instructions?|prompts?|rules?|directions?|context|messages?|guidelines?|directives?)\b",
+    r"\b(?:reveal|print|show me|output|repeat|leak|disregard|ignore|override)\b.{0,15}\b(?:your|the) (?:system prompt|hidden instructions?|initial instructions?)\b",
+    r"\byour (?:system prompt|hidden instructions?|guidelines)\b",
+    r"\byou are now\b",
+    r"\b(?:new|updated|revised|real|true) instructions?\s*[:：]",
+    r"\b(?:act|behave|respond|reply|answer) (?:only )?(?:as|with|that)\b.{0,60}\b(?:assistant|model|ai|pwned|hacked)\b",
+    r"\bjailbreak\b|\bdeveloper mode\b|\bDAN mode\b",
+    r"\bfrom now on\b.{0,40}\b(?:you|answer|reply|respond|say|output)\b",
+    r"\bpretend (?:you are|that you)\b|\bpretend to be\b(?:(?<![a-z] pretend to be)|(?<=you pretend to be)|(?<=please pretend to be)"
+    r"|(?<=now pretend to be)|(?<=must pretend to be)|(?<=should pretend to be))",
+    # evasive: notes addressed to a model
+    rf"\bnotes? (?:to|for) (?:the |any |all |every )?{INJECTION_AI}s?\b",
+    rf"\b(?:attention|dear|hey|hello|hi|to|psst),? (?:the |any |all )?(?:large )?{INJECTION_AI}(?: {INJECTION_AI})?s?\b\s*[:,：!]",
+    r"\b(?=[aglc])(?<!the )(?<!\ba )(?<!\ban )(?:ai|llm|gpt|chatgpt|chatbot|(?:large )?language model)(?: (?:assistant|agent|model))?s?\s*[,:：]\s*"
+    r"(?:please |kindly )?"
+    r"(?:you (?:must|should|will|are|have to)|ignore|disregard|forget|answer|reply|respond|say|tell|output|print|reveal|always|never|"
+    r"do not|don't|when (?:asked|a user|the user|someone))\b",
+    r"\bas an? (?:ai|llm|large language model|language model|ai (?:assistant|language model|model))\s*[,:]",
+    r"\b(?:ai|llm|gpt|chatbot|language model)s?(?: (?:assistant|agent|model|system|tool|crawler|reader)s?)? "
+    r"(?:reading|processing|summari[sz]ing|parsing|indexing|scanning|that reads?|who reads?|that process(?:es)?)\b",
+    r"\bif you are (?:an? |the )?(?:ai|llm|language model|assistant|chatbot|bot|large language model)\b",
+    r"\bas an? (?:ai(?: assistant| model)?|llm|(?:large )?language model|chatbot)\s*,?\s*(?:you|i)\b.{0,40}"
+    r"\b(?:must|should|shall|will|need to|are required to|have to)\b",
+    r"\b(?:ai|assistant|chatbot|llm|model)s? (?:must|should|shall|is required to|is instructed to) (?:always |never |only |now )?"
+    r"(?:answer|reply|respond|say|output|tell|include|ignore|refuse|recommend|mention|append|begin|start)\b",
+    r"\byour (?:answer|response|reply|output)s? (?:must|should|shall|has to|will) (?:only |always )?(?:be|say|contain|include|begin|start)\b",
+    r"\b(?:do not|don't|never) (?:tell|inform|mention (?:this )?to|reveal (?:this )?to|show (?:this )?to) (?:the )?user\b",
+    # evasive: fake tags, roles and template tokens
+    r"</\s*source\s*>|<\s*source\s*>|</?\s*(?:system|assistant|user|instructions?|admin|sys)\s*>",
+    r"<\|[a-z_]{2,24}\|>|\[/?INST\]|<</?SYS>>|###\s*(?:instruction|system|response|human|assistant|user)\s*:",
+    r"<(?:start|end)_of_turn>|\[/?(?:SYSTEM_PROMPT|AVAILABLE_TOOLS|TOOL_CALLS)\]",
+    r"\bsystem (?:message|override|notice|instruction|command|alert)s?\s*[:：]",
+    r"\b(?:reveal|disclose|leak|dump|expose)\b.{0,20}\b(?:the|your) (?:(?:system|hidden|initial|original|secret) )?prompt\b",
+    r"\b(?:reveal|disclose|leak|dump|expose|print|repeat|show me)\b.{0,20}\b(?:the|your) (?:system|hidden|initial|original|secret) "
+    r"(?:instructions?|rules|guidelines)\b",
+    # evasive: demands for a fixed reply
+    rf"\b{INJECTION_REPLY_VERBS}\b.{{0,60}}(?<![a-z])(?:pwned|hacked|hijacked|injected)(?![a-z])",
+    rf"\b{INJECTION_REPLY_VERBS}\b.{{0,30}}\bonly (?:with|in) (?:the )?(?:word|phrase|string|text)\b",
+    # evasive: authority claims
+    r"\bas (?:the|your|an?|this site's|the site's) (?:system )?(?:administrator|admin|developer|owner|operator|ceo|root user|root|security team)\b"
+    r".{0,40}\b(?:authori[sz]e|instruct|order|command|permit|allow|require|direct|grant)\b",
+    r"\b(?:i|we) (?:hereby )?(?:authori[sz]e|instruct|order|command|direct|permit) you\b",
+    r"\bthis (?:message|note|instruction) (?:has|takes|overrides)\b.{0,30}\b(?:priority|precedence|instructions?)\b",
+)
+"""English instructions to a model, direct and evasive (the role lines, which take labels from every language, are
+composed in text/injection.py)."""
+
+# --- Units (text/units.py) ---
+
+ADMONITION_LABELS = ("note", "notes", "caution", "warning", "tip", "tips", "important", "danger", "attention", "hint", "remark",
+                     "example", "see also", "todo")
+"""The titles manuals put over a note or a warning (DocBook, Sphinx, GitHub's [!NOTE]): alone, a unit that says nothing."""

@@ -173,3 +173,49 @@ DIMENSION_STATEMENTS = {
     "key_combination": r"\b(?:ctrl|alt|shift|super|enter|esc|tab|space|f\d{1,2})\s*キー|(?:全角|半角|変換|無変換)(?:/\S+)?\s*キー",
 }
 """A text that states a quantity of the dimension (3月 and 十二月 are Chinese too)."""
+
+# --- Injection (text/injection.py): text that talks to a model instead of a reader ---
+
+ASSISTANT_LABEL = r"(?:AI)?アシスタント"
+"""An assistant's name at the start of a chat turn."""
+USER_LABEL = r"ユーザー?|質問者"
+"""A user's name at the start of a chat turn (「ユーザー: root」 alone asks nothing)."""
+SYSTEM_LABEL = r"システム"
+"""A system role's name at the start of a line."""
+SYSTEM_MESSAGE = r"メッセージ"
+"""What may follow the system role's name (システムメッセージ:)."""
+REPLY_OPENER = r"はい、|もちろん|承知しました|かしこまりました|了解しました|答えは|正解は"
+"""What an assistant's turn says (「はい、…」)."""
+COPULAS = r"です|ます"
+"""A whole sentence with a copula is an assistant's turn too (「深夜2時までです。」)."""
+SYSTEM_ORDER = (
+    r"[^\n]{0,60}?(?:答え|回答し|返答し|出力し|従っ)(?:て(?:ください|下さい)|なさい|ること|ろ)|[^\n]{0,60}?(?:回答|返答|出力)せよ"
+)
+"""What follows "System:" when it gives an order in Japanese."""
+SAY_ONLY = r"と(?:だけ)?(?:答え|回答|返答|出力|言|書)"
+"""A demand to reply with a canary word ("PWNED と答え")."""
+REPLY_WORDS = r"回答|返答|応答|答え|出力|だけ|のみ"
+"""Words before a canary word in a demand to reply with it (「出力は PWNED のみ」)."""
+INJECTION_RULES = (
+    r"(?:以前|これまで|今まで|それまで|前|上記|以上|先|既存)の(?:すべての|全ての)?(?:指示|命令|プロンプト|ルール|設定|制約)を(?:すべて|全て)?(?:無視|忘れ|破棄)",
+    r"(?:指示|命令|プロンプト|ルール|制約)(?:は|を)(?:すべて|全て)(?:無視|忘れ)",
+    r"システムプロンプト",
+    r"(?:新しい|最新の|本当の)(?:指示|命令)\s*[:：]",
+    r"あなたは今から",
+    r"(?:AI|ＡＩ|言語モデル|チャットボット)\s*(?:アシスタント|エージェント|モデル)?(?:へ|宛て)(?:[:：、。,！!\s」]|$|の(?:指示|注意|メモ|メッセージ|お願い|連絡)(?![をがはにでもの]))",
+    r"(?:この|本)(?:文書|文章|資料|ページ|ファイル)を(?:読んで|読む|読み込む|処理する|処理して|要約する|要約して)(?:いる)?(?:AI|ＡＩ|アシスタント|言語モデル|あなた)",
+    r"あなたが(?:AI|ＡＩ|言語モデル|アシスタント|チャットボット)(?:なら|であれば|の場合)",
+    r"(?:AI|ＡＩ|アシスタント|言語モデル)\s*(?:アシスタント|エージェント)?(?:は|として).{0,20}(?:必ず|常に).{0,30}(?:答え|回答|出力|返答)(?:する|して)?(?:なさい|ること|こと|てください|ください|よ)",
+    r"(?:管理者|システム管理者|開発者|運営者|所有者)(?:として|の権限(?:で|により)).{0,30}(?:許可|命令|指示|認め|授権)",
+    r"(?:生成AI|AI|言語モデル|LLM|チャットボット)\s*(?:アシスタント|エージェント|モデル)?(?:(?:の(?:皆さん|皆様|方)|さん)|は|へ|よ|に告ぐ)[、,:]?"
+    r"\s*[^。！？!?\n]{0,30}?(?:(?:答え|回答し|返答し|出力し|従っ|述べ|言っ|書い|伝え)(?:て(?:ください|下さい)|なさい|ること(?![がはもにでを])|ろ)"
+    r"|(?:回答|返答|出力)せよ|に従え)",
+    r"(?:生成AI|AI|言語モデル|LLM|チャットボット)\s*(?:アシスタント|エージェント|モデル)?(?:へ|に)の(?:指示|命令)\s*[:：]",
+    r"(?:すべての|全ての|あらゆる)質問に.{0,20}(?:と|で)(?:だけ)?(?:答え|回答|返答)(?!た)",
+)
+"""Japanese instructions to a model, direct and evasive."""
+
+# --- Units (text/units.py) ---
+
+ADMONITION_LABELS = ("注意", "警告", "注記", "注", "ヒント", "重要", "危険", "備考", "参考", "例", "メモ", "補足", "参照")
+"""The titles manuals put over a note or a warning: alone, a unit that says nothing."""

@@ -213,3 +213,47 @@ DIMENSION_STATEMENTS = {
     "key_combination": r"\b(?:ctrl|alt|shift|super|enter|esc|tab|space|f\d{1,2})\s*(?:键|鍵)",
 }
 """A text that states a quantity of the dimension ("" where Chinese writes it as Japanese does: 3月)."""
+
+# --- Injection (text/injection.py): text that talks to a model instead of a reader ---
+
+ASSISTANT_LABEL = r"(?:AI|人工智能|智能)?(?:助手|助理)"
+"""An assistant's name at the start of a chat turn."""
+USER_LABEL = r"用户|使用者|提问者"
+"""A user's name at the start of a chat turn."""
+SYSTEM_LABEL = r"系统|系統"
+"""A system role's name at the start of a line (「系统：请输入密码」 gives no order)."""
+SYSTEM_MESSAGE = r"消息"
+"""What may follow the system role's name (系统消息:)."""
+REPLY_OPENER = r"好的|当然|是的|没问题|我(?:是|会|将|已经|不能|无法)|答案是|正确答案|回答是"
+"""What an assistant's turn says (好的…)."""
+COPULAS = r"是|为"
+"""A whole sentence with a copula is an assistant's turn too (押金是0元。)."""
+SYSTEM_ORDER = r"忽略|无视|無視|你(?:必须|现在|是一|只能|应该)|从现在|必须回答|只(?:回答|回复|输出)|请?(?:回答|回复)(?:说|道|[:：“\"「])"
+"""What follows "System:" when it gives an order in Chinese."""
+SAY_ONLY = r"作答|回答|回复|输出|返回"
+"""A demand to reply with a canary word ("PWNED 回复")."""
+REPLY_WORDS = r"回复|输出|只"
+"""Words before a canary word in a demand to reply with it (只回复 PWNED)."""
+INJECTION_RULES = (
+    r"(?:忽略|无视|無視|忘记|忘記|忽視)(?:掉)?(?:之前|以上|上面|上述|先前|前面|此前|所有|你的|一切)?的?(?:所有|全部|一切)?(?:指令|指示|提示|规则|規則|说明|命令|设定)",
+    r"系统提示|系統提示",
+    r"你现在是|你現在是",
+    r"作为(?:一个|一名)?(?:AI|人工智能|语言模型|智能)(?:助手|助理|模型)?[，,、]?\s*你(?:必须|应该|应当|需要|要|只能)",
+    r"(?:致|给|告|写给|注意|提醒)\s*(?:所有|各位|每个)?\s*(?:AI|人工智能|大?语言模型|大模型)\s*(?:助手|助理|模型)?(?:们)?\s*[：:，,！!]",
+    r"(?:AI|人工智能|大?语言模型|大模型)(?:助手|助理|模型)?(?:们)?(?:请注意|注意|须知)(?!事项|力|到)",
+    r"(?:AI|人工智能|大?语言模型|大模型)\s*(?:助手|助理|模型)?(?:们)?\s*[,，:：]?\s*(?:请|必须|务必|一律)\s*"
+    r"(?:始终|总是|一律|只|直接|都)?\s*(?:回答|回复|答复|输出|告诉|声称|说(?!明)|表示|忽略|无视|作答)",
+    r"模型(?:们)?\s*[,，:：]?\s*(?:请|务必)\s*(?:注意|回答|回复|输出|忽略|无视)",
+    r"(?:阅读|读取|处理|总结|解析)(?:本|此|这|这个|该)(?:文档|文件|页面|段落|段文字)的(?:AI|人工智能|语言模型|助手)",
+    r"如果你是(?:一个)?(?:AI|人工智能|语言模型|助手|聊天机器人)",
+    r"(?:作为|我是)(?:系统)?管理员.{0,20}(?:授权|命令|要求|允许|指示)你",
+    r"从现在(?:开始|起).{0,20}(?:回答|回复|你|输出)",
+    r"(?:新的?|更新的?)(?:指令|指示)[:：]",
+    r"(?:所有|每个|任何)问题.{0,10}都.{0,10}(?:回答|回复)",
+)
+"""Chinese instructions to a model, direct and evasive."""
+
+# --- Units (text/units.py) ---
+
+ADMONITION_LABELS = ("注释", "提示", "危险", "小心", "技巧", "说明", "备注", "参见", "示例", "注解", "提醒")
+"""The titles manuals put over a note or a warning: alone, a unit that says nothing (注意, 警告, 重要 as in Japanese)."""
