@@ -325,3 +325,31 @@ composed in text/injection.py)."""
 ADMONITION_LABELS = ("note", "notes", "caution", "warning", "tip", "tips", "important", "danger", "attention", "hint", "remark",
                      "example", "see also", "todo")
 """The titles manuals put over a note or a warning (DocBook, Sphinx, GitHub's [!NOTE]): alone, a unit that says nothing."""
+
+# --- Conversation (generate/conversation.py): is a question a follow-up, and what does it refer to ---
+
+FOLLOW_UP_LEAD = r"^\s*(and|also|then|so|what about|how about|and what about|and how about|what if|same for|same question for)\b[,\s]*"
+"""A question opening with a connective continues the previous one."""
+PRONOUNS = r"\b(it|its|they|them|their|theirs|those|these|this|that|ones|one)\b"
+"""A pronoun points back at the previous question's subject."""
+DUMMY_IT = (
+    r"\b(is|was|will|would|does|do|did|isn't|is not)\s+it\s+(possible|necessary|allowed|ok|okay|true|required|mandatory|"
+    r"permitted|legal|important|safe|enough|better|worth)\b|\bit\s+(is|was|'s)\s+(possible|necessary|allowed|true|required|"
+    r"mandatory|permitted|legal|important|safe|enough|better|worth)\b|\bit\s+takes?\b"
+)
+""""Is it possible…", "it takes…": an "it" that points at nothing."""
+THAT_AFTER = frozenset({"about", "after", "before", "than", "like", "over", "under", "exceed", "exceeds", "past", "beyond",
+                        "apply", "applies", "change", "changes", "approve", "approves", "mean", "means", "cover", "covers"})
+"""With STOPWORDS, the words after which "that" is a conjunction or a relative, not a pronoun pointing back."""
+FILLER = frozenset({"many", "much", "long", "often", "about", "there", "any", "get", "happens", "happen", "else", "more"})
+"""Words a short question is made of besides its subject ("How many?", "What else?"): not content."""
+QUESTION_WORDS = r"^(how|what|which|who|whom|when|where|why)$"
+"""A question word alone is what was asked, not the topic carried into a follow-up."""
+GENERIC_NOUNS = frozenset({"times", "time", "days", "day", "way", "ways", "thing", "things", "number", "kind", "lot"})
+"""Nouns every question has: never the topic carried into a follow-up."""
+SUBSTITUTE = r"\b(its|it|their|them|they)\b"
+"""The pronoun a rewrite replaces with its referent."""
+ELLIPSIS_ITEM = r"^(?:(?:and\s+)?(?:what|how)\s+about|and|also|same\s+for)\s+(?:the\s+|for\s+|in\s+the\s+|in\s+)?(.+?)[?.!]?\s*$"
+"""An elliptical follow-up ("What about managers?"); the new item is captured."""
+REWRITE_LABELS = r"standalone question|rewritten question|question|rewrite|q"
+"""A label a model may put before its rewritten question, removed."""

@@ -219,3 +219,28 @@ INJECTION_RULES = (
 
 ADMONITION_LABELS = ("注意", "警告", "注記", "注", "ヒント", "重要", "危険", "備考", "参考", "例", "メモ", "補足", "参照")
 """The titles manuals put over a note or a warning: alone, a unit that says nothing."""
+
+# --- Conversation (generate/conversation.py): is a question a follow-up, and what does it refer to ---
+
+FOLLOW_UP_LEAD = r"^\s*(それでは|それなら|では|じゃあ|じゃ|なら|だったら|ちなみに|あと|また)[、,，\s]*"
+"""A question opening with a connective continues the previous one."""
+ANAPHORA = r"(それ|これ|あれ|その|この|あの|そこ|ここ|そちら|こちら)(?!ぞれ|他|ほか|まま|まで|から|以外|ため|後|うち|よう|通り|とおり)"
+"""A demonstrative points back at the previous question's subject (not それぞれ, その他, このまま)."""
+CASE_FOLLOW_UP = r"場合(は|って|だと|には|でも|も)?\s*(どう[^、。，,]*)?[？?。]?\s*$"
+""""…の場合は？": a case of the previous question."""
+SAME_AS = r"(も|は)同じ"
+""""…も同じ？": the previous answer, asked of something else."""
+BARE_TOPIC = r"^[^、。，,？?]{1,8}?(は|って|も|のほう|の方)[？?]\s*$"
+""""通信費手当は？": a noun and a topic particle, the rest of the question left to the previous one."""
+CONDITION_FOLLOW_UP = r"^[^、。，,？?]{0,8}?(たら|なら|だと|過ぎると|超えると)[、,]?"
+"""A short condition ("超えたら？") continues the previous question."""
+QUESTION_WORDS = r"何|いくら|いつ|どこ|誰|どれ|どの|どう"
+"""A phrase holding a question word is what was asked, not the topic carried into a follow-up."""
+TOPIC_PARTICLE = r"(?<![でにとてが])(は|って|とは)"
+"""What marks the topic of a Japanese question."""
+NOUN_CHAIN_GLUE = frozenset({"", "の", "と", "・"})
+"""What may stand between two phrases of one topic (A の B, A と B, A・B)."""
+SUBSTITUTE = r"(それ|これ|あれ)(?:の)?|(その|この|あの)(?!他|ほか|まま|まで|ため|後|うち|よう|通り|とおり)"
+"""The demonstrative a rewrite replaces with its referent."""
+ELLIPSIS_ITEM = r"^(.+?)(の場合|のほう|の方)?(は|って|も|だと|では|には)?\s*(どう(です|なります)?か?|いくらですか|ですか)?[？?。]?\s*$"
+"""An elliptical follow-up ("ロンドンの場合は？"); the new item is captured."""

@@ -257,3 +257,30 @@ INJECTION_RULES = (
 
 ADMONITION_LABELS = ("注释", "提示", "危险", "小心", "技巧", "说明", "备注", "参见", "示例", "注解", "提醒")
 """The titles manuals put over a note or a warning: alone, a unit that says nothing (注意, 警告, 重要 as in Japanese)."""
+
+# --- Conversation (generate/conversation.py): is a question a follow-up, and what does it refer to ---
+
+MODAL_AFTER_GAI = "怎如找选去做用向给不是在问联交提申填要能可"
+"""该 before these is "should" (该怎么办, 该找谁), not "the said" (该文件)."""
+ANAPHORA = rf"它们|它|(?<!应)该(?=[^{MODAL_AFTER_GAI}])|这个|那个|这些|那些|这项|那项|上述|前面说的|刚才"
+"""A pronoun or demonstrative points back at the previous question's subject."""
+FOLLOW_UP_LEAD = r"^\s*(那么|那|还有|另外|然后|过了|超过了?|达不到|不满足|之后|事后|此后|随后|到期后?|逾期|没有的话|不然|否则)[，,、\s]*"
+"""A question opening with a connective or a condition continues the previous one."""
+FOLLOW_UP_TAIL = r"呢\s*[？?。]?\s*$"
+""""…呢？": the previous question, asked of something else."""
+NO_SUBJECT = r"^\s*(需要|要|可以|能否|可否|能|得|应该|必须|只|会|是不是|有没有)"
+"""A short Chinese question that opens with a modal or an adverb ("需要提前几天？", "只发邮件可以吗？") has left its subject out."""
+QUESTION_WORDS = r"多少|几|什么|哪|谁|怎|吗|呢|是否|如何"
+"""A phrase holding a question word is what was asked, not the topic carried into a follow-up."""
+PHRASE_BREAKS = (
+    r"几[个天家台次位名年月周项种条]?|什么时候|什么|多少|多长时间|多久|哪些|哪个|哪里|怎么样|怎么办|怎么|如何|是否|可以|需要|应该|最多|最少|超过|之后|之前|以内|以上|以下"
+    r"|每个|每年|每月|每天|一个|的话|[的了是在和与或及把被对从为以由于而并也都就还又这那其此各该等个一不有要会能到吗呢几谁哪每]"
+    r"|是什么意思|什么意思|意思"
+)
+"""Where a Chinese question breaks into the phrases of its topic: question words, modals and function characters."""
+GENERIC_NOUNS = frozenset({"员工", "公司", "用户", "客户", "我们", "大家", "我", "你", "您", "时候", "时间"})
+"""Nouns every question has: never the topic carried into a follow-up."""
+SUBSTITUTE = rf"(它们的|它的|它们|它)|(这个|那个|这些|那些|这项|那项|(?<!应)该(?=[^{MODAL_AFTER_GAI}]))"
+"""The pronoun a rewrite replaces with its referent."""
+ELLIPSIS_ITEM = r"^(.+?)(的话)?呢\s*[？?。]?\s*$"
+"""An elliptical follow-up ("那年假呢？"); the new item is captured."""
