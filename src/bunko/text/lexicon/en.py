@@ -353,3 +353,19 @@ ELLIPSIS_ITEM = r"^(?:(?:and\s+)?(?:what|how)\s+about|and|also|same\s+for)\s+(?:
 """An elliptical follow-up ("What about managers?"); the new item is captured."""
 REWRITE_LABELS = r"standalone question|rewritten question|question|rewrite|q"
 """A label a model may put before its rewritten question, removed."""
+
+# --- Generation (generate/analysis.py, generate/citations.py, generate/guardrails.py, generate/language.py) ---
+
+COMPARISON = r"\b(?:compare|comparison|difference|differences|differ|versus|vs\.?)\b|\bwhich (?:is|one is) (?:better|faster|larger|smaller|newer|older)\b"
+"""A question that compares two things: each is retrieved for on its own."""
+AGGREGATION = r"\bhow many\b|\bin total\b|\btotal\b|\bsum of\b|\baverage\b|\bnumber of\b"
+"""A question that counts or sums over many passages."""
+NUMERAL_DIGITS = {
+    "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9",
+    "ten": "10", "eleven": "11", "twelve": "12",
+}
+"""Numbers written out, as digits: a sentence saying "three days" states the 3 a question or source has."""
+DATE_FIELD_NAMES = ("updated", "last_updated", "updated_at", "modified", "last_modified", "revised", "date")
+"""Metadata fields that give when a source was last changed, read in this order."""
+ABSTENTION_PHRASES = ("documents do not contain", "sources do not contain")
+"""A sentence saying the documents do not say: a model's abstention, never evidence."""

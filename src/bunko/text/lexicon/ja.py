@@ -244,3 +244,14 @@ SUBSTITUTE = r"(それ|これ|あれ)(?:の)?|(その|この|あの)(?!他|ほ�
 """The demonstrative a rewrite replaces with its referent."""
 ELLIPSIS_ITEM = r"^(.+?)(の場合|のほう|の方)?(は|って|も|だと|では|には)?\s*(どう(です|なります)?か?|いくらですか|ですか)?[？?。]?\s*$"
 """An elliptical follow-up ("ロンドンの場合は？"); the new item is captured."""
+
+# --- Generation (generate/analysis.py, generate/guardrails.py, generate/language.py) ---
+
+COMPARISON = r"違い|比較|どちらが|どっちが|異なる"
+"""A question that compares two things: each is retrieved for on its own."""
+AGGREGATION = r"いくつ|何個|何件|何人|合計|平均|総数"
+"""A question that counts or sums over many passages."""
+DATE_FIELD_NAMES = ("更新日", "改訂日", "施行日")
+"""Metadata fields that give when a source was last changed, after the English ones."""
+ABSTENTION_PHRASES = ("資料内では確認できません",)
+"""A sentence saying the documents do not say: a model's abstention, never evidence."""

@@ -284,3 +284,16 @@ SUBSTITUTE = rf"(它们的|它的|它们|它)|(这个|那个|这些|那些|这�
 """The pronoun a rewrite replaces with its referent."""
 ELLIPSIS_ITEM = r"^(.+?)(的话)?呢\s*[？?。]?\s*$"
 """An elliptical follow-up ("那年假呢？"); the new item is captured."""
+
+# --- Generation (generate/analysis.py, generate/citations.py, generate/guardrails.py, generate/language.py) ---
+
+COMPARISON = r"区别|比较|相比|哪个更|哪一个更|差异|不同之处"
+"""A question that compares two things: each is retrieved for on its own."""
+AGGREGATION = r"多少个|几个|总共|合计|平均|总数"
+"""A question that counts or sums over many passages."""
+NUMERAL_DIGITS = {"一": "1", "二": "2", "两": "2", "兩": "2", "三": "3", "四": "4", "五": "5", "六": "6", "七": "7", "八": "8", "九": "9", "十": "10"}
+"""Han numerals, as digits (Japanese writes the same but 两 and 兩): "三天" states the 3 a question or source has."""
+DATE_FIELD_NAMES = ("更新日期", "修订日期")
+"""Metadata fields that give when a source was last changed, after the English and Japanese ones."""
+ABSTENTION_PHRASES = ("资料中未找到",)
+"""A sentence saying the documents do not say: a model's abstention, never evidence."""
