@@ -369,3 +369,29 @@ DATE_FIELD_NAMES = ("updated", "last_updated", "updated_at", "modified", "last_m
 """Metadata fields that give when a source was last changed, read in this order."""
 ABSTENTION_PHRASES = ("documents do not contain", "sources do not contain")
 """A sentence saying the documents do not say: a model's abstention, never evidence."""
+
+# --- Routing (retrieve/router.py): which retriever a question needs ---
+
+RELATIONAL = (
+    r"\b(?:that|this|those|these|the same|the one|both|the two|either|its|whose)\s+\w+"
+    r"|\b\w+\s+(?:recommended|used|chosen|picked|selected|provided|mentioned|named|called|described) (?:by|in|for|as)\b"
+)
+"""Words that point from one fact to another ("the tool *that* …", "*its* configuration")."""
+SECTION_NUMBER = r"\b(?:section|chapter|part|§)\s*(\d+(?:[.．]\d+)*)"
+"""A section a question names by number ("section 1.2", "chapter 3"); the number is captured."""
+SECTION_WORDS = r"(?:sub)?(?:sections?|chapters?|parts?)"
+"""What a quoted title is called when a question names a section by it ("the “Networking” section")."""
+SECTION_TITLE_REFERENCES = (
+    r"\bthe\s+(?:sub)?(?:sections?|chapters?|parts?)\s+(?:on|about|called|titled|entitled|named)\b"
+    r"|\b(?:sub)?(?:sections?|chapters?|parts?)\s*[\"'“「]"
+)
+"""A question that names a section by its title ("the section called …")."""
+MAN_PAGE = r"pages?"
+"""What may follow "man" before a manual-page section number ("man page 5")."""
+POSSESSIVE = r"'s"
+"""A possessive after a manual-page reference."""
+GLOBAL = (
+    r"\b(?:main|key|major|overall|common)\s+(?:topics?|themes?|subjects?|ideas?|points?)\b|\boverview\b|\bsummari[sz]e\b"
+    r"|\bwhat (?:are|is) (?:these|the|this) (?:documents?|collection|manuals?|books?) about\b"
+)
+"""Questions about the collection as a whole ("the main topics"): no passage answers them alone."""

@@ -255,3 +255,19 @@ DATE_FIELD_NAMES = ("更新日", "改訂日", "施行日")
 """Metadata fields that give when a source was last changed, after the English ones."""
 ABSTENTION_PHRASES = ("資料内では確認できません",)
 """A sentence saying the documents do not say: a model's abstention, never evidence."""
+
+# --- Routing (retrieve/router.py): which retriever a question needs ---
+
+RELATIONAL = r"その|この|同じ|どちら|両方|二つ|挙げられ|紹介され|として使|が使う|を提供"
+"""Words that point from one fact to another: a question that needs two facts refers back to the first."""
+TITLE_PARTICLE = "の"
+"""Between a quoted title and the word for section (「…」の節)."""
+SECTION_WORDS = r"節|章|項|説明"
+"""What a quoted title is called when a question names a section by it."""
+MAN_PAGE = r"マニュアル(?:ページ)?|ページ"
+"""What may follow "man" before a manual-page section number."""
+POSSESSIVE = r"の"
+"""A possessive after a manual-page reference."""
+GLOBAL = r"(?:資料|文書|ドキュメント|文献|マニュアル|書籍|本)全体|全体(?:として|的に|像)|概要|主な(?:テーマ|話題|内容|トピック)|まとめ(?!て)|要約"
+"""Questions about the collection as a whole (概要); 全体 only of the documents: "システム全体の設定ファイル" is the
+system-wide file, "まとめて" is "together"."""

@@ -297,3 +297,20 @@ DATE_FIELD_NAMES = ("更新日期", "修订日期")
 """Metadata fields that give when a source was last changed, after the English and Japanese ones."""
 ABSTENTION_PHRASES = ("资料中未找到",)
 """A sentence saying the documents do not say: a model's abstention, never evidence."""
+
+# --- Routing (retrieve/router.py): which retriever a question needs ---
+
+RELATIONAL = r"该|这一|这种|这个|那个|此人|其中|二者|两者|哪个更|所属|同一|提供"
+"""Words that point from one fact to another: a question that needs two facts refers back to the first."""
+SECTION_NUMBER = r"第\s*(\d+(?:[.．]\d+)*)\s*[章节節]|(\d+(?:[.．]\d+)+)\s*(?:節|节|項|项)"
+"""A section a question names by number (第 1.2 节, 第3章; Japanese writes 節 and 項 alike); the number is captured."""
+TITLE_PARTICLE = "这"
+"""Between a quoted title and the word for section (“…”这一节)."""
+SECTION_WORDS = r"项|一?节|一章|部分"
+"""What a quoted title is called when a question names a section by it."""
+MAN_PAGE = r"手册页?"
+"""What may follow "man" before a manual-page section number (man 手册页第 5 节)."""
+POSSESSIVE = r"的"
+"""A possessive after a manual-page reference."""
+GLOBAL = r"主要(?:内容|主题|话题)|概述|总结|概括|(?:文档|资料|手册|书|文件)(?:的)?(?:总体|整体)|总体(?:上|来说|内容|概况)"
+"""Questions about the collection as a whole (主要内容); 总体 only of the documents."""
