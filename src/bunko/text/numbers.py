@@ -45,7 +45,7 @@ _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
 _KANJI_UNITS = "".join(zh.HAN_LARGE_UNITS) + "".join(zh.HAN_SMALL_UNITS)
 _AMOUNT = rf"(?:{_NUM})(?:\s*[{_KANJI_UNITS}](?:\s*(?:{_NUM}))?)*(?:\s*[{_KANJI_UNITS}])?"
 _SIGN = r"[-+−▲△]"
-_SCALE = r"(?:(?<=\d)(?:k|K|M|mn|bn)\b|\s*(?:thousand|million|billion)\b)"
+_SCALE = en.SCALE_PATTERN
 _PREFIX = f"{common.CURRENCY_SIGN_PATTERN}|{zh.CURRENCY_BEFORE_NUMBER_PATTERN}|{common.CURRENCY_CODE_PATTERN}"
 _SUFFIX = f"{ja.CURRENCY_AFTER_NUMBER}|{zh.CURRENCY_AFTER_NUMBER}|%|{'|'.join(ja.PERCENT_WORDS)}|{en.UNITS_AFTER_NUMBER}"
 """ja and zh currency words start with different characters, so their order changes no match."""

@@ -395,3 +395,45 @@ GLOBAL = (
     r"|\bwhat (?:are|is) (?:these|the|this) (?:documents?|collection|manuals?|books?) about\b"
 )
 """Questions about the collection as a whole ("the main topics"): no passage answers them alone."""
+
+# --- Retrieval (retrieve/key_terms.py, retrieve/table_plan.py, rerank/unit_features.py) ---
+
+EXAMPLE = r"\be\.\s?g\.[^?？!。)]*|\b(?:for example|for instance|such as)\s[^?？!.。,;)]*"
+"""An example the question gives ("e.g. Portuguese first"): its names illustrate, they are not what is asked."""
+COLUMN_SYNONYMS: tuple[tuple[str, ...], ...] = (
+    ("population", "people", "residents", "inhabitants"),
+    ("area", "land area", "km2"),
+    ("sales", "revenue", "turnover", "sold"),
+    ("price", "cost", "fee"),
+    ("limit", "cap", "ceiling"),
+    ("hotel", "lodging", "accommodation"),
+    ("meal", "meals", "daily allowance", "per diem"),
+    ("region", "district"),
+    ("prefecture", "prefectures"),
+    ("city", "cities"),
+    ("product", "products", "item", "items"),
+    ("quantity", "units"),
+    ("employees", "staff", "headcount"),
+    ("growth", "growth rate"),
+    ("store", "stores", "branch", "branches", "shop"),
+    ("capital",),
+    ("stock", "inventory"),
+    ("name",),
+    ("country", "countries"),
+    ("year",),
+    ("month",),
+    ("package", "packages"),
+    ("size",),
+    ("speed",),
+    ("rate", "ratio"),
+    ("density",),
+    ("budget",),
+)
+"""Words that name the same table column; group i of ja.COLUMN_SYNONYMS and zh.COLUMN_SYNONYMS is the same column."""
+COLUMN_NAME_STOPWORDS = ("of", "the", "a", "an", "per", "in", "for", "and", "to", "no", "number")
+"""Words of a column name that do not name it ("number of employees")."""
+LEAD_IN = r"as follows|the following"
+"""A unit that announces what follows ("as follows:") points at the answer without being it."""
+
+SCALE_PATTERN = r"(?:(?<=\d)(?:k|K|M|mn|bn)\b|\s*(?:thousand|million|billion)\b)"
+"""A scale after an amount, as matched (text/numbers.py SCALE_WORDS gives its value)."""

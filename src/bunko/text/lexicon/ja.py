@@ -271,3 +271,46 @@ POSSESSIVE = r"の"
 GLOBAL = r"(?:資料|文書|ドキュメント|文献|マニュアル|書籍|本)全体|全体(?:として|的に|像)|概要|主な(?:テーマ|話題|内容|トピック)|まとめ(?!て)|要約"
 """Questions about the collection as a whole (概要); 全体 only of the documents: "システム全体の設定ファイル" is the
 system-wide file, "まとめて" is "together"."""
+
+# --- Retrieval (retrieve/key_terms.py, retrieve/table_plan.py, rerank/unit_features.py) ---
+
+EXAMPLE = r"(?:例えば|たとえば|例:|例：)[^、。？?)）]*|[^、，。？?\s(（]*\s?など"
+"""An example the question gives (例えば日本語, "dch などのツール"): its names illustrate, they are not what is asked."""
+EXAMPLE_LIKE = r"[^、，。？?\s(（]*\s?(?:のような|みたいな)"
+"""An example given by likeness (Mozc のような)."""
+ADMINISTRATIVE_SUFFIXES = "都道府県市"
+"""Place names are asked without the suffix a table writes them with (大阪 for 大阪府)."""
+COLUMN_SYNONYMS: tuple[tuple[str, ...], ...] = (
+    ("人口", "住民"),
+    ("面積",),
+    ("売上", "売上高", "売り上げ", "販売額"),
+    ("価格", "値段", "料金", "単価"),
+    ("上限", "限度額", "限度"),
+    ("宿泊", "宿泊費", "ホテル"),
+    ("日当", "食事"),
+    ("地域", "地方", "エリア"),
+    ("都道府県", "県"),
+    ("都市", "市"),
+    ("製品", "商品", "品目"),
+    ("数量", "個数", "件数"),
+    ("従業員", "従業員数", "社員", "社員数"),
+    ("伸び率", "成長率"),
+    ("店舗", "支店", "店"),
+    ("県庁所在地", "首都"),
+    ("在庫",),
+    ("名前", "名称", "氏名"),
+    ("国",),
+    ("年", "年度"),
+    ("月",),
+    ("パッケージ",),
+    ("サイズ", "容量"),
+    ("速度", "スピード"),
+    ("率", "割合", "比率"),
+    ("密度", "人口密度"),
+    ("予算",),
+)
+"""Words that name the same table column, group by group as en.COLUMN_SYNONYMS."""
+COLUMN_NAME_STOPWORDS = ("の",)
+"""Words of a column name that do not name it (従業員の数)."""
+LEAD_IN = r"次のとおり|以下のとおり|下記"
+"""A unit that announces what follows ("…は次のとおりです。") points at the answer without being it."""

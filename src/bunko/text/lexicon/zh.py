@@ -314,3 +314,46 @@ POSSESSIVE = r"的"
 """A possessive after a manual-page reference."""
 GLOBAL = r"主要(?:内容|主题|话题)|概述|总结|概括|(?:文档|资料|手册|书|文件)(?:的)?(?:总体|整体)|总体(?:上|来说|内容|概况)"
 """Questions about the collection as a whole (主要内容); 总体 only of the documents."""
+
+# --- Retrieval (retrieve/key_terms.py, retrieve/table_plan.py, rerank/unit_features.py) ---
+
+EXAMPLE = r"(?:比如|例如|譬如)[^，。？?)）]*|[^、，。？?\s(（]*\s?等(?=[，。？?\s)）]|(?:工具|命令|程序|软件|文件|选项))"
+"""An example the question gives (比如中文, "dch 等工具"): its names illustrate, they are not what is asked."""
+EXAMPLE_LIKE = r"像[^，。？?)）]{1,40}?(?:这样|那样|一样)"
+"""An example given by likeness (像 /tmp 这样)."""
+ADMINISTRATIVE_SUFFIXES = "省区州"
+"""Place names are asked without the suffix a table writes them with (广东 for 广东省)."""
+COLUMN_SYNONYMS: tuple[tuple[str, ...], ...] = (
+    ("人口",),
+    ("面积",),
+    ("销售额", "销售", "营收", "销量", "营业额"),
+    ("价格", "单价", "费用", "价钱"),
+    ("上限", "限额"),
+    ("住宿", "酒店", "住宿费"),
+    ("餐费", "餐补", "伙食"),
+    ("地区", "区域"),
+    ("都道府县", "县", "省"),
+    ("城市", "市"),
+    ("产品", "商品", "商品名"),
+    ("数量",),
+    ("员工", "员工数", "职工"),
+    ("增长率", "增速"),
+    ("门店", "分店"),
+    ("首都", "省会", "首府"),
+    ("库存",),
+    ("名称", "姓名"),
+    ("国", "国家"),
+    ("年", "年份", "年度"),
+    ("月", "月份"),
+    ("软件包", "包"),
+    ("大小", "容量"),
+    ("速度",),
+    ("率", "比率", "比例"),
+    ("密度", "人口密度"),
+    ("预算",),
+)
+"""Words that name the same table column, group by group as en.COLUMN_SYNONYMS."""
+COLUMN_NAME_STOPWORDS = ("的",)
+"""Words of a column name that do not name it (员工的数量)."""
+LEAD_IN = r"如下|以下(?:几|各)"
+"""A unit that announces what follows ("如下：") points at the answer without being it."""
