@@ -437,3 +437,24 @@ LEAD_IN = r"as follows|the following"
 
 SCALE_PATTERN = r"(?:(?<=\d)(?:k|K|M|mn|bn)\b|\s*(?:thousand|million|billion)\b)"
 """A scale after an amount, as matched (text/numbers.py SCALE_WORDS gives its value)."""
+
+# --- Drafting evaluation questions (evaluate/drafts.py): which sentences state a fact a question can ask about ---
+
+QUANTITY_UNITS = (
+    "business days", "working days", "calendar days", "days", "day", "hours", "hour", "minutes", "minute", "seconds", "weeks",
+    "months", "years", "requests", "employees", "people", "times", "characters", "items", "files", "GB", "MB", "percent", "%",
+)
+"""Units a stated fact's number comes with ("5 business days"), longest first where one starts another."""
+MONEY_UNITS = r"USD|EUR|GBP|JPY|yen|dollars|euros"
+"""Currencies written after an amount."""
+ADDRESS_MARKERS = (
+    r"\b(?:P\.?\s?O\.?\s?Box|Box\s\d|Street|Avenue|Ave\.|Road|Rd\.|Suite|Floor|Tel\.?|Phone|Fax|Zip|Postal|Postcode)\b"
+    r"|\b\d{4}\s?[A-Z]{2}\b(?!\s+(?:of|for|per|on|in|is|are|RAM|disk|storage|memory))"  # a Dutch postcode, "1090 GB"
+    r"|\b[A-Z]{2}\s\d{5}\b|@|https?://|www\."
+)
+"""Addresses and contact lines: their numbers are postcodes and house numbers, not facts a question can ask about."""
+PROSE_VERBS = (
+    r"\b(?:is|are|was|were|be|been|has|have|had|can|cannot|could|must|may|might|will|would|shall|should|does|do|did|"
+    r"takes?|runs?|gets?|keeps?|lasts?|needs?|allows?|requires?|uses?|holds?|stores?|costs?|expires?)\b|\b[a-z]{3,}(?:ed|es)\b"
+)
+"""A verb: a sentence without one is a heading or a row of figures, not a statement."""

@@ -314,3 +314,14 @@ COLUMN_NAME_STOPWORDS = ("の",)
 """Words of a column name that do not name it (従業員の数)."""
 LEAD_IN = r"次のとおり|以下のとおり|下記"
 """A unit that announces what follows ("…は次のとおりです。") points at the answer without being it."""
+
+# --- Drafting evaluation questions (evaluate/drafts.py): which sentences state a fact a question can ask about ---
+
+QUANTITY_UNITS = ("営業日", "日間", "週間", "時間", "か月", "ヶ月", "カ月", "万円", "円", "日", "分", "年", "名", "人", "回", "件", "泊", "歳", "%", "％")
+"""Units a stated fact's number comes with (5営業日), longest first where one starts another."""
+ADDRESS_MARKERS = r"〒|丁目|番地|号室|住所|電話|TEL|FAX|Tel|Fax|\d{3}-\d{4}|@|https?://"
+"""Addresses and contact lines: their numbers are postcodes and house numbers, not facts a question can ask about."""
+PREDICATE_ENDING = r"(?:です|ます|ません|である|だ|た|ない|こと|[うくすつぬむぶぐる])[。．.]?$"
+"""A sentence that ends in a predicate states something."""
+PARTICLES = r"[はがをにでもと]"
+"""Case and topic particles: a sentence with none is a heading or a list of names."""

@@ -357,3 +357,12 @@ COLUMN_NAME_STOPWORDS = ("的",)
 """Words of a column name that do not name it (员工的数量)."""
 LEAD_IN = r"如下|以下(?:几|各)"
 """A unit that announces what follows ("如下：") points at the answer without being it."""
+
+# --- Drafting evaluation questions (evaluate/drafts.py): which sentences state a fact a question can ask about ---
+
+QUANTITY_UNITS = ("个工作日", "工作日", "个小时", "小时", "分钟", "个月", "万元", "元", "天", "年", "人", "次", "周", "岁", "%", "％")
+"""Units a stated fact's number comes with (5个工作日), longest first where one starts another."""
+ADDRESS_MARKERS = r"邮编|邮政编码|地址|电话|传真|号楼|室\b|TEL|FAX|Tel|Fax|@|https?://|\d+号(?!文)"
+"""Addresses and contact lines: their numbers are postcodes and house numbers, not facts a question can ask about."""
+PROSE_VERBS = r"[是有为需要可应会能将由被在给按于每共约]|提供|包括|保留|支持|超过|不得|最多|最少|至少|不少于"
+"""A verb or modal: a sentence without one is a heading or a row of figures, not a statement."""
