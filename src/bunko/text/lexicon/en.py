@@ -458,3 +458,13 @@ PROSE_VERBS = (
     r"takes?|runs?|gets?|keeps?|lasts?|needs?|allows?|requires?|uses?|holds?|stores?|costs?|expires?)\b|\b[a-z]{3,}(?:ed|es)\b"
 )
 """A verb: a sentence without one is a heading or a row of figures, not a statement."""
+
+# --- Tables (index/table_data.py): total rows and scaled headers ---
+
+TOTAL_ROW = r"total|grand total|sum|subtotal|all"
+"""A row label that makes the row a total, not one more row to sum."""
+HEADER_SCALES = r"thousands?|millions?|billions?|k|m|bn"
+"""A scale a column header states ("Population (thousands)"), as matched."""
+HEADER_SCALE_VALUES = {"thousand": 1e3, "thousands": 1e3, "k": 1e3, "million": 1e6, "millions": 1e6, "m": 1e6, "billion": 1e9,
+                       "billions": 1e9, "bn": 1e9}
+"""What each header scale multiplies the column's cells by."""

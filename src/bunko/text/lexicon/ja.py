@@ -325,3 +325,8 @@ PREDICATE_ENDING = r"(?:です|ます|ません|である|だ|た|ない|こと|
 """A sentence that ends in a predicate states something."""
 PARTICLES = r"[はがをにでもと]"
 """Case and topic particles: a sentence with none is a heading or a list of names."""
+
+# --- Tables (index/table_data.py): total rows ---
+
+TOTAL_ROW = r"合計|総計|小計|合計値|全体|全国"
+"""A row label that makes the row a total, not one more row to sum."""

@@ -366,3 +366,12 @@ ADDRESS_MARKERS = r"邮编|邮政编码|地址|电话|传真|号楼|室\b|TEL|FA
 """Addresses and contact lines: their numbers are postcodes and house numbers, not facts a question can ask about."""
 PROSE_VERBS = r"[是有为需要可应会能将由被在给按于每共约]|提供|包括|保留|支持|超过|不得|最多|最少|至少|不少于"
 """A verb or modal: a sentence without one is a heading or a row of figures, not a statement."""
+
+# --- Tables (index/table_data.py): total rows and scaled headers ---
+
+TOTAL_ROW = r"计|合计|总计|小计|總計"
+"""A row label that makes the row a total, not one more row to sum."""
+HEADER_SCALES = r"百万|千万|万|萬|千|億|亿|百"
+"""A scale a column header states (人口（千人）, 万円), longest first; Japanese writes the same characters."""
+HEADER_SCALE_VALUES = {"百万": 1e6, "千万": 1e7, "万": 1e4, "萬": 1e4, "千": 1e3, "億": 1e8, "亿": 1e8, "百": 1e2}
+"""What each header scale multiplies the column's cells by."""
