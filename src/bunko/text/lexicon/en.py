@@ -468,3 +468,24 @@ HEADER_SCALES = r"thousands?|millions?|billions?|k|m|bn"
 HEADER_SCALE_VALUES = {"thousand": 1e3, "thousands": 1e3, "k": 1e3, "million": 1e6, "millions": 1e6, "m": 1e6, "billion": 1e9,
                        "billions": 1e9, "bn": 1e9}
 """What each header scale multiplies the column's cells by."""
+
+# --- Document structure (parse/, chunk/qa_pairs.py): headings, captions, page numbers as documents write them ---
+
+HEADING_STYLE = r"heading"
+"""A Word paragraph style that makes a heading ("Heading 2")."""
+TABLE_CAPTION = r"table"
+"""A caption that names a table, not a figure."""
+PAGE_NUMBER = r"^\s*(?:[-–—]\s*)?(?:page\s+|p\.\s*)?\d+(?:\s*(?:/|of)\s*\d+)?(?:\s*[-–—])?\s*$"
+"""A margin line that is only a page number ("- 3 -", "Page 3 of 10"): furniture, not text."""
+NUMBERED_DIVISION = r"(chapter|part|section|article)\s+[0-9ivxlc]+\b"
+"""A heading that numbers a division ("Chapter 3"); the division is captured."""
+DIVISION_DEPTHS = {"part": 1, "chapter": 1, "section": 2, "article": 3}
+"""How deep each numbered division sits in a document's outline."""
+CAPTION_WORDS = r"figure|fig\.|table|chart|photo"
+"""What a caption opens with, before its number."""
+OUTLINE_NUMBER = r"(?:chapter|part|section|appendix)\s+(?:\d+|[ivxlc]+|[a-z])\b[.:]?"
+"""A PDF outline entry's own number ("Chapter 3."), removed from its title."""
+DIVISION_LABEL = r"(?:chapter|part|appendix)\s+(?:\d+|[ivxlc]+|[a-z])\b"
+"""A line that is only a division's label ("Chapter 3"): its title is on the next line."""
+DEFAULT_PICTURE_NAMES = r"picture|image|graphic"
+"""The names PowerPoint gives a picture by default ("Picture 3"): not a description."""

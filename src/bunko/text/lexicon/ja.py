@@ -330,3 +330,18 @@ PARTICLES = r"[はがをにでもと]"
 
 TOTAL_ROW = r"合計|総計|小計|合計値|全体|全国"
 """A row label that makes the row a total, not one more row to sum."""
+
+# --- Document structure (parse/, chunk/qa_pairs.py): headings, captions, page numbers as documents write them ---
+
+HEADING_STYLE = r"見出し"
+"""A Word paragraph style that makes a heading (見出し 2)."""
+FIGURE_AND_TABLE = "図表"
+"""A caption for a figure or a table: it counts as a figure's."""
+CAPTION_WORDS = r"図表?|表"
+"""What a caption opens with, before its number."""
+DEFAULT_PICTURE_NAMES = r"図|画像"
+"""The names PowerPoint gives a picture by default (図 3): not a description."""
+QUESTION_LABEL = "問"
+"""A FAQ question's label (問1：, 【問】)."""
+QUESTION_WORD_LABEL = r"質問\s*[:：]"
+"""A FAQ question's label written out (質問：)."""

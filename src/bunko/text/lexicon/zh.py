@@ -375,3 +375,38 @@ HEADER_SCALES = r"百万|千万|万|萬|千|億|亿|百"
 """A scale a column header states (人口（千人）, 万円), longest first; Japanese writes the same characters."""
 HEADER_SCALE_VALUES = {"百万": 1e6, "千万": 1e7, "万": 1e4, "萬": 1e4, "千": 1e3, "億": 1e8, "亿": 1e8, "百": 1e2}
 """What each header scale multiplies the column's cells by."""
+
+# --- Document structure (parse/, chunk/qa_pairs.py): headings, captions, page numbers as documents write them ---
+# Han numbering (第3章, 一、) is written alike in Japanese: its patterns are kept once, here, with the Japanese forms
+# (編, 節, 項) in their character classes.
+
+HAN_DIGITS = "一二三四五六七八九十"
+"""Han numerals up to ten, as a heading or a list numbers with them."""
+HAN_NUMERALS = HAN_DIGITS + "百千"
+"""Han numerals a division number is written with (第十二章, 第一百条)."""
+HEADING_STYLE = r"标题|標題"
+"""A Word paragraph style that makes a heading (标题 2)."""
+TABLE_CAPTION = r"表"
+"""A caption that names a table, not a figure (Japanese too)."""
+PAGE_NUMBER = r"^\s*第\s*\d+\s*[页頁]\s*$"
+"""A margin line that is only a page number (第 3 页): furniture, not text."""
+NUMBERED_DIVISION = rf"第\s*[0-9０-９{HAN_NUMERALS}]+\s*([章部編节節条條款項项])"
+"""A heading that numbers a division (第3章, 第2節, 第5条); the division is captured."""
+DIVISION_DEPTHS = {"部": 1, "編": 1, "章": 1, "节": 2, "節": 2, "条": 3, "條": 3, "款": 4, "項": 4, "项": 4}
+"""How deep each numbered division sits in a document's outline."""
+ENUMERATION = rf"^\s*([{HAN_DIGITS}]+)[、.．]\S|^\s*[（(]([{HAN_DIGITS}]+)[）)]\S"
+"""A Chinese-numbered list item or heading (一、, （二）); the numeral is captured."""
+CAPTION_WORDS = r"图|圖|圖表"
+"""What a caption opens with, before its number."""
+OUTLINE_DIVISION = rf"第\s*[0-9０-９{HAN_NUMERALS}]+\s*[章部編节節条條款]"
+"""A PDF outline entry's own number (第3章), removed from its title."""
+OUTLINE_ENUMERATION = rf"[{HAN_DIGITS}]+[、.．]"
+"""A PDF outline entry's Han list number (一、), removed from its title."""
+DIVISION_LABEL = rf"第\s*[0-9０-９{HAN_NUMERALS}]+\s*[章部編]"
+"""A line that is only a division's label (第3章): its title is on the next line."""
+DEFAULT_PICTURE_NAMES = r"图片|圖片"
+"""The names PowerPoint gives a picture by default (图片 3): not a description."""
+QUESTION_LABEL = "问"
+"""A FAQ question's label (问1：, 【问】)."""
+QUESTION_WORD_LABEL = r"质问"
+"""A FAQ question's label written out."""
