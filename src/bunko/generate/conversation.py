@@ -408,7 +408,7 @@ def rule_condense(previous: str, question: str, analyzer: Analyzer) -> Condensed
 
     same_language = query_language(previous) == language  # a pronoun is not replaced by a phrase of another language
     if marker.startswith("anaphora") and same_language:
-        plural = marker.split(": ")[-1] in ("they", "them", "their", "theirs", "those", "these")
+        plural = marker.split(": ")[-1] in en.PLURAL_PRONOUNS
         chain = _referent(previous, phrases, previous_tokens, plural)
         substituted = _substitute(question, language, chain, previous) if chain else None
         if substituted and substituted != question:

@@ -175,7 +175,7 @@ def excluded_words(question: str) -> frozenset[str]:
     words: set[str] = set()
     for match in _EXCLUDED.finditer(question):
         phrase = next(group for group in match.groups() if group)
-        words.update(w.casefold().rstrip(".") for w in _LIST_WORD.findall(phrase) if w.casefold() not in {"and", "the", "for", "any"})
+        words.update(w.casefold().rstrip(".") for w in _LIST_WORD.findall(phrase) if w.casefold() not in en.EXCLUDED_LIST_GLUE)
     return frozenset(words)
 
 

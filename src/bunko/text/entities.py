@@ -80,11 +80,11 @@ _SUDACHI_SKIP_SUBTYPES = frozenset({"数詞", "代名詞", "助数詞"})
 
 def _singular(word: str) -> str:
     """English plural to singular by suffix, for keys only: packages -> package, libraries -> library."""
-    if len(word) < 4 or not word.isalpha() or word.endswith(("ss", "us", "is", "ous")):
+    if len(word) < 4 or not word.isalpha() or word.endswith(en.SINGULAR_ENDINGS):
         return word
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
-    if word.endswith(("sses", "xes", "ches", "shes", "zes")):
+    if word.endswith(en.PLURAL_ES_ENDINGS):
         return word[:-2]
     if word.endswith("s"):
         return word[:-1]

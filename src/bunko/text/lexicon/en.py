@@ -489,3 +489,14 @@ DIVISION_LABEL = r"(?:chapter|part|appendix)\s+(?:\d+|[ivxlc]+|[a-z])\b"
 """A line that is only a division's label ("Chapter 3"): its title is on the next line."""
 DEFAULT_PICTURE_NAMES = r"picture|image|graphic"
 """The names PowerPoint gives a picture by default ("Picture 3"): not a description."""
+
+# --- Words read inside functions (generate/conversation.py, text/answer_types.py, text/entities.py) ---
+
+PLURAL_PRONOUNS = ("they", "them", "their", "theirs", "those", "these")
+"""A follow-up's plural pronoun points back at a plural referent (generate/conversation.py)."""
+EXCLUDED_LIST_GLUE = frozenset({"and", "the", "for", "any"})
+"""Words inside a list of excluded alternatives that are not alternatives themselves (text/answer_types.py)."""
+SINGULAR_ENDINGS = ("ss", "us", "is", "ous")
+"""Endings of an English word that is singular though it ends in s (class, status, analysis, various)."""
+PLURAL_ES_ENDINGS = ("sses", "xes", "ches", "shes", "zes")
+"""Plural endings that drop "es", not just "s" (classes, boxes, patches)."""
