@@ -203,3 +203,18 @@ def test_every_allowance_is_still_needed() -> None:
     """An allowance outlives nothing: when a constant goes or stops looking like a word list, so does its line."""
     reported = {(str(path.relative_to(SRC)), name) for path in _modules() for name, _ in word_lists(path.read_text(encoding="utf-8"))}
     assert set(ALLOWED) - reported == set()
+
+
+def test_the_lexicon_imports_nothing_from_bunko() -> None:
+    """Every layer reads the lexicon (text/ is the lowest), so it may read nothing but itself."""
+    imported = {
+        f"{path.name}: {name}"
+        for path in LEXICON.glob("*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        for name in (
+            [alias.name for alias in node.names] if isinstance(node, ast.Import)
+            else [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+        )
+        if name.startswith("bunko") and not name.startswith("bunko.text.lexicon")
+    }
+    assert imported == set()

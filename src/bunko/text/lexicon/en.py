@@ -8,9 +8,11 @@ same names where a rule has words in more than one language.
 What lives here: what bunko *recognises* — stop words, question words, follow-up markers, greeting words, the
 phrases of a table question, units, month names. A pattern is kept as regex source (a ``str`` holding one
 alternation of this language's words, with the ``\\b`` boundaries English needs) and compiled by the module
-that uses it, which joins the languages' parts in the order it always had, so each compiled pattern is the
-one it was before the move. What bunko *says* (abstain messages, notices, table-answer labels) stays in the
-module that says it, in a table keyed by language code: a message is not a word list.
+that uses it, which joins the languages' parts; where the order of alternatives decides a match, in the order
+they always had (a pattern that is only searched for a yes/no, or whose alternatives start with different
+characters, simply lists one language after another). What bunko *says* (abstain messages, notices,
+table-answer labels) stays in the module that says it, in a table keyed by language code: a message is not a
+word list.
 
 Each constant's docstring says the rule it serves, never an evaluation question.
 """

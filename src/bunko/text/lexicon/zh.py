@@ -5,12 +5,15 @@ module reads a language's words from here by language key (`bunko.text.lexicon.f
 (``from bunko.text.lexicon import en, ja, zh``). ``en.py`` and ``ja.py`` hold the same kinds of lists under the
 same names where a rule has words in more than one language.
 
-What lives here: what bunko *recognises* — stop words, question words, follow-up markers, greeting words, the
-phrases of a table question, units, month names. A pattern is kept as regex source (a ``str`` holding one
-alternation of this language's words, with the ``\\b`` boundaries English needs) and compiled by the module
-that uses it, which joins the languages' parts in the order it always had, so each compiled pattern is the
-one it was before the move. What bunko *says* (abstain messages, notices, table-answer labels) stays in the
-module that says it, in a table keyed by language code: a message is not a word list.
+What lives here: what bunko *recognises* in this language — question words, follow-up markers, greetings, the
+phrases of a table question, units, particles. A pattern is kept as regex source (a ``str``, one alternation of
+this language's words) and compiled by the module that uses it, which joins the languages' parts in the order it
+always had. What bunko *says* (abstain messages, notices, table-answer labels) stays in the module that says it,
+in a table keyed by language code: a message is not a word list.
+
+Han characters that Japanese writes alike in the same role — numerals (一…十, 百, 千, 万), 第…章 division
+numbering, 年月日 dates — are kept once, here, with the Japanese-only forms (編, 節, 項, 億) inside the same
+character classes or tables; each such constant's docstring says so.
 
 Each constant's docstring says the rule it serves, never an evaluation question.
 """
