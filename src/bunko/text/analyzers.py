@@ -23,6 +23,7 @@ _SPLIT_CODE = re.compile(r"[-_./:,]")
 Analyzer = Callable[[str], list[str]]
 
 ENGLISH_STOPWORDS = en.STOPWORDS
+"""English stop words (the lexicon's `en.STOPWORDS`, which says why), dropped from keyword queries."""
 
 
 QUESTION_FORMS = ja.QUESTION_FORMS + zh.QUESTION_FORMS
