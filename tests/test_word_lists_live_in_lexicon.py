@@ -7,7 +7,8 @@ module-level assignment that holds
 * a collection (set, frozenset, list, tuple, dict) with WORDS_IN_A_LIST or more natural-language words;
 * a string with a Japanese or Chinese word in a regex (``|``, ``(?``, ``[``, ``\\``) or a run of CJK_RUN letters
   written as a character list ("的了是在…");
-* a regex alternating WORDS_IN_A_LIST or more English words (``how|what|which|when``).
+* a regex alternating WORDS_IN_A_LIST or more English words (``how|what|which|when``);
+* a string of WORDS_IN_A_LIST or more words that the module splits into a list (``"about above after".split()``).
 
 A *natural-language word* is a string holding a Han or kana letter (a range such as ``ァ-ヺ`` and the marks
 ー々〆ヶ are script, not words), or lower-case English: letters, single spaces, apostrophes and hyphens inside
@@ -132,10 +133,31 @@ def _problems(value: ast.AST, names_constants: bool) -> list[str]:
     return problems
 
 
+def _split_word_strings(tree: ast.Module) -> dict[str, str]:
+    """Module-level strings that are split into words (``"about above after again".split()``): name → problem."""
+    strings = {
+        target.id: statement.value.value
+        for statement in tree.body
+        if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Constant) and isinstance(statement.value.value, str)
+        for target in statement.targets
+        if isinstance(target, ast.Name)
+    }
+    found = {}
+    for call in ast.walk(tree):
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "split" and not call.args:
+            split = call.func.value
+            text = split.value if isinstance(split, ast.Constant) else strings.get(split.id) if isinstance(split, ast.Name) else None
+            words = [w for w in text.split() if _is_word(w)] if isinstance(text, str) else []
+            if len(words) >= WORDS_IN_A_LIST:
+                found[split.id if isinstance(split, ast.Name) else f"line {call.lineno}"] = f"a string of {len(words)} words split into a list"
+    return found
+
+
 def word_lists(source: str) -> list[tuple[str, str]]:
     """(constant, problem) for each module-level assignment of `source` that holds a word list or a phrase pattern."""
-    found = []
-    for statement in ast.parse(source).body:
+    tree = ast.parse(source)
+    found = list(_split_word_strings(tree).items())
+    for statement in tree.body:
         if isinstance(statement, ast.Assign):
             targets, value = statement.targets, statement.value
         elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
@@ -166,6 +188,7 @@ def _modules() -> list[Path]:
         'FUNCTION_CHARACTERS = "的了是在有和"',
         'UNITS = {"円": "JPY", "元": "CNY", "美元": "USD", "ドル": "USD"}',
         'SYNONYMS = tuple(frozenset(g) for g in ({"price", "cost", "fee", "価格"},))',
+        '_EXTRA = "about above after again"\nSTOPWORDS = frozenset(_EXTRA.split())',
     ],
 )
 def test_the_check_finds_a_planted_word_list(source: str) -> None:
