@@ -34,12 +34,9 @@ from bunko.text.lexicon import en, ja, zh
 from bunko.text.sentences import split_sentences
 
 _NUM = r"(?<![\d×xX*/:.,])\d+(?:[,，]\d{3})*(?:[.．]\d+)?(?![\d×:])"
-_JA_UNITS = ja.QUANTITY_UNITS
-_ZH_UNITS = zh.QUANTITY_UNITS
-_EN_UNITS = en.QUANTITY_UNITS
-_JA_QUANTITY = re.compile(rf"({_NUM})\s*({'|'.join(map(re.escape, _JA_UNITS))})")
-_ZH_QUANTITY = re.compile(rf"({_NUM})\s*({'|'.join(map(re.escape, _ZH_UNITS))})")
-_EN_QUANTITY = re.compile(rf"(?<![\w])({_NUM})\s?({'|'.join(map(re.escape, _EN_UNITS))})(?![\w])")
+_JA_QUANTITY = re.compile(rf"({_NUM})\s*({'|'.join(map(re.escape, ja.QUANTITY_UNITS))})")
+_ZH_QUANTITY = re.compile(rf"({_NUM})\s*({'|'.join(map(re.escape, zh.QUANTITY_UNITS))})")
+_EN_QUANTITY = re.compile(rf"(?<![\w])({_NUM})\s?({'|'.join(map(re.escape, en.QUANTITY_UNITS))})(?![\w])")
 _EN_MONEY = re.compile(rf"[$€£¥]\s?{_NUM}|{_NUM}\s?(?:{en.MONEY_UNITS})\b")
 _MARKUP = re.compile(r"\*\*|__|`")
 _LIST_MARK = re.compile(r"^\s*(?:[-*+•・]|\d+[.)、])\s+")

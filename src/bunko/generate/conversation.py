@@ -35,7 +35,7 @@ from typing import Literal
 from bunko.llm.base import ChatModel, LLMError, reported_usage
 from bunko.llm.fencing import defuse
 from bunko.retrieve.key_terms import key_terms
-from bunko.text.analyzers import ENGLISH_STOPWORDS, Analyzer, query_text
+from bunko.text.analyzers import Analyzer, query_text
 from bunko.text.entities import extract_entities
 from bunko.text.languages import query_language
 from bunko.text.lexicon import en, ja, zh
@@ -77,7 +77,7 @@ SHORT_ZH_NO_SUBJECT = 8
 _EN_LEAD = re.compile(en.FOLLOW_UP_LEAD, re.I)
 _EN_PRONOUN = re.compile(en.PRONOUNS, re.I)
 _EN_DUMMY_IT = re.compile(en.DUMMY_IT, re.I)
-_EN_THAT_AFTER = frozenset(ENGLISH_STOPWORDS | en.THAT_AFTER)
+_EN_THAT_AFTER = frozenset(en.STOPWORDS | en.THAT_AFTER)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _HIRAGANA_RUN = re.compile(f"[{HIRAGANA}]+")
 _HAN_CHAR = re.compile(f"[{HAN}]")
@@ -129,7 +129,7 @@ def _self_contained(question: str, pronoun: str, language: str, tokens: Sequence
     if any(term in before for term in key_terms(question, tokens)):
         return True
     if language == "en":
-        content = [w for w in _WORD.findall(question.lower()) if w not in ENGLISH_STOPWORDS and w not in _EN_FILLER]
+        content = [w for w in _WORD.findall(question.lower()) if w not in en.STOPWORDS and w not in en.FILLER]
         return len(content) >= LONG_EN_WORDS
     text = _PUNCT.sub("", query_text(question))
     return len(_HAN_CHAR.findall(text)) + len(_KATAKANA_CHAR.findall(text)) / 2 >= LONG_CJK_WEIGHT
@@ -182,7 +182,7 @@ def _en_marker(question: str) -> str | None:
 
 def _is_short(question: str, language: str) -> bool:
     if language == "en":
-        content = [w for w in _WORD.findall(question.lower()) if w not in ENGLISH_STOPWORDS and w not in _EN_FILLER]
+        content = [w for w in _WORD.findall(question.lower()) if w not in en.STOPWORDS and w not in en.FILLER]
         return 0 < len(content) <= SHORT_EN_WORDS
     text = _PUNCT.sub("", query_text(question))
     if language == "zh":
@@ -191,7 +191,6 @@ def _is_short(question: str, language: str) -> bool:
     return 0 < weight <= SHORT_JA_WEIGHT
 
 
-_EN_FILLER = en.FILLER
 
 # -- what the previous question was about ----------------------------------------------------------------------------
 
@@ -200,10 +199,7 @@ _ZH_BREAK = re.compile(
     zh.PHRASE_BREAKS
     + r"|[？?！!。、：:；;（）()「」]|(?<!\d)[,，]|[,，](?!\d)|\s(?![A-Za-z0-9])|(?<![A-Za-z0-9])\s"
 )
-_ZH_GENERIC = zh.GENERIC_NOUNS
-_EN_GENERIC = en.GENERIC_NOUNS
 _JA_TOPIC = re.compile(ja.TOPIC_PARTICLE)
-_CHAIN_GLUE = ja.NOUN_CHAIN_GLUE
 
 
 @dataclass
@@ -233,7 +229,7 @@ def _phrases(question: str, tokens: Sequence[str]) -> list[_Phrase]:
             found.append(_Phrase(mention.surface, mention.start, mention.end))
     if language == "ja":
         found = _merged(question, found)
-    phrases = [p for p in found if p.text and not _ASKING.search(p.text) and p.text.lower() not in _EN_GENERIC]
+    phrases = [p for p in found if p.text and not _ASKING.search(p.text) and p.text.lower() not in en.GENERIC_NOUNS]
     covered = " ".join(p.text.lower() for p in phrases)
     for term in key_terms(question, tokens):  # the named things, whatever the phrase rules made of them
         if term not in covered:
@@ -275,7 +271,7 @@ def _referent(question: str, phrases: list[_Phrase], tokens: Sequence[str], plur
                 cut = phrase.end - len(term)
                 return [_Phrase(question[cut : phrase.end], cut, phrase.end)]
             return [phrase]
-        useful = [p for p in phrases if p.text not in _ZH_GENERIC]
+        useful = [p for p in phrases if p.text not in zh.GENERIC_NOUNS]
         return useful[:1]
     if named and not plural:
         return [named[0]]
@@ -291,7 +287,7 @@ def _chain_back(question: str, phrases: list[_Phrase]) -> list[_Phrase]:
     """The last phrase with those before it that are glued to it by の, と or ・ (宿泊費の上限)."""
     chain = [phrases[-1]]
     for previous in reversed(phrases[:-1]):
-        if question[previous.end : chain[0].start] not in _CHAIN_GLUE:
+        if question[previous.end : chain[0].start] not in ja.NOUN_CHAIN_GLUE:
             break
         chain.insert(0, previous)
     return chain

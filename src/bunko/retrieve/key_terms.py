@@ -12,7 +12,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 
 from bunko.index.bm25_formula import share_idf
-from bunko.text.analyzers import ENGLISH_STOPWORDS, identifiers
+from bunko.text.analyzers import identifiers
 from bunko.text.lexicon import en, ja, zh
 from bunko.text.scripts import has_ja_zh
 
@@ -67,7 +67,7 @@ def key_terms(question: str, tokens: Sequence[str], examples: bool = True) -> li
                 or bool(_DOTTED_NAME.fullmatch(word)) or _is_extension(asked, match.start())
             )
             candidate = word.lower()
-            if named and candidate in present and candidate not in ENGLISH_STOPWORDS and len(candidate) > 1:
+            if named and candidate in present and candidate not in en.STOPWORDS and len(candidate) > 1:
                 found.append(candidate)
     return list(dict.fromkeys(found))
 
@@ -110,7 +110,7 @@ def unlisted_words(question: str, tokens: Sequence[str]) -> list[str]:
     words = dict.fromkeys(word.casefold() for word in _LATIN_WORD.findall(question) if "/" not in word)
     return [
         word for word in words
-        if word in present and len(word) >= 4 and word not in ENGLISH_STOPWORDS and not any(c.isdigit() for c in word)
+        if word in present and len(word) >= 4 and word not in en.STOPWORDS and not any(c.isdigit() for c in word)
         and zipf_frequency(word, "en") < UNLISTED_ZIPF
     ]
 

@@ -22,12 +22,10 @@ _SPLIT_CODE = re.compile(r"[-_./:,]")
 
 Analyzer = Callable[[str], list[str]]
 
-ENGLISH_STOPWORDS = en.STOPWORDS
-"""English stop words (the lexicon's `en.STOPWORDS`, which says why), dropped from keyword queries."""
 
 
 QUESTION_FORMS = ja.QUESTION_FORMS + zh.QUESTION_FORMS
-"""The Japanese and Chinese counterpart of the question words in ENGLISH_STOPWORDS.
+"""The Japanese and Chinese counterpart of the question words in en.STOPWORDS.
 
 CJK text has no spaces to drop a stop word at, so a question's phrasing turns into
 bigrams (について → につ, いて) that carry idf, match nothing the answer says and dilute
@@ -62,7 +60,7 @@ def multilingual(text: str) -> list[str]:
             tokens.extend(cjk_bigrams(match.group("cjk")))
             continue
         word = match.group("word")
-        if word in ENGLISH_STOPWORDS:
+        if word in en.STOPWORDS:
             continue
         tokens.append(word)
         if _SPLIT_CODE.search(word):

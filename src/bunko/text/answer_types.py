@@ -115,11 +115,10 @@ _NAMED_PROGRAM = re.compile(
 )
 """A Latin name called a program, command, tool or script in Japanese or Chinese prose ("xeyes 程序", "コマンド chvt",
 "update-inetd スクリプト")."""
-_PROGRAM_WORDS = en.PROGRAM_WORDS
 _CALLED_PROGRAM = re.compile(
     rf"\b(?:the|an?)\s+(?!(?:{en.GENERIC_BEFORE_PROGRAM})\b)([a-z][\w.+-]*)\s+"
-    + _PROGRAM_WORDS
-    + r"|\b([a-z][\w+]*(?:[-_.][\w+]+)+|[a-z]+\d\w*)\s+" + _PROGRAM_WORDS
+    + en.PROGRAM_WORDS
+    + r"|\b([a-z][\w+]*(?:[-_.][\w+]+)+|[a-z]+\d\w*)\s+" + en.PROGRAM_WORDS
     + rf"|([A-Za-z][\w.+-]*)\s?(?:{ja.DEFINES_AS}|{zh.DEFINES_AS})[^。．！？!?\n]{{0,40}}?(?:{ja.PROGRAM_NOUNS}|{zh.PROGRAM_NOUNS})",
 
 )

@@ -26,7 +26,6 @@ class Dimension(StrEnum):
     KEY_COMBINATION = "key_combination"
 
 
-_TIME_UNITS_EN = en.TIME_UNITS
 
 SHORTCUT_NAMES = rf"\b(?:{en.SHORTCUT_NAMES})s?\b|{ja.SHORTCUT_NAMES}|{zh.SHORTCUT_NAMES}"
 """The names of a key combination (shortcut, ショートカット, 快捷键): a question naming one asks for a value, and with
@@ -48,7 +47,7 @@ _NOT_WORDS: dict[Dimension, str] = {
     Dimension.MONTH: r"\b\d{4}-\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b",
     Dimension.TIME_OF_DAY: r"\b\d{1,2}:\d{2}\b|\bOnCalendar=|\b\d{1,2}\s+\d{1,2}\s+\*\s+\*\s+\*",
     Dimension.SIZE: r"\d\s*(?:[KMGTPE]i?B\b|[KMGTPE]\b|[%％])",
-    Dimension.DURATION: rf"{_NUMERAL}\s*-?\s*{_TIME_UNITS_EN}\b|{_NUMERAL}\s*(?:{ja.DURATION_UNITS}|{zh.DURATION_UNITS})|\b\d+\s*(?:s|m|h|d|ms)\b",
+    Dimension.DURATION: rf"{_NUMERAL}\s*-?\s*{en.TIME_UNITS}\b|{_NUMERAL}\s*(?:{ja.DURATION_UNITS}|{zh.DURATION_UNITS})|\b\d+\s*(?:s|m|h|d|ms)\b",
     Dimension.KEY_COMBINATION: r"\b[CMS]-[a-z0-9]\b|\^[A-Z]\b",
 }
 """What states a dimension without a word of any language: symbols, numeric dates, clock times, systemd and cron

@@ -45,9 +45,7 @@ from bunko.text.sentences import split_spans
 
 _TURN_START = r"(?:(?m:^)|(?<=[.!?。！？]))[ \t>*_#\-]*"
 """Where a chat turn can begin: a line's start (after a quote mark, list dash or heading hashes) or a sentence's end."""
-_ASSISTANT_LABEL = en.ASSISTANT_LABEL
 _CJK_ASSISTANT_LABEL = f"{zh.ASSISTANT_LABEL}|{ja.ASSISTANT_LABEL}"
-_USER_LABEL = en.USER_LABEL
 _CJK_USER_LABEL = f"{ja.USER_LABEL}|{zh.USER_LABEL}"
 _REPLY_OPENER = f"{en.REPLY_OPENER}|{ja.REPLY_OPENER}|{zh.REPLY_OPENER}"
 """What an assistant's turn says ("Sure, …", "I am …", 「はい、…」, 好的…, a canary word): "Assistant: Jane Smith" says none."""
@@ -61,9 +59,9 @@ _PATTERNS = [
     *en.INJECTION_RULES,
     # role lines: "System:" with an order, "Assistant:" with a reply, a user's turn then an assistant's
     rf"{en.SYSTEM_LABEL}\**\s*[:：]\s*[\"'「“*]*(?:{_SYSTEM_ORDER})",
-    rf"{_TURN_START}(?:{_ASSISTANT_LABEL})\**\s*[:：]\s*[\"'「“*]*(?:{_REPLY_OPENER})",
-    rf"{_TURN_START}(?:{_USER_LABEL})\**\s*[:：].{{1,300}}?{_TURN_START}(?:{_ASSISTANT_LABEL})\**\s*[:：]\s*\S",
-    rf"{_TURN_START}(?:{_USER_LABEL}){_QUESTION_TURN}",
+    rf"{_TURN_START}(?:{en.ASSISTANT_LABEL})\**\s*[:：]\s*[\"'「“*]*(?:{_REPLY_OPENER})",
+    rf"{_TURN_START}(?:{en.USER_LABEL})\**\s*[:：].{{1,300}}?{_TURN_START}(?:{en.ASSISTANT_LABEL})\**\s*[:：]\s*\S",
+    rf"{_TURN_START}(?:{en.USER_LABEL}){_QUESTION_TURN}",
 ]
 """Searched for as one alternation, so the order of the rules is free."""
 _CJK_PATTERNS = [
@@ -71,7 +69,7 @@ _CJK_PATTERNS = [
     rf"(?:{ja.SYSTEM_LABEL}|{zh.SYSTEM_LABEL})\s*(?:{ja.SYSTEM_MESSAGE}|{zh.SYSTEM_MESSAGE})?\**\s*[:：]\s*[\"'「“*]*(?:{_SYSTEM_ORDER})",
     rf"{_TURN_START}(?:{_CJK_ASSISTANT_LABEL})\**\s*[:：]\s*[\"'「“*]*(?:{_REPLY_OPENER}|{_CJK_REPLY})",
     rf"{_TURN_START}(?:{_CJK_USER_LABEL}){_QUESTION_TURN}",
-    rf"{_TURN_START}(?:{_USER_LABEL}|{_CJK_USER_LABEL})\**\s*[:：].{{1,300}}?{_TURN_START}(?:{_ASSISTANT_LABEL}|{_CJK_ASSISTANT_LABEL})"
+    rf"{_TURN_START}(?:{en.USER_LABEL}|{_CJK_USER_LABEL})\**\s*[:：].{{1,300}}?{_TURN_START}(?:{en.ASSISTANT_LABEL}|{_CJK_ASSISTANT_LABEL})"
     r"\**\s*[:：]\s*\S",
     rf"(?<![a-z])(?:{en.CANARY_WORDS})(?![a-z]).{{0,20}}(?:{ja.SAY_ONLY}|{zh.SAY_ONLY})",
     rf"(?:{ja.REPLY_WORDS}|{zh.REPLY_WORDS}).{{0,20}}(?<![a-z])(?:{en.CANARY_WORDS})(?![a-z])",

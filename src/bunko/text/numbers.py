@@ -34,9 +34,6 @@ class Quantity:
         return dt.date.fromordinal(int(self.value)) if self.kind == DATE else None
 
 
-_BIG = zh.HAN_LARGE_UNITS
-_SMALL = zh.HAN_SMALL_UNITS
-_SCALE_WORDS = en.SCALE_WORDS
 _CURRENCY_PREFIX = {**zh.CURRENCY_BEFORE_NUMBER, **common.CURRENCY_SIGNS, **common.CURRENCY_CODES}
 _CURRENCY_SUFFIX = {**ja.CURRENCY_WORDS, **zh.CURRENCY_WORDS, **en.CURRENCY_WORDS, **common.CURRENCY_CODES}
 _PERCENT_SUFFIX = ("%", *ja.PERCENT_WORDS, *en.PERCENT_WORDS)
@@ -45,13 +42,12 @@ _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
 _KANJI_UNITS = "".join(zh.HAN_LARGE_UNITS) + "".join(zh.HAN_SMALL_UNITS)
 _AMOUNT = rf"(?:{_NUM})(?:\s*[{_KANJI_UNITS}](?:\s*(?:{_NUM}))?)*(?:\s*[{_KANJI_UNITS}])?"
 _SIGN = r"[-+−▲△]"
-_SCALE = en.SCALE_PATTERN
 _PREFIX = f"{common.CURRENCY_SIGN_PATTERN}|{zh.CURRENCY_BEFORE_NUMBER_PATTERN}|{common.CURRENCY_CODE_PATTERN}"
 _SUFFIX = f"{ja.CURRENCY_AFTER_NUMBER}|{zh.CURRENCY_AFTER_NUMBER}|%|{'|'.join(ja.PERCENT_WORDS)}|{en.UNITS_AFTER_NUMBER}"
 """ja and zh currency words start with different characters, so their order changes no match."""
 
 _QUANTITY = re.compile(
-    rf"(?P<sign>{_SIGN})?\s*(?P<prefix>{_PREFIX})?\s*(?P<sign2>{_SIGN})?(?P<amount>{_AMOUNT})(?P<scale>{_SCALE})?"
+    rf"(?P<sign>{_SIGN})?\s*(?P<prefix>{_PREFIX})?\s*(?P<sign2>{_SIGN})?(?P<amount>{_AMOUNT})(?P<scale>{en.SCALE_PATTERN})?"
     rf"\s*(?P<suffix>{_SUFFIX})?",
     re.IGNORECASE,
 )
@@ -76,11 +72,11 @@ def _amount_value(amount: str) -> float:
     section = 0.0
     pending: float | None = None
     for token in re.findall(rf"{_NUM}|[{_KANJI_UNITS}]", amount.replace(" ", "")):
-        if token in _BIG:
-            total += (section + (pending or 0.0)) * _BIG[token] if (section or pending) else _BIG[token]
+        if token in zh.HAN_LARGE_UNITS:
+            total += (section + (pending or 0.0)) * zh.HAN_LARGE_UNITS[token] if (section or pending) else zh.HAN_LARGE_UNITS[token]
             section, pending = 0.0, None
-        elif token in _SMALL:
-            section += (pending if pending is not None else 1.0) * _SMALL[token]
+        elif token in zh.HAN_SMALL_UNITS:
+            section += (pending if pending is not None else 1.0) * zh.HAN_SMALL_UNITS[token]
             pending = None
         else:
             pending = float(token.replace(",", ""))
@@ -91,7 +87,7 @@ def _from_match(match: re.Match[str]) -> Quantity:
     amount = _amount_value(match.group("amount"))
     scale = (match.group("scale") or "").strip().lower()
     if scale:
-        amount *= _SCALE_WORDS[scale]
+        amount *= en.SCALE_WORDS[scale]
     negative = any((match.group(g) or "") in ("-", "−", "▲", "△") for g in ("sign", "sign2"))
     value = -amount if negative else amount
     prefix = (match.group("prefix") or "").strip().lower()

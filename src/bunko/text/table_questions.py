@@ -18,7 +18,6 @@ COUNT, SUM, AVG, MAX, MIN, TOP, BOTTOM = "count", "sum", "avg", "max", "min", "t
 GROWTH, DIFFERENCE, LIST = "growth", "difference", "list"
 OPERATIONS = (COUNT, SUM, AVG, MAX, MIN, TOP, BOTTOM, GROWTH, DIFFERENCE, LIST)
 
-_ZH_DIGITS = zh.DIGIT_VALUES
 _N = rf"(\d+|[{''.join(zh.DIGIT_VALUES)}])"
 
 _TOP = re.compile("|".join(part.format(n=_N) for part in (en.TOP_RANK, ja.TOP_RANK, zh.TOP_RANK)), re.IGNORECASE)
@@ -96,7 +95,7 @@ class TableIntent:
 
 
 def _number(text: str) -> int:
-    return _ZH_DIGITS[text] if text in _ZH_DIGITS else int(text)
+    return zh.DIGIT_VALUES[text] if text in zh.DIGIT_VALUES else int(text)
 
 
 def _first_group(match: re.Match[str]) -> str:

@@ -152,6 +152,8 @@ ja.COMPARISONS_AFTER_NUMBER ("" where English has no words for one)."""
 
 SCALE_WORDS = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
 """A scale after an amount ("3.5k", "2 million") multiplies it."""
+SCALE_PATTERN = r"(?:(?<=\d)(?:k|K|M|mn|bn)\b|\s*(?:thousand|million|billion)\b)"
+"""A scale after an amount, as matched (SCALE_WORDS gives its value)."""
 CURRENCY_WORDS = {"yen": "JPY", "dollars": "USD", "dollar": "USD", "euro": "EUR", "euros": "EUR", "pounds": "GBP"}
 """A currency named after an amount ("1,200 yen")."""
 UNITS_AFTER_NUMBER = r"(?:yen|jpy|cny|rmb|usd|dollars?|eur|euros?|gbp|pounds|percent|per cent|pct)\b"
@@ -436,9 +438,6 @@ COLUMN_NAME_STOPWORDS = ("of", "the", "a", "an", "per", "in", "for", "and", "to"
 """Words of a column name that do not name it ("number of employees")."""
 LEAD_IN = r"as follows|the following"
 """A unit that announces what follows ("as follows:") points at the answer without being it."""
-
-SCALE_PATTERN = r"(?:(?<=\d)(?:k|K|M|mn|bn)\b|\s*(?:thousand|million|billion)\b)"
-"""A scale after an amount, as matched (text/numbers.py SCALE_WORDS gives its value)."""
 
 # --- Drafting evaluation questions (evaluate/drafts.py): which sentences state a fact a question can ask about ---
 
