@@ -2,7 +2,7 @@
 language, so a rule's Japanese, Chinese and English words are found, reviewed and extended in one place.
 
 The check reads every module under src/bunko outside text/lexicon/ (its AST, nothing is imported) and reports a
-module-level assignment that holds
+module- or class-level assignment that holds
 
 * a collection (set, frozenset, list, tuple, dict) with WORDS_IN_A_LIST or more natural-language words;
 * a string with a Japanese or Chinese word in a regex (``|``, ``(?``, ``[``, ``\\``) or a run of CJK_RUN letters
@@ -154,10 +154,12 @@ def _split_word_strings(tree: ast.Module) -> dict[str, str]:
 
 
 def word_lists(source: str) -> list[tuple[str, str]]:
-    """(constant, problem) for each module-level assignment of `source` that holds a word list or a phrase pattern."""
+    """(constant, problem) for each module- or class-level assignment of `source` that holds a word list or a phrase
+    pattern."""
     tree = ast.parse(source)
     found = list(_split_word_strings(tree).items())
-    for statement in tree.body:
+    class_bodies = [s for c in tree.body if isinstance(c, ast.ClassDef) for s in c.body]
+    for statement in [*tree.body, *class_bodies]:
         if isinstance(statement, ast.Assign):
             targets, value = statement.targets, statement.value
         elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
@@ -189,6 +191,7 @@ def _modules() -> list[Path]:
         'UNITS = {"円": "JPY", "元": "CNY", "美元": "USD", "ドル": "USD"}',
         'SYNONYMS = tuple(frozenset(g) for g in ({"price", "cost", "fee", "価格"},))',
         '_EXTRA = "about above after again"\nSTOPWORDS = frozenset(_EXTRA.split())',
+        'class Rules:\n    LEADS = ("それでは", "それなら", "では", "じゃあ")',
     ],
 )
 def test_the_check_finds_a_planted_word_list(source: str) -> None:
