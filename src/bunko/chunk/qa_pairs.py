@@ -19,13 +19,15 @@ from bunko.chunk.sizing import sizer_for
 from bunko.config import ChunkConfig
 from bunko.embed.base import Embedder
 from bunko.schema import Chunk, Element, ElementKind, ParsedDocument
+from bunko.text.lexicon import ja, zh
 from bunko.text.sentences import split_sentences
 
+_QUESTION_LABELS = f"{ja.QUESTION_LABEL}{zh.QUESTION_LABEL}"
 QUESTION_PREFIX = re.compile(
     r"^\s*(?:[QＱ]\s*\d*\s*[:：.．、)）]"  # Q: Q. Q1: Q1)
-    r"|[問问]\s*\d*\s*[:：.．、)）]|[問问]\s+"  # 問： 问1. 问 …  (not 問題, 问题)
-    r"|质问|質問\s*[:：]"
-    r"|[「【\[（(]\s*[QＱ問问]\s*\d*\s*[」】\])）])"  # 「Q」 【Q】 [Q] （問）
+    rf"|[{_QUESTION_LABELS}]\s*\d*\s*[:：.．、)）]|[{_QUESTION_LABELS}]\s+"  # 問： 问1. 问 …  (not 問題, 问题)
+    f"|{zh.QUESTION_WORD_LABEL}|{ja.QUESTION_WORD_LABEL}"
+    rf"|[「【\[（(]\s*[QＱ{_QUESTION_LABELS}]\s*\d*\s*[」】\])）])"  # 「Q」 【Q】 [Q] （問）
 )
 QUESTION_END = re.compile(r"[?？][\s」』）)\"'”’*]*$")
 MAX_QUESTION_CHARS = 200

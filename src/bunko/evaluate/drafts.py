@@ -28,42 +28,27 @@ from dataclasses import dataclass
 
 from bunko.evaluate.golden import GoldenItem
 from bunko.schema import Chunk
+from bunko.text import lexicon
 from bunko.text.languages import query_language
+from bunko.text.lexicon import en, ja, zh
 from bunko.text.sentences import split_sentences
 
 _NUM = r"(?<![\d×xX*/:.,])\d+(?:[,，]\d{3})*(?:[.．]\d+)?(?![\d×:])"
-_JA_UNITS = ("営業日", "日間", "週間", "時間", "か月", "ヶ月", "カ月", "万円", "円", "日", "分", "年", "名", "人", "回", "件", "泊", "歳", "%", "％")
-_ZH_UNITS = ("个工作日", "工作日", "个小时", "小时", "分钟", "个月", "万元", "元", "天", "年", "人", "次", "周", "岁", "%", "％")
-_EN_UNITS = (
-    "business days", "working days", "calendar days", "days", "day", "hours", "hour", "minutes", "minute", "seconds", "weeks",
-    "months", "years", "requests", "employees", "people", "times", "characters", "items", "files", "GB", "MB", "percent", "%",
-)
-_JA_QUANTITY = re.compile(rf"({_NUM})\s*({'|'.join(map(re.escape, _JA_UNITS))})")
-_ZH_QUANTITY = re.compile(rf"({_NUM})\s*({'|'.join(map(re.escape, _ZH_UNITS))})")
-_EN_QUANTITY = re.compile(rf"(?<![\w])({_NUM})\s?({'|'.join(map(re.escape, _EN_UNITS))})(?![\w])")
-_EN_MONEY = re.compile(rf"[$€£¥]\s?{_NUM}|{_NUM}\s?(?:USD|EUR|GBP|JPY|yen|dollars|euros)\b")
+_JA_QUANTITY = re.compile(rf"({_NUM})\s*({'|'.join(map(re.escape, ja.QUANTITY_UNITS))})")
+_ZH_QUANTITY = re.compile(rf"({_NUM})\s*({'|'.join(map(re.escape, zh.QUANTITY_UNITS))})")
+_EN_QUANTITY = re.compile(rf"(?<![\w])({_NUM})\s?({'|'.join(map(re.escape, en.QUANTITY_UNITS))})(?![\w])")
+_EN_MONEY = re.compile(rf"[$€£¥]\s?{_NUM}|{_NUM}\s?(?:{en.MONEY_UNITS})\b")
 _MARKUP = re.compile(r"\*\*|__|`")
 _LIST_MARK = re.compile(r"^\s*(?:[-*+•・]|\d+[.)、])\s+")
 _SEPARATOR_ROW = re.compile(r"^\|?\s*:?-{2,}")
 
 
-_ADDRESS = {
-    "en": re.compile(
-        r"\b(?:P\.?\s?O\.?\s?Box|Box\s\d|Street|Avenue|Ave\.|Road|Rd\.|Suite|Floor|Tel\.?|Phone|Fax|Zip|Postal|Postcode)\b"
-        r"|\b\d{4}\s?[A-Z]{2}\b(?!\s+(?:of|for|per|on|in|is|are|RAM|disk|storage|memory))"  # a Dutch postcode, "1090 GB"
-        r"|\b[A-Z]{2}\s\d{5}\b|@|https?://|www\.",
-    ),
-    "ja": re.compile(r"〒|丁目|番地|号室|住所|電話|TEL|FAX|Tel|Fax|\d{3}-\d{4}|@|https?://"),
-    "zh": re.compile(r"邮编|邮政编码|地址|电话|传真|号楼|室\b|TEL|FAX|Tel|Fax|@|https?://|\d+号(?!文)"),
-}
+_ADDRESS = {language: re.compile(lexicon.for_language(language).ADDRESS_MARKERS) for language in lexicon.LANGUAGES}
 """Addresses and contact lines: their numbers are postcodes and house numbers, not facts a question can ask about."""
-_EN_VERB = re.compile(
-    r"\b(?:is|are|was|were|be|been|has|have|had|can|cannot|could|must|may|might|will|would|shall|should|does|do|did|"
-    r"takes?|runs?|gets?|keeps?|lasts?|needs?|allows?|requires?|uses?|holds?|stores?|costs?|expires?)\b|\b[a-z]{3,}(?:ed|es)\b",
-)
-_JA_PREDICATE = re.compile(r"(?:です|ます|ません|である|だ|た|ない|こと|[うくすつぬむぶぐる])[。．.]?$")
-_JA_PARTICLE = re.compile(r"[はがをにでもと]")
-_ZH_VERB = re.compile(r"[是有为需要可应会能将由被在给按于每共约]|提供|包括|保留|支持|超过|不得|最多|最少|至少|不少于")
+_EN_VERB = re.compile(en.PROSE_VERBS)
+_JA_PREDICATE = re.compile(ja.PREDICATE_ENDING)
+_JA_PARTICLE = re.compile(ja.PARTICLES)
+_ZH_VERB = re.compile(zh.PROSE_VERBS)
 
 
 def clear_statement(sentence: str, lang: str) -> bool:

@@ -21,6 +21,7 @@ from bunko.generate.llm_kind import LLMKind, llm_kind
 from bunko.llm.base import ChatModel
 from bunko.retrieve.router import relates_facts
 from bunko.text.analyzers import Analyzer, query_text
+from bunko.text.lexicon import en, ja, zh
 from bunko.text.questions import ConversationRequest, about_conversation, arithmetic, is_greeting, question_parts
 
 QuestionKind = Literal[
@@ -29,16 +30,8 @@ QuestionKind = Literal[
 MIN_PART_TOKENS = 3
 """A part shorter than this (in analyzer tokens) is a fragment, not a question of its own."""
 
-_COMPARISON = re.compile(
-    r"\b(?:compare|comparison|difference|differences|differ|versus|vs\.?)\b|\bwhich (?:is|one is) (?:better|faster|larger|smaller|newer|older)\b"
-    r"|違い|比較|どちらが|どっちが|異なる|区别|比较|相比|哪个更|哪一个更|差异|不同之处",
-    re.IGNORECASE,
-)
-_AGGREGATION = re.compile(
-    r"\bhow many\b|\bin total\b|\btotal\b|\bsum of\b|\baverage\b|\bnumber of\b"
-    r"|いくつ|何個|何件|何人|合計|平均|総数|多少个|几个|总共|合计|平均|总数",
-    re.IGNORECASE,
-)
+_COMPARISON = re.compile(f"{en.COMPARISON}|{ja.COMPARISON}|{zh.COMPARISON}", re.IGNORECASE)
+_AGGREGATION = re.compile(f"{en.AGGREGATION}|{ja.AGGREGATION}|{zh.AGGREGATION}", re.IGNORECASE)
 
 
 @dataclass

@@ -34,7 +34,8 @@ import numpy as np
 from bunko.embed.base import Embedder
 from bunko.schema import Chunk, Hit
 from bunko.text.analyzers import Analyzer
-from bunko.text.scripts import CHINESE_FUNCTION_CHARACTERS, HIRAGANA
+from bunko.text.lexicon import en, zh
+from bunko.text.scripts import HIRAGANA
 from bunko.text.sentences import split_sentences
 from bunko.text.units import split_units
 
@@ -53,7 +54,7 @@ SUPPORTED, UNSUPPORTED, UNCITED = "supported", "unsupported", "uncited"
 _MARKER = re.compile(r"\s?[\[［【]\s*(\d{1,3}(?:\s*[,，、]\s*\d{1,3})*)\s*[\]］】]")
 _LEADING_MARKERS = re.compile(r"^(?:\s*[\[［【]\s*\d{1,3}(?:\s*[,，、]\s*\d{1,3})*\s*[\]］】])+")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_FUNCTION_CHARS = re.compile(f"[{HIRAGANA}{CHINESE_FUNCTION_CHARACTERS}為为及等這個们們吗嗎呢吧]")
+_FUNCTION_CHARS = re.compile(f"[{HIRAGANA}{zh.FUNCTION_CHARACTERS}{zh.CITATION_FUNCTION_CHARACTERS}]")
 """Hiragana (Japanese particles and endings) and Chinese function characters: a bigram holding one is grammar, not content."""
 
 
@@ -106,12 +107,8 @@ def parse_sentences(answer: str) -> list[tuple[str, list[int]]]:
     return parsed
 
 
-_NUMERALS = {
-    "一": "1", "二": "2", "两": "2", "兩": "2", "三": "3", "四": "4", "五": "5", "六": "6", "七": "7", "八": "8", "九": "9", "十": "10",
-    "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9",
-    "ten": "10", "eleven": "11", "twelve": "12",
-}
-_NUMERAL = re.compile(r"[一二两兩三四五六七八九十]|\b(?:" + "|".join(k for k in _NUMERALS if k.isascii()) + r")\b", re.IGNORECASE)
+_NUMERALS = {**zh.NUMERAL_DIGITS, **en.NUMERAL_DIGITS}
+_NUMERAL = re.compile(f"[{''.join(zh.NUMERAL_DIGITS)}]" + r"|\b(?:" + "|".join(k for k in _NUMERALS if k.isascii()) + r")\b", re.IGNORECASE)
 
 
 def numbers(text: str) -> set[str]:

@@ -35,9 +35,10 @@ from typing import Literal
 from bunko.llm.base import ChatModel, LLMError, reported_usage
 from bunko.llm.fencing import defuse
 from bunko.retrieve.key_terms import key_terms
-from bunko.text.analyzers import ENGLISH_STOPWORDS, Analyzer, query_text
+from bunko.text.analyzers import Analyzer, query_text
 from bunko.text.entities import extract_entities
 from bunko.text.languages import query_language
+from bunko.text.lexicon import en, ja, zh
 from bunko.text.scripts import HAN, HIRAGANA, KATAKANA
 from bunko.trace import Condensed
 
@@ -61,33 +62,22 @@ MAX_CARRIED = 6
 
 # -- is it a follow-up? ----------------------------------------------------------------------------------------------
 
-_JA_LEAD = re.compile(r"^\s*(それでは|それなら|では|じゃあ|じゃ|なら|だったら|ちなみに|あと|また)[、,，\s]*")
-_JA_ANAPHORA = re.compile(r"(それ|これ|あれ|その|この|あの|そこ|ここ|そちら|こちら)(?!ぞれ|他|ほか|まま|まで|から|以外|ため|後|うち|よう|通り|とおり)")
-_JA_CASE = re.compile(r"場合(は|って|だと|には|でも|も)?\s*(どう[^、。，,]*)?[？?。]?\s*$")
-_JA_SAME = re.compile(r"(も|は)同じ")
-_JA_BARE_TOPIC = re.compile(r"^[^、。，,？?]{1,8}?(は|って|も|のほう|の方)[？?]\s*$")
+_JA_LEAD = re.compile(ja.FOLLOW_UP_LEAD)
+_JA_ANAPHORA = re.compile(ja.ANAPHORA)
+_JA_CASE = re.compile(ja.CASE_FOLLOW_UP)
+_JA_SAME = re.compile(ja.SAME_AS)
+_JA_BARE_TOPIC = re.compile(ja.BARE_TOPIC)
 """"通信費手当は？": a noun and a topic particle, the rest of the question left to the previous one."""
-_JA_CONDITION = re.compile(r"^[^、。，,？?]{0,8}?(たら|なら|だと|過ぎると|超えると)[、,]?")
-_ZH_MODAL_AFTER_GAI = "怎如找选去做用向给不是在问联交提申填要能可"
-"""该 before these is "should" (该怎么办, 该找谁), not "the said" (该文件)."""
-_ZH_ANAPHORA = re.compile(rf"它们|它|(?<!应)该(?=[^{_ZH_MODAL_AFTER_GAI}])|这个|那个|这些|那些|这项|那项|上述|前面说的|刚才")
-_ZH_LEAD = re.compile(r"^\s*(那么|那|还有|另外|然后|过了|超过了?|达不到|不满足|之后|事后|此后|随后|到期后?|逾期|没有的话|不然|否则)[，,、\s]*")
-_ZH_TAIL = re.compile(r"呢\s*[？?。]?\s*$")
-_ZH_NO_SUBJECT = re.compile(r"^\s*(需要|要|可以|能否|可否|能|得|应该|必须|只|会|是不是|有没有)")
-"""A short Chinese question that opens with a modal or an adverb ("需要提前几天？", "只发邮件可以吗？") has left its subject out."""
+_JA_CONDITION = re.compile(ja.CONDITION_FOLLOW_UP)
+_ZH_ANAPHORA = re.compile(zh.ANAPHORA)
+_ZH_LEAD = re.compile(zh.FOLLOW_UP_LEAD)
+_ZH_TAIL = re.compile(zh.FOLLOW_UP_TAIL)
+_ZH_NO_SUBJECT = re.compile(zh.NO_SUBJECT)
 SHORT_ZH_NO_SUBJECT = 8
-_EN_LEAD = re.compile(r"^\s*(and|also|then|so|what about|how about|and what about|and how about|what if|same for|same question for)\b[,\s]*", re.I)
-_EN_PRONOUN = re.compile(r"\b(it|its|they|them|their|theirs|those|these|this|that|ones|one)\b", re.I)
-_EN_DUMMY_IT = re.compile(
-    r"\b(is|was|will|would|does|do|did|isn't|is not)\s+it\s+(possible|necessary|allowed|ok|okay|true|required|mandatory|"
-    r"permitted|legal|important|safe|enough|better|worth)\b|\bit\s+(is|was|'s)\s+(possible|necessary|allowed|true|required|"
-    r"mandatory|permitted|legal|important|safe|enough|better|worth)\b|\bit\s+takes?\b",
-    re.I,
-)
-_EN_THAT_AFTER = frozenset(
-    ENGLISH_STOPWORDS | {"about", "after", "before", "than", "like", "over", "under", "exceed", "exceeds", "past", "beyond",
-                         "apply", "applies", "change", "changes", "approve", "approves", "mean", "means", "cover", "covers"}
-)
+_EN_LEAD = re.compile(en.FOLLOW_UP_LEAD, re.I)
+_EN_PRONOUN = re.compile(en.PRONOUNS, re.I)
+_EN_DUMMY_IT = re.compile(en.DUMMY_IT, re.I)
+_EN_THAT_AFTER = frozenset(en.STOPWORDS | en.THAT_AFTER)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _HIRAGANA_RUN = re.compile(f"[{HIRAGANA}]+")
 _HAN_CHAR = re.compile(f"[{HAN}]")
@@ -139,7 +129,7 @@ def _self_contained(question: str, pronoun: str, language: str, tokens: Sequence
     if any(term in before for term in key_terms(question, tokens)):
         return True
     if language == "en":
-        content = [w for w in _WORD.findall(question.lower()) if w not in ENGLISH_STOPWORDS and w not in _EN_FILLER]
+        content = [w for w in _WORD.findall(question.lower()) if w not in en.STOPWORDS and w not in en.FILLER]
         return len(content) >= LONG_EN_WORDS
     text = _PUNCT.sub("", query_text(question))
     return len(_HAN_CHAR.findall(text)) + len(_KATAKANA_CHAR.findall(text)) / 2 >= LONG_CJK_WEIGHT
@@ -192,7 +182,7 @@ def _en_marker(question: str) -> str | None:
 
 def _is_short(question: str, language: str) -> bool:
     if language == "en":
-        content = [w for w in _WORD.findall(question.lower()) if w not in ENGLISH_STOPWORDS and w not in _EN_FILLER]
+        content = [w for w in _WORD.findall(question.lower()) if w not in en.STOPWORDS and w not in en.FILLER]
         return 0 < len(content) <= SHORT_EN_WORDS
     text = _PUNCT.sub("", query_text(question))
     if language == "zh":
@@ -201,24 +191,15 @@ def _is_short(question: str, language: str) -> bool:
     return 0 < weight <= SHORT_JA_WEIGHT
 
 
-_EN_FILLER = frozenset({"many", "much", "long", "often", "about", "there", "any", "get", "happens", "happen", "else", "more"})
 
 # -- what the previous question was about ----------------------------------------------------------------------------
 
-_ASKING = re.compile(
-    r"何|いくら|いつ|どこ|誰|どれ|どの|どう|多少|几|什么|哪|谁|怎|吗|呢|是否|如何|^(how|what|which|who|whom|when|where|why)$",
-    re.I,
-)
+_ASKING = re.compile(f"{ja.QUESTION_WORDS}|{zh.QUESTION_WORDS}|{en.QUESTION_WORDS}", re.I)
 _ZH_BREAK = re.compile(
-    r"几[个天家台次位名年月周项种条]?|什么时候|什么|多少|多长时间|多久|哪些|哪个|哪里|怎么样|怎么办|怎么|如何|是否|可以|需要|应该|最多|最少|超过|之后|之前|以内|以上|以下"
-    r"|每个|每年|每月|每天|一个|的话|[的了是在和与或及把被对从为以由于而并也都就还又这那其此各该等个一不有要会能到吗呢几谁哪每]"
-    r"|是什么意思|什么意思|意思"
-    r"|[？?！!。、：:；;（）()「」]|(?<!\d)[,，]|[,，](?!\d)|\s(?![A-Za-z0-9])|(?<![A-Za-z0-9])\s"
+    zh.PHRASE_BREAKS
+    + r"|[？?！!。、：:；;（）()「」]|(?<!\d)[,，]|[,，](?!\d)|\s(?![A-Za-z0-9])|(?<![A-Za-z0-9])\s"
 )
-_ZH_GENERIC = frozenset({"员工", "公司", "用户", "客户", "我们", "大家", "我", "你", "您", "时候", "时间"})
-_EN_GENERIC = frozenset({"times", "time", "days", "day", "way", "ways", "thing", "things", "number", "kind", "lot"})
-_JA_TOPIC = re.compile(r"(?<![でにとてが])(は|って|とは)")
-_CHAIN_GLUE = frozenset({"", "の", "と", "・"})
+_JA_TOPIC = re.compile(ja.TOPIC_PARTICLE)
 
 
 @dataclass
@@ -248,7 +229,7 @@ def _phrases(question: str, tokens: Sequence[str]) -> list[_Phrase]:
             found.append(_Phrase(mention.surface, mention.start, mention.end))
     if language == "ja":
         found = _merged(question, found)
-    phrases = [p for p in found if p.text and not _ASKING.search(p.text) and p.text.lower() not in _EN_GENERIC]
+    phrases = [p for p in found if p.text and not _ASKING.search(p.text) and p.text.lower() not in en.GENERIC_NOUNS]
     covered = " ".join(p.text.lower() for p in phrases)
     for term in key_terms(question, tokens):  # the named things, whatever the phrase rules made of them
         if term not in covered:
@@ -290,7 +271,7 @@ def _referent(question: str, phrases: list[_Phrase], tokens: Sequence[str], plur
                 cut = phrase.end - len(term)
                 return [_Phrase(question[cut : phrase.end], cut, phrase.end)]
             return [phrase]
-        useful = [p for p in phrases if p.text not in _ZH_GENERIC]
+        useful = [p for p in phrases if p.text not in zh.GENERIC_NOUNS]
         return useful[:1]
     if named and not plural:
         return [named[0]]
@@ -306,7 +287,7 @@ def _chain_back(question: str, phrases: list[_Phrase]) -> list[_Phrase]:
     """The last phrase with those before it that are glued to it by の, と or ・ (宿泊費の上限)."""
     chain = [phrases[-1]]
     for previous in reversed(phrases[:-1]):
-        if question[previous.end : chain[0].start] not in _CHAIN_GLUE:
+        if question[previous.end : chain[0].start] not in ja.NOUN_CHAIN_GLUE:
             break
         chain.insert(0, previous)
     return chain
@@ -318,9 +299,9 @@ def _chain_text(question: str, chain: list[_Phrase]) -> str:
 
 # -- rewriting ---------------------------------------------------------------------------------------------------------
 
-_JA_SUBSTITUTE = re.compile(r"(それ|これ|あれ)(?:の)?|(その|この|あの)(?!他|ほか|まま|まで|ため|後|うち|よう|通り|とおり)")
-_ZH_SUBSTITUTE = re.compile(rf"(它们的|它的|它们|它)|(这个|那个|这些|那些|这项|那项|(?<!应)该(?=[^{_ZH_MODAL_AFTER_GAI}]))")
-_EN_SUBSTITUTE = re.compile(r"\b(its|it|their|them|they)\b", re.I)
+_JA_SUBSTITUTE = re.compile(ja.SUBSTITUTE)
+_ZH_SUBSTITUTE = re.compile(zh.SUBSTITUTE)
+_EN_SUBSTITUTE = re.compile(en.SUBSTITUTE, re.I)
 _JA_NOUN_AFTER = re.compile(f"[{HAN}{KATAKANA}ー]+")
 
 
@@ -369,9 +350,9 @@ def _substitute(question: str, language: str, chain: list[_Phrase], previous: st
     return question[: match.start()] + replacement + question[match.end() :]
 
 
-_JA_ELLIPSIS_ITEM = re.compile(r"^(.+?)(の場合|のほう|の方)?(は|って|も|だと|では|には)?\s*(どう(です|なります)?か?|いくらですか|ですか)?[？?。]?\s*$")
-_ZH_ELLIPSIS_ITEM = re.compile(r"^(.+?)(的话)?呢\s*[？?。]?\s*$")
-_EN_ELLIPSIS_ITEM = re.compile(r"^(?:(?:and\s+)?(?:what|how)\s+about|and|also|same\s+for)\s+(?:the\s+|for\s+|in\s+the\s+|in\s+)?(.+?)[?.!]?\s*$", re.I)
+_JA_ELLIPSIS_ITEM = re.compile(ja.ELLIPSIS_ITEM)
+_ZH_ELLIPSIS_ITEM = re.compile(zh.ELLIPSIS_ITEM)
+_EN_ELLIPSIS_ITEM = re.compile(en.ELLIPSIS_ITEM, re.I)
 
 
 def _new_item(question: str, language: str) -> str | None:
@@ -423,7 +404,7 @@ def rule_condense(previous: str, question: str, analyzer: Analyzer) -> Condensed
 
     same_language = query_language(previous) == language  # a pronoun is not replaced by a phrase of another language
     if marker.startswith("anaphora") and same_language:
-        plural = marker.split(": ")[-1] in ("they", "them", "their", "theirs", "those", "these")
+        plural = marker.split(": ")[-1] in en.PLURAL_PRONOUNS
         chain = _referent(previous, phrases, previous_tokens, plural)
         substituted = _substitute(question, language, chain, previous) if chain else None
         if substituted and substituted != question:
@@ -456,7 +437,7 @@ SYSTEM = (
 TURNS_IN_PROMPT = 6
 TURN_CHARS = 400
 _CONVERSATION_TAG = re.compile(r"<\s*/?\s*conversation\b", re.I)
-_LABEL = re.compile(r"^\s*(standalone question|rewritten question|question|rewrite|q)\s*[:：]\s*", re.I)
+_LABEL = re.compile(rf"^\s*({en.REWRITE_LABELS})\s*[:：]\s*", re.I)
 
 
 def quoted_turn(text: str) -> str:

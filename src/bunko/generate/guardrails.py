@@ -32,6 +32,7 @@ from datetime import UTC, date, datetime
 from bunko.index.tree import DocumentTree, SectionNode
 from bunko.schema import Chunk, Hit
 from bunko.text.languages import text_language
+from bunko.text.lexicon import en, ja, zh
 
 STANDARD, STRICT, REGULATED = "standard", "strict", "regulated"
 
@@ -68,7 +69,7 @@ NEEDS_REVIEW = {
 }
 UPDATED = {"ja": "出典の更新日", "zh": "来源更新日期", "en": "Source last updated"}
 
-DATE_FIELDS = ("updated", "last_updated", "updated_at", "modified", "last_modified", "revised", "date", "更新日", "改訂日", "施行日", "更新日期", "修订日期")
+DATE_FIELDS = (*en.DATE_FIELD_NAMES, *ja.DATE_FIELD_NAMES, *zh.DATE_FIELD_NAMES)
 """Front-matter keys that state when a document was last changed, most specific first."""
 
 

@@ -4,6 +4,8 @@ Which language a text is in is judged in `bunko.text.languages`."""
 
 from __future__ import annotations
 
+from bunko.text.lexicon import en, ja, zh
+
 ABSTAIN_MESSAGES = {
     "ja": "資料内では確認できません。",
     "zh": "资料中未找到相关内容。",
@@ -11,7 +13,7 @@ ABSTAIN_MESSAGES = {
 }
 
 _ABSTAIN_CORE = [m.rstrip("。.！!？? ") for m in ABSTAIN_MESSAGES.values()] + [
-    "documents do not contain", "sources do not contain", "資料内では確認できません", "资料中未找到",
+    *en.ABSTENTION_PHRASES, *ja.ABSTENTION_PHRASES, *zh.ABSTENTION_PHRASES,
 ]
 
 

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from bunko.retrieve.coverage import keyword_coverage
 from bunko.schema import Hit
 from bunko.text.analyzers import Analyzer, cjk_bigrams, identifiers
-from bunko.text.scripts import CHINESE_FUNCTION_CHARACTERS, CJK_CHAR, HAN, HIRAGANA, KATAKANA
+from bunko.text.lexicon import zh
+from bunko.text.scripts import CJK_CHAR, HAN, HIRAGANA, KATAKANA
 
 
 @dataclass
@@ -58,7 +59,7 @@ def grade(hits: list[Hit], similarity: float, coverage: float, min_confidence: f
 
 _HIRAGANA = re.compile(f"[{HIRAGANA}]")
 _FUNCTION_CHARACTER = re.compile(
-    f"[{HIRAGANA}]|[{CHINESE_FUNCTION_CHARACTERS}们吗呢吧不还但啊么哪种些我你他她它能会要想让把被给对从到可以说听叫该怎什]"
+    f"[{HIRAGANA}]|[{zh.FUNCTION_CHARACTERS}{zh.QUESTION_FUNCTION_CHARACTERS}]"
 )
 """Hiragana (Japanese particles and endings) and the Chinese characters of pronouns, particles, auxiliaries and
 question words: a character pair holding one straddles a word boundary far more often than it is a word."""

@@ -20,13 +20,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bunko.schema import Element, ElementKind
+from bunko.text.lexicon import en, ja, zh
 from bunko.text.numbers import CURRENCY, DATE, NUMBER, NUMERIC_KINDS, Quantity, normalize, parse_quantity
 
 TEXT = "text"
 TYPED_SHARE = 0.8
 """A column is numeric (or dates) when at least this share of its non-empty cells parse as one kind."""
 HEADER_JOIN = " / "
-_TOTAL = re.compile(r"^\s*(?:total|grand total|sum|subtotal|合計|総計|小計|计|合计|总计|小计|總計|合計値|全体|全国|all)\s*$", re.IGNORECASE)
+_TOTAL = re.compile(rf"^\s*(?:{en.TOTAL_ROW}|{ja.TOTAL_ROW}|{zh.TOTAL_ROW})\s*$", re.IGNORECASE)
+"""Matched whole, so the order of the labels is free."""
 
 
 @dataclass
@@ -219,9 +221,8 @@ def _column_unit_from_name(name: str) -> str:
     return match.group(1).strip() if match else ""
 
 
-_HEADER_SCALE = re.compile(r"^(?:(百万|千万|万|萬|千|億|亿|百)|(thousands?|millions?|billions?|k|m|bn)\b)\s*(.*)$", re.IGNORECASE)
-_SCALES = {"百万": 1e6, "千万": 1e7, "万": 1e4, "萬": 1e4, "千": 1e3, "億": 1e8, "亿": 1e8, "百": 1e2, "thousand": 1e3, "thousands": 1e3,
-           "k": 1e3, "million": 1e6, "millions": 1e6, "m": 1e6, "billion": 1e9, "billions": 1e9, "bn": 1e9}
+_HEADER_SCALE = re.compile(rf"^(?:({zh.HEADER_SCALES})|({en.HEADER_SCALES})\b)\s*(.*)$", re.IGNORECASE)
+_SCALES = {**zh.HEADER_SCALE_VALUES, **en.HEADER_SCALE_VALUES}
 
 
 def header_scale(unit: str) -> tuple[float, str]:

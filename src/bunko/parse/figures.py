@@ -25,6 +25,7 @@ from bunko.parse.limits import current as current_limits
 from bunko.parse.ocr import Tesseract
 from bunko.parse.pdf_layout import is_caption
 from bunko.schema import Element, ElementKind
+from bunko.text.lexicon import en, ja, zh
 
 MIN_SIDE_PX = 32
 """An image narrower or lower than this (in its own pixels) is an icon, a bullet or a rule: not a figure."""
@@ -42,14 +43,14 @@ OCR_BUDGET_SHARE = 0.4
 """Share of `ingest.max_parse_seconds` figure OCR may take; figures past it keep caption and alt text (counted)."""
 TEXT_EDGE_SHARE = 0.02
 """Share of edge pixels (of the image at 400 px wide) below which it is a flat diagram or colour field: no text to OCR."""
-_TABLE_CAPTION = re.compile(r"\s*(table|表)", re.IGNORECASE)
+_TABLE_CAPTION = re.compile(rf"\s*({en.TABLE_CAPTION}|{zh.TABLE_CAPTION})", re.IGNORECASE)
 FIGURE_ID_KEY = "figure_id"
 """`Element.meta` and `Chunk.meta["figures"]`: the figure's id within its document ("fig1", "fig2", …)."""
 
 
 def is_figure_caption(text: str) -> bool:
     """A caption that names a figure, not a table ("図表" is both, and counts as a figure's)."""
-    return is_caption(text) and (not _TABLE_CAPTION.match(text) or text.lstrip().startswith("図表"))
+    return is_caption(text) and (not _TABLE_CAPTION.match(text) or text.lstrip().startswith(ja.FIGURE_AND_TABLE))
 
 
 def large_enough(width_px: int, height_px: int) -> bool:

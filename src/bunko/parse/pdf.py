@@ -36,11 +36,12 @@ from bunko.parse.pdf_rulings import missing_sides
 from bunko.parse.progress import report as report_progress
 from bunko.parse.tables import table_markdown, table_meta
 from bunko.schema import Element, ElementKind, ErrorCode, ParsedDocument
+from bunko.text.lexicon import en, zh
 
 MARGIN = 0.1
 """Share of the page height at top and bottom where running headers and page numbers live (LaTeX sets its head about
 an inch from the top edge: 7 %, the old share, missed it on US Letter)."""
-_PAGE_NUMBER = re.compile(r"^\s*(?:[-–—]\s*)?(?:page\s+|p\.\s*)?\d+(?:\s*(?:/|of)\s*\d+)?(?:\s*[-–—])?\s*$|^\s*第\s*\d+\s*[页頁]\s*$", re.IGNORECASE)
+_PAGE_NUMBER = re.compile(f"{en.PAGE_NUMBER}|{zh.PAGE_NUMBER}", re.IGNORECASE)
 _MIN_FIGURE = 24.0
 STAMP_CHARS = 40
 """At most this many characters of text layer over a page-sized image: the page is read by OCR."""

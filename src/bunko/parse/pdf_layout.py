@@ -31,6 +31,7 @@ from typing import Any
 from bunko.parse.base import BBox, union_bbox
 from bunko.parse.cjk import join_words
 from bunko.schema import ElementKind
+from bunko.text.lexicon import en, ja, zh
 
 COLUMN_GAP = 12.0
 """Narrowest white stripe (points) read as a gutter between columns."""
@@ -43,16 +44,14 @@ MONOSPACE_SHARE = 0.95
 command in code type stays prose."""
 _BOLD = re.compile(r"bold|black|heavy|semibold|demi|-w[6-9]\b|w[6-9]$", re.IGNORECASE)
 _NUMBERED = re.compile(r"^\s*(\d+(?:[.．]\d+)*)[.．)）]?\s+\S|^\s*(\d+(?:[.．]\d+)+)\S")
-_CHAPTER = re.compile(
-    r"^\s*(?:第\s*[0-9０-９一二三四五六七八九十百千]+\s*([章部編节節条條款項项])|(chapter|part|section|article)\s+[0-9ivxlc]+\b)",
-    re.IGNORECASE,
-)
+_CHAPTER = re.compile(rf"^\s*(?:{zh.NUMBERED_DIVISION}|{en.NUMBERED_DIVISION})", re.IGNORECASE)
 
-_CHAPTER_DEPTH = {"部": 1, "編": 1, "章": 1, "节": 2, "節": 2, "条": 3, "條": 3, "款": 4, "項": 4, "项": 4,
-                  "part": 1, "chapter": 1, "section": 2, "article": 3}
-_CN_ENUM = re.compile(r"^\s*([一二三四五六七八九十]+)[、.．]\S|^\s*[（(]([一二三四五六七八九十]+)[）)]\S")
+_CHAPTER_DEPTH = {**zh.DIVISION_DEPTHS, **en.DIVISION_DEPTHS}
+_CN_ENUM = re.compile(zh.ENUMERATION)
 _BULLET = re.compile(r"^\s*(?:[•●○◦▪■□・‐–—\-*]|\(?\d{1,2}[).）]|[（(][0-9０-９a-z][)）]|[①-⑳])\s*\S")
-_CAPTION = re.compile(r"^\s*(figure|fig\.|table|chart|photo|図表?|表|图|圖|圖表)\s*[0-9０-９一二三四五六七八九十]+", re.IGNORECASE)
+_CAPTION = re.compile(
+    rf"^\s*({en.CAPTION_WORDS}|{ja.CAPTION_WORDS}|{zh.CAPTION_WORDS})\s*[0-9０-９{zh.HAN_DIGITS}]+", re.IGNORECASE
+)
 _SENTENCE_END = re.compile(r"[。.!?！？:：;；,，、]$")
 
 

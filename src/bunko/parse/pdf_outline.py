@@ -24,15 +24,14 @@ from typing import Any
 
 from bunko.parse.pdf_layout import Segment, TextRun, heading_depth
 from bunko.schema import ElementKind
+from bunko.text.lexicon import en, zh
 
 _NUMBERING = re.compile(
-    r"^\s*(?:(?:chapter|part|section|appendix)\s+(?:\d+|[ivxlc]+|[a-z])\b[.:]?|第\s*[0-9０-９一二三四五六七八九十百千]+\s*[章部編节節条條款]"
-    r"|\d+(?:[.．]\d+)*[.．]?|[a-z][.．]\d+(?:[.．]\d+)*[.．]?|[一二三四五六七八九十]+[、.．])\s*",
+    rf"^\s*(?:{en.OUTLINE_NUMBER}|{zh.OUTLINE_DIVISION}"
+    rf"|\d+(?:[.．]\d+)*[.．]?|[a-z][.．]\d+(?:[.．]\d+)*[.．]?|{zh.OUTLINE_ENUMERATION})\s*",
     re.IGNORECASE,
 )
-_LABEL_ONLY = re.compile(
-    r"^\s*(?:(?:chapter|part|appendix)\s+(?:\d+|[ivxlc]+|[a-z])\b|第\s*[0-9０-９一二三四五六七八九十百千]+\s*[章部編])\s*[.:]?\s*$", re.IGNORECASE
-)
+_LABEL_ONLY = re.compile(rf"^\s*(?:{en.DIVISION_LABEL}|{zh.DIVISION_LABEL})\s*[.:]?\s*$", re.IGNORECASE)
 _LEADER = re.compile(r"(?:\s*[.·・…]){4,}\s*\d*\s*$")
 PAGE_SLACK = 1
 """An entry's destination may be the page before its heading (it points at the top of the break)."""

@@ -18,7 +18,9 @@ from dataclasses import astuple, dataclass, fields
 
 import numpy as np
 
-_LEAD_IN = re.compile(r"[:：]\s*$|次のとおり|以下のとおり|下記|如下|以下(?:几|各)|as follows|the following", re.IGNORECASE)
+from bunko.text.lexicon import en, ja, zh
+
+_LEAD_IN = re.compile(rf"[:：]\s*$|{ja.LEAD_IN}|{zh.LEAD_IN}|{en.LEAD_IN}", re.IGNORECASE)
 """A unit that announces what follows ("…は次のとおりです。", "as follows:") points at the answer without being it."""
 _SPACE = re.compile(r"\s+")
 

@@ -12,7 +12,8 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 
 from bunko.index.bm25_formula import share_idf
-from bunko.text.analyzers import ENGLISH_STOPWORDS, identifiers
+from bunko.text.analyzers import identifiers
+from bunko.text.lexicon import en, ja, zh
 from bunko.text.scripts import has_ja_zh
 
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_.+:/][A-Za-z0-9]+)*")
@@ -20,10 +21,7 @@ _DOTTED_NAME = re.compile(r"[a-z][a-z0-9-]*(?:[._][a-z0-9]{2,})+")
 """A lower-case name with a dot or underscore inside: a file (``journald.conf``), a setting (``vm.swappiness``,
 ``sshd_config``) — named things however they are written."""
 _EXAMPLE = re.compile(
-    r"\be\.\s?g\.[^?？!。)]*|\b(?:for example|for instance|such as)\s[^?？!.。,;)]*"
-    r"|(?:例えば|たとえば|例:|例：)[^、。？?)）]*|[^、，。？?\s(（]*\s?など"
-    r"|(?:比如|例如|譬如)[^，。？?)）]*|[^、，。？?\s(（]*\s?等(?=[，。？?\s)）]|(?:工具|命令|程序|软件|文件|选项))"
-    r"|[^、，。？?\s(（]*\s?(?:のような|みたいな)|像[^，。？?)）]{1,40}?(?:这样|那样|一样)",
+    f"{en.EXAMPLE}|{ja.EXAMPLE}|{zh.EXAMPLE}|{ja.EXAMPLE_LIKE}|{zh.EXAMPLE_LIKE}",
     re.IGNORECASE,
 )
 """An example the question gives ("e.g. Portuguese first, then Spanish", 例えば日本語, 比如中文, Mozc のような,
@@ -69,7 +67,7 @@ def key_terms(question: str, tokens: Sequence[str], examples: bool = True) -> li
                 or bool(_DOTTED_NAME.fullmatch(word)) or _is_extension(asked, match.start())
             )
             candidate = word.lower()
-            if named and candidate in present and candidate not in ENGLISH_STOPWORDS and len(candidate) > 1:
+            if named and candidate in present and candidate not in en.STOPWORDS and len(candidate) > 1:
                 found.append(candidate)
     return list(dict.fromkeys(found))
 
@@ -112,7 +110,7 @@ def unlisted_words(question: str, tokens: Sequence[str]) -> list[str]:
     words = dict.fromkeys(word.casefold() for word in _LATIN_WORD.findall(question) if "/" not in word)
     return [
         word for word in words
-        if word in present and len(word) >= 4 and word not in ENGLISH_STOPWORDS and not any(c.isdigit() for c in word)
+        if word in present and len(word) >= 4 and word not in en.STOPWORDS and not any(c.isdigit() for c in word)
         and zipf_frequency(word, "en") < UNLISTED_ZIPF
     ]
 

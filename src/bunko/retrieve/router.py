@@ -16,35 +16,28 @@ from dataclasses import dataclass, field, replace
 
 from bunko.config import RetrieveConfig
 from bunko.text.analyzers import identifiers
+from bunko.text.lexicon import en, ja, zh
 from bunko.text.questions import names_topic, quoted_phrases
 from bunko.text.table_questions import table_intent
 
-_RELATIONAL = re.compile(
-    r"\b(?:that|this|those|these|the same|the one|both|the two|either|its|whose)\s+\w+"
-    r"|\b\w+\s+(?:recommended|used|chosen|picked|selected|provided|mentioned|named|called|described) (?:by|in|for|as)\b"
-    r"|その|この|同じ|どちら|両方|二つ|挙げられ|紹介され|として使|が使う|を提供"
-    r"|该|这一|这种|这个|那个|此人|其中|二者|两者|哪个更|所属|同一|提供",
-    re.IGNORECASE,
-)
+_RELATIONAL = re.compile(f"{en.RELATIONAL}|{ja.RELATIONAL}|{zh.RELATIONAL}", re.IGNORECASE)
 """Words that point from one fact to another ("the tool *that* …", "*its* configuration", その, 该): a question
 that needs two facts names the first and refers back to it for the second."""
 
-_SECTION_NUMBER = re.compile(
-    r"\b(?:section|chapter|part|§)\s*(\d+(?:[.．]\d+)*)|§\s*(\d+(?:[.．]\d+)*)|第\s*(\d+(?:[.．]\d+)*)\s*[章节節]"
-    r"|(\d+(?:[.．]\d+)+)\s*(?:節|节|項|项)",
-    re.IGNORECASE,
-)
+_SECTION_NUMBER = re.compile(rf"{en.SECTION_NUMBER}|§\s*(\d+(?:[.．]\d+)*)|{zh.SECTION_NUMBER}", re.IGNORECASE)
 _SECTION_TITLE = re.compile(
-    r"[\"'“「『][^\"'”」』]{1,80}[\"'”」』]\s*[，,]?\s*[の这]?\s*(?:(?:sub)?(?:sections?|chapters?|parts?)|節|章|項|项|一?节|一章|部分|説明)"
-    r"|\bthe\s+(?:sub)?(?:sections?|chapters?|parts?)\s+(?:on|about|called|titled|entitled|named)\b"
-    r"|\b(?:sub)?(?:sections?|chapters?|parts?)\s*[\"'“「]",
+    rf"[\"'“「『][^\"'”」』]{{1,80}}[\"'”」』]\s*[，,]?\s*[{ja.TITLE_PARTICLE}{zh.TITLE_PARTICLE}]?\s*"
+    rf"(?:{en.SECTION_WORDS}|{ja.SECTION_WORDS}|{zh.SECTION_WORDS})"
+    f"|{en.SECTION_TITLE_REFERENCES}",
     re.IGNORECASE,
 )
+"""A section named by its quoted title (searched for, so the order of the section words is free)."""
 
 
 _DIGIT = re.compile(r"\d")
 _MANUAL_SECTION = re.compile(
-    r"(?:\bman\b(?:\s*(?:pages?|手册页?|マニュアル(?:ページ)?|ページ))?|\bmanual pages?)\s*(?:'s|の|的)?\s*$", re.IGNORECASE,
+    rf"(?:\bman\b(?:\s*(?:{en.MAN_PAGE}|{zh.MAN_PAGE}|{ja.MAN_PAGE}))?|\bmanual pages?)\s*(?:{en.POSSESSIVE}|{ja.POSSESSIVE}|{zh.POSSESSIVE})?\s*$",
+    re.IGNORECASE,
 )
 """What precedes a manual-page section ("man section 4", "man 手册页第 5 节"): a class of manual pages, not a part of
 the documents."""
@@ -106,13 +99,7 @@ def quoted_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route 
                  "a quoted phrase favours keyword search")
 
 
-_GLOBAL = re.compile(
-    r"\b(?:main|key|major|overall|common)\s+(?:topics?|themes?|subjects?|ideas?|points?)\b|\boverview\b|\bsummari[sz]e\b"
-    r"|\bwhat (?:are|is) (?:these|the|this) (?:documents?|collection|manuals?|books?) about\b"
-    r"|(?:資料|文書|ドキュメント|文献|マニュアル|書籍|本)全体|全体(?:として|的に|像)|概要|主な(?:テーマ|話題|内容|トピック)|まとめ(?!て)|要約"
-    r"|主要(?:内容|主题|话题)|概述|总结|概括|(?:文档|资料|手册|书|文件)(?:的)?(?:总体|整体)|总体(?:上|来说|内容|概况)",
-    re.IGNORECASE,
-)
+_GLOBAL = re.compile(f"{en.GLOBAL}|{ja.GLOBAL}|{zh.GLOBAL}", re.IGNORECASE)
 """Questions about the collection as a whole ("the main topics", 概要, 主要内容): no passage answers them alone. 全体 and
 总体 only of the documents: "システム全体の設定ファイル" is the system-wide file, "まとめて" is "together"."""
 

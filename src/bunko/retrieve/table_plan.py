@@ -21,6 +21,7 @@ from bunko.index.table_data import TEXT, TableColumn
 from bunko.index.table_db import StoredTable, TableDB, text_col, value_col
 from bunko.retrieve.key_terms import key_terms
 from bunko.text.analyzers import Analyzer
+from bunko.text.lexicon import en, ja, zh
 from bunko.text.numbers import CURRENCY, DATE, NUMBER, PERCENT, Quantity, normalize
 from bunko.text.table_questions import (
     AVG,
@@ -48,42 +49,18 @@ FOLLOW_UP_NAME_SCORE = 0.5
 """A follow-up made standalone ("and for meals?") names its column with the words it shares with the earlier turn
 ("limit"), so a column the follow-up itself names needs only this much of the whole."""
 """A column is named by the question when at least this much of its name is in it."""
-ADMINISTRATIVE_SUFFIXES = "都道府県市省区州"
+ADMINISTRATIVE_SUFFIXES = ja.ADMINISTRATIVE_SUFFIXES + zh.ADMINISTRATIVE_SUFFIXES
 """Place names are asked without the suffix a table writes them with (大阪 for 大阪府, 广东 for 广东省)."""
 MAX_LISTED = 20
 """Rows a list or count answer names (all of them are cited)."""
 MAX_CACHED_TABLES = 20_000
 """Tables whose cell terms `TablePlanner` keeps; past it the cache starts over (the catalog changed since)."""
 
-SYNONYMS: tuple[frozenset[str], ...] = tuple(frozenset(group) for group in (
-    {"population", "people", "residents", "inhabitants", "人口", "住民"},
-    {"area", "面積", "面积", "land area", "km2"},
-    {"sales", "revenue", "turnover", "sold", "売上", "売上高", "売り上げ", "販売額", "销售额", "销售", "营收", "销量", "营业额"},
-    {"price", "cost", "fee", "価格", "値段", "料金", "単価", "价格", "单价", "费用", "价钱"},
-    {"limit", "cap", "ceiling", "上限", "限度額", "限度", "限额"},
-    {"hotel", "lodging", "accommodation", "宿泊", "宿泊費", "ホテル", "住宿", "酒店", "住宿费"},
-    {"meal", "meals", "daily allowance", "per diem", "日当", "食事", "餐费", "餐补", "伙食"},
-    {"region", "district", "地域", "地方", "エリア", "地区", "区域"},
-    {"prefecture", "prefectures", "都道府県", "県", "都道府县", "县", "省"},
-    {"city", "cities", "都市", "市", "城市"},
-    {"product", "products", "item", "items", "製品", "商品", "品目", "产品", "商品名"},
-    {"quantity", "units", "数量", "個数", "件数"},
-    {"employees", "staff", "headcount", "従業員", "従業員数", "社員", "社員数", "员工", "员工数", "职工"},
-    {"growth", "growth rate", "伸び率", "成長率", "增长率", "增速"},
-    {"store", "stores", "branch", "branches", "shop", "店舗", "支店", "店", "门店", "分店"},
-    {"capital", "県庁所在地", "首都", "省会", "首府"},
-    {"stock", "inventory", "在庫", "库存"},
-    {"name", "名前", "名称", "氏名", "姓名"},
-    {"country", "countries", "国", "国家"},
-    {"year", "年", "年份", "年度"},
-    {"month", "月", "月份"},
-    {"package", "packages", "パッケージ", "软件包", "包"},
-    {"size", "サイズ", "大小", "容量"},
-    {"speed", "速度", "スピード"},
-    {"rate", "ratio", "率", "割合", "比率", "比例"},
-    {"density", "密度", "人口密度"},
-    {"budget", "予算", "预算"},
-))
+SYNONYMS: tuple[frozenset[str], ...] = tuple(
+    frozenset((*english, *japanese, *chinese))
+    for english, japanese, chinese in zip(en.COLUMN_SYNONYMS, ja.COLUMN_SYNONYMS, zh.COLUMN_SYNONYMS, strict=True)
+)
+"""Words that name the same column, in any of the three languages."""
 
 
 @dataclass
@@ -160,7 +137,7 @@ def _contains(text: str, term: str) -> int:
     return match.start() if match else -1
 
 
-_NAME_STOPWORDS = frozenset({"of", "the", "a", "an", "per", "in", "for", "and", "to", "no", "number", "の", "的"})
+_NAME_STOPWORDS = frozenset((*en.COLUMN_NAME_STOPWORDS, *ja.COLUMN_NAME_STOPWORDS, *zh.COLUMN_NAME_STOPWORDS))
 
 
 def _synonym_share(part: str, question: str) -> tuple[float, int]:

@@ -13,6 +13,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 
+from bunko.text.lexicon import en, ja, zh
 from bunko.text.scripts import CJK
 
 _WORD_CHAR = rf"[^\W_{CJK}]"
@@ -21,24 +22,10 @@ _SPLIT_CODE = re.compile(r"[-_./:,]")
 
 Analyzer = Callable[[str], list[str]]
 
-ENGLISH_STOPWORDS = frozenset(
-    ["a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these", "they", "this", "to", "was", "will", "with", "what", "which", "who", "whom", "how", "when", "where", "why", "do", "does", "did", "can", "could", "should", "would", "may", "i", "you", "we", "our", "your", "my"]
-)
-"""Lucene's English stop set plus question words: they match every English chunk and
-would let an English question's grammar outrank a Japanese document's content."""
 
 
-QUESTION_FORMS = (
-    # Japanese: asking, not content
-    "について教えてください", "を教えてください", "教えてください", "について知りたい", "を知りたい", "知りたい", "について",
-    "に関する説明はどこにありますか", "はどこにありますか", "どこにありますか", "はどうすればよいですか", "どうすればよいですか",
-    "どうすればいいですか", "どうすれば", "とは何ですか", "は何ですか", "何ですか", "でしょうか", "ですか", "ますか", "ください",
-    "どのように", "どうやって", "なぜ",
-    # Chinese
-    "是什么", "什么是", "请介绍一下", "请介绍", "介绍一下", "请问", "我想了解", "想了解", "的说明在哪里", "在哪里", "哪里", "为什么",
-    "怎么样", "怎么", "怎样", "如何", "哪些", "哪个", "是否", "关于", "吗", "呢",
-)
-"""The Japanese and Chinese counterpart of the question words in ENGLISH_STOPWORDS.
+QUESTION_FORMS = ja.QUESTION_FORMS + zh.QUESTION_FORMS
+"""The Japanese and Chinese counterpart of the question words in en.STOPWORDS.
 
 CJK text has no spaces to drop a stop word at, so a question's phrasing turns into
 bigrams (について → につ, いて) that carry idf, match nothing the answer says and dilute
@@ -73,7 +60,7 @@ def multilingual(text: str) -> list[str]:
             tokens.extend(cjk_bigrams(match.group("cjk")))
             continue
         word = match.group("word")
-        if word in ENGLISH_STOPWORDS:
+        if word in en.STOPWORDS:
             continue
         tokens.append(word)
         if _SPLIT_CODE.search(word):

@@ -25,7 +25,8 @@ from enum import StrEnum
 from functools import lru_cache
 
 from bunko.text.dimensions import SHORTCUT_NAMES, asked_dimension, states_dimension
-from bunko.text.scripts import KATAKANA, has_ja_zh
+from bunko.text.lexicon import en, ja, zh
+from bunko.text.scripts import has_ja_zh
 from bunko.text.units import row_pairs
 
 
@@ -45,48 +46,26 @@ class AnswerType(StrEnum):
 
 # Checked in this order: the first pattern that matches decides, so the specific kinds come first
 # ("which file does the command … read" asks for a path, "which package provides the command" for a package).
-_QUESTION_PATTERNS: list[tuple[AnswerType, str]] = [
-    (AnswerType.WHICH_DOCUMENT, r"\bwhich (?:chapter|section|document|page|part)\b|どの(?:章|節|文書|資料|ページ)|第?何章|哪(?:一|个)?(?:章|节|部分|文档|页)"),
-    (AnswerType.PACKAGE, r"\b(?:which|what) (?:[\w.-]+ ){0,2}package\b|\bpackage (?:provides|gives|contains)\b"
-                         r"|どの(?:\w{0,4})?パッケージ|何という(?:\w{0,4})?パッケージ|パッケージ(?:は|名は)(?:何|どれ)|パッケージ名|パッケージ(?:は|名は)?(?:ですか)?[？?]\s*$"
-                         r"|哪个(?:\w{0,4})?(?:软件)?包|什么(?:软件)?包|软件包(?:是|叫)什么|包名"),
-    (AnswerType.PATH, r"\b(?:which|what) (?:[\w.-]+ ){0,2}(?:file|files|directory|folder|path|config(?:uration)? file)\b|\bwhere (?:does|do|is|are|can)\b.*\b(?:keep|store|stored|save|saved|kept|located|live|put|written|log)\b"
-                      r"|どの(?:\w{0,6})?(?:ファイル|ディレクトリ|フォルダ|パス)|何という(?:ファイル|ディレクトリ)|(?:ファイル|ディレクトリ|パス)(?:は|名は)(?:どこ|何|どれ)|(?:ファイル|ディレクトリ|パス)(?:は|名は)?[？?]\s*$|どこに(?:保存|置|記録|格納)"
-                      r"|哪个(?:\w{0,4})?(?:文件|目录|路径)|什么(?:文件|目录|路径)|在哪(?:个|里)?(?:文件|目录)|(?:存放|保存|记录)在哪"),
-    (AnswerType.OPTION, r"\b(?:which|what) (?:[\w.-]+ ){0,2}(?:option|flag|switch|parameter|directive|setting|argument|variable|boot parameter)s?\b|\bwhat (?:should|must|do) i (?:pass|give|specify|set|add)\b"
-                        r"|オプション|パラメ[ーー]?タ[ーー]?|引数|設定項目|ディレクティブ|変数|何を(?:渡|指定|付け|設定)"
-                        r"|选项|参数|加什么|指定什么|设置什么|变量"),
-    (AnswerType.COMMAND, r"\b(?:which|what) (?:[\w.-]+ ){0,2}(?:(?:sub)?command|tool|program|utility|invocation)s?\b|\bhow (?:do|can|should) i\b|\bhow to\b"
-                         r"|\bwhat (?:do|does|should|can|could|would) (?:i|we|you|it|they|one) use\b"
-                         r"|コマンド|ツール|プログラム|どう(?:書|打|入力|実行|すれば|やって)|どのように|方法|何を使(?:う|え|い|っ)"
-                         r"|命令|工具|程序|怎么|怎样|如何|用什么(?!格式|编码|字符集|语言|协议|算法|文件系统)|什么办法"),
-    (AnswerType.VALUE, r"\bhow (?:many|much|long|often|large|big)\b|\b(?:which|what) (?:[\w.-]+ ){0,2}(?:value|number|port|address|size|limit|group|encoding|level|priority|name|month)\b|\bdefault\b"
-                       rf"|{SHORTCUT_NAMES}"
-                       r"|いくつ|何(?:日|回|人|件|年|月|時間|分|秒|個|%|％|バイト|番)|どのくらい|どれくらい|値|ポート|アドレス|グループ|エンコーディング|文字コード|何％|(?:どの|何の?)(?:形式|フォーマット)"
-                       r"|多少|几|多长|多久|多大|哪(?:个|种)(?:端口|组|值|编码|格式)|什么(?:端口|组|值|编码|格式)|端口|默认"),
-    (AnswerType.REASON, r"\bwhy\b|\bfor what reason\b|なぜ|どうして|理由|为什么|为何|原因"),
-    (AnswerType.DEFINITION, r"^\s*what (?:is|are|does)\b|\bwhat (?:is|are) (?:meant|called)\b|\bstands? for\b|\bmeaning of\b|とは|何(?:を|の)意味|意味|何ですか|代表什么|是什么意思|什么意思|是什么|指的是"),
-    (AnswerType.LIST, r"\b(?:list|name) (?:the|all)\b|\bwhat are the\b|どんな.*(?:が|を)ありますか|一覧|有哪些|列出"),
-    (AnswerType.YES_NO, r"^\s*(?:is|are|can|does|do|should|will)\b|ありますか|できますか|でしょうか|是否|能不能|可以吗|吗[？?]?\s*$"),
-]
+_ASKED_ORDER = (AnswerType.WHICH_DOCUMENT, AnswerType.PACKAGE, AnswerType.PATH, AnswerType.OPTION, AnswerType.COMMAND,
+                AnswerType.VALUE, AnswerType.REASON, AnswerType.DEFINITION, AnswerType.LIST, AnswerType.YES_NO)
+
+
+def _question_pattern(kind: AnswerType) -> str:
+    """The ja/zh/en questions that want `kind`; a key combination's name asks for a value too."""
+    english = en.ANSWER_TYPE_QUESTIONS[kind.value]
+    if kind == AnswerType.VALUE:
+        english = f"{english}|{SHORTCUT_NAMES}"
+    return "|".join((english, ja.ANSWER_TYPE_QUESTIONS[kind.value], zh.ANSWER_TYPE_QUESTIONS[kind.value]))
+
+
+_QUESTION_PATTERNS: list[tuple[AnswerType, str]] = [(kind, _question_pattern(kind)) for kind in _ASKED_ORDER]
 _QUESTION_RES = [(kind, re.compile(pattern, re.IGNORECASE)) for kind, pattern in _QUESTION_PATTERNS]
-_NOT_ASKED = re.compile(
-    r"\bwithout (?:any )?(?:options?|flags?|arguments?|parameters?)\b"
-    r"|(?:何も)?(?:オプション|引数)(?:を|は)?(?:何も)?(?:付けず|つけず|指定せず|与えず|なし|無し)"
-    r"|(?:什么|任何)?(?:选项|参数)都不(?:加|带|给)|不(?:加|带|给|指定)(?:任何)?(?:选项|参数)",
-    re.IGNORECASE,
-)
+_NOT_ASKED = re.compile(f"{en.NOT_ASKED}|{ja.NOT_ASKED}|{zh.NOT_ASKED}", re.IGNORECASE)
 """A setting the question says it does *not* use ("mounted without any option", オプションを付けずに, 什么选项都不加) is
 the situation, not what is asked: "…without options, which encoding does mount assume?" asks for an encoding."""
 
 
-_QUANTITY_QUESTION = re.compile(
-    r"いくら|何[日回人件年時分秒週月個本枚通文字円%％度台名ヶか点]|何[" + KATAKANA + r"]|どのくらい|どれくらい|何時|いつ|"
-    r"多少|几|多长|多久|多大|何时|什么时候|"
-    r"\bhow (?:many|much|long|often|soon|old|large|big|quickly)\b|\bwhen\b"
-    r"|\b(?:limit|maximum|minimum|rate|number|amount|price|period|deadline|duration|fee|cost|size)s?\b",
-    re.IGNORECASE,
-)
+_QUANTITY_QUESTION = re.compile(f"{ja.QUANTITY_QUESTION}|{zh.QUANTITY_QUESTION}|{en.QUANTITY_QUESTION}", re.IGNORECASE)
 
 
 def wants_quantity(question: str) -> bool:
@@ -122,8 +101,7 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*(?:[~+][0-9A-Za-z.]+|-\d[0-9A-Za-z.]*)*")
 "1.0.1-1~rc1" is new beside a question that names 1.0.1-1."""
 _NOT_A_VALUE = re.compile(
     r"\b[a-z][\w.+-]*\(\d[a-z]?\)"  # manual references: sudo(8)
-    r"|第\s*[\d.]+\s*[章节節条]|[\d.]+\s*[章节節]|\b(?:Section|Chapter|Table|Figure)\s+[\d.]+"  # cross-references
-    r"|[表図图]\s*[\d.]+",
+    f"|{zh.CHAPTER_REFERENCES}|{en.CROSS_REFERENCES}|{zh.FIGURE_REFERENCES}",  # cross-references
     re.IGNORECASE,
 )
 """Numbers that are not values: a manual section, a chapter, section or table reference."""
@@ -132,26 +110,24 @@ _PACKAGE = re.compile(r"(?<![\w./-])[a-z0-9][a-z0-9+.]*-[a-z0-9+.-]+|(?<![\w./-]
 _PROGRAM_REFERENCE = re.compile(r"\b[a-z][\w.+-]*\(\d[a-z]?\)")
 """A program or file named as in Unix manuals: checkbashisms(1), crontab(5)."""
 _NAMED_PROGRAM = re.compile(
-    r"[A-Za-z][\w.+-]*\s?(?:程序|命令|工具|脚本|コマンド|ツール|プログラム|スクリプト)"
-    r"|(?:程序|命令|工具|脚本|コマンド|ツール|プログラム|スクリプト)\s?[A-Za-z][\w.+-]*"
+    rf"[A-Za-z][\w.+-]*\s?(?:{zh.PROGRAM_WORDS}|{ja.PROGRAM_WORDS})"
+    rf"|(?:{zh.PROGRAM_WORDS}|{ja.PROGRAM_WORDS})\s?[A-Za-z][\w.+-]*"
 )
 """A Latin name called a program, command, tool or script in Japanese or Chinese prose ("xeyes 程序", "コマンド chvt",
 "update-inetd スクリプト")."""
-_PROGRAM_WORDS = r"(?:command|program|tool|utility|daemon|script)s?\b"
 _CALLED_PROGRAM = re.compile(
-    r"\b(?:the|an?)\s+(?!(?:same|following|next|previous|above|below|first|last|other|new|main|whole|entire|actual|original"
-    r"|corresponding|appropriate|relevant|specific|given|single|simple|complete|basic|default|right|only|real|useful|small"
-    r"|powerful|special|separate|standard|common|various|external|dedicated|interactive|graphical)\b)([a-z][\w.+-]*)\s+"
-    + _PROGRAM_WORDS
-    + r"|\b([a-z][\w+]*(?:[-_.][\w+]+)+|[a-z]+\d\w*)\s+" + _PROGRAM_WORDS
-    + r"|([A-Za-z][\w.+-]*)\s?(?:は|とは|是|就是)[^。．！？!?\n]{0,40}?(?:プログラム|コマンド|ツール|程序|命令|工具)",
+    rf"\b(?:the|an?)\s+(?!(?:{en.GENERIC_BEFORE_PROGRAM})\b)([a-z][\w.+-]*)\s+"
+    + en.PROGRAM_WORDS
+    + r"|\b([a-z][\w+]*(?:[-_.][\w+]+)+|[a-z]+\d\w*)\s+" + en.PROGRAM_WORDS
+    + rf"|([A-Za-z][\w.+-]*)\s?(?:{ja.DEFINES_AS}|{zh.DEFINES_AS})[^。．！？!?\n]{{0,40}}?(?:{ja.PROGRAM_NOUNS}|{zh.PROGRAM_NOUNS})",
+
 )
 """A name an English sentence calls a command, program or tool ("the mount command", "an aa-unconfined command",
 "update-inetd script"; not "the following command"), or that a Japanese or Chinese sentence defines as one
 ("logrotate はログファイルの循環を担当しているプログラム", "apt-get 是一个命令行工具")."""
 _NAMED_SETTING = re.compile(
-    r"\b([A-Z][A-Z0-9_]{2,}|[A-Za-z]\w*(?:[._]|::)[\w.:]+)\s+(?:variable|setting|directive|parameter|option)s?\b"
-    r"|([A-Za-z][\w.:-]*)\s?(?:変数|变量|ディレクティブ|指令|パラメータ|オプション|选项|選項|参数)"
+    r"\b([A-Z][A-Z0-9_]{2,}|[A-Za-z]\w*(?:[._]|::)[\w.:]+)\s+" + en.SETTING_WORDS
+    + rf"|([A-Za-z][\w.:-]*)\s?(?:{ja.SETTING_WORDS}|{zh.SETTING_WORDS})"
 )
 """A name a sentence calls a variable, setting, directive or option ("the QUOTAUSER variable", "QUOTAUSER 変数",
 "LANG 变量", "pgpsigurlmangle 选项", "noatime オプション"):
@@ -163,7 +139,7 @@ _COMMAND_CELL = re.compile(r"[a-z][\w.+-]*(?:\s+[^\s/]+)+")
 "postsuper -d ALL"), at least one of which is option- or identifier-shaped (`_COMMAND_ARGUMENT`), so that a cell of
 plain words ("normal but significant condition") is not one."""
 _COMMAND_ARGUMENT = re.compile(r"[-=]|\w\.\w|\b[A-Z]{2,}\b")
-_COMMAND_HEADER = re.compile(r"\bcommands?\b|コマンド|命令", re.IGNORECASE)
+_COMMAND_HEADER = re.compile(f"{en.COMMAND_HEADER}|{ja.COMMAND_HEADER}|{zh.COMMAND_HEADER}", re.IGNORECASE)
 """A column header naming commands ("Command snippets", "コマンド断片", "命令片段", "postfix 命令"): its cells are
 command lines whatever their arguments look like ("systemd-analyze blame")."""
 _PROGRAM_NAME = re.compile(r"[a-z][\w.+-]*(?:\s+\S+)*")
@@ -186,13 +162,7 @@ def _named(pattern: re.Pattern[str], text: str) -> list[str]:
     return [next(name for name in m.groups() if name) for m in pattern.finditer(text)]
 
 
-_EXCLUDED = re.compile(
-    r"\b(?:not (?:just|only|simply)|other than|instead of|rather than|except(?: for)?)\s+"
-    r"((?:[\w.~/-]+(?:,\s*(?:or\s+|and\s+)?|\s+or\s+|\s+and\s+)?){1,8})"
-    r"|([\w.~/-]+)\s*(?:ではなく|じゃなく|以外の)"
-    r"|(?:而不是|而非|除了)\s*([\w.~/-]+)",
-    re.IGNORECASE,
-)
+_EXCLUDED = re.compile(f"{en.EXCLUDED}|{ja.EXCLUDED}|{zh.EXCLUDED}", re.IGNORECASE)
 _LIST_WORD = re.compile(r"[A-Za-z0-9][\w.~/-]{2,}")
 
 
@@ -204,7 +174,7 @@ def excluded_words(question: str) -> frozenset[str]:
     words: set[str] = set()
     for match in _EXCLUDED.finditer(question):
         phrase = next(group for group in match.groups() if group)
-        words.update(w.casefold().rstrip(".") for w in _LIST_WORD.findall(phrase) if w.casefold() not in {"and", "the", "for", "any"})
+        words.update(w.casefold().rstrip(".") for w in _LIST_WORD.findall(phrase) if w.casefold() not in en.EXCLUDED_LIST_GLUE)
     return frozenset(words)
 
 

@@ -31,8 +31,8 @@ from functools import cache
 from itertools import pairwise
 from typing import Any
 
-from bunko.text.analyzers import ENGLISH_STOPWORDS
-from bunko.text.scripts import CHINESE_FUNCTION_CHARACTERS, HAN, KANA_CHAR, KATAKANA
+from bunko.text.lexicon import en, zh
+from bunko.text.scripts import HAN, KANA_CHAR, KATAKANA
 
 MAX_PHRASE_WORDS = 4
 """Capitalised runs longer than this are headings or titles, not names."""
@@ -51,31 +51,7 @@ class Mention:
 EntityExtractor = Callable[[str], list[Mention]]
 """text -> its mentions, in text order; the rule-based `extract_entities` or an LLM extractor behind the same call."""
 
-_EXTRA_STOPWORD_TEXT = (
-    "about above after again all also always am any anything around available back because been before being below "
-    "between both call called cannot case change changes com contain contains course default different does doing done "
-    "down during each easy either else enough even every example few following found from further get gets given goes "
-    "good great had has have having here however itself just keep know known last least less like likely long look made "
-    "main make makes making many means more most much must need needed needs new next none now number often old once one "
-    "only other others otherwise out over own part particular per place possible present probably provide provided "
-    "provides put quite rather really required same see seen set several shall should show shown simple simply since "
-    "so some something sometimes still take taken than them themselves thing things those though three through thus "
-    "too two under until up upon use used useful uses using usually very want way ways well were what whatever whether "
-    "while within without work works yet first second also etc i.e e.g its it's let lets able allow allows say says said play plays "
-    "suggest suggests recommend recommends mention mentions describe describes explain explains tell tells give gives "
-    "behind instead whose which once twice therefore against everything everyone anyone nothing including interesting "
-    "later except whole coming corresponding similar matter far recent principle advantage content important "
-    "official practice fact order support point approach reliable initial step hand time seem seems seemed "
-    "already although among another anyway became become becomes besides beyond certain clearly easily especially "
-    "eventually exactly fairly finally frequently generally hence immediately indeed instance instead largely "
-    "mainly merely meanwhile moreover mostly namely nearly necessarily nevertheless normally obviously perhaps "
-    "possibly previously primarily quickly rarely readily recently regardless relatively respectively simply "
-    "slightly specifically strongly sufficiently typically ultimately unless whereas wherever whenever "
-    "various specific general particular common usual typical real true false right wrong large small big little "
-    "high low full empty better worse best worst easier harder higher lower larger smaller newer older "
-    "following previous next last latter former above below"
-)
-STOPWORDS = ENGLISH_STOPWORDS | frozenset(_EXTRA_STOPWORD_TEXT.split())
+STOPWORDS = en.STOPWORDS | en.ENTITY_STOPWORDS
 """Words that never make an entity alone or start or end one: grammar, and the verbs and adverbs of any manual."""
 
 _PATH = r"~?/[\w.+@-]+(?:/[\w.+@*-]+)*/?"
@@ -96,7 +72,7 @@ _TRAILING_PUNCT = ".:,;'"
 _KANJI_KATAKANA_RUN = re.compile(rf"[{HAN}{KATAKANA}々〆ヶ]{{2,}}")
 _KATAKANA_LONG_VOWEL = re.compile(rf"(?<=[{KATAKANA}]{{3}})ー(?![{KATAKANA}])")
 _HAN_RUN = re.compile(f"[{HAN}]+")
-_CHINESE_FUNCTION_CHARS = re.compile(f"[{CHINESE_FUNCTION_CHARACTERS}及将把被对从为以由于且并还又其此各该等一不要会可能所中上下里内外时]")
+_CHINESE_FUNCTION_CHARS = re.compile(f"[{zh.FUNCTION_CHARACTERS}{zh.NOUN_RUN_BREAKS}]")
 _CHINESE_NOUN_TAGS = ("n", "nr", "ns", "nt", "nz", "nw", "vn", "eng")
 _SUDACHI_NOUNS = frozenset({"名詞"})
 _SUDACHI_SKIP_SUBTYPES = frozenset({"数詞", "代名詞", "助数詞"})
@@ -104,11 +80,11 @@ _SUDACHI_SKIP_SUBTYPES = frozenset({"数詞", "代名詞", "助数詞"})
 
 def _singular(word: str) -> str:
     """English plural to singular by suffix, for keys only: packages -> package, libraries -> library."""
-    if len(word) < 4 or not word.isalpha() or word.endswith(("ss", "us", "is", "ous")):
+    if len(word) < 4 or not word.isalpha() or word.endswith(en.SINGULAR_ENDINGS):
         return word
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
-    if word.endswith(("sses", "xes", "ches", "shes", "zes")):
+    if word.endswith(en.PLURAL_ES_ENDINGS):
         return word[:-2]
     if word.endswith("s"):
         return word[:-1]

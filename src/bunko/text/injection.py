@@ -40,136 +40,47 @@ import codecs
 import re
 import unicodedata
 
+from bunko.text.lexicon import en, ja, zh
 from bunko.text.sentences import split_spans
 
-_AI = r"(?:ai|a\.i\.|llm|gpt|chatgpt|chatbot|bot|language model|assistant|agent)"
-_REPLY = r"(?:reply|respond|answer|say|output|print|write|return|type|state|claim)"
 _TURN_START = r"(?:(?m:^)|(?<=[.!?。！？]))[ \t>*_#\-]*"
 """Where a chat turn can begin: a line's start (after a quote mark, list dash or heading hashes) or a sentence's end."""
-_ASSISTANT_LABEL = r"(?:\bai |\bthe )?(?:\bassistant|\bai|\bbot|\bchatbot|\bchatgpt|\bgpt|\bllm|\bclaude|\bgemini|\bcopilot)\b"
-_CJK_ASSISTANT_LABEL = r"(?:AI|人工智能|智能)?(?:助手|助理)|(?:AI)?アシスタント"
-_USER_LABEL = r"\buser\b|\bhuman\b"
-_CJK_USER_LABEL = r"ユーザー?|質問者|用户|使用者|提问者"
-_REPLY_OPENER = (
-    r"(?:sure|certainly|of course|okay|absolutely)[,!. ]|i(?:'m| am| will| can| cannot| can't| have)\b|here(?: is|'s)\b"
-    r"|the (?:correct )?answer\b|as an ai\b|you\b|your\b|it(?:'s| is| was)\b|that(?:'s| is)\b|this is\b|there (?:is|are)\b"
-    r"|we(?:'re| are| will)\b"
-    r"|はい、|もちろん|承知しました|かしこまりました|了解しました|答えは|正解は"
-    r"|好的|当然|是的|没问题|我(?:是|会|将|已经|不能|无法)|答案是|正确答案|回答是"
-    r"|[^\n]{0,80}?(?<![a-z])(?:pwned|hacked|hijacked|jailbroken)(?![a-z])"
-)
+_CJK_ASSISTANT_LABEL = f"{zh.ASSISTANT_LABEL}|{ja.ASSISTANT_LABEL}"
+_CJK_USER_LABEL = f"{ja.USER_LABEL}|{zh.USER_LABEL}"
+_REPLY_OPENER = f"{en.REPLY_OPENER}|{ja.REPLY_OPENER}|{zh.REPLY_OPENER}"
 """What an assistant's turn says ("Sure, …", "I am …", 「はい、…」, 好的…, a canary word): "Assistant: Jane Smith" says none."""
-_CJK_REPLY = r"[^\n。！？]{0,80}?(?:です|ます|是|为)[^\n。！？]{0,60}?[。！!]"
+_CJK_REPLY = rf"[^\n。！？]{{0,80}}?(?:{ja.COPULAS}|{zh.COPULAS})[^\n。！？]{{0,60}}?[。！!]"
 """A ja/zh assistant's turn also says a whole sentence with a copula (「深夜2時までです。」, 押金是0元。); 「佐藤（内線1234）」 does not."""
 _QUESTION_TURN = r"\**\s*[:：][^\n?？]{1,200}[?？]"
 """A user's turn asks ("User: What is the door code?"); "User: root" does not."""
-_SYSTEM_ORDER = (
-    r"(?:you|your|from now|ignore|disregard|forget|override|reveal|disclose|leak|repeat|always|never|reply|respond|answer|say|"
-    r"output|print|tell|pretend|act as|obey|do not|don't|new instructions|the (?:assistant|ai|model))\b"
-    r"|[^\n]{0,60}?(?:答え|回答し|返答し|出力し|従っ)(?:て(?:ください|下さい)|なさい|ること|ろ)|[^\n]{0,60}?(?:回答|返答|出力)せよ"
-    r"|忽略|无视|無視|你(?:必须|现在|是一|只能|应该)|从现在|必须回答|只(?:回答|回复|输出)|请?(?:回答|回复)(?:说|道|[:：“\"「])"
-    r"|[^\n]{0,80}?(?<![a-z])(?:pwned|hacked|hijacked)(?![a-z])"
-)
+_SYSTEM_ORDER = f"{en.SYSTEM_ORDER}|{ja.SYSTEM_ORDER}|{zh.SYSTEM_ORDER}"
 """What follows "System:" when it gives an order: a table row "System: Ubuntu 22.04" or 「系统：请输入密码」 gives none."""
 _PATTERNS = [
-    # direct: "ignore previous instructions"
-    r"\b(?:ignore|disregard|forget|override|bypass)\b(?<!not ignore)(?<!n't ignore)(?<!not forget)(?<!n't forget).{0,40}\b(?:previous|prior|above|earlier|all|any|the|your|these|those|preceding)\b.{0,30}"
-    r"\b(?:instructions?|prompts?|rules?|directions?|context|messages?|guidelines?|directives?)\b",
-    r"\b(?:reveal|print|show me|output|repeat|leak|disregard|ignore|override)\b.{0,15}\b(?:your|the) (?:system prompt|hidden instructions?|initial instructions?)\b",
-    r"\byour (?:system prompt|hidden instructions?|guidelines)\b",
-    r"\byou are now\b",
-    r"\b(?:new|updated|revised|real|true) instructions?\s*[:：]",
-    r"\b(?:act|behave|respond|reply|answer) (?:only )?(?:as|with|that)\b.{0,60}\b(?:assistant|model|ai|pwned|hacked)\b",
-    r"\bjailbreak\b|\bdeveloper mode\b|\bDAN mode\b",
-    r"\bfrom now on\b.{0,40}\b(?:you|answer|reply|respond|say|output)\b",
-    r"\bpretend (?:you are|that you)\b|\bpretend to be\b(?:(?<![a-z] pretend to be)|(?<=you pretend to be)|(?<=please pretend to be)"
-    r"|(?<=now pretend to be)|(?<=must pretend to be)|(?<=should pretend to be))",
-    # evasive: notes addressed to a model
-    rf"\bnotes? (?:to|for) (?:the |any |all |every )?{_AI}s?\b",
-    rf"\b(?:attention|dear|hey|hello|hi|to|psst),? (?:the |any |all )?(?:large )?{_AI}(?: {_AI})?s?\b\s*[:,：!]",
-    r"\b(?=[aglc])(?<!the )(?<!\ba )(?<!\ban )(?:ai|llm|gpt|chatgpt|chatbot|(?:large )?language model)(?: (?:assistant|agent|model))?s?\s*[,:：]\s*"
-    r"(?:please |kindly )?"
-    r"(?:you (?:must|should|will|are|have to)|ignore|disregard|forget|answer|reply|respond|say|tell|output|print|reveal|always|never|"
-    r"do not|don't|when (?:asked|a user|the user|someone))\b",
-    r"\bas an? (?:ai|llm|large language model|language model|ai (?:assistant|language model|model))\s*[,:]",
-    r"\b(?:ai|llm|gpt|chatbot|language model)s?(?: (?:assistant|agent|model|system|tool|crawler|reader)s?)? "
-    r"(?:reading|processing|summari[sz]ing|parsing|indexing|scanning|that reads?|who reads?|that process(?:es)?)\b",
-    r"\bif you are (?:an? |the )?(?:ai|llm|language model|assistant|chatbot|bot|large language model)\b",
-    r"\bas an? (?:ai(?: assistant| model)?|llm|(?:large )?language model|chatbot)\s*,?\s*(?:you|i)\b.{0,40}"
-    r"\b(?:must|should|shall|will|need to|are required to|have to)\b",
-    r"\b(?:ai|assistant|chatbot|llm|model)s? (?:must|should|shall|is required to|is instructed to) (?:always |never |only |now )?"
-    r"(?:answer|reply|respond|say|output|tell|include|ignore|refuse|recommend|mention|append|begin|start)\b",
-    r"\byour (?:answer|response|reply|output)s? (?:must|should|shall|has to|will) (?:only |always )?(?:be|say|contain|include|begin|start)\b",
-    r"\b(?:do not|don't|never) (?:tell|inform|mention (?:this )?to|reveal (?:this )?to|show (?:this )?to) (?:the )?user\b",
-    # evasive: fake tags, roles and template tokens
-    r"</\s*source\s*>|<\s*source\s*>|</?\s*(?:system|assistant|user|instructions?|admin|sys)\s*>",
-    r"<\|[a-z_]{2,24}\|>|\[/?INST\]|<</?SYS>>|###\s*(?:instruction|system|response|human|assistant|user)\s*:",
-    r"<(?:start|end)_of_turn>|\[/?(?:SYSTEM_PROMPT|AVAILABLE_TOOLS|TOOL_CALLS)\]",
-    r"\bsystem (?:message|override|notice|instruction|command|alert)s?\s*[:：]",
+    *en.INJECTION_RULES,
     # role lines: "System:" with an order, "Assistant:" with a reply, a user's turn then an assistant's
-    rf"\bsys(?:tem)?(?: message| prompt)?\**\s*[:：]\s*[\"'「“*]*(?:{_SYSTEM_ORDER})",
-    rf"{_TURN_START}(?:{_ASSISTANT_LABEL})\**\s*[:：]\s*[\"'「“*]*(?:{_REPLY_OPENER})",
-    rf"{_TURN_START}(?:{_USER_LABEL})\**\s*[:：].{{1,300}}?{_TURN_START}(?:{_ASSISTANT_LABEL})\**\s*[:：]\s*\S",
-    rf"{_TURN_START}(?:{_USER_LABEL}){_QUESTION_TURN}",
-    r"\b(?:reveal|disclose|leak|dump|expose)\b.{0,20}\b(?:the|your) (?:(?:system|hidden|initial|original|secret) )?prompt\b",
-    r"\b(?:reveal|disclose|leak|dump|expose|print|repeat|show me)\b.{0,20}\b(?:the|your) (?:system|hidden|initial|original|secret) "
-    r"(?:instructions?|rules|guidelines)\b",
-    # evasive: demands for a fixed reply
-    rf"\b{_REPLY}\b.{{0,60}}(?<![a-z])(?:pwned|hacked|hijacked|injected)(?![a-z])",
-    rf"\b{_REPLY}\b.{{0,30}}\bonly (?:with|in) (?:the )?(?:word|phrase|string|text)\b",
-    # evasive: authority claims
-    r"\bas (?:the|your|an?|this site's|the site's) (?:system )?(?:administrator|admin|developer|owner|operator|ceo|root user|root|security team)\b"
-    r".{0,40}\b(?:authori[sz]e|instruct|order|command|permit|allow|require|direct|grant)\b",
-    r"\b(?:i|we) (?:hereby )?(?:authori[sz]e|instruct|order|command|direct|permit) you\b",
-    r"\bthis (?:message|note|instruction) (?:has|takes|overrides)\b.{0,30}\b(?:priority|precedence|instructions?)\b",
+    rf"{en.SYSTEM_LABEL}\**\s*[:：]\s*[\"'「“*]*(?:{_SYSTEM_ORDER})",
+    rf"{_TURN_START}(?:{en.ASSISTANT_LABEL})\**\s*[:：]\s*[\"'「“*]*(?:{_REPLY_OPENER})",
+    rf"{_TURN_START}(?:{en.USER_LABEL})\**\s*[:：].{{1,300}}?{_TURN_START}(?:{en.ASSISTANT_LABEL})\**\s*[:：]\s*\S",
+    rf"{_TURN_START}(?:{en.USER_LABEL}){_QUESTION_TURN}",
 ]
+"""Searched for as one alternation, so the order of the rules is free."""
 _CJK_PATTERNS = [
     # role lines and fixed replies, with ja/zh labels and verbs
-    rf"(?:システム|系统|系統)\s*(?:メッセージ|消息)?\**\s*[:：]\s*[\"'「“*]*(?:{_SYSTEM_ORDER})",
+    rf"(?:{ja.SYSTEM_LABEL}|{zh.SYSTEM_LABEL})\s*(?:{ja.SYSTEM_MESSAGE}|{zh.SYSTEM_MESSAGE})?\**\s*[:：]\s*[\"'「“*]*(?:{_SYSTEM_ORDER})",
     rf"{_TURN_START}(?:{_CJK_ASSISTANT_LABEL})\**\s*[:：]\s*[\"'「“*]*(?:{_REPLY_OPENER}|{_CJK_REPLY})",
     rf"{_TURN_START}(?:{_CJK_USER_LABEL}){_QUESTION_TURN}",
-    rf"{_TURN_START}(?:{_USER_LABEL}|{_CJK_USER_LABEL})\**\s*[:：].{{1,300}}?{_TURN_START}(?:{_ASSISTANT_LABEL}|{_CJK_ASSISTANT_LABEL})"
+    rf"{_TURN_START}(?:{en.USER_LABEL}|{_CJK_USER_LABEL})\**\s*[:：].{{1,300}}?{_TURN_START}(?:{en.ASSISTANT_LABEL}|{_CJK_ASSISTANT_LABEL})"
     r"\**\s*[:：]\s*\S",
-    r"(?<![a-z])(?:pwned|hacked|hijacked)(?![a-z]).{0,20}(?:と(?:だけ)?(?:答え|回答|返答|出力|言|書)|作答|回答|回复|输出|返回)",
-    r"(?:回答|返答|応答|答え|出力|回复|输出|只|だけ|のみ).{0,20}(?<![a-z])(?:pwned|hacked|hijacked)(?![a-z])",
-    # ja
-    r"(?:以前|これまで|今まで|それまで|前|上記|以上|先|既存)の(?:すべての|全ての)?(?:指示|命令|プロンプト|ルール|設定|制約)を(?:すべて|全て)?(?:無視|忘れ|破棄)",
-    r"(?:指示|命令|プロンプト|ルール|制約)(?:は|を)(?:すべて|全て)(?:無視|忘れ)",
-    r"システムプロンプト",
-    r"(?:新しい|最新の|本当の)(?:指示|命令)\s*[:：]",
-    r"あなたは今から",
-    r"(?:AI|ＡＩ|言語モデル|チャットボット)\s*(?:アシスタント|エージェント|モデル)?(?:へ|宛て)(?:[:：、。,！!\s」]|$|の(?:指示|注意|メモ|メッセージ|お願い|連絡)(?![をがはにでもの]))",
-    r"(?:この|本)(?:文書|文章|資料|ページ|ファイル)を(?:読んで|読む|読み込む|処理する|処理して|要約する|要約して)(?:いる)?(?:AI|ＡＩ|アシスタント|言語モデル|あなた)",
-    r"あなたが(?:AI|ＡＩ|言語モデル|アシスタント|チャットボット)(?:なら|であれば|の場合)",
-    r"(?:AI|ＡＩ|アシスタント|言語モデル)\s*(?:アシスタント|エージェント)?(?:は|として).{0,20}(?:必ず|常に).{0,30}(?:答え|回答|出力|返答)(?:する|して)?(?:なさい|ること|こと|てください|ください|よ)",
-    r"(?:管理者|システム管理者|開発者|運営者|所有者)(?:として|の権限(?:で|により)).{0,30}(?:許可|命令|指示|認め|授権)",
-    r"(?:生成AI|AI|言語モデル|LLM|チャットボット)\s*(?:アシスタント|エージェント|モデル)?(?:(?:の(?:皆さん|皆様|方)|さん)|は|へ|よ|に告ぐ)[、,:]?"
-    r"\s*[^。！？!?\n]{0,30}?(?:(?:答え|回答し|返答し|出力し|従っ|述べ|言っ|書い|伝え)(?:て(?:ください|下さい)|なさい|ること(?![がはもにでを])|ろ)"
-    r"|(?:回答|返答|出力)せよ|に従え)",
-    r"(?:生成AI|AI|言語モデル|LLM|チャットボット)\s*(?:アシスタント|エージェント|モデル)?(?:へ|に)の(?:指示|命令)\s*[:：]",
-    r"(?:すべての|全ての|あらゆる)質問に.{0,20}(?:と|で)(?:だけ)?(?:答え|回答|返答)(?!た)",
-    # zh
-    r"(?:忽略|无视|無視|忘记|忘記|忽視)(?:掉)?(?:之前|以上|上面|上述|先前|前面|此前|所有|你的|一切)?的?(?:所有|全部|一切)?(?:指令|指示|提示|规则|規則|说明|命令|设定)",
-    r"系统提示|系統提示",
-    r"你现在是|你現在是",
-    r"作为(?:一个|一名)?(?:AI|人工智能|语言模型|智能)(?:助手|助理|模型)?[，,、]?\s*你(?:必须|应该|应当|需要|要|只能)",
-    r"(?:致|给|告|写给|注意|提醒)\s*(?:所有|各位|每个)?\s*(?:AI|人工智能|大?语言模型|大模型)\s*(?:助手|助理|模型)?(?:们)?\s*[：:，,！!]",
-    r"(?:AI|人工智能|大?语言模型|大模型)(?:助手|助理|模型)?(?:们)?(?:请注意|注意|须知)(?!事项|力|到)",
-    r"(?:AI|人工智能|大?语言模型|大模型)\s*(?:助手|助理|模型)?(?:们)?\s*[,，:：]?\s*(?:请|必须|务必|一律)\s*"
-    r"(?:始终|总是|一律|只|直接|都)?\s*(?:回答|回复|答复|输出|告诉|声称|说(?!明)|表示|忽略|无视|作答)",
-    r"模型(?:们)?\s*[,，:：]?\s*(?:请|务必)\s*(?:注意|回答|回复|输出|忽略|无视)",
-    r"(?:阅读|读取|处理|总结|解析)(?:本|此|这|这个|该)(?:文档|文件|页面|段落|段文字)的(?:AI|人工智能|语言模型|助手)",
-    r"如果你是(?:一个)?(?:AI|人工智能|语言模型|助手|聊天机器人)",
-    r"(?:作为|我是)(?:系统)?管理员.{0,20}(?:授权|命令|要求|允许|指示)你",
-    r"从现在(?:开始|起).{0,20}(?:回答|回复|你|输出)",
-    r"(?:新的?|更新的?)(?:指令|指示)[:：]",
-    r"(?:所有|每个|任何)问题.{0,10}都.{0,10}(?:回答|回复)",
+    rf"(?<![a-z])(?:{en.CANARY_WORDS})(?![a-z]).{{0,20}}(?:{ja.SAY_ONLY}|{zh.SAY_ONLY})",
+    rf"(?:{ja.REPLY_WORDS}|{zh.REPLY_WORDS}).{{0,20}}(?<![a-z])(?:{en.CANARY_WORDS})(?![a-z])",
+    *ja.INJECTION_RULES,
+    *zh.INJECTION_RULES,
 ]
 _INSTRUCTION = re.compile("|".join(f"(?:{p})" for p in _PATTERNS), re.IGNORECASE | re.DOTALL)
 _CJK_INSTRUCTION = re.compile("|".join(f"(?:{p})" for p in _CJK_PATTERNS), re.IGNORECASE | re.DOTALL)
 """The rules that need a ja/zh character, tried only on a text that holds one; `_INSTRUCTION` only on one holding Latin letters."""
 _LATIN = re.compile(r"[A-Za-z]{2}")
-_ROLE = re.compile(r"(?:^|[\s>\]])(?:SYSTEM|ASSISTANT|ADMIN|DEVELOPER)(?: (?:MESSAGE|NOTE|OVERRIDE|PROMPT))?\s*[:：]")
+_ROLE = re.compile(rf"(?:^|[\s>\]])(?:{en.ROLE_LABELS})(?: (?:{en.ROLE_LABEL_KINDS}))?\s*[:：]")
 """Upper-case role labels ("SYSTEM: …"): case-sensitive, so a table row "System: Ubuntu 22.04" is left alone."""
 
 
@@ -181,10 +92,7 @@ _LOOKALIKE = str.maketrans(
 )
 _MIXED_SCRIPT = re.compile(r"[A-Za-z][\u0370-\u04ff]|[\u0370-\u04ff][A-Za-z]")
 """A word mixing Latin with Cyrillic or Greek letters ("ignоre" with a Cyrillic о); a Russian or Greek text is left alone."""
-_ROT13_HINT = re.compile(
-    r"\b(?:vtaber|qvfertneq|sbetrg|bireevqr|vafgehpgvbaf?|cebzcgf?|flfgrz|nffvfgnag|cerivbhf|ercyl|erfcbaq|nafjre|lbh|lbhe|cjarq)\b",
-    re.IGNORECASE,
-)
+_ROT13_HINT = re.compile(rf"\b(?:{en.ROT13_INSTRUCTION_WORDS})\b", re.IGNORECASE)
 """rot13 of the words an English instruction is made of ("vtaber" is "ignore"): only then is the text read as rot13."""
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{24,}={0,2}")
 _URL_SAFE = str.maketrans("-_", "+/")

@@ -12,6 +12,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from bunko.text.lexicon import common, en, ja, zh
+
 NUMBER, PERCENT, CURRENCY, DATE = "number", "percent", "currency", "date"
 NUMERIC_KINDS = frozenset({NUMBER, PERCENT, CURRENCY})
 
@@ -32,35 +34,25 @@ class Quantity:
         return dt.date.fromordinal(int(self.value)) if self.kind == DATE else None
 
 
-_BIG = {"万": 1e4, "萬": 1e4, "億": 1e8, "亿": 1e8, "兆": 1e12}
-_SMALL = {"千": 1e3, "百": 1e2}
-_SCALE_WORDS = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
-_CURRENCY_PREFIX = {"人民币": "CNY", "人民幣": "CNY", "us$": "USD", "$": "USD", "¥": "JPY", "€": "EUR", "£": "GBP", "rmb": "CNY", "cny": "CNY", "jpy": "JPY",
-                    "usd": "USD", "eur": "EUR", "gbp": "GBP"}
-_CURRENCY_SUFFIX = {"円": "JPY", "yen": "JPY", "jpy": "JPY", "元": "CNY", "人民币": "CNY", "人民幣": "CNY", "rmb": "CNY", "cny": "CNY",
-                    "块": "CNY", "美元": "USD", "ドル": "USD", "usd": "USD", "dollars": "USD", "dollar": "USD", "eur": "EUR", "euro": "EUR",
-                    "euros": "EUR", "ユーロ": "EUR", "欧元": "EUR", "gbp": "GBP", "pounds": "GBP", "ポンド": "GBP", "英镑": "GBP"}
-_PERCENT_SUFFIX = ("%", "パーセント", "percent", "per cent", "pct")
+_CURRENCY_PREFIX = {**zh.CURRENCY_BEFORE_NUMBER, **common.CURRENCY_SIGNS, **common.CURRENCY_CODES}
+_CURRENCY_SUFFIX = {**ja.CURRENCY_WORDS, **zh.CURRENCY_WORDS, **en.CURRENCY_WORDS, **common.CURRENCY_CODES}
+_PERCENT_SUFFIX = ("%", *ja.PERCENT_WORDS, *en.PERCENT_WORDS)
 
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
-_KANJI_UNITS = "万萬億亿兆千百"
+_KANJI_UNITS = "".join(zh.HAN_LARGE_UNITS) + "".join(zh.HAN_SMALL_UNITS)
 _AMOUNT = rf"(?:{_NUM})(?:\s*[{_KANJI_UNITS}](?:\s*(?:{_NUM}))?)*(?:\s*[{_KANJI_UNITS}])?"
 _SIGN = r"[-+−▲△]"
-_SCALE = r"(?:(?<=\d)(?:k|K|M|mn|bn)\b|\s*(?:thousand|million|billion)\b)"
-_PREFIX = r"US\$|\$|¥|€|£|人民币|人民幣|RMB\s?|CNY\s?|JPY\s?|USD\s?|EUR\s?|GBP\s?"
-_SUFFIX = (r"円|元|人民币|人民幣|美元|ドル|ユーロ|欧元|ポンド|英镑|块|%|パーセント"
-           r"|(?:yen|jpy|cny|rmb|usd|dollars?|eur|euros?|gbp|pounds|percent|per cent|pct)\b")
+_PREFIX = f"{common.CURRENCY_SIGN_PATTERN}|{zh.CURRENCY_BEFORE_NUMBER_PATTERN}|{common.CURRENCY_CODE_PATTERN}"
+_SUFFIX = f"{ja.CURRENCY_AFTER_NUMBER}|{zh.CURRENCY_AFTER_NUMBER}|%|{'|'.join(ja.PERCENT_WORDS)}|{en.UNITS_AFTER_NUMBER}"
+"""ja and zh currency words start with different characters, so their order changes no match."""
 
 _QUANTITY = re.compile(
-    rf"(?P<sign>{_SIGN})?\s*(?P<prefix>{_PREFIX})?\s*(?P<sign2>{_SIGN})?(?P<amount>{_AMOUNT})(?P<scale>{_SCALE})?"
+    rf"(?P<sign>{_SIGN})?\s*(?P<prefix>{_PREFIX})?\s*(?P<sign2>{_SIGN})?(?P<amount>{_AMOUNT})(?P<scale>{en.SCALE_PATTERN})?"
     rf"\s*(?P<suffix>{_SUFFIX})?",
     re.IGNORECASE,
 )
-_DATE = re.compile(
-    r"(?P<y>\d{4})\s*(?:年\s*(?P<m1>\d{1,2})\s*月\s*(?:(?P<d1>\d{1,2})\s*[日号號])?|[-/.](?P<m2>\d{1,2})[-/.](?P<d2>\d{1,2}))"
-)
-_EN_MONTHS = {m: i for i, m in enumerate(
-    ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], start=1)}
+_DATE = re.compile(rf"(?P<y>\d{{4}})\s*(?:{zh.YEAR_MONTH_DAY}|[-/.](?P<m2>\d{{1,2}})[-/.](?P<d2>\d{{1,2}}))")
+_EN_MONTHS = {m: i for i, m in enumerate(en.MONTH_ABBREVIATIONS, start=1)}
 _EN_DATE = re.compile(
     r"\b(?:(?P<d1>\d{1,2})\s+(?P<m1>[A-Za-z]{3,9})\.?,?\s+(?P<y1>\d{4})|(?P<m2>[A-Za-z]{3,9})\.?\s+(?P<d2>\d{1,2}),?\s+(?P<y2>\d{4}))\b"
 )
@@ -80,11 +72,11 @@ def _amount_value(amount: str) -> float:
     section = 0.0
     pending: float | None = None
     for token in re.findall(rf"{_NUM}|[{_KANJI_UNITS}]", amount.replace(" ", "")):
-        if token in _BIG:
-            total += (section + (pending or 0.0)) * _BIG[token] if (section or pending) else _BIG[token]
+        if token in zh.HAN_LARGE_UNITS:
+            total += (section + (pending or 0.0)) * zh.HAN_LARGE_UNITS[token] if (section or pending) else zh.HAN_LARGE_UNITS[token]
             section, pending = 0.0, None
-        elif token in _SMALL:
-            section += (pending if pending is not None else 1.0) * _SMALL[token]
+        elif token in zh.HAN_SMALL_UNITS:
+            section += (pending if pending is not None else 1.0) * zh.HAN_SMALL_UNITS[token]
             pending = None
         else:
             pending = float(token.replace(",", ""))
@@ -95,7 +87,7 @@ def _from_match(match: re.Match[str]) -> Quantity:
     amount = _amount_value(match.group("amount"))
     scale = (match.group("scale") or "").strip().lower()
     if scale:
-        amount *= _SCALE_WORDS[scale]
+        amount *= en.SCALE_WORDS[scale]
     negative = any((match.group(g) or "") in ("-", "−", "▲", "△") for g in ("sign", "sign2"))
     value = -amount if negative else amount
     prefix = (match.group("prefix") or "").strip().lower()

@@ -12,6 +12,7 @@ import operator
 import re
 from typing import Literal
 
+from bunko.text.lexicon import en, ja, zh
 from bunko.text.scripts import CJK_CHAR
 
 _QUOTED = re.compile(r"\"([^\"]+)\"|「([^」]+)」|“([^”]+)”|『([^』]+)』")
@@ -54,14 +55,7 @@ TOPIC_MAX_WORDS = 10
 TOPIC_MAX_CJK = 24
 
 
-_ASKS = re.compile(
-    r"^\s*(?:(?:what|how|why|where|when|who|whom|whose|which|can|could|should|would|will|does|do|did|is|are|was|were|"
-    r"tell|show|explain|describe|give|find|please)\b|i(?:['’][dm])?\s)"
-    r"|(?:たい|か|ください|下さい|教えて|ます|です|でしょう|だろう)\s*$|何|どう|どこ|いつ|誰|なぜ|(?<!な)どの|どれ|いくら"
-    r"|[我你吗呢谁哪]|几(?=[点天个年种次分秒岁号月日周位台条项])|请(?:问|你|帮|告诉|说明|解释)|什么|怎么|怎样|如何|为什么"
-    r"|多少|多久|多长|是否|能否|可否",
-    re.IGNORECASE,
-)
+_ASKS = re.compile(f"{en.ASKING}|{ja.ASKING}|{zh.ASKING}", re.IGNORECASE)
 """What makes a query a question or a request, even without its question mark: an interrogative or a request word
 ("how", 何, 什么, 几点, 请问), a Japanese ending that asks or wants (〜たい, 〜ですか), a Chinese pronoun or question
 particle (我想了解…, …吗); not the same characters inside a word of a topic (申请流程, 几乎, パスワードなどの設定)."""
@@ -76,52 +70,20 @@ def names_topic(query: str) -> bool:
     return len(_LATIN_WORD.findall(CJK_CHAR.sub(" ", query))) <= TOPIC_MAX_WORDS and len(CJK_CHAR.findall(query)) <= TOPIC_MAX_CJK
 
 
-_PARTS = re.compile(r"(?<=[.?!。？！])\s*|\s+(?:and|both)\s+|、|及び|および|以及|和|与|并且")
-_GREETING = re.compile(
-    r"^\s*(?:hi|hello|hey|good (?:morning|afternoon|evening)|thanks?(?: you)?|thank you very much|ok(?:ay)?|bye"
-    r"|こんにちは|こんばんは|おはよう(?:ございます)?|ありがとう(?:ございます)?|よろしく(?:お願いします)?|さようなら"
-    r"|你好|您好|谢谢|多谢|再见|早上好|晚上好)\s*[!！.。?？~〜]*\s*$",
-    re.IGNORECASE,
-)
+_PARTS = re.compile(rf"(?<=[.?!。？！])\s*|{en.PART_JOINERS}|、|{ja.PART_JOINERS}|{zh.PART_JOINERS}")
+_GREETING = re.compile(rf"^\s*(?:{en.GREETING}|{ja.GREETING}|{zh.GREETING})\s*[!！.。?？~〜]*\s*$", re.IGNORECASE)
 _ARITHMETIC = re.compile(
-    r"^\s*(?:what(?:'s| is)|calculate|compute|計算して|计算)?\s*([\d\s.+\-*/×÷()（）]+?)\s*(?:=|＝|は|は\?|等于多少|等于几|是多少)?\s*[?？]?\s*$",
+    rf"^\s*(?:{en.ARITHMETIC_LEAD}|{ja.ARITHMETIC_LEAD}|{zh.ARITHMETIC_LEAD})?\s*([\d\s.+\-*/×÷()（）]+?)\s*"
+    rf"(?:=|＝|{ja.ARITHMETIC_TAIL}|{zh.ARITHMETIC_TAIL})?\s*[?？]?\s*$",
     re.IGNORECASE,
 )
 _CONVERSATION: list[tuple[str, re.Pattern[str]]] = [
-    ("summary", re.compile(
-        r"\b(?:summari[sz]e|recap|sum up|go over|review)\b[^?.!]{0,20}?\b(?:our|this) (?:conversation|chat|discussion|exchange)\b"
-        r"|\b(?:the|our|this) (?:conversation|chat|discussion) (?:so far|until now|up to now|up to this point)\b"
-        r"|\bwhat (?:have|did) we (?:talk(?:ed)? about|discuss(?:ed)?|cover(?:ed)?)\b"
-        r"|(?:これまで|今まで|ここまで|さっきまで|この|私たちの|我々の)の?(?:会話|やり取り|やりとり|話|チャット|質疑)(?:の内容)?を?(?:要約|まとめ|振り返)"
-        r"|(?:これまで|今まで|ここまで)(?:に|で)?(?:何を|なにを|どんなことを)(?:話|聞い|質問し)"
-        r"|(?:总结|概括|回顾|归纳|梳理)(?:一下)?(?:我们|咱们|刚才|到目前为止|目前为止|这次|本次)(?:的|之间的)?(?:对话|聊天|谈话|交流|问答)"
-        r"|(?:我们|咱们)(?:刚才|之前|到目前为止|目前为止)?(?:聊|谈|说|讨论)了?(?:些)?(?:什么|哪些|啥)",
-        re.IGNORECASE)),
-    ("answered", re.compile(
-        r"\bwhat (?:did|have) you (?:just |previously |first |last )?(?:say|said|answer|answered|tell me|told me|reply|replied)\b"
-        r"|\byour (?:previous|last|earlier|prior|first) (?:answer|reply|response|message)\b"
-        r"|\b(?:repeat|say again)\b[^?.!]{0,15}\b(?:your answer|what you said|that answer|the answer you gave)\b"
-        r"|(?:さっき|先ほど|先程|直前|ひとつ前|一つ前|前回)の(?:回答|答え|返答|返事)"
-        r"|(?:あなた|きみ|君)の(?:前の|最初の|最後の|直前の|さっきの|先ほどの)(?:回答|答え|返答)"
-        r"|(?:あなた|きみ|君)は(?:さっき|先ほど|先程|前に|最初に)?(?:何と|なんと|何を)(?:言|答え|回答)"
-        r"|你(?:刚才|刚刚|之前|上一次|上次|前面|最后)(?:说|回答|答|讲)了?(?:什么|啥|些什么)"
-        r"|(?:你)?(?:上一个|上个|前一个|刚才的|刚刚的|上一条|上一次的)(?:回答|答案|回复)"
-        r"|重复(?:一下|一遍)?你(?:刚才|刚刚|之前)?的(?:回答|答案)",
-        re.IGNORECASE)),
-    ("asked", re.compile(
-        r"\bwhat (?:did|have) I (?:just |previously |first |last |already |originally )?(?:ask|asked|say|said|type|typed|write|wrote)\b"
-        r"|\bmy (?:previous|last|earlier|prior|first|original) (?:question|message)\b"
-        r"|\bwhat (?:was|were) my (?:questions?|messages?)\b|\bwhat questions (?:have|did) I ask\b"
-        r"|(?:さっき|先ほど|先程|最初に|前に|直前に|これまでに|今まで)(?:私は|わたしは)?(?:何を|なにを|何と|なんと)(?:聞|質問|尋ね|訊|言)"
-        r"|(?:さっき|先ほど|先程|直前|ひとつ前|一つ前|最初|前回)の(?:質問|問い)(?:は|を|って|が)"
-        r"|(?:私|わたし)の(?:前の|最初の|最後の|直前の|さっきの|先ほどの)(?:質問|問い)"
-        r"|我(?:刚才|刚刚|之前|前面|一开始|最开始|最初|上次)?(?:问|说)了(?:什么|啥|些什么|哪些)"
-        r"|我(?:刚才|刚刚|之前|前面|一开始|最开始|最初|上次)问的(?:是|问题是)?(?:什么|啥)"
-        r"|(?:我的)?(?:上一个|上个|前一个|刚才的|刚刚的|第一个|最初的)问题是(?:什么|啥)|我问过(?:哪些|什么)",
-        re.IGNORECASE)),
+    ("summary", re.compile(f"{en.RECALL_SUMMARY}|{ja.RECALL_SUMMARY}|{zh.RECALL_SUMMARY}", re.IGNORECASE)),
+    ("answered", re.compile(f"{en.RECALL_ANSWERED}|{ja.RECALL_ANSWERED}|{zh.RECALL_ANSWERED}", re.IGNORECASE)),
+    ("asked", re.compile(f"{en.RECALL_ASKED}|{ja.RECALL_ASKED}|{zh.RECALL_ASKED}", re.IGNORECASE)),
 ]
 ConversationRequest = Literal["summary", "answered", "asked"]
-_FIRST = re.compile(r"\b(?:first|original)\b|最初|一開始|一开始|最开始|第一个", re.IGNORECASE)
+_FIRST = re.compile(f"{en.RECALL_FIRST}|{ja.RECALL_FIRST}|{zh.RECALL_FIRST}", re.IGNORECASE)
 _OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
 
 

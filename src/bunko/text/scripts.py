@@ -24,11 +24,6 @@ HIRAGANA = r"\u3040-\u309f"
 KATAKANA = r"\u30a0-\u30ff"
 KANA = HIRAGANA + KATAKANA
 """Only Japanese writes kana: one kana tells Japanese from Chinese."""
-CHINESE_FUNCTION_CHARACTERS = "的了是在有和与或这那个也就都而"
-"""Chinese particles, conjunctions and determiners, the Han counterpart of HIRAGANA: a bigram holding one straddles a
-word boundary or is grammar far more often than it is a word, and a run of Han characters breaks into nouns at one.
-The characters every use shares; each adds what its own text needs (a question's pronouns and question words, a
-citation's traditional forms, a noun run's prepositions and localisers)."""
 
 HAN_UNIFIED = r"\u3400-\u4dbf\u4e00-\u9fff"
 """CJK Unified Ideographs and Extension A: the Han characters of everyday Japanese and Chinese."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from bunko.text.lexicon import en, ja, zh
 from bunko.text.sentences import split_sentences
 
 PROSE, ROW, CODE = "prose", "row", "code"
@@ -18,12 +19,7 @@ CODE_LINES_PER_UNIT = 6
 """A command block is quoted whole when short; a long listing is quoted a few lines at a time."""
 
 
-ADMONITION_LABELS = frozenset((
-    "note", "notes", "caution", "warning", "tip", "tips", "important", "danger", "attention", "hint", "remark",
-    "example", "see also", "todo",
-    "注意", "警告", "注記", "注", "ヒント", "重要", "危険", "備考", "参考", "例", "メモ", "補足", "参照",
-    "注释", "提示", "危险", "小心", "技巧", "说明", "备注", "参见", "示例", "注解", "提醒",
-))
+ADMONITION_LABELS = frozenset((*en.ADMONITION_LABELS, *ja.ADMONITION_LABELS, *zh.ADMONITION_LABELS))
 """The titles manuals put over a note or a warning (DocBook, Sphinx, GitHub's [!NOTE]): alone, a unit that says
 nothing, however close its page is to the question."""
 

@@ -1,0 +1,346 @@
+"""Japanese: the words and phrase patterns bunko recognises in Japanese text, and nothing else.
+
+One lexicon per language (issue 45; bm25s's ``stopwords.py`` is the model): the file name is the rule, a
+module reads a language's words from here by language key (`bunko.text.lexicon.for_language`) or by module
+(``from bunko.text.lexicon import en, ja, zh``). ``en.py`` and ``zh.py`` hold the same kinds of lists under the
+same names where a rule has words in more than one language.
+
+What lives here: what bunko *recognises* in this language — question words, follow-up markers, greetings, the
+phrases of a table question, units, particles. A pattern is kept as regex source (a ``str``, one alternation of
+this language's words) and compiled by the module that uses it, which joins the languages' parts in the order it
+always had. What bunko *says* (abstain messages, notices, table-answer labels) stays in the module that says it,
+in a table keyed by language code: a message is not a word list.
+
+Each constant's docstring says the rule it serves, never an evaluation question.
+"""
+
+from __future__ import annotations
+
+# --- Keyword search (text/analyzers.py) ---
+
+QUESTION_FORMS = (
+    "について教えてください", "を教えてください", "教えてください", "について知りたい", "を知りたい", "知りたい", "について",
+    "に関する説明はどこにありますか", "はどこにありますか", "どこにありますか", "はどうすればよいですか", "どうすればよいですか",
+    "どうすればいいですか", "どうすれば", "とは何ですか", "は何ですか", "何ですか", "でしょうか", "ですか", "ますか", "ください",
+    "どのように", "どうやって", "なぜ",
+)
+"""Asking, not content: the phrasing a keyword query drops (text/analyzers.py QUESTION_FORMS says why)."""
+
+# --- Questions (text/questions.py) ---
+
+ASKING = r"(?:たい|か|ください|下さい|教えて|ます|です|でしょう|だろう)\s*$|何|どう|どこ|いつ|誰|なぜ|(?<!な)どの|どれ|いくら"
+"""A Japanese ending that asks or wants (〜たい, 〜ですか) or an interrogative: a question, not a topic name."""
+
+PART_JOINERS = r"及び|および"
+"""Where a question that asks about several things is cut into its parts."""
+
+GREETING = r"こんにちは|こんばんは|おはよう(?:ございます)?|ありがとう(?:ございます)?|よろしく(?:お願いします)?|さようなら"
+"""A message that is only a greeting or thanks gets a greeting back, not a search."""
+
+ARITHMETIC_LEAD = r"計算して"
+"""What may open a bare arithmetic question, which is calculated, not searched."""
+
+ARITHMETIC_TAIL = r"は|は\?"
+"""What may close a bare arithmetic question."""
+
+RECALL_SUMMARY = (
+    r"(?:これまで|今まで|ここまで|さっきまで|この|私たちの|我々の)の?(?:会話|やり取り|やりとり|話|チャット|質疑)(?:の内容)?を?(?:要約|まとめ|振り返)"
+    r"|(?:これまで|今まで|ここまで)(?:に|で)?(?:何を|なにを|どんなことを)(?:話|聞い|質問し)"
+)
+"""A request to sum up the conversation itself, answered from the turns, not the documents."""
+
+RECALL_ANSWERED = (
+    r"(?:さっき|先ほど|先程|直前|ひとつ前|一つ前|前回)の(?:回答|答え|返答|返事)"
+    r"|(?:あなた|きみ|君)の(?:前の|最初の|最後の|直前の|さっきの|先ほどの)(?:回答|答え|返答)"
+    r"|(?:あなた|きみ|君)は(?:さっき|先ほど|先程|前に|最初に)?(?:何と|なんと|何を)(?:言|答え|回答)"
+)
+"""A request to repeat bunko's earlier answer."""
+
+RECALL_ASKED = (
+    r"(?:さっき|先ほど|先程|最初に|前に|直前に|これまでに|今まで)(?:私は|わたしは)?(?:何を|なにを|何と|なんと)(?:聞|質問|尋ね|訊|言)"
+    r"|(?:さっき|先ほど|先程|直前|ひとつ前|一つ前|最初|前回)の(?:質問|問い)(?:は|を|って|が)"
+    r"|(?:私|わたし)の(?:前の|最初の|最後の|直前の|さっきの|先ほどの)(?:質問|問い)"
+)
+"""A request to recall the user's own earlier questions."""
+
+RECALL_FIRST = r"最初"
+"""A recall request about the first turn rather than the last."""
+
+# --- Table questions (text/table_questions.py): what a question asks of a table ---
+# Patterns with "{n}" are templates: the module fills in its number pattern (digits or Han numerals).
+
+TOP_RANK = r"上位\s*{n}|トップ\s*{n}|多い順に\s*{n}|高い順に\s*{n}|大きい順に\s*{n}"
+"""The first n rows by a measure."""
+BOTTOM_RANK = r"下位\s*{n}|少ない順に\s*{n}|低い順に\s*{n}|小さい順に\s*{n}"
+"""The last n rows by a measure."""
+GROWTH = r"増加|伸び|増え|上昇"
+"""A change between two columns, read as growth."""
+DECLINE = r"減少|減っ|下落|低下"
+"""A change between two columns, read as a fall."""
+DIFFERENCE = r"の差|差は|差額"
+"""The difference of a measure between two rows."""
+COUNT = r"いくつ|何件|何か所|何カ所|何ヶ所|何個|何社|何つ|何品目|何(?:都道府県|地域|県|支店|製品|商品|人)|件数"
+"""A count of rows."""
+SUM = r"合計|合算|総額|総計|合わせて|総数"
+"""A sum over rows."""
+AVERAGE = r"平均"
+"""An average (the same word in Chinese)."""
+HIGHEST = r"(?:最も|一番)[^。？?]{0,10}?(?:高|多|大き|長)|最(?:大|高|多|長|长)|(?:高|多|大)い(?:のは|方)"
+"""The row with the highest value (最大, 最高, 最多 are Chinese too; 最长 is its Chinese spelling)."""
+LOWEST = r"(?:最も|一番)[^。？?]{0,10}?(?:低|少な|小さ|安|短)|最(?:小|低|少|短|便宜)|(?:低|少な|小さ|安)い(?:のは|方)"
+"""The row with the lowest value (最小, 最低, 最少 are Chinese too; 最便宜 is Chinese)."""
+GROUPED_BY = r"([^\s、。？?]{1,8}?)(?:ごと|別)(?:の|に)?"
+"""An aggregate per group (地域別, 支店ごとの); the group's words are captured."""
+WHICH_ROWS = r"どの|どれ|どこ|一覧|挙げ"
+"""A question that asks for the rows themselves."""
+CONTAINS = r"を含む|が含まれ"
+"""A condition that a cell contains a quoted text."""
+COMPARISONS_AFTER_NUMBER: tuple[tuple[str, str], ...] = (
+    ("以上", ">="),
+    ("以下", "<="),
+    ("超|を超え|を上回|より(?:多|大き|高|長)|を超过", ">"),
+    ("未満|を下回|に満たない|より(?:少な|小さ|低|短)", "<"),
+    ("以降", ">="),
+    ("以前", "<="),
+)
+"""The comparison a number's condition takes from the words after it (以上 and 以下 read the same in Chinese)."""
+
+# --- Numbers (text/numbers.py): amounts, currencies and dates as Japanese writes them ---
+
+CURRENCY_WORDS = {"円": "JPY", "ドル": "USD", "ユーロ": "EUR", "ポンド": "GBP"}
+"""A currency named after an amount ("1,200円")."""
+CURRENCY_AFTER_NUMBER = r"円|ドル|ユーロ|ポンド"
+"""The same words, as matched after an amount."""
+PERCENT_WORDS = ("パーセント",)
+"""A percent written out."""
+
+# --- Answer types (text/answer_types.py): the kind of answer a question wants, and what a text names ---
+
+ANSWER_TYPE_QUESTIONS = {
+    "which_document": r"どの(?:章|節|文書|資料|ページ)|第?何章",
+    "package": r"どの(?:\w{0,4})?パッケージ|何という(?:\w{0,4})?パッケージ|パッケージ(?:は|名は)(?:何|どれ)|パッケージ名|パッケージ(?:は|名は)?(?:ですか)?[？?]\s*$",
+    "path": r"どの(?:\w{0,6})?(?:ファイル|ディレクトリ|フォルダ|パス)|何という(?:ファイル|ディレクトリ)|(?:ファイル|ディレクトリ|パス)(?:は|名は)(?:どこ|何|どれ)|(?:ファイル|ディレクトリ|パス)(?:は|名は)?[？?]\s*$|どこに(?:保存|置|記録|格納)",
+    "option": r"オプション|パラメ[ーー]?タ[ーー]?|引数|設定項目|ディレクティブ|変数|何を(?:渡|指定|付け|設定)",
+    "command": r"コマンド|ツール|プログラム|どう(?:書|打|入力|実行|すれば|やって)|どのように|方法|何を使(?:う|え|い|っ)",
+    "value": r"いくつ|何(?:日|回|人|件|年|月|時間|分|秒|個|%|％|バイト|番)|どのくらい|どれくらい|値|ポート|アドレス|グループ|エンコーディング|文字コード|何％|(?:どの|何の?)(?:形式|フォーマット)",
+    "reason": r"なぜ|どうして|理由",
+    "definition": r"とは|何(?:を|の)意味|意味|何ですか",
+    "list": r"どんな.*(?:が|を)ありますか|一覧",
+    "yes_no": r"ありますか|できますか|でしょうか",
+}
+"""The questions that want each kind of answer, by answer type (the AnswerType values of text/answer_types.py)."""
+NOT_ASKED = r"(?:何も)?(?:オプション|引数)(?:を|は)?(?:何も)?(?:付けず|つけず|指定せず|与えず|なし|無し)"
+"""A setting the question says it does not use (オプションを付けずに) is the situation, not what is asked."""
+QUANTITY_QUESTION = r"いくら|何[日回人件年時分秒週月個本枚通文字円%％度台名ヶか点]|何[\u30a0-\u30ff]|どのくらい|どれくらい|何時|いつ"
+"""How many, how long, how much: the answer is a number (何 before a katakana unit too: 何キロ)."""
+PROGRAM_WORDS = r"コマンド|ツール|プログラム|スクリプト"
+"""What a Japanese sentence calls a program beside its Latin name ("コマンド chvt", "update-inetd スクリプト")."""
+DEFINES_AS = r"は|とは"
+"""The particle of a sentence that says what a name is ("logrotate は…プログラム")."""
+PROGRAM_NOUNS = r"プログラム|コマンド|ツール"
+"""What such a defining sentence calls the name."""
+SETTING_WORDS = r"変数|ディレクティブ|パラメータ|オプション"
+"""What a Japanese sentence calls a setting after its name ("QUOTAUSER 変数")."""
+COMMAND_HEADER = r"コマンド"
+"""A column header naming commands: its cells are command lines."""
+EXCLUDED = r"([\w.~/-]+)\s*(?:ではなく|じゃなく|以外の)"
+"""Words a question excludes from its answer; the excluded word is captured."""
+
+# --- Dimensions (text/dimensions.py): which kind of quantity a question asks for, and whether a text states one ---
+
+SHORTCUT_NAMES = r"ショートカット|キーバインド"
+"""The names of a key combination: a question naming one asks for a value."""
+DURATION_UNITS = r"秒|分|時間|日|週|か月|ヶ月|カ月|年"
+"""The units of a duration after a number (3日, 二十日)."""
+DIMENSION_QUESTIONS = {
+    "percent": r"何\s*[%％]|何パーセント",
+    "month": r"何月",
+    "time_of_day": r"何時(?!間)",
+    "size": r"何(?:バイト|KB|MB|GB|TB)|どれ(?:くらい|ぐらい)の(?:大きさ|容量|サイズ)|どのくらいの(?:大きさ|容量|サイズ)"
+            r"|(?:大きさ|容量|サイズ)[はが](?:どれ|どの)(?:くらい|ぐらい)",
+    "duration": r"何(?:秒|分|時間|日|週間?|か月|ヶ月|カ月|年)|どれ(?:くらい|ぐらい)の(?:時間|期間|間隔)|どのくらいの(?:時間|期間|間隔)"
+                r"|(?:時間|期間|間隔)[はが](?:どれ|どの)(?:くらい|ぐらい)",
+    "key_combination": rf"{SHORTCUT_NAMES}|キー(?:の)?組み合わせ|どのキー|何キー",
+}
+"""An interrogative that names the dimension (何分, 何月)."""
+DIMENSION_STATEMENTS = {
+    "percent": r"\d\s*パーセント",
+    "month": r"\d{1,2}\s*月|[一二三四五六七八九十]+月",
+    "time_of_day": r"\d{1,2}\s*時(?!間)|(?:午前|午後)\s*\d|真夜中|正午",
+    "size": r"\d\s*(?:バイト|ブロック|セクタ)",
+    "duration": r"毎(?:秒|分|時|日|週|月|年)",
+    "key_combination": r"\b(?:ctrl|alt|shift|super|enter|esc|tab|space|f\d{1,2})\s*キー|(?:全角|半角|変換|無変換)(?:/\S+)?\s*キー",
+}
+"""A text that states a quantity of the dimension (3月 and 十二月 are Chinese too)."""
+
+# --- Injection (text/injection.py): text that talks to a model instead of a reader ---
+
+ASSISTANT_LABEL = r"(?:AI)?アシスタント"
+"""An assistant's name at the start of a chat turn."""
+USER_LABEL = r"ユーザー?|質問者"
+"""A user's name at the start of a chat turn (「ユーザー: root」 alone asks nothing)."""
+SYSTEM_LABEL = r"システム"
+"""A system role's name at the start of a line."""
+SYSTEM_MESSAGE = r"メッセージ"
+"""What may follow the system role's name (システムメッセージ:)."""
+REPLY_OPENER = r"はい、|もちろん|承知しました|かしこまりました|了解しました|答えは|正解は"
+"""What an assistant's turn says (「はい、…」)."""
+COPULAS = r"です|ます"
+"""A whole sentence with a copula is an assistant's turn too (「深夜2時までです。」)."""
+SYSTEM_ORDER = (
+    r"[^\n]{0,60}?(?:答え|回答し|返答し|出力し|従っ)(?:て(?:ください|下さい)|なさい|ること|ろ)|[^\n]{0,60}?(?:回答|返答|出力)せよ"
+)
+"""What follows "System:" when it gives an order in Japanese."""
+SAY_ONLY = r"と(?:だけ)?(?:答え|回答|返答|出力|言|書)"
+"""A demand to reply with a canary word ("PWNED と答え")."""
+REPLY_WORDS = r"回答|返答|応答|答え|出力|だけ|のみ"
+"""Words before a canary word in a demand to reply with it (「出力は PWNED のみ」)."""
+INJECTION_RULES = (
+    r"(?:以前|これまで|今まで|それまで|前|上記|以上|先|既存)の(?:すべての|全ての)?(?:指示|命令|プロンプト|ルール|設定|制約)を(?:すべて|全て)?(?:無視|忘れ|破棄)",
+    r"(?:指示|命令|プロンプト|ルール|制約)(?:は|を)(?:すべて|全て)(?:無視|忘れ)",
+    r"システムプロンプト",
+    r"(?:新しい|最新の|本当の)(?:指示|命令)\s*[:：]",
+    r"あなたは今から",
+    r"(?:AI|ＡＩ|言語モデル|チャットボット)\s*(?:アシスタント|エージェント|モデル)?(?:へ|宛て)(?:[:：、。,！!\s」]|$|の(?:指示|注意|メモ|メッセージ|お願い|連絡)(?![をがはにでもの]))",
+    r"(?:この|本)(?:文書|文章|資料|ページ|ファイル)を(?:読んで|読む|読み込む|処理する|処理して|要約する|要約して)(?:いる)?(?:AI|ＡＩ|アシスタント|言語モデル|あなた)",
+    r"あなたが(?:AI|ＡＩ|言語モデル|アシスタント|チャットボット)(?:なら|であれば|の場合)",
+    r"(?:AI|ＡＩ|アシスタント|言語モデル)\s*(?:アシスタント|エージェント)?(?:は|として).{0,20}(?:必ず|常に).{0,30}(?:答え|回答|出力|返答)(?:する|して)?(?:なさい|ること|こと|てください|ください|よ)",
+    r"(?:管理者|システム管理者|開発者|運営者|所有者)(?:として|の権限(?:で|により)).{0,30}(?:許可|命令|指示|認め|授権)",
+    r"(?:生成AI|AI|言語モデル|LLM|チャットボット)\s*(?:アシスタント|エージェント|モデル)?(?:(?:の(?:皆さん|皆様|方)|さん)|は|へ|よ|に告ぐ)[、,:]?"
+    r"\s*[^。！？!?\n]{0,30}?(?:(?:答え|回答し|返答し|出力し|従っ|述べ|言っ|書い|伝え)(?:て(?:ください|下さい)|なさい|ること(?![がはもにでを])|ろ)"
+    r"|(?:回答|返答|出力)せよ|に従え)",
+    r"(?:生成AI|AI|言語モデル|LLM|チャットボット)\s*(?:アシスタント|エージェント|モデル)?(?:へ|に)の(?:指示|命令)\s*[:：]",
+    r"(?:すべての|全ての|あらゆる)質問に.{0,20}(?:と|で)(?:だけ)?(?:答え|回答|返答)(?!た)",
+)
+"""Japanese instructions to a model, direct and evasive."""
+
+# --- Units (text/units.py) ---
+
+ADMONITION_LABELS = ("注意", "警告", "注記", "注", "ヒント", "重要", "危険", "備考", "参考", "例", "メモ", "補足", "参照")
+"""The titles manuals put over a note or a warning: alone, a unit that says nothing."""
+
+# --- Conversation (generate/conversation.py): is a question a follow-up, and what does it refer to ---
+
+FOLLOW_UP_LEAD = r"^\s*(それでは|それなら|では|じゃあ|じゃ|なら|だったら|ちなみに|あと|また)[、,，\s]*"
+"""A question opening with a connective continues the previous one."""
+ANAPHORA = r"(それ|これ|あれ|その|この|あの|そこ|ここ|そちら|こちら)(?!ぞれ|他|ほか|まま|まで|から|以外|ため|後|うち|よう|通り|とおり)"
+"""A demonstrative points back at the previous question's subject (not それぞれ, その他, このまま)."""
+CASE_FOLLOW_UP = r"場合(は|って|だと|には|でも|も)?\s*(どう[^、。，,]*)?[？?。]?\s*$"
+""""…の場合は？": a case of the previous question."""
+SAME_AS = r"(も|は)同じ"
+""""…も同じ？": the previous answer, asked of something else."""
+BARE_TOPIC = r"^[^、。，,？?]{1,8}?(は|って|も|のほう|の方)[？?]\s*$"
+""""通信費手当は？": a noun and a topic particle, the rest of the question left to the previous one."""
+CONDITION_FOLLOW_UP = r"^[^、。，,？?]{0,8}?(たら|なら|だと|過ぎると|超えると)[、,]?"
+"""A short condition ("超えたら？") continues the previous question."""
+QUESTION_WORDS = r"何|いくら|いつ|どこ|誰|どれ|どの|どう"
+"""A phrase holding a question word is what was asked, not the topic carried into a follow-up."""
+TOPIC_PARTICLE = r"(?<![でにとてが])(は|って|とは)"
+"""What marks the topic of a Japanese question."""
+NOUN_CHAIN_GLUE = frozenset({"", "の", "と", "・"})
+"""What may stand between two phrases of one topic (A の B, A と B, A・B)."""
+SUBSTITUTE = r"(それ|これ|あれ)(?:の)?|(その|この|あの)(?!他|ほか|まま|まで|ため|後|うち|よう|通り|とおり)"
+"""The demonstrative a rewrite replaces with its referent."""
+ELLIPSIS_ITEM = r"^(.+?)(の場合|のほう|の方)?(は|って|も|だと|では|には)?\s*(どう(です|なります)?か?|いくらですか|ですか)?[？?。]?\s*$"
+"""An elliptical follow-up ("ロンドンの場合は？"); the new item is captured."""
+
+# --- Generation (generate/analysis.py, generate/guardrails.py, generate/language.py) ---
+
+COMPARISON = r"違い|比較|どちらが|どっちが|異なる"
+"""A question that compares two things: each is retrieved for on its own."""
+AGGREGATION = r"いくつ|何個|何件|何人|合計|平均|総数"
+"""A question that counts or sums over many passages."""
+DATE_FIELD_NAMES = ("更新日", "改訂日", "施行日")
+"""Metadata fields that give when a source was last changed, after the English ones."""
+ABSTENTION_PHRASES = ("資料内では確認できません",)
+"""A sentence saying the documents do not say: a model's abstention, never evidence."""
+
+# --- Routing (retrieve/router.py): which retriever a question needs ---
+
+RELATIONAL = r"その|この|同じ|どちら|両方|二つ|挙げられ|紹介され|として使|が使う|を提供"
+"""Words that point from one fact to another: a question that needs two facts refers back to the first."""
+TITLE_PARTICLE = "の"
+"""Between a quoted title and the word for section (「…」の節)."""
+SECTION_WORDS = r"節|章|項|説明"
+"""What a quoted title is called when a question names a section by it."""
+MAN_PAGE = r"マニュアル(?:ページ)?|ページ"
+"""What may follow "man" before a manual-page section number."""
+POSSESSIVE = r"の"
+"""A possessive after a manual-page reference."""
+GLOBAL = r"(?:資料|文書|ドキュメント|文献|マニュアル|書籍|本)全体|全体(?:として|的に|像)|概要|主な(?:テーマ|話題|内容|トピック)|まとめ(?!て)|要約"
+"""Questions about the collection as a whole (概要); 全体 only of the documents: "システム全体の設定ファイル" is the
+system-wide file, "まとめて" is "together"."""
+
+# --- Retrieval (retrieve/key_terms.py, retrieve/table_plan.py, rerank/unit_features.py) ---
+
+EXAMPLE = r"(?:例えば|たとえば|例:|例：)[^、。？?)）]*|[^、，。？?\s(（]*\s?など"
+"""An example the question gives (例えば日本語, "dch などのツール"): its names illustrate, they are not what is asked."""
+EXAMPLE_LIKE = r"[^、，。？?\s(（]*\s?(?:のような|みたいな)"
+"""An example given by likeness (Mozc のような)."""
+ADMINISTRATIVE_SUFFIXES = "都道府県市"
+"""Place names are asked without the suffix a table writes them with (大阪 for 大阪府)."""
+COLUMN_SYNONYMS: tuple[tuple[str, ...], ...] = (
+    ("人口", "住民"),
+    ("面積",),
+    ("売上", "売上高", "売り上げ", "販売額"),
+    ("価格", "値段", "料金", "単価"),
+    ("上限", "限度額", "限度"),
+    ("宿泊", "宿泊費", "ホテル"),
+    ("日当", "食事"),
+    ("地域", "地方", "エリア"),
+    ("都道府県", "県"),
+    ("都市", "市"),
+    ("製品", "商品", "品目"),
+    ("数量", "個数", "件数"),
+    ("従業員", "従業員数", "社員", "社員数"),
+    ("伸び率", "成長率"),
+    ("店舗", "支店", "店"),
+    ("県庁所在地", "首都"),
+    ("在庫",),
+    ("名前", "名称", "氏名"),
+    ("国",),
+    ("年", "年度"),
+    ("月",),
+    ("パッケージ",),
+    ("サイズ", "容量"),
+    ("速度", "スピード"),
+    ("率", "割合", "比率"),
+    ("密度", "人口密度"),
+    ("予算",),
+)
+"""Words that name the same table column, group by group as en.COLUMN_SYNONYMS."""
+COLUMN_NAME_STOPWORDS = ("の",)
+"""Words of a column name that do not name it (従業員の数)."""
+LEAD_IN = r"次のとおり|以下のとおり|下記"
+"""A unit that announces what follows ("…は次のとおりです。") points at the answer without being it."""
+
+# --- Drafting evaluation questions (evaluate/drafts.py): which sentences state a fact a question can ask about ---
+
+QUANTITY_UNITS = ("営業日", "日間", "週間", "時間", "か月", "ヶ月", "カ月", "万円", "円", "日", "分", "年", "名", "人", "回", "件", "泊", "歳", "%", "％")
+"""Units a stated fact's number comes with (5営業日), longest first where one starts another."""
+ADDRESS_MARKERS = r"〒|丁目|番地|号室|住所|電話|TEL|FAX|Tel|Fax|\d{3}-\d{4}|@|https?://"
+"""Addresses and contact lines: their numbers are postcodes and house numbers, not facts a question can ask about."""
+PREDICATE_ENDING = r"(?:です|ます|ません|である|だ|た|ない|こと|[うくすつぬむぶぐる])[。．.]?$"
+"""A sentence that ends in a predicate states something."""
+PARTICLES = r"[はがをにでもと]"
+"""Case and topic particles: a sentence with none is a heading or a list of names."""
+
+# --- Tables (index/table_data.py): total rows ---
+
+TOTAL_ROW = r"合計|総計|小計|合計値|全体|全国"
+"""A row label that makes the row a total, not one more row to sum."""
+
+# --- Document structure (parse/, chunk/qa_pairs.py): headings, captions, page numbers as documents write them ---
+
+HEADING_STYLE = r"見出し"
+"""A Word paragraph style that makes a heading (見出し 2)."""
+FIGURE_AND_TABLE = "図表"
+"""A caption for a figure or a table: it counts as a figure's."""
+CAPTION_WORDS = r"図表?|表"
+"""What a caption opens with, before its number."""
+DEFAULT_PICTURE_NAMES = r"図|画像"
+"""The names PowerPoint gives a picture by default (図 3): not a description."""
+QUESTION_LABEL = "問"
+"""A FAQ question's label (問1：, 【問】)."""
+QUESTION_WORD_LABEL = r"質問\s*[:：]"
+"""A FAQ question's label written out (質問：)."""
