@@ -31,7 +31,7 @@ from bunko.generate.extractive import ExtractiveGenerator
 from bunko.generate.grade import grade_answer
 from bunko.generate.kind_classifier import KindClassifier
 from bunko.generate.retrieval_grade import RETRIEVAL_THRESHOLD, junction_pairs
-from bunko.generate.steps import analyse, check, compose, computed, direct_reply, judge, pose, retrieve, tabulate
+from bunko.generate.steps import analyse, check, compose, computed, direct_reply, judge, pose, retrieve, summarise, tabulate
 from bunko.generate.steps.state import Retrieved
 from bunko.generate.table_answer import TableAnswerer
 from bunko.llm.base import ChatModel
@@ -143,13 +143,20 @@ class Answerer:
         """`whole`'s evidence judged against one language's part of a question asked in several (`language_parts`):
         an English passage is evidence for the English sentence, and the Japanese one beside it only dilutes its
         coverage. The key terms stay the whole question's, so a part cannot drop a name another part asked for."""
-        tokens = self.analyzer(query_text(part))
+        return self.judged_against(part, whole, whole.hits, filters, k, (whole.grade.key_terms, whole.grade.missing_key_terms))
+
+    def judged_against(
+        self, text: str, evidence: Retrieved, hits: list[Hit], filters: Mapping[str, Any] | None, k: int,
+        terms: tuple[list[str], list[str]],
+    ) -> Retrieved:
+        """`hits` of `evidence` graded as evidence for `text` (its own tokens, term weights and vector) in place of
+        the question that found them; `terms` are the key terms that stay required."""
+        tokens = self.analyzer(query_text(text))
         weights, unseen = read_term_weights(self.store, tokens)
-        result = replace(whole.result, query_tokens=tokens, term_weights=weights, unseen_idf=unseen)
-        vector = embed_queries(self.embedder, [part])[0]
-        terms = (whole.grade.key_terms, whole.grade.missing_key_terms)
-        return self.judged(part, result, vector, weights, whole.hits, whole.duplicates, whole.rerank_notes, filters, k,
-                           dict(whole.timings), terms)
+        result = replace(evidence.result, query_tokens=tokens, term_weights=weights, unseen_idf=unseen)
+        vector = embed_queries(self.embedder, [text])[0]
+        return self.judged(text, result, vector, weights, hits, evidence.duplicates, evidence.rerank_notes, filters, k,
+                           dict(evidence.timings), terms)
 
     def reranked(
         self, query: str, filters: Mapping[str, Any] | None, k: int, mode: str | None, judged_as: str | None,
@@ -237,7 +244,7 @@ class Answerer:
                 yield answer.text
             yield answer
             return
-        gathered = retrieve(self, state)
+        gathered = summarise(self, state, retrieve(self, state))
         sentences = tabulate(self, state, gathered)
         if sentences is not None:
             answer = yield from computed(self, state, gathered, sentences)

@@ -191,7 +191,7 @@ def document_rank_weights(route_weights: dict[str, float], config: RetrieveConfi
 
 
 DEFAULT_RULES: tuple[RouteRule, ...] = (
-    global_rule, section_rule, table_rule, relational_rule, identifier_rule, quoted_rule, topic_rule,
+    section_rule, global_rule, table_rule, relational_rule, identifier_rule, quoted_rule, topic_rule,
 )
 
 

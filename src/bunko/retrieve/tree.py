@@ -35,6 +35,9 @@ EVIDENCE_POOL = 30
 """Hybrid's best candidates whose documents' trees are read and whose ranks are the sections' evidence."""
 CONCENTRATION = 0.5
 """The descent goes into a subsection while it holds at least this share of its parent's evidence."""
+NAMED_SEARCH_DOCUMENTS = 300
+"""Up to this many documents, a section the question names is looked for in every document's tree, not only in the
+documents hybrid search reached."""
 TITLE_COVERAGE = 0.6
 """A section is named when the question holds at least this share of its title's tokens (and a naming cue)."""
 
@@ -60,10 +63,14 @@ class TreeRetriever:
             return hybrid
         evidence = {cid: 1.0 / (self.config.rrf_k + rank) for rank, cid in enumerate(pool, start=1)}
         named = self._named(query, trees, evidence)
+        if named is None and names_section(query.text):
+            named = self._named(query, self._collection_trees(trees), evidence)
         chosen = _descend(trees, evidence, self.config.tree_sections, _token_weights(query))
         lists: dict[str, list[tuple[str, float]]] = {}
         if named is not None:
-            lists[NAMED] = _section_list([named], evidence)
+            inside_named = _section_list([named], evidence)
+            listed = {cid for cid, _ in inside_named}
+            lists[NAMED] = inside_named + [(cid, score) for cid, score in _openings(named.children, k) if cid not in listed]
         lists[TREE] = _section_list(chosen, evidence)
         fused = fuse_onto(hybrid, lists, self.config.tree_weight, self.config.rrf_k)
         if named is not None:
@@ -79,6 +86,16 @@ class TreeRetriever:
         elif signals.list_signal(TREE) is not None:
             lines.append("tree: in a section the descent chose (most of its parent's evidence)")
         return lines
+
+    def _collection_trees(self, reached: Mapping[str, DocumentTree]) -> dict[str, DocumentTree]:
+        """Every document's tree, for a section the question names that no reached document holds ("what is chapter
+        8 about?" shares no word with chapter 8's text); none past NAMED_SEARCH_DOCUMENTS documents, whose trees would
+        cost more to build than the question is worth."""
+        doc_ids = self.trees.doc_ids()
+        if len(doc_ids) > NAMED_SEARCH_DOCUMENTS:
+            return {}
+        trees = {doc_id: reached.get(doc_id) or self.trees.tree(doc_id) for doc_id in doc_ids}
+        return {doc_id: tree for doc_id, tree in trees.items() if tree is not None}
 
     def _trees(self, chunk_ids: Sequence[str]) -> dict[str, DocumentTree]:
         """The trees of the documents the candidates come from, by document id."""
@@ -149,6 +166,12 @@ def _descend(
         for cid in node.all_chunk_ids():
             remaining.pop(cid, None)
     return chosen
+
+
+def _openings(sections: Sequence[SectionNode], k: int) -> list[tuple[str, float]]:
+    """The opening chunk of each of the first `k` sections: what a section is about, when nothing inside it matched
+    the question's words."""
+    return [(node.all_chunk_ids()[0], 0.0) for node in sections[:k] if node.all_chunk_ids()]
 
 
 def _section_list(sections: Sequence[SectionNode], evidence: Mapping[str, float]) -> list[tuple[str, float]]:

@@ -59,6 +59,12 @@ class DocumentTrees:
             doc_id = self._by_source.get(source)
         return self.tree(doc_id) if doc_id is not None else None
 
+    def doc_ids(self) -> list[str]:
+        """Every stored document's id."""
+        with self._lock:
+            self._refresh()
+            return sorted(self._documents)
+
     def sources(self) -> list[str]:
         with self._lock:
             self._refresh()

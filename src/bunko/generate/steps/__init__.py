@@ -8,6 +8,7 @@ Each is a function from the typed state the step before handed on to the next st
 | analyse | `analyse.analyse` | `AskState` → `AskState` with its `Analysis` |
 | direct reply | `direct.direct_reply` | `AskState` → `Answer`, or None to search |
 | retrieve | `retrieve.retrieve` | `AskState` → `Gathered` (the evidence, graded) |
+| summary | `summary.summarise` | `Gathered` → `Gathered` with an overview's central sentences, graded as evidence for its subject |
 | table | `table.tabulate`, `table.computed` | `Gathered` → sentences computed from a table, or None |
 | judge | `retrieve.judge` | `Gathered` → `Gathered` with the reason not to answer, if any |
 | compose | `compose.compose` | `Gathered` → `Composed` (what the generator wrote and the check kept) |
@@ -23,6 +24,7 @@ from bunko.generate.steps.compose import compose
 from bunko.generate.steps.condense import pose
 from bunko.generate.steps.direct import direct_reply
 from bunko.generate.steps.retrieve import judge, retrieve
+from bunko.generate.steps.summary import summarise
 from bunko.generate.steps.table import computed, tabulate
 
-__all__ = ["analyse", "check", "compose", "computed", "direct_reply", "judge", "pose", "retrieve", "tabulate"]
+__all__ = ["analyse", "check", "compose", "computed", "direct_reply", "judge", "pose", "retrieve", "summarise", "tabulate"]

@@ -14,7 +14,7 @@ from bunko.generate.steps.state import AskState, Composed, Gathered, Retrieved
 from bunko.generate.usage import token_usage
 from bunko.llm.base import LLMError, estimate_tokens
 from bunko.rerank.budget import fit_budget
-from bunko.schema import Hit
+from bunko.schema import AnswerSentence, Hit
 from bunko.text.languages import query_language
 from bunko.text.units import readable_row
 from bunko.trace import AgentStep, Generation, total_usage
@@ -35,7 +35,9 @@ def compose(answerer: Answerer, state: AskState, gathered: Gathered) -> Generato
     generation = Generation(answerer.generator_name)
     timer = time.perf_counter()
     if gathered.abstain_reason is None:
-        if answerer.generator_name == "extractive":
+        if gathered.summary is not None:
+            yield from pipeline.feed_checked(checked(answerer, gathered.summary, evidence.hits, state.language), state.stream)
+        elif answerer.generator_name == "extractive":
             yield from pipeline.feed_checked(extractive(answerer, state.question, evidence), state.stream)
         else:
             try:
@@ -60,13 +62,17 @@ def new_pipeline(answerer: Answerer, hits: list[Hit], language: str) -> Sentence
 def extractive(answerer: Answerer, question: str, evidence: Retrieved) -> list[CheckedSentence]:
     """The reader's quoted units, each checked against the chunk it quotes (rows made readable first)."""
     sentences = answerer.extractive.answer(question, evidence.hits, evidence.scored)
-    index = {h.chunk.chunk_id: i + 1 for i, h in enumerate(evidence.hits)}
-    language = query_language(question)
+    return checked(answerer, sentences, evidence.hits, query_language(question))
+
+
+def checked(answerer: Answerer, sentences: list[AnswerSentence], hits: list[Hit], language: str) -> list[CheckedSentence]:
+    """Quoted sentences checked against the chunks they cite, keeping each citation's quote."""
+    index = {h.chunk.chunk_id: i + 1 for i, h in enumerate(hits)}
     pairs = [(readable_row(s.text, language), [index[c.chunk_id] for c in s.citations]) for s in sentences]
-    checked = answerer.checker.check_sentences(pairs, evidence.hits)
-    for item, sentence in zip(checked, sentences, strict=True):
+    verdicts = answerer.checker.check_sentences(pairs, hits)
+    for item, sentence in zip(verdicts, sentences, strict=True):
         item.quotes = {index[c.chunk_id]: c.quote for c in sentence.citations}
-    return checked
+    return verdicts
 
 
 def generate(

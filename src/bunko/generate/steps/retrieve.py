@@ -60,7 +60,7 @@ def judge(answerer: Answerer, state: AskState, gathered: Gathered) -> Gathered:
         state.stage_timings["llm_grade"] = time.perf_counter() - timer
         if graded.usage is not None:
             graded.usage = answerer.priced(graded.usage)
-        if graded.verdict == REWRITE and graded.query:
+        if graded.verdict == REWRITE and graded.query and gathered.summary is None:
             evidence = gathered.evidence = answerer.evidence(graded.query, filters, k, mode)
             abstain_reason = None if evidence.hits else "no_hits"
         elif graded.verdict == NOT_FOUND:
@@ -69,7 +69,7 @@ def judge(answerer: Answerer, state: AskState, gathered: Gathered) -> Gathered:
         abstain_reason = evidence.grade.reason
     if abstain_reason is None and not evidence.grade.sufficient:
         abstain_reason = "low_confidence"
-    if abstain_reason == "low_confidence" and evidence is gathered.first:
+    if abstain_reason == "low_confidence" and evidence is gathered.first and gathered.summary is None:
         retried = second_search(answerer, state, evidence)
         if retried is not None:
             gathered.evidence, abstain_reason = retried, None

@@ -20,7 +20,7 @@ from bunko.generate.conversation import Turn
 from bunko.generate.sentence_pipeline import SentencePipeline
 from bunko.rerank.evidence import ScoredUnit
 from bunko.retrieve.searcher import SearchResult
-from bunko.schema import Hit
+from bunko.schema import AnswerSentence, Hit
 from bunko.text.injection import looks_like_instruction
 from bunko.trace import AgentStep, Condensed, Evidence, Generation, Grade, LLMGrade, TracedHit
 
@@ -103,6 +103,8 @@ class Gathered:
     """The evidence that decided: `first`, or a rewritten query's when its grade was kept."""
     abstain_reason: str | None = None
     llm_grade: LLMGrade | None = None
+    summary: list[AnswerSentence] | None = None
+    """For an overview question, the central sentences that answer it (`steps/summary.py`); None otherwise."""
 
     @property
     def rewritten(self) -> Retrieved | None:

@@ -32,6 +32,8 @@ score; row and column alone score about 1.8–2.6, the sheet adds 2)."""
 def tabulate(answerer: Answerer, state: AskState, gathered: Gathered) -> list[AnswerSentence] | None:
     """The sentences computed from a table, or None to answer from the passages: an aggregate when the router chose
     the table route, else (for the extractive generator; a model reads the row from the passages itself) a lookup."""
+    if gathered.summary is not None:
+        return None
     computed = aggregate(answerer, state, gathered)
     if computed is None and answerer.generator_name == "extractive":
         computed = lookup(answerer, state, gathered)
