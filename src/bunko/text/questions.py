@@ -135,15 +135,7 @@ def _evaluate(node: ast.AST) -> float:
     raise ValueError("not arithmetic")
 
 
-_OVERVIEW = re.compile(
-    r"\bwhat\s+(?:is|are|was)\s+.{1,80}?\babout\s*\??\s*$|\bwhat\s+does\s+.{1,80}?\b(?:cover|discuss|describe|explain)\s*\??\s*$"
-    r"|\bsummar(?:y|i[sz]e)\b|\boverview\b|\bmain\s+(?:topics?|points?|themes?|ideas?)\b|\bin\s+(?:brief|short)\b"
-    r"|何について|どんな(?:内容|こと)|概要|要約|要点|まとめ(?!て)|主な(?:テーマ|話題|内容|トピック)"
-    r"|讲(?:了|的是)?什么|介绍了?什么|关于什么|主要(?:内容|讲|介绍|主题|话题)|概述|概括|总结|摘要|大意",
-    re.IGNORECASE,
-)
-"""An overview asked for: what a section or the documents are about, a summary, the main topics. Such a question is
-answered by what its subject says most centrally, not by the one sentence closest to its words."""
+_OVERVIEW = re.compile(f"{en.OVERVIEW}|{ja.OVERVIEW}|{zh.OVERVIEW}", re.IGNORECASE)
 
 
 def asks_for_overview(question: str) -> bool:

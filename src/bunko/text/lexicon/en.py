@@ -501,3 +501,10 @@ SINGULAR_ENDINGS = ("ss", "us", "is", "ous")
 """Endings of an English word that is singular though it ends in s (class, status, analysis, various)."""
 PLURAL_ES_ENDINGS = ("sses", "xes", "ches", "shes", "zes")
 """Plural endings that drop "es", not just "s" (classes, boxes, patches)."""
+
+OVERVIEW = (
+    r"\bwhat\s+(?:is|are|was)\s+.{1,80}?\babout\s*\??\s*$|\bwhat\s+does\s+.{1,80}?\b(?:cover|discuss|describe|explain)\s*\??\s*$"
+    r"|\bsummar(?:y|i[sz]e)\b|\boverview\b|\bmain\s+(?:topics?|points?|themes?|ideas?)\b|\bin\s+(?:brief|short)\b"
+)
+"""An overview asked for: what a section or the documents are about, a summary, the main topics. Such a question is
+answered by what its subject says most centrally, not by the one sentence closest to its words."""

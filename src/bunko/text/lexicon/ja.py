@@ -344,3 +344,7 @@ QUESTION_LABEL = "問"
 """A FAQ question's label (問1：, 【問】)."""
 QUESTION_WORD_LABEL = r"質問\s*[:：]"
 """A FAQ question's label written out (質問：)."""
+
+OVERVIEW = r"何について|どんな(?:内容|こと)|概要|要約|要点|まとめ(?!て)|主な(?:テーマ|話題|内容|トピック)"
+"""An overview asked for: what a section or the documents are about, a summary, the main topics. Such a question is
+answered by what its subject says most centrally, not by the one sentence closest to its words."""

@@ -413,3 +413,7 @@ QUESTION_LABEL = "问"
 """A FAQ question's label (问1：, 【问】)."""
 QUESTION_WORD_LABEL = r"质问"
 """A FAQ question's label written out."""
+
+OVERVIEW = r"讲(?:了|的是)?什么|介绍了?什么|关于什么|主要(?:内容|讲|介绍|主题|话题)|概述|概括|总结|摘要|大意"
+"""An overview asked for: what a section or the documents are about, a summary, the main topics. Such a question is
+answered by what its subject says most centrally, not by the one sentence closest to its words."""
