@@ -74,6 +74,10 @@ def share(rows: list[dict[str, Any]], key: str = "correct") -> str:
     return f"{sum(r[key] for r in rows) / len(rows):.2f} ({sum(r[key] for r in rows)}/{len(rows)})" if rows else "—"
 
 
+def mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else float("nan")
+
+
 def report_set(title: str, records: list[dict[str, Any]]) -> list[str]:
     by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in records:
@@ -93,6 +97,11 @@ def report_set(title: str, records: list[dict[str, Any]]) -> list[str]:
     for r in by_type["aggregate"]:
         ops[r["op"]].append(r)
     lines += [f"| {op} | {share(rows)} |" for op, rows in sorted(ops.items())]
+    right_answers = [r["confidence"] for r in answered if r["correct"]]
+    wrong_answers = [r["confidence"] for r in answered if not r["correct"]]
+    lines += ["", "Confidence of the answered lookups and aggregates (no route answers at 1.00 by construction):", "",
+              f"- right: {len(right_answers)}, mean {mean(right_answers):.2f}, at 1.00: {sum(c >= 1.0 for c in right_answers)}",
+              f"- wrong: {len(wrong_answers)}, mean {mean(wrong_answers):.2f}, at 1.00: {sum(c >= 1.0 for c in wrong_answers)}"]
     wrong = [r for r in records if not r["correct"]]
     lines += ["", f"Misses ({len(wrong)}):", ""]
     lines += [f"- [{r['lang']} {r['type']}/{r['op']}] {r['question']} → {'(abstained)' if r['abstained'] else r['answer'][:160]!r}"
@@ -128,6 +137,7 @@ def main() -> None:
             seconds = time.perf_counter() - t0
             cited_cells = any(c.cells for s in answer.sentences for c in s.citations)
             records.append({**q, "correct": judge(q, answer), "abstained": answer.abstained, "cells": cited_cells,
+                            "confidence": answer.confidence,
                             "route": answer.trace.evidence.route.get("mode") if answer.trace else None, "seconds": seconds,
                             "answer": answer.text})
     kb.close()

@@ -11,9 +11,9 @@ from bunko.generate.grade import unnamed_key_terms
 from bunko.generate.guardrails import masks_personal_data
 from bunko.generate.sentence_pipeline import SentencePipeline
 from bunko.generate.steps.check import finish, guard_trace_texts, traced
-from bunko.generate.steps.state import AskState, Gathered
+from bunko.generate.steps.state import AskState, Gathered, Retrieved
 from bunko.retrieve.table_route import TABLE
-from bunko.schema import Answer, AnswerSentence
+from bunko.schema import Answer, AnswerSentence, Hit
 from bunko.trace import AgentStep, Generation, Grade
 from bunko.trace_steps import TableStep
 
@@ -90,6 +90,23 @@ def unnamed_by_table(
     return unnamed_key_terms(question, evidence.result.query_tokens, evidence.weights, answerer.analyzer, "\n".join(named))
 
 
+def table_grade(answerer: Answerer, state: AskState, evidence: Retrieved, sentences: list[AnswerSentence]) -> Grade:
+    """The computed answer's grade: the confidence model's probability that the rows it read hold the asked fact, as
+    for a quoted answer (the rows' chunks graded as evidence for the question), beside the passages' own confidence.
+    A computation is exact, but whether it read the right table and columns is not: no table answer is certain by
+    construction."""
+    retrieval = evidence.grade
+    cited = list(dict.fromkeys(c.chunk_id for s in sentences for c in s.citations))
+    rows = [Hit(chunk, 1.0) for chunk in answerer.store.get_chunks(cited)]
+    if not rows:
+        return Grade(True, retrieval.confidence, "table", dict(retrieval.features), retrieval.key_terms, retrieval.missing_key_terms)
+    graded = answerer.judged_against(state.question, evidence, rows, state.filters, state.k,
+                                     (retrieval.key_terms, retrieval.missing_key_terms)).grade
+    confidence = max(graded.confidence, retrieval.confidence)
+    features = {**graded.features, "retrieval_confidence": retrieval.confidence, "rows_confidence": graded.confidence}
+    return Grade(True, confidence, "table", features, retrieval.key_terms, retrieval.missing_key_terms, quoted=graded.quoted)
+
+
 def computed(
     answerer: Answerer, state: AskState, gathered: Gathered, sentences: list[AnswerSentence],
 ) -> Generator[str, None, Answer]:
@@ -101,9 +118,7 @@ def computed(
     policy = answerer.config.answer.policy
     pipeline = SentencePipeline(answerer.checker, evidence.hits, state.language, policy, answerer.config.answer.max_sentences)
     yield from pipeline.feed_computed(sentences, state.stream)
-    retrieval = evidence.grade
-    evidence.grade = Grade(True, 1.0, "table", {**retrieval.features, "retrieval_confidence": retrieval.confidence}, retrieval.key_terms,
-                           retrieval.missing_key_terms)
+    evidence.grade = table_grade(answerer, state, evidence, sentences)
     generation = Generation("table")
     generation.sentences = pipeline.verdicts
     generation.timings = {"generate": time.perf_counter() - timer, "check": 0.0}
