@@ -39,7 +39,7 @@ from bunko.generate.extractive import ExtractiveGenerator, citation_for
 from bunko.generate.grade import grade_answer, unnamed_key_terms
 from bunko.generate.guardrails import STANDARD, guard_text, mask_pii, masks_personal_data, regulated_notices, source_date
 from bunko.generate.kind_classifier import KindClassifier
-from bunko.generate.language import abstain_message, cross_language_note, direct_reply, is_abstention
+from bunko.generate.language import abstain_message, cited_languages, cross_language_note, direct_reply, is_abstention
 from bunko.generate.prompts import build_messages, critique_prompt, prompt_overhead
 from bunko.generate.recall import recall
 from bunko.generate.retrieval_grade import RETRIEVAL_THRESHOLD, junction_pairs
@@ -62,7 +62,6 @@ from bunko.store.base import Store
 from bunko.text.analyzers import Analyzer, query_text
 from bunko.text.injection import escape_control, looks_like_instruction, neutralise
 from bunko.text.languages import query_language as detect_language
-from bunko.text.languages import text_language
 from bunko.text.units import readable_row
 from bunko.trace import (
     CONDENSE_STAGE,
@@ -665,7 +664,7 @@ class Answerer:
     def _language_note(language: str, sentences: list[AnswerSentence], hits: list[Hit]) -> str | None:
         """Cross-language evidence is used only when nothing in the question's language answered; the answer says so."""
         cited = {c.chunk_id for s in sentences for c in s.citations}
-        languages = [text_language(h.chunk.text) for h in hits if h.chunk.chunk_id in cited]
+        languages = cited_languages(sentences, {h.chunk.chunk_id: h.chunk.text for h in hits if h.chunk.chunk_id in cited})
         return cross_language_note(language, languages) if languages and language not in languages else None
 
     def _source_dates(self, sentences: list[AnswerSentence]) -> dict[str, str]:
