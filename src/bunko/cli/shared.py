@@ -55,18 +55,26 @@ ModelPathOption = Annotated[str | None, typer.Option(help="A GGUF file for the l
 PolicyOption = Annotated[str | None, typer.Option(help="standard, strict or regulated (default: \\[answer] policy).")]
 
 
-def fail(message: str, code: int = 2) -> typer.Exit:
-    """Print ``error: message`` on stderr; the caller raises the returned exit (2: usage or input, 1: nothing to act on)."""
+def fail(message: str, code: int = 2, as_json: bool = False, details: dict[str, Any] | None = None) -> typer.Exit:
+    """Print ``error: message`` on stderr; the caller raises the returned exit (2: usage or input, 1: nothing to act on).
+
+    Under `--json` (`as_json`) the error is also one JSON object on stdout, ``{"error": message, "exit_code": code,
+    …details}``, so a script reading stdout is told why there is no result."""
     errors.print(f"[red]error:[/red] {escape(message)}")
+    if as_json:
+        print_json({"error": message, "exit_code": code, **(details or {})})
     return typer.Exit(code)
 
 
-def run(action: Callable[[], T]) -> T:
-    """Run a command body; a BunkoError (or a bad value or missing file) becomes a one-line message and exit code 2."""
+def run(action: Callable[[], T], as_json: bool = False) -> T:
+    """Run a command body; a BunkoError (or a bad value or missing file) becomes a one-line message and exit code 2,
+    and under `--json` a JSON error on stdout too (with the error's `details`, when it has them: a golden set's
+    problems)."""
     try:
         return action()
     except (BunkoError, ValueError, FileNotFoundError) as exc:
-        raise fail(str(exc)) from None
+        details = getattr(exc, "details", None)
+        raise fail(str(exc), as_json=as_json, details=details if isinstance(details, dict) else None) from None
 
 
 def find_collection(explicit: Path | None) -> Path:
@@ -88,8 +96,8 @@ def existing_collection(explicit: Path | None) -> Path:
     return path
 
 
-def open_kb(collection: Path | None, create: bool = False) -> Bunko:
-    return run(lambda: Bunko(find_collection(collection), create=create))
+def open_kb(collection: Path | None, create: bool = False, as_json: bool = False) -> Bunko:
+    return run(lambda: Bunko(find_collection(collection), create=create), as_json=as_json)
 
 
 def print_json(data: Any, compact: bool = False) -> None:
