@@ -3,13 +3,17 @@
 Output is split so scripts can rely on it: results go to stdout (`console`,
 `print_json`), progress bars, notes and errors to stderr (`errors`). An error
 is one red line and an exit code, never a traceback (`fail`, `run`).
+
+A table is drawn for a terminal only (`print_rows`): piped or redirected, stdout is plain text, one record a line,
+its fields tab-separated in the order the table shows them, with no header, no colour, no wrapping and no cut names;
+`--json` is for scripts that want names for the fields.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -18,6 +22,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
 
 from bunko.config import CONFIG_FILE
 from bunko.engine import DEFAULT_COLLECTION, Bunko
@@ -104,6 +109,48 @@ def print_json(data: Any, compact: bool = False) -> None:
     """`compact`: one line, for outputs scripts read line by line (a new API key)."""
     indent = None if compact else 2
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=indent, default=str) + "\n")
+
+
+def piped() -> bool:
+    """Whether stdout is a pipe or a file rather than a terminal (rich's judgement: `TTY_COMPATIBLE=1` or `FORCE_COLOR`
+    make it a terminal, `TTY_COMPATIBLE=0` a pipe)."""
+    return not console.is_terminal
+
+
+def plain_field(value: object) -> str:
+    """One field of a piped record: never empty ("-"), no tab or line break inside (each becomes a space)."""
+    text = " ".join(str(value).replace("\t", " ").splitlines()).strip() if value is not None else ""
+    return text or "-"
+
+
+def print_lines(lines: Sequence[str]) -> None:
+    """Lines as they are, on stdout: no markup, no wrapping at the terminal's width."""
+    sys.stdout.write("".join(line + "\n" for line in lines))
+
+
+def print_rows(
+    columns: Sequence[str], rows: Sequence[Sequence[object]], *, title: str | None = None,
+    styles: Mapping[int, Callable[[str], str | None]] | None = None, fold: Sequence[int] = (),
+) -> None:
+    """A table on a terminal; piped, one row a line, its fields tab-separated (`plain_field`), no header.
+
+    `styles`: per column index, the rich style of a value (or None); `fold`: columns whose long values wrap whole
+    (a document's name) instead of being cut in the middle."""
+    if piped():
+        print_lines(["\t".join(plain_field(v) for v in row) for row in rows])
+        return
+    table = Table(*columns, title=title, title_justify="left" if title else "center")
+    for index in fold:
+        table.columns[index].overflow = "fold"
+        table.columns[index].min_width = min(40, max((len(str(row[index])) for row in rows), default=6))
+    for row in rows:
+        cells = []
+        for index, value in enumerate(row):
+            text = escape("" if value is None else str(value))
+            style = styles[index](str(value)) if styles and index in styles else None
+            cells.append(f"[{style}]{text}[/{style}]" if style else text)
+        table.add_row(*cells)
+    console.print(table)
 
 
 def parse_filters(source: str | None, section: str | None, where: str | None) -> dict[str, Any] | None:
