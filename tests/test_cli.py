@@ -95,7 +95,7 @@ def test_search_explain_reports_route_tokens_and_thresholds(runner: CliRunner, t
     assert "err_conn_reset" in payload["query_tokens"]
     assert payload["thresholds"]["max_distance"] == 0.9
     assert payload["hits"][0]["signals"]["keyword"]["rank"] == 1.0
-    text = runner.invoke(app, ["search", "ERR_CONN_RESET の原因", "--explain", "--source", "docs/*"]).stdout
+    text = runner.invoke(app, ["search", "ERR_CONN_RESET の原因", "--explain", "full", "--source", "docs/*"]).stdout
     assert "keyword: rank 1" in text and "matches the filter" in text
     assert "of the query's idf-weighted terms" in text and payload["hits"][0]["signals"]["coverage"]["score"] > 0.5
 
