@@ -6,7 +6,7 @@ is one red line and an exit code, never a traceback (`fail`, `run`).
 
 A table is drawn for a terminal only (`print_rows`): piped or redirected, stdout is plain text, one record a line,
 its fields tab-separated in the order the table shows them, with no header, no colour, no wrapping and no cut names;
-`--json` is for scripts that want names for the fields.
+`--json` is for scripts that want names for the fields. Nothing printed to a pipe is wrapped (`_Stdout`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,16 @@ from bunko.errors import BunkoError, FilterError
 from bunko.index.filters import validate_filter
 from bunko.schema import IngestJob
 
-console = Console()
+class _Stdout(Console):
+    """stdout: piped or redirected, a line is never wrapped at a width no terminal has (rich assumes 80 columns)."""
+
+    def print(self, *objects: Any, **options: Any) -> None:
+        if not self.is_terminal:
+            options.setdefault("soft_wrap", True)
+        super().print(*objects, **options)
+
+
+console: Console = _Stdout()
 errors = Console(stderr=True, soft_wrap=True)
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples"

@@ -158,9 +158,11 @@ def _print_report(report: SyncReport) -> None:
     for document in report.deleted:
         console.print(f"deleted {escape(document)}")
     extra = f" at {report.detail['commit'][:12]}" if "commit" in report.detail else ""
+    nodes = len(report.detail.get("crawl_nodes", []))
+    followed = f", {nodes} page(s) of links only followed, not indexed" if nodes else ""
     console.print(
         f"{escape(report.source)}{extra}: {report.count(JobStatus.READY)} indexed, {report.count(JobStatus.SKIPPED)} unchanged, "
-        f"{len(report.failed)} failed, {len(report.deleted)} deleted"
+        f"{len(report.failed)} failed, {len(report.deleted)} deleted{followed}"
     )
 
 
