@@ -30,6 +30,7 @@ from bunko.errors import BunkoError, FilterError
 from bunko.index.filters import validate_filter
 from bunko.schema import IngestJob
 
+
 class _Stdout(Console):
     """stdout: piped or redirected, a line is never wrapped at a width no terminal has (rich assumes 80 columns)."""
 
