@@ -99,3 +99,19 @@ def test_a_shortcut_question_is_answered_with_the_full_combination(tmp_path_fact
         answer = kb.ask(question)
     assert "Ctrl+Shift+P" in answer.text, answer.text
     assert answer.sentences[0].citations[0].source == f"{lang}/01020000.html"
+
+
+def test_a_switch_inside_a_sentence_ends_at_the_word_and_its_text_is_plain_text() -> None:
+    """In a sentence the note follows the key combination, not the rest of the sentence; and what a switch became
+    is text to everything that reads the page (the list-of-links check counts it, bs4's get_text included)."""
+    from bs4 import BeautifulSoup
+
+    from bunko.parse.html_switches import resolve_switches
+
+    mac, default = '<span hidden="true" class="MAC">Command</span>', '<span hidden="true">Ctrl</span>'
+    soup = BeautifulSoup(f'<ul><li>Press <span class="switchinline">{mac}{default}</span>+S now</li></ul>', "lxml")
+    assert resolve_switches(soup) == 1
+    assert soup.get_text() == "Press Ctrl+S (macOS: Command+S) now"
+    cell = BeautifulSoup(f'<p><span class="switchinline">{mac}{default}</span>+Alt+Up Arrow</p>', "lxml")
+    resolve_switches(cell)
+    assert cell.get_text() == "Ctrl+Alt+Up Arrow (macOS: Command+Alt+Up Arrow)"

@@ -77,6 +77,8 @@ def resolve_switches(soup: BeautifulSoup | Tag) -> int:
         else:
             _inline(switch, cases)
         done += 1
+    for made in soup.find_all(string=lambda s: isinstance(s, _Resolved)):
+        made.replace_with(NavigableString(str(made)))  # bs4's get_text reads plain strings only
     return done
 
 
@@ -117,11 +119,12 @@ def _neighbours(switch: Tag, forward: bool) -> tuple[str, list[tuple[NavigableSt
     pieces: list[str] = []
     taken: list[tuple[NavigableString | Tag, str]] = []
     node = switch.next_sibling if forward else switch.previous_sibling
+    leads = forward and _leads(switch)
     while node is not None:
         if _plain(node):
             assert isinstance(node, NavigableString)
             text = str(node)
-            piece = _word_start(node) if forward else _word_end(node)
+            piece = _word_start(node, leads) if forward else _word_end(node)
             if piece:
                 pieces.append(piece)
                 taken.append((node, text[len(piece):] if forward else text[: len(text) - len(piece)]))
@@ -139,13 +142,19 @@ def _neighbours(switch: Tag, forward: bool) -> tuple[str, list[tuple[NavigableSt
     return "".join(pieces if forward else reversed(pieces)), taken
 
 
+def _leads(switch: Tag) -> bool:
+    """Whether nothing but spaces comes before a switch in its element (a shortcut table's cell starts with it)."""
+    return not any(str(n).strip() if isinstance(n, NavigableString) else n.get_text().strip() for n in switch.previous_siblings)
+
+
 def _inline_tag(tag: Tag) -> bool:
     return tag.name not in _BLOCK_TAGS and tag.name not in ("br", "img") and _cases(tag) is None and tag.find(list(_BLOCK_TAGS)) is None
 
 
 SHORT_REST = 24
-"""A string after a switch this short that ends its element is all of the key or menu name the switch is
-part of: "Ctrl" + "+Alt+Up Arrow", "Ctrl" + " + F8 キー" in a shortcut table's cell."""
+"""A string this short after a switch that starts its element, and ending that element, is all of the key or menu
+name the switch is part of: "Ctrl" + "+Alt+Up Arrow", "Ctrl" + " + F8 キー" in a shortcut table's cell (in "Press
+Ctrl+S now" the word ends at the space)."""
 _SENTENCE_END = re.compile(r"[.!?。！？]\s")
 
 
@@ -166,11 +175,11 @@ def _word_end(node: NavigableString) -> str:
     return text[spaces[-1]:] if spaces else text
 
 
-def _word_start(node: NavigableString) -> str:
-    """The rest of the word a switch starts: the text before the first space of the string after it ("+F2"), or all
-    of a short string that ends its element ("+Alt+Up Arrow")."""
+def _word_start(node: NavigableString, leads: bool) -> str:
+    """The rest of the word a switch starts: the text before the first space of the string after it ("+F2"), or, when
+    the switch `leads` its element, all of a short string that ends it ("+Alt+Up Arrow")."""
     text = str(node)
-    if _whole(node):
+    if leads and _whole(node):
         return text.rstrip()
     match = _SPACE.search(text)
     word = text[: match.start()] if match else text
