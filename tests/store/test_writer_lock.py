@@ -3,13 +3,15 @@ whether the lock is free, and removing the file never lets two writers in at onc
 
 from __future__ import annotations
 
-import multiprocessing
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+import bunko
 from bunko import Bunko
 from bunko.cli import app
 from bunko.store.lock import WRITE_LOCK, WriterLock, lock_state
@@ -64,31 +66,39 @@ def test_status_names_a_holder_and_clears_a_stale_file(tmp_path: Path, embedder)
     assert not (path / WRITE_LOCK).exists()
 
 
-def _writer(lock: str, inside: str, log: str, rounds: int, start: multiprocessing.synchronize.Event) -> None:
-    start.wait()
-    for _ in range(rounds):
-        with WriterLock(Path(lock)):
-            try:  # only one writer may be here: the marker must not exist yet
-                os.close(os.open(inside, os.O_CREAT | os.O_EXCL))
-            except FileExistsError:
-                with open(log, "a", encoding="utf-8") as out:
-                    out.write("overlap\n")
-                continue
-            os.unlink(inside)
+WRITER = """
+import os, sys
+from pathlib import Path
+from bunko.store.lock import WriterLock
+
+lock, inside, log, rounds = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+sys.stdin.readline()  # every writer starts when the test says go
+for _ in range(rounds):
+    with WriterLock(Path(lock)):
+        try:  # only one writer may be here: the marker must not exist yet
+            os.close(os.open(inside, os.O_CREAT | os.O_EXCL))
+        except FileExistsError:
+            with open(log, "a", encoding="utf-8") as out:
+                out.write("overlap\\n")
+            continue
+        os.unlink(inside)
+"""
 
 
 def test_removing_the_file_never_lets_two_writers_in(tmp_path: Path) -> None:
     """Writers in several processes take turns on one lock file that each removes as it releases it; a writer that
     waited on a removed file must not hold it beside one that created the file anew."""
-    context = multiprocessing.get_context("fork")
-    start = context.Event()
-    args = (str(tmp_path / WRITE_LOCK), str(tmp_path / "inside"), str(tmp_path / "log"), 300, start)
-    workers = [context.Process(target=_writer, args=args) for _ in range(4)]
-    for worker in workers:
-        worker.start()
-    start.set()
-    for worker in workers:
-        worker.join(timeout=240)
-        assert worker.exitcode == 0
+    src = str(Path(bunko.__file__).resolve().parents[1])
+    args = [str(tmp_path / WRITE_LOCK), str(tmp_path / "inside"), str(tmp_path / "log"), "300"]
+    env = {**os.environ, "PYTHONPATH": src}
+    writers = [
+        subprocess.Popen([sys.executable, "-c", WRITER, *args], stdin=subprocess.PIPE, env=env, text=True) for _ in range(4)
+    ]
+    for writer in writers:
+        assert writer.stdin is not None
+        writer.stdin.write("go\n")
+        writer.stdin.flush()
+    for writer in writers:
+        assert writer.wait(timeout=240) == 0
     assert not (tmp_path / "log").exists(), (tmp_path / "log").read_text()
     assert not (tmp_path / WRITE_LOCK).exists()
