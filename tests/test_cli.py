@@ -95,7 +95,7 @@ def test_search_explain_reports_route_tokens_and_thresholds(runner: CliRunner, t
     assert "err_conn_reset" in payload["query_tokens"]
     assert payload["thresholds"]["max_distance"] == 0.9
     assert payload["hits"][0]["signals"]["keyword"]["rank"] == 1.0
-    text = runner.invoke(app, ["search", "ERR_CONN_RESET の原因", "--explain", "--source", "docs/*"]).stdout
+    text = runner.invoke(app, ["search", "ERR_CONN_RESET の原因", "--explain", "full", "--source", "docs/*"]).stdout
     assert "keyword: rank 1" in text and "matches the filter" in text
     assert "of the query's idf-weighted terms" in text and payload["hits"][0]["signals"]["coverage"]["score"] > 0.5
 
@@ -153,7 +153,9 @@ def test_lang_is_shown_and_filters_from_the_command_line(runner: CliRunner, tmp_
         assert hits and {h["lang"] for h in hits} == {lang} and hits[0]["source"] == f"docs/leave-{lang}.md"
     listed = {d["source"]: (d["lang"], d["languages"]) for d in _json(runner.invoke(app, ["docs", "--json"]))}
     assert listed == {f"docs/leave-{lang}.md": (lang, {lang: 1.0}) for lang in ("en", "ja", "zh")}
-    table = runner.invoke(app, ["docs"]).stdout
+    piped = runner.invoke(app, ["docs"]).stdout  # not a terminal: one document a line, tab-separated
+    assert {line.split("\t")[0]: line.split("\t")[3] for line in piped.splitlines()} == {f"docs/leave-{lang}.md": lang for lang in ("en", "ja", "zh")}
+    table = runner.invoke(app, ["docs"], env={"TTY_COMPATIBLE": "1"}).stdout
     assert "lang" in table and " zh " in table
     chunks = _json(runner.invoke(app, ["chunks", "docs/leave-ja.md", "--json"]))
     assert chunks["lang"] == "ja" and {c["lang"] for c in chunks["chunks"]} == {"ja"}

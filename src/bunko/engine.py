@@ -47,7 +47,7 @@ from bunko.retrieve.trees import DocumentTrees
 from bunko.schema import Answer, Chunk, DocumentInfo, Element, ErrorCode, Hit, IngestJob, JobStatus, doc_id_for
 from bunko.store.base import STAGING_META, Store
 from bunko.store.figure_files import FigureFiles
-from bunko.store.lock import WriterLock
+from bunko.store.lock import WRITE_LOCK, WriterLock, lock_state
 from bunko.store.registry import open_store, writer_lock
 from bunko.text.analyzers import get_analyzer
 
@@ -605,7 +605,10 @@ class Bunko:
         try:
             lock.__enter__()
         except CollectionError:
-            holder = (self.path / REEMBED_LOCK).read_text(errors="replace").strip() or "unknown"
+            try:
+                holder = (self.path / REEMBED_LOCK).read_text(errors="replace").strip() or "unknown"
+            except FileNotFoundError:  # it finished meanwhile, and removed its lock
+                holder = "unknown"
             raise CollectionError(
                 f"{self.path}: a re-embed is running (pid {holder}); watch it with `bunko reembed --status`, or stop it "
                 "(Ctrl-C) before starting or aborting one"
@@ -775,6 +778,7 @@ class Bunko:
             "last_run": by_status,
             "index": self.store.index_stats(),
             "reembed": self.reembed_status(),
+            "writer": lock_state(self.path / WRITE_LOCK),
         }
 
     def explain(self, hit: Hit, mode: str, filtered: bool) -> list[str]:

@@ -81,8 +81,9 @@ def test_stats_lists_an_entity_of_each_language(runner: CliRunner, collection: P
 
     text = _invoke(runner, collection, "stats")
     assert text.exit_code == 0, text.output
-    assert "6 passages" in text.stdout
+    assert "6 passages" in text.stderr  # piped: the summary beside the records, which are one entity a line
     assert all(key in text.stdout for key in ("サーバ", "人事部门", "apt-get"))
+    assert {line.split("\t")[0]: int(line.split("\t")[1]) for line in text.stdout.splitlines()}["サーバ"] == 2
 
 
 def test_entity_merges_spellings_and_shows_where_it_is_mentioned(runner: CliRunner, collection: Path) -> None:

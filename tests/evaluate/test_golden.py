@@ -57,7 +57,7 @@ def test_errors_name_every_bad_line_at_once() -> None:
     assert "g.jsonl:4: question is missing or empty" in message
     assert "g.jsonl:5: unknown key 'relevant_source'" in message
     assert "g.jsonl:6: tags.type 'opinion' is not one of fact, table, multi-hop, absent" in message
-    assert "g.jsonl:7: an 'absent' question must have expected_answer null" in message
+    assert "g.jsonl:7: an 'absent' question must have expected_answer \"\" or null" in message
     assert "g.jsonl:8: nothing to measure" in message
     assert "g.jsonl:9: id 'ok' is already used on line 1" in message
     assert 'g.jsonl:10: relevant_pages entry "p3"' in message

@@ -169,7 +169,7 @@ def test_cli_root_docs_wrap_whole_names_and_delete_by_relative_name(tmp_path: Pa
     runner = CliRunner()
     result = runner.invoke(app, ["ingest", "../corpus", "--root", "../corpus", "--json"])
     assert result.exit_code == 0, result.output
-    shown = runner.invoke(app, ["docs"], env={"COLUMNS": "80"})
+    shown = runner.invoke(app, ["docs"], env={"COLUMNS": "80", "TTY_COMPATIBLE": "1"})  # a terminal: the table
     assert shown.exit_code == 0, shown.output
     first_column = "".join(line.split("│")[1].strip() for line in shown.output.splitlines() if line.startswith("│"))
     for n in (1, 2):  # wrapped, never cut in the middle: each name is there whole

@@ -4,6 +4,7 @@ http.server (robots.txt obeyed, an incomplete crawl deleting nothing) and S3 on 
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import subprocess
@@ -358,6 +359,51 @@ def test_web_source_obeys_robots_txt_for_its_user_agent(make_kb, site: Site) -> 
     assert "/docs/b.html" not in site.requested
     assert not report.complete and any("max_pages" in p for p in report.problems)
     assert len([p for p in site.requested if p != "/robots.txt"]) == 3
+
+
+def _link_index(site: Site, path: str, links: tuple[str, ...]) -> None:
+    """A site index as generators write one: a title and a list of links, no text of its own."""
+    items = "".join(f'<li><a href="{link}">{link}</a></li>' for link in links)
+    site.pages[path] = (200, "text/html; charset=utf-8", f"<html><head><title>Site index</title></head><body><ul>{items}</ul></body></html>")
+
+
+def test_a_start_page_of_links_only_is_a_crawl_node_not_a_failure(make_kb, site: Site, tmp_path: Path, monkeypatch) -> None:
+    from typer.testing import CliRunner
+
+    from bunko.cli import app
+
+    _link_index(site, "/docs/index.html", ("a.html", "b.html", "zh.html"))
+    site.html("/docs/zh.html", "休假", "员工每年享有年假十天。")
+    kb = make_kb()
+    kb.add_source("site", {"type": "web", "url": f"{site.url}/docs/index.html"})
+    [report] = kb.sync()
+    assert report.ok and report.complete and not report.failed, report.to_dict()
+    assert {d.source for d in kb.documents()} == {"site:/docs/a.html", "site:/docs/b.html", "site:/docs/zh.html", "site:/docs/notes.txt"}
+    assert report.detail["crawl_nodes"] == ["/docs/index.html"]
+    path = kb.path
+    kb.close()
+
+    monkeypatch.chdir(tmp_path)
+    site.html("/docs/b.html", "ベータ", "経費の精算期限は三十日以内です。", ("a.html",))  # unchanged text, a new link
+    result = CliRunner().invoke(app, ["sync", "-c", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "1 page(s) of links only followed, not indexed" in result.stdout
+
+    _link_index(site, "/docs/a.html", ("b.html", "notes.txt"))  # a document that became a page of links: its document goes
+    result = CliRunner().invoke(app, ["sync", "-c", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    [synced] = json.loads(result.stdout)
+    assert synced["deleted"] == ["site:/docs/a.html"] and sorted(synced["detail"]["crawl_nodes"]) == ["/docs/a.html", "/docs/index.html"]
+
+
+def test_an_empty_page_without_links_still_fails(make_kb, site: Site) -> None:
+    """Only links make a page a crawl node: a page with nothing at all is a document that failed, as before."""
+    site.html("/docs/index.html", "Index", "The handbook index lists every page.", ("blank.html",))
+    site.pages["/docs/blank.html"] = (200, "text/html; charset=utf-8", "<html><head><title>Blank</title></head><body></body></html>")
+    kb = make_kb()
+    kb.add_source("site", {"type": "web", "url": f"{site.url}/docs/index.html"})
+    [report] = kb.sync()
+    assert [(j.source, j.error_code) for j in report.failed] == [("site:/docs/blank.html", "EMPTY")]
 
 
 # -- S3 on moto's server ------------------------------------------------------------------------------------

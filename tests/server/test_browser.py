@@ -80,7 +80,7 @@ def test_upload_ask_in_japanese_and_open_a_citation(live: Live, page) -> None:
     expect(cited).to_be_visible()
     expect(page.locator("#context-h")).to_be_focused()
     expect(cited.locator(".where")).to_contain_text("宿泊費")
-    expect(cited.locator("mark")).to_contain_text("12,000円")
+    expect(cited.locator("table.md-table tr.cited mark", has_text="12,000円")).to_have_count(1)  # the cited row of the table
     expect(cited).to_be_in_viewport()
 
 

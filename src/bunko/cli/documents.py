@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from bunko.cli.shared import (
     CollectionOption,
@@ -18,7 +18,10 @@ from bunko.cli.shared import (
     errors,
     fail,
     open_kb,
+    piped,
     print_json,
+    print_lines,
+    print_rows,
     run,
 )
 from bunko.config import CONFIG_FILE
@@ -40,9 +43,11 @@ def init(collection: CollectionOption = None, as_json: JsonOption = False) -> No
 
 
 def _job_row(job: IngestJob) -> list[str]:
-    colour = {"READY": "green", "SKIPPED": "dim", "FAILED": "red"}.get(job.status, "yellow")
     reason = job.error_detail or (job.progress.describe() if job.progress is not None else "")  # a running job: how far
-    return [f"[{colour}]{job.status}[/{colour}]", escape(job.source), job.error_code or "", escape(reason)]
+    return [job.status, job.source, job.error_code or "", reason]
+
+
+JOB_STYLES = {0: lambda status: {"READY": "green", "SKIPPED": "dim", "FAILED": "red"}.get(status, "yellow")}
 
 
 def ingest(
@@ -94,18 +99,47 @@ def print_failed(jobs: list[IngestJob]) -> None:
 
 
 def status(collection: CollectionOption = None, as_json: JsonOption = False) -> None:
-    """Documents, chunks, embedder, and the last ingest run."""
+    """Documents, chunks, embedder, the last ingest run, the index, a re-embed in progress.
+
+    One field a line, "name: value"; a field of several values as "key=value" pairs ("last_run: READY=12 FAILED=1").
+    """
     kb = open_kb(collection)
     info = kb.status()
     kb.close()
     if as_json:
         print_json(info)
         return
+    lines = status_lines(info)
+    if piped():
+        print_lines([f"{key}: {value}" for key, value in lines])
+        return
+    for key, value in lines:
+        console.print(f"{key:>15}: {escape(value)}", soft_wrap=True)
+
+
+def status_lines(info: dict[str, Any]) -> list[tuple[str, str]]:
+    """`Bunko.status()` as (name, value) text: nested values as key=value pairs, nothing as "none"."""
+    lines: list[tuple[str, str]] = []
     for key, value in info.items():
         if key == "reembed" and value:
-            value = f"to {value['embedder']}: {value['chunks_embedded']:,}/{value['chunks']:,} chunks embedded, " + (
+            text = f"to {value['embedder']}: {value['chunks_embedded']:,}/{value['chunks']:,} chunks embedded, " + (
                 "running" if value["running"] else "interrupted (`bunko reembed` continues it)")
-        console.print(f"{key:>15}: {escape(str(value))}")
+        else:
+            text = status_value(value)
+        lines.append((key, text))
+    return lines
+
+
+def status_value(value: Any) -> str:
+    if value is None or value == {} or value == []:
+        return "none"
+    if isinstance(value, dict):
+        return " ".join(f"{k}={status_value(v) if not isinstance(v, dict | list) else json.dumps(v, ensure_ascii=False)}" for k, v in value.items())
+    if isinstance(value, list):
+        return ", ".join(status_value(v) for v in value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return " ".join(str(value).split())
 
 
 jobs_app = typer.Typer(help="Ingest jobs: list them (the last run by default), or retry the failed ones.")
@@ -119,7 +153,9 @@ def jobs(
     collection: CollectionOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Ingest jobs with their state and, for failures, the code and reason; `bunko jobs retry` ingests failures again."""
+    """Ingest jobs with their state and, for failures, the code and reason; `bunko jobs retry` ingests failures again.
+
+    Piped: one job a line, tab-separated: status, source, code, reason, job id ("-" for an empty field)."""
     if ctx.invoked_subcommand is not None:
         ctx.obj = collection  # `bunko jobs -c PATH retry`: the subcommand's collection unless it names its own
         return
@@ -129,10 +165,7 @@ def jobs(
     if as_json:
         print_json([to_dict(j) for j in listed])
         return
-    table = Table("status", "source", "code", "reason", "job")
-    for job in listed:
-        table.add_row(*_job_row(job), job.job_id)
-    console.print(table)
+    print_rows(("status", "source", "code", "reason", "job"), [[*_job_row(job), job.job_id] for job in listed], styles=JOB_STYLES, fold=(1,))
 
 
 @jobs_app.command("retry")
@@ -172,19 +205,18 @@ def languages_label(doc: DocumentInfo) -> str:
 
 
 def docs(collection: CollectionOption = None, as_json: JsonOption = False) -> None:
-    """Documents in the collection, with their language (each one's share for a mixed document)."""
+    """Documents in the collection, with their language (each one's share for a mixed document).
+
+    Piped: one document a line, tab-separated: source, title, chunks, lang, parser ("-" for an empty field)."""
     kb = open_kb(collection)
     listed = kb.documents()
     kb.close()
     if as_json:
         print_json([{**to_dict(d), "lang": d.lang, "languages": d.languages} for d in listed])
         return
-    table = Table("source", "title", "chunks", "lang", "parser")
-    table.columns[0].overflow = "fold"  # a long name wraps whole: the middle that tells two documents apart stays
-    table.columns[0].min_width = min(40, max((len(d.source) for d in listed), default=6))
-    for doc in listed:
-        table.add_row(escape(doc.source), escape(doc.title), str(doc.chunk_count), languages_label(doc), doc.parser)
-    console.print(table)
+    # a long name wraps whole: the middle that tells two documents apart stays
+    print_rows(("source", "title", "chunks", "lang", "parser"),
+               [(d.source, d.title, d.chunk_count, languages_label(d), d.parser) for d in listed], fold=(0,))
 
 
 def rm(
@@ -212,7 +244,10 @@ def chunks(
     collection: CollectionOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """How a document was chunked: ids, sizes, section paths, kinds and flags."""
+    """How a document was chunked: ids, sizes, section paths, kinds and flags.
+
+    Piped: one chunk a line, tab-separated: ordinal, chars, section, kinds, pages, role, lang, flags; with --text, then
+    each chunk's id on a line of its own after "## ", and its text."""
     from bunko.chunk.preview import chunk_file, chunk_rows
 
     kb = open_kb(collection, create=True)
@@ -235,18 +270,19 @@ def chunks(
     if as_json:
         print_json({"source": name, **summary, "stored": name in stored and strategy is None, "chunks": rows})
         return
-    console.print(f"[bold]{escape(name)}[/bold]: {len(rows)} chunks · " + " · ".join(f"{k} {escape(str(v))}" for k, v in summary.items() if v))
-    table = Table("#", "chars", "section", "kinds", "pages", "role", "lang", "flags")
-    for row in rows:
-        flags = ", ".join(f"{k}={v}" if v is not True else k for k, v in row["flags"].items())
-        table.add_row(
-            str(row["ordinal"]), str(row["chars"]) + (f" ({row['tokens']} tok)" if "tokens" in row else ""),
-            escape(" > ".join(row["section_path"])), ",".join(row["kinds"]), ",".join(map(str, row["pages"])),
-            row["role"] or "", row["lang"] or "", escape(flags),
-        )
-    console.print(table)
+    if not piped():
+        console.print(f"[bold]{escape(name)}[/bold]: {len(rows)} chunks · " + " · ".join(f"{k} {escape(str(v))}" for k, v in summary.items() if v))
+    print_rows(("#", "chars", "section", "kinds", "pages", "role", "lang", "flags"), [
+        (row["ordinal"], str(row["chars"]) + (f" ({row['tokens']} tok)" if "tokens" in row else ""), " > ".join(row["section_path"]),
+         ",".join(row["kinds"]), ",".join(map(str, row["pages"])), row["role"] or "", row["lang"] or "",
+         ", ".join(f"{k}={v}" if v is not True else k for k, v in row["flags"].items()))
+        for row in rows
+    ])
     if text:
         for row in rows:
+            if piped():
+                print_lines([f"## {row['chunk_id']}", row["text"]])
+                continue
             console.rule(f"{row['chunk_id']}")
             console.print(escape(row["text"]))
 

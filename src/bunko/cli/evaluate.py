@@ -1,4 +1,4 @@
-"""`bunko eval init | generate | run`: golden sets and experiments from the command line."""
+"""`bunko eval init | check | generate | run`: golden sets and experiments from the command line."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ from bunko.errors import BunkoError
 from bunko.evaluate import formatting as fmt
 from bunko.evaluate.experiments import Experiment, run_experiment
 from bunko.evaluate.gate import Threshold, check, ks_needed, parse_threshold
-from bunko.evaluate.golden import GoldenItem, dump_lines, load_golden, template
+from bunko.evaluate.golden import GOLDEN_FORMAT, GoldenItem, check_golden, dump_lines, load_golden, template
 from bunko.evaluate.judge import Judge
 from bunko.evaluate.metrics import DEFAULT_KS
 from bunko.evaluate.ragas_export import write_ragas
@@ -44,9 +44,9 @@ eval_app = typer.Typer(
 ForceOption = Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")]
 
 
-def _refuse_overwrite(path: Path, force: bool) -> None:
+def _refuse_overwrite(path: Path, force: bool, as_json: bool = False) -> None:
     if path.exists() and not force:
-        raise fail(f"{path} exists; pass --force to overwrite it")
+        raise fail(f"{path} exists; pass --force to overwrite it", as_json=as_json)
 
 
 @eval_app.command("init")
@@ -64,6 +64,53 @@ def init(
     )
 
 
+CHECK_HELP = f"""Check a golden set without running it: every problem with its line and key, all at once.
+
+Exit codes: 0 the file is valid, 1 it has problems (each printed as FILE:LINE: message naming the key; under --json \
+as {{"line", "key", "message"}} objects), 2 it cannot be read (missing, not UTF-8).
+
+{GOLDEN_FORMAT}"""
+
+
+@eval_app.command("check", help=CHECK_HELP)
+def check_file(
+    path: Annotated[Path, typer.Argument(help="Golden set (JSONL) to check.", show_default=False)],
+    as_json: JsonOption = False,
+) -> None:
+    items, problems = run(lambda: check_golden(path), as_json=as_json)
+    types = _counts(item.type for item in items)
+    languages = _counts(item.lang for item in items)
+    drafts = sum(item.draft for item in items)
+    if as_json:
+        print_json({
+            "file": str(path), "valid": not problems, "questions": len(items), "drafts": drafts, "types": types,
+            "languages": languages, "problems": [p.to_json() for p in problems],
+        })
+    else:
+        for problem in problems:
+            console.print(escape(problem.describe(str(path))), soft_wrap=True)
+        if problems:
+            lines = len({p.line for p in problems})
+            errors.print(f"[red]{escape(str(path))}: {len(problems)} problem(s) on {lines} line(s)[/red]")
+        else:
+            shown = ", ".join(f"{name} {n}" for name, n in types.items())
+            in_languages = ", ".join(f"{name} {n}" for name, n in languages.items())
+            console.print(
+                f"{escape(str(path))}: valid, {len(items)} questions ({escape(shown)}; {escape(in_languages)})"
+                + (f", {drafts} drafts (skipped by `bunko eval run` unless --include-drafts)" if drafts else ""),
+                soft_wrap=True,
+            )
+    if problems:
+        raise typer.Exit(1)
+
+
+def _counts(values: Any) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for value in values:
+        counts[value] = counts.get(value, 0) + 1
+    return dict(sorted(counts.items()))
+
+
 @eval_app.command("generate")
 def generate(
     output: Annotated[Path, typer.Option("--output", "-o", help="Where to write the drafts.")] = Path("golden.drafts.jsonl"),
@@ -76,13 +123,13 @@ def generate(
     """Draft questions from the collection's tables and sentences (ja/zh/en templates), for a person to review."""
     from bunko.evaluate.drafts import draft_questions
 
-    _refuse_overwrite(output, force)
-    kb = open_kb(collection)
-    chunks = run(kb.chunks)
+    _refuse_overwrite(output, force, as_json)
+    kb = open_kb(collection, as_json=as_json)
+    chunks = run(kb.chunks, as_json=as_json)
     kb.close()
     drafts = draft_questions(chunks, n=n, seed=seed)
     if not drafts:
-        raise fail("found no table cells or sentences with quantities to draft questions from", 1)
+        raise fail("found no table cells or sentences with quantities to draft questions from", 1, as_json=as_json)
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(dump_lines(drafts), encoding="utf-8")
     if as_json:
@@ -181,7 +228,20 @@ def with_baseline(given: list[Variant], baseline: Variant, keep: bool) -> list[V
     return [Variant(name, baseline.config, baseline.origin), *given]
 
 
-@eval_app.command("run")
+RUN_HELP = f"""Run every configuration over the golden set; compare them; write reports; gate on --fail-under.
+
+With --judge, one chat model judges every configuration's answered questions; its prompts, raw verdicts, tokens \
+and cost are in the reports, apart from the answers'.
+
+Exit codes: 0 every gate met, 1 a gate failed, 2 a usage, golden-set or configuration error.
+
+The golden set is checked first (`bunko eval check FILE` checks it alone); under --json a golden-set or usage error \
+is a JSON object on stdout too ({{"error", "exit_code", "problems"}}).
+
+{GOLDEN_FORMAT}"""
+
+
+@eval_app.command("run", help=RUN_HELP)
 def run_eval(
     golden: Annotated[Path | None, typer.Argument(help="Golden set (JSONL); with --samples, default: the samples' own.")] = None,
     config: Annotated[
@@ -219,27 +279,20 @@ def run_eval(
     collection: CollectionOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Run every configuration over the golden set; compare them; write reports; gate on --fail-under.
-
-    With --judge, one chat model judges every configuration's answered questions; its prompts, raw verdicts, tokens
-    and cost are in the reports, apart from the answers'.
-
-    Exit codes: 0 every gate met, 1 a gate failed, 2 a usage, golden-set or configuration error.
-    """
-    thresholds: list[Threshold] = run(lambda: [parse_threshold(t) for t in fail_under or []])
-    ks = tuple(sorted(set(run(lambda: _parse_ks(k))) | ks_needed(thresholds)))
+    thresholds: list[Threshold] = run(lambda: [parse_threshold(t) for t in fail_under or []], as_json=as_json)
+    ks = tuple(sorted(set(run(lambda: _parse_ks(k), as_json=as_json)) | ks_needed(thresholds)))
     if golden is None and not samples:
-        raise fail("give a golden set (JSONL), or --samples for the bundled one")
+        raise fail("give a golden set (JSONL), or --samples for the bundled one", as_json=as_json)
     golden_path = golden or SAMPLES_GOLDEN
-    items = run(lambda: _select_items(load_golden(golden_path), include_drafts))
-    reuse, doc_paths, base, default_name = run(lambda: _plan(samples, docs or [], collection))
-    given = run(lambda: load_variants(config, base)) if config else []
+    items = run(lambda: _select_items(load_golden(golden_path), include_drafts), as_json=as_json)
+    reuse, doc_paths, base, default_name = run(lambda: _plan(samples, docs or [], collection), as_json=as_json)
+    given = run(lambda: load_variants(config, base), as_json=as_json) if config else []
     variants = with_baseline(given, Variant(default_name, base, str(reuse or "defaults")), keep=baseline or not given)
     if given and not baseline:
         errors.print("[yellow]note:[/yellow] --no-baseline: the configurations are compared with each other, not with the collection as is")
     if judge_config is not None and not judge:
-        raise fail("--judge-config names the judge's model; add --judge to use it")
-    judge_model = run(lambda: _judge(judge_config, given or variants)) if judge else None
+        raise fail("--judge-config names the judge's model; add --judge to use it", as_json=as_json)
+    judge_model = run(lambda: _judge(judge_config, given or variants), as_json=as_json) if judge else None
 
     with Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -254,7 +307,7 @@ def run_eval(
             experiment = run(lambda: run_experiment(
                 items, variants, collection=reuse, docs=doc_paths, ks=ks, resamples=resamples, seed=seed,
                 golden=str(golden_path), progress=progress, root=SAMPLES if samples else None, judge=judge_model,
-            ))
+            ), as_json=as_json)
         finally:
             if judge_model is not None:
                 judge_model.close()

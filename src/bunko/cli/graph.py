@@ -16,9 +16,8 @@ from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
-from bunko.cli.shared import CollectionOption, JsonOption, console, errors, fail, open_kb, print_json, run
+from bunko.cli.shared import CollectionOption, JsonOption, console, errors, fail, open_kb, piped, print_json, print_rows, run
 from bunko.engine import Bunko
 from bunko.index.graph import EntityGraph
 from bunko.retrieve.graph_lookup import EntityPassage, GraphLookup
@@ -72,13 +71,11 @@ def stats(
     if note:
         console.print(f"[yellow]{escape(note)}[/yellow]")
         return
-    console.print(f"{graph.passage_count} passages, {len(entities)} entities, {edges} edges (co-occurring pairs), {len(hubs)} hubs")
+    summary = errors if piped() else console  # piped, stdout holds the entities only, one a line
+    summary.print(f"{graph.passage_count} passages, {len(entities)} entities, {edges} edges (co-occurring pairs), {len(hubs)} hubs")
     if hubs:
-        console.print(f"[dim]hubs (in too many passages to link anything): {escape(', '.join(hubs[:20]))}[/dim]")
-    table = Table("entity", "passages", title=f"top {len(top)} entities")
-    for key, count in top:
-        table.add_row(escape(key), str(count))
-    console.print(table)
+        summary.print(f"[dim]hubs (in too many passages to link anything): {escape(', '.join(hubs[:20]))}[/dim]")
+    print_rows(("entity", "passages"), top, title=f"top {len(top)} entities")
 
 
 def _count(n: int, noun: str) -> str:

@@ -14,6 +14,8 @@ from typing import Any
 
 from typer.core import TyperArgument, TyperGroup, TyperOption
 
+from bunko.cli.optional_values import allow_bare
+
 _NAMES = {"str": "TEXT", "int": "INTEGER", "float": "FLOAT", "Path": "PATH", "bool": "BOOLEAN", "datetime": "DATETIME", "UUID": "UUID"}
 
 
@@ -66,11 +68,13 @@ def readable(command: Any) -> None:
 
 
 class ReadableHelp(TyperGroup):
-    """The `bunko` group: every parameter's help name set once, when typer builds the command tree."""
+    """The `bunko` group: every parameter's help name set once, when typer builds the command tree, and the options
+    whose value may be left out marked (`optional_values.py`)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         readable(self)
+        allow_bare(self)
 
 
 def _flag(option: Any) -> Any:

@@ -31,7 +31,7 @@ from bunko.errors import BunkoError, ConfigError
 from bunko.generate.citation_marks import source_lines
 from bunko.generate.trace_view import render_trace
 from bunko.llm.llamacpp import bundled_model
-from bunko.retrieve.explain import thresholds
+from bunko.retrieve.explain import thresholds, why
 from bunko.schema import Answer, Hit, to_dict
 
 DEMO_QUESTIONS = ("東京23区に出張する一般社員の宿泊費の上限はいくらですか？", "婚假有几天？", "How many API requests per minute are allowed per key?")
@@ -59,7 +59,12 @@ def search(
     source: Annotated[str | None, typer.Option(help="Only sources matching this glob.")] = None,
     section: Annotated[str | None, typer.Option(help="Only chunks under this section (text or glob).")] = None,
     where: Annotated[str | None, typer.Option(help='Filter as JSON, e.g. \'{"kind": "table"}\'.')] = None,
-    explain: Annotated[bool, typer.Option("--explain", help="Show each retriever's rank and score.")] = False,
+    explain: Annotated[str | None, typer.Option(
+        "--explain", metavar="[full]", help="Why each hit ranked where it did, one line per hit instead of its text: rank, "
+        "place, score, the lists that found it with its rank in each, the share of the query's terms it holds, its "
+        "fused rank. `--explain full`: the text too, and every retriever's rank and score, the fusion formula and the "
+        "limits it passed.",
+    )] = None,
     group_by: Annotated[
         str | None, typer.Option("--group-by", help="chunk, section or document: one hit per section or document (its best chunk).")
     ] = None,
@@ -70,30 +75,44 @@ def search(
     as_json: JsonOption = False,
 ) -> None:
     """Ranked evidence with source > section > page."""
+    if explain not in (None, "brief", "full"):
+        raise fail(f"--explain {explain}: say --explain, or --explain full")
+    full = explain == "full"
     kb = open_kb(collection)
     filters = parse_filters(source, section, where)
     result = run(lambda: kb.search_detailed(query, k=k, filters=filters, mode=mode, group_by=group_by, language=language))
     hits = result.hits
     limits = thresholds(kb.config.retrieve)
-    explanations = [kb.explain(hit, result.mode, filtered=filters is not None) for hit in hits] if explain else []
+    explanations = [kb.explain(hit, result.mode, filtered=filters is not None) for hit in hits] if full else []
     kb.close()
     route = {"name": result.route.name, "weights": result.route.weights, "reason": result.route.reason} if result.route else None
     if as_json:
         payload: dict[str, Any] = {"query": query, "filters": filters, "hits": [_hit_json(h) for h in hits]}
         if explain:
             payload |= {"mode": result.mode, "route": route, "query_tokens": result.query_tokens, "thresholds": limits}
+            for shown, hit in zip(payload["hits"], hits, strict=True):
+                shown["why"] = why(hit)
+            for shown, lines in zip(payload["hits"], explanations, strict=False):
+                shown["explanation"] = lines
         print_json(payload)
         return
-    if explain:
+    if full:
         console.print(f"[dim]mode {result.mode}; route {escape(json.dumps(route, ensure_ascii=False))}[/dim]")
         console.print(f"[dim]keyword tokens: {escape(' '.join(result.query_tokens))}[/dim]")
         console.print(f"[dim]filter (applied inside each retriever, before top-k): {escape(json.dumps(filters, ensure_ascii=False))}[/dim]")
+    elif explain:
+        console.print(f"[dim]route {escape(result.route.name if result.route else result.mode)}; keyword tokens: "
+                      f"{escape(' '.join(result.query_tokens))}  (--explain full: every score)[/dim]", soft_wrap=True)
     if not hits:
         console.print("no hits")
     for rank, hit in enumerate(hits, start=1):
         lang = f"  [dim]{hit.chunk.lang}[/dim]" if hit.chunk.lang else ""
+        if explain and not full:  # one line a hit: rank, where, score, why
+            console.print(f"[bold]{rank}.[/bold] [cyan]{escape(_location(hit))}[/cyan]  score {hit.score:.4f}{lang}  "
+                          f"[dim]{escape(why(hit))}[/dim]", soft_wrap=True)
+            continue
         console.print(f"[bold]{rank}.[/bold] [cyan]{escape(_location(hit))}[/cyan]  score {hit.score:.4f}{lang}")
-        if explain:
+        if full:
             for line in explanations[rank - 1]:
                 console.print(f"   [dim]{escape(line)}[/dim]")
         snippet = hit.chunk.text if len(hit.chunk.text) <= 300 else hit.chunk.text[:300] + "…"

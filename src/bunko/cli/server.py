@@ -12,9 +12,18 @@ from typing import Annotated
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
-from bunko.cli.shared import COLLECTION_ENV, CollectionOption, JsonOption, console, errors, existing_collection, fail, print_json
+from bunko.cli.shared import (
+    COLLECTION_ENV,
+    CollectionOption,
+    JsonOption,
+    console,
+    errors,
+    existing_collection,
+    fail,
+    print_json,
+    print_rows,
+)
 from bunko.errors import BunkoError
 from bunko.server.auth import ROLES, KeyStore, parse_groups
 
@@ -68,10 +77,7 @@ def keys_list(
     if as_json:
         print_json(listed, compact=True)
         return
-    table = Table("name", "role", "groups")
-    for key in listed:
-        table.add_row(escape(key["name"]), key["role"], escape(",".join(key["groups"])) if key["groups"] else "*")
-    console.print(table)
+    print_rows(("name", "role", "groups"), [(key["name"], key["role"], ",".join(key["groups"]) if key["groups"] else "*") for key in listed])
 
 
 @keys_app.command("revoke")

@@ -3,13 +3,17 @@
 Output is split so scripts can rely on it: results go to stdout (`console`,
 `print_json`), progress bars, notes and errors to stderr (`errors`). An error
 is one red line and an exit code, never a traceback (`fail`, `run`).
+
+A table is drawn for a terminal only (`print_rows`): piped or redirected, stdout is plain text, one record a line,
+its fields tab-separated in the order the table shows them, with no header, no colour, no wrapping and no cut names;
+`--json` is for scripts that want names for the fields. Nothing printed to a pipe is wrapped (`_Stdout`).
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -18,6 +22,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
 
 from bunko.config import CONFIG_FILE
 from bunko.engine import DEFAULT_COLLECTION, Bunko
@@ -25,7 +30,17 @@ from bunko.errors import BunkoError, FilterError
 from bunko.index.filters import validate_filter
 from bunko.schema import IngestJob
 
-console = Console()
+
+class _Stdout(Console):
+    """stdout: piped or redirected, a line is never wrapped at a width no terminal has (rich assumes 80 columns)."""
+
+    def print(self, *objects: Any, **options: Any) -> None:
+        if not self.is_terminal:
+            options.setdefault("soft_wrap", True)
+        super().print(*objects, **options)
+
+
+console: Console = _Stdout()
 errors = Console(stderr=True, soft_wrap=True)
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples"
@@ -55,18 +70,26 @@ ModelPathOption = Annotated[str | None, typer.Option(help="A GGUF file for the l
 PolicyOption = Annotated[str | None, typer.Option(help="standard, strict or regulated (default: \\[answer] policy).")]
 
 
-def fail(message: str, code: int = 2) -> typer.Exit:
-    """Print ``error: message`` on stderr; the caller raises the returned exit (2: usage or input, 1: nothing to act on)."""
+def fail(message: str, code: int = 2, as_json: bool = False, details: dict[str, Any] | None = None) -> typer.Exit:
+    """Print ``error: message`` on stderr; the caller raises the returned exit (2: usage or input, 1: nothing to act on).
+
+    Under `--json` (`as_json`) the error is also one JSON object on stdout, ``{"error": message, "exit_code": code,
+    …details}``, so a script reading stdout is told why there is no result."""
     errors.print(f"[red]error:[/red] {escape(message)}")
+    if as_json:
+        print_json({"error": message, "exit_code": code, **(details or {})})
     return typer.Exit(code)
 
 
-def run(action: Callable[[], T]) -> T:
-    """Run a command body; a BunkoError (or a bad value or missing file) becomes a one-line message and exit code 2."""
+def run(action: Callable[[], T], as_json: bool = False) -> T:
+    """Run a command body; a BunkoError (or a bad value or missing file) becomes a one-line message and exit code 2,
+    and under `--json` a JSON error on stdout too (with the error's `details`, when it has them: a golden set's
+    problems)."""
     try:
         return action()
     except (BunkoError, ValueError, FileNotFoundError) as exc:
-        raise fail(str(exc)) from None
+        details = getattr(exc, "details", None)
+        raise fail(str(exc), as_json=as_json, details=details if isinstance(details, dict) else None) from None
 
 
 def find_collection(explicit: Path | None) -> Path:
@@ -88,14 +111,56 @@ def existing_collection(explicit: Path | None) -> Path:
     return path
 
 
-def open_kb(collection: Path | None, create: bool = False) -> Bunko:
-    return run(lambda: Bunko(find_collection(collection), create=create))
+def open_kb(collection: Path | None, create: bool = False, as_json: bool = False) -> Bunko:
+    return run(lambda: Bunko(find_collection(collection), create=create), as_json=as_json)
 
 
 def print_json(data: Any, compact: bool = False) -> None:
     """`compact`: one line, for outputs scripts read line by line (a new API key)."""
     indent = None if compact else 2
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=indent, default=str) + "\n")
+
+
+def piped() -> bool:
+    """Whether stdout is a pipe or a file rather than a terminal (rich's judgement: `TTY_COMPATIBLE=1` or `FORCE_COLOR`
+    make it a terminal, `TTY_COMPATIBLE=0` a pipe)."""
+    return not console.is_terminal
+
+
+def plain_field(value: object) -> str:
+    """One field of a piped record: never empty ("-"), no tab or line break inside (each becomes a space)."""
+    text = " ".join(str(value).replace("\t", " ").splitlines()).strip() if value is not None else ""
+    return text or "-"
+
+
+def print_lines(lines: Sequence[str]) -> None:
+    """Lines as they are, on stdout: no markup, no wrapping at the terminal's width."""
+    sys.stdout.write("".join(line + "\n" for line in lines))
+
+
+def print_rows(
+    columns: Sequence[str], rows: Sequence[Sequence[object]], *, title: str | None = None,
+    styles: Mapping[int, Callable[[str], str | None]] | None = None, fold: Sequence[int] = (),
+) -> None:
+    """A table on a terminal; piped, one row a line, its fields tab-separated (`plain_field`), no header.
+
+    `styles`: per column index, the rich style of a value (or None); `fold`: columns whose long values wrap whole
+    (a document's name) instead of being cut in the middle."""
+    if piped():
+        print_lines(["\t".join(plain_field(v) for v in row) for row in rows])
+        return
+    table = Table(*columns, title=title, title_justify="left" if title else "center")
+    for index in fold:
+        table.columns[index].overflow = "fold"
+        table.columns[index].min_width = min(40, max((len(str(row[index])) for row in rows), default=6))
+    for row in rows:
+        cells = []
+        for index, value in enumerate(row):
+            text = escape("" if value is None else str(value))
+            style = styles[index](str(value)) if styles and index in styles else None
+            cells.append(f"[{style}]{text}[/{style}]" if style else text)
+        table.add_row(*cells)
+    console.print(table)
 
 
 def parse_filters(source: str | None, section: str | None, where: str | None) -> dict[str, Any] | None:

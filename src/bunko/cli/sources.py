@@ -11,7 +11,6 @@ from urllib.parse import urlsplit
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from bunko.cli.shared import (
     CollectionOption,
@@ -23,6 +22,7 @@ from bunko.cli.shared import (
     fail,
     open_kb,
     print_json,
+    print_rows,
     run,
 )
 from bunko.engine import Bunko
@@ -137,12 +137,12 @@ def list_sources(collection: CollectionOption = None, as_json: JsonOption = Fals
     if as_json:
         print_json(rows)
         return
-    table = Table("name", "type", "target", "last sync", "items")
+    listed = []
     for row in rows:
         last = row["last_sync"]
         when = datetime.datetime.fromtimestamp(last["synced_at"]).strftime("%Y-%m-%d %H:%M") if "synced_at" in last else "never"
-        table.add_row(escape(row["name"]), row["type"], escape(row["target"]), when, str(last.get("items", "")))
-    console.print(table)
+        listed.append((row["name"], row["type"], row["target"], when, last.get("items", "")))
+    print_rows(("name", "type", "target", "last sync", "items"), listed)
 
 
 def _print_report(report: SyncReport) -> None:
@@ -158,9 +158,11 @@ def _print_report(report: SyncReport) -> None:
     for document in report.deleted:
         console.print(f"deleted {escape(document)}")
     extra = f" at {report.detail['commit'][:12]}" if "commit" in report.detail else ""
+    nodes = len(report.detail.get("crawl_nodes", []))
+    followed = f", {nodes} page(s) of links only followed, not indexed" if nodes else ""
     console.print(
         f"{escape(report.source)}{extra}: {report.count(JobStatus.READY)} indexed, {report.count(JobStatus.SKIPPED)} unchanged, "
-        f"{len(report.failed)} failed, {len(report.deleted)} deleted"
+        f"{len(report.failed)} failed, {len(report.deleted)} deleted{followed}"
     )
 
 

@@ -1,20 +1,8 @@
 """Golden sets: JSONL questions with what a correct answer contains and where the evidence lives.
 
-One JSON object per line::
-
-    {"id": "q01", "question": "…", "expected_answer": "12,000円",
-     "relevant_sources": ["travel-expense-policy-ja.md"],
-     "relevant_chunk_ids": ["docs/travel-expense-policy-ja.md#3"],
-     "relevant_pages": [4, {"source": "rules.pdf", "page": 7}],
-     "tags": {"lang": "ja", "type": "table"}, "draft": false}
-
-Only ``question`` is required. Any of the three ``relevant_*`` keys says which
-evidence counts as relevant (the most specific one given is used: chunk ids, then
-pages, then sources); ``expected_answer`` may be a string or a list of accepted
-alternatives. ``tags.type`` is one of :data:`QUESTION_TYPES`; an ``absent``
-question has no answer in the documents, so it must carry no expected answer and
-no relevant evidence. Every mistake is reported with its line number, all at
-once, because a golden set is written by hand and fixing one error per run is slow.
+The format is :data:`GOLDEN_FORMAT` (shown by ``bunko eval check --help`` and ``bunko eval run --help``). Every
+mistake is reported with its line number and key, all at once (`check_lines`, ``bunko eval check``), because a
+golden set is written by hand and fixing one error per run is slow.
 """
 
 from __future__ import annotations
@@ -34,9 +22,62 @@ KNOWN_KEYS = (
 )
 MAX_REPORTED_ERRORS = 20
 
+GOLDEN_FORMAT = """A golden set is JSONL: one JSON object per line (blank lines are skipped), for example
+{"id": "q01", "question": "宿泊費の上限は？", "expected_answer": "12,000円", "relevant_sources": ["travel-ja.md"]}
+{"id": "q02", "question": "婚假有几天？", "expected_answer": ["3天", "三天"], "tags": {"type": "table"}}
+{"id": "q03", "question": "Who is the CEO?", "expected_answer": null, "tags": {"type": "absent"}}
+
+Keys (only question is required):
+  id                  a unique string (default: line<N>)
+  question            the question, in any language
+  expected_answer     a string, or a list of accepted alternatives; "" or null: no answer
+  relevant_sources    the documents that hold the evidence, as `bunko docs` names them
+  relevant_chunk_ids  exact chunks (`bunko chunks`); the most specific relevant_* given is used
+  relevant_pages      page numbers, or {"source": "a.pdf", "page": 7}
+  tags                {"lang": "ja", "type": "fact"}: lang ja, zh or en (default: the question's);
+                      type fact (default), table, multi-hop or absent; other tags are kept
+  draft               true: skipped by `bunko eval run` unless --include-drafts
+  notes               free text
+
+A question of type absent is not answered by the documents (bunko should abstain): its expected_answer is "" or \
+null and it has no relevant_*. Any other question needs an expected_answer or a relevant_* key."""
+"""The golden-set format, for `--help`: typer keeps the line breaks of every paragraph after a help's first, so the
+lines are laid out here as they are shown, and a paragraph to be wrapped is one line."""
+
+
+@dataclass(frozen=True)
+class GoldenProblem:
+    """One mistake of a golden set: its line (0: the file as a whole), the key at fault (None: the line as a whole) and
+    what is wrong, in words that name the key."""
+
+    line: int
+    key: str | None
+    message: str
+
+    def describe(self, origin: str) -> str:
+        return f"{origin}:{self.line}: {self.message}" if self.line else f"{origin}: {self.message}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"line": self.line or None, "key": self.key, "message": self.message}
+
 
 class GoldenError(BunkoError):
-    """The golden set is not valid; the message names every bad line."""
+    """The golden set is not valid; the message names every bad line (up to MAX_REPORTED_ERRORS), `problems` holds
+    them all."""
+
+    def __init__(self, message: str, problems: Sequence[GoldenProblem] = (), origin: str = "<golden>") -> None:
+        super().__init__(message)
+        self.problems = list(problems)
+        self.origin = origin
+
+    @property
+    def details(self) -> dict[str, Any]:
+        """What `--json` prints beside the message."""
+        return {"file": self.origin, "problems": [p.to_json() for p in self.problems]}
+
+
+_Problems = list[tuple[str | None, str]]
+"""(key, message) of one line's problems."""
 
 
 @dataclass(frozen=True)
@@ -96,33 +137,36 @@ class GoldenItem:
         return data
 
 
-def _strings(value: Any, key: str, problems: list[str]) -> tuple[str, ...]:
+def _strings(value: Any, key: str, problems: _Problems) -> tuple[str, ...]:
     if value is None:
         return ()
     if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
-        problems.append(f"{key} must be a list of non-empty strings")
+        problems.append((key, f"{key} must be a list of non-empty strings"))
         return ()
     return tuple(v.strip() for v in value)
 
 
-def _expected(value: Any, problems: list[str]) -> tuple[str, ...]:
+def _expected(value: Any, problems: _Problems) -> tuple[str, ...]:
+    """The accepted answers; "" (or only spaces) and null both say there is none."""
     if value is None:
         return ()
     if isinstance(value, str):
-        if not value.strip():
-            problems.append("expected_answer is an empty string (use null when there is no answer)")
         return (value.strip(),) if value.strip() else ()
     if isinstance(value, list) and value and all(isinstance(v, str) and v.strip() for v in value):
         return tuple(v.strip() for v in value)
-    problems.append("expected_answer must be a string, a non-empty list of strings (accepted alternatives) or null")
+    problems.append((
+        "expected_answer",
+        f"expected_answer {json.dumps(value, ensure_ascii=False)[:60]} must be a string, a non-empty list of non-empty "
+        'strings (accepted alternatives), or "" / null for no answer',
+    ))
     return ()
 
 
-def _pages(value: Any, problems: list[str]) -> tuple[PageRef, ...]:
+def _pages(value: Any, problems: _Problems) -> tuple[PageRef, ...]:
     if value is None:
         return ()
     if not isinstance(value, list):
-        problems.append('relevant_pages must be a list of page numbers or {"source": …, "page": …} objects')
+        problems.append(("relevant_pages", 'relevant_pages must be a list of page numbers or {"source": …, "page": …} objects'))
         return ()
     pages: list[PageRef] = []
     for entry in value:
@@ -134,43 +178,46 @@ def _pages(value: Any, problems: list[str]) -> tuple[PageRef, ...]:
         ):
             pages.append(PageRef(entry["page"], entry["source"]))
         else:
-            problems.append(f'relevant_pages entry {json.dumps(entry, ensure_ascii=False)} is neither a page number nor {{"source": …, "page": …}}')
+            problems.append((
+                "relevant_pages",
+                f'relevant_pages entry {json.dumps(entry, ensure_ascii=False)} is neither a page number nor {{"source": …, "page": …}}',
+            ))
     return tuple(pages)
 
 
-def parse_item(data: Any, line: int) -> tuple[GoldenItem | None, list[str]]:
-    """One line's object → an item, or the list of what is wrong with it."""
+def check_item(data: Any, line: int) -> tuple[GoldenItem | None, _Problems]:
+    """One line's object → an item, or what is wrong with it: (key at fault or None, message naming it)."""
     if not isinstance(data, dict):
-        return None, ["expected a JSON object"]
-    problems: list[str] = []
+        return None, [(None, f"expected a JSON object, not {type(data).__name__}")]
+    problems: _Problems = []
     unknown = sorted(set(data) - set(KNOWN_KEYS))
     if unknown:
-        problems.append(f"unknown key{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))} (known: {', '.join(KNOWN_KEYS)})")
+        problems.extend((key, f"unknown key {key!r} (known: {', '.join(KNOWN_KEYS)})") for key in unknown)
     question = data.get("question")
     if not isinstance(question, str) or not question.strip():
-        problems.append("question is missing or empty")
+        problems.append(("question", "question is missing or empty"))
         question = ""
     item_id = data.get("id", f"line{line}")
     if not isinstance(item_id, str | int) or isinstance(item_id, bool) or not str(item_id).strip():
-        problems.append("id must be a non-empty string")
+        problems.append(("id", "id must be a non-empty string"))
         item_id = f"line{line}"
     tags = data.get("tags", {})
     if not isinstance(tags, dict):
-        problems.append("tags must be an object such as {\"lang\": \"ja\", \"type\": \"fact\"}")
+        problems.append(("tags", "tags must be an object such as {\"lang\": \"ja\", \"type\": \"fact\"}"))
         tags = {}
     qtype = tags.get("type", "fact")
     if qtype not in QUESTION_TYPES:
-        problems.append(f"tags.type {qtype!r} is not one of {', '.join(QUESTION_TYPES)}")
+        problems.append(("tags.type", f"tags.type {qtype!r} is not one of {', '.join(QUESTION_TYPES)}"))
     lang = tags.get("lang") or (query_language(question) if question else "en")
     if not isinstance(lang, str):
-        problems.append("tags.lang must be a language code such as ja, zh or en")
+        problems.append(("tags.lang", "tags.lang must be a language code such as ja, zh or en"))
         lang = "en"
     draft = data.get("draft", False)
     if not isinstance(draft, bool):
-        problems.append("draft must be true or false")
+        problems.append(("draft", "draft must be true or false"))
     notes = data.get("notes")
     if notes is not None and not isinstance(notes, str):
-        problems.append("notes must be a string")
+        problems.append(("notes", "notes must be a string"))
         notes = None
     item = GoldenItem(
         id=str(item_id).strip(),
@@ -186,20 +233,24 @@ def parse_item(data: Any, line: int) -> tuple[GoldenItem | None, list[str]]:
         notes=notes,
         line=line,
     )
-    if item.absent and (item.expected_answers or item.has_relevance):
-        problems.append("an 'absent' question must have expected_answer null and no relevant_* evidence")
-    if not item.absent and not item.expected_answers and not item.has_relevance:
-        problems.append(
+    if item.absent and item.expected_answers:
+        problems.append(("expected_answer", "an 'absent' question must have expected_answer \"\" or null (the documents do not answer it)"))
+    for key in ("relevant_sources", "relevant_chunk_ids", "relevant_pages"):
+        if item.absent and data.get(key):
+            problems.append((key, f"an 'absent' question must have no {key} (no document holds its answer)"))
+    if not item.absent and not item.expected_answers and not item.has_relevance and not any(k == "expected_answer" for k, _ in problems):
+        problems.append((
+            "expected_answer",
             "nothing to measure: give expected_answer or relevant_sources / relevant_chunk_ids / relevant_pages, "
-            "or tag the question {\"type\": \"absent\"} if the documents do not answer it"
-        )
+            "or tag the question {\"type\": \"absent\"} if the documents do not answer it",
+        ))
     return (None if problems else item), problems
 
 
-def parse_lines(lines: Iterable[str], origin: str = "<golden>") -> list[GoldenItem]:
-    """Parse JSONL text; blank lines are skipped; every problem is reported with its line number."""
+def check_lines(lines: Iterable[str], origin: str = "<golden>") -> tuple[list[GoldenItem], list[GoldenProblem]]:
+    """Every valid item and every problem of JSONL text (blank lines skipped), each problem with its line and key."""
     items: list[GoldenItem] = []
-    errors: list[str] = []
+    problems: list[GoldenProblem] = []
     seen: dict[str, int] = {}
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():
@@ -207,35 +258,60 @@ def parse_lines(lines: Iterable[str], origin: str = "<golden>") -> list[GoldenIt
         try:
             data = json.loads(raw)
         except json.JSONDecodeError as exc:
-            errors.append(f"{origin}:{number}: not valid JSON: {exc.msg} (column {exc.colno})")
+            problems.append(GoldenProblem(number, None, f"not valid JSON: {exc.msg} (column {exc.colno})"))
             continue
-        item, problems = parse_item(data, number)
-        errors.extend(f"{origin}:{number}: {problem}" for problem in problems)
+        item, found = check_item(data, number)
+        problems.extend(GoldenProblem(number, key, message) for key, message in found)
         if item is None:
             continue
         if item.id in seen:
-            errors.append(f"{origin}:{number}: id {item.id!r} is already used on line {seen[item.id]}")
+            problems.append(GoldenProblem(number, "id", f"id {item.id!r} is already used on line {seen[item.id]}"))
             continue
         seen[item.id] = number
         items.append(item)
-    if errors:
-        shown = errors[:MAX_REPORTED_ERRORS]
-        more = len(errors) - len(shown)
-        raise GoldenError("invalid golden set:\n  " + "\n  ".join(shown) + (f"\n  … and {more} more" if more else ""))
-    if not items:
-        raise GoldenError(f"{origin}: the golden set has no questions")
+    if not items and not problems:
+        problems.append(GoldenProblem(0, None, "the golden set has no questions"))
+    return items, problems
+
+
+def parse_lines(lines: Iterable[str], origin: str = "<golden>") -> list[GoldenItem]:
+    """Parse JSONL text; blank lines are skipped; every problem is reported with its line number."""
+    items, problems = check_lines(lines, origin)
+    if problems:
+        raise golden_error(problems, origin)
     return items
 
 
-def load_golden(path: str | Path) -> list[GoldenItem]:
+def golden_error(problems: Sequence[GoldenProblem], origin: str) -> GoldenError:
+    if len(problems) == 1 and not problems[0].line:
+        return GoldenError(problems[0].describe(origin), problems, origin)
+    errors = [p.describe(origin) for p in problems]
+    shown = errors[:MAX_REPORTED_ERRORS]
+    more = len(errors) - len(shown)
+    return GoldenError("invalid golden set:\n  " + "\n  ".join(shown) + (f"\n  … and {more} more" if more else ""), problems, origin)
+
+
+def read_golden(path: str | Path) -> list[str]:
+    """The lines of a golden set; a GoldenError (with its one problem) when the file cannot be read."""
     path = Path(path)
     if not path.is_file():
-        raise GoldenError(f"{path}: no such golden set (create one with `bunko eval init {path}`)")
+        problem = GoldenProblem(0, None, f"no such golden set (create one with `bunko eval init {path}`)")
+        raise GoldenError(problem.describe(str(path)), [problem], str(path))
     try:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise GoldenError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    return parse_lines(text.splitlines(), origin=str(path))
+        problem = GoldenProblem(0, None, f"not UTF-8 text ({exc.reason} at byte {exc.start})")
+        raise GoldenError(problem.describe(str(path)), [problem], str(path)) from None
+    return text.splitlines()
+
+
+def check_golden(path: str | Path) -> tuple[list[GoldenItem], list[GoldenProblem]]:
+    """`check_lines` of a file: what `bunko eval check` reports. A file that cannot be read raises GoldenError."""
+    return check_lines(read_golden(path), origin=str(path))
+
+
+def load_golden(path: str | Path) -> list[GoldenItem]:
+    return parse_lines(read_golden(path), origin=str(path))
 
 
 def dump_lines(items: Sequence[GoldenItem]) -> str:

@@ -4,7 +4,13 @@ Which language a text is in is judged in `bunko.text.languages`."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable, Mapping
+
+from bunko.schema import AnswerSentence
+from bunko.text.languages import text_language
 from bunko.text.lexicon import en, ja, zh
+from bunko.text.scripts import JA_ZH_CHAR
 
 ABSTAIN_MESSAGES = {
     "ja": "資料内では確認できません。",
@@ -45,6 +51,37 @@ def cross_language_note(language: str, sources: list[str]) -> str:
     joiner = "、" if language in ("ja", "zh") else " and "
     langs = joiner.join(names.get(s, s) for s in dict.fromkeys(sources))
     return CROSS_LANGUAGE_NOTES.get(language, CROSS_LANGUAGE_NOTES["en"]).format(langs=langs)
+
+
+_WORD = re.compile(r"[(\"'“‘]*[A-Za-z]+(?:['’-][A-Za-z]+)*[.,;:!?)\"'”’]*")
+PROSE_WORDS = 3
+"""Words (space-separated, of letters only) from which a quote without CJK reads as English: fewer is a key
+combination ("Ctrl+Shift+5"), a path, a code, a command's name or a number, which every language's page writes
+alike."""
+
+
+def quote_language(quote: str) -> str | None:
+    """The language of one quoted unit, or None when it is written alike in every language (no CJK letter and fewer
+    than PROSE_WORDS words: "Ctrl+Shift+5", "/etc/network/interfaces", "E-1024", "10,614,000")."""
+    if not JA_ZH_CHAR.search(quote) and sum(1 for word in quote.split() if _WORD.fullmatch(word)) < PROSE_WORDS:
+        return None
+    return text_language(quote)
+
+
+def cited_languages(sentences: Iterable[AnswerSentence], chunk_texts: Mapping[str, str] | None = None) -> list[str]:
+    """The languages of the units an answer quotes, in order of first citation, each judged from its citation's own
+    quote, not from the whole cited chunk: a Japanese sentence quoted from a chunk that is mostly an English command
+    listing is Japanese material. A quote written alike in every language (`quote_language`) takes its chunk's
+    language when `chunk_texts` (chunk id → text) holds the chunk, else it counts for none."""
+    languages: list[str] = []
+    for sentence in sentences:
+        for citation in sentence.citations:
+            language = quote_language(citation.quote)
+            if language is None and chunk_texts and citation.chunk_id in chunk_texts:
+                language = text_language(chunk_texts[citation.chunk_id])
+            if language is not None and language not in languages:
+                languages.append(language)
+    return languages
 
 
 def abstain_message(language: str) -> str:

@@ -23,6 +23,7 @@ from bs4 import BeautifulSoup, NavigableString, Tag, XMLParsedAsHTMLWarning
 
 from bunko.parse.base import ElementBuilder, dist_version
 from bunko.parse.encoding import Decoded, decode, encoding_meta, has_bom, utf16_by_zeros
+from bunko.parse.html_switches import resolve_switches
 from bunko.parse.limits import current as current_limits
 from bunko.parse.limits import over_limit
 from bunko.parse.tables import table_markdown, table_meta
@@ -363,6 +364,7 @@ class HtmlParser:
         title_tag = soup.find("title")
         page_title = _space(title_tag.get_text()) if isinstance(title_tag, Tag) else ""
         builder = ElementBuilder(source)
+        resolve_switches(soup)  # before hidden elements are dropped: their cases are text the page shows
         HtmlWalker(builder).walk(content_root(soup, source))
         heading = next((e.text for e in builder.elements if e.kind == ElementKind.HEADING), None)
         return ParsedDocument(

@@ -25,7 +25,7 @@ from bunko.server.auth import ANONYMOUS, KeyStore, Principal
 from bunko.server.reembed import ReembedRunner
 from bunko.server.uploads import INCOMING, UPLOADS, accepted_extensions
 from bunko.server.worker import IngestWorker, UploadJob
-from bunko.store.lock import WriterLock
+from bunko.store.lock import WRITE_LOCK, WriterLock
 from bunko.store.registry import is_postgres
 
 
@@ -61,7 +61,7 @@ class ServedCollection:
         """Refuse to serve a local collection another process is writing: say who, instead of hanging uploads."""
         if is_postgres(kb.config.store):
             return  # postgres serialises writers in the database
-        with WriterLock(kb.path / "write.lock", timeout=0):
+        with WriterLock(kb.path / WRITE_LOCK, timeout=0):
             pass
 
     def start(self) -> None:

@@ -20,7 +20,7 @@ from bunko.config import Config
 from bunko.errors import CollectionError, ConfigError
 from bunko.store.base import Store
 from bunko.store.local import LocalStore
-from bunko.store.lock import WriterLock
+from bunko.store.lock import WRITE_LOCK, WriterLock
 
 LOCAL = "local"
 _SCHEMA_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
@@ -85,4 +85,4 @@ def writer_lock(config: Config, folder: Path) -> AbstractContextManager[object]:
     """The local store needs one writing process per folder; postgres takes its locks in the database."""
     if is_postgres(config.store):
         return ThreadLock()
-    return WriterLock(folder / "write.lock")
+    return WriterLock(folder / WRITE_LOCK)

@@ -31,6 +31,7 @@ from functools import cache
 from itertools import pairwise
 from typing import Any
 
+from bunko.text.inflection import acronym, acronym_plural, singular
 from bunko.text.lexicon import en, zh
 from bunko.text.scripts import HAN, KANA_CHAR, KATAKANA
 
@@ -78,31 +79,24 @@ _SUDACHI_NOUNS = frozenset({"名詞"})
 _SUDACHI_SKIP_SUBTYPES = frozenset({"数詞", "代名詞", "助数詞"})
 
 
-def _singular(word: str) -> str:
-    """English plural to singular by suffix, for keys only: packages -> package, libraries -> library."""
-    if len(word) < 4 or not word.isalpha() or word.endswith(en.SINGULAR_ENDINGS):
-        return word
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith(en.PLURAL_ES_ENDINGS):
-        return word[:-2]
-    if word.endswith("s"):
-        return word[:-1]
-    return word
-
-
 def entity_key(surface: str, *, identifier: bool = False) -> str:
     """The node a spelling belongs to: width and case folded, whitespace collapsed, plurals and katakana long vowels dropped.
 
     Identifiers keep their punctuation (``apt-get`` is not ``apt get``) and their number (``debs`` is a name);
-    a phrase's hyphens read as spaces (``pre-installed`` = ``pre installed``) and its last word is singular.
+    a phrase's hyphens read as spaces (``pre-installed`` = ``pre installed``) and its last word is singular
+    (`inflection.singular`: ``aliases`` = ``alias``, never ``alia``), unless written as an acronym (``DNS``, ``macOS``).
     """
-    key = " ".join(unicodedata.normalize("NFKC", surface).casefold().split()).strip(_TRAILING_PUNCT)
+    written = " ".join(unicodedata.normalize("NFKC", surface).split()).strip(_TRAILING_PUNCT)
+    key = written.casefold()
     if identifier:
         return key
     key = _KATAKANA_LONG_VOWEL.sub("", key.replace("-", " "))
     words = key.split(" ")
-    words[-1] = _singular(words[-1])
+    last_written = written.replace("-", " ").split(" ")[-1]
+    if acronym_plural(last_written):
+        words[-1] = words[-1][:-1]
+    elif not acronym(last_written):
+        words[-1] = singular(words[-1])
     return " ".join(words)
 
 

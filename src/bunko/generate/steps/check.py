@@ -9,11 +9,10 @@ from dataclasses import fields, is_dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from bunko.generate.guardrails import guard_text, masks_personal_data, regulated_notices, source_date
-from bunko.generate.language import abstain_message, cross_language_note
+from bunko.generate.language import abstain_message, cited_languages, cross_language_note
 from bunko.generate.sentence_pipeline import SentencePipeline
 from bunko.generate.steps.state import AskState, Composed, Gathered, Retrieved
 from bunko.schema import Answer, AnswerSentence, Hit, to_dict
-from bunko.text.languages import text_language
 from bunko.trace import AgentStep, Generation, Grade, LLMGrade, Trace
 
 if TYPE_CHECKING:
@@ -84,9 +83,10 @@ def finish(
 
 
 def language_note(language: str, sentences: list[AnswerSentence], hits: list[Hit]) -> str | None:
-    """Cross-language evidence is used only when nothing in the question's language answered; the answer says so."""
+    """Cross-language evidence is used only when nothing in the question's language answered; the answer says so, judged
+    by the languages of the quoted units themselves (`cited_languages`), not of the chunks they sit in."""
     cited = {c.chunk_id for s in sentences for c in s.citations}
-    languages = [text_language(h.chunk.text) for h in hits if h.chunk.chunk_id in cited]
+    languages = cited_languages(sentences, {h.chunk.chunk_id: h.chunk.text for h in hits if h.chunk.chunk_id in cited})
     return cross_language_note(language, languages) if languages and language not in languages else None
 
 

@@ -5,6 +5,9 @@ The crawl is breadth-first from `url`, follows `<a href>` links (and redirects) 
 `urllib.robotparser` reads it) before every request, waiting its Crawl-delay between requests. A page that says
 `<meta name="robots" content="noindex">` is not indexed; `nofollow` stops its links being followed. HTML, text,
 Markdown, PDF and Office files become documents, named `<source>:<path>`; other types are passed over.
+An HTML page that yields no text but has links (a site index, a start page of links only: the HTML parser drops
+link lists as navigation) is a crawl node: its links are followed, it is not a document, so it never fails as
+EMPTY; the listing's detail names those pages (`crawl_nodes`).
 
 The crawl reads every page to find the next ones, so listing is reading: a page's version is the hash of its
 bytes, kept on disk until the sync hands it to ingest. A page that answers 404 or 410 is gone (its document is
@@ -190,6 +193,9 @@ class WebSource(NamedSource):
         index = True
         if suffix == ".html":
             index, links = _read_html(bytes(body), url)
+            if index and links and not _has_text(bytes(body), key):
+                listing.detail.setdefault("crawl_nodes", []).append(key)
+                return links
         if index:
             path = self._folder / f"{len(self._files):06d}{suffix}"
             path.write_bytes(body)
@@ -208,6 +214,19 @@ class WebSource(NamedSource):
     def close(self) -> None:
         self._client.close()
         shutil.rmtree(self._folder, ignore_errors=True)
+
+
+def _has_text(body: bytes, key: str) -> bool:
+    """Whether the HTML parser finds text in a page, as ingest reads it (a page it cannot read counts as text: its
+    failure is ingest's to report)."""
+    from bunko.errors import BunkoError
+    from bunko.parse.html import HtmlParser, decode_html
+
+    try:
+        doc = HtmlParser().parse_text(decode_html(body, key).text, key)
+    except (BunkoError, ValueError):
+        return True
+    return any(e.text.strip() for e in doc.elements)
 
 
 def _read_html(body: bytes, url: str) -> tuple[bool, list[str]]:

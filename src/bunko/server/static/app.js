@@ -408,16 +408,78 @@ function findQuote(text, quote) {
   return null;
 }
 
+// A chunk's text as the reader should see it: its Markdown tables (a header row, a |---| row, rows) as <table>s,
+// everything else as text; the quoted span marked, in a table as the whole cited row.
+const TABLE_ROW = /^\s*\|.*\|\s*$/;
+const TABLE_RULE = /^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$/;
+
+function tableCells(line) {
+  // "| a | b \| c |" -> ["a", "b | c"]: a cell's own pipe is written "\|"
+  const inner = line.trim().replace(/^\|/, "").replace(/\|$/, "");
+  return inner.split(/(?<!\\)\|/).map((cell) => cell.trim().replace(/\\\|/g, "|"));
+}
+
+function textBlocks(text) {
+  // [{table: false, start, end}] and [{table: true, start, end, lines: [[start, end], …]}], in order
+  const lines = [];
+  let offset = 0;
+  for (const line of text.split("\n")) {
+    lines.push([offset, offset + line.length, line]);
+    offset += line.length + 1;
+  }
+  const blocks = [];
+  let i = 0;
+  let plainStart = 0;
+  while (i < lines.length) {
+    if (i + 1 < lines.length && TABLE_ROW.test(lines[i][2]) && TABLE_RULE.test(lines[i + 1][2])) {
+      const rows = [lines[i]];
+      let j = i + 2;
+      while (j < lines.length && TABLE_ROW.test(lines[j][2])) rows.push(lines[j++]);
+      if (lines[i][0] - 1 > plainStart) blocks.push({ table: false, start: plainStart, end: lines[i][0] - 1 }); // without its "\n"
+      blocks.push({ table: true, start: lines[i][0], end: rows[rows.length - 1][1], rows });
+      plainStart = j < lines.length ? lines[j][0] : text.length;
+      i = j;
+    } else {
+      i += 1;
+    }
+  }
+  if (plainStart < text.length) blocks.push({ table: false, start: plainStart, end: text.length });
+  return blocks;
+}
+
+function markedText(text, start, end, span) {
+  // text[start:end] as nodes, the part inside span marked
+  if (!span || span[1] <= start || span[0] >= end) return [text.slice(start, end)];
+  const from = Math.max(start, span[0]);
+  const to = Math.min(end, span[1]);
+  return [text.slice(start, from), el("mark", { text: text.slice(from, to) }), text.slice(to, end)].filter((n) => n !== "");
+}
+
+function markdownTable(text, block, span) {
+  const [head, ...rows] = block.rows;
+  const headCells = tableCells(head[2]);
+  const table = el("table", { class: "md-table" },
+    el("thead", {}, el("tr", {}, ...headCells.map((cell) => el("th", { scope: "col", text: cell })))));
+  const body = el("tbody");
+  for (const [start, end, line] of rows) {
+    const cited = span && span[0] < end && span[1] > start;
+    const cells = tableCells(line);
+    while (cells.length < headCells.length) cells.push("");
+    body.append(el("tr", cited ? { class: "cited" } : {},
+      ...cells.map((cell) => el("td", {}, cited && cell ? el("mark", { text: cell }) : cell))));
+  }
+  table.append(body);
+  return table;
+}
+
 function highlighted(text, quote) {
   const body = el("div", { class: "chunk-text" });
   const span = quote ? findQuote(text, quote) : null;
-  if (!span) {
-    body.textContent = text;
-    if (quote) body.classList.add("whole");
-    return body;
+  if (quote && !span) body.classList.add("whole");
+  for (const block of textBlocks(text)) {
+    if (block.table) body.append(markdownTable(text, block, span));
+    else body.append(...markedText(text, block.start, block.end, span));
   }
-  const [start, end] = span;
-  body.append(text.slice(0, start), el("mark", { text: text.slice(start, end) }), text.slice(end));
   return body;
 }
 
