@@ -99,3 +99,14 @@ def test_an_english_quote_in_a_japanese_chunk_is_english_material() -> None:
     true."""
     chunk = "固定IPアドレスは /etc/network/interfaces ファイルに書きます。" * 3 + UNTRANSLATED
     assert cited_languages([_sentence(("c1", UNTRANSLATED))], {"c1": chunk}) == ["en"]
+
+
+def test_a_quote_in_han_alone_takes_a_japanese_passages_language() -> None:
+    """A row of names and amounts in kanji reads as Chinese by its letters; in a Japanese passage it is Japanese, in
+    a Chinese one Chinese, and Han text with kana is Japanese wherever it stands."""
+    row = _sentence(("c1", "地域：東京23区、一般社員：12,000円"))
+    assert cited_languages([row], {"c1": "出張の宿泊費の上限は次の表のとおりです。地域：東京23区、一般社員：12,000円"}) == ["ja"]
+    assert cited_languages([row], {"c1": "出差住宿费上限如下表所示。地域：東京23区、一般社員：12,000円"}) == ["zh"]
+    kana = _sentence(("c2", "上限は12,000円です。"))
+    assert cited_languages([kana], {"c2": "The hotel limit table is below. 上限は12,000円です。"}) == ["ja"]
+    assert cited_languages([_sentence(("c3", "The limit is 12,000 yen per night."))], {"c3": "上限は一泊12,000円です。"}) == ["en"]

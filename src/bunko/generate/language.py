@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from bunko.schema import AnswerSentence
 from bunko.text.languages import text_language
 from bunko.text.lexicon import en, ja, zh
-from bunko.text.scripts import JA_ZH_CHAR
+from bunko.text.scripts import JA_ZH_CHAR, KANA_CHAR
 
 ABSTAIN_MESSAGES = {
     "ja": "資料内では確認できません。",
@@ -72,13 +72,18 @@ def cited_languages(sentences: Iterable[AnswerSentence], chunk_texts: Mapping[st
     """The languages of the units an answer quotes, in order of first citation, each judged from its citation's own
     quote, not from the whole cited chunk: a Japanese sentence quoted from a chunk that is mostly an English command
     listing is Japanese material. A quote written alike in every language (`quote_language`) takes its chunk's
-    language when `chunk_texts` (chunk id → text) holds the chunk, else it counts for none."""
+    language when `chunk_texts` (chunk id → text) holds the chunk, else it counts for none. A quote in Han characters
+    alone (a row of names and amounts: 東京23区、一般社員：12,000円) reads as Chinese by its letters, but is Japanese
+    in a Japanese passage."""
     languages: list[str] = []
     for sentence in sentences:
         for citation in sentence.citations:
             language = quote_language(citation.quote)
-            if language is None and chunk_texts and citation.chunk_id in chunk_texts:
-                language = text_language(chunk_texts[citation.chunk_id])
+            chunk = chunk_texts.get(citation.chunk_id) if chunk_texts else None
+            if chunk is not None and language is None:
+                language = text_language(chunk)
+            elif chunk is not None and language == "zh" and not KANA_CHAR.search(citation.quote) and text_language(chunk) == "ja":
+                language = "ja"  # Han alone, which Japanese writes too, in a Japanese passage
             if language is not None and language not in languages:
                 languages.append(language)
     return languages
