@@ -164,7 +164,7 @@ def test_unknown_source_exits_1_naming_it_and_the_close_sources(runner: CliRunne
 
     nothing = _invoke(runner, collection, "kubernetes.txt", "--json")
     assert nothing.exit_code == 1 and "no document 'kubernetes.txt'" in nothing.stderr and "close:" not in nothing.stderr
-    assert not nothing.stdout
+    assert json.loads(nothing.stdout) == {"error": "no document 'kubernetes.txt' in the collection (see `bunko docs`)", "exit_code": 1}
 
 
 def test_close_sources_prefers_the_same_file_name() -> None:

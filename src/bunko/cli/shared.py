@@ -73,12 +73,24 @@ PolicyOption = Annotated[str | None, typer.Option(help="standard, strict or regu
 def fail(message: str, code: int = 2, as_json: bool = False, details: dict[str, Any] | None = None) -> typer.Exit:
     """Print ``error: message`` on stderr; the caller raises the returned exit (2: usage or input, 1: nothing to act on).
 
-    Under `--json` (`as_json`) the error is also one JSON object on stdout, ``{"error": message, "exit_code": code,
-    …details}``, so a script reading stdout is told why there is no result."""
+    Under `--json` (`as_json`, or the running command's own `--json`: `json_requested`) the error is also one JSON
+    object on stdout, ``{"error": message, "exit_code": code, …details}``, so a script reading stdout is told why
+    there is no result."""
     errors.print(f"[red]error:[/red] {escape(message)}")
-    if as_json:
+    if as_json or json_requested():
         print_json({"error": message, "exit_code": code, **(details or {})})
     return typer.Exit(code)
+
+
+def json_requested() -> bool:
+    """Whether the command running was given `--json` (its `as_json` parameter), so that every command's errors are
+    JSON under `--json` without each call site saying so. Read from the click context typer runs the command in."""
+    try:
+        from typer._click.globals import get_current_context
+    except ImportError:  # a typer without its own click: the call sites' as_json still works
+        return False
+    ctx = get_current_context(silent=True)
+    return bool(ctx is not None and ctx.params.get("as_json"))
 
 
 def run(action: Callable[[], T], as_json: bool = False) -> T:
