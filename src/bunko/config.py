@@ -368,7 +368,11 @@ class LLMConfig(_Section):
     temperature: float = Field(0.0, ge=0, le=2)
     timeout_s: float = Field(60.0, gt=0)
     retries: int = Field(2, ge=0, description="Retries on connection errors, time-outs, 429 and 5xx.")
-    threads: int | None = Field(None, ge=1, description="CPU threads for the llamacpp backend (default: every CPU this process may use).")
+    threads: int | None = Field(
+        None, ge=1, description="CPU threads for the llamacpp backend. Unset: the physical cores this process may use (CPU "
+        "affinity and cgroup quota; hyper-threads not counted), at most 4 (llm/llamacpp.py default_threads); `bunko ask` "
+        "prints the count on stderr.",
+    )
     prompt_price_per_1k: float | None = Field(
         None, ge=0, description="Price of 1,000 prompt tokens; with completion_price_per_1k, traces and evaluations report cost."
     )
