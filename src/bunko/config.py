@@ -387,7 +387,8 @@ expected fact more often by its length alone (bench/results/reader.md measures b
 class AnswerConfig(_Section):
     generator: Literal["extractive", "openai", "llamacpp"] = "extractive"
     policy: Literal["standard", "strict", "regulated"] = Field(
-        "standard", description="strict drops unsupported sentences and masks personal data; regulated adds dates and a notice."
+        "standard", description="standard marks sentences the citation check did not support ([unverified]) and says so in a "
+        "notice; strict drops them and masks personal data; regulated adds dates and a notice."
     )
     max_sentences: int = Field(
         MAX_SENTENCES, ge=1,

@@ -21,6 +21,11 @@ from bunko.text.injection import escape_control, neutralise
 CLOSERS = tuple("。！？.!?」）)\"'")
 """Endings that make a sentence prose; anything else (a table row, a list item) is put on its own line."""
 
+UNVERIFIED_MARKS = {"ja": "［未確認］", "zh": "［未核实］", "en": "[unverified]"}
+"""What follows a sentence the citation check did not support (verdict ``unsupported`` or ``uncited``) wherever it is
+shown: the standard policy shows such a sentence of a model's answer, but never unmarked (strict drops it)."""
+UNVERIFIED = ("unsupported", "uncited")
+
 SOURCES_HEADING = {"ja": "出典", "zh": "来源"}
 """Heading of the numbered source list per answer language; English (and anything else): "Sources"."""
 
@@ -50,8 +55,15 @@ def numbered_citations(sentences: Iterable[AnswerSentence]) -> list[tuple[int, C
     return listed
 
 
+def unverified_mark(language: str) -> str:
+    return UNVERIFIED_MARKS.get(language, UNVERIFIED_MARKS["en"])
+
+
 def render_sentence(sentence: AnswerSentence, numbers: CitationNumbers, language: str) -> str:
+    """The sentence, its ``[n]`` marks, and the unverified mark when the citation check did not support it."""
     marks = numbers.marks(sentence.citations)
+    if sentence.verdict in UNVERIFIED:
+        marks = f"{marks} {unverified_mark(language)}".strip() if language == "en" else marks + unverified_mark(language)
     text = neutralise(sentence.text).rstrip()
     return f"{text} {marks}" if language == "en" and marks else f"{text}{marks}"
 
