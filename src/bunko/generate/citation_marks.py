@@ -59,10 +59,11 @@ def unverified_mark(language: str) -> str:
     return UNVERIFIED_MARKS.get(language, UNVERIFIED_MARKS["en"])
 
 
-def render_sentence(sentence: AnswerSentence, numbers: CitationNumbers, language: str) -> str:
-    """The sentence, its ``[n]`` marks, and the unverified mark when the citation check did not support it."""
+def render_sentence(sentence: AnswerSentence, numbers: CitationNumbers, language: str, unverified: bool = False) -> str:
+    """The sentence, its ``[n]`` marks, and with `unverified` the unverified mark (a model's sentence the citation check
+    did not support)."""
     marks = numbers.marks(sentence.citations)
-    if sentence.verdict in UNVERIFIED:
+    if unverified:
         marks = f"{marks} {unverified_mark(language)}".strip() if language == "en" else marks + unverified_mark(language)
     text = neutralise(sentence.text).rstrip()
     return f"{text} {marks}" if language == "en" and marks else f"{text}{marks}"
@@ -82,13 +83,15 @@ def separator(previous: AnswerSentence | None, sentence: AnswerSentence, languag
     return " " if language == "en" else ""
 
 
-def render_answer(sentences: Sequence[AnswerSentence], language: str) -> str:
-    """The answer text of these sentences: exactly what the engine builds while streaming them."""
+def render_answer(sentences: Sequence[AnswerSentence], language: str, marked: bool = False) -> str:
+    """The answer text of these sentences: exactly what the engine builds while streaming them. `marked`: a model's
+    answer whose unverified sentences carry the mark."""
     numbers = CitationNumbers()
     parts: list[str] = []
     previous: AnswerSentence | None = None
     for sentence in sentences:
-        parts.append(separator(previous, sentence, language) + render_sentence(sentence, numbers, language))
+        unverified = marked and sentence.verdict in UNVERIFIED
+        parts.append(separator(previous, sentence, language) + render_sentence(sentence, numbers, language, unverified))
         previous = sentence
     return "".join(parts)
 

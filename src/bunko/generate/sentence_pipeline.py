@@ -8,8 +8,10 @@ sentence, so what a user watches appear is exactly the final ``Answer.text``.
 What each policy does with a sentence the check did not support (``unsupported``: its cited chunks do not back it;
 ``uncited``: it names no valid source):
 
-- standard: shown, followed by the unverified mark (［未確認］, ［未核实］, [unverified]:
-  `citation_marks.render_sentence`), and the answer ends with a notice saying what the mark means;
+- standard: a model's sentence is shown followed by the unverified mark (［未確認］, ［未核实］, [unverified]:
+  `citation_marks.render_sentence`), and the answer ends with a notice saying what the mark means; the extractive
+  reader's sentences are quotes of the chunks they cite and are never marked (a short quote, an option name, can
+  miss the check's thresholds while being the document's own words);
 - strict and regulated: dropped (``Generation.removed``), personal data masked.
 
 A sentence a model writes twice (the same words after NFKC, case and spacing are folded) is dropped the second time,
@@ -26,7 +28,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from bunko.generate.citation_marks import CitationNumbers, render_sentence, separator
+from bunko.generate.citation_marks import UNVERIFIED, CitationNumbers, render_sentence, separator
 from bunko.generate.citations import SUPPORTED, UNCITED, UNSUPPORTED, CheckedSentence, CitationChecker, parse_sentences
 from bunko.generate.extractive import citation_for
 from bunko.generate.guardrails import STANDARD, mask_pii, masks_personal_data
@@ -112,10 +114,12 @@ class SentencePipeline:
         self.model_abstained = False
         self.check_seconds = 0.0
         self.seen: set[str] = set()
+        self.marked = 0
+        """Sentences shown with the unverified mark (a model's, under the standard policy)."""
 
     def feed_checked(self, checked: list[CheckedSentence], stream: bool) -> Iterator[str]:
         for item in checked:
-            piece = self._accept(item)
+            piece = self._accept(item, written=False)
             if piece and stream:
                 yield piece
 
@@ -164,7 +168,7 @@ class SentencePipeline:
         if piece and stream:
             yield piece
 
-    def _accept(self, item: CheckedSentence) -> str:
+    def _accept(self, item: CheckedSentence, written: bool = True) -> str:
         """Record the verdict; under strict/regulated drop what is not supported and mask personal data (standard shows
         it, and its rendering carries the unverified mark)."""
         verdict = item.verdict if item.source_ids else UNCITED
@@ -191,7 +195,9 @@ class SentencePipeline:
                 self.masked[kind] = self.masked.get(kind, 0) + count
         sentence = AnswerSentence(text=text, citations=citations, support=item.support, verdict=verdict)
         previous = self.kept[-1] if self.kept else None
-        piece = separator(previous, sentence, self.language) + render_sentence(sentence, self.numbers, self.language)
+        marked = written and verdict in UNVERIFIED
+        self.marked += marked
+        piece = separator(previous, sentence, self.language) + render_sentence(sentence, self.numbers, self.language, marked)
         self.kept.append(sentence)
         self.text += piece
         return piece

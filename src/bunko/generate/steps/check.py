@@ -9,7 +9,6 @@ from collections.abc import Generator, Sequence
 from dataclasses import fields, is_dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from bunko.generate.citation_marks import UNVERIFIED
 from bunko.generate.guardrails import guard_text, masks_personal_data, regulated_notices, source_date
 from bunko.generate.language import abstain_message, cross_language_note, unverified_notice
 from bunko.generate.sentence_pipeline import SentencePipeline, checked_confidence
@@ -89,7 +88,7 @@ def finish(
         if note:
             notices.append(note)
             text = text + ("\n\n" if "\n" in text else " ") + note
-        if any(s.verdict in UNVERIFIED for s in sentences):
+        if pipeline.marked:
             warning = unverified_notice(language)
             notices.append(warning)
             text = text + "\n\n" + warning
