@@ -14,11 +14,13 @@ from typing import Any
 
 import pytest
 from fake_openai import FakeChatServer
+from rich.console import Console
 
 from bunko import Bunko, Config
 from bunko.generate.citation_marks import UNVERIFIED_MARKS
 from bunko.generate.citations import SUPPORTED, UNCITED, UNSUPPORTED
 from bunko.generate.sentence_pipeline import REPEATED, SentencePipeline, checked_confidence, sentence_key
+from bunko.generate.trace_view import render_trace
 from bunko.schema import Answer
 
 _SOURCE = re.compile(r'<source id="(\d+)"(?: from="[^"]*")?>\n(.*?)\n</source>', re.DOTALL)
@@ -97,6 +99,9 @@ def test_standard_marks_an_uncited_sentence_and_shows_a_repeat_once(
     assert [s["verdict"] for s in trace["sentences"]] == [SUPPORTED, UNCITED, REPEATED]
     assert trace["checked_confidence"] == {"grade": grade_of(answer), "supported": 1, "checked": 2, "confidence": answer.confidence}
     assert answer.confidence == round(grade_of(answer) / 2, 4), "half of what the model wrote was supported"
+    console = Console(record=True, width=240)
+    render_trace(console, trace)
+    assert f"answer confidence {answer.confidence:.2f} = grade {grade_of(answer):.2f} × 1 of 2 sentences supported" in console.export_text()
 
 
 @pytest.mark.parametrize("language", ["ja", "zh", "en"])
