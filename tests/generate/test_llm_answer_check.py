@@ -193,3 +193,17 @@ def test_the_model_may_write_only_what_the_sentences_asked_for_need(samples_kb_p
         kb.ask(question)
     asked = [r["body"]["max_tokens"] for r in server.requests if "<source" in r["body"]["messages"][-1]["content"]]
     assert asked == [2 * 96 + 32, 96 + 32], "[answer] max_sentences at 96 tokens each, within [llm] max_tokens (512)"
+
+
+def test_a_streamed_answer_that_ends_unsupported_says_it_abstains_after_what_was_shown(
+    samples_kb_path: Path, embedder: Any, server: FakeChatServer,
+) -> None:
+    question, needle, _, uncited = CASES["zh"]
+    server.reply = writes(uncited, needle=needle)
+    with open_kb(samples_kb_path, embedder, server) as kb:
+        items = list(kb.ask_stream(question))
+    answer = items[-1]
+    assert isinstance(answer, Answer) and answer.abstained and answer.confidence == 0.0
+    streamed = "".join(i for i in items[:-1] if isinstance(i, str))
+    assert streamed.startswith(uncited + UNVERIFIED_MARKS["zh"]), "what was shown was shown marked"
+    assert streamed.endswith("\n\n" + answer.text), "and the abstention follows it"
