@@ -41,12 +41,12 @@ def server() -> Iterator[FakeChatServer]:
         yield fake
 
 
-def open_kb(path: Path, embedder: Any, server: FakeChatServer, policy: str = "standard") -> Bunko:
+def open_kb(path: Path, embedder: Any, server: FakeChatServer, policy: str = "standard", critique: bool = False) -> Bunko:
     config = Config()
     config.answer.generator = "openai"
     config.answer.policy = policy  # type: ignore[assignment]
     config.answer.llm_grader = False
-    config.agent.critique = False
+    config.agent.critique = critique
     config.llm.base_url = server.url
     config.llm.model = "fake-model"
     config.llm.retries = 0
@@ -207,3 +207,13 @@ def test_a_streamed_answer_that_ends_unsupported_says_it_abstains_after_what_was
     streamed = "".join(i for i in items[:-1] if isinstance(i, str))
     assert streamed.startswith(uncited + UNVERIFIED_MARKS["zh"]), "what was shown was shown marked"
     assert streamed.endswith("\n\n" + answer.text), "and the abstention follows it"
+
+
+def test_the_critique_names_the_uncited_sentence_not_the_repeat(samples_kb_path: Path, embedder: Any, server: FakeChatServer) -> None:
+    question, needle, supported, uncited = CASES["en"]
+    server.reply = writes(cited(supported, "en"), cited(supported, "en"), uncited, needle=needle)
+    with open_kb(samples_kb_path, embedder, server, critique=True) as kb:
+        kb.ask(question)
+    [critique] = [r["body"]["messages"][-1]["content"] for r in server.requests if r["body"]["messages"][-1]["role"] == "user"
+                  and "citation check could not find" in r["body"]["messages"][-1]["content"]]
+    assert f"- {uncited}" in critique and supported not in critique

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from bunko.generate.citations import SUPPORTED, CheckedSentence
 from bunko.generate.prompts import build_messages, critique_prompt, prompt_overhead
-from bunko.generate.sentence_pipeline import SentencePipeline, supported_count
+from bunko.generate.sentence_pipeline import REPEATED, SentencePipeline, supported_count
 from bunko.generate.steps.state import AskState, Composed, Gathered, Retrieved
 from bunko.generate.usage import token_usage
 from bunko.llm.base import LLMError, estimate_tokens
@@ -115,7 +115,7 @@ def critiqued(answerer: Answerer, state: AskState, pipeline: SentencePipeline, g
     """`[agent] critique`: the sentences the citation check rejected are named to the model, which writes the answer
     once more; the new answer is kept when the check rejects fewer of its sentences and supports as many."""
     question = state.question
-    rejected = [v["text"] for v in pipeline.verdicts if v.get("verdict") not in (SUPPORTED, "abstention")]
+    rejected = [v["text"] for v in pipeline.verdicts if v.get("verdict") not in (SUPPORTED, "abstention", REPEATED)]
     model = answerer.chat_model
     if not rejected or model is None or generation.prompt is None:
         return pipeline
@@ -129,7 +129,7 @@ def critiqued(answerer: Answerer, state: AskState, pipeline: SentencePipeline, g
         return pipeline
     second = new_pipeline(answerer, pipeline.hits, pipeline.language)
     list(second.feed_text(iter([output]), stream=False))
-    still = [v["text"] for v in second.verdicts if v.get("verdict") not in (SUPPORTED, "abstention")]
+    still = [v["text"] for v in second.verdicts if v.get("verdict") not in (SUPPORTED, "abstention", REPEATED)]
     better = len(still) < len(rejected) and supported_count(second) >= supported_count(pipeline)
     record = CritiqueStep(rejected, rewritten=output, still_rejected=still, kept=better)
     state.steps.append(AgentStep("critique", question, record, time.perf_counter() - started))
