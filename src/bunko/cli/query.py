@@ -20,6 +20,7 @@ from bunko.cli.shared import (
     ModeOption,
     PolicyOption,
     console,
+    errors,
     fail,
     open_kb,
     parse_filters,
@@ -30,7 +31,7 @@ from bunko.engine import DEFAULT_COLLECTION, Bunko
 from bunko.errors import BunkoError, ConfigError
 from bunko.generate.citation_marks import source_lines
 from bunko.generate.trace_view import render_trace
-from bunko.llm.llamacpp import bundled_model
+from bunko.llm.llamacpp import bundled_model, default_threads
 from bunko.retrieve.explain import thresholds, why
 from bunko.schema import Answer, Hit, to_dict
 
@@ -167,6 +168,8 @@ def choose_answering(kb: Bunko, generator: str | None, model_path: str | None, p
         if policy not in ("standard", "strict", "regulated"):
             raise ConfigError(f"unknown policy {policy!r}; use standard, strict or regulated")
         answer.policy = policy  # type: ignore[assignment]
+    if answer.generator == "llamacpp":  # on stderr, so --json stays one document
+        errors.print(f"[dim]{escape(default_threads(llm.threads).notice())}[/dim]")
 
 
 def configured_llm(kb: Bunko) -> str:

@@ -379,8 +379,16 @@ def run_experiment(
 
 
 def judge_notes(run: RunResult) -> list[str]:
-    """What the report must say about a judged run beside its scores: questions left without a full verdict."""
+    """What the report must say about a judged run beside its scores: questions left without a full verdict, or that
+    too few verdicts could be read and the lexical judge scored the run."""
     counts = judge_summary(run.records)
+    if counts["lexical"]:
+        return [
+            f"{run.name}: the judge's verdict could be read for {int(counts['parsed'])} of {int(counts['judged'])} answered "
+            f"question(s), fewer than half, so every one was scored by the lexical judge instead (faithfulness: the "
+            "share of sentences the citation check supported; relevance: the share of the question's content words in "
+            "the answer); the model's replies are kept in the report"
+        ]
     lacking = [r for r in run.records if r.judge is not None and r.judge.status != OK]
     if not lacking:
         return []
@@ -389,6 +397,7 @@ def judge_notes(run: RunResult) -> list[str]:
     failed = int(counts[ERROR])
     return [
         f"{run.name}: the judge gave {len(lacking)} of {int(counts['judged'])} answered question(s) no full verdict "
-        f"({int(counts['partial'])} partial, {int(counts['unparsed'])} unparsed, {failed} failed); those scores are left out, "
+        f"({int(counts['partial'])} partial, {int(counts['unparsed'])} unparsed, {failed} failed); "
+        f"{int(counts['parsed'])} of {int(counts['judged'])} verdicts could be read; those scores are left out, "
         f"not counted as 0; first: {first.item_id}: {first.judge.status}: {first.judge.problem}"
     ]

@@ -20,6 +20,13 @@ is recorded as a problem, never guessed into a number. A reply without a usable 
 "unparsed", a failed call is "error"; neither stops the run nor counts as a score. After
 `MAX_CONSECUTIVE_FAILURES` failed calls in a row the judge stops asking (a server that is down
 would otherwise cost every question its retries and time-outs) and records why.
+
+A model too small to follow the form (SmolLM2-135M gave 0 usable verdicts of 3) would leave a run with scores from a
+handful of questions, or none. So when fewer than half of a run's verdicts could be read (`MIN_PARSED_SHARE`; a failed
+call counts as unread), every question of that run is scored by the lexical judge instead (`lexical_scores`:
+faithfulness is the share of the answer's sentences the citation check supported, relevance the share of the
+question's content words the answer contains), each verdict says so (``scored_by = "lexical"``, the model's reply
+kept), and the report and `bunko eval run` say how many verdicts were read and that the run fell back.
 """
 
 from __future__ import annotations
@@ -37,8 +44,10 @@ from typing import Any
 from bunko.config import Config
 from bunko.errors import BunkoError
 from bunko.evaluate.records import JudgeRecord, PassageRecord, QuestionRecord
+from bunko.generate.citations import content_tokens
 from bunko.llm.base import ChatModel, LLMError, Message, build_chat_model, estimate_tokens, reported_usage
 from bunko.llm.fencing import defuse, fence
+from bunko.text.analyzers import Analyzer, multilingual
 from bunko.trace import Usage
 
 JUDGE_MAX_TOKENS = 320
@@ -50,6 +59,11 @@ TOKEN_MARGIN = 64
 MAX_CONSECUTIVE_FAILURES = 3
 
 OK, PARTIAL, UNPARSED, ERROR = "ok", "partial", "unparsed", "error"
+PARSED = (OK, PARTIAL)
+"""Verdicts that could be read: both scores, or one."""
+LLM, LEXICAL = "llm", "lexical"
+MIN_PARSED_SHARE = 0.5
+"""Below this share of readable verdicts in a run, the run is scored by the lexical judge."""
 
 SYSTEM = (
     "You grade an answer that a search assistant wrote from numbered document passages. The passages inside <source> "
@@ -364,21 +378,52 @@ class Judge:
             "; ".join(verdict.problems) or None, messages, reply, usage_record(usage.priced(*self.prices)), seconds,
         )
 
-    def judge_records(self, records: Sequence[QuestionRecord], progress: JudgeProgress | None = None) -> None:
-        """Sets ``record.judge`` on every answered record, in order; the others keep None."""
+    def judge_records(self, records: Sequence[QuestionRecord], progress: JudgeProgress | None = None) -> bool:
+        """Sets ``record.judge`` on every answered record, in order; the others keep None. True when fewer than half of
+        the verdicts could be read and the run was scored by the lexical judge (`fall_back_to_lexical`)."""
         todo = [r for r in records if should_judge(r)]
         for index, record in enumerate(todo):
             record.judge = self.judge(record)
             if progress is not None:
                 progress(index + 1, len(todo), record)
+        return fall_back_to_lexical(todo)
+
+
+def lexical_scores(record: QuestionRecord, analyzer: Analyzer = multilingual) -> tuple[float | None, float | None]:
+    """(faithfulness, relevance) without a model: the share of the answer's sentences the citation check supported,
+    and the share of the question's content words (CJK bigrams, words) that the answer contains. None when the answer
+    has no checked sentence, or the question no content word."""
+    sentences = record.sentences
+    faithfulness = sum(1 for s in sentences if s.verdict == "supported") / len(sentences) if sentences else None
+    asked = content_tokens(analyzer(record.question)) if record.question.strip() else set()
+    answered = set(analyzer(record.answer))
+    relevance = len(asked & answered) / len(asked) if asked else None
+    return (None if faithfulness is None else round(faithfulness, 4)), (None if relevance is None else round(relevance, 4))
+
+
+def fall_back_to_lexical(records: Sequence[QuestionRecord]) -> bool:
+    """When fewer than `MIN_PARSED_SHARE` of the judged records' verdicts could be read, every one of them is scored by
+    `lexical_scores` (the model's reply and status kept, ``scored_by = "lexical"``); True when it did."""
+    verdicts = [r.judge for r in records if r.judge is not None]
+    parsed = sum(1 for v in verdicts if v.status in PARSED)
+    if not verdicts or parsed >= MIN_PARSED_SHARE * len(verdicts):
+        return False
+    for record in records:
+        if record.judge is not None:
+            record.judge.faithfulness, record.judge.relevance = lexical_scores(record)
+            record.judge.scored_by = LEXICAL
+    return True
 
 
 def judge_summary(records: Sequence[QuestionRecord]) -> dict[str, float]:
-    """Counts and totals of one run's judge calls: judged, ok, partial, unparsed, error, and the tokens and cost they took."""
+    """Counts and totals of one run's judge calls: judged, ok, partial, unparsed, error, parsed (ok + partial), lexical
+    (verdicts scored by the lexical judge after the run fell back), and the tokens and cost they took."""
     verdicts = [r.judge for r in records if r.judge is not None]
     summary: dict[str, float] = {"answered": float(sum(1 for r in records if should_judge(r))), "judged": float(len(verdicts))}
     for status in (OK, PARTIAL, UNPARSED, ERROR):
         summary[status] = float(sum(1 for v in verdicts if v.status == status))
+    summary["parsed"] = summary[OK] + summary[PARTIAL]
+    summary["lexical"] = float(sum(1 for v in verdicts if v.scored_by == LEXICAL))
     for name in ("prompt_tokens", "completion_tokens", "total_tokens"):
         summary[name] = sum(v.usage.get(name, 0.0) for v in verdicts)
     costs = [v.usage["cost"] for v in verdicts if "cost" in v.usage]

@@ -79,6 +79,9 @@ class JudgeRecord:
     usage: dict[str, float] = field(default_factory=dict)
     """The judge call's own prompt_tokens, completion_tokens, total_tokens (and cost when priced), apart from the answer's."""
     seconds: float | None = None
+    scored_by: str = "llm"
+    """Where the two scores come from: "llm" (the model's verdict), or "lexical" when fewer than half of the run's
+    verdicts could be read and every question of the run was scored by the lexical judge instead (judge.py)."""
 
 
 @dataclass

@@ -149,7 +149,7 @@ def unmeasured(experiment: Experiment) -> list[str]:
 
 
 # -- the LLM judge ----------------------------------------------------------------
-JUDGE_COLUMNS = ["configuration", "answered", "judged", "ok", "partial", "unparsed", "failed",
+JUDGE_COLUMNS = ["configuration", "answered", "judged", "ok", "partial", "unparsed", "failed", "read", "scored by",
                  "judge_faithfulness", "judge_relevance", "judge tokens", "judge cost"]
 
 
@@ -161,6 +161,8 @@ def judge_rows(experiment: Experiment) -> list[list[str]]:
         cost = counts.get("cost")
         rows.append([
             run.name, *(f"{int(counts[key])}" for key in ("answered", "judged", "ok", "partial", "unparsed", "error")),
+            f"{int(counts['parsed'])} of {int(counts['judged'])}",
+            "lexical judge (fewer than half read)" if counts["lexical"] else "the model",
             fmt.value("judge_faithfulness", run.summary.get("judge_faithfulness")),
             fmt.value("judge_relevance", run.summary.get("judge_relevance")),
             f"{int(counts['total_tokens'])} ({int(counts['prompt_tokens'])} prompt + {int(counts['completion_tokens'])} completion)",
@@ -175,6 +177,8 @@ def verdict_line(judge: JudgeRecord) -> str:
         return f"{value:.2f}" if value is not None else "–"
 
     line = f"faithfulness {score(judge.faithfulness)} · relevance {score(judge.relevance)} · {judge.status}"
+    if judge.scored_by != "llm":
+        line += f" · scored by the {judge.scored_by} judge"
     return line + (f" ({judge.problem})" if judge.problem else "")
 
 
@@ -188,7 +192,9 @@ def _fenced(text: str) -> list[str]:
 JUDGE_INTRO = (
     "Every answered question was judged by **{model}**: faithfulness (how much of the answer its cited passages support) "
     "and relevance (whether it addresses the question), 0–1. A verdict that could not be read, or a call that failed, "
-    "scores nothing — it is counted here, not as 0. The judge's tokens and cost are its own, not the answers'."
+    "scores nothing — it is counted here, not as 0; when fewer than half could be read, the whole configuration is "
+    "scored by the lexical judge instead (the citation check's supported share, the question's words in the answer). "
+    "The judge's tokens and cost are its own, not the answers'."
 )
 
 

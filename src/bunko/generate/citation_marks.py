@@ -21,6 +21,11 @@ from bunko.text.injection import escape_control, neutralise
 CLOSERS = tuple("。！？.!?」）)\"'")
 """Endings that make a sentence prose; anything else (a table row, a list item) is put on its own line."""
 
+UNVERIFIED_MARKS = {"ja": "［未確認］", "zh": "［未核实］", "en": "[unverified]"}
+"""What follows a sentence the citation check did not support (verdict ``unsupported`` or ``uncited``) wherever it is
+shown: the standard policy shows such a sentence of a model's answer, but never unmarked (strict drops it)."""
+UNVERIFIED = ("unsupported", "uncited")
+
 SOURCES_HEADING = {"ja": "出典", "zh": "来源"}
 """Heading of the numbered source list per answer language; English (and anything else): "Sources"."""
 
@@ -50,8 +55,16 @@ def numbered_citations(sentences: Iterable[AnswerSentence]) -> list[tuple[int, C
     return listed
 
 
-def render_sentence(sentence: AnswerSentence, numbers: CitationNumbers, language: str) -> str:
+def unverified_mark(language: str) -> str:
+    return UNVERIFIED_MARKS.get(language, UNVERIFIED_MARKS["en"])
+
+
+def render_sentence(sentence: AnswerSentence, numbers: CitationNumbers, language: str, unverified: bool = False) -> str:
+    """The sentence, its ``[n]`` marks, and with `unverified` the unverified mark (a model's sentence the citation check
+    did not support)."""
     marks = numbers.marks(sentence.citations)
+    if unverified:
+        marks = f"{marks} {unverified_mark(language)}".strip() if language == "en" else marks + unverified_mark(language)
     text = neutralise(sentence.text).rstrip()
     return f"{text} {marks}" if language == "en" and marks else f"{text}{marks}"
 
@@ -70,13 +83,15 @@ def separator(previous: AnswerSentence | None, sentence: AnswerSentence, languag
     return " " if language == "en" else ""
 
 
-def render_answer(sentences: Sequence[AnswerSentence], language: str) -> str:
-    """The answer text of these sentences: exactly what the engine builds while streaming them."""
+def render_answer(sentences: Sequence[AnswerSentence], language: str, marked: bool = False) -> str:
+    """The answer text of these sentences: exactly what the engine builds while streaming them. `marked`: a model's
+    answer whose unverified sentences carry the mark."""
     numbers = CitationNumbers()
     parts: list[str] = []
     previous: AnswerSentence | None = None
     for sentence in sentences:
-        parts.append(separator(previous, sentence, language) + render_sentence(sentence, numbers, language))
+        unverified = marked and sentence.verdict in UNVERIFIED
+        parts.append(separator(previous, sentence, language) + render_sentence(sentence, numbers, language, unverified))
         previous = sentence
     return "".join(parts)
 

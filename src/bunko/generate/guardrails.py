@@ -1,6 +1,7 @@
 """Answer policies (``[answer] policy``): standard, strict, regulated.
 
-- standard: every sentence is shown; unsupported ones carry the verdict.
+- standard: every sentence is shown with its verdict; one the citation check did not support (unsupported or
+  uncited) is followed by the unverified mark and the answer by a notice (`generate/sentence_pipeline.py`).
 - strict: only sentences that cite a source and are supported by it are
   shown, and personal data is masked: e-mail addresses, phone numbers
   (international, Japanese, Chinese, North American), card-like digit runs,

@@ -89,6 +89,19 @@ def cited_languages(sentences: Iterable[AnswerSentence], chunk_texts: Mapping[st
     return languages
 
 
+UNVERIFIED_NOTICES = {
+    "ja": "※［未確認］の付いた文は、引用した資料で裏付けられていないか、出典がありません。利用する前に資料で確認してください。",
+    "zh": "※标有［未核实］的句子未得到所引资料的支持，或没有注明出处。使用前请对照资料核实。",
+    "en": "Sentences marked [unverified] are not supported by the sources they cite, or cite none: check them in the "
+          "documents before relying on them.",
+}
+
+
+def unverified_notice(language: str) -> str:
+    """Said under an answer that shows a sentence the citation check did not support (the standard policy)."""
+    return UNVERIFIED_NOTICES.get(language, UNVERIFIED_NOTICES["en"])
+
+
 def abstain_message(language: str) -> str:
     return ABSTAIN_MESSAGES.get(language, ABSTAIN_MESSAGES["en"])
 

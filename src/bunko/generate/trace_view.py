@@ -102,6 +102,12 @@ def render_trace(console: Console, trace: dict[str, Any]) -> None:
                 f"{s['lexical']:.2f}" if "lexical" in s else "", f"{s['semantic']:.2f}" if "semantic" in s else "",
             )
         console.print(table)
+    checked = trace.get("checked_confidence")
+    if isinstance(checked, dict):  # a model's answer: the grade's confidence times the share the check supported
+        console.print(
+            f"answer confidence {checked.get('confidence', 0):.2f} = grade {checked.get('grade', 0):.2f} × "
+            f"{checked.get('supported', 0)} of {checked.get('checked', 0)} sentences supported"
+        )
     if trace.get("pii_masked"):
         console.print(f"personal data masked: {escape(str(trace['pii_masked']))}")
     console.print("[bold]answer[/bold]")

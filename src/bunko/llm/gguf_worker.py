@@ -25,7 +25,7 @@ def main(argv: list[str]) -> None:
         import cyllama
         from cyllama.api import GenerationConfig
 
-        _use_threads(threads or len(os.sched_getaffinity(0)))
+        _use_threads(threads or min(len(os.sched_getaffinity(0)), 4))
 
         llm = cyllama.LLM(model_path, config=GenerationConfig(n_ctx=context_tokens, n_gpu_layers=0), verbose=False)
     except Exception as exc:  # a bad file, an unsupported architecture: name it, do not hang
@@ -40,9 +40,9 @@ def main(argv: list[str]) -> None:
 
 
 def _use_threads(count: int) -> None:
-    """Give llama.cpp's contexts `count` threads. cyllama leaves llama.cpp's default of 4, which on a 2-core machine
-    under load made a 1,600-token prompt take 70 s instead of a few; its API has no setting, so the context
-    parameters it builds are given the count here."""
+    """Give llama.cpp's contexts `count` threads (the parent chooses: `llamacpp.default_threads`). cyllama leaves
+    llama.cpp's default of 4, which on a 2-core machine under load made a 1,600-token prompt take 70 s instead of a
+    few; its API has no setting, so the context parameters it builds are given the count here."""
     import cyllama.api as api
 
     make = api.LlamaContextParams

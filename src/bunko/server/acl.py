@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from bunko.generate.citation_marks import render_answer
+from bunko.generate.citation_marks import render_answer, unverified_mark
 from bunko.generate.language import abstain_message
 from bunko.schema import Answer, DocumentInfo, Hit
 from bunko.server.auth import Principal
@@ -54,7 +54,8 @@ def redact_answer(answer: Answer, visible_source: Callable[[str], bool]) -> Answ
         return answer
     answer.sentences = kept
     answer.abstained = not kept
-    answer.text = render_answer(kept, answer.language) if kept else abstain_message(answer.language)
+    marked = unverified_mark(answer.language) in answer.text  # a model's answer showed its unverified sentences marked
+    answer.text = render_answer(kept, answer.language, marked) if kept else abstain_message(answer.language)
     return answer
 
 

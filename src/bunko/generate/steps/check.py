@@ -1,5 +1,6 @@
-"""Step 7: the answer as the user gets it. What the pipeline kept, or the abstention with its reason; the notices
-the policy and the evidence's language call for; the trace, saved."""
+"""Step 7: the answer as the user gets it. What the pipeline kept, or the abstention with its reason; its confidence
+(for a model's answer, lowered by what the citation check found: `sentence_pipeline.checked_confidence`); the
+notices the policy, the check and the evidence's language call for; the trace, saved."""
 
 from __future__ import annotations
 
@@ -9,14 +10,19 @@ from dataclasses import fields, is_dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from bunko.generate.guardrails import guard_text, masks_personal_data, regulated_notices, source_date
-from bunko.generate.language import abstain_message, cited_languages, cross_language_note
-from bunko.generate.sentence_pipeline import SentencePipeline
+from bunko.generate.language import abstain_message, cited_languages, cross_language_note, unverified_notice
+from bunko.generate.sentence_pipeline import SentencePipeline, checked_confidence
 from bunko.generate.steps.state import AskState, Composed, Gathered, Retrieved
 from bunko.schema import Answer, AnswerSentence, Hit, to_dict
 from bunko.trace import AgentStep, Generation, Grade, LLMGrade, Trace
 
 if TYPE_CHECKING:
     from bunko.generate.answerer import Answerer
+
+NO_SUPPORTED_SENTENCE = "no_supported_sentence"
+CHECK_LOWERED_CONFIDENCE = "check_lowered_confidence"
+"""A model's answer whose confidence, lowered by the share of its sentences the check supported, fell below the
+threshold the grade decides by."""
 
 
 def check(answerer: Answerer, state: AskState, gathered: Gathered, composed: Composed) -> Generator[str, None, Answer]:
@@ -25,14 +31,23 @@ def check(answerer: Answerer, state: AskState, gathered: Gathered, composed: Com
     abstain_reason = gathered.abstain_reason
     if abstain_reason is None and not pipeline.kept:
         abstain_reason = gathered.abstain_reason = "model_abstained" if pipeline.model_abstained else "no_supported_sentence"
+    confidence = gathered.evidence.grade.confidence
+    if generation.mode == "llm" and generation.prompt is not None:
+        checked = checked_confidence(confidence, pipeline)
+        generation.checked_confidence = checked.to_dict()
+        confidence = checked.confidence
+        if abstain_reason is None and not checked.supported:
+            abstain_reason = gathered.abstain_reason = NO_SUPPORTED_SENTENCE
+        elif abstain_reason is None and confidence < answerer.min_confidence(state.language):
+            abstain_reason = gathered.abstain_reason = CHECK_LOWERED_CONFIDENCE
     policy = answerer.config.answer.policy
     if masks_personal_data(policy):
         grades = [gathered.first.grade, gathered.evidence.grade]
         guard_trace_texts(generation, gathered.llm_grade, state.steps, policy, state.language, grades)
     cite_cells(answerer, pipeline)
-    answer = finish(answerer, state, gathered.evidence, pipeline, abstain_reason)
-    if state.stream:
-        tail = answer.text[len(pipeline.text):] if answer.text.startswith(pipeline.text) else ""
+    answer = finish(answerer, state, gathered.evidence, pipeline, abstain_reason, confidence)
+    if state.stream:  # what the streamed sentences did not say; an abstention after them is said after them
+        tail = answer.text[len(pipeline.text):] if answer.text.startswith(pipeline.text) else "\n\n" + answer.text
         if tail:
             yield tail
     return traced(answerer, state, answer, gathered, generation)
@@ -55,11 +70,13 @@ def traced(answerer: Answerer, state: AskState, answer: Answer, gathered: Gather
 
 def finish(
     answerer: Answerer, state: AskState, evidence: Retrieved, pipeline: SentencePipeline, abstain_reason: str | None,
+    confidence: float | None = None,
 ) -> Answer:
-    """The kept sentences (or the abstention) as the answer, with the notices the policy and the language call for."""
+    """The kept sentences (or the abstention) as the answer, with the notices the policy, the check and the language
+    call for; `confidence` defaults to the grade's."""
     config = answerer.config.answer
     language, policy = state.language, config.policy
-    confidence = evidence.grade.confidence
+    confidence = evidence.grade.confidence if confidence is None else confidence
     sentences = pipeline.kept if abstain_reason is None else []
     abstained = not sentences
     text = abstain_message(language) if abstained else pipeline.text
@@ -70,6 +87,10 @@ def finish(
         if note:
             notices.append(note)
             text = text + ("\n\n" if "\n" in text else " ") + note
+        if pipeline.marked:
+            warning = unverified_notice(language)
+            notices.append(warning)
+            text = text + "\n\n" + warning
     if policy == "regulated":
         needs_review = confidence < answerer.review_below(language) or bool(pipeline.removed)
         if not abstained:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from bunko.generate.citations import SUPPORTED, CheckedSentence
 from bunko.generate.prompts import build_messages, critique_prompt, prompt_overhead
-from bunko.generate.sentence_pipeline import SentencePipeline, supported_count
+from bunko.generate.sentence_pipeline import REPEATED, SentencePipeline, supported_count
 from bunko.generate.steps.state import AskState, Composed, Gathered, Retrieved
 from bunko.generate.usage import token_usage
 from bunko.llm.base import LLMError, estimate_tokens
@@ -25,6 +25,18 @@ if TYPE_CHECKING:
 
 TOKEN_MARGIN = 64
 """Tokens kept free beyond the estimate: chat templates add role markers the estimate does not see."""
+TOKENS_PER_SENTENCE = 96
+"""What one short answer sentence may take (about 70 English words, or 90 Japanese or Chinese characters)."""
+
+
+def answer_tokens(answerer: Answerer) -> int:
+    """The most tokens the model may write for an answer: the `[answer] max_sentences` it is asked for at
+    `TOKENS_PER_SENTENCE` each, within `[llm] max_tokens`. A model that runs on past what it was asked for (a small
+    local one repeating a line until the limit) costs time on every token, and the pipeline keeps at most twice
+    the sentences asked for anyway: SmolLM2 writing to 512 tokens, twice with the critique, took minutes per answer
+    on a busy 2-core machine."""
+    config = answerer.config
+    return min(config.llm.max_tokens, TOKENS_PER_SENTENCE * config.answer.max_sentences + 32)
 
 
 def compose(answerer: Answerer, state: AskState, gathered: Gathered) -> Generator[str, None, Composed]:
@@ -84,7 +96,8 @@ def generate(
     hits = budget(answerer, state.question, hits, state.language)
     pipeline.hits = hits
     messages = build_messages(state.question, hits, state.language, answerer.config.answer.max_sentences)
-    deltas = model.stream(messages) if state.stream else iter([model.complete(messages)])
+    limit = answer_tokens(answerer)
+    deltas = model.stream(messages, max_tokens=limit) if state.stream else iter([model.complete(messages, max_tokens=limit)])
     yield from pipeline.feed_text(deltas, state.stream)
     generation.prompt = messages
     generation.raw_output = pipeline.raw
@@ -100,7 +113,7 @@ def budget(answerer: Answerer, question: str, hits: list[Hit], language: str) ->
     count = getattr(model, "count_tokens", None) or estimate_tokens
     overhead = count(prompt_overhead(question, language, config.answer.max_sentences))
     per_block = 24  # the fence and its location line
-    room = model.context_tokens - config.llm.max_tokens - overhead - TOKEN_MARGIN - per_block * len(hits)
+    room = model.context_tokens - answer_tokens(answerer) - overhead - TOKEN_MARGIN - per_block * len(hits)
     return fit_budget(hits, config.answer.context_chars, max(room, 0), count)
 
 
@@ -108,7 +121,7 @@ def critiqued(answerer: Answerer, state: AskState, pipeline: SentencePipeline, g
     """`[agent] critique`: the sentences the citation check rejected are named to the model, which writes the answer
     once more; the new answer is kept when the check rejects fewer of its sentences and supports as many."""
     question = state.question
-    rejected = [v["text"] for v in pipeline.verdicts if v.get("verdict") not in (SUPPORTED, "abstention")]
+    rejected = [v["text"] for v in pipeline.verdicts if v.get("verdict") not in (SUPPORTED, "abstention", REPEATED)]
     model = answerer.chat_model
     if not rejected or model is None or generation.prompt is None:
         return pipeline
@@ -116,13 +129,13 @@ def critiqued(answerer: Answerer, state: AskState, pipeline: SentencePipeline, g
     messages = [*generation.prompt, {"role": "assistant", "content": pipeline.raw},
                 {"role": "user", "content": critique_prompt(rejected)}]
     try:
-        output = model.complete(messages)
+        output = model.complete(messages, max_tokens=answer_tokens(answerer))
     except LLMError as exc:
         state.steps.append(AgentStep("critique", question, CritiqueStep(rejected, error=str(exc)), time.perf_counter() - started))
         return pipeline
     second = new_pipeline(answerer, pipeline.hits, pipeline.language)
     list(second.feed_text(iter([output]), stream=False))
-    still = [v["text"] for v in second.verdicts if v.get("verdict") not in (SUPPORTED, "abstention")]
+    still = [v["text"] for v in second.verdicts if v.get("verdict") not in (SUPPORTED, "abstention", REPEATED)]
     better = len(still) < len(rejected) and supported_count(second) >= supported_count(pipeline)
     record = CritiqueStep(rejected, rewritten=output, still_rejected=still, kept=better)
     state.steps.append(AgentStep("critique", question, record, time.perf_counter() - started))
