@@ -54,3 +54,19 @@ def test_a_tables_cells_are_normalised_once_and_name_the_same_rows(question: str
     assert planner.cell_terms(table) is terms  # the same catalog table: not normalised again
     changed = _table("Limits", [*values, "Tromsø"])  # the catalog after a change holds new table objects
     assert planner.cell_terms(changed) is not terms and len(planner.cell_terms(changed)) == len(values) + 1
+
+
+def test_cell_terms_are_held_only_for_the_tables_of_live_catalogs() -> None:
+    """Each write gives the collection a new catalog of new table objects; a server that took 1,000 uploads and deletes
+    must not hold the cell terms of 1,000 old catalogs (it held up to 20,000 tables' before: the soak's memory growth)."""
+    planner = TablePlanner(ANALYZER)
+    tables_per_catalog = 3
+    for generation in range(50):
+        catalog = [_table(f"Limits {i}", [f"port {generation}-{i}-{n}" for n in range(20)]) for i in range(tables_per_catalog)]
+        for table in catalog:
+            planner.cell_terms(table)
+        assert planner.cached_tables <= tables_per_catalog
+    kept = catalog
+    assert [planner.cell_terms(t) for t in kept] == [planner.cell_terms(t) for t in kept]  # still cached while held
+    del catalog, kept, table
+    assert planner.cached_tables == 0

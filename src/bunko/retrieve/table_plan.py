@@ -14,6 +14,7 @@ runs through `TableDB.select` (read-only connection, authorizer, time limit).
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -53,8 +54,6 @@ ADMINISTRATIVE_SUFFIXES = ja.ADMINISTRATIVE_SUFFIXES + zh.ADMINISTRATIVE_SUFFIXE
 """Place names are asked without the suffix a table writes them with (大阪 for 大阪府, 广东 for 广东省)."""
 MAX_LISTED = 20
 """Rows a list or count answer names (all of them are cited)."""
-MAX_CACHED_TABLES = 20_000
-"""Tables whose cell terms `TablePlanner` keeps; past it the cache starts over (the catalog changed since)."""
 
 SYNONYMS: tuple[frozenset[str], ...] = tuple(
     frozenset((*english, *japanese, *chinese))
@@ -206,14 +205,17 @@ an administrative suffix, or "" when it has none to drop)."""
 class TablePlanner:
     def __init__(self, analyzer: Analyzer) -> None:
         self.analyzer = analyzer
-        self._cell_terms: dict[int, tuple[StoredTable, list[CellTerm]]] = {}
-        """Each catalog table's cell terms, by the table object's id. The catalog keeps its table objects until the
-        collection changes, so normalising its thousands of cells happens once, not at every question."""
+        self._cell_terms: dict[int, tuple[weakref.ref[StoredTable], list[CellTerm]]] = {}
+        """Each catalog table's cell terms, by the table object's id, for as long as that object lives. The catalog keeps
+        its table objects until the collection changes, so normalising its thousands of cells happens once, not at every
+        question; a write makes a new catalog, and the old tables' entries go with the old objects (a weak reference's
+        callback), so a server taking uploads and deletes holds the terms of the current catalog only."""
 
     def cell_terms(self, table: StoredTable) -> list[CellTerm]:
         """The table's text cells normalised for matching, computed once per catalog table object."""
-        cached = self._cell_terms.get(id(table))
-        if cached is not None and cached[0] is table:
+        key = id(table)
+        cached = self._cell_terms.get(key)
+        if cached is not None and cached[0]() is table:
             return cached[1]
         terms = []
         for column, values in table.values.items():
@@ -221,10 +223,20 @@ class TablePlanner:
                 term = normalize(value).lower().strip()
                 stem = term[:-1] if len(term) >= 3 and term[-1] in ADMINISTRATIVE_SUFFIXES else ""
                 terms.append((column, value, term, stem))
-        if len(self._cell_terms) >= MAX_CACHED_TABLES:  # a changed collection's old tables: start over
-            self._cell_terms.clear()
-        self._cell_terms[id(table)] = (table, terms)
+        entries = self._cell_terms
+
+        def forget(ref: weakref.ref[StoredTable]) -> None:
+            # runs when the table object is freed, before its id can be reused; the entry is only dropped if still its own
+            if (entry := entries.get(key)) is not None and entry[0] is ref:
+                entries.pop(key, None)
+
+        self._cell_terms[key] = (weakref.ref(table, forget), terms)
         return terms
+
+    @property
+    def cached_tables(self) -> int:
+        """Tables whose cell terms are held (for tests and diagnostics)."""
+        return len(self._cell_terms)
 
     # -- matching ------------------------------------------------------------
     def name_score(self, name: str, question: str, tokens: set[str]) -> tuple[float, int]:
