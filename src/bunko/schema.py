@@ -86,6 +86,14 @@ LANG_KEY = "lang"
 same name reads it; `store/languages.py` sets it whenever a document is written."""
 LANGUAGES_KEY = "languages"
 """Document meta: the share of the document's text in each language, largest first ({"ja": 0.8, "en": 0.2})."""
+DUPLICATE_OF_KEY = "duplicate_of"
+"""Document meta: the doc id of the document this one is a copy of (identical or near-identical text), set at
+ingest and kept in step by the stores when that document is deleted or rewritten (`store/copies.py`); absent
+for a document that copies none (an original)."""
+FINGERPRINT_KEY = "fingerprint"
+"""Document meta: what the document's text is compared by (`text/near_duplicates.Fingerprint.to_meta`)."""
+FOLDER_LANG_KEY = "folder_lang"
+"""Document meta: the language the document's folder names (`text/languages.folder_language`), when one does."""
 
 
 def role_meta(role: ChunkRole) -> dict[str, Any]:
@@ -256,6 +264,9 @@ class Hit:
     score: float
     distance: float | None = None
     signals: Signals = field(default_factory=Signals)
+    also_at: list[str] = field(default_factory=list)
+    """The other documents (sources) holding a copy of this hit's document: shown once, named here
+    (`retrieve/copies.py`)."""
 
 
 @dataclass
@@ -288,6 +299,8 @@ class Citation:
     """The table cells this citation stands for (an aggregate's inputs, a looked-up row); empty for prose."""
     figures: list[str] = field(default_factory=list)
     """Ids of the figures the cited chunk holds (its `meta["figures"]`): the thumbnails a reader is shown with it."""
+    also_at: list[str] = field(default_factory=list)
+    """The other documents holding a copy of the cited one (its hit's `also_at`)."""
 
     def label(self) -> str:
         """Human-readable pointer: source > section > page, and the table cells when it cites some."""
@@ -436,6 +449,17 @@ class DocumentInfo:
     @property
     def languages(self) -> dict[str, float]:
         return dict(self.meta.get(LANGUAGES_KEY) or {})
+
+    @property
+    def duplicate_of(self) -> str | None:
+        """The doc id of the document this one copies, or None for an original."""
+        value = self.meta.get(DUPLICATE_OF_KEY)
+        return None if value is None else str(value)
+
+    @property
+    def folder_lang(self) -> str | None:
+        value = self.meta.get(FOLDER_LANG_KEY)
+        return None if value is None else str(value)
 
 
 def to_dict(obj: Any) -> Any:

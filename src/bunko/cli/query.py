@@ -43,6 +43,7 @@ def _hit_json(hit: Hit) -> dict[str, Any]:
     return {
         "chunk_id": chunk.chunk_id, "source": chunk.source, "section_path": chunk.section_path, "pages": chunk.pages,
         "kinds": chunk.kinds, "lang": chunk.lang, "score": hit.score, "distance": hit.distance, "signals": hit.signals.to_dict(), "text": chunk.text,
+        "also_at": hit.also_at,
     }
 
 
@@ -109,10 +110,13 @@ def search(
     for rank, hit in enumerate(hits, start=1):
         lang = f"  [dim]{hit.chunk.lang}[/dim]" if hit.chunk.lang else ""
         if explain and not full:  # one line a hit: rank, where, score, why
-            console.print(f"[bold]{rank}.[/bold] [cyan]{escape(_location(hit))}[/cyan]  score {hit.score:.4f}{lang}  "
+            also = f"  [dim]also at {escape(', '.join(hit.also_at))}[/dim]" if hit.also_at else ""
+            console.print(f"[bold]{rank}.[/bold] [cyan]{escape(_location(hit))}[/cyan]  score {hit.score:.4f}{lang}{also}  "
                           f"[dim]{escape(why(hit))}[/dim]", soft_wrap=True)
             continue
         console.print(f"[bold]{rank}.[/bold] [cyan]{escape(_location(hit))}[/cyan]  score {hit.score:.4f}{lang}")
+        if hit.also_at:
+            console.print(f"   [dim]also at {escape(', '.join(hit.also_at))}[/dim]", soft_wrap=True)
         if full:
             for line in explanations[rank - 1]:
                 console.print(f"   [dim]{escape(line)}[/dim]")

@@ -43,7 +43,7 @@ def citation_for(hit: Hit, quote: str) -> Citation:
     return Citation(
         chunk_id=chunk.chunk_id, source=chunk.source, page=chunk.pages[0] if chunk.pages else None,
         section_path=list(chunk.section_path), element_ids=list(chunk.element_ids), quote=quote,
-        figures=[str(f) for f in chunk.meta.get("figures") or []],
+        figures=[str(f) for f in chunk.meta.get("figures") or []], also_at=list(hit.also_at),
     )
 
 

@@ -116,7 +116,7 @@ def guard_hits(hits: Sequence[Hit], policy: str) -> list[Hit]:
     """Search hits as `policy` lets them out (each chunk through `guard_chunk`); scores and signals unchanged."""
     if not masks_personal_data(policy):
         return list(hits)
-    return [Hit(guard_chunk(h.chunk, policy), h.score, h.distance, h.signals) for h in hits]
+    return [replace(h, chunk=guard_chunk(h.chunk, policy)) for h in hits]
 
 
 def guard_tree(tree: DocumentTree, policy: str) -> DocumentTree:

@@ -441,7 +441,7 @@ class RayIngestor(Ingestor):
                   for chunk, h, (tokens, entities) in zip(prepared.chunks, prepared.hashes, prepared.terms, strict=True)]
         self._keep_figures(prepared.doc, report)
         try:
-            self.store.replace_document(prepared.doc, task.digest, stored)
+            self._write(prepared.doc, task.digest, stored)
         except Exception as exc:
             fail(task, ErrorCode.INDEX_FAILED, f"{source}: {type(exc).__name__}: {exc}".splitlines()[0])
             return

@@ -27,6 +27,7 @@ from bunko.chunk.templates import resolve_chunker
 from bunko.config import Config
 from bunko.embed.base import Embedder
 from bunko.errors import ConfigError, DocumentError
+from bunko.ingest.copies import CopyFinder
 from bunko.ingest.isolation import ParseWorker
 from bunko.ingest.sources import SourceFile, SourceNames, Unreadable, classify, discover
 from bunko.llm.base import LLMError, build_chat_model
@@ -231,6 +232,8 @@ class Ingestor:
         self._position = (0, 0)
         """(files finished before the one in hand, files in the run): what `_progress` is told beside the job."""
         self._saved_at = 0.0
+        self.copies = CopyFinder(store)
+        """The stored documents' fingerprints: which one a new document copies (`ingest/copies.py`)."""
 
     def run(
         self, paths: Iterable[Path], prune: bool = False, progress: Progress | None = None, fields: Mapping[str, Any] | None = None,
@@ -316,6 +319,7 @@ class Ingestor:
             under = any(doc.source.startswith(p) or p == "./" for p in prefixes)
             if under and doc.source not in seen and not self._path_of(doc.source).exists():
                 self.store.delete_document(doc.source)
+                self.copies.forget(doc.doc_id)
                 pruned.append(doc.source)
         return pruned
 
@@ -328,6 +332,7 @@ class Ingestor:
         legacy = item.path.resolve().as_posix()
         if legacy != item.source and self.store.document_hash(legacy) is not None:
             self.store.delete_document(legacy)
+            self.copies.forget(doc_id_for(legacy))
 
     def _save(self, job: IngestJob, run_id: str, status: JobStatus) -> None:
         """Enter a stage (or finish): the row says so at once, and the caller's progress hears it."""
@@ -485,11 +490,18 @@ class Ingestor:
             raise DocumentError(ErrorCode.INDEX_FAILED, f"{source}: entity extraction failed: {exc}".splitlines()[0]) from exc
         self._keep_figures(doc, report)
         try:
-            self.store.replace_document(doc, digest, stored)
+            self._write(doc, digest, stored)
         except Exception as exc:
             raise DocumentError(ErrorCode.INDEX_FAILED, f"{source}: {type(exc).__name__}: {exc}".splitlines()[0]) from exc
         job.timings["index"] = round(time.perf_counter() - timer, 4)
         self._save(job, run_id, JobStatus.READY)
+
+    def _write(self, doc: ParsedDocument, digest: str, stored: Sequence[StoredChunk]) -> None:
+        """One document's transaction, with the copy it is of recorded first and, when it becomes its group's
+        original, the group linked to it after (`ingest/copies.py`)."""
+        links = self.copies.link(doc, time.time())
+        self.store.replace_document(doc, digest, stored)
+        self.store.link_copies(links)
 
     def _keep_figures(self, doc: ParsedDocument, report: IngestReport) -> None:
         """Thumbnails first: a crash before the commit leaves the old content hash stored, so the next ingest parses

@@ -42,7 +42,7 @@ def ordered(hits: list[Hit], scores: list[float]) -> list[Hit]:
     result = []
     for rank, i in enumerate(order, start=1):
         hit = hits[i]
-        result.append(Hit(hit.chunk, hit.score, hit.distance, replace(hit.signals, rerank=RankSignal(float(rank), float(scores[i])))))
+        result.append(replace(hit, signals=replace(hit.signals, rerank=RankSignal(float(rank), float(scores[i])))))
     return result
 
 

@@ -17,6 +17,7 @@ from bunko.config import RetrieveConfig
 from bunko.embed.base import Embedder, embed_queries
 from bunko.retrieve.auto_merge import merge_sections
 from bunko.retrieve.base import Query, Retriever
+from bunko.retrieve.copies import CopyGroups, fold_copies
 from bunko.retrieve.dense import DenseRetriever
 from bunko.retrieve.document_sentences import DocumentSentences
 from bunko.retrieve.fusion import Fused
@@ -34,7 +35,7 @@ from bunko.retrieve.tables import CollectionTables
 from bunko.retrieve.tree import TreeRetriever
 from bunko.retrieve.trees import DocumentTrees
 from bunko.schema import Chunk, Hit, RankSignal, Signals
-from bunko.store.base import GraphIndex, SearchIndex
+from bunko.store.base import DocumentCopies, GraphIndex, SearchIndex
 from bunko.text.analyzers import Analyzer, query_text
 from bunko.text.languages import LANGUAGES, query_language
 
@@ -96,6 +97,8 @@ class Searcher:
         self.trees = trees
         self.tables = tables
         self.store = store
+        self.copies = CopyGroups(store) if isinstance(store, DocumentCopies) else None
+        """The collection's copy groups: a page stored in several folders is one hit (`retrieve/copies.py`)."""
         self.embedder = embedder
         self.analyzer = analyzer
         self._added = {r.name: r for r in retrievers}
@@ -160,22 +163,24 @@ class Searcher:
             fused = [entry for entry in fused if entry[1] >= config.min_score]
         if config.mmr_lambda is not None and len(fused) > 1:
             fused = self._diversify(fused, candidates, config.mmr_lambda)
-        hits = self._hits(fused, k, group_by)
+        hits = self._hits(fused, k, group_by, preferred)
         for rank, hit in enumerate(hits, start=1):
             hit.signals.fusion = RankSignal(float(rank), hit.score)
         timings["fuse"] = time.perf_counter() - started - steps
         return SearchResult(hits, vector, tokens, mode, chosen, timings, asked.term_weights, asked.unseen_idf)
 
-    def _hits(self, fused: Sequence[Fused], k: int, group_by: str = "chunk") -> list[Hit]:
-        """The top k hits after parent expansion and grouping, fetching as few chunk rows as that needs.
+    def _hits(self, fused: Sequence[Fused], k: int, group_by: str = "chunk", language: str | None = None) -> list[Hit]:
+        """The top k hits after parent expansion, grouping and folding copies, fetching as few chunk rows as that needs.
 
-        Children of one parent collapse into one hit, and chunks of one document or section when
-        grouping, so k hits may need more than k candidates; the window doubles only when fewer
-        than k are left (fetching 40 rows instead of 10 cost 4.6 ms at 1M chunks).
+        Children of one parent collapse into one hit, chunks of one document or section when
+        grouping, and one passage of a page stored in several folders (shown from the copy for
+        `language`, `retrieve/copies.py`), so k hits may need more than k candidates; the window doubles
+        only when fewer than k are left (fetching 40 rows instead of 10 cost 4.6 ms at 1M chunks).
         """
         chunks: dict[str, Chunk] = {}
         limit = min(k, len(fused))
-        widest = len(fused) if group_by != "chunk" else min(len(fused), k * PARENT_WINDOW)
+        copies = self.copies if self.copies is not None and self.copies.any() else None
+        widest = len(fused) if group_by != "chunk" or copies is not None else min(len(fused), k * PARENT_WINDOW)
         while True:
             window = fused[:limit]
             missing = [cid for cid, _, _ in window if cid not in chunks]
@@ -188,7 +193,10 @@ class Searcher:
             expanded = expand_parents(hits, self.store, len(hits))
             if self.config.auto_merge is not None and self.trees is not None:
                 expanded = merge_sections(expanded, self.trees, self.store, self.config.auto_merge)
-            expanded = group_hits(expanded, group_by)[:k]
+            expanded = group_hits(expanded, group_by)
+            if copies is not None:
+                expanded = fold_copies(expanded, copies, language, whole_documents=group_by == "document")
+            expanded = expanded[:k]
             if len(expanded) >= k or limit >= widest:
                 return expanded
             limit = min(limit * 2, widest)

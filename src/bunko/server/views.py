@@ -21,7 +21,7 @@ def hit_view(hit: Hit, explanation: list[str] | None = None) -> dict[str, Any]:
     view: dict[str, Any] = {
         "chunk_id": chunk.chunk_id, "doc_id": chunk.doc_id, "source": chunk.source, "section_path": chunk.section_path,
         "pages": chunk.pages, "kinds": chunk.kinds, "lang": chunk.lang, "score": hit.score, "distance": hit.distance, "text": chunk.text,
-        "figures": chunk.meta.get("figures") or [],
+        "figures": chunk.meta.get("figures") or [], "also_at": hit.also_at,
     }
     if explanation is not None:
         view["signals"] = hit.signals.to_dict()
@@ -35,7 +35,7 @@ def numbered_citations(answer: Answer) -> list[dict[str, Any]]:
         {
             "number": number, "chunk_id": c.chunk_id, "doc_id": doc_id_for(c.source), "source": c.source, "page": c.page,
             "section_path": c.section_path, "element_ids": c.element_ids, "quote": c.quote, "label": c.label(),
-            "figures": c.figures,
+            "figures": c.figures, "also_at": c.also_at,
             **({"cells": [asdict(cell) for cell in c.cells]} if c.cells else {}),
         }
         for number, c in citation_marks.numbered_citations(answer.sentences)

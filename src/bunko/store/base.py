@@ -20,6 +20,7 @@ import numpy as np
 
 from bunko.index.graph import EntityGraph
 from bunko.schema import Chunk, DocumentInfo, DocumentMatch, Element, IngestJob, ParsedDocument
+from bunko.store.copies import CopyRecord
 from bunko.text.entities import Mention
 
 
@@ -175,6 +176,22 @@ class GraphIndex(Protocol):
         ...
 
 
+@runtime_checkable
+class DocumentCopies(Protocol):
+    """Copy groups (`store/copies.py`): documents holding one page, each naming the original it copies. The store
+    keeps a group whole when `delete_document` or `replace_document` changes a member; ingest reads the records to
+    find a new document's original and links the group to it."""
+
+    def generation(self) -> int: ...
+    def copy_records(self, grouped: bool = False) -> list[CopyRecord]:
+        """Every document's record, or with `grouped` only the copies and the originals they point at."""
+        ...
+    def link_copies(self, links: Mapping[str, str | None]) -> None:
+        """Set each document's original (None: it is an original) in one transaction."""
+        ...
+    def chunks(self, source: str | None = None) -> list[Chunk]: ...
+
+
 class JobLog(Protocol):
     """Ingest jobs, grouped by run, surviving the process that ran them."""
 
@@ -209,5 +226,7 @@ class Portable(Protocol):
         ...
 
 
-class Store(CollectionMeta, DocumentStore, VectorStaging, SearchIndex, GraphIndex, JobLog, TraceLog, Portable, Protocol):
+class Store(
+    CollectionMeta, DocumentStore, VectorStaging, SearchIndex, GraphIndex, DocumentCopies, JobLog, TraceLog, Portable, Protocol,
+):
     """A whole backend: what `open_store` returns and the engine holds."""

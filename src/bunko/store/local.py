@@ -27,6 +27,7 @@ from bunko.errors import CollectionError
 from bunko.index.graph import EntityGraph
 from bunko.index.memory import MemoryIndex
 from bunko.schema import (
+    DUPLICATE_OF_KEY,
     LANG_KEY,
     SEARCHABLE_KEY,
     TERMINAL_STATUSES,
@@ -41,6 +42,7 @@ from bunko.schema import (
 )
 from bunko.store.base import STAGING_META, DocumentRecord, StagedVector, StageMissing, StoredChunk, TraceRecord
 from bunko.store.chunk_cache import ChunkCache
+from bunko.store.copies import CopyRecord, regroup, set_duplicate_of
 from bunko.store.graph_sync import DOCUMENT_VERSIONS, sync_graph
 from bunko.store.languages import label_languages, set_document_languages, stored_languages
 from bunko.store.rows import (
@@ -84,6 +86,7 @@ CREATE TABLE IF NOT EXISTS chunks (
 );
 CREATE INDEX IF NOT EXISTS chunks_by_doc ON chunks (doc_id, ordinal);
 CREATE INDEX IF NOT EXISTS chunks_by_embed_hash ON chunks (embed_hash);
+CREATE INDEX IF NOT EXISTS documents_by_original ON documents (json_extract(meta, '$.duplicate_of'));
 CREATE TABLE IF NOT EXISTS jobs (
     job_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, source TEXT NOT NULL, status TEXT NOT NULL,
     error_code TEXT, error_detail TEXT, created_at REAL NOT NULL, updated_at REAL NOT NULL, timings TEXT NOT NULL,
@@ -264,7 +267,9 @@ class LocalStore:
             db.execute("BEGIN IMMEDIATE")
             try:
                 self._check_writer_embedder()
+                members = self._copies_of(doc.doc_id)
                 self._delete_rows(doc.doc_id)
+                self._write_links(regroup(CopyRecord.from_meta(doc.doc_id, doc.source, ingested_at, doc.meta), members) if members else {})
                 db.execute(
                     "INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (doc.doc_id, doc.source, doc.title, doc.mime, doc.parser, content_hash, ingested_at, len(chunks), _dumps(doc.meta)),
@@ -316,12 +321,55 @@ class LocalStore:
                 row = self._db.execute("SELECT doc_id FROM documents WHERE source = ?", (source,)).fetchone()
                 if row:
                     self._delete_rows(row[0])
+                    self._write_links(regroup(None, self._copies_of(row[0])))
                     self._bump_generation()
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
         return row is not None
+
+    def _copies_of(self, doc_id: str) -> list[CopyRecord]:
+        """The documents recorded as copies of `doc_id` (inside the caller's transaction)."""
+        rows = self._db.execute(
+            "SELECT doc_id, source, ingested_at, meta FROM documents WHERE json_extract(meta, '$.duplicate_of') = ? ORDER BY source",
+            (doc_id,),
+        ).fetchall()
+        return [CopyRecord.from_meta(d, s, t, json.loads(m)) for d, s, t, m in rows]
+
+    def _write_links(self, links: Mapping[str, str | None]) -> None:
+        """Set each document's original (None: it is one), inside the caller's transaction; the changed ones only."""
+        for doc_id, original in links.items():
+            row = self._db.execute("SELECT meta FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
+            if row is None:
+                continue
+            meta = json.loads(row[0])
+            if meta.get(DUPLICATE_OF_KEY) != original:
+                set_duplicate_of(meta, original)
+                self._db.execute("UPDATE documents SET meta = ? WHERE doc_id = ?", (_dumps(meta), doc_id))
+
+    def copy_records(self, grouped: bool = False) -> list[CopyRecord]:
+        """Every document's `CopyRecord`, or with `grouped` only those of groups: copies and the originals they point at."""
+        where = (
+            " WHERE json_extract(meta, '$.duplicate_of') IS NOT NULL OR doc_id IN "
+            "(SELECT json_extract(meta, '$.duplicate_of') FROM documents WHERE json_extract(meta, '$.duplicate_of') IS NOT NULL)"
+        ) if grouped else ""
+        with self._lock:
+            rows = self._db.execute(f"SELECT doc_id, source, ingested_at, meta FROM documents{where} ORDER BY source").fetchall()
+        return [CopyRecord.from_meta(d, s, t, json.loads(m)) for d, s, t, m in rows]
+
+    def link_copies(self, links: Mapping[str, str | None]) -> None:
+        if not links:
+            return
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._write_links(links)
+                self._bump_generation()
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
 
     def documents(self) -> list[DocumentInfo]:
         with self._lock:

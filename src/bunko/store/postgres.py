@@ -45,6 +45,7 @@ from bunko.index.filters import validate_filter
 from bunko.index.graph import EntityGraph
 from bunko.index.memory import OPENING_CHUNKS, SIMILAR_CHUNKS
 from bunko.schema import (
+    DUPLICATE_OF_KEY,
     TERMINAL_STATUSES,
     Chunk,
     DocumentInfo,
@@ -57,6 +58,7 @@ from bunko.schema import (
     meta_searchable,
 )
 from bunko.store.base import STAGING_META, StagedVector, StageMissing, StoredChunk
+from bunko.store.copies import CopyRecord, regroup, set_duplicate_of
 from bunko.store.graph_sync import DOCUMENT_VERSIONS, sync_graph
 from bunko.store.languages import label_languages
 from bunko.store.postgres_schema import LOCK_NAMESPACE, migrate, searchable_sql, set_search_path
@@ -326,7 +328,10 @@ class PostgresStore:
         with self._pool.connection() as conn, conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (DOCUMENT_NAMESPACE, doc.doc_id))
             self._check_writer_embedder(conn)
+            members = self._copies_of(conn, doc.doc_id)
             removed, removed_tokens = self._delete_rows(conn, doc.doc_id)
+            if members:
+                self._write_links(conn, regroup(CopyRecord.from_meta(doc.doc_id, doc.source, ingested_at, doc.meta), members))
             conn.execute(
                 "INSERT INTO documents VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
                 (doc.doc_id, _text(doc.source), _text(doc.title), doc.mime, doc.parser, content_hash, ingested_at, len(chunks),
@@ -418,10 +423,47 @@ class PostgresStore:
                 return False
             conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (DOCUMENT_NAMESPACE, row[0]))
             removed, tokens = self._delete_rows(conn, row[0])
+            self._write_links(conn, regroup(None, self._copies_of(conn, row[0])))
             conn.execute(
                 "UPDATE corpus SET chunks = chunks - %s, tokens = tokens - %s, generation = generation + 1", (removed, tokens)
             )
             return True
+
+    def _copies_of(self, conn: psycopg.Connection, doc_id: str) -> list[CopyRecord]:
+        """The documents recorded as copies of `doc_id` (inside the caller's transaction)."""
+        rows = conn.execute(
+            "SELECT doc_id, source, ingested_at, meta FROM documents WHERE meta::jsonb ->> 'duplicate_of' = %s ORDER BY source",
+            (doc_id,),
+        ).fetchall()
+        return [CopyRecord.from_meta(d, s, t, json.loads(m)) for d, s, t, m in rows]
+
+    def _write_links(self, conn: psycopg.Connection, links: Mapping[str, str | None]) -> None:
+        """Set each document's original (None: it is one), inside the caller's transaction; the changed ones only."""
+        for doc_id, original in links.items():
+            row = conn.execute("SELECT meta FROM documents WHERE doc_id = %s FOR UPDATE", (doc_id,)).fetchone()
+            if row is None:
+                continue
+            meta = json.loads(row[0])
+            if meta.get(DUPLICATE_OF_KEY) != original:
+                set_duplicate_of(meta, original)
+                conn.execute("UPDATE documents SET meta = %s WHERE doc_id = %s", (_dumps(meta), doc_id))
+
+    def copy_records(self, grouped: bool = False) -> list[CopyRecord]:
+        """Every document's `CopyRecord`, or with `grouped` only those of groups: copies and the originals they point at."""
+        where = (
+            " WHERE meta::jsonb ? 'duplicate_of' OR doc_id IN "
+            "(SELECT meta::jsonb ->> 'duplicate_of' FROM documents WHERE meta::jsonb ? 'duplicate_of')"
+        ) if grouped else ""
+        with self._pool.connection() as conn:
+            rows = conn.execute(f"SELECT doc_id, source, ingested_at, meta FROM documents{where} ORDER BY source").fetchall()
+        return [CopyRecord.from_meta(d, s, t, json.loads(m)) for d, s, t, m in rows]
+
+    def link_copies(self, links: Mapping[str, str | None]) -> None:
+        if not links:
+            return
+        with self._pool.connection() as conn, conn.transaction():
+            self._write_links(conn, links)
+            conn.execute("UPDATE corpus SET generation = generation + 1")
 
     def documents(self) -> list[DocumentInfo]:
         with self._pool.connection() as conn:

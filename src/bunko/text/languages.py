@@ -139,3 +139,21 @@ def language_parts(question: str) -> list[str]:
         else:
             parts.append((language, sentence))
     return [text for _, text in parts] if len(parts) > 1 else [question]
+
+
+_LANGUAGE_FOLDER = re.compile(r"(en|ja|zh)(?:[-_][a-z0-9]{2,8})*", re.IGNORECASE)
+
+
+def folder_language(source: str) -> str | None:
+    """The language a document's folder names: the folder nearest the file whose name is a language tag of
+    bunko's languages ("ja", "zh", "zh_CN", "zh-Hans", "ja-JP", "en_US"; case aside), else None.
+
+    A translated manual keeps each language's pages in a folder named for it, so a page left untranslated
+    is an English text in a ja/ or zh/ folder: the folder, not the text, says which readers it serves.
+    Only folders count (a file named "en.html" is not a folder's language)."""
+    folders = source.replace("\\", "/").split("/")[:-1]
+    for name in reversed(folders):
+        match = _LANGUAGE_FOLDER.fullmatch(name)
+        if match:
+            return match.group(1).lower()
+    return None
