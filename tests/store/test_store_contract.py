@@ -7,6 +7,7 @@ the same meaning rather than to each other's quirks.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ import pytest
 from bunko.errors import FilterError
 from bunko.index.bm25 import BM25Index
 from bunko.index.filters import BUILTIN_FIELDS, compile_filter
+from bunko.ingest.copies import CopyFinder
 from bunko.retrieve.base import read_term_weights
 from bunko.retrieve.hybrid import DocumentOpeningKeywords, DocumentOpenings
 from bunko.schema import Chunk, ChunkRole, Element, IngestJob, JobProgress, JobStatus, ParsedDocument, doc_id_for, role_meta
@@ -694,3 +696,73 @@ def test_a_running_job_keeps_its_progress_and_a_finished_one_none(store: Store) 
     job.status, job.progress = JobStatus.READY, None
     store.save_job(job, "run")
     assert store.get_job("p1").progress is None
+
+
+PAGE = [
+    "You can change a field to regular text, so that it is no longer updated.",
+    "After you change a field to text, you cannot change the text back into a field.",
+    "Select the field and choose Edit - Cut, then choose Edit - Paste Special.",
+    "Click Unformatted text in the Selection list, and then click OK.",
+]
+
+
+def page_doc(source: str, paragraphs: list[str], rng: np.random.Generator) -> tuple[ParsedDocument, list[StoredChunk]]:
+    elements = [Element(f"e{i}", "paragraph", text) for i, text in enumerate(paragraphs)]
+    doc = ParsedDocument(doc_id_for(source), source, paragraphs[0], "text/html", "html", elements, {})
+    stored = [
+        StoredChunk(Chunk(f"{source}#{i}", doc.doc_id, source, i, text, text, [f"e{i}"]), unit(rng), multilingual(text), f"{source}-{i}")
+        for i, text in enumerate(paragraphs)
+    ]
+    return doc, stored
+
+
+def write_linked(store: Store, finder: CopyFinder, doc: ParsedDocument, stored: list[StoredChunk]) -> None:
+    """As ingest writes (`Ingestor._write`): the copy recorded first, the group linked to a new original after."""
+    links = finder.link(doc, time.time())
+    store.replace_document(doc, f"hash-{doc.source}-{doc.elements[0].text}", stored)
+    store.link_copies(links)
+
+
+def originals(store: Store) -> dict[str, str | None]:
+    ids = {d.doc_id: d.source for d in store.documents()}
+    return {r.source: ids.get(r.duplicate_of or "") for r in store.copy_records(grouped=True)}
+
+
+def test_copies_of_a_page_name_their_original_and_a_deleted_original_hands_the_group_on(store: Store) -> None:
+    rng = np.random.default_rng(7)
+    finder = CopyFinder(store)
+    near = [*PAGE[:3], "Click Unformatted text in the list, and then click OK to paste it."]  # one sentence rewritten
+    write_linked(store, finder, *page_doc("help/en/field.html", PAGE, rng))
+    write_linked(store, finder, *page_doc("help/ja/field.html", PAGE, rng))
+    write_linked(store, finder, *page_doc("help/zh/field.html", near, rng))
+    write_linked(store, finder, *page_doc("help/en/other.html", TEXTS[2:6], rng))
+    assert originals(store) == {"help/en/field.html": None, "help/ja/field.html": "help/en/field.html", "help/zh/field.html": "help/en/field.html"}
+    kept = {d.source: d for d in store.documents()}
+    assert (kept["help/ja/field.html"].folder_lang, kept["help/ja/field.html"].lang) == ("ja", "en")  # the copy keeps its own place
+
+    generation = store.generation()
+    assert store.delete_document("help/en/field.html")
+    assert store.generation() > generation
+    assert originals(store) == {"help/ja/field.html": None, "help/zh/field.html": "help/ja/field.html"}  # the first ingested
+
+    rewritten = ["表の分割は、カーソル位置で現在の表を二つの表に分けます。", "見出し行をコピーせずに表を分割します。"]
+    write_linked(store, CopyFinder(store), *page_doc("help/ja/field.html", rewritten, rng))
+    assert originals(store) == {}  # no longer the same page: the zh copy is a page of its own
+    assert "duplicate_of" not in {d.source: d for d in store.documents()}["help/zh/field.html"].meta
+
+
+def test_a_page_in_its_languages_folder_ingested_after_its_copy_becomes_the_original(store: Store) -> None:
+    rng = np.random.default_rng(8)
+    finder = CopyFinder(store)
+    write_linked(store, finder, *page_doc("manual/ja-JP/field.html", PAGE, rng))
+    write_linked(store, finder, *page_doc("manual/zh_CN/field.html", PAGE, rng))
+    assert originals(store) == {"manual/ja-JP/field.html": None, "manual/zh_CN/field.html": "manual/ja-JP/field.html"}
+    write_linked(store, finder, *page_doc("manual/en-US/field.html", PAGE, rng))
+    assert originals(store) == {
+        "manual/en-US/field.html": None, "manual/ja-JP/field.html": "manual/en-US/field.html",
+        "manual/zh_CN/field.html": "manual/en-US/field.html",
+    }
+    write_linked(store, CopyFinder(store), *page_doc("manual/en-US/field.html", PAGE, rng))  # the original again, unchanged
+    assert originals(store)["manual/zh_CN/field.html"] == "manual/en-US/field.html"
+    write_linked(store, CopyFinder(store), *page_doc("manual/en-US/field.html", TEXTS[:4], rng))  # now another page
+    assert originals(store) == {"manual/ja-JP/field.html": None, "manual/zh_CN/field.html": "manual/ja-JP/field.html"}
