@@ -12,7 +12,7 @@ from bunko.parse.html import HtmlParser
 from bunko.text.languages import folder_language
 from bunko.text.near_duplicates import NEAR_DUPLICATE, SAME_PASSAGE, Fingerprint, fingerprint, passage_similarity, similarity
 
-PAGES = Path(__file__).resolve().parents[1] / "retrieve" / "copies_pages"
+PAGES = Path(__file__).resolve().parents[1] / "store" / "copies_pages"
 
 
 def page_text(name: str, html: str | None = None) -> str:

@@ -1,7 +1,7 @@
 """A page left untranslated in a manual's ja/ and zh/ folders is one hit, named "also at" the other copies, and
 cited from the copy in the question's language folder (`ingest/copies.py`, `retrieve/copies.py`).
 
-The tree is real LibreOffice Writer help markup (tests/retrieve/copies_pages/, cut from /work/evaldata/writer's
+The tree is real LibreOffice Writer help markup (tests/store/copies_pages/, cut from /work/evaldata/writer's
 Debian `libreoffice-help-{en-us,ja,zh-cn}` pages): "Split Table" in all three languages as translated, and
 "Converting a Field into Text" in en/, again byte for byte in ja/, and in zh/ with only its title translated.
 """
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bunko import Bunko
+from bunko import Bunko, Config
 from bunko.cli.query import _hit_json
 from bunko.embed.use_m3 import UseM3Embedder
 from bunko.server.views import hit_view, numbered_citations
@@ -95,10 +95,17 @@ def test_an_answer_cites_the_copy_in_the_questions_language_folder(kb: Bunko, la
     assert all(shown["also_at"] == cited[0].also_at for shown in numbered_citations(answer))
 
 
-def test_deleting_or_rewriting_a_copy_keeps_the_group(tmp_path: Path, make_kb: Callable[..., Bunko]) -> None:
+@pytest.mark.parametrize("backend", ["local", "postgres"])
+def test_deleting_or_rewriting_a_copy_keeps_the_group(
+    tmp_path: Path, make_kb: Callable[..., Bunko], request: pytest.FixtureRequest, backend: str,
+) -> None:
     tree = build_tree(tmp_path, translated=False)
-    kb = make_kb()
+    kb = make_kb(Config(store=request.getfixturevalue("pg_store_dsn")) if backend == "postgres" else None)
     assert kb.ingest(tree).ok
+    hits = field_hits(kb, QUESTIONS["ja"])
+    assert {h.chunk.source for h in hits} == {FIELD["ja"]} and hits[0].also_at == [FIELD["en"], FIELD["zh"]]
+    assert {c.source for s in kb.ask(QUESTIONS["zh"]).sentences for c in s.citations} == {FIELD["zh"]}
+
     assert kb.delete(FIELD["en"])
     (tmp_path / FIELD["en"]).unlink()
     docs = {d.source: d for d in kb.documents()}
