@@ -45,7 +45,8 @@ def main(root: Path) -> None:
     for lang in ("ja", "zh"):
         pairs = [similarity(fingerprint("\n".join(english[p])), fingerprint("\n".join(texts)))
                  for p, texts in languages.get(lang, {}).items() if p in english]
-        print(f"en vs its {lang} translation: {quantiles(pairs)}")
+        copies = sum(value >= NEAR_DUPLICATE for value in pairs)
+        print(f"en vs its {lang} translation: {quantiles(pairs)}; at or above {NEAR_DUPLICATE} (left untranslated): {copies}")
     translated = languages.get("ja", {})
     for changed in (1, 2, 3, 5):
         values = []

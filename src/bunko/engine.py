@@ -38,6 +38,7 @@ from bunko.parse.registry import ParserRegistry, default_registry
 from bunko.rerank.unit_vectors import FILE_NAME as UNIT_VECTORS_FILE
 from bunko.rerank.unit_vectors import UnitVectorFile
 from bunko.retrieve.base import RetrieverFactory
+from bunko.retrieve.copies import CopyGroups
 from bunko.retrieve.document_sentences import DocumentSentences
 from bunko.retrieve.explain import explain_hit, thresholds
 from bunko.retrieve.searcher import Searcher, SearchResult
@@ -106,6 +107,8 @@ class Bunko:
         self.figures = FigureFiles(self.path)
         self._describer: OpenAIFigureDescriber | None = None
         """The documents' section trees (`bunko tree`, the tree route, auto-merging), rebuilt as documents change."""
+        self.copies = CopyGroups(self.store)
+        """The copy groups search folds (`retrieve/copies.py`), read again when the store's generation changes."""
         self.tables = CollectionTables(self.store, self.path)
         """The documents' tables as typed SQL tables (`tables.db`; the table route), updated as documents change."""
         self.unit_vectors = UnitVectorFile(self.path / UNIT_VECTORS_FILE)
@@ -191,7 +194,7 @@ class Bunko:
     def searcher(self) -> Searcher:
         return Searcher(self.store, self.embedder, self.analyzer, self.config.retrieve,
                         retrievers=[build(self.store, self.config.retrieve) for build in self.retrievers], trees=self.trees,
-                        tables=self.tables, sentences=self._document_sentences())
+                        tables=self.tables, sentences=self._document_sentences(), copies=self.copies)
 
     def _document_sentences(self) -> DocumentSentences | None:
         """The documents' best sentences, read from the unit vectors when ingest builds them (a file filled by questions

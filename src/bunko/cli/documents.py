@@ -205,14 +205,20 @@ def languages_label(doc: DocumentInfo) -> str:
 
 
 def docs(collection: CollectionOption = None, as_json: JsonOption = False) -> None:
-    """Documents in the collection, with their language (each one's share for a mixed document).
+    """Documents in the collection, with their language (each one's share for a mixed document); under --json also
+    the language its folder names and, for a copy of another document's page, that document (`copy_of`).
 
     Piped: one document a line, tab-separated: source, title, chunks, lang, parser ("-" for an empty field)."""
     kb = open_kb(collection)
     listed = kb.documents()
     kb.close()
     if as_json:
-        print_json([{**to_dict(d), "lang": d.lang, "languages": d.languages} for d in listed])
+        names = {d.doc_id: d.source for d in listed}
+        print_json([
+            {**to_dict(d), "lang": d.lang, "languages": d.languages, "folder_lang": d.folder_lang,
+             "copy_of": names.get(d.duplicate_of) if d.duplicate_of else None}
+            for d in listed
+        ])
         return
     # a long name wraps whole: the middle that tells two documents apart stays
     print_rows(("source", "title", "chunks", "lang", "parser"),

@@ -16,7 +16,7 @@ there) leaves the hit where it was found. `Hit.also_at` names the group's other 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from bunko.schema import Chunk, Hit
 from bunko.store.base import DocumentCopies
@@ -24,42 +24,47 @@ from bunko.store.copies import CopyRecord, original_of
 from bunko.text.near_duplicates import SAME_PASSAGE, passage_similarity
 
 
-class CopyGroups:
-    """The collection's copy groups, read again when the store's generation changes."""
+@dataclass(frozen=True)
+class CopySnapshot:
+    """The copy groups of one store generation: each grouped document's group key, each group's records, and the
+    chunks of the copies shown so far (read on first use)."""
 
-    def __init__(self, store: DocumentCopies) -> None:
-        self.store = store
-        self._generation = -1
-        self._group_of: dict[str, str] = {}
-        self._members: dict[str, list[CopyRecord]] = {}
-        self._chunks: dict[str, list[Chunk]] = {}
-
-    def _refresh(self) -> None:
-        generation = self.store.generation()
-        if generation == self._generation:
-            return
-        members: dict[str, list[CopyRecord]] = {}
-        for record in self.store.copy_records(grouped=True):
-            members.setdefault(record.duplicate_of or record.doc_id, []).append(record)
-        self._members = {key: group for key, group in members.items() if len(group) > 1}
-        self._group_of = {record.doc_id: key for key, group in self._members.items() for record in group}
-        self._chunks = {}
-        self._generation = generation
-
-    def any(self) -> bool:
-        self._refresh()
-        return bool(self._members)
+    store: DocumentCopies
+    generation: int
+    group_of: dict[str, str]
+    members: dict[str, list[CopyRecord]]
+    shown_chunks: dict[str, list[Chunk]]
 
     def group(self, doc_id: str) -> list[CopyRecord] | None:
         """The copies of `doc_id`'s page (itself among them), or None when it has none."""
-        self._refresh()
-        key = self._group_of.get(doc_id)
-        return None if key is None else self._members[key]
+        key = self.group_of.get(doc_id)
+        return None if key is None else self.members[key]
 
     def chunks(self, record: CopyRecord) -> list[Chunk]:
-        if record.doc_id not in self._chunks:
-            self._chunks[record.doc_id] = self.store.chunks(record.source)
-        return self._chunks[record.doc_id]
+        if record.doc_id not in self.shown_chunks:
+            self.shown_chunks[record.doc_id] = self.store.chunks(record.source)
+        return self.shown_chunks[record.doc_id]
+
+
+class CopyGroups:
+    """The collection's copy groups, read again when the store's generation changes; a search reads one snapshot,
+    so threads sharing this never see a half-read one and the generation is asked once per search."""
+
+    def __init__(self, store: DocumentCopies) -> None:
+        self.store = store
+        self._snapshot = CopySnapshot(store, -1, {}, {}, {})
+
+    def current(self) -> CopySnapshot:
+        generation = self.store.generation()
+        if generation == self._snapshot.generation:
+            return self._snapshot
+        members: dict[str, list[CopyRecord]] = {}
+        for record in self.store.copy_records(grouped=True):
+            members.setdefault(record.duplicate_of or record.doc_id, []).append(record)
+        members = {key: group for key, group in members.items() if len(group) > 1}
+        group_of = {record.doc_id: key for key, group in members.items() for record in group}
+        self._snapshot = CopySnapshot(self.store, generation, group_of, members, {})
+        return self._snapshot
 
 
 def shown_copy(group: Sequence[CopyRecord], language: str | None) -> CopyRecord:
@@ -86,7 +91,7 @@ def passage_in(chunks: Sequence[Chunk], found: Chunk) -> Chunk | None:
     return best
 
 
-def fold_copies(hits: Sequence[Hit], groups: CopyGroups, language: str | None, whole_documents: bool = False) -> list[Hit]:
+def fold_copies(hits: Sequence[Hit], groups: CopySnapshot, language: str | None, whole_documents: bool = False) -> list[Hit]:
     """Hits with each passage of a copy group once, shown from `shown_copy`'s document, the others in `also_at`;
     `whole_documents` (hits grouped by document): one hit per group."""
     folded: list[tuple[Hit, list[CopyRecord]]] = []

@@ -85,19 +85,20 @@ class Searcher:
     def __init__(
         self, store: SearchIndex, embedder: Embedder, analyzer: Analyzer, config: RetrieveConfig, rules: Sequence[RouteRule] = DEFAULT_RULES,
         retrievers: Sequence[Retriever] = (), trees: DocumentTrees | None = None, tables: CollectionTables | None = None,
-        sentences: DocumentSentences | None = None,
+        sentences: DocumentSentences | None = None, copies: CopyGroups | None = None,
     ) -> None:
         """`rules` extend or replace the router's (see retrieve/router.py); the first that claims a query wins.
         `retrievers` add search modes beside dense, keyword and hybrid (or replace one of the same name).
         `trees` (the collection's section trees) enable the tree route and auto-merging; `tables` (its table
         store) the table route; `sentences` (its stored unit vectors) let hybrid search judge documents by their best
-        sentence."""
+        sentence; `copies` (the collection's copy groups, kept by its owner across searchers; else read here) fold a
+        page stored in several folders into one hit."""
         self.rules = rules
         self.sentences = sentences
         self.trees = trees
         self.tables = tables
         self.store = store
-        self.copies = CopyGroups(store) if isinstance(store, DocumentCopies) else None
+        self.copies = copies if copies is not None else CopyGroups(store) if isinstance(store, DocumentCopies) else None
         """The collection's copy groups: a page stored in several folders is one hit (`retrieve/copies.py`)."""
         self.embedder = embedder
         self.analyzer = analyzer
@@ -179,7 +180,8 @@ class Searcher:
         """
         chunks: dict[str, Chunk] = {}
         limit = min(k, len(fused))
-        copies = self.copies if self.copies is not None and self.copies.any() else None
+        snapshot = self.copies.current() if self.copies is not None else None
+        copies = snapshot if snapshot is not None and snapshot.members else None
         widest = len(fused) if group_by != "chunk" or copies is not None else min(len(fused), k * PARENT_WINDOW)
         while True:
             window = fused[:limit]
