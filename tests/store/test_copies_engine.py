@@ -19,6 +19,7 @@ from bunko import Bunko, Config
 from bunko.cli.query import _hit_json
 from bunko.embed.use_m3 import UseM3Embedder
 from bunko.server.views import hit_view, numbered_citations
+from bunko.store.local import LocalStore
 
 PAGES = Path(__file__).resolve().parent / "copies_pages"
 FIELD = {lang: f"help/{lang}/swriter/guide/field_convert.html" for lang in ("en", "ja", "zh")}
@@ -119,3 +120,21 @@ def test_deleting_or_rewriting_a_copy_keeps_the_group(
     hits = field_hits(kb, QUESTIONS["zh"])
     assert hits and all(h.also_at == [] for h in hits)
     assert FIELD["zh"] in {h.chunk.source for h in hits}
+
+
+def test_reindex_groups_the_copies_of_a_collection_stored_before_copies_were_recorded(
+    tmp_path: Path, make_kb: Callable[..., Bunko],
+) -> None:
+    kb = make_kb()
+    assert kb.ingest(build_tree(tmp_path, translated=False)).ok
+    store = kb.store
+    assert isinstance(store, LocalStore)
+    with store._lock:  # as an older bunko wrote it: no fingerprint, folder language nor original
+        store._db.execute("UPDATE documents SET meta = json_remove(meta, '$.fingerprint', '$.duplicate_of', '$.folder_lang')")
+        store._db.execute("UPDATE meta SET value = value + 1 WHERE key = 'generation'")
+    assert all(d.duplicate_of is None for d in kb.documents()) and all(h.also_at == [] for h in field_hits(kb, QUESTIONS["ja"]))
+    kb.reindex()
+    docs = {d.source: d for d in kb.documents()}
+    assert [docs[FIELD[lang]].duplicate_of for lang in ("ja", "zh")] == [docs[FIELD["en"]].doc_id] * 2
+    hits = field_hits(kb, QUESTIONS["ja"])
+    assert {h.chunk.source for h in hits} == {FIELD["ja"]} and hits[0].also_at == [FIELD["en"], FIELD["zh"]]

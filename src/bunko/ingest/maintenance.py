@@ -19,9 +19,10 @@ import numpy as np
 
 from bunko.embed.base import Embedder
 from bunko.errors import CollectionError
+from bunko.ingest.copies import CopyFinder
 from bunko.ingest.pipeline import Progress, embed_hash, stored_chunk
 from bunko.schema import Chunk, IngestJob, JobStatus, ParsedDocument
-from bunko.store.base import DocumentStore, StagedVector, VectorStaging
+from bunko.store.base import DocumentCopies, DocumentStore, StagedVector, VectorStaging
 from bunko.text.analyzers import Analyzer
 from bunko.text.entities import EntityExtractor, extract_entities
 
@@ -124,9 +125,11 @@ def reindex(
     document; the document count.
 
     Elements, chunks and vectors are written back as stored (the vectors found by their
-    embed hash under `embedder_name`), so nothing is re-parsed or re-embedded.
+    embed hash under `embedder_name`), so nothing is re-parsed or re-embedded. Each document is fingerprinted and
+    grouped with its copies again (`ingest/copies.py`), so a collection stored before copies were recorded gets them.
     """
-    documents = store.documents()
+    documents = sorted(store.documents(), key=lambda info: (info.ingested_at, info.source))  # the first ingested first
+    finder = CopyFinder(store) if isinstance(store, DocumentCopies) else None
     for done, info in enumerate(documents, start=1):
         chunks = store.chunks(info.source)
         hashes = [embed_hash(embedder_name, c.embed_text) for c in chunks]
@@ -136,7 +139,10 @@ def reindex(
             raise CollectionError(f"{info.source}: stored vectors not found for {missing[:3]}; run `bunko reembed` first")
         doc = ParsedDocument(info.doc_id, info.source, info.title, info.mime, info.parser, store.elements(info.source), info.meta)
         stored = [stored_chunk(c, vectors[h], h, analyzer, extractor) for c, h in zip(chunks, hashes, strict=True)]
+        links = finder.link(doc, info.ingested_at) if finder is not None else {}
         store.replace_document(doc, info.content_hash, stored)
+        if finder is not None:
+            finder.store.link_copies(links)
         if progress:
             progress(done, len(documents), IngestJob(job_id="reindex", source=info.source, status=JobStatus.READY))
     return len(documents)
