@@ -2,7 +2,7 @@
 cited from the copy in the question's language folder (`ingest/copies.py`, `retrieve/copies.py`).
 
 The tree is real LibreOffice Writer help markup (tests/store/copies_pages/, cut from /work/evaldata/writer's
-Debian `libreoffice-help-{en-us,ja,zh-cn}` pages): "Split Table" in all three languages as translated, and
+Debian `libreoffice-help-{en-us,ja,zh-cn}` pages): "Selecting Tables, Rows, and Columns" in all three languages as translated, and
 "Converting a Field into Text" in en/, again byte for byte in ja/, and in zh/ with only its title translated.
 """
 
@@ -31,13 +31,12 @@ QUESTIONS = {
 
 
 def build_tree(root: Path, translated: bool = True) -> Path:
-    """The tree under `root`/help; `translated`: with the translated "Split Table" pages beside the copies."""
+    """The tree under `root`/help; `translated`: with the translated "Selecting Tables, Rows, and Columns" pages beside the copies."""
     tree = root / "help"
     for lang in ("en", "ja", "zh"):
-        (tree / lang / "swriter" / "01").mkdir(parents=True)
         (tree / lang / "swriter" / "guide").mkdir(parents=True)
         if translated:
-            shutil.copy(PAGES / f"split_table-{lang}.html", tree / lang / "swriter" / "01" / "05190000.html")
+            shutil.copy(PAGES / f"table_select-{lang}.html", tree / lang / "swriter" / "guide" / "table_select.html")
     english = (PAGES / "field_convert-en.html").read_text(encoding="utf-8")
     (root / FIELD["en"]).write_text(english, encoding="utf-8")
     (root / FIELD["ja"]).write_text(english, encoding="utf-8")
@@ -67,7 +66,7 @@ def test_each_copy_is_kept_with_its_place_and_names_its_original(kb: Bunko) -> N
     original = docs[FIELD["en"]].doc_id
     assert [docs[FIELD[lang]].duplicate_of for lang in ("en", "ja", "zh")] == [None, original, original]
     assert [docs[FIELD[lang]].folder_lang for lang in ("en", "ja", "zh")] == ["en", "ja", "zh"]
-    assert all(d.duplicate_of is None for s, d in docs.items() if "05190000" in s)  # translations are pages of their own
+    assert all(d.duplicate_of is None for s, d in docs.items() if "table_select" in s)  # translations are pages of their own
 
 
 @pytest.mark.parametrize("lang", ["en", "ja", "zh"])

@@ -36,7 +36,7 @@ def test_a_copy_is_one_page_and_another_page_or_a_translation_is_not(lang: str) 
     assert similarity(fingerprint(page), fingerprint("  " + page.upper().replace("\n", "\n\n"))) == 1.0  # case, spacing
     shortened = "\n".join(page.splitlines()[:-1])  # its last link left out
     assert similarity(fingerprint(page), fingerprint(shortened)) >= NEAR_DUPLICATE
-    assert similarity(fingerprint(page), fingerprint(page_text(f"split_table-{lang}.html"))) < 0.5
+    assert similarity(fingerprint(page), fingerprint(page_text(f"table_select-{lang}.html"))) < 0.5
     translations = [page_text(f"table_delete-{other}.html") for other in ("en", "ja", "zh") if other != lang]
     assert all(similarity(fingerprint(page), fingerprint(t)) < NEAR_DUPLICATE for t in translations)
 
@@ -50,7 +50,7 @@ def test_an_english_page_whose_title_was_translated_is_still_the_page(title_from
 
 @pytest.mark.parametrize("lang", ["en", "ja", "zh"])
 def test_same_passage_is_a_sentence_changed_not_another_passage(lang: str) -> None:
-    sentences = [line for line in page_text(f"split_table-{lang}.html").splitlines() if len(line) > 12]
+    sentences = [line for line in page_text(f"table_select-{lang}.html").splitlines() if len(line) > 12]
     passage = "\n".join(sentences[1:4])
     changed = "\n".join([*sentences[1:3], sentences[3][: len(sentences[3]) // 2]])
     assert passage_similarity(passage, passage) == 1.0

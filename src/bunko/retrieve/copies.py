@@ -122,4 +122,10 @@ def fold_copies(hits: Sequence[Hit], groups: CopySnapshot, language: str | None,
         shown_source = chunk.source
         also = sorted(r.source for r in group if r.source != shown_source)
         shown[id(hit)] = replace(hit, chunk=chunk, also_at=also)
-    return [shown.get(id(hit), hit) for hit in out]
+    result: list[Hit] = []
+    seen: set[str] = set()
+    for hit in (shown.get(id(hit), hit) for hit in out):
+        if hit.chunk.chunk_id not in seen:  # two passages found in other copies may be the shown copy's one passage
+            seen.add(hit.chunk.chunk_id)
+            result.append(hit)
+    return result
