@@ -85,6 +85,15 @@ def test_with_no_preference_the_original_is_shown(kb: Bunko) -> None:
     assert hits and {h.chunk.source for h in hits} == {FIELD["en"]}
 
 
+def test_a_filter_hides_the_copies_it_excludes_from_the_hit_and_its_also_at(kb: Bunko) -> None:
+    hidden = {"source": {"$ne": FIELD["ja"]}}  # as an access filter would: the ja copy is not the caller's
+    hits = [h for h in kb.search(QUESTIONS["ja"], k=6, filters=hidden) if h.chunk.source in FIELD.values()]
+    assert hits and {h.chunk.source for h in hits} == {FIELD["en"]} and hits[0].also_at == [FIELD["zh"]]
+    only = {"source": {"$glob": "help/zh/*"}}
+    hits = [h for h in kb.search(QUESTIONS["en"], k=6, filters=only) if h.chunk.source in FIELD.values()]
+    assert hits and {h.chunk.source for h in hits} == {FIELD["zh"]} and all(h.also_at == [] for h in hits)
+
+
 @pytest.mark.parametrize("lang", ["en", "ja", "zh"])
 def test_an_answer_cites_the_copy_in_the_questions_language_folder(kb: Bunko, lang: str) -> None:
     answer = kb.ask(QUESTIONS[lang])

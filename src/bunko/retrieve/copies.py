@@ -15,8 +15,9 @@ there) leaves the hit where it was found. `Hit.also_at` names the group's other 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from bunko.schema import Chunk, Hit
 from bunko.store.base import DocumentCopies
@@ -44,6 +45,13 @@ class CopySnapshot:
         if record.doc_id not in self.shown_chunks:
             self.shown_chunks[record.doc_id] = self.store.chunks(record.source)
         return self.shown_chunks[record.doc_id]
+
+    def visible(self, group: Sequence[CopyRecord], where: Mapping[str, Any] | None) -> list[CopyRecord]:
+        """The copies a search under the filter `where` may show or name: those with a chunk it lets through (a
+        caller's access filter hides the others' passages and their names alike)."""
+        if not where:
+            return list(group)
+        return [r for r in group if self.store.allowed_chunks([c.chunk_id for c in self.chunks(r)], where)]
 
 
 class CopyGroups:
@@ -91,9 +99,13 @@ def passage_in(chunks: Sequence[Chunk], found: Chunk) -> Chunk | None:
     return best
 
 
-def fold_copies(hits: Sequence[Hit], groups: CopySnapshot, language: str | None, whole_documents: bool = False) -> list[Hit]:
+def fold_copies(
+    hits: Sequence[Hit], groups: CopySnapshot, language: str | None, whole_documents: bool = False,
+    where: Mapping[str, Any] | None = None,
+) -> list[Hit]:
     """Hits with each passage of a copy group once, shown from `shown_copy`'s document, the others in `also_at`;
-    `whole_documents` (hits grouped by document): one hit per group."""
+    `whole_documents` (hits grouped by document): one hit per group. Under the search's filter `where` only the
+    copies it lets through are shown or named, and a hit moves only to a passage it lets through."""
     folded: list[tuple[Hit, list[CopyRecord]]] = []
     out: list[Hit] = []
     for hit in hits:
@@ -111,11 +123,14 @@ def fold_copies(hits: Sequence[Hit], groups: CopySnapshot, language: str | None,
         folded.append((hit, group))
         out.append(hit)
     shown: dict[int, Hit] = {}
-    for hit, group in folded:
+    for hit, whole in folded:
+        group = groups.visible(whole, where) or [r for r in whole if r.doc_id == hit.chunk.doc_id]
         target = shown_copy(group, language)
         chunk = hit.chunk
         if target.doc_id != chunk.doc_id:
             found = passage_in(groups.chunks(target), chunk)
+            if found is not None and where and not groups.store.allowed_chunks([found.chunk_id], where):
+                found = None
             if found is not None:
                 grouped = {key: chunk.meta[key] for key in ("group_hits",) if key in chunk.meta}  # `group_hits`' record
                 chunk = found.with_meta({**found.meta, **grouped}) if grouped else found

@@ -164,13 +164,15 @@ class Searcher:
             fused = [entry for entry in fused if entry[1] >= config.min_score]
         if config.mmr_lambda is not None and len(fused) > 1:
             fused = self._diversify(fused, candidates, config.mmr_lambda)
-        hits = self._hits(fused, k, group_by, preferred)
+        hits = self._hits(fused, k, group_by, preferred, where)
         for rank, hit in enumerate(hits, start=1):
             hit.signals.fusion = RankSignal(float(rank), hit.score)
         timings["fuse"] = time.perf_counter() - started - steps
         return SearchResult(hits, vector, tokens, mode, chosen, timings, asked.term_weights, asked.unseen_idf)
 
-    def _hits(self, fused: Sequence[Fused], k: int, group_by: str = "chunk", language: str | None = None) -> list[Hit]:
+    def _hits(
+        self, fused: Sequence[Fused], k: int, group_by: str = "chunk", language: str | None = None, where: Mapping[str, Any] | None = None,
+    ) -> list[Hit]:
         """The top k hits after parent expansion, grouping and folding copies, fetching as few chunk rows as that needs.
 
         Children of one parent collapse into one hit, chunks of one document or section when
@@ -197,7 +199,7 @@ class Searcher:
                 expanded = merge_sections(expanded, self.trees, self.store, self.config.auto_merge)
             expanded = group_hits(expanded, group_by)
             if copies is not None:
-                expanded = fold_copies(expanded, copies, language, whole_documents=group_by == "document")
+                expanded = fold_copies(expanded, copies, language, whole_documents=group_by == "document", where=where)
             expanded = expanded[:k]
             if len(expanded) >= k or limit >= widest:
                 return expanded

@@ -190,6 +190,9 @@ class DocumentCopies(Protocol):
         """Set each document's original (None: it is an original) in one transaction."""
         ...
     def chunks(self, source: str | None = None) -> list[Chunk]: ...
+    def allowed_chunks(self, chunk_ids: Sequence[str], where: Mapping[str, Any]) -> set[str]:
+        """Which of `chunk_ids` the filter lets through: a copy shown in place of a hit must pass the search's filter."""
+        ...
 
 
 class JobLog(Protocol):
