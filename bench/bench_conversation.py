@@ -29,9 +29,10 @@ the fact its answer must hold (a string of the page) and that page. Every turn i
 - condensed: the question searched is standalone and about the right thing, checked as: the expected page is in the
   top 5 of the evidence the answer is built from, every content term of the follow-up (the analyzer's) is kept in
   the searched question, and a ``topic_change`` follow-up got no term from the conversation that it lacks;
-- fact: the answer holds the expected fact; abstained; repeated: the answer is word for word the previous answer.
+- fact: the answer holds the expected fact; abstained; repeated: the answer (not an abstention) is word for word the
+  previous answer.
 
-    python bench/bench_conversation.py [--sets samples reference]
+    python bench/bench_conversation.py [--sets samples reference] [--baseline earlier-conversation.json]
 Writes bench/results/conversation.md and conversation.json.
 """
 
@@ -240,7 +241,7 @@ def ask_reference(kb: Bunko, conversation: dict[str, Any]) -> list[dict[str, Any
             "question": question, "searched": searched, "reason": condensed.reason if condensed else "",
             "hit5": hit5, "kept": kept, "carried": sorted(carried), "condensed": condensed_ok,
             "fact": not answer.abstained and fact_match(answer.text, [turn["expected_fact"]]),
-            "abstained": answer.abstained, "repeated": previous_answer is not None and answer.text == previous_answer,
+            "abstained": answer.abstained, "repeated": not answer.abstained and answer.text == previous_answer,
             "top": found[:1],
         }
         if history:
@@ -313,7 +314,7 @@ def reference_report(rows: list[dict[str, Any]], figures: dict[str, Any], baseli
         "the answer's evidence, every content word of the follow-up is kept, and a topic change took no word from the "
         "conversation. hit@5: the expected page in the top 5. kept: the follow-up's own content words all in the "
         "searched question. fact: the answer holds the expected fact (off: the follow-up asked alone). repeated: the "
-        "answer is word for word the previous one.",
+        "answer (not an abstention) is word for word the previous one.",
         "",
         "| lang | turns | n | condensed | hit@5 | kept | fact | fact (off) | abstained | repeated |",
         "|---|---|---|---|---|---|---|---|---|---|",
@@ -344,20 +345,27 @@ def reference_report(rows: list[dict[str, Any]], figures: dict[str, Any], baseli
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--sets", nargs="+", choices=("samples", "reference"), default=["samples", "reference"])
+    parser.add_argument("--sets", nargs="*", choices=("samples", "reference"), default=["samples", "reference"],
+                        help="the sets to run; none (--sets) writes the report again from conversation.json")
     parser.add_argument("--baseline", type=Path, help="an earlier conversation.json: its figures are shown as before → after")
     args = parser.parse_args()
     saved: dict[str, Any] = json.loads(RESULTS_JSON.read_text(encoding="utf-8")) if RESULTS_JSON.exists() else {}
     baseline = json.loads(args.baseline.read_text(encoding="utf-8")) if args.baseline else {}
     if "samples" in args.sets:
         saved["samples"] = run_samples()
+    for figures in (saved, baseline):  # a repeated abstention is not an answer repeated (runs before this rule)
+        for row in figures.get("reference", {}).get("rows", []):
+            row["repeated"] = row["repeated"] and not row["abstained"]
+        if "reference" in figures:
+            figures["reference"]["figures"] = reference_figures(figures["reference"]["rows"])
     if "reference" in args.sets:
         started = time.perf_counter()
         with reference_collection() as kb:
             rows = [row for c in read_jsonl(REFERENCE_SET) for row in ask_reference(kb, c)]
         saved["reference"] = {"rows": rows, "figures": reference_figures(rows), "seconds": round(time.perf_counter() - started, 1)}
-    saved["command"] = "python bench/bench_conversation.py " + " ".join(sys.argv[1:])
-    saved["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    if args.sets:
+        saved["command"] = "python bench/bench_conversation.py " + " ".join(sys.argv[1:])
+        saved["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     text = ""
     if "samples" in saved:
         sample = saved["samples"]
