@@ -4,7 +4,8 @@ A test written from an evaluation question locks in a fix made for that one ques
 measures the tests rather than the engine. Tests invent their own questions, documents and answers.
 
 The sets: `bench/evalsets/*/questions.jsonl` (`question`, `expected_answer`), `bench/tables/*.jsonl` (`question`,
-`expected`) and `../shared/evalsets/*/questions.jsonl` beside the repository (CI clones the repository fresh with a
+`expected`), the turns of `bench/conversations/reference.jsonl` (`question`, `expected_fact`) and
+`../shared/evalsets/*/questions.jsonl` beside the repository (CI clones the repository fresh with a
 copy of `shared/` beside it). When that folder is absent, as in a checkout on its own, the check still runs on the
 sets inside the repository: they are the ones a test in that checkout can be copied from, and a check that failed
 for a missing folder would only teach people to skip it.
@@ -154,7 +155,19 @@ def evaluation_items(repo: Path = REPO) -> list[Item]:
         items += read_items(path, f"bench/tables/{path.name}", "expected")
     for path in sorted((repo.parent / "shared" / "evalsets").glob("*/questions.jsonl")):
         items += read_items(path, f"shared/evalsets/{path.parent.name}", "expected_answer")
+    items += conversation_items(repo / "bench" / "conversations" / "reference.jsonl", "bench/conversations/reference.jsonl")
     return items
+
+
+def conversation_items(path: Path, set_name: str) -> Iterator[Item]:
+    """Each turn of a measuring set of conversations (`turns`: `question`, `expected_fact`), an item of its own."""
+    if not path.exists():
+        return
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            record = json.loads(line)
+            for number, turn in enumerate(record["turns"], 1):
+                yield Item(set_name, f"{record['id']} turn {number}", turn["question"], tuple(answer_forms(turn["expected_fact"])))
 
 
 @dataclass

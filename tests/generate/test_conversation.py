@@ -13,6 +13,7 @@ from rich.console import Console
 
 from bunko import Bunko, Config, Turn
 from bunko.generate.conversation import NO_HISTORY, NOT_FOLLOW_UP, SYSTEM, condense, follow_up_marker
+from bunko.generate.steps.unrepeat import REPEATED, repeats
 from bunko.generate.trace_view import render_trace
 from bunko.llm.base import LLMError
 from bunko.llm.openai_chat import OpenAIChatModel
@@ -82,6 +83,34 @@ def test_a_question_that_is_not_a_follow_up_passes_unchanged(question: str) -> N
     assert follow_up_marker(question, multilingual(question)) is None
     condensed = asked_after("年假可以顺延到什么时候？", question)
     assert condensed.standalone == question and condensed.reason == NOT_FOLLOW_UP and not condensed.changed
+
+
+@pytest.mark.parametrize(("previous", "follow_up", "marker", "carried"), [
+    ("会議室の予約はどこでできますか？", "キャンセルもできますか？", "ellipsis: も", ["会議室", "予約"]),
+    ("怎样申请公司的停车位？", "电动车也可以吗？", "ellipsis: 也", ["停车位"]),
+    ("How do I rotate the web server's access logs?", "The error logs too?", "ellipsis: too", ["web server"]),
+    # a pronoun in an addition: the previous subject is carried whole, not one of its words guessed for "it"/它/それ
+    ("How does the nightly backup script copy the database?", "Does it also compress the dump?", "anaphora: it", ["database"]),
+    ("备份脚本怎么复制数据库？", "它也会压缩文件吗？", "anaphora: 它", ["备份脚本"]),
+    ("バックアップスクリプトはデータベースをどうコピーしますか？", "その圧縮もできますか？", "anaphora: その", ["データベース"]),
+])
+def test_an_addition_keeps_the_previous_subject_and_its_own_words(
+    previous: str, follow_up: str, marker: str, carried: list[str],
+) -> None:
+    condensed = asked_after(previous, follow_up)
+    assert condensed.reason == marker and condensed.referent is None, condensed
+    assert condensed.standalone.endswith(follow_up) and all(term in condensed.standalone for term in carried), condensed
+
+
+@pytest.mark.parametrize("question", [
+    "Can Postfix also relay mail for other hosts?",  # names its own subject
+    "Does the mail server also accept IMAP connections over TLS from outside?",  # content of its own
+    "社内のメールサーバーは外部からのTLS接続のIMAPも受け付けられますか？",
+    "公司的邮件服务器也接受来自外部的通过TLS加密的IMAP连接吗？",
+])
+def test_an_addition_that_stands_alone_passes_unchanged(question: str) -> None:
+    condensed = asked_after("How do I rotate the web server's access logs?", question)
+    assert condensed.standalone == question and condensed.reason == NOT_FOLLOW_UP
 
 
 def test_no_history_or_no_earlier_question_passes_unchanged() -> None:
@@ -248,3 +277,37 @@ def test_a_real_local_model_rewrites_from_the_conversation_or_the_rules_stand() 
         assert condensed.llm_error is None and condensed.standalone.strip()
     else:
         assert condensed.llm_error and condensed.standalone == "Who owns the payroll records?"
+
+
+# -- a follow-up whose answer would repeat the previous one -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("sentences", "previous", "repeated"), [
+    (["手当：光熱費手当、金額：1日200円"], "手当：光熱費手当、金額：1日200円[1]", True),
+    (["婚假为3天。", "须在一年内休完。"], "婚假为3天。[1] 须在一年内休完。[2]", True),
+    (["Backups are kept for 35 days."], "Backups are kept for 35 days. [1]", True),
+    (["Backups are kept for 35 days."], "Backups are kept for 35 days. [1] IT owns them. [1]", False),  # a part of it
+    (["IT owns the backups."], "Backups are kept for 35 days. [1]", False),
+    ([], "", False),
+])
+def test_a_repeat_is_the_previous_answer_word_for_word(sentences: list[str], previous: str, repeated: bool) -> None:
+    assert repeats(sentences, previous) is repeated
+
+
+@pytest.mark.parametrize(("first", "follow_up", "new"), [
+    ("How long are system backups kept?", "And who owns them?", "IT"),
+    ("コアタイムは何時から何時までですか？", "深夜は？", "22:00"),
+    ("婚假期间工资照常发放吗？", "事假呢？", "事假"),
+])
+def test_a_follow_up_that_would_repeat_the_previous_answer_is_searched_again(
+    samples_kb_path: Path, embedder: Any, first: str, follow_up: str, new: str,
+) -> None:
+    with Bunko(samples_kb_path, embedder=embedder) as kb:
+        # the previous answer is what the condensed follow-up alone gets: answered again, it would be word for word
+        standalone = condense([Turn("user", first)], follow_up, kb.answerer.analyzer).standalone
+        previous = kb.ask(standalone)
+        answer = kb.ask(follow_up, history=[Turn("user", first), Turn("assistant", previous.text)])
+    trace = answer.trace
+    assert trace is not None and trace.condensed is not None and REPEATED in trace.condensed.reason, trace.condensed
+    assert trace.evidence.query == trace.condensed.standalone != standalone
+    assert not answer.abstained and answer.text != previous.text and new in answer.text

@@ -1,4 +1,4 @@
-"""One question, end to end: condense → analyse → direct reply → retrieve → table → judge → compose → check.
+"""One question, end to end: condense → analyse → direct reply → retrieve → unrepeat → table → judge → compose → check.
 
 `Bunko.ask` and `Bunko.ask_stream` are thin calls into `Answerer`, and so are
 the HTTP server and the evaluation runner, so every caller gets the same
@@ -31,7 +31,19 @@ from bunko.generate.extractive import ExtractiveGenerator
 from bunko.generate.grade import grade_answer
 from bunko.generate.kind_classifier import KindClassifier
 from bunko.generate.retrieval_grade import RETRIEVAL_THRESHOLD, junction_pairs
-from bunko.generate.steps import analyse, check, compose, computed, direct_reply, judge, pose, retrieve, summarise, tabulate
+from bunko.generate.steps import (
+    analyse,
+    check,
+    compose,
+    computed,
+    direct_reply,
+    judge,
+    pose,
+    retrieve,
+    summarise,
+    tabulate,
+    unrepeated,
+)
 from bunko.generate.steps.state import Retrieved
 from bunko.generate.table_answer import TableAnswerer
 from bunko.llm.base import ChatModel
@@ -244,7 +256,7 @@ class Answerer:
                 yield answer.text
             yield answer
             return
-        gathered = summarise(self, state, retrieve(self, state))
+        state, gathered = unrepeated(self, state, summarise(self, state, retrieve(self, state)))
         sentences = tabulate(self, state, gathered)
         if sentences is not None:
             answer = yield from computed(self, state, gathered, sentences)

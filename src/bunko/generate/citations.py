@@ -52,6 +52,13 @@ of claims with a changed number fail. Another embedder shifts the cosine scale: 
 SUPPORTED, UNSUPPORTED, UNCITED = "supported", "unsupported", "uncited"
 
 _MARKER = re.compile(r"\s?[\[［【]\s*(\d{1,3}(?:\s*[,，、]\s*\d{1,3})*)\s*[\]］】]")
+
+
+def without_markers(text: str) -> str:
+    """`text` with its citation markers ([1], ［2］, 【1, 3】) taken out."""
+    return _MARKER.sub("", text)
+
+
 _LEADING_MARKERS = re.compile(r"^(?:\s*[\[［【]\s*\d{1,3}(?:\s*[,，、]\s*\d{1,3})*\s*[\]］】])+")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _FUNCTION_CHARS = re.compile(f"[{HIRAGANA}{zh.FUNCTION_CHARACTERS}{zh.CITATION_FUNCTION_CHARACTERS}]")

@@ -8,13 +8,15 @@ that can be searched without the conversation, using the earlier turns:
 - by rules, in Japanese, Chinese and English, with no model. A question is a
   follow-up when it points back (anaphora: それ/その/これ, 它/该/这个, it/its/they…),
   leaves its subject out (ellipsis: では…/〜の場合は？, 那…/…呢, what about…/and…), or is
-  too short to name its own subject. The previous user question (itself
+  too short to name its own subject, or adds to the previous question without a subject of its own (too/も/也:
+  "the logs too?"). The previous user question (itself
   condensed when it was a follow-up) gives the context: its topic replaces the
   pronoun when the rules can tell what it is; a new item asked about in the
   previous question's frame ("那年假呢？" after "婚假有几天？") takes the place of the
   item of the same kind ("年假有几天？"); otherwise the previous question's key terms
   (`bunko.retrieve.key_terms` for the named things, its noun phrases for the rest)
-  are carried over in front of the follow-up.
+  are carried over in front of the follow-up, and always for an addition ("can they do it without a password
+  too?" keeps the previous subject whole rather than guess one of its words for "they").
 - with a chat model when one is configured: a short prompt with the last turns;
   the rule result stands whenever the model fails (`LLMError`) or its reply is
   not a usable question (empty, a paragraph, or mostly words the conversation
@@ -84,6 +86,8 @@ _HAN_CHAR = re.compile(f"[{HAN}]")
 _KATAKANA_CHAR = re.compile(f"[{KATAKANA}]")
 _PUNCT = re.compile(r"[\s？?！!。、，,.:：;；「」『』\"'()（）]+")
 
+_ADDITIVE = {"ja": re.compile(ja.ADDITIVE), "zh": re.compile(zh.ADDITIVE), "en": re.compile(en.ADDITIVE, re.I)}
+
 SHORT_EN_WORDS = 2
 """An English question of at most this many content words ("Managers?", "What is the maximum?") names no subject."""
 SHORT_ZH_CHARS = 3
@@ -109,7 +113,15 @@ def follow_up_marker(question: str, tokens: Sequence[str] = ()) -> str | None:
         return found
     if key_terms(question, tokens):
         return None  # it names its own subject
+    if (added := additive(question, language)) and not _is_long(question, language):
+        return f"ellipsis: {added}"  # "the logs too?": an addition to the previous question, its subject left out
     return "short" if _is_short(question, language) else None
+
+
+def additive(question: str, language: str) -> str | None:
+    """The word that makes `question` an addition to the previous one (too, も, 也), None when it has none."""
+    found = _ADDITIVE.get(language, _ADDITIVE["en"]).search(question)
+    return found.group().lower() if found else None
 
 
 LONG_EN_WORDS = 6
@@ -128,6 +140,11 @@ def _self_contained(question: str, pronoun: str, language: str, tokens: Sequence
     before = question[: max(at, 0)].lower()
     if any(term in before for term in key_terms(question, tokens)):
         return True
+    return _is_long(question, language)
+
+
+def _is_long(question: str, language: str) -> bool:
+    """Whether the question has the content of a standalone one (LONG_EN_WORDS, LONG_CJK_WEIGHT)."""
     if language == "en":
         content = [w for w in _WORD.findall(question.lower()) if w not in en.STOPWORDS and w not in en.FILLER]
         return len(content) >= LONG_EN_WORDS
@@ -403,6 +420,11 @@ def rule_condense(previous: str, question: str, analyzer: Analyzer) -> Condensed
     absent = [p for p in phrases if p.text.lower() not in lowered]
 
     same_language = query_language(previous) == language  # a pronoun is not replaced by a phrase of another language
+    carried = list(dict.fromkeys(p.text for p in absent))[:MAX_CARRIED]
+    # an addition ("can they do it without a password too?") keeps the previous subject whole and its own new words:
+    # the previous question's phrases are carried in front rather than one of them guessed for the pronoun
+    if marker.startswith("anaphora") and carried and additive(question, language):
+        return Condensed(question, _with_context(question, language, carried), marker, previous=previous, carried=carried)
     if marker.startswith("anaphora") and same_language:
         plural = marker.split(": ")[-1] in en.PLURAL_PRONOUNS
         chain = _referent(previous, phrases, previous_tokens, plural)
@@ -419,7 +441,6 @@ def rule_condense(previous: str, question: str, analyzer: Analyzer) -> Condensed
                 return Condensed(question, swapped, f"{marker}: {item} in place of {phrase.text}", previous=previous,
                                  referent=phrase.text)
 
-    carried = list(dict.fromkeys(p.text for p in absent))[:MAX_CARRIED]
     if not carried:
         return Condensed(question, question, f"{marker}; nothing to carry over", previous=previous)
     return Condensed(question, _with_context(question, language, carried), marker, previous=previous, carried=carried)

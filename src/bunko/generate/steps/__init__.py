@@ -9,6 +9,7 @@ Each is a function from the typed state the step before handed on to the next st
 | direct reply | `direct.direct_reply` | `AskState` → `Answer`, or None to search |
 | retrieve | `retrieve.retrieve` | `AskState` → `Gathered` (the evidence, graded) |
 | summary | `summary.summarise` | `Gathered` → `Gathered` with an overview's central sentences, graded as evidence for its subject |
+| unrepeat | `unrepeat.unrepeated` | `AskState`, `Gathered` → the same, or a condensed follow-up read again when the reader would repeat the previous answer |
 | table | `table.tabulate`, `table.computed` | `Gathered` → sentences computed from a table, or None |
 | judge | `retrieve.judge` | `Gathered` → `Gathered` with the reason not to answer, if any |
 | compose | `compose.compose` | `Gathered` → `Composed` (what the generator wrote and the check kept) |
@@ -26,5 +27,7 @@ from bunko.generate.steps.direct import direct_reply
 from bunko.generate.steps.retrieve import judge, retrieve
 from bunko.generate.steps.summary import summarise
 from bunko.generate.steps.table import computed, tabulate
+from bunko.generate.steps.unrepeat import unrepeated
 
-__all__ = ["analyse", "check", "compose", "computed", "direct_reply", "judge", "pose", "retrieve", "summarise", "tabulate"]
+__all__ = ["analyse", "check", "compose", "computed", "direct_reply", "judge", "pose", "retrieve", "summarise", "tabulate",
+           "unrepeated"]

@@ -355,6 +355,8 @@ SUBSTITUTE = r"\b(its|it|their|them|they)\b"
 """The pronoun a rewrite replaces with its referent."""
 ELLIPSIS_ITEM = r"^(?:(?:and\s+)?(?:what|how)\s+about|and|also|same\s+for)\s+(?:the\s+|for\s+|in\s+the\s+|in\s+)?(.+?)[?.!]?\s*$"
 """An elliptical follow-up ("What about managers?"); the new item is captured."""
+ADDITIVE = r"\b(too|also|as well|either)\b"
+"""A question that adds to the previous one ("Its logs too?"): the previous subject stays, with the new words."""
 REWRITE_LABELS = r"standalone question|rewritten question|question|rewrite|q"
 """A label a model may put before its rewritten question, removed."""
 

@@ -243,6 +243,8 @@ SUBSTITUTE = r"(それ|これ|あれ)(?:の)?|(その|この|あの)(?!他|ほ�
 """The demonstrative a rewrite replaces with its referent."""
 ELLIPSIS_ITEM = r"^(.+?)(の場合|のほう|の方)?(は|って|も|だと|では|には)?\s*(どう(です|なります)?か?|いくらですか|ですか)?[？?。]?\s*$"
 """An elliptical follow-up ("ロンドンの場合は？"); the new item is captured."""
+ADDITIVE = r"(?<=[^\s、。，,？?])も(?=[？?、,\s]|でき|あり|可能|いい|よい|要り|必要|使え|含め|同じ)"
+"""The particle も adding to the previous question ("ログも消せますか？"): the previous subject stays, with the new words."""
 
 # --- Generation (generate/analysis.py, generate/guardrails.py, generate/language.py) ---
 

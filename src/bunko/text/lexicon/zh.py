@@ -287,6 +287,8 @@ SUBSTITUTE = rf"(它们的|它的|它们|它)|(这个|那个|这些|那些|这�
 """The pronoun a rewrite replaces with its referent."""
 ELLIPSIS_ITEM = r"^(.+?)(的话)?呢\s*[？?。]?\s*$"
 """An elliptical follow-up ("那年假呢？"); the new item is captured."""
+ADDITIVE = r"也|还(?=能|可以|要|需要|有|会|得)|同样|一样"
+"""A question that adds to the previous one ("日志也能删除吗？"): the previous subject stays, with the new words."""
 
 # --- Generation (generate/analysis.py, generate/citations.py, generate/guardrails.py, generate/language.py) ---
 
