@@ -1,12 +1,13 @@
-"""Chunk rows read back for hits, kept per index generation so a search does not read them again.
+"""Chunk rows read back for hits, kept per index generation so a search does not read or decode them again.
 
 A search returns its hits as `Chunk`s: one SQLite read per window and five JSON decodes per row
 were half of a hybrid search at 13k chunks (bench/results/pages.md). Chunks only change with a
 write, and every write bumps the collection's generation, so the cache is keyed by generation and
-emptied when it moves. It keeps each chunk's row as SQLite returned it (strings and numbers, which
-nothing can edit) and decodes a new `Chunk` for every caller, since hit code edits chunk meta
-(parent expansion, grouping): a chunk read for the first time is decoded once, not decoded and then
-copied (~0.01 ms of a keyword search at 10k chunks, where most hits are read for the first time).
+emptied when it moves. It keeps each chunk decoded once, never handed out, and gives every caller
+its own copy (its lists and meta copied, nested meta values too), since hit code edits chunk meta
+(parent expansion, grouping): copying is cheaper than decoding the row again. A keyword search of 50
+hits at 13k chunks went from 0.63 to 0.48 ms (median of the minimum of 15 runs, 60 questions) when
+its rows were decoded from the row kept (bench/results/keyword.md).
 """
 
 from __future__ import annotations
@@ -17,6 +18,32 @@ from typing import Any
 
 from bunko.schema import Chunk
 
+
+def _own(value: Any) -> Any:
+    """A JSON value whose lists and objects are new, at every depth (scalars are shared: nothing can edit them)."""
+    if isinstance(value, dict):
+        return {key: _own(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_own(item) for item in value]
+    return value
+
+
+def copy_chunk(chunk: Chunk) -> Chunk:
+    """A chunk that shares nothing editable with `chunk`, as if its row were decoded again (its four lists hold
+    strings and numbers; its meta may nest)."""
+    meta = chunk.meta
+    for value in meta.values():
+        if isinstance(value, (dict, list)):
+            meta = _own(meta)
+            break
+    else:
+        meta = dict(meta)
+    return Chunk(
+        chunk.chunk_id, chunk.doc_id, chunk.source, chunk.ordinal, chunk.text, chunk.embed_text, list(chunk.element_ids),
+        list(chunk.pages), list(chunk.section_path), list(chunk.kinds), chunk.parent_id, meta,
+    )
+
+
 CACHED_CHUNKS = 20_000
 
 Row = Sequence[Any]
@@ -25,11 +52,12 @@ Row = Sequence[Any]
 
 class ChunkCache:
     def __init__(self, decode: Callable[[Row], Chunk], capacity: int = CACHED_CHUNKS) -> None:
-        """`decode` makes a new Chunk of a row each call: what a caller gets is its own."""
+        """`decode` makes a Chunk of a row; the cache keeps it and hands out copies (`copy_chunk`)."""
         self.decode = decode
         self.capacity = capacity
         self.generation = -1
-        self._rows: OrderedDict[str, Row] = OrderedDict()
+        self._rows: OrderedDict[str, Chunk] = OrderedDict()
+        """Chunk id → the chunk decoded from its row, never handed out."""
 
     def get(self, generation: int, chunk_ids: Sequence[str], read: Callable[[list[str]], Sequence[Row]]) -> list[Chunk]:
         """The chunks of `chunk_ids` that exist, in that order; `read` fetches the rows of the ones not cached."""
@@ -48,16 +76,16 @@ class ChunkCache:
         return [cid for cid in dict.fromkeys(chunk_ids) if cid not in self._rows]
 
     def take(self, chunk_ids: Sequence[str], fetched: Sequence[Row]) -> list[Chunk]:
-        """The chunks of `chunk_ids`, in that order, decoded from `fetched` (rows read at `generation`) or the
-        cache; an id in neither does not exist. `fetched` is kept, unless a bulk read that would only evict
+        """The chunks of `chunk_ids`, in that order, decoded from `fetched` (rows read at `generation`) or copied from
+        the cache; an id in neither does not exist. `fetched` is kept, unless a bulk read that would only evict
         everything else."""
-        read = {row[0]: row for row in fetched}
+        read = {row[0]: self.decode(row) for row in fetched}
         cached = self._rows
         found = []
         for cid in chunk_ids:
-            row = read.get(cid) or cached.get(cid)
-            if row is not None:
-                found.append(self.decode(row))
+            chunk = read.get(cid) or cached.get(cid)
+            if chunk is not None:
+                found.append(copy_chunk(chunk))
                 if cid in cached:
                     cached.move_to_end(cid)
         if len(read) <= self.capacity:
