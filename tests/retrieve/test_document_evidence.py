@@ -198,3 +198,23 @@ def test_the_store_judges_a_documents_language_over_its_chunks(make_kb: Callable
     assert {by_chunk[cid] for cid in page} == {lang, "en"}  # its chunks are judged one by one
     assert {by_document[cid] for cid in page} == {lang}  # the page as a whole is the translation
     assert {by_document[c.chunk_id] for c in chunks if c.source.endswith("english.md")} == {"en"}
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
+def test_keyword_search_ranks_a_chunk_with_its_documents_bm25(make_kb: Callable[..., Bunko], tmp_path: Path, lang: str) -> None:
+    """Keyword mode alone (no vectors): by its own BM25 the short chunk of notes.md, holding two of the question's three
+    things, outranks every chunk of operations.md, which holds one each; its document's BM25 over the whole text, added
+    to each chunk's (`keyword_document_weight`), puts operations.md first."""
+    write_corpus(tmp_path / "docs", lang)
+    config = Config()
+    kb = make_kb(config)
+    assert kb.ingest(tmp_path / "docs").ok
+
+    def first(weight: float) -> str:
+        kb.config.retrieve.keyword_document_weight = weight
+        hits = kb.search(QUESTION[lang], k=5, mode="keyword")
+        assert hits and all(h.signals.keyword is not None and h.signals.dense is None for h in hits)
+        return Path(hits[0].chunk.source).name
+
+    assert first(0.0) == "notes.md"
+    assert first(RetrieveConfig().keyword_document_weight) == "operations.md"

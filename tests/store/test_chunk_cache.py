@@ -34,7 +34,10 @@ def test_callers_get_their_own_chunks_and_a_bulk_read_does_not_evict_everything(
     first.meta["children_hit"] = ["y"]
     first.meta["nested"]["l"].append(2)
     first.pages.append(9)
+    first.element_ids.append("e9")
     again = cache.get(1, ["x#0"], read)[0]
-    assert again.meta == {"n": 1, "nested": {"l": [1]}} and again.pages == [1]
+    assert again.meta == {"n": 1, "nested": {"l": [1]}} and again.pages == [1] and again.element_ids == ["e1"]
+    again.meta["nested"]["l"].append(3)  # a copy from the cache is as much the caller's own as a freshly decoded one
+    assert cache.get(1, ["x#0"], read)[0].meta == {"n": 1, "nested": {"l": [1]}}
     bulk = cache.get(1, [f"b#{i}" for i in range(5)], read)
     assert len(bulk) == 5 and "x#0" in cache._rows and len(cache._rows) <= 2

@@ -1,4 +1,11 @@
-"""Keyword retrieval: BM25 over chunks with the collection's analyzer (CJK bigrams or morphemes, words)."""
+"""Keyword retrieval: BM25 over chunks with the collection's analyzer (CJK bigrams or morphemes, words), each chunk
+lifted by its document's BM25 over the document's whole text (`[retrieve] keyword_document_weight`).
+
+A chunk is a few sentences; a question names what a page is about, and a page's chunks share
+its words among them. Ranked by its own BM25 alone, the chunk that repeats the question's
+common words wins over the page that is about them. The document's BM25 is read for the
+candidates only (one sparse column sum over documents), so ranking them costs ~O(candidates).
+"""
 
 from __future__ import annotations
 
@@ -13,6 +20,12 @@ from bunko.schema import Signals
 from bunko.store.base import SearchIndex
 
 
+def with_documents(ranked: list[tuple[str, float]], document_scores: dict[str, float], weight: float) -> list[tuple[str, float]]:
+    """Each chunk's BM25 plus `weight` times its document's, best first (ties keep the chunks' own order)."""
+    scored = [(cid, score + weight * document_scores.get(cid, 0.0)) for cid, score in ranked]
+    return sorted(scored, key=lambda pair: -pair[1])
+
+
 class KeywordRetriever:
     name = "keyword"
     needs_vector = False
@@ -22,13 +35,21 @@ class KeywordRetriever:
         self.config = config
 
     def ranked(self, query: Query, k: int) -> list[tuple[str, float]]:
+        """The chunks' own BM25, best first: the keyword list hybrid search fuses (with document evidence of its own)."""
         started = time.perf_counter()
         ranked = self.store.keyword_search(query.tokens, k, query.where)
         query.timings[self.name] = time.perf_counter() - started
         return ranked
 
     def retrieve(self, query: Query, k: int) -> Sequence[Fused]:
-        return single_list(self.name, self.ranked(query, k), query, self.config)
+        ranked = self.ranked(query, k)
+        weight = self.config.keyword_document_weight
+        if weight > 0 and ranked:
+            started = time.perf_counter()
+            documents = self.store.document_keyword_scores([cid for cid, _ in ranked], query.tokens)
+            ranked = with_documents(ranked, documents, weight)
+            query.timings["document_keyword"] = time.perf_counter() - started
+        return single_list(self.name, ranked, query, self.config)
 
     def explain(self, signals: Signals) -> list[str]:
         return signal_lines(signals)
