@@ -85,3 +85,12 @@ def test_a_real_answer_renders_the_same_through_render_answer(samples_kb_path: P
     assert answer.text == render_answer(answer.sentences, answer.language)
     numbers = [n for n, _ in numbered_citations(answer.sentences)]
     assert all(f"[{n}]" in answer.text for n in numbers)
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
+def test_a_cited_page_with_copies_in_other_folders_lists_them(lang: str) -> None:
+    citation = Citation("ja/guide.html#1", f"{lang}/guide.html", None, ["Start"], [], "q",
+                        also_at=[path for path in ("en/guide.html", "ja/guide.html", "zh/guide.html") if not path.startswith(lang)])
+    lines = source_lines([AnswerSentence("text", [citation])])
+    assert lines[0].startswith(f"[1] {lang}/guide.html > Start (also at ")
+    assert all(path in lines[0] for path in citation.also_at)

@@ -97,8 +97,13 @@ def render_answer(sentences: Sequence[AnswerSentence], language: str, marked: bo
 
 
 def source_lines(sentences: Iterable[AnswerSentence]) -> list[str]:
-    """``[n] label`` for each cited chunk, in number order."""
-    return [f"[{number}] {escape_control(citation.label())}" for number, citation in numbered_citations(sentences)]
+    """``[n] label`` for each cited chunk, in number order, and the other copies of its page ("also at …") when the
+    same page sits in several folders (`Citation.also_at`)."""
+    return [
+        f"[{number}] {escape_control(citation.label())}"
+        + (f" (also at {escape_control(', '.join(citation.also_at))})" if citation.also_at else "")
+        for number, citation in numbered_citations(sentences)
+    ]
 
 
 def sources_block(sentences: Iterable[AnswerSentence], language: str) -> str:

@@ -239,6 +239,7 @@ function showAnswer(answer) {
   $("#citations").replaceChildren(...answer.citations.map((c) => el("li", {},
     el("button", { type: "button", class: "source", text: c.label, onclick: () => openDocument(c.doc_id, c) }),
     el("blockquote", { lang: text.lang, text: c.quote }),
+    ...((c.also_at || []).length ? [el("p", { class: "also-at", text: `also at ${c.also_at.join(", ")}` })] : []),
     ...(c.figures || []).map((figureId) => figureView(c, figureId)),
   )));
   loadTrace(answer.trace_id);
