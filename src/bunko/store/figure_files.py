@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import io
 import os
-import re
 import shutil
 import uuid
 from collections.abc import Iterable, Mapping
@@ -20,10 +19,11 @@ from pathlib import Path
 from PIL import Image
 
 from bunko.index.atomic import replacing
+from bunko.text.lazy_regex import lazy_compile
 
 THUMBNAIL_MAX_SIDE = 320
 FOLDER = "figures"
-_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_ID = lazy_compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
 def thumbnail(png: bytes, max_side: int = THUMBNAIL_MAX_SIDE) -> bytes:
