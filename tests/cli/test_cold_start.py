@@ -78,5 +78,5 @@ def test_names_the_help_shows_agree_with_their_modules() -> None:
     from bunko.ingest.connectors.registry import SPECS
     from bunko.ingest.maintenance import REEMBED_BATCH
 
-    assert SOURCE_TYPES == tuple(SPECS)
+    assert tuple(SPECS) == SOURCE_TYPES
     assert (CONFIG_FILE, DEFAULT_COLLECTION, DEFAULT_KS, REEMBED_BATCH) == ("bunko.toml", ".bunko", (1, 5, 10), 64)
