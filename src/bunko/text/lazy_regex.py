@@ -13,7 +13,7 @@ stand-in raises TypeError).
 from __future__ import annotations
 
 import re
-from typing import Any, cast
+from typing import Any, cast, overload
 
 _METHODS = ("search", "match", "fullmatch", "sub", "subn", "split", "findall", "finditer", "scanner")
 _ATTRIBUTES = ("groups", "groupindex")
@@ -24,12 +24,12 @@ class LazyPattern:
 
     __slots__ = ("__dict__", "flags", "pattern")
 
-    def __init__(self, pattern: str, flags: int = 0) -> None:
+    def __init__(self, pattern: str | bytes, flags: int = 0) -> None:
         self.pattern = pattern
         self.flags = flags
 
     @property
-    def compiled(self) -> re.Pattern[str]:
+    def compiled(self) -> re.Pattern[Any]:
         compiled = self.__dict__.get("_compiled")
         if compiled is None:
             compiled = re.compile(self.pattern, self.flags)
@@ -56,6 +56,14 @@ class LazyPattern:
         return hash((self.pattern, self.flags))
 
 
-def lazy_compile(pattern: str, flags: int | re.RegexFlag = 0) -> re.Pattern[str]:
+@overload
+def lazy_compile(pattern: str, flags: int | re.RegexFlag = 0) -> re.Pattern[str]: ...
+
+
+@overload
+def lazy_compile(pattern: bytes, flags: int | re.RegexFlag = 0) -> re.Pattern[bytes]: ...
+
+
+def lazy_compile(pattern: str | bytes, flags: int | re.RegexFlag = 0) -> re.Pattern[Any]:
     """What `re.compile(pattern, flags)` returns, compiled on first use; typed as the pattern it stands for."""
-    return cast("re.Pattern[str]", LazyPattern(pattern, int(flags)))
+    return cast("re.Pattern[Any]", LazyPattern(pattern, int(flags)))
