@@ -130,6 +130,8 @@ def measure(trees: dict[str, Path], collection: Path, runs: int) -> list[Timing]
 
 def write(timings: list[Timing], trees: dict[str, Path], args: argparse.Namespace, loads: tuple[str, str]) -> None:
     rerun = "nice -n 5 python bench/bench_cli.py" + (f" --baseline {args.baseline}" if args.baseline else "") + f" --runs {args.runs}"
+    if args.collection != COLLECTION:
+        rerun += f" --collection {args.collection}"
     by = {(t.command, t.tree): t for t in timings}
     lines = [
         "# Cold start of the `bunko` command",
