@@ -15,9 +15,8 @@ from typing import Any, Literal
 import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from bunko.collection_paths import CONFIG_FILE
 from bunko.errors import ConfigError
-
-CONFIG_FILE = "bunko.toml"
 
 
 class _Section(BaseModel):

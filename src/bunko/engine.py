@@ -10,33 +10,15 @@ import uuid
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from bunko.chunk.registry import get_chunker
+from bunko.collection_paths import DEFAULT_COLLECTION
 from bunko.config import CONFIG_FILE, Config, EmbedConfig
 from bunko.embed.base import Embedder
 from bunko.embed.registry import build_embedder, embedder_name
 from bunko.errors import BunkoError, CollectionError, DocumentError
-from bunko.generate.answerer import Answerer
-from bunko.generate.conversation import Turn
-from bunko.generate.guardrails import guard_hits
-from bunko.generate.table_answer import TableAnswerer
 from bunko.index.filters import validate_filter
-from bunko.ingest import maintenance
-from bunko.ingest.connectors.base import SourceSpec
-from bunko.ingest.connectors.registry import SourceBook, build_source, key_filter
-from bunko.ingest.isolation import ParseWorker
-from bunko.ingest.maintenance import REEMBED_BATCH, ReembedPlan, ReembedProgress, ReembedReport, ReembedStopped
-from bunko.ingest.pipeline import Ingestor, IngestReport, Progress, entity_extractor, parse_worker
-from bunko.ingest.sources import SourceNames
-from bunko.ingest.sync import SyncReport, SyncState, remove_documents, sync_source
-from bunko.ingest.watch import FolderChanges, WatchBatch, watch_folder
-from bunko.llm.base import build_chat_model
-from bunko.llm.vision import OpenAIFigureDescriber, figure_describer
-from bunko.parse import page_render
-from bunko.parse.registry import ParserRegistry, default_registry
-from bunko.rerank.unit_vectors import FILE_NAME as UNIT_VECTORS_FILE
-from bunko.rerank.unit_vectors import UnitVectorFile
+from bunko.ingest.reembed_batch import REEMBED_BATCH
 from bunko.retrieve.base import RetrieverFactory
 from bunko.retrieve.copies import CopyGroups
 from bunko.retrieve.document_sentences import DocumentSentences
@@ -52,7 +34,20 @@ from bunko.store.lock import WRITE_LOCK, WriterLock, lock_state
 from bunko.store.registry import open_store, writer_lock
 from bunko.text.analyzers import get_analyzer
 
-DEFAULT_COLLECTION = ".bunko"
+if TYPE_CHECKING:
+    from bunko.chunk.base import Chunker
+    from bunko.generate.answerer import Answerer
+    from bunko.generate.conversation import Turn
+    from bunko.ingest.connectors.base import SourceSpec
+    from bunko.ingest.connectors.registry import SourceBook
+    from bunko.ingest.isolation import ParseWorker
+    from bunko.ingest.maintenance import ReembedPlan, ReembedProgress, ReembedReport
+    from bunko.ingest.pipeline import Ingestor, IngestReport, Progress
+    from bunko.ingest.sync import SyncReport
+    from bunko.ingest.watch import FolderChanges, WatchBatch
+    from bunko.llm.vision import OpenAIFigureDescriber
+    from bunko.parse.registry import ParserRegistry
+
 EMBED_CONFIG_META = "embed_config"
 """Store meta: the [embed] section of the recorded embedder, written by a re-embed's switch, so every process
 serving the collection can build the new embedder when it sees the switch."""
@@ -88,6 +83,9 @@ class Bunko:
         built over this collection's store and retrieve config. `embedder_factory` builds an embedder from an
         [embed] section (default `build_embedder`): what a re-embed to a named model, and a switch seen from
         another process, build the new embedder with."""
+        from bunko.rerank.unit_vectors import FILE_NAME as UNIT_VECTORS_FILE
+        from bunko.rerank.unit_vectors import UnitVectorFile
+
         self.path = Path(path)
         self.retrievers = tuple(retrievers)
         config_file = self.path / CONFIG_FILE
@@ -100,9 +98,9 @@ class Bunko:
         self.root = self._root()
         """The folder document names are relative to (`[ingest] root`, else the folder holding the collection)."""
         self.store: Store = open_store(self.config, self.path)
-        self.registry = registry or default_registry()
+        self._registry = registry
         self.analyzer = get_analyzer(self.config.retrieve.analyzer)
-        self.chunker = get_chunker(self.config.chunk.strategy)
+        self._chunker: Chunker | None = None
         self.trees = DocumentTrees(self.store, self.analyzer)
         self.figures = FigureFiles(self.path)
         self._describer: OpenAIFigureDescriber | None = None
@@ -133,6 +131,25 @@ class Bunko:
             self._check_embedder(self.embedder_name)
         if not allow_analyzer_change:
             self._check_analyzer()
+
+    @property
+    def chunker(self) -> Chunker:
+        """The `[chunk] strategy`'s chunker, built when a document is first chunked (a search imports no chunker)."""
+        if self._chunker is None:
+            from bunko.chunk.registry import get_chunker
+
+            self._chunker = get_chunker(self.config.chunk.strategy)
+        return self._chunker
+
+    @property
+    def registry(self) -> ParserRegistry:
+        """The parsers (`default_registry` unless one was given), built when a document is first parsed, so opening
+        a collection to search imports none of them."""
+        if self._registry is None:
+            from bunko.parse.registry import default_registry
+
+            self._registry = default_registry()
+        return self._registry
 
     def _root(self) -> Path:
         holder = self.path.resolve().parent
@@ -245,6 +262,8 @@ class Bunko:
         `[ingest] engine` is what `bunko ingest` picks, while uploads to the server, sync and watch, one file at a
         time, never pay Ray's start-up.
         """
+        from bunko.rerank.unit_vectors import FILE_NAME as UNIT_VECTORS_FILE
+
         items = [Path(paths)] if isinstance(paths, str | Path) else [Path(p) for p in paths]
         with self._lock:
             report = self._ingestor(engine, address, workers).run(
@@ -294,6 +313,8 @@ class Bunko:
     def _ingestor(self, engine: str | None = None, address: str | None = None, workers: int | None = None) -> Ingestor:
         """Ready the store for a run (half-done jobs failed, the embedder recorded) and the pipeline to run it, local
         or on Ray (`engine` "ray"); the caller holds the writer lock."""
+        from bunko.ingest.pipeline import Ingestor, entity_extractor, parse_worker
+
         self.store.fail_unfinished_jobs("the ingest process stopped before this job finished; it will be retried")
         self._sync_embedder()  # a re-embed another process switched: new chunks get the new model's vectors
         on_ray = engine == "ray"
@@ -314,6 +335,8 @@ class Bunko:
         return Ingestor(*args, parser=self._parser, figures=self.figures, describer=self._figure_describer())
 
     def _figure_describer(self) -> OpenAIFigureDescriber | None:
+        from bunko.llm.vision import figure_describer
+
         if self._describer is None:
             self._describer = figure_describer(self.config)
         return self._describer
@@ -328,6 +351,8 @@ class Bunko:
         """Bring the collection in line with changed paths, in one run: those that exist are ingested (unchanged
         files skipped), documents at or under those that are gone are deleted from every index. `folder`: the
         watched folder they are in, whose files are named as `ingest(folder)` names them."""
+        from bunko.ingest.watch import WatchBatch
+
         with self._lock:
             batch = WatchBatch(run_id=uuid.uuid4().hex[:12])
             ingestor = self._ingestor()
@@ -352,6 +377,8 @@ class Bunko:
         """Keep the collection in line with a folder people edit until `stop` is set: first (`catch_up`, once the
         watcher is in place) an ingest with prune for what changed while nobody watched, then each debounced batch
         of changes (`ingest/watch.py`); `on_batch` is told what each did."""
+        from bunko.ingest.watch import WatchBatch, watch_folder
+
         folder = Path(folder)
         if not folder.is_dir():
             raise CollectionError(f"{folder}: not a folder")
@@ -373,6 +400,8 @@ class Bunko:
     @property
     def source_book(self) -> SourceBook:
         """The collection's sources (`sources.toml` in the collection folder; no credentials)."""
+        from bunko.ingest.connectors.registry import SourceBook
+
         return SourceBook(self.path)
 
     def add_source(self, name: str, options: Mapping[str, Any], *, replace: bool = False) -> SourceSpec:
@@ -382,6 +411,9 @@ class Bunko:
 
     def remove_source(self, name: str, *, keep_documents: bool = False) -> list[str]:
         """Forget a source and, unless `keep_documents`, delete the documents it brought in; returns those deleted."""
+        from bunko.ingest.connectors.registry import build_source
+        from bunko.ingest.sync import SyncState, remove_documents
+
         with self._lock:
             spec = self.source_book.get(name)
             deleted: list[str] = []
@@ -399,6 +431,9 @@ class Bunko:
 
     def sync(self, names: Sequence[str] | None = None, progress: Progress | None = None) -> list[SyncReport]:
         """Sync the named sources (all by default), one run: new and changed items ingested, vanished ones deleted."""
+        from bunko.ingest.connectors.registry import build_source, key_filter
+        from bunko.ingest.sync import SyncReport, SyncState, sync_source
+
         specs = self.source_book.load()
         for name in names or ():
             if name not in specs:
@@ -443,12 +478,16 @@ class Bunko:
 
     def source_path(self, source: str) -> Path:
         """Where the file a document was named from is (or was): the inverse of how ingest names files."""
+        from bunko.ingest.sources import SourceNames
+
         return SourceNames.load(self.store, self.root).path_of(source)
 
     def resolve_source(self, given: str) -> str:
         """A document's name from what a person types: a stored name as is; a path to a file, named as ingest names
         it; else the one stored name that ends with it (a collection written with absolute names: ``zh/说明.md``
         finds ``/data/corpus/zh/说明.md``). Unknown names come back unchanged."""
+        from bunko.ingest.sources import SourceNames
+
         stored = {doc.source for doc in self.store.documents()}
         if given in stored:
             return given
@@ -481,6 +520,9 @@ class Bunko:
         `embedder` hands one in (tests, applications). With neither, an interrupted re-embed is resumed, or a
         collection whose bunko.toml already names another embedder is re-embedded with it.
         """
+        from bunko.ingest import maintenance
+        from bunko.ingest.maintenance import ReembedPlan, ReembedReport, ReembedStopped
+
         with self._reembed_guard():
             plan_text = self.store.get_meta(STAGING_META) or None
             plan = ReembedPlan.loads(plan_text) if plan_text else None
@@ -539,6 +581,8 @@ class Bunko:
 
     def reembed_status(self) -> dict[str, Any] | None:
         """The re-embed in progress (staged, running or interrupted), or None: its model, chunks embedded of all."""
+        from bunko.ingest.maintenance import ReembedPlan
+
         text = self.store.get_meta(STAGING_META)
         if not text:
             return None
@@ -553,6 +597,8 @@ class Bunko:
         """Discard the re-embed in progress (its staged vectors); the old model was in force all along. A re-embed
         running in this process stops at its next batch and discards them itself; one running in another process
         must be stopped there first. Returns the embedder it was re-embedding with."""
+        from bunko.ingest.maintenance import ReembedPlan
+
         staging = self._staging
         if staging is not None:
             self._reembed_discard = True
@@ -700,6 +746,9 @@ class Bunko:
     def reindex(self, progress: Progress | None = None) -> int:
         """Re-tokenize every document's chunks with the configured analyzer and find their entities again, one
         transaction per document (also how a collection ingested before the entity graph gets one)."""
+        from bunko.ingest import maintenance
+        from bunko.ingest.pipeline import entity_extractor
+
         with self._lock:
             count = maintenance.reindex(
                 self.store, self.analyzer, self.store.get_meta("embedder") or self.embedder_name, progress, entity_extractor(self.config)
@@ -737,9 +786,11 @@ class Bunko:
                     boxes.append(tuple(more["bbox"]))
         return boxes
 
-    def page_image(self, source: str, page: int | None = None, highlight: str | None = None, dpi: float = page_render.PAGE_DPI) -> tuple[bytes, int, int]:
+    def page_image(self, source: str, page: int | None = None, highlight: str | None = None, dpi: float | None = None) -> tuple[bytes, int, int]:
         """A PDF document's page as PNG, with the regions of chunk `highlight` drawn on it; returns (png, page, boxes
-        drawn). Without `page`, the first page the chunk is on."""
+        drawn). Without `page`, the first page the chunk is on; without `dpi`, `page_render.PAGE_DPI`."""
+        from bunko.parse import page_render
+
         doc = self.document(source)
         if doc is None:
             raise DocumentError(ErrorCode.NOT_FOUND, f"{source}: no such document in {self.path} (see `bunko docs`)")
@@ -753,7 +804,7 @@ class Bunko:
         page = page or 1
         boxes = self.highlight_boxes(doc.source, highlight, page) if highlight else []
         path = self.source_path(doc.source)
-        image = page_render.render_page(path, doc.source, page, boxes, dpi)
+        image = page_render.render_page(path, doc.source, page, boxes, page_render.PAGE_DPI if dpi is None else dpi)
         return page_render.png(image), page, len(boxes)
 
     def chunks(self, source: str | None = None) -> list[Chunk]:
@@ -804,6 +855,8 @@ class Bunko:
 
         The hits are what `[answer] policy` lets out: under strict and regulated, personal data in their text is
         masked (`generate/guardrails.py`), as it is in answers. A malformed filter is a `FilterError` naming its bad part."""
+        from bunko.generate.guardrails import guard_hits
+
         validate_filter(filters)  # the form and values here, whatever route runs; the store checks the field names
         result = self._on_current_model(
             lambda: self.searcher.search(query, k=k, where=filters, mode=mode, group_by=group_by, language=language)
@@ -818,6 +871,10 @@ class Bunko:
     @property
     def answerer(self) -> Answerer:
         """The answer pipeline (generate/answerer.py); its models (LLM, cross-encoder) load on first use."""
+        from bunko.generate.answerer import Answerer
+        from bunko.generate.table_answer import TableAnswerer
+        from bunko.llm.base import build_chat_model
+
         if self._answerer is None:
             chat_model = build_chat_model(self.config)
             self._answerer = Answerer(

@@ -12,9 +12,13 @@ from bunko.cli.app import app
 
 
 def _paths(command, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """Every command path, asked of each group the way click asks it (the root group builds its commands on demand)."""
     found = [prefix]
-    for name, child in getattr(command, "commands", {}).items():
-        found += _paths(child, (*prefix, name))
+    if not hasattr(command, "list_commands"):
+        return found
+    ctx = typer.Context(command)
+    for name in command.list_commands(ctx):
+        found += _paths(command.get_command(ctx, name), (*prefix, name))
     return found
 
 

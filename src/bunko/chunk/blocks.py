@@ -13,7 +13,6 @@ in where a chunk may start, not in how its pieces are made.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -22,10 +21,11 @@ from bunko.chunk.base import JOIN, make_chunk
 from bunko.chunk.sizing import Sizer
 from bunko.parse.tables import table_markdown
 from bunko.schema import ATOMIC_KINDS, Chunk, Element, ElementKind, ParsedDocument
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.scripts import starts_unspaced
 from bunko.text.sentences import split_sentences
 
-_MD_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
+_MD_SEPARATOR = lazy_compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
 
 
 @dataclass

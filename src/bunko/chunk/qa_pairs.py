@@ -11,25 +11,24 @@ says what it answers. Text outside any question is chunked as `structure` does.
 
 from __future__ import annotations
 
-import re
-
 from bunko.chunk.base import JOIN
 from bunko.chunk.blocks import Block, blocks_of, pack, split_blocks, to_chunks
 from bunko.chunk.sizing import sizer_for
 from bunko.config import ChunkConfig
 from bunko.embed.base import Embedder
 from bunko.schema import Chunk, Element, ElementKind, ParsedDocument
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.lexicon import ja, zh
 from bunko.text.sentences import split_sentences
 
 _QUESTION_LABELS = f"{ja.QUESTION_LABEL}{zh.QUESTION_LABEL}"
-QUESTION_PREFIX = re.compile(
+QUESTION_PREFIX = lazy_compile(
     r"^\s*(?:[QＱ]\s*\d*\s*[:：.．、)）]"  # Q: Q. Q1: Q1)
     rf"|[{_QUESTION_LABELS}]\s*\d*\s*[:：.．、)）]|[{_QUESTION_LABELS}]\s+"  # 問： 问1. 问 …  (not 問題, 问题)
     f"|{zh.QUESTION_WORD_LABEL}|{ja.QUESTION_WORD_LABEL}"
     rf"|[「【\[（(]\s*[QＱ{_QUESTION_LABELS}]\s*\d*\s*[」】\])）])"  # 「Q」 【Q】 [Q] （問）
 )
-QUESTION_END = re.compile(r"[?？][\s」』）)\"'”’*]*$")
+QUESTION_END = lazy_compile(r"[?？][\s」』）)\"'”’*]*$")
 MAX_QUESTION_CHARS = 200
 
 

@@ -19,13 +19,14 @@ from bunko.chunk.spans import chunks_from_spans
 from bunko.config import ChunkConfig
 from bunko.embed.base import Embedder
 from bunko.schema import Chunk, ParsedDocument
+from bunko.text.lazy_regex import lazy_compile
 
 SEPARATORS: tuple[re.Pattern[str], ...] = (
-    re.compile(r"\n\s*\n\s*"),
-    re.compile(r"\n"),
-    re.compile(r"[。！？｡][」』）)\"'”’]*|[.!?][\"')\]”’]*(?=\s)\s*"),
-    re.compile(r"[；;，、：:,，](?=\S)|[；;，、：:,，]\s*"),
-    re.compile(r"\s+"),
+    lazy_compile(r"\n\s*\n\s*"),
+    lazy_compile(r"\n"),
+    lazy_compile(r"[。！？｡][」』）)\"'”’]*|[.!?][\"')\]”’]*(?=\s)\s*"),
+    lazy_compile(r"[；;，、：:,，](?=\S)|[；;，、：:,，]\s*"),
+    lazy_compile(r"\s+"),
 )
 """Coarsest first; each match ends the piece before it (the separator is kept with that piece)."""
 

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-from rich.table import Table
 
 from bunko.cli.shared import (
     CollectionOption,
@@ -23,10 +21,10 @@ from bunko.cli.shared import (
     print_json,
     run,
 )
-from bunko.config import CONFIG_FILE
-from bunko.engine import Bunko
-from bunko.ingest.maintenance import REEMBED_BATCH
-from bunko.schema import to_dict
+from bunko.ingest.reembed_batch import REEMBED_BATCH
+
+if TYPE_CHECKING:
+    from bunko.engine import Bunko
 
 
 def reembed(
@@ -43,6 +41,9 @@ def reembed(
     """Re-embed every stored chunk with another model (no re-parsing), beside the live vectors: searches keep using
     the current model until every chunk is embedded, then the collection switches at once. Ctrl-C keeps what was
     embedded and the current model; run it again to continue."""
+    from bunko.config import CONFIG_FILE
+    from bunko.engine import Bunko
+
     path = find_collection(collection)
     if not (path / CONFIG_FILE).exists():
         raise fail(f"{path}: no bunko collection here")
@@ -79,6 +80,10 @@ def _print_reembed_status(info: dict[str, Any] | None, current: str, as_json: bo
 
 
 def _run_reembed(kb: Bunko, model: str | None, batch: int, as_json: bool) -> None:
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    from bunko.schema import to_dict
+
     status = kb.reembed_status()
     current = kb.store.get_meta("embedder") or kb.embedder_name
     if not as_json:
@@ -120,6 +125,10 @@ def migrate(
     as_json: JsonOption = False,
 ) -> None:
     """Copy the collection to another store (no re-parsing, no re-embedding), then use it."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from bunko.config import CONFIG_FILE
+    from bunko.schema import to_dict
     from bunko.store.migrate import migrate_collection
 
     with Progress(TextColumn("[bold]copying"), BarColumn(), MofNCompleteColumn(), console=errors,
@@ -146,6 +155,8 @@ def reindex(
     """Re-tokenize the keyword index with the configured [retrieve] analyzer and find each chunk's entities for the
     graph route again (no re-parsing, no re-embedding); with --unit-vectors, store the vectors of the units the
     reranker and the extractive answer score instead."""
+    from bunko.engine import Bunko
+
     path = find_collection(collection)
     if unit_vectors:
         with Bunko(path, create=False) as built:
@@ -177,7 +188,10 @@ def calibrate(
     collection: CollectionOption = None,
     as_json: JsonOption = False,
 ) -> None:
+
     """Distance and confidence distributions of should-find vs should-not-find questions, with suggested thresholds."""
+    from rich.table import Table
+
     from bunko.evaluate.golden import load_golden
     from bunko.retrieve.calibrate import calibrate as run_calibration
     from bunko.retrieve.calibrate import percentiles

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -21,10 +21,9 @@ from bunko.cli.shared import (
     parse_filters,
     run,
 )
-from bunko.errors import BunkoError
-from bunko.generate.citation_marks import source_lines, sources_block
-from bunko.generate.conversation import Turn
-from bunko.schema import Answer
+
+if TYPE_CHECKING:
+    from bunko.schema import Answer
 
 PROMPT = "[bold cyan]>[/bold cyan] "
 
@@ -39,10 +38,15 @@ def chat(
     policy: PolicyOption = None,
     collection: CollectionOption = None,
 ) -> None:
+
     """A conversation in the terminal: cited answers, follow-ups read with the turns before them.
 
     Ask, read the cited answer, ask a follow-up ("それの上限は？", "那年假呢？", "and its config file?"): it is searched
     as a standalone question made from the conversation. An empty line, Ctrl-D or Ctrl-C ends the conversation."""
+    from bunko.errors import BunkoError
+    from bunko.generate.citation_marks import sources_block
+    from bunko.generate.conversation import Turn
+
     kb = open_kb(collection)
     run(lambda: choose_answering(kb, generator, model_path, policy))
     filters = parse_filters(source, section, where)
@@ -71,6 +75,10 @@ def chat(
 
 def _answer(items: Iterator[str | Answer]) -> Answer:
     """Print the answer as its sentences pass the citation check, then its sources and what the follow-up was searched as."""
+    from bunko.errors import BunkoError
+    from bunko.generate.citation_marks import source_lines
+    from bunko.schema import Answer
+
     answer: Answer | None = None
     for item in items:
         if isinstance(item, Answer):

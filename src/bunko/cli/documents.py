@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -24,14 +24,16 @@ from bunko.cli.shared import (
     print_rows,
     run,
 )
-from bunko.config import CONFIG_FILE
-from bunko.engine import DEFAULT_COLLECTION, Bunko
-from bunko.generate.guardrails import guard_text
-from bunko.schema import LANG_KEY, LANGUAGES_KEY, DocumentInfo, IngestJob, JobStatus, to_dict
+
+if TYPE_CHECKING:
+    from bunko.schema import DocumentInfo, IngestJob
 
 
 def init(collection: CollectionOption = None, as_json: JsonOption = False) -> None:
     """Create an empty collection with a default bunko.toml."""
+    from bunko.config import CONFIG_FILE
+    from bunko.engine import DEFAULT_COLLECTION, Bunko
+
     path = collection or Path.cwd() / DEFAULT_COLLECTION
     existed = (path / CONFIG_FILE).exists()
     kb = run(lambda: Bunko(path, create=True))
@@ -65,6 +67,8 @@ def ingest(
     as_json: JsonOption = False,
 ) -> None:
     """Parse, chunk, embed and index documents. Re-runs skip unchanged files."""
+    from bunko.schema import JobStatus, to_dict
+
     if engine not in (None, "local", "ray"):
         raise fail(f"--engine {engine}: use local or ray")
     kb = open_kb(collection, create=True)
@@ -156,6 +160,8 @@ def jobs(
     """Ingest jobs with their state and, for failures, the code and reason; `bunko jobs retry` ingests failures again.
 
     Piped: one job a line, tab-separated: status, source, code, reason, job id ("-" for an empty field)."""
+    from bunko.schema import JobStatus, to_dict
+
     if ctx.invoked_subcommand is not None:
         ctx.obj = collection  # `bunko jobs -c PATH retry`: the subcommand's collection unless it names its own
         return
@@ -180,6 +186,8 @@ def retry(
 
     Exits 0 when every retried file was indexed (or is unchanged), 1 when some failed again.
     """
+    from bunko.schema import JobStatus, to_dict
+
     kb = open_kb(collection or (ctx.obj if isinstance(ctx.obj, Path) else None))
     with document_progress("retrying", as_json) as progress:
         report = run(lambda: kb.retry(job_ids or [], failed=failed, progress=progress))
@@ -209,6 +217,8 @@ def docs(collection: CollectionOption = None, as_json: JsonOption = False) -> No
     the language its folder names and, for a copy of another document's page, that document (`copy_of`).
 
     Piped: one document a line, tab-separated: source, title, chunks, lang, parser ("-" for an empty field)."""
+    from bunko.schema import to_dict
+
     kb = open_kb(collection)
     listed = kb.documents()
     kb.close()
@@ -255,6 +265,8 @@ def chunks(
     Piped: one chunk a line, tab-separated: ordinal, chars, section, kinds, pages, role, lang, flags; with --text, then
     each chunk's id on a line of its own after "## ", and its text."""
     from bunko.chunk.preview import chunk_file, chunk_rows
+    from bunko.generate.guardrails import guard_text
+    from bunko.schema import LANG_KEY, LANGUAGES_KEY
 
     kb = open_kb(collection, create=True)
     stored = {d.source: d for d in kb.documents()}

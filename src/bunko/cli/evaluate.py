@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from bunko.cli.shared import (
     SAMPLES,
@@ -25,17 +23,15 @@ from bunko.cli.shared import (
     print_json,
     run,
 )
-from bunko.config import CONFIG_FILE, Config
-from bunko.errors import BunkoError
-from bunko.evaluate import formatting as fmt
-from bunko.evaluate.experiments import Experiment, run_experiment
-from bunko.evaluate.gate import Threshold, check, ks_needed, parse_threshold
-from bunko.evaluate.golden import GOLDEN_FORMAT, GoldenItem, check_golden, dump_lines, load_golden, template
-from bunko.evaluate.judge import Judge
-from bunko.evaluate.metrics import DEFAULT_KS
-from bunko.evaluate.ragas_export import write_ragas
-from bunko.evaluate.report_md import comparison_header, comparison_rows, render_markdown
-from bunko.evaluate.variants import Variant, load_variant, load_variants
+from bunko.evaluate.golden_format import DEFAULT_KS, GOLDEN_FORMAT
+
+if TYPE_CHECKING:
+    from bunko.config import Config
+    from bunko.evaluate.experiments import Experiment
+    from bunko.evaluate.gate import Threshold
+    from bunko.evaluate.golden import GoldenItem
+    from bunko.evaluate.judge import Judge
+    from bunko.evaluate.variants import Variant
 
 eval_app = typer.Typer(
     help="Measure retrieval and answers against a golden set; compare configurations; gate CI on the numbers.",
@@ -55,6 +51,8 @@ def init(
     force: ForceOption = False,
 ) -> None:
     """Write a golden-set template: one example line per kind of question (fact, table, page, absent)."""
+    from bunko.evaluate.golden import dump_lines, template
+
     _refuse_overwrite(path, force)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(dump_lines(template()), encoding="utf-8")
@@ -77,6 +75,8 @@ def check_file(
     path: Annotated[Path, typer.Argument(help="Golden set (JSONL) to check.", show_default=False)],
     as_json: JsonOption = False,
 ) -> None:
+    from bunko.evaluate.golden import check_golden
+
     items, problems = run(lambda: check_golden(path), as_json=as_json)
     types = _counts(item.type for item in items)
     languages = _counts(item.lang for item in items)
@@ -122,6 +122,7 @@ def generate(
 ) -> None:
     """Draft questions from the collection's tables and sentences (ja/zh/en templates), for a person to review."""
     from bunko.evaluate.drafts import draft_questions
+    from bunko.evaluate.golden import dump_lines
 
     _refuse_overwrite(output, force, as_json)
     kb = open_kb(collection, as_json=as_json)
@@ -142,6 +143,8 @@ def generate(
 
 
 def _parse_ks(text: str) -> tuple[int, ...]:
+    from bunko.errors import BunkoError
+
     try:
         ks = tuple(sorted({int(part) for part in text.split(",") if part.strip()}))
     except ValueError:
@@ -152,6 +155,8 @@ def _parse_ks(text: str) -> tuple[int, ...]:
 
 
 def _select_items(items: list[GoldenItem], include_drafts: bool) -> list[GoldenItem]:
+    from bunko.errors import BunkoError
+
     drafts = [item for item in items if item.draft]
     if drafts and not include_drafts:
         errors.print(f"[yellow]note:[/yellow] skipping {len(drafts)} draft question(s) (review them, or pass --include-drafts)")
@@ -165,6 +170,9 @@ def _plan(
     samples: bool, docs: list[Path], collection: Path | None,
 ) -> tuple[Path | None, list[Path] | None, Config, str]:
     """(collection to reuse, documents to index, base configuration, name of the default variant)."""
+    from bunko.config import CONFIG_FILE, Config
+    from bunko.errors import BunkoError
+
     if samples:
         return None, [*docs] or [SAMPLES_DOCS], Config(), "samples"
     path = find_collection(collection)
@@ -180,6 +188,9 @@ def _judge(judge_config: Path | None, variants: list[Variant]) -> Judge:
 
     A judge file's [llm] decides its backend even when the configuration answers with another generator.
     """
+    from bunko.evaluate.judge import Judge
+    from bunko.evaluate.variants import load_variant
+
     if judge_config is None:
         return Judge.from_config(variants[0].config)
     base = variants[0].config.model_copy(update={"answer": variants[0].config.answer.model_copy(update={"generator": "extractive"})})
@@ -188,6 +199,11 @@ def _judge(judge_config: Path | None, variants: list[Variant]) -> Judge:
 
 def _print_table(experiment: Experiment) -> None:
     """The comparison for a terminal: with more than two configurations the intervals stay in the reports."""
+    from rich.table import Table
+
+    from bunko.evaluate import formatting as fmt
+    from bunko.evaluate.report_md import comparison_header, comparison_rows
+
     runs = experiment.runs
     header = ["metric", *(run.name for run in runs)]
     if len(runs) == 2:
@@ -206,7 +222,9 @@ def _print_table(experiment: Experiment) -> None:
 
 
 def _write_reports(experiment: Experiment, out: Path, failures: list[str] | None) -> dict[str, str]:
+    from bunko.evaluate.ragas_export import write_ragas
     from bunko.evaluate.report_html import render_html
+    from bunko.evaluate.report_md import render_markdown
 
     out.mkdir(parents=True, exist_ok=True)
     paths = {"markdown": out / "report.md", "html": out / "report.html", "results": out / "results.json"}
@@ -221,6 +239,8 @@ def _write_reports(experiment: Experiment, out: Path, failures: list[str] | None
 
 def with_baseline(given: list[Variant], baseline: Variant, keep: bool) -> list[Variant]:
     """The configurations to run: the baseline first (renamed if a --config file has its name) unless left out."""
+    from bunko.evaluate.variants import Variant
+
     if not keep:
         return given
     names = {v.name for v in given}
@@ -279,6 +299,13 @@ def run_eval(
     collection: CollectionOption = None,
     as_json: JsonOption = False,
 ) -> None:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from bunko.evaluate.experiments import run_experiment
+    from bunko.evaluate.gate import check, ks_needed, parse_threshold
+    from bunko.evaluate.golden import load_golden
+    from bunko.evaluate.variants import Variant, load_variants
+
     thresholds: list[Threshold] = run(lambda: [parse_threshold(t) for t in fail_under or []], as_json=as_json)
     ks = tuple(sorted(set(run(lambda: _parse_ks(k), as_json=as_json)) | ks_needed(thresholds)))
     if golden is None and not samples:

@@ -12,15 +12,17 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
 
 from bunko.cli.shared import CollectionOption, JsonOption, console, errors, fail, open_kb, piped, print_json, print_rows, run
-from bunko.engine import Bunko
-from bunko.index.graph import EntityGraph
-from bunko.retrieve.graph_lookup import EntityPassage, GraphLookup
+
+if TYPE_CHECKING:
+    from bunko.engine import Bunko
+    from bunko.index.graph import EntityGraph
+    from bunko.retrieve.graph_lookup import EntityPassage, GraphLookup
 
 graph_app = typer.Typer(
     help="The entity graph the graph route walks: what the collection is about, where an entity is mentioned, an export.",
@@ -31,6 +33,8 @@ GRAPHML_NS = "http://graphml.graphdrawing.org/xmlns"
 
 
 def _load(collection: Path | None) -> tuple[Bunko, GraphLookup]:
+    from bunko.retrieve.graph_lookup import GraphLookup
+
     kb = open_kb(collection)
     return kb, GraphLookup(run(kb.store.entity_graph))
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
 
-from bunko.cli.documents import ingest
 from bunko.cli.shared import (
     SAMPLES_DOCS,
     CollectionOption,
@@ -27,13 +26,11 @@ from bunko.cli.shared import (
     print_json,
     run,
 )
-from bunko.engine import DEFAULT_COLLECTION, Bunko
-from bunko.errors import BunkoError, ConfigError
-from bunko.generate.citation_marks import source_lines
-from bunko.generate.trace_view import render_trace
-from bunko.llm.llamacpp import bundled_model, default_threads
-from bunko.retrieve.explain import thresholds, why
-from bunko.schema import Answer, Hit, to_dict
+from bunko.collection_paths import DEFAULT_COLLECTION
+
+if TYPE_CHECKING:
+    from bunko.engine import Bunko
+    from bunko.schema import Answer, Hit
 
 DEMO_QUESTIONS = ("東京23区に出張する一般社員の宿泊費の上限はいくらですか？", "婚假有几天？", "How many API requests per minute are allowed per key?")
 
@@ -77,6 +74,9 @@ def search(
     as_json: JsonOption = False,
 ) -> None:
     """Ranked evidence with source > section > page."""
+    from bunko.retrieve.explain import thresholds, why
+
+
     if explain not in (None, "brief", "full"):
         raise fail(f"--explain {explain}: say --explain, or --explain full")
     full = explain == "full"
@@ -138,6 +138,10 @@ def ask(
     as_json: JsonOption = False,
 ) -> None:
     """A grounded answer, each sentence cited; or a plain statement that the documents do not say."""
+    from bunko.generate.citation_marks import source_lines
+    from bunko.schema import to_dict
+
+
     kb = open_kb(collection)
     run(lambda: choose_answering(kb, generator, model_path, policy))
     filters = parse_filters(source, section, where)
@@ -161,6 +165,10 @@ def ask(
 
 def choose_answering(kb: Bunko, generator: str | None, model_path: str | None, policy: str | None) -> None:
     """This ask's generator, model file and policy over the collection's config (nothing is saved)."""
+    from bunko.errors import ConfigError
+    from bunko.llm.llamacpp import default_threads
+
+
     answer, llm = kb.config.answer, kb.config.llm
     if model_path is not None:
         llm.model_path, llm.backend = model_path, "llamacpp"
@@ -178,6 +186,10 @@ def choose_answering(kb: Bunko, generator: str | None, model_path: str | None, p
 
 def configured_llm(kb: Bunko) -> str:
     """The backend `--generator llm` means: the [llm] server when one is set, else a local GGUF model."""
+    from bunko.errors import ConfigError
+    from bunko.llm.llamacpp import bundled_model
+
+
     llm = kb.config.llm
     if llm.backend == "openai" and llm.base_url:
         return "openai"
@@ -188,6 +200,10 @@ def configured_llm(kb: Bunko) -> str:
 
 def _print_stream(items: Iterator[str | Answer]) -> Answer:
     """Deltas as they come; the final Answer is returned for the source list."""
+    from bunko.errors import BunkoError
+    from bunko.schema import Answer
+
+
     for item in items:
         if isinstance(item, Answer):
             console.print()
@@ -198,6 +214,9 @@ def _print_stream(items: Iterator[str | Answer]) -> Answer:
 
 def trace(trace_id: str, collection: CollectionOption = None, as_json: JsonOption = False) -> None:
     """Everything recorded for one `ask`: route, hits and signals, rerank, grade, prompt, verdicts, timings."""
+    from bunko.generate.trace_view import render_trace
+
+
     kb = open_kb(collection)
     payload = kb.trace(trace_id)
     kb.close()
@@ -211,6 +230,9 @@ def trace(trace_id: str, collection: CollectionOption = None, as_json: JsonOptio
 
 def demo(collection: CollectionOption = None) -> None:
     """Ingest the bundled sample documents and ask one question in each language."""
+    from bunko.cli.documents import ingest
+
+
     path = collection or Path.cwd() / DEFAULT_COLLECTION
     console.print(f"Ingesting the bundled samples ({escape(str(SAMPLES_DOCS))}) into {escape(str(path))} …")
     ingest([SAMPLES_DOCS], prune=False, collection=path, as_json=False)

@@ -24,8 +24,7 @@ from bunko.cli.shared import (
     print_json,
     print_rows,
 )
-from bunko.errors import BunkoError
-from bunko.server.auth import ROLES, KeyStore, parse_groups
+from bunko.server.auth import ROLES
 
 keys_app = typer.Typer(help="API keys of a collection for `bunko serve` (stored hashed; a new key is shown once).", no_args_is_help=True)
 
@@ -37,6 +36,9 @@ GroupsOption = Annotated[
 
 
 def _create_key(path: Path, name: str, role: str, groups: str | None, as_json: bool) -> None:
+    from bunko.errors import BunkoError
+    from bunko.server.auth import KeyStore, parse_groups
+
     store = KeyStore(path)
     try:
         parsed = parse_groups(groups)
@@ -71,6 +73,8 @@ def keys_list(
     as_json: JsonOption = False,
 ) -> None:
     """Key names, roles and groups (the keys themselves are not stored)."""
+    from bunko.server.auth import KeyStore
+
     store = KeyStore(existing_collection(collection))
     listed = store.list()
     store.close()
@@ -83,6 +87,8 @@ def keys_list(
 @keys_app.command("revoke")
 def keys_revoke(name: str, collection: CollectionOption = None) -> None:
     """Delete a key: requests with it are refused from now on."""
+    from bunko.server.auth import KeyStore
+
     store = KeyStore(existing_collection(collection))
     removed = store.revoke(name)
     store.close()
@@ -113,6 +119,7 @@ def serve(
     groups: GroupsOption = None,
 ) -> None:
     """HTTP API, OpenAI-compatible /v1/chat/completions and a web page, over one or more collections."""
+    from bunko.errors import BunkoError
     from bunko.server.browser import BrowserPolicy
     from bunko.server.serve import CollectionSpec, check_exposure, collection_name, open_collections, parse_spec, run
 

@@ -7,6 +7,9 @@ is one red line and an exit code, never a traceback (`fail`, `run`).
 A table is drawn for a terminal only (`print_rows`): piped or redirected, stdout is plain text, one record a line,
 its fields tab-separated in the order the table shows them, with no header, no colour, no wrapping and no cut names;
 `--json` is for scripts that want names for the fields. Nothing printed to a pipe is wrapped (`_Stdout`).
+
+Nothing here imports the engine, the config models or rich's tables and progress bars at import time: the command
+line's help and `--version` import this module, and a command pays for what it uses when it runs.
 """
 
 from __future__ import annotations
@@ -16,19 +19,17 @@ import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
-from bunko.config import CONFIG_FILE
-from bunko.engine import DEFAULT_COLLECTION, Bunko
-from bunko.errors import BunkoError, FilterError
-from bunko.index.filters import validate_filter
-from bunko.schema import IngestJob
+from bunko.collection_paths import CONFIG_FILE, DEFAULT_COLLECTION
+
+if TYPE_CHECKING:
+    from bunko.engine import Bunko
+    from bunko.schema import IngestJob
 
 
 class _Stdout(Console):
@@ -97,6 +98,8 @@ def run(action: Callable[[], T], as_json: bool = False) -> T:
     """Run a command body; a BunkoError (or a bad value or missing file) becomes a one-line message and exit code 2,
     and under `--json` a JSON error on stdout too (with the error's `details`, when it has them: a golden set's
     problems)."""
+    from bunko.errors import BunkoError
+
     try:
         return action()
     except (BunkoError, ValueError, FileNotFoundError) as exc:
@@ -124,6 +127,8 @@ def existing_collection(explicit: Path | None) -> Path:
 
 
 def open_kb(collection: Path | None, create: bool = False, as_json: bool = False) -> Bunko:
+    from bunko.engine import Bunko
+
     return run(lambda: Bunko(find_collection(collection), create=create), as_json=as_json)
 
 
@@ -161,6 +166,8 @@ def print_rows(
     if piped():
         print_lines(["\t".join(plain_field(v) for v in row) for row in rows])
         return
+    from rich.table import Table
+
     table = Table(*columns, title=title, title_justify="left" if title else "center")
     for index in fold:
         table.columns[index].overflow = "fold"
@@ -177,6 +184,9 @@ def print_rows(
 
 def parse_filters(source: str | None, section: str | None, where: str | None) -> dict[str, Any] | None:
     """The `--source`, `--section` and `--where` options as one filter (their AND), or None for no filter."""
+    from bunko.errors import FilterError
+    from bunko.index.filters import validate_filter
+
     clauses: list[dict[str, Any]] = []
     if source:
         clauses.append({"source": {"$glob": source}})
@@ -201,6 +211,8 @@ def parse_filters(source: str | None, section: str | None, where: str | None) ->
 @contextmanager
 def document_progress(description: str, as_json: bool) -> Iterator[Callable[[int, int, IngestJob], None]]:
     """A progress bar on stderr for work done document by document (ingest, reindex); silent for --json or a pipe."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     with Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         TextColumn("{task.fields[current]}"), console=errors, disable=as_json or not errors.is_terminal, transient=True,

@@ -6,7 +6,7 @@ import datetime
 import sys
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 from urllib.parse import urlsplit
 
 import typer
@@ -25,16 +25,18 @@ from bunko.cli.shared import (
     print_rows,
     run,
 )
-from bunko.engine import Bunko
-from bunko.ingest.connectors.registry import SPECS
-from bunko.ingest.sources import source_name
-from bunko.ingest.sync import SyncReport, SyncState
-from bunko.schema import JobStatus
+
+if TYPE_CHECKING:
+    from bunko.engine import Bunko
+    from bunko.ingest.sync import SyncReport
 
 sources_app = typer.Typer(help="Sources a collection syncs from: folders, S3 buckets, Git repositories, websites, SQL tables.",
                           no_args_is_help=True)
 
-TYPES_HELP = ", ".join(SPECS)
+SOURCE_TYPES = ("folder", "s3", "git", "web", "sql")
+"""The connector types, as `bunko.ingest.connectors.registry.SPECS` names them (tests/cli check the two agree): named
+here so the command's help does not import every connector."""
+TYPES_HELP = ", ".join(SOURCE_TYPES)
 
 
 
@@ -48,6 +50,8 @@ def _value(text: str) -> Any:
 
 def _local(path: str, root: Path) -> str:
     """A path typed on the command line (relative to this folder) as the collection stores it (relative to its root)."""
+    from bunko.ingest.sources import source_name
+
     return source_name(Path(path).expanduser(), root)
 
 
@@ -127,6 +131,8 @@ def add(
 
 def list_sources(collection: CollectionOption = None, as_json: JsonOption = False) -> None:
     """The collection's sources and their last sync."""
+    from bunko.ingest.sync import SyncState
+
     path = existing_collection(collection)
     kb = open_kb(path)
     specs = run(lambda: kb.source_book.load())
@@ -146,6 +152,8 @@ def list_sources(collection: CollectionOption = None, as_json: JsonOption = Fals
 
 
 def _print_report(report: SyncReport) -> None:
+    from bunko.schema import JobStatus
+
     for job in report.failed:
         errors.print(f"[red]FAILED[/red] {escape(job.source)}: {job.error_code} {escape(job.error_detail or '')}")
     if report.error:
@@ -224,7 +232,7 @@ def watch(
     import threading
 
     from bunko.ingest.watch import WatchBatch
-    from bunko.schema import to_dict
+    from bunko.schema import JobStatus, to_dict
 
     if not folder.is_dir():
         raise fail(f"{folder}: not a folder")

@@ -8,16 +8,18 @@ from __future__ import annotations
 
 import difflib
 from pathlib import PurePosixPath
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Group
-from rich.text import Text
-from rich.tree import Tree
 
 from bunko.cli.shared import CollectionOption, JsonOption, console, fail, open_kb, print_json, run
-from bunko.generate.guardrails import guard_tree
-from bunko.index.tree import DocumentTree, SectionNode
+
+if TYPE_CHECKING:
+    from rich.text import Text
+    from rich.tree import Tree
+
+    from bunko.index.tree import DocumentTree, SectionNode
 
 CLOSE_SOURCES = 5
 
@@ -48,6 +50,8 @@ def _pages(pages: list[int]) -> str | None:
 
 def _heading(node: SectionNode) -> Text:
     """"1.2 Title" (the number only when the title does not already start with it) and, dimmed, its pages and chunks."""
+    from rich.text import Text
+
     label = Text()
     if node.number and not node.title.lstrip().startswith(node.number):
         label.append(node.number + " ", style="bold")
@@ -58,12 +62,16 @@ def _heading(node: SectionNode) -> Text:
 
 
 def _label(heading: Text, summary: str, summaries: bool) -> Group | Text:
+    from rich.text import Text
+
     if summaries and summary:
         return Group(heading, Text(summary, style="dim"))
     return heading
 
 
 def _add(branch: Tree, node: SectionNode, depth: int | None, summaries: bool) -> None:
+    from rich.text import Text
+
     for child in node.children:
         sub = branch.add(_label(_heading(child), child.summary, summaries))
         if depth is not None and len(child.path) >= depth:
@@ -76,6 +84,9 @@ def _add(branch: Tree, node: SectionNode, depth: int | None, summaries: bool) ->
 
 def render(tree: DocumentTree, depth: int | None = None, summaries: bool = True) -> Tree:
     """The section tree as a rich Tree: the document, then each section indented under its parent."""
+    from rich.text import Text
+    from rich.tree import Tree
+
     root = tree.root
     title = Text(tree.title or tree.source, style="bold")
     sections = sum(1 for _ in tree.sections())
@@ -107,6 +118,8 @@ def tree(
 
     --json prints the tree as stored (`chunks`: a section's own chunks, not its subsections'); --depth trims it too.
     """
+    from bunko.generate.guardrails import guard_tree
+
     kb = open_kb(collection)
     try:
         sources = run(kb.trees.sources)

@@ -30,25 +30,26 @@ from bunko.evaluate.golden import GoldenItem
 from bunko.schema import Chunk
 from bunko.text import lexicon
 from bunko.text.languages import query_language
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.lexicon import en, ja, zh
 from bunko.text.sentences import split_sentences
 
 _NUM = r"(?<![\d×xX*/:.,])\d+(?:[,，]\d{3})*(?:[.．]\d+)?(?![\d×:])"
-_JA_QUANTITY = re.compile(rf"({_NUM})\s*({'|'.join(map(re.escape, ja.QUANTITY_UNITS))})")
-_ZH_QUANTITY = re.compile(rf"({_NUM})\s*({'|'.join(map(re.escape, zh.QUANTITY_UNITS))})")
-_EN_QUANTITY = re.compile(rf"(?<![\w])({_NUM})\s?({'|'.join(map(re.escape, en.QUANTITY_UNITS))})(?![\w])")
-_EN_MONEY = re.compile(rf"[$€£¥]\s?{_NUM}|{_NUM}\s?(?:{en.MONEY_UNITS})\b")
-_MARKUP = re.compile(r"\*\*|__|`")
-_LIST_MARK = re.compile(r"^\s*(?:[-*+•・]|\d+[.)、])\s+")
-_SEPARATOR_ROW = re.compile(r"^\|?\s*:?-{2,}")
+_JA_QUANTITY = lazy_compile(rf"({_NUM})\s*({'|'.join(map(re.escape, ja.QUANTITY_UNITS))})")
+_ZH_QUANTITY = lazy_compile(rf"({_NUM})\s*({'|'.join(map(re.escape, zh.QUANTITY_UNITS))})")
+_EN_QUANTITY = lazy_compile(rf"(?<![\w])({_NUM})\s?({'|'.join(map(re.escape, en.QUANTITY_UNITS))})(?![\w])")
+_EN_MONEY = lazy_compile(rf"[$€£¥]\s?{_NUM}|{_NUM}\s?(?:{en.MONEY_UNITS})\b")
+_MARKUP = lazy_compile(r"\*\*|__|`")
+_LIST_MARK = lazy_compile(r"^\s*(?:[-*+•・]|\d+[.)、])\s+")
+_SEPARATOR_ROW = lazy_compile(r"^\|?\s*:?-{2,}")
 
 
-_ADDRESS = {language: re.compile(lexicon.for_language(language).ADDRESS_MARKERS) for language in lexicon.LANGUAGES}
+_ADDRESS = {language: lazy_compile(lexicon.for_language(language).ADDRESS_MARKERS) for language in lexicon.LANGUAGES}
 """Addresses and contact lines: their numbers are postcodes and house numbers, not facts a question can ask about."""
-_EN_VERB = re.compile(en.PROSE_VERBS)
-_JA_PREDICATE = re.compile(ja.PREDICATE_ENDING)
-_JA_PARTICLE = re.compile(ja.PARTICLES)
-_ZH_VERB = re.compile(zh.PROSE_VERBS)
+_EN_VERB = lazy_compile(en.PROSE_VERBS)
+_JA_PREDICATE = lazy_compile(ja.PREDICATE_ENDING)
+_JA_PARTICLE = lazy_compile(ja.PARTICLES)
+_ZH_VERB = lazy_compile(zh.PROSE_VERBS)
 
 
 def clear_statement(sentence: str, lang: str) -> bool:

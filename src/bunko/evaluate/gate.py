@@ -11,14 +11,14 @@ no threshold can name them and they never fail a run.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bunko.errors import BunkoError
 from bunko.evaluate.metrics import describe
+from bunko.text.lazy_regex import lazy_compile
 
-_K = re.compile(r"@(\d+)$")
+_K = lazy_compile(r"@(\d+)$")
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,7 @@ from bunko.generate.citations import content_tokens
 from bunko.llm.base import ChatModel, LLMError, Message, build_chat_model, estimate_tokens, reported_usage
 from bunko.llm.fencing import defuse, fence
 from bunko.text.analyzers import Analyzer, multilingual
+from bunko.text.lazy_regex import lazy_compile
 from bunko.trace import Usage
 
 JUDGE_MAX_TOKENS = 320
@@ -83,11 +84,11 @@ SYSTEM = (
 _FAITHFULNESS_KEYS = ("faithfulness", "faithfulness_score", "faithful", "groundedness", "grounded")
 _RELEVANCE_KEYS = ("relevance", "answer_relevance", "answer_relevancy", "relevancy", "relevance_score")
 _REASON_KEYS = ("reason", "reasoning", "explanation", "rationale", "comment")
-_ANSWER_TAG = re.compile(r"<\s*(/?)\s*answer\b", re.IGNORECASE)
-_PERCENT = re.compile(r"^([0-9]+(?:\.[0-9]+)?)\s*%$")
-_NUMBER = re.compile(r"^[+]?([0-9]*\.?[0-9]+)$")
-_FRACTION = re.compile(r"^([0-9]*\.?[0-9]+)\s*/\s*([0-9]*\.?[0-9]+)$")
-_TRAILING_COMMA = re.compile(r",\s*([}\]])")
+_ANSWER_TAG = lazy_compile(r"<\s*(/?)\s*answer\b", re.IGNORECASE)
+_PERCENT = lazy_compile(r"^([0-9]+(?:\.[0-9]+)?)\s*%$")
+_NUMBER = lazy_compile(r"^[+]?([0-9]*\.?[0-9]+)$")
+_FRACTION = lazy_compile(r"^([0-9]*\.?[0-9]+)\s*/\s*([0-9]*\.?[0-9]+)$")
+_TRAILING_COMMA = lazy_compile(r",\s*([}\]])")
 
 
 # -- the prompt --------------------------------------------------------------------
@@ -262,8 +263,8 @@ def _verdict_from(data: dict[str, Any]) -> Verdict:
 
 
 _PROSE_SCORE = {
-    "faithfulness": re.compile(r"\bfaithful(?:ness)?\b\W{0,3}\s*[:=]\s*([0-9.]+\s*%?)", re.IGNORECASE),
-    "relevance": re.compile(r"\b(?:answer[ _]?)?relevanc[ey]\b\W{0,3}\s*[:=]\s*([0-9.]+\s*%?)", re.IGNORECASE),
+    "faithfulness": lazy_compile(r"\bfaithful(?:ness)?\b\W{0,3}\s*[:=]\s*([0-9.]+\s*%?)", re.IGNORECASE),
+    "relevance": lazy_compile(r"\b(?:answer[ _]?)?relevanc[ey]\b\W{0,3}\s*[:=]\s*([0-9.]+\s*%?)", re.IGNORECASE),
 }
 
 

@@ -71,6 +71,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bunko.evaluate.golden import GoldenItem
+from bunko.evaluate.golden_format import DEFAULT_KS
 from bunko.evaluate.normalize import contains
 from bunko.evaluate.records import QuestionRecord
 from bunko.evaluate.relevance import matched_units, page_hit, relevant_units
@@ -78,7 +79,6 @@ from bunko.evaluate.relevance import matched_units, page_hit, relevant_units
 Ratio = tuple[float, float]
 """(numerator, denominator) of one question's contribution; denominator 0 means "does not apply"."""
 
-DEFAULT_KS = (1, 5, 10)
 RETRIEVAL_AT_K = ("recall", "precision", "ndcg", "page_hit", "table_hit")
 ANSWER_METRICS = ("fact_match", "fact_in_evidence", "citation_precision", "citation_coverage", "faithfulness", "abstention_precision", "abstention_recall")
 CALIBRATION_METRICS = ("ece",)

@@ -19,11 +19,12 @@ not match "15"; CJK characters need no boundary because CJK text has no spaces.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 
-_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
-_SPACES = re.compile(r"\s+")
+from bunko.text.lazy_regex import lazy_compile
+
+_THOUSANDS = lazy_compile(r"(?<=\d),(?=\d{3}(?!\d))")
+_SPACES = lazy_compile(r"\s+")
 _KEPT = frozenset("%‰")
 
 

@@ -9,7 +9,6 @@ reuse an existing collection or needs its own re-chunked, re-embedded copy.
 from __future__ import annotations
 
 import json
-import re
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -18,12 +17,13 @@ from typing import Any
 
 from bunko.config import Config
 from bunko.errors import ConfigError
+from bunko.text.lazy_regex import lazy_compile
 
 INDEX_SECTIONS = ("ingest", "chunk", "embed")
 """Sections whose settings are baked into stored chunks, vectors or keyword tokens."""
 INDEX_KEYS = (("retrieve", "analyzer"),)
 """Single keys outside those sections that are baked in too: the analyzer tokenises the keyword index at ingest."""
-_PASSWORD = re.compile(r"(://[^:/@]+:)[^@]+@")
+_PASSWORD = lazy_compile(r"(://[^:/@]+:)[^@]+@")
 
 
 @dataclass

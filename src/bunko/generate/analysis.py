@@ -21,6 +21,7 @@ from bunko.generate.llm_kind import LLMKind, llm_kind
 from bunko.llm.base import ChatModel
 from bunko.retrieve.router import relates_facts
 from bunko.text.analyzers import Analyzer, query_text
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.lexicon import en, ja, zh
 from bunko.text.questions import ConversationRequest, about_conversation, arithmetic, is_greeting, question_parts
 
@@ -30,8 +31,8 @@ QuestionKind = Literal[
 MIN_PART_TOKENS = 3
 """A part shorter than this (in analyzer tokens) is a fragment, not a question of its own."""
 
-_COMPARISON = re.compile(f"{en.COMPARISON}|{ja.COMPARISON}|{zh.COMPARISON}", re.IGNORECASE)
-_AGGREGATION = re.compile(f"{en.AGGREGATION}|{ja.AGGREGATION}|{zh.AGGREGATION}", re.IGNORECASE)
+_COMPARISON = lazy_compile(f"{en.COMPARISON}|{ja.COMPARISON}|{zh.COMPARISON}", re.IGNORECASE)
+_AGGREGATION = lazy_compile(f"{en.AGGREGATION}|{ja.AGGREGATION}|{zh.AGGREGATION}", re.IGNORECASE)
 
 
 @dataclass

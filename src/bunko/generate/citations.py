@@ -34,6 +34,7 @@ import numpy as np
 from bunko.embed.base import Embedder
 from bunko.schema import Chunk, Hit
 from bunko.text.analyzers import Analyzer
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.lexicon import en, zh
 from bunko.text.scripts import HIRAGANA
 from bunko.text.sentences import split_sentences
@@ -51,7 +52,7 @@ of claims with a changed number fail. Another embedder shifts the cosine scale: 
 
 SUPPORTED, UNSUPPORTED, UNCITED = "supported", "unsupported", "uncited"
 
-_MARKER = re.compile(r"\s?[\[［【]\s*(\d{1,3}(?:\s*[,，、]\s*\d{1,3})*)\s*[\]］】]")
+_MARKER = lazy_compile(r"\s?[\[［【]\s*(\d{1,3}(?:\s*[,，、]\s*\d{1,3})*)\s*[\]］】]")
 
 
 def without_markers(text: str) -> str:
@@ -59,9 +60,9 @@ def without_markers(text: str) -> str:
     return _MARKER.sub("", text)
 
 
-_LEADING_MARKERS = re.compile(r"^(?:\s*[\[［【]\s*\d{1,3}(?:\s*[,，、]\s*\d{1,3})*\s*[\]］】])+")
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_FUNCTION_CHARS = re.compile(f"[{HIRAGANA}{zh.FUNCTION_CHARACTERS}{zh.CITATION_FUNCTION_CHARACTERS}]")
+_LEADING_MARKERS = lazy_compile(r"^(?:\s*[\[［【]\s*\d{1,3}(?:\s*[,，、]\s*\d{1,3})*\s*[\]］】])+")
+_NUMBER = lazy_compile(r"\d+(?:[.,]\d+)*")
+_FUNCTION_CHARS = lazy_compile(f"[{HIRAGANA}{zh.FUNCTION_CHARACTERS}{zh.CITATION_FUNCTION_CHARACTERS}]")
 """Hiragana (Japanese particles and endings) and Chinese function characters: a bigram holding one is grammar, not content."""
 
 
@@ -115,7 +116,7 @@ def parse_sentences(answer: str) -> list[tuple[str, list[int]]]:
 
 
 _NUMERALS = {**zh.NUMERAL_DIGITS, **en.NUMERAL_DIGITS}
-_NUMERAL = re.compile(f"[{''.join(zh.NUMERAL_DIGITS)}]" + r"|\b(?:" + "|".join(k for k in _NUMERALS if k.isascii()) + r")\b", re.IGNORECASE)
+_NUMERAL = lazy_compile(f"[{''.join(zh.NUMERAL_DIGITS)}]" + r"|\b(?:" + "|".join(k for k in _NUMERALS if k.isascii()) + r")\b", re.IGNORECASE)
 
 
 def numbers(text: str) -> set[str]:

@@ -40,6 +40,7 @@ from bunko.retrieve.key_terms import key_terms
 from bunko.text.analyzers import Analyzer, query_text
 from bunko.text.entities import extract_entities
 from bunko.text.languages import query_language
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.lexicon import en, ja, zh
 from bunko.text.scripts import HAN, HIRAGANA, KATAKANA
 from bunko.trace import Condensed
@@ -64,27 +65,27 @@ MAX_CARRIED = 6
 
 # -- is it a follow-up? ----------------------------------------------------------------------------------------------
 
-_JA_LEAD = re.compile(ja.FOLLOW_UP_LEAD)
-_JA_ANAPHORA = re.compile(ja.ANAPHORA)
-_JA_CASE = re.compile(ja.CASE_FOLLOW_UP)
-_JA_SAME = re.compile(ja.SAME_AS)
-_JA_BARE_TOPIC = re.compile(ja.BARE_TOPIC)
+_JA_LEAD = lazy_compile(ja.FOLLOW_UP_LEAD)
+_JA_ANAPHORA = lazy_compile(ja.ANAPHORA)
+_JA_CASE = lazy_compile(ja.CASE_FOLLOW_UP)
+_JA_SAME = lazy_compile(ja.SAME_AS)
+_JA_BARE_TOPIC = lazy_compile(ja.BARE_TOPIC)
 """"通信費手当は？": a noun and a topic particle, the rest of the question left to the previous one."""
-_JA_CONDITION = re.compile(ja.CONDITION_FOLLOW_UP)
-_ZH_ANAPHORA = re.compile(zh.ANAPHORA)
-_ZH_LEAD = re.compile(zh.FOLLOW_UP_LEAD)
-_ZH_TAIL = re.compile(zh.FOLLOW_UP_TAIL)
-_ZH_NO_SUBJECT = re.compile(zh.NO_SUBJECT)
+_JA_CONDITION = lazy_compile(ja.CONDITION_FOLLOW_UP)
+_ZH_ANAPHORA = lazy_compile(zh.ANAPHORA)
+_ZH_LEAD = lazy_compile(zh.FOLLOW_UP_LEAD)
+_ZH_TAIL = lazy_compile(zh.FOLLOW_UP_TAIL)
+_ZH_NO_SUBJECT = lazy_compile(zh.NO_SUBJECT)
 SHORT_ZH_NO_SUBJECT = 8
-_EN_LEAD = re.compile(en.FOLLOW_UP_LEAD, re.I)
-_EN_PRONOUN = re.compile(en.PRONOUNS, re.I)
-_EN_DUMMY_IT = re.compile(en.DUMMY_IT, re.I)
+_EN_LEAD = lazy_compile(en.FOLLOW_UP_LEAD, re.I)
+_EN_PRONOUN = lazy_compile(en.PRONOUNS, re.I)
+_EN_DUMMY_IT = lazy_compile(en.DUMMY_IT, re.I)
 _EN_THAT_AFTER = frozenset(en.STOPWORDS | en.THAT_AFTER)
-_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
-_HIRAGANA_RUN = re.compile(f"[{HIRAGANA}]+")
-_HAN_CHAR = re.compile(f"[{HAN}]")
-_KATAKANA_CHAR = re.compile(f"[{KATAKANA}]")
-_PUNCT = re.compile(r"[\s？?！!。、，,.:：;；「」『』\"'()（）]+")
+_WORD = lazy_compile(r"[A-Za-z][A-Za-z'-]*")
+_HIRAGANA_RUN = lazy_compile(f"[{HIRAGANA}]+")
+_HAN_CHAR = lazy_compile(f"[{HAN}]")
+_KATAKANA_CHAR = lazy_compile(f"[{KATAKANA}]")
+_PUNCT = lazy_compile(r"[\s？?！!。、，,.:：;；「」『』\"'()（）]+")
 
 _ADDITIVE = {"ja": re.compile(ja.ADDITIVE), "zh": re.compile(zh.ADDITIVE), "en": re.compile(en.ADDITIVE, re.I)}
 
@@ -128,7 +129,7 @@ LONG_EN_WORDS = 6
 LONG_CJK_WEIGHT = 12
 """A question with this much content of its own ("Where does APT keep the .deb files it has downloaded…") holds what
 its pronoun points at: it is not a follow-up for having one."""
-_SENTENCE_END = re.compile(r"[.!](?=\s+\S)|[。！](?=\S)")
+_SENTENCE_END = lazy_compile(r"[.!](?=\s+\S)|[。！](?=\S)")
 
 
 def _self_contained(question: str, pronoun: str, language: str, tokens: Sequence[str]) -> bool:
@@ -211,12 +212,12 @@ def _is_short(question: str, language: str) -> bool:
 
 # -- what the previous question was about ----------------------------------------------------------------------------
 
-_ASKING = re.compile(f"{ja.QUESTION_WORDS}|{zh.QUESTION_WORDS}|{en.QUESTION_WORDS}", re.I)
-_ZH_BREAK = re.compile(
+_ASKING = lazy_compile(f"{ja.QUESTION_WORDS}|{zh.QUESTION_WORDS}|{en.QUESTION_WORDS}", re.I)
+_ZH_BREAK = lazy_compile(
     zh.PHRASE_BREAKS
     + r"|[？?！!。、：:；;（）()「」]|(?<!\d)[,，]|[,，](?!\d)|\s(?![A-Za-z0-9])|(?<![A-Za-z0-9])\s"
 )
-_JA_TOPIC = re.compile(ja.TOPIC_PARTICLE)
+_JA_TOPIC = lazy_compile(ja.TOPIC_PARTICLE)
 
 
 @dataclass
@@ -316,10 +317,10 @@ def _chain_text(question: str, chain: list[_Phrase]) -> str:
 
 # -- rewriting ---------------------------------------------------------------------------------------------------------
 
-_JA_SUBSTITUTE = re.compile(ja.SUBSTITUTE)
-_ZH_SUBSTITUTE = re.compile(zh.SUBSTITUTE)
-_EN_SUBSTITUTE = re.compile(en.SUBSTITUTE, re.I)
-_JA_NOUN_AFTER = re.compile(f"[{HAN}{KATAKANA}ー]+")
+_JA_SUBSTITUTE = lazy_compile(ja.SUBSTITUTE)
+_ZH_SUBSTITUTE = lazy_compile(zh.SUBSTITUTE)
+_EN_SUBSTITUTE = lazy_compile(en.SUBSTITUTE, re.I)
+_JA_NOUN_AFTER = lazy_compile(f"[{HAN}{KATAKANA}ー]+")
 
 
 def _substitute(question: str, language: str, chain: list[_Phrase], previous: str) -> str | None:
@@ -367,9 +368,9 @@ def _substitute(question: str, language: str, chain: list[_Phrase], previous: st
     return question[: match.start()] + replacement + question[match.end() :]
 
 
-_JA_ELLIPSIS_ITEM = re.compile(ja.ELLIPSIS_ITEM)
-_ZH_ELLIPSIS_ITEM = re.compile(zh.ELLIPSIS_ITEM)
-_EN_ELLIPSIS_ITEM = re.compile(en.ELLIPSIS_ITEM, re.I)
+_JA_ELLIPSIS_ITEM = lazy_compile(ja.ELLIPSIS_ITEM)
+_ZH_ELLIPSIS_ITEM = lazy_compile(zh.ELLIPSIS_ITEM)
+_EN_ELLIPSIS_ITEM = lazy_compile(en.ELLIPSIS_ITEM, re.I)
 
 
 def _new_item(question: str, language: str) -> str | None:
@@ -457,8 +458,8 @@ SYSTEM = (
 )
 TURNS_IN_PROMPT = 6
 TURN_CHARS = 400
-_CONVERSATION_TAG = re.compile(r"<\s*/?\s*conversation\b", re.I)
-_LABEL = re.compile(rf"^\s*({en.REWRITE_LABELS})\s*[:：]\s*", re.I)
+_CONVERSATION_TAG = lazy_compile(r"<\s*/?\s*conversation\b", re.I)
+_LABEL = lazy_compile(rf"^\s*({en.REWRITE_LABELS})\s*[:：]\s*", re.I)
 
 
 def quoted_turn(text: str) -> str:

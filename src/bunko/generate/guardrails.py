@@ -33,6 +33,7 @@ from datetime import UTC, date, datetime
 from bunko.index.tree import DocumentTree, SectionNode
 from bunko.schema import Chunk, Hit
 from bunko.text.languages import text_language
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.lexicon import en, ja, zh
 
 STANDARD, STRICT, REGULATED = "standard", "strict", "regulated"
@@ -40,16 +41,16 @@ STANDARD, STRICT, REGULATED = "standard", "strict", "regulated"
 _D = r"(?<![\d.])"
 _E = r"(?![\d])"
 PII_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("email", re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")),
-    ("card", re.compile(_D + r"(?:\d{4}[ -]){3}\d{1,7}" + _E + "|" + _D + r"\d{13,16}" + _E)),
-    ("id", re.compile(_D + r"\d{17}[\dXx]" + r"(?![\dA-Za-z])")),  # Chinese resident ID
-    ("id", re.compile(_D + r"\d{4}[ -]\d{4}[ -]\d{4}" + _E + "|" + _D + r"\d{12}" + _E)),  # My Number
-    ("phone", re.compile(r"\+\d{1,3}[ -]?(?:\(\d{1,4}\)[ -]?)?\d{1,4}(?:[ -]?\d{2,4}){1,4}" + _E)),
-    ("phone", re.compile(_D + r"0\d{1,4}[-(（ ]\d{1,4}[-)） ]\d{3,4}" + _E)),  # 03-1234-5678, 090-1234-5678, 03(1234)5678
-    ("phone", re.compile(_D + r"0\d{2,3}-\d{7,8}" + _E)),  # 010-12345678 (China landline)
-    ("phone", re.compile(_D + r"1[3-9]\d[ -]?\d{4}[ -]?\d{4}" + _E)),  # Chinese mobile
-    ("phone", re.compile(_D + r"0[5-9]0\d{8}" + _E)),  # Japanese mobile without hyphens
-    ("phone", re.compile(r"\(\d{3}\)\s?\d{3}-\d{4}" + _E + "|" + _D + r"\d{3}-\d{3}-\d{4}" + _E)),  # North America
+    ("email", lazy_compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")),
+    ("card", lazy_compile(_D + r"(?:\d{4}[ -]){3}\d{1,7}" + _E + "|" + _D + r"\d{13,16}" + _E)),
+    ("id", lazy_compile(_D + r"\d{17}[\dXx]" + r"(?![\dA-Za-z])")),  # Chinese resident ID
+    ("id", lazy_compile(_D + r"\d{4}[ -]\d{4}[ -]\d{4}" + _E + "|" + _D + r"\d{12}" + _E)),  # My Number
+    ("phone", lazy_compile(r"\+\d{1,3}[ -]?(?:\(\d{1,4}\)[ -]?)?\d{1,4}(?:[ -]?\d{2,4}){1,4}" + _E)),
+    ("phone", lazy_compile(_D + r"0\d{1,4}[-(（ ]\d{1,4}[-)） ]\d{3,4}" + _E)),  # 03-1234-5678, 090-1234-5678, 03(1234)5678
+    ("phone", lazy_compile(_D + r"0\d{2,3}-\d{7,8}" + _E)),  # 010-12345678 (China landline)
+    ("phone", lazy_compile(_D + r"1[3-9]\d[ -]?\d{4}[ -]?\d{4}" + _E)),  # Chinese mobile
+    ("phone", lazy_compile(_D + r"0[5-9]0\d{8}" + _E)),  # Japanese mobile without hyphens
+    ("phone", lazy_compile(r"\(\d{3}\)\s?\d{3}-\d{4}" + _E + "|" + _D + r"\d{3}-\d{3}-\d{4}" + _E)),  # North America
 ]
 
 MASKS = {

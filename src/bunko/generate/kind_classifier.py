@@ -22,7 +22,6 @@ the fit — ships as ``question_kinds_model.json`` beside this module.
 from __future__ import annotations
 
 import json
-import re
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,13 +33,14 @@ import numpy as np
 
 from bunko.errors import BunkoError
 from bunko.text.analyzers import Analyzer, get_analyzer, normalize
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.scripts import CJK
 
 KINDS = ("single_hop", "multi_hop", "comparison", "aggregation", "out_of_scope")
 MODEL_FILE = "question_kinds_model.json"
 
-_CJK_RUN = re.compile(f"[{CJK}]+")
-_LATIN_WORD = re.compile(r"[a-z][a-z0-9'+#-]*")
+_CJK_RUN = lazy_compile(f"[{CJK}]+")
+_LATIN_WORD = lazy_compile(r"[a-z][a-z0-9'+#-]*")
 
 
 class KindModelError(BunkoError):

@@ -4,11 +4,11 @@ Which language a text is in is judged in `bunko.text.languages`."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 
 from bunko.schema import AnswerSentence
 from bunko.text.languages import text_language
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.lexicon import en, ja, zh
 from bunko.text.scripts import JA_ZH_CHAR, KANA_CHAR
 
@@ -53,7 +53,7 @@ def cross_language_note(language: str, sources: list[str]) -> str:
     return CROSS_LANGUAGE_NOTES.get(language, CROSS_LANGUAGE_NOTES["en"]).format(langs=langs)
 
 
-_WORD = re.compile(r"[(\"'“‘]*[A-Za-z]+(?:['’-][A-Za-z]+)*[.,;:!?)\"'”’]*")
+_WORD = lazy_compile(r"[(\"'“‘]*[A-Za-z]+(?:['’-][A-Za-z]+)*[.,;:!?)\"'”’]*")
 PROSE_WORDS = 3
 """Words (space-separated, of letters only) from which a quote without CJK reads as English: fewer is a key
 combination ("Ctrl+Shift+5"), a path, a code, a command's name or a number, which every language's page writes

@@ -11,13 +11,13 @@ from absent-answer questions (bench/sample_quality.py shows the distribution);
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bunko.retrieve.coverage import keyword_coverage
 from bunko.schema import Hit
 from bunko.text.analyzers import Analyzer, cjk_bigrams, identifiers
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.lexicon import zh
 from bunko.text.scripts import CJK_CHAR, HAN, HIRAGANA, KATAKANA
 
@@ -57,15 +57,15 @@ def grade(hits: list[Hit], similarity: float, coverage: float, min_confidence: f
     return RetrievalGrade(confidence >= min_confidence, round(confidence, 4), similarity, coverage)
 
 
-_HIRAGANA = re.compile(f"[{HIRAGANA}]")
-_FUNCTION_CHARACTER = re.compile(
+_HIRAGANA = lazy_compile(f"[{HIRAGANA}]")
+_FUNCTION_CHARACTER = lazy_compile(
     f"[{HIRAGANA}]|[{zh.FUNCTION_CHARACTERS}{zh.QUESTION_FUNCTION_CHARACTERS}]"
 )
 """Hiragana (Japanese particles and endings) and the Chinese characters of pronouns, particles, auxiliaries and
 question words: a character pair holding one straddles a word boundary far more often than it is a word."""
 
 
-_JAPANESE_WORD = re.compile(f"[{HAN}{KATAKANA}]{{2,}}")
+_JAPANESE_WORD = lazy_compile(f"[{HAN}{KATAKANA}]{{2,}}")
 """A run of kanji or katakana: in Japanese, where hiragana separates the words, a word or a compound."""
 
 

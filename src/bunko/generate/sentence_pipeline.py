@@ -35,6 +35,7 @@ from bunko.generate.guardrails import STANDARD, mask_pii, masks_personal_data
 from bunko.generate.language import is_abstention
 from bunko.schema import AnswerSentence, Hit
 from bunko.text.injection import escape_control, neutralise
+from bunko.text.lazy_regex import lazy_compile
 
 REPEATED = "repeated"
 """The verdict the trace gives a sentence the model had already written."""
@@ -45,9 +46,9 @@ def supported_count(pipeline: SentencePipeline) -> int:
     return sum(1 for v in pipeline.verdicts if v.get("verdict") == SUPPORTED)
 
 
-_PARTIAL_MARKER = re.compile(r"\s*[\[［【][\d\s,，、]*$")
+_PARTIAL_MARKER = lazy_compile(r"\s*[\[［【][\d\s,，、]*$")
 """A citation mark still being written at the end of a stream: it belongs to the sentence before it."""
-_LIST_MARKER = re.compile(r"^\s*(?:[-*•・①-⑳]+\s*|\(?\d{1,3}[.)]\s+|\d{1,3}、)")
+_LIST_MARKER = lazy_compile(r"^\s*(?:[-*•・①-⑳]+\s*|\(?\d{1,3}[.)]\s+|\d{1,3}、)")
 
 
 def sentence_key(text: str) -> str:

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from bunko.index.table_db import StoredTable, TableDB, TableQueryError, text_col, value_col
 from bunko.llm.base import ChatModel, Message
 from bunko.retrieve.table_plan import CellRef
+from bunko.text.lazy_regex import lazy_compile
 
 ROWS_USED = "rows_used"
-_FENCE = re.compile(r"```(?:sql)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
+_FENCE = lazy_compile(r"```(?:sql)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 
 
 @dataclass

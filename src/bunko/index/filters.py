@@ -43,7 +43,6 @@ from __future__ import annotations
 import fnmatch
 import json
 import math
-import re
 import sys
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
@@ -51,6 +50,7 @@ from typing import Any
 import numpy as np
 
 from bunko.errors import FilterError
+from bunko.text.lazy_regex import lazy_compile
 
 Record = Mapping[str, Any]
 Predicate = Callable[[Record], bool]
@@ -64,7 +64,7 @@ SCALARS = (str, int, float, bool, type(None))
 MAX_FILTER_DEPTH = 32
 """How deep ``$and``/``$or``/``$not`` may nest: deeper filters are refused before any recursion could overflow."""
 ROOT = "where"
-_PLAIN_KEY = re.compile(r"[\w$-]+")
+_PLAIN_KEY = lazy_compile(r"[\w$-]+")
 
 
 # -- validation -------------------------------------------------------------------

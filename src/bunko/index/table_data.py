@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bunko.schema import Element, ElementKind
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.lexicon import en, ja, zh
 from bunko.text.numbers import CURRENCY, DATE, NUMBER, NUMERIC_KINDS, Quantity, normalize, parse_quantity
 
@@ -27,7 +28,7 @@ TEXT = "text"
 TYPED_SHARE = 0.8
 """A column is numeric (or dates) when at least this share of its non-empty cells parse as one kind."""
 HEADER_JOIN = " / "
-_TOTAL = re.compile(rf"^\s*(?:{en.TOTAL_ROW}|{ja.TOTAL_ROW}|{zh.TOTAL_ROW})\s*$", re.IGNORECASE)
+_TOTAL = lazy_compile(rf"^\s*(?:{en.TOTAL_ROW}|{ja.TOTAL_ROW}|{zh.TOTAL_ROW})\s*$", re.IGNORECASE)
 """Matched whole, so the order of the labels is free."""
 
 
@@ -221,7 +222,7 @@ def _column_unit_from_name(name: str) -> str:
     return match.group(1).strip() if match else ""
 
 
-_HEADER_SCALE = re.compile(rf"^(?:({zh.HEADER_SCALES})|({en.HEADER_SCALES})\b)\s*(.*)$", re.IGNORECASE)
+_HEADER_SCALE = lazy_compile(rf"^(?:({zh.HEADER_SCALES})|({en.HEADER_SCALES})\b)\s*(.*)$", re.IGNORECASE)
 _SCALES = {**zh.HEADER_SCALE_VALUES, **en.HEADER_SCALE_VALUES}
 
 

@@ -14,18 +14,18 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from bunko.schema import Chunk
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.sentences import split_sentences
 
 SUMMARY_SENTENCES = 2
 SUMMARY_CHARS = 240
-_NUMBER = re.compile(r"^\s*(\d+(?:[.．]\d+)*)[.．]?(?=\s|[^\d.．]|$)")
+_NUMBER = lazy_compile(r"^\s*(\d+(?:[.．]\d+)*)[.．]?(?=\s|[^\d.．]|$)")
 
 
 @dataclass

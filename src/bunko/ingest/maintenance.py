@@ -21,13 +21,11 @@ from bunko.embed.base import Embedder
 from bunko.errors import CollectionError
 from bunko.ingest.copies import CopyFinder
 from bunko.ingest.pipeline import Progress, embed_hash, stored_chunk
+from bunko.ingest.reembed_batch import REEMBED_BATCH
 from bunko.schema import Chunk, IngestJob, JobStatus, ParsedDocument
 from bunko.store.base import DocumentCopies, DocumentStore, StagedVector, VectorStaging
 from bunko.text.analyzers import Analyzer
 from bunko.text.entities import EntityExtractor, extract_entities
-
-REEMBED_BATCH = 64
-"""Chunks embedded and committed together: what an interruption loses at most, and the progress bar's step."""
 
 ReembedProgress = Callable[[int, int], None]
 """progress(chunks with a new vector, all chunks)."""

@@ -9,12 +9,12 @@ so a fake without it still fits.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
 from typing import Protocol
 
 from bunko.config import Config
 from bunko.errors import BunkoError
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.scripts import CJK, FULL_WIDTH
 from bunko.trace import Usage
 
@@ -45,7 +45,7 @@ class ChatModel(Protocol):
         ...
 
 
-_ONE_TOKEN_CHAR = re.compile(f"[{CJK}{FULL_WIDTH}]")
+_ONE_TOKEN_CHAR = lazy_compile(f"[{CJK}{FULL_WIDTH}]")
 
 
 def estimate_tokens(text: str) -> int:

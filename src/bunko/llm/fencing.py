@@ -12,9 +12,10 @@ from __future__ import annotations
 import re
 
 from bunko.text.injection import withhold_instructions
+from bunko.text.lazy_regex import lazy_compile
 
-_FENCE_BREAK = re.compile(r"<\s*(/?)\s*(source|system|user|assistant|instructions?)\b", re.IGNORECASE)
-_TEMPLATE_TOKEN = re.compile(r"<\|[^|>]{0,40}\|>|<(?:start|end)_of_turn>|\[/?INST\]|<</?SYS>>", re.IGNORECASE)
+_FENCE_BREAK = lazy_compile(r"<\s*(/?)\s*(source|system|user|assistant|instructions?)\b", re.IGNORECASE)
+_TEMPLATE_TOKEN = lazy_compile(r"<\|[^|>]{0,40}\|>|<(?:start|end)_of_turn>|\[/?INST\]|<</?SYS>>", re.IGNORECASE)
 
 
 def defuse(text: str) -> str:

@@ -8,12 +8,12 @@ the seam.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.scripts import CJK_RADICALS, HAN_COMPATIBILITY, HAN_COMPATIBILITY_SUPPLEMENT, LATIN_LIGATURES, is_unspaced
 
-_FOLDABLE = re.compile(f"[{CJK_RADICALS}{HAN_COMPATIBILITY}{LATIN_LIGATURES}{HAN_COMPATIBILITY_SUPPLEMENT}]")
+_FOLDABLE = lazy_compile(f"[{CJK_RADICALS}{HAN_COMPATIBILITY}{LATIN_LIGATURES}{HAN_COMPATIBILITY_SUPPLEMENT}]")
 
 
 def join_words(words: list[str]) -> str:

@@ -45,10 +45,11 @@ from bunko.parse.limits import Tally, current, unreadable_package
 from bunko.parse.ocr import Tesseract
 from bunko.parse.tables import table_markdown, table_meta
 from bunko.schema import Element, ElementKind, ParsedDocument
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.lexicon import en, ja, zh
 
 MIME = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
-_HEADING_STYLE = re.compile(rf"^(?:{en.HEADING_STYLE}|{ja.HEADING_STYLE}|{zh.HEADING_STYLE})\s*(\d)$", re.IGNORECASE)
+_HEADING_STYLE = lazy_compile(rf"^(?:{en.HEADING_STYLE}|{ja.HEADING_STYLE}|{zh.HEADING_STYLE})\s*(\d)$", re.IGNORECASE)
 _FOOTNOTES_REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/footnotes"
 
 

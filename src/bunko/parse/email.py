@@ -28,13 +28,14 @@ from bunko.parse.html import HtmlWalker, content_root
 from bunko.parse.limits import parse_within
 from bunko.parse.msg import Attachment, Mail, read_msg
 from bunko.schema import Element, ElementKind, ErrorCode, ParsedDocument
+from bunko.text.lazy_regex import lazy_compile
 
 if TYPE_CHECKING:
     from bunko.parse.registry import ParserRegistry
 
 HEADER_FIELDS = ("from", "to", "cc", "date", "subject")
 MAX_DEPTH = 3
-_SAFE_NAME = re.compile(r"[^\w.\-]+")
+_SAFE_NAME = lazy_compile(r"[^\w.\-]+")
 
 
 def _from_eml(message: EmailMessage, depth: int = 0) -> Mail:

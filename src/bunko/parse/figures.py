@@ -25,6 +25,7 @@ from bunko.parse.limits import current as current_limits
 from bunko.parse.ocr import Tesseract
 from bunko.parse.pdf_layout import is_caption
 from bunko.schema import Element, ElementKind
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.lexicon import en, ja, zh
 
 MIN_SIDE_PX = 32
@@ -43,7 +44,7 @@ OCR_BUDGET_SHARE = 0.4
 """Share of `ingest.max_parse_seconds` figure OCR may take; figures past it keep caption and alt text (counted)."""
 TEXT_EDGE_SHARE = 0.02
 """Share of edge pixels (of the image at 400 px wide) below which it is a flat diagram or colour field: no text to OCR."""
-_TABLE_CAPTION = re.compile(rf"\s*({en.TABLE_CAPTION}|{zh.TABLE_CAPTION})", re.IGNORECASE)
+_TABLE_CAPTION = lazy_compile(rf"\s*({en.TABLE_CAPTION}|{zh.TABLE_CAPTION})", re.IGNORECASE)
 FIGURE_ID_KEY = "figure_id"
 """`Element.meta` and `Chunk.meta["figures"]`: the figure's id within its document ("fig1", "fig2", …)."""
 

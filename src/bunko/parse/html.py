@@ -28,23 +28,24 @@ from bunko.parse.limits import current as current_limits
 from bunko.parse.limits import over_limit
 from bunko.parse.tables import table_markdown, table_meta
 from bunko.schema import ElementKind, ErrorCode, ParsedDocument
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.scripts import is_unspaced
 
 _DROP_TAGS = ("script", "style", "noscript", "template", "nav", "form", "iframe", "svg", "button", "select", "input", "head", "rt", "rp")
 """…and a ruby's reading (<rt>, <rp>): 東京<rt>とうきょう</rt> is the word 東京, not 東京(とうきょう)."""
 _DROP_ROLES = {"navigation", "banner", "contentinfo", "search"}
-_DROP_NAMES = re.compile(
+_DROP_NAMES = lazy_compile(
     r"(?:^|[\s_-])(nav|navbar|navheader|navfooter|navigation|topnav|bottomnav|subnav|docnav|menu|footer|breadcrumbs?"
     r"|cookie|advert|ads|social|share|skip-link)(?:$|[\s_-])",
     re.IGNORECASE,
 )
 """Class or id names of page furniture, whole words of the name: DocBook's "navheader" / "navfooter" tables of
 Prev / Home / Next (their text is the next chapter's title), publican's "docnav", Javadoc's "topNav"."""
-_ASIDE_NAMES = re.compile(r"(?:^|[\s_-])(sidebar|aside)(?:$|[\s_-])", re.IGNORECASE)
+_ASIDE_NAMES = lazy_compile(r"(?:^|[\s_-])(sidebar|aside)(?:$|[\s_-])", re.IGNORECASE)
 LINK_SHARE = 0.5
 """An aside whose text is at least this share link text is navigation (a site's menu, "related pages"), as
 readability tools judge it; below it, the aside is the document's own prose."""
-_CALLOUT_NAMES = re.compile(
+_CALLOUT_NAMES = lazy_compile(
     r"(?:^|[\s_-])(note|tip|hint|warning|caution|important|attention|danger|admonition|callout)(?:$|[\s_-])", re.IGNORECASE,
 )
 """A box of the text (DocBook's and Sphinx's admonitions): a table inside one lays the box out, it holds no data."""
@@ -54,10 +55,10 @@ LINK_LIST_SHARE = 0.8
 _LISTS = ("ul", "ol", "dl")
 _BLOCKS = {"p", "div", "section", "article", "main", "header", "footer", "ul", "ol", "dl", "table", "pre", "blockquote",
            "figure", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "br", "li", "body", "html", "center", "details", "summary", "address"}
-_META_CHARSET = re.compile(rb"<meta[^>]+charset=[\"']?([A-Za-z0-9_.:-]+)", re.IGNORECASE)
+_META_CHARSET = lazy_compile(rb"<meta[^>]+charset=[\"']?([A-Za-z0-9_.:-]+)", re.IGNORECASE)
 
 
-_SOURCE_BREAK = re.compile(r"[ \t\r\f\v]*\n\s*")
+_SOURCE_BREAK = lazy_compile(r"[ \t\r\f\v]*\n\s*")
 
 
 def _source_whitespace(text: str) -> str:

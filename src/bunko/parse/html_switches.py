@@ -21,9 +21,9 @@ Only a span whose element children are all hidden spans is a switch: a page's ow
 
 from __future__ import annotations
 
-import re
-
 from bs4 import BeautifulSoup, NavigableString, Tag
+
+from bunko.text.lazy_regex import lazy_compile
 
 SWITCH_CLASSES = ("switchinline", "switch")
 CASE_LABELS = {
@@ -33,7 +33,7 @@ CASE_LABELS = {
 }
 """How a case's class is named in a note: product and system names, written alike in ja, zh and en."""
 _BLOCK_TAGS = {"p", "div", "table", "ul", "ol", "dl", "pre", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "section"}
-_SPACE = re.compile(r"\s")
+_SPACE = lazy_compile(r"\s")
 
 
 class _Resolved(NavigableString):
@@ -155,7 +155,7 @@ SHORT_REST = 24
 """A string this short after a switch that starts its element, and ending that element, is all of the key or menu
 name the switch is part of: "Ctrl" + "+Alt+Up Arrow", "Ctrl" + " + F8 キー" in a shortcut table's cell (in "Press
 Ctrl+S now" the word ends at the space)."""
-_SENTENCE_END = re.compile(r"[.!?。！？]\s")
+_SENTENCE_END = lazy_compile(r"[.!?。！？]\s")
 
 
 def _whole(node: NavigableString) -> bool:

@@ -21,7 +21,6 @@ kinds of check share one `ParseLimits`:
 
 from __future__ import annotations
 
-import re
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -32,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from bunko.errors import BunkoError, DocumentError
 from bunko.schema import ErrorCode, ParsedDocument
+from bunko.text.lazy_regex import lazy_compile
 
 if TYPE_CHECKING:
     from bunko.config import IngestConfig
@@ -45,10 +45,10 @@ ZIP_MIMES = (
 )
 XLSX = ZIP_MIMES[2]
 PPTX = ZIP_MIMES[1]
-_SHEET = re.compile(r"^xl/worksheets/[^/]+\.xml$")
-_SLIDE = re.compile(r"^ppt/slides/slide\d+\.xml$")
-_ROW = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?row[\s/>]")
-_CELL = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?c[\s/>]")
+_SHEET = lazy_compile(r"^xl/worksheets/[^/]+\.xml$")
+_SLIDE = lazy_compile(r"^ppt/slides/slide\d+\.xml$")
+_ROW = lazy_compile(rb"<(?:[A-Za-z_][\w.-]*:)?row[\s/>]")
+_CELL = lazy_compile(rb"<(?:[A-Za-z_][\w.-]*:)?c[\s/>]")
 _BLOCK = 1 << 20
 
 

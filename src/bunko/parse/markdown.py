@@ -20,8 +20,9 @@ from bunko.parse.limits import current as current_limits
 from bunko.parse.limits import over_limit, too_deep
 from bunko.parse.tables import table_markdown, table_meta
 from bunko.schema import ElementKind, ErrorCode, ParsedDocument
+from bunko.text.lazy_regex import lazy_compile
 
-_BREAK_TAG = re.compile(r"<br\s*/?>", re.IGNORECASE)
+_BREAK_TAG = lazy_compile(r"<br\s*/?>", re.IGNORECASE)
 
 
 def html_text(fragment: str) -> str:
@@ -39,7 +40,7 @@ def html_text(fragment: str) -> str:
     return "\n".join(line for line in lines if line)
 
 
-_TAG_NAME = re.compile(r"</?([A-Za-z][\w-]*)")
+_TAG_NAME = lazy_compile(r"</?([A-Za-z][\w-]*)")
 
 
 def _inline_html(content: str) -> str:

@@ -36,12 +36,13 @@ from bunko.parse.pdf_rulings import missing_sides
 from bunko.parse.progress import report as report_progress
 from bunko.parse.tables import table_markdown, table_meta
 from bunko.schema import Element, ElementKind, ErrorCode, ParsedDocument
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.lexicon import en, zh
 
 MARGIN = 0.1
 """Share of the page height at top and bottom where running headers and page numbers live (LaTeX sets its head about
 an inch from the top edge: 7 %, the old share, missed it on US Letter)."""
-_PAGE_NUMBER = re.compile(f"{en.PAGE_NUMBER}|{zh.PAGE_NUMBER}", re.IGNORECASE)
+_PAGE_NUMBER = lazy_compile(f"{en.PAGE_NUMBER}|{zh.PAGE_NUMBER}", re.IGNORECASE)
 _MIN_FIGURE = 24.0
 STAMP_CHARS = 40
 """At most this many characters of text layer over a page-sized image: the page is read by OCR."""
@@ -90,7 +91,7 @@ RUNNING_HEAD_PAGES = 3
 """A text in the top or bottom margin on this many pages or more is a running head or foot ("Debian Reference",
 "Chapter 3. The system initialization", "Confidential — page 12"), unless the body writes it half as often or more
 (a "Note" label that happens to start a page)."""
-_DIGITS = re.compile(r"\d+")
+_DIGITS = lazy_compile(r"\d+")
 
 
 def drop_running_heads(elements: list[Element], meta: dict[str, Any]) -> list[Element]:

@@ -31,28 +31,29 @@ from typing import Any
 from bunko.parse.base import BBox, union_bbox
 from bunko.parse.cjk import join_words
 from bunko.schema import ElementKind
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.lexicon import en, ja, zh
 
 COLUMN_GAP = 12.0
 """Narrowest white stripe (points) read as a gutter between columns."""
 
-_MONOSPACE = re.compile(r"mono|courier|typewriter|consolas|menlo|inconsolata|fixedsys|cmtt|lmtt|ocr-?[ab]\b", re.IGNORECASE)
+_MONOSPACE = lazy_compile(r"mono|courier|typewriter|consolas|menlo|inconsolata|fixedsys|cmtt|lmtt|ocr-?[ab]\b", re.IGNORECASE)
 """Font names of fixed-width faces (LiberationMono, DejaVuSansMono, Courier, NimbusMonoPS, LaTeX's cmtt / lmtt):
 how a PDF sets code, commands and configuration files."""
 MONOSPACE_SHARE = 0.95
 """Share of a line's characters in a monospace font that makes it a code line; a prose line naming a file or a
 command in code type stays prose."""
-_BOLD = re.compile(r"bold|black|heavy|semibold|demi|-w[6-9]\b|w[6-9]$", re.IGNORECASE)
-_NUMBERED = re.compile(r"^\s*(\d+(?:[.．]\d+)*)[.．)）]?\s+\S|^\s*(\d+(?:[.．]\d+)+)\S")
-_CHAPTER = re.compile(rf"^\s*(?:{zh.NUMBERED_DIVISION}|{en.NUMBERED_DIVISION})", re.IGNORECASE)
+_BOLD = lazy_compile(r"bold|black|heavy|semibold|demi|-w[6-9]\b|w[6-9]$", re.IGNORECASE)
+_NUMBERED = lazy_compile(r"^\s*(\d+(?:[.．]\d+)*)[.．)）]?\s+\S|^\s*(\d+(?:[.．]\d+)+)\S")
+_CHAPTER = lazy_compile(rf"^\s*(?:{zh.NUMBERED_DIVISION}|{en.NUMBERED_DIVISION})", re.IGNORECASE)
 
 _CHAPTER_DEPTH = {**zh.DIVISION_DEPTHS, **en.DIVISION_DEPTHS}
-_CN_ENUM = re.compile(zh.ENUMERATION)
-_BULLET = re.compile(r"^\s*(?:[•●○◦▪■□・‐–—\-*]|\(?\d{1,2}[).）]|[（(][0-9０-９a-z][)）]|[①-⑳])\s*\S")
-_CAPTION = re.compile(
+_CN_ENUM = lazy_compile(zh.ENUMERATION)
+_BULLET = lazy_compile(r"^\s*(?:[•●○◦▪■□・‐–—\-*]|\(?\d{1,2}[).）]|[（(][0-9０-９a-z][)）]|[①-⑳])\s*\S")
+_CAPTION = lazy_compile(
     rf"^\s*({en.CAPTION_WORDS}|{ja.CAPTION_WORDS}|{zh.CAPTION_WORDS})\s*[0-9０-９{zh.HAN_DIGITS}]+", re.IGNORECASE
 )
-_SENTENCE_END = re.compile(r"[。.!?！？:：;；,，、]$")
+_SENTENCE_END = lazy_compile(r"[。.!?！？:：;；,，、]$")
 
 
 @dataclass

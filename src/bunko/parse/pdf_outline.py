@@ -24,15 +24,16 @@ from typing import Any
 
 from bunko.parse.pdf_layout import Segment, TextRun, heading_depth
 from bunko.schema import ElementKind
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.lexicon import en, zh
 
-_NUMBERING = re.compile(
+_NUMBERING = lazy_compile(
     rf"^\s*(?:{en.OUTLINE_NUMBER}|{zh.OUTLINE_DIVISION}"
     rf"|\d+(?:[.．]\d+)*[.．]?|[a-z][.．]\d+(?:[.．]\d+)*[.．]?|{zh.OUTLINE_ENUMERATION})\s*",
     re.IGNORECASE,
 )
-_LABEL_ONLY = re.compile(rf"^\s*(?:{en.DIVISION_LABEL}|{zh.DIVISION_LABEL})\s*[.:]?\s*$", re.IGNORECASE)
-_LEADER = re.compile(r"(?:\s*[.·・…]){4,}\s*\d*\s*$")
+_LABEL_ONLY = lazy_compile(rf"^\s*(?:{en.DIVISION_LABEL}|{zh.DIVISION_LABEL})\s*[.:]?\s*$", re.IGNORECASE)
+_LEADER = lazy_compile(r"(?:\s*[.·・…]){4,}\s*\d*\s*$")
 PAGE_SLACK = 1
 """An entry's destination may be the page before its heading (it points at the top of the break)."""
 MIN_LEADERS = 5

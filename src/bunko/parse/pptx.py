@@ -25,16 +25,17 @@ from bunko.parse.limits import unreadable_package
 from bunko.parse.ocr import Tesseract
 from bunko.parse.tables import table_markdown, table_meta
 from bunko.schema import ElementKind, ParsedDocument
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.lexicon import en, ja, zh
 
 MIME = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
 _EMU_PER_POINT = 12700
 _TITLES = (PP_PLACEHOLDER.TITLE, PP_PLACEHOLDER.CENTER_TITLE, PP_PLACEHOLDER.VERTICAL_TITLE)
-_DEFAULT_NAME = re.compile(
+_DEFAULT_NAME = lazy_compile(
     rf"^(?:{en.DEFAULT_PICTURE_NAMES}|{ja.DEFAULT_PICTURE_NAMES}|{zh.DEFAULT_PICTURE_NAMES})\s*\d*$", re.IGNORECASE
 )
 """A shape name PowerPoint made up ("Picture 3"): says nothing about the picture."""
-_FILE_NAME = re.compile(r"^[^\s/\\]+\.(?:png|jpe?g|gif|bmp|tiff?|webp|emf|wmf|svg)$", re.IGNORECASE)
+_FILE_NAME = lazy_compile(r"^[^\s/\\]+\.(?:png|jpe?g|gif|bmp|tiff?|webp|emf|wmf|svg)$", re.IGNORECASE)
 _BODIES = (PP_PLACEHOLDER.BODY, PP_PLACEHOLDER.OBJECT, PP_PLACEHOLDER.VERTICAL_BODY, PP_PLACEHOLDER.SUBTITLE)
 
 

@@ -8,8 +8,9 @@ from pathlib import Path
 from bunko.parse.base import ElementBuilder
 from bunko.parse.encoding import decode, encoding_meta
 from bunko.schema import ElementKind, ParsedDocument
+from bunko.text.lazy_regex import lazy_compile
 
-_BLOCK = re.compile(r"\S.*?(?=\n[ \t]*\n|\Z)", re.DOTALL)
+_BLOCK = lazy_compile(r"\S.*?(?=\n[ \t]*\n|\Z)", re.DOTALL)
 
 
 class TextParser:

@@ -30,10 +30,11 @@ from bunko.parse.base import ElementBuilder, dist_version
 from bunko.parse.limits import unreadable_package
 from bunko.parse.tables import table_markdown, table_meta
 from bunko.schema import ElementKind, ParsedDocument
+from bunko.text.lazy_regex import lazy_compile
 
 MIME = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 ROWS_PER_PART = 100
-_DECIMALS = re.compile(r"0\.(0+)")
+_DECIMALS = lazy_compile(r"0\.(0+)")
 
 
 def display(value: Any, number_format: str = "General") -> str:

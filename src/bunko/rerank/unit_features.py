@@ -18,11 +18,12 @@ from dataclasses import astuple, dataclass, fields
 
 import numpy as np
 
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.lexicon import en, ja, zh
 
-_LEAD_IN = re.compile(rf"[:：]\s*$|{ja.LEAD_IN}|{zh.LEAD_IN}|{en.LEAD_IN}", re.IGNORECASE)
+_LEAD_IN = lazy_compile(rf"[:：]\s*$|{ja.LEAD_IN}|{zh.LEAD_IN}|{en.LEAD_IN}", re.IGNORECASE)
 """A unit that announces what follows ("…は次のとおりです。", "as follows:") points at the answer without being it."""
-_SPACE = re.compile(r"\s+")
+_SPACE = lazy_compile(r"\s+")
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,7 @@ def folded(text: str) -> str:
     return _SPACE.sub("", unicodedata.normalize("NFKC", text).casefold())
 
 
-_LIST_ITEM = re.compile(r"^\s*(?:[-*•・]|\d{1,3}[.)．、])\s*")
+_LIST_ITEM = lazy_compile(r"^\s*(?:[-*•・]|\d{1,3}[.)．、])\s*")
 """A list item's marker: a bullet, or a number with a dot or parenthesis."""
 
 

@@ -13,21 +13,22 @@ from collections.abc import Mapping, Sequence
 
 from bunko.index.bm25_formula import share_idf
 from bunko.text.analyzers import identifiers
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.lexicon import en, ja, zh
 from bunko.text.scripts import has_ja_zh
 
-_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_.+:/][A-Za-z0-9]+)*")
-_DOTTED_NAME = re.compile(r"[a-z][a-z0-9-]*(?:[._][a-z0-9]{2,})+")
+_LATIN_WORD = lazy_compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_.+:/][A-Za-z0-9]+)*")
+_DOTTED_NAME = lazy_compile(r"[a-z][a-z0-9-]*(?:[._][a-z0-9]{2,})+")
 """A lower-case name with a dot or underscore inside: a file (``journald.conf``), a setting (``vm.swappiness``,
 ``sshd_config``) — named things however they are written."""
-_EXAMPLE = re.compile(
+_EXAMPLE = lazy_compile(
     f"{en.EXAMPLE}|{ja.EXAMPLE}|{zh.EXAMPLE}|{ja.EXAMPLE_LIKE}|{zh.EXAMPLE_LIKE}",
     re.IGNORECASE,
 )
 """An example the question gives ("e.g. Portuguese first, then Spanish", 例えば日本語, 比如中文, Mozc のような,
 像 /tmp 这样, "dch などのツール", "dch 等工具" — a Latin name spaced from など / 等 as ja and zh write it): its names
 illustrate what is asked and need not appear in the passage that answers it."""
-_PLACEHOLDER = re.compile(r"[._:-](?:x+|\*)(?=$|[._:-])", re.IGNORECASE)
+_PLACEHOLDER = lazy_compile(r"[._:-](?:x+|\*)(?=$|[._:-])", re.IGNORECASE)
 """A part written as a wildcard after the first ("192.168.x.x", "2.6.x", "10.0.*"): the term is a pattern standing for
 many names, and a passage writes one of them (192.168.0.0/16, 168.192.in-addr.arpa), never the pattern."""
 
@@ -141,7 +142,7 @@ def rarest_term(terms: Sequence[str], weights: Mapping[str, float] | None) -> st
     return max(terms, key=lambda term: weights.get(term, 0.0))
 
 
-_KATAKANA_WORD = re.compile(r"[ァ-ヺ][ァ-ヺー]{2,}")
+_KATAKANA_WORD = lazy_compile(r"[ァ-ヺ][ァ-ヺー]{2,}")
 """A katakana word of three letters or more: in Japanese the names of things borrowed from other languages
 (リファレンス, シングルユーザーモード), written as one word where a Chinese or English question would use a name."""
 

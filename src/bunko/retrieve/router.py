@@ -16,16 +16,17 @@ from dataclasses import dataclass, field, replace
 
 from bunko.config import RetrieveConfig
 from bunko.text.analyzers import identifiers
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.lexicon import en, ja, zh
 from bunko.text.questions import names_topic, quoted_phrases
 from bunko.text.table_questions import table_intent
 
-_RELATIONAL = re.compile(f"{en.RELATIONAL}|{ja.RELATIONAL}|{zh.RELATIONAL}", re.IGNORECASE)
+_RELATIONAL = lazy_compile(f"{en.RELATIONAL}|{ja.RELATIONAL}|{zh.RELATIONAL}", re.IGNORECASE)
 """Words that point from one fact to another ("the tool *that* …", "*its* configuration", その, 该): a question
 that needs two facts names the first and refers back to it for the second."""
 
-_SECTION_NUMBER = re.compile(rf"{en.SECTION_NUMBER}|§\s*(\d+(?:[.．]\d+)*)|{zh.SECTION_NUMBER}", re.IGNORECASE)
-_SECTION_TITLE = re.compile(
+_SECTION_NUMBER = lazy_compile(rf"{en.SECTION_NUMBER}|§\s*(\d+(?:[.．]\d+)*)|{zh.SECTION_NUMBER}", re.IGNORECASE)
+_SECTION_TITLE = lazy_compile(
     rf"[\"'“「『][^\"'”」』]{{1,80}}[\"'”」』]\s*[，,]?\s*[{ja.TITLE_PARTICLE}{zh.TITLE_PARTICLE}]?\s*"
     rf"(?:{en.SECTION_WORDS}|{ja.SECTION_WORDS}|{zh.SECTION_WORDS})"
     f"|{en.SECTION_TITLE_REFERENCES}",
@@ -34,8 +35,8 @@ _SECTION_TITLE = re.compile(
 """A section named by its quoted title (searched for, so the order of the section words is free)."""
 
 
-_DIGIT = re.compile(r"\d")
-_MANUAL_SECTION = re.compile(
+_DIGIT = lazy_compile(r"\d")
+_MANUAL_SECTION = lazy_compile(
     rf"(?:\bman\b(?:\s*(?:{en.MAN_PAGE}|{zh.MAN_PAGE}|{ja.MAN_PAGE}))?|\bmanual pages?)\s*(?:{en.POSSESSIVE}|{ja.POSSESSIVE}|{zh.POSSESSIVE})?\s*$",
     re.IGNORECASE,
 )
@@ -99,7 +100,7 @@ def quoted_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route 
                  "a quoted phrase favours keyword search")
 
 
-_GLOBAL = re.compile(f"{en.GLOBAL}|{ja.GLOBAL}|{zh.GLOBAL}", re.IGNORECASE)
+_GLOBAL = lazy_compile(f"{en.GLOBAL}|{ja.GLOBAL}|{zh.GLOBAL}", re.IGNORECASE)
 """Questions about the collection as a whole ("the main topics", 概要, 主要内容): no passage answers them alone. 全体 and
 总体 only of the documents: "システム全体の設定ファイル" is the system-wide file, "まとめて" is "together"."""
 

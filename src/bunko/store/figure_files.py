@@ -11,23 +11,23 @@ from __future__ import annotations
 
 import io
 import os
-import re
 import shutil
 import uuid
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from PIL import Image
-
 from bunko.index.atomic import replacing
+from bunko.text.lazy_regex import lazy_compile
 
 THUMBNAIL_MAX_SIDE = 320
 FOLDER = "figures"
-_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_ID = lazy_compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
 def thumbnail(png: bytes, max_side: int = THUMBNAIL_MAX_SIDE) -> bytes:
     """A figure's picture shrunk to `max_side` on its longest side, as PNG."""
+    from PIL import Image
+
     with Image.open(io.BytesIO(png)) as image:
         image.thumbnail((max_side, max_side), Image.Resampling.LANCZOS)
         out = io.BytesIO()

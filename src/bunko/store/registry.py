@@ -9,7 +9,6 @@ DSN and given as ``PGPASSWORD`` or in ``~/.pgpass``, as libpq reads them.
 
 from __future__ import annotations
 
-import re
 import threading
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -21,9 +20,10 @@ from bunko.errors import CollectionError, ConfigError
 from bunko.store.base import Store
 from bunko.store.local import LocalStore
 from bunko.store.lock import WRITE_LOCK, WriterLock
+from bunko.text.lazy_regex import lazy_compile
 
 LOCAL = "local"
-_SCHEMA_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
+_SCHEMA_NAME = lazy_compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
 
 
 def is_postgres(store: str) -> bool:

@@ -13,12 +13,13 @@ import re
 import unicodedata
 from collections.abc import Callable
 
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.lexicon import en, ja, zh
 from bunko.text.scripts import CJK
 
 _WORD_CHAR = rf"[^\W_{CJK}]"
-_TOKEN = re.compile(rf"(?P<cjk>[{CJK}]+)|(?P<word>{_WORD_CHAR}+(?:[-_./:,]{_WORD_CHAR}+)*)", re.UNICODE)
-_SPLIT_CODE = re.compile(r"[-_./:,]")
+_TOKEN = lazy_compile(rf"(?P<cjk>[{CJK}]+)|(?P<word>{_WORD_CHAR}+(?:[-_./:,]{_WORD_CHAR}+)*)", re.UNICODE)
+_SPLIT_CODE = lazy_compile(r"[-_./:,]")
 
 Analyzer = Callable[[str], list[str]]
 
@@ -33,7 +34,7 @@ the question's coverage: on the Debian Reference questions, dropping them from t
 lifted keyword nDCG@10 from 0.955 to 0.981 (ja) and 0.986 to 0.990 (zh)
 (bench/bench_fusion.py). Applied to queries only, so indexes stay as they are."""
 
-_QUESTION_FORM = re.compile("|".join(re.escape(form) for form in sorted(QUESTION_FORMS, key=len, reverse=True)))
+_QUESTION_FORM = lazy_compile("|".join(re.escape(form) for form in sorted(QUESTION_FORMS, key=len, reverse=True)))
 
 
 def query_text(question: str) -> str:
@@ -68,7 +69,7 @@ def multilingual(text: str) -> list[str]:
     return tokens
 
 
-_IDENTIFIER = re.compile(r"^(?=.*\d)(?=.*[a-z])[a-z0-9]+(?:[-_./:][a-z0-9]+)*$|^[a-z0-9]+(?:_[a-z0-9]+)+$")
+_IDENTIFIER = lazy_compile(r"^(?=.*\d)(?=.*[a-z])[a-z0-9]+(?:[-_./:][a-z0-9]+)*$|^[a-z0-9]+(?:_[a-z0-9]+)+$")
 
 
 def identifiers(tokens: list[str]) -> set[str]:

@@ -25,6 +25,7 @@ from enum import StrEnum
 from functools import lru_cache
 
 from bunko.text.dimensions import SHORTCUT_NAMES, asked_dimension, states_dimension
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.lexicon import en, ja, zh
 from bunko.text.scripts import has_ja_zh
 from bunko.text.units import row_pairs
@@ -59,13 +60,13 @@ def _question_pattern(kind: AnswerType) -> str:
 
 
 _QUESTION_PATTERNS: list[tuple[AnswerType, str]] = [(kind, _question_pattern(kind)) for kind in _ASKED_ORDER]
-_QUESTION_RES = [(kind, re.compile(pattern, re.IGNORECASE)) for kind, pattern in _QUESTION_PATTERNS]
-_NOT_ASKED = re.compile(f"{en.NOT_ASKED}|{ja.NOT_ASKED}|{zh.NOT_ASKED}", re.IGNORECASE)
+_QUESTION_RES = [(kind, lazy_compile(pattern, re.IGNORECASE)) for kind, pattern in _QUESTION_PATTERNS]
+_NOT_ASKED = lazy_compile(f"{en.NOT_ASKED}|{ja.NOT_ASKED}|{zh.NOT_ASKED}", re.IGNORECASE)
 """A setting the question says it does *not* use ("mounted without any option", オプションを付けずに, 什么选项都不加) is
 the situation, not what is asked: "…without options, which encoding does mount assume?" asks for an encoding."""
 
 
-_QUANTITY_QUESTION = re.compile(f"{ja.QUANTITY_QUESTION}|{zh.QUANTITY_QUESTION}|{en.QUANTITY_QUESTION}", re.IGNORECASE)
+_QUANTITY_QUESTION = lazy_compile(f"{ja.QUANTITY_QUESTION}|{zh.QUANTITY_QUESTION}|{en.QUANTITY_QUESTION}", re.IGNORECASE)
 
 
 def wants_quantity(question: str) -> bool:
@@ -87,8 +88,8 @@ def question_type(question: str) -> AnswerType:
     return AnswerType.NONE
 
 
-_PATH = re.compile(r"(?<![\w/])(?:~|\.{1,2})?/(?:[\w.*@%+-]+/)*[\w.*@%+-]+/?|(?<![\w/])~/[\w.*@%+-]+|\"?\$HOME/[\w./-]+")
-_OPTION = re.compile(
+_PATH = lazy_compile(r"(?<![\w/])(?:~|\.{1,2})?/(?:[\w.*@%+-]+/)*[\w.*@%+-]+/?|(?<![\w/])~/[\w.*@%+-]+|\"?\$HOME/[\w./-]+")
+_OPTION = lazy_compile(
     r"(?<![\w-])--?[A-Za-z][\w-]*(?:=[\w./:-]+)?"  # -t, --verbose, --opt=value
     r"|\b[A-Za-z][\w-]*=[\w\"'./:,-]+"  # break=init, MAILTO=root
     r"|\b[A-Z][A-Za-z0-9]*(?:::[A-Za-z0-9-]+)+"  # APT::Acquire::http::Dl-Limit
@@ -96,26 +97,26 @@ _OPTION = re.compile(
     r"|\$[({][A-Za-z_][A-Za-z0-9_]*[)}]"  # $(DESTDIR), ${HOME}
     r"|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b"  # KERN_ERR, GRUB_TIMEOUT
 )
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*(?:[~+][0-9A-Za-z.]+|-\d[0-9A-Za-z.]*)*")
+_NUMBER = lazy_compile(r"\d+(?:[.,]\d+)*(?:[~+][0-9A-Za-z.]+|-\d[0-9A-Za-z.]*)*")
 """A number with the version suffixes it may carry ("1.0.1-1~rc1", "2.36-9+deb12u1"): the span is the whole version, so
 "1.0.1-1~rc1" is new beside a question that names 1.0.1-1."""
-_NOT_A_VALUE = re.compile(
+_NOT_A_VALUE = lazy_compile(
     r"\b[a-z][\w.+-]*\(\d[a-z]?\)"  # manual references: sudo(8)
     f"|{zh.CHAPTER_REFERENCES}|{en.CROSS_REFERENCES}|{zh.FIGURE_REFERENCES}",  # cross-references
     re.IGNORECASE,
 )
 """Numbers that are not values: a manual section, a chapter, section or table reference."""
-_PROMPT_LINE = re.compile(r"^\s*(?:[$#%>]|\w+@[\w.-]+[:$#])\s*\S", re.MULTILINE)
-_PACKAGE = re.compile(r"(?<![\w./-])[a-z0-9][a-z0-9+.]*-[a-z0-9+.-]+|(?<![\w./-])[a-z][a-z0-9]*\d[a-z0-9]*(?![\w/])", re.IGNORECASE)
-_PROGRAM_REFERENCE = re.compile(r"\b[a-z][\w.+-]*\(\d[a-z]?\)")
+_PROMPT_LINE = lazy_compile(r"^\s*(?:[$#%>]|\w+@[\w.-]+[:$#])\s*\S", re.MULTILINE)
+_PACKAGE = lazy_compile(r"(?<![\w./-])[a-z0-9][a-z0-9+.]*-[a-z0-9+.-]+|(?<![\w./-])[a-z][a-z0-9]*\d[a-z0-9]*(?![\w/])", re.IGNORECASE)
+_PROGRAM_REFERENCE = lazy_compile(r"\b[a-z][\w.+-]*\(\d[a-z]?\)")
 """A program or file named as in Unix manuals: checkbashisms(1), crontab(5)."""
-_NAMED_PROGRAM = re.compile(
+_NAMED_PROGRAM = lazy_compile(
     rf"[A-Za-z][\w.+-]*\s?(?:{zh.PROGRAM_WORDS}|{ja.PROGRAM_WORDS})"
     rf"|(?:{zh.PROGRAM_WORDS}|{ja.PROGRAM_WORDS})\s?[A-Za-z][\w.+-]*"
 )
 """A Latin name called a program, command, tool or script in Japanese or Chinese prose ("xeyes 程序", "コマンド chvt",
 "update-inetd スクリプト")."""
-_CALLED_PROGRAM = re.compile(
+_CALLED_PROGRAM = lazy_compile(
     rf"\b(?:the|an?)\s+(?!(?:{en.GENERIC_BEFORE_PROGRAM})\b)([a-z][\w.+-]*)\s+"
     + en.PROGRAM_WORDS
     + r"|\b([a-z][\w+]*(?:[-_.][\w+]+)+|[a-z]+\d\w*)\s+" + en.PROGRAM_WORDS
@@ -125,7 +126,7 @@ _CALLED_PROGRAM = re.compile(
 """A name an English sentence calls a command, program or tool ("the mount command", "an aa-unconfined command",
 "update-inetd script"; not "the following command"), or that a Japanese or Chinese sentence defines as one
 ("logrotate はログファイルの循環を担当しているプログラム", "apt-get 是一个命令行工具")."""
-_NAMED_SETTING = re.compile(
+_NAMED_SETTING = lazy_compile(
     r"\b([A-Z][A-Z0-9_]{2,}|[A-Za-z]\w*(?:[._]|::)[\w.:]+)\s+" + en.SETTING_WORDS
     + rf"|([A-Za-z][\w.:-]*)\s?(?:{ja.SETTING_WORDS}|{zh.SETTING_WORDS})"
 )
@@ -133,16 +134,16 @@ _NAMED_SETTING = re.compile(
 "LANG 变量", "pgpsigurlmangle 选项", "noatime オプション"):
 the setting an option question asks for, written without the dash, ``=`` or underscore `_OPTION` knows it by. In
 English only a name-shaped word counts (capitals, a dot, ``::``), so "this setting" names nothing."""
-_LATIN_RUN = re.compile(r"[A-Za-z][\w.+-]*")
-_COMMAND_CELL = re.compile(r"[a-z][\w.+-]*(?:\s+[^\s/]+)+")
+_LATIN_RUN = lazy_compile(r"[A-Za-z][\w.+-]*")
+_COMMAND_CELL = lazy_compile(r"[a-z][\w.+-]*(?:\s+[^\s/]+)+")
 """A table cell holding a command line: a lower-case program name and arguments ("aptitude safe-upgrade",
 "postsuper -d ALL"), at least one of which is option- or identifier-shaped (`_COMMAND_ARGUMENT`), so that a cell of
 plain words ("normal but significant condition") is not one."""
-_COMMAND_ARGUMENT = re.compile(r"[-=]|\w\.\w|\b[A-Z]{2,}\b")
-_COMMAND_HEADER = re.compile(f"{en.COMMAND_HEADER}|{ja.COMMAND_HEADER}|{zh.COMMAND_HEADER}", re.IGNORECASE)
+_COMMAND_ARGUMENT = lazy_compile(r"[-=]|\w\.\w|\b[A-Z]{2,}\b")
+_COMMAND_HEADER = lazy_compile(f"{en.COMMAND_HEADER}|{ja.COMMAND_HEADER}|{zh.COMMAND_HEADER}", re.IGNORECASE)
 """A column header naming commands ("Command snippets", "コマンド断片", "命令片段", "postfix 命令"): its cells are
 command lines whatever their arguments look like ("systemd-analyze blame")."""
-_PROGRAM_NAME = re.compile(r"[a-z][\w.+-]*(?:\s+\S+)*")
+_PROGRAM_NAME = lazy_compile(r"[a-z][\w.+-]*(?:\s+\S+)*")
 _CELL_QUOTES = "\"'“”「」`"
 
 
@@ -162,8 +163,8 @@ def _named(pattern: re.Pattern[str], text: str) -> list[str]:
     return [next(name for name in m.groups() if name) for m in pattern.finditer(text)]
 
 
-_EXCLUDED = re.compile(f"{en.EXCLUDED}|{ja.EXCLUDED}|{zh.EXCLUDED}", re.IGNORECASE)
-_LIST_WORD = re.compile(r"[A-Za-z0-9][\w.~/-]{2,}")
+_EXCLUDED = lazy_compile(f"{en.EXCLUDED}|{ja.EXCLUDED}|{zh.EXCLUDED}", re.IGNORECASE)
+_LIST_WORD = lazy_compile(r"[A-Za-z0-9][\w.~/-]{2,}")
 
 
 @lru_cache(maxsize=256)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.lexicon import en, ja, zh
 
 
@@ -38,7 +39,7 @@ _ASKED: list[tuple[Dimension, str]] = [
                       Dimension.KEY_COMBINATION)
 ]
 """Each dimension's interrogatives in the three languages; any of them names it (searched for, so their order is free)."""
-_ASKED_RES = [(dimension, re.compile(pattern, re.IGNORECASE)) for dimension, pattern in _ASKED]
+_ASKED_RES = [(dimension, lazy_compile(pattern, re.IGNORECASE)) for dimension, pattern in _ASKED]
 
 _NUMERAL = rf"(?:\d+(?:[.,]\d+)*|[{zh.HAN_COUNT_NUMERALS}]+|\b(?:{en.NUMBER_WORDS})\b)"
 
@@ -58,7 +59,7 @@ _STATED: dict[Dimension, str] = {
     for dimension in Dimension
 }
 """Any of these states the dimension (searched for, so their order is free)."""
-_STATED_RES = {dimension: re.compile(pattern, re.IGNORECASE) for dimension, pattern in _STATED.items()}
+_STATED_RES = {dimension: lazy_compile(pattern, re.IGNORECASE) for dimension, pattern in _STATED.items()}
 
 
 def asked_dimension(question: str) -> Dimension | None:

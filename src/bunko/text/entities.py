@@ -32,6 +32,7 @@ from itertools import pairwise
 from typing import Any
 
 from bunko.text.inflection import acronym, acronym_plural, singular
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.lexicon import en, zh
 from bunko.text.scripts import HAN, KANA_CHAR, KATAKANA
 
@@ -62,18 +63,18 @@ _HYPHENATED_CODE = r"[a-z0-9+]+(?:-[a-z0-9+]+)+|(?=[A-Za-z-]*\d)[A-Za-z0-9+]+(?:
 """apt-get, libc6-dev, E-1024: lower case or holding a digit (a capitalised "Pre-installed" is a phrase)."""
 _MIXED = r"(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{2,}(?:[_+][A-Za-z0-9]+)*"
 _SNAKE = r"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+"
-_TECHNICAL = re.compile(
+_TECHNICAL = lazy_compile(
     rf"(?<![A-Za-z0-9_/.~-])(?:{_PATH}|{_OPTION}|{_DOTTED}|{_SNAKE}|{_HYPHENATED_CODE}|{_MIXED})(?![A-Za-z0-9_/-])", re.ASCII
 )
 """ASCII boundaries: in Japanese and Chinese text a path is followed by a Han letter, which `\\w` would count as part of it."""
-_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z']*[A-Za-z]|[A-Za-z]")
-_PHRASE_BREAK = re.compile(r"[^\sA-Za-z']")
+_LATIN_WORD = lazy_compile(r"[A-Za-z][A-Za-z']*[A-Za-z]|[A-Za-z]")
+_PHRASE_BREAK = lazy_compile(r"[^\sA-Za-z']")
 _TRAILING_PUNCT = ".:,;'"
 
-_KANJI_KATAKANA_RUN = re.compile(rf"[{HAN}{KATAKANA}々〆ヶ]{{2,}}")
-_KATAKANA_LONG_VOWEL = re.compile(rf"(?<=[{KATAKANA}]{{3}})ー(?![{KATAKANA}])")
-_HAN_RUN = re.compile(f"[{HAN}]+")
-_CHINESE_FUNCTION_CHARS = re.compile(f"[{zh.FUNCTION_CHARACTERS}{zh.NOUN_RUN_BREAKS}]")
+_KANJI_KATAKANA_RUN = lazy_compile(rf"[{HAN}{KATAKANA}々〆ヶ]{{2,}}")
+_KATAKANA_LONG_VOWEL = lazy_compile(rf"(?<=[{KATAKANA}]{{3}})ー(?![{KATAKANA}])")
+_HAN_RUN = lazy_compile(f"[{HAN}]+")
+_CHINESE_FUNCTION_CHARS = lazy_compile(f"[{zh.FUNCTION_CHARACTERS}{zh.NOUN_RUN_BREAKS}]")
 _CHINESE_NOUN_TAGS = ("n", "nr", "ns", "nt", "nz", "nw", "vn", "eng")
 _SUDACHI_NOUNS = frozenset({"名詞"})
 _SUDACHI_SKIP_SUBTYPES = frozenset({"数詞", "代名詞", "助数詞"})

@@ -40,6 +40,7 @@ import codecs
 import re
 import unicodedata
 
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.lexicon import en, ja, zh
 from bunko.text.sentences import split_spans
 
@@ -76,28 +77,28 @@ _CJK_PATTERNS = [
     *ja.INJECTION_RULES,
     *zh.INJECTION_RULES,
 ]
-_INSTRUCTION = re.compile("|".join(f"(?:{p})" for p in _PATTERNS), re.IGNORECASE | re.DOTALL)
-_CJK_INSTRUCTION = re.compile("|".join(f"(?:{p})" for p in _CJK_PATTERNS), re.IGNORECASE | re.DOTALL)
+_INSTRUCTION = lazy_compile("|".join(f"(?:{p})" for p in _PATTERNS), re.IGNORECASE | re.DOTALL)
+_CJK_INSTRUCTION = lazy_compile("|".join(f"(?:{p})" for p in _CJK_PATTERNS), re.IGNORECASE | re.DOTALL)
 """The rules that need a ja/zh character, tried only on a text that holds one; `_INSTRUCTION` only on one holding Latin letters."""
-_LATIN = re.compile(r"[A-Za-z]{2}")
-_ROLE = re.compile(rf"(?:^|[\s>\]])(?:{en.ROLE_LABELS})(?: (?:{en.ROLE_LABEL_KINDS}))?\s*[:：]")
+_LATIN = lazy_compile(r"[A-Za-z]{2}")
+_ROLE = lazy_compile(rf"(?:^|[\s>\]])(?:{en.ROLE_LABELS})(?: (?:{en.ROLE_LABEL_KINDS}))?\s*[:：]")
 """Upper-case role labels ("SYSTEM: …"): case-sensitive, so a table row "System: Ubuntu 22.04" is left alone."""
 
 
-_INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+_INVISIBLE = lazy_compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 """Zero-width, bidi-control and soft-hyphen characters: a reader does not see them, a regex does ("Ig\u200bnore")."""
 _LOOKALIKE = str.maketrans(
     "аеорсухіјѕԁАВЕКМНОРСТХІЈЅαοιρτυνκΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
     "aeopcyxijsdABEKMHOPCTXIJSaoiptuvkABEZHIKMNOPTYX",
 )
-_MIXED_SCRIPT = re.compile(r"[A-Za-z][\u0370-\u04ff]|[\u0370-\u04ff][A-Za-z]")
+_MIXED_SCRIPT = lazy_compile(r"[A-Za-z][\u0370-\u04ff]|[\u0370-\u04ff][A-Za-z]")
 """A word mixing Latin with Cyrillic or Greek letters ("ignоre" with a Cyrillic о); a Russian or Greek text is left alone."""
-_ROT13_HINT = re.compile(rf"\b(?:{en.ROT13_INSTRUCTION_WORDS})\b", re.IGNORECASE)
+_ROT13_HINT = lazy_compile(rf"\b(?:{en.ROT13_INSTRUCTION_WORDS})\b", re.IGNORECASE)
 """rot13 of the words an English instruction is made of ("vtaber" is "ignore"): only then is the text read as rot13."""
-_BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{24,}={0,2}")
+_BASE64_RUN = lazy_compile(r"[A-Za-z0-9+/_-]{24,}={0,2}")
 _URL_SAFE = str.maketrans("-_", "+/")
 _MAX_DECODED_RUNS = 8
-_LINK_TEXT = re.compile(
+_LINK_TEXT = lazy_compile(
     r"!?\[([^\]\n]{1,500})\]\(|<a\b[^>]*>([^<]{1,500})</a\s*>"
     r"|\b(?:alt|title|aria-label)\s*=\s*(?:\"([^\"]{1,500})\"|'([^']{1,500})')",
     re.IGNORECASE,
@@ -180,15 +181,15 @@ def withhold_instructions(text: str) -> str:
     return "\n".join(lines)
 
 
-_CONTROL = re.compile(
+_CONTROL = lazy_compile(
     r"<\|[^|<>\s]{1,40}\|>|\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>"
     r"|</?\s*(?:source|system|assistant|user|instructions?|documents?|context|sys)\b[^<>]{0,80}>",
     re.IGNORECASE,
 )
 _BRACKETS = str.maketrans({"<": "＜", ">": "＞", "[": "［", "]": "］"})
 _MARK = r"\[\d{1,3}(?:[,，、\-–]\s*\d{1,3})*\]"
-_MARKS = re.compile(rf"(?<![A-Za-z0-9_)\]])(?:{_MARK})+")
-_ATTACHED_MARKS = re.compile(rf"(?:{_MARK})+")
+_MARKS = lazy_compile(rf"(?<![A-Za-z0-9_)\]])(?:{_MARK})+")
+_ATTACHED_MARKS = lazy_compile(rf"(?:{_MARK})+")
 """``[3]``, ``[1][2]``, ``[1, 2]``: marks a document wrote; not an index such as ``a[0] = 1`` in a code line
 (in code-like text only marks after a space or punctuation count)."""
 

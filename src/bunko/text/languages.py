@@ -14,12 +14,12 @@ every indexed chunk at load from its BM25 vocabulary, and every store judges the
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 import numpy as np
 from scipy import sparse
 
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.scripts import HAN_CHAR, JA_ZH_CHAR, KANA_CHAR
 from bunko.text.sentences import split_sentences
 
@@ -107,7 +107,7 @@ def _encodes(character: str, codec: str) -> bool:
     return True
 
 
-_LATIN = re.compile(r"[A-Za-z]")
+_LATIN = lazy_compile(r"[A-Za-z]")
 TEXT_CJK_SHARE = 0.15
 """Share of kana and Han among a passage's letters from which it is Japanese or Chinese prose (technical CJK text
 is full of Latin names)."""

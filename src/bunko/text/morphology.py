@@ -9,16 +9,16 @@ rules as the multilingual analyzer, so only the CJK side changes.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from functools import cache
 
 from bunko.errors import ConfigError
 from bunko.text.analyzers import Analyzer, cjk_bigrams, multilingual, normalize
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.scripts import JA_ZH, KANA_CHAR
 
-_JA_ZH_RUN = re.compile(f"[{JA_ZH}]+")
-_PUNCT_ONLY = re.compile(r"^[\W_]+$")
+_JA_ZH_RUN = lazy_compile(f"[{JA_ZH}]+")
+_PUNCT_ONLY = lazy_compile(r"^[\W_]+$")
 
 Segmenter = Callable[[str], list[str]]
 

@@ -12,6 +12,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.lexicon import common, en, ja, zh
 
 NUMBER, PERCENT, CURRENCY, DATE = "number", "percent", "currency", "date"
@@ -46,18 +47,18 @@ _PREFIX = f"{common.CURRENCY_SIGN_PATTERN}|{zh.CURRENCY_BEFORE_NUMBER_PATTERN}|{
 _SUFFIX = f"{ja.CURRENCY_AFTER_NUMBER}|{zh.CURRENCY_AFTER_NUMBER}|%|{'|'.join(ja.PERCENT_WORDS)}|{en.UNITS_AFTER_NUMBER}"
 """ja and zh currency words start with different characters, so their order changes no match."""
 
-_QUANTITY = re.compile(
+_QUANTITY = lazy_compile(
     rf"(?P<sign>{_SIGN})?\s*(?P<prefix>{_PREFIX})?\s*(?P<sign2>{_SIGN})?(?P<amount>{_AMOUNT})(?P<scale>{en.SCALE_PATTERN})?"
     rf"\s*(?P<suffix>{_SUFFIX})?",
     re.IGNORECASE,
 )
-_DATE = re.compile(rf"(?P<y>\d{{4}})\s*(?:{zh.YEAR_MONTH_DAY}|[-/.](?P<m2>\d{{1,2}})[-/.](?P<d2>\d{{1,2}}))")
+_DATE = lazy_compile(rf"(?P<y>\d{{4}})\s*(?:{zh.YEAR_MONTH_DAY}|[-/.](?P<m2>\d{{1,2}})[-/.](?P<d2>\d{{1,2}}))")
 _EN_MONTHS = {m: i for i, m in enumerate(en.MONTH_ABBREVIATIONS, start=1)}
-_EN_DATE = re.compile(
+_EN_DATE = lazy_compile(
     r"\b(?:(?P<d1>\d{1,2})\s+(?P<m1>[A-Za-z]{3,9})\.?,?\s+(?P<y1>\d{4})|(?P<m2>[A-Za-z]{3,9})\.?\s+(?P<d2>\d{1,2}),?\s+(?P<y2>\d{4}))\b"
 )
-_PAREN_NEGATIVE = re.compile(r"^\((.+)\)$")
-_ANY_DIGIT = re.compile(r"\d")
+_PAREN_NEGATIVE = lazy_compile(r"^\((.+)\)$")
+_ANY_DIGIT = lazy_compile(r"\d")
 
 
 def normalize(text: str) -> str:
@@ -169,7 +170,7 @@ def find_quantities(text: str) -> list[Quantity]:
     return [q for _, _, q in quantity_spans(normalize(text))]
 
 
-_WORD_BEFORE = re.compile(r"[A-Za-z_]")
+_WORD_BEFORE = lazy_compile(r"[A-Za-z_]")
 
 
 def quantity_spans(clean: str) -> list[tuple[int, int, Quantity]]:

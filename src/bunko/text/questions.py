@@ -12,10 +12,11 @@ import operator
 import re
 from typing import Literal
 
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.lexicon import en, ja, zh
 from bunko.text.scripts import CJK_CHAR
 
-_QUOTED = re.compile(r"\"([^\"]+)\"|「([^」]+)」|“([^”]+)”|『([^』]+)』")
+_QUOTED = lazy_compile(r"\"([^\"]+)\"|「([^」]+)」|“([^”]+)”|『([^』]+)』")
 
 
 def quoted_phrases(question: str) -> list[str]:
@@ -25,7 +26,7 @@ def quoted_phrases(question: str) -> list[str]:
     return [next(part for part in m.groups() if part is not None).strip() for m in _QUOTED.finditer(question)]
 
 
-_STANDALONE_NUMBER = re.compile(r"(?<![A-Za-z0-9_.\-/:=])\d+(?:\.\d+)?(?![A-Za-z0-9_]|\.\d)")
+_STANDALONE_NUMBER = lazy_compile(r"(?<![A-Za-z0-9_.\-/:=])\d+(?:\.\d+)?(?![A-Za-z0-9_]|\.\d)")
 """A number written on its own ("level 3", "ポート 993", "级别3"), not a part of a name or option (``-n3``, ``ext4``,
 ``1.2.3``): CJK letters may touch it, since ja/zh write numbers against words without a space."""
 
@@ -37,7 +38,7 @@ def lookup_values(question: str) -> list[str]:
     return list(dict.fromkeys([*quoted_phrases(question), *_STANDALONE_NUMBER.findall(question)]))
 
 
-_SENTENCE_END = re.compile(r"(?<=[.?!])\s+|(?<=[。？！])")
+_SENTENCE_END = lazy_compile(r"(?<=[.?!])\s+|(?<=[。？！])")
 
 
 def asked_sentence(question: str) -> str | None:
@@ -49,13 +50,13 @@ def asked_sentence(question: str) -> str | None:
     return " ".join(asking) if len(asking) < len(sentences) else None
 
 
-_SENTENCE_MARK = re.compile(r"[?？]|[.。!！]\s*$")
-_LATIN_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+_SENTENCE_MARK = lazy_compile(r"[?？]|[.。!！]\s*$")
+_LATIN_WORD = lazy_compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 TOPIC_MAX_WORDS = 10
 TOPIC_MAX_CJK = 24
 
 
-_ASKS = re.compile(f"{en.ASKING}|{ja.ASKING}|{zh.ASKING}", re.IGNORECASE)
+_ASKS = lazy_compile(f"{en.ASKING}|{ja.ASKING}|{zh.ASKING}", re.IGNORECASE)
 """What makes a query a question or a request, even without its question mark: an interrogative or a request word
 ("how", 何, 什么, 几点, 请问), a Japanese ending that asks or wants (〜たい, 〜ですか), a Chinese pronoun or question
 particle (我想了解…, …吗); not the same characters inside a word of a topic (申请流程, 几乎, パスワードなどの設定)."""
@@ -70,20 +71,20 @@ def names_topic(query: str) -> bool:
     return len(_LATIN_WORD.findall(CJK_CHAR.sub(" ", query))) <= TOPIC_MAX_WORDS and len(CJK_CHAR.findall(query)) <= TOPIC_MAX_CJK
 
 
-_PARTS = re.compile(rf"(?<=[.?!。？！])\s*|{en.PART_JOINERS}|、|{ja.PART_JOINERS}|{zh.PART_JOINERS}")
-_GREETING = re.compile(rf"^\s*(?:{en.GREETING}|{ja.GREETING}|{zh.GREETING})\s*[!！.。?？~〜]*\s*$", re.IGNORECASE)
-_ARITHMETIC = re.compile(
+_PARTS = lazy_compile(rf"(?<=[.?!。？！])\s*|{en.PART_JOINERS}|、|{ja.PART_JOINERS}|{zh.PART_JOINERS}")
+_GREETING = lazy_compile(rf"^\s*(?:{en.GREETING}|{ja.GREETING}|{zh.GREETING})\s*[!！.。?？~〜]*\s*$", re.IGNORECASE)
+_ARITHMETIC = lazy_compile(
     rf"^\s*(?:{en.ARITHMETIC_LEAD}|{ja.ARITHMETIC_LEAD}|{zh.ARITHMETIC_LEAD})?\s*([\d\s.+\-*/×÷()（）]+?)\s*"
     rf"(?:=|＝|{ja.ARITHMETIC_TAIL}|{zh.ARITHMETIC_TAIL})?\s*[?？]?\s*$",
     re.IGNORECASE,
 )
 _CONVERSATION: list[tuple[str, re.Pattern[str]]] = [
-    ("summary", re.compile(f"{en.RECALL_SUMMARY}|{ja.RECALL_SUMMARY}|{zh.RECALL_SUMMARY}", re.IGNORECASE)),
-    ("answered", re.compile(f"{en.RECALL_ANSWERED}|{ja.RECALL_ANSWERED}|{zh.RECALL_ANSWERED}", re.IGNORECASE)),
-    ("asked", re.compile(f"{en.RECALL_ASKED}|{ja.RECALL_ASKED}|{zh.RECALL_ASKED}", re.IGNORECASE)),
+    ("summary", lazy_compile(f"{en.RECALL_SUMMARY}|{ja.RECALL_SUMMARY}|{zh.RECALL_SUMMARY}", re.IGNORECASE)),
+    ("answered", lazy_compile(f"{en.RECALL_ANSWERED}|{ja.RECALL_ANSWERED}|{zh.RECALL_ANSWERED}", re.IGNORECASE)),
+    ("asked", lazy_compile(f"{en.RECALL_ASKED}|{ja.RECALL_ASKED}|{zh.RECALL_ASKED}", re.IGNORECASE)),
 ]
 ConversationRequest = Literal["summary", "answered", "asked"]
-_FIRST = re.compile(f"{en.RECALL_FIRST}|{ja.RECALL_FIRST}|{zh.RECALL_FIRST}", re.IGNORECASE)
+_FIRST = lazy_compile(f"{en.RECALL_FIRST}|{ja.RECALL_FIRST}|{zh.RECALL_FIRST}", re.IGNORECASE)
 _OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
 
 
@@ -135,7 +136,7 @@ def _evaluate(node: ast.AST) -> float:
     raise ValueError("not arithmetic")
 
 
-_OVERVIEW = re.compile(f"{en.OVERVIEW}|{ja.OVERVIEW}|{zh.OVERVIEW}", re.IGNORECASE)
+_OVERVIEW = lazy_compile(f"{en.OVERVIEW}|{ja.OVERVIEW}|{zh.OVERVIEW}", re.IGNORECASE)
 
 
 def asks_for_overview(question: str) -> bool:

@@ -17,7 +17,7 @@ Japanese, Chinese or English, and Hangul is none of them (`JA_ZH`).
 
 from __future__ import annotations
 
-import re
+from bunko.text.lazy_regex import lazy_compile
 
 HIRAGANA = r"\u3040-\u309f"
 """Japanese particles and endings: a token holding one is grammar more often than content."""
@@ -52,11 +52,11 @@ CJK = KANA + HAN + HANGUL
 UNSPACED = CJK_PUNCTUATION + KANA + HAN + FULL_WIDTH
 """Scripts written without spaces between words: no space is put (or kept) between two of their characters."""
 
-KANA_CHAR = re.compile(f"[{KANA}]")
-HAN_CHAR = re.compile(f"[{HAN}]")
-JA_ZH_CHAR = re.compile(f"[{JA_ZH}]")
-CJK_CHAR = re.compile(f"[{CJK}]")
-UNSPACED_CHAR = re.compile(f"[{UNSPACED}]")
+KANA_CHAR = lazy_compile(f"[{KANA}]")
+HAN_CHAR = lazy_compile(f"[{HAN}]")
+JA_ZH_CHAR = lazy_compile(f"[{JA_ZH}]")
+CJK_CHAR = lazy_compile(f"[{CJK}]")
+UNSPACED_CHAR = lazy_compile(f"[{UNSPACED}]")
 
 
 def is_unspaced(char: str) -> bool:

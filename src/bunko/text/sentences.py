@@ -7,11 +7,10 @@ uppercase letter, digit, quote or CJK character follow. CJK stops always end one
 
 from __future__ import annotations
 
-import re
-
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.scripts import JA_ZH
 
-_SENTENCE_END = re.compile(
+_SENTENCE_END = lazy_compile(
     r"(?<=[。！？])[」』）\)\"']*"  # CJK stop, with any closing brackets
     r"|(?<=[.!?])[\"')\]]*(?=\s+[\"'(\[A-Z0-9" + JA_ZH + r"])"  # Latin stop before a new sentence
     r"|\n{2,}"
@@ -19,7 +18,7 @@ _SENTENCE_END = re.compile(
 )
 
 
-_ENUMERATOR = re.compile(r"\s*(?:\d{1,3}|[A-Za-z])[.)]")
+_ENUMERATOR = lazy_compile(r"\s*(?:\d{1,3}|[A-Za-z])[.)]")
 """A line that so far holds only a list item's number ("1.", "a)"): its stop numbers the step, it ends no sentence."""
 
 
@@ -27,8 +26,8 @@ def _numbers_a_step(text: str, end: int) -> bool:
     return bool(_ENUMERATOR.fullmatch(text, text.rfind("\n", 0, end) + 1, end))
 
 
-_SECTION_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)+\.$")
-_TITLE_QUOTE = re.compile(r"\s*[\"“'「『]")
+_SECTION_NUMBER = lazy_compile(r"(?<![\w.])\d+(?:\.\d+)+\.$")
+_TITLE_QUOTE = lazy_compile(r"\s*[\"“'「『]")
 
 
 def _numbers_a_reference(text: str, end: int) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.lexicon import en, ja, zh
 from bunko.text.numbers import DATE, Quantity, normalize, quantity_spans
 
@@ -20,27 +21,27 @@ OPERATIONS = (COUNT, SUM, AVG, MAX, MIN, TOP, BOTTOM, GROWTH, DIFFERENCE, LIST)
 
 _N = rf"(\d+|[{''.join(zh.DIGIT_VALUES)}])"
 
-_TOP = re.compile("|".join(part.format(n=_N) for part in (en.TOP_RANK, ja.TOP_RANK, zh.TOP_RANK)), re.IGNORECASE)
-_BOTTOM = re.compile("|".join(part.format(n=_N) for part in (en.BOTTOM_RANK, ja.BOTTOM_RANK, zh.BOTTOM_RANK)), re.IGNORECASE)
+_TOP = lazy_compile("|".join(part.format(n=_N) for part in (en.TOP_RANK, ja.TOP_RANK, zh.TOP_RANK)), re.IGNORECASE)
+_BOTTOM = lazy_compile("|".join(part.format(n=_N) for part in (en.BOTTOM_RANK, ja.BOTTOM_RANK, zh.BOTTOM_RANK)), re.IGNORECASE)
 """Each language's branches together: two branches that start where the other starts never both match (their first
 characters differ), so the order of the languages changes no match."""
-_NUMERAL = re.compile(rf"[\d{''.join(zh.DIGIT_VALUES)}]")
+_NUMERAL = lazy_compile(rf"[\d{''.join(zh.DIGIT_VALUES)}]")
 """Every branch of _TOP and _BOTTOM holds a number (`_N`, whose characters have no case): a question without one
 is neither, and skips their two searches (4 µs of the ~60 µs routing takes)."""
-_GROWTH = re.compile(f"{en.GROWTH}|{ja.GROWTH}|{zh.GROWTH}", re.IGNORECASE)
-_DECLINE = re.compile(f"{en.DECLINE}|{ja.DECLINE}|{zh.DECLINE}", re.IGNORECASE)
-_DIFFERENCE = re.compile(f"{en.DIFFERENCE}|{ja.DIFFERENCE}|{zh.DIFFERENCE}", re.IGNORECASE)
-_COUNT = re.compile(f"{en.COUNT}|{ja.COUNT}|{zh.COUNT}", re.IGNORECASE)
-_SUM = re.compile(f"{en.SUM}|{ja.SUM}|{zh.SUM}", re.IGNORECASE)
-_AVG = re.compile(f"{en.AVERAGE}|{ja.AVERAGE}", re.IGNORECASE)
+_GROWTH = lazy_compile(f"{en.GROWTH}|{ja.GROWTH}|{zh.GROWTH}", re.IGNORECASE)
+_DECLINE = lazy_compile(f"{en.DECLINE}|{ja.DECLINE}|{zh.DECLINE}", re.IGNORECASE)
+_DIFFERENCE = lazy_compile(f"{en.DIFFERENCE}|{ja.DIFFERENCE}|{zh.DIFFERENCE}", re.IGNORECASE)
+_COUNT = lazy_compile(f"{en.COUNT}|{ja.COUNT}|{zh.COUNT}", re.IGNORECASE)
+_SUM = lazy_compile(f"{en.SUM}|{ja.SUM}|{zh.SUM}", re.IGNORECASE)
+_AVG = lazy_compile(f"{en.AVERAGE}|{ja.AVERAGE}", re.IGNORECASE)
 """Averages; "what do these lines mean?" asks for a meaning."""
-_HIGH = re.compile(f"{en.HIGHEST}|{ja.HIGHEST}|{zh.HIGHER}|{en.HIGHER}", re.IGNORECASE)
-_LOW = re.compile(f"{en.LOWEST}|{ja.LOWEST}|{zh.LOWER}|{en.LOWER}", re.IGNORECASE)
-_GROUP = re.compile(f"{en.GROUPED_BY}|{ja.GROUPED_BY}|{zh.GROUPED_BY}", re.IGNORECASE)
-_WHICH = re.compile(f"{en.WHICH_ROWS}|{ja.WHICH_ROWS}|{zh.WHICH_ROWS}", re.IGNORECASE)
+_HIGH = lazy_compile(f"{en.HIGHEST}|{ja.HIGHEST}|{zh.HIGHER}|{en.HIGHER}", re.IGNORECASE)
+_LOW = lazy_compile(f"{en.LOWEST}|{ja.LOWEST}|{zh.LOWER}|{en.LOWER}", re.IGNORECASE)
+_GROUP = lazy_compile(f"{en.GROUPED_BY}|{ja.GROUPED_BY}|{zh.GROUPED_BY}", re.IGNORECASE)
+_WHICH = lazy_compile(f"{en.WHICH_ROWS}|{ja.WHICH_ROWS}|{zh.WHICH_ROWS}", re.IGNORECASE)
 """A question that asks for the rows themselves: with conditions and no other operation, it lists them."""
-_CONTAINS = re.compile(f"{en.CONTAINS}|{ja.CONTAINS}|{zh.CONTAINS}", re.IGNORECASE)
-_QUOTED = re.compile(r"[\"'“‘「『]([^\"'”’」』]{1,40})[\"'”’」』]")
+_CONTAINS = lazy_compile(f"{en.CONTAINS}|{ja.CONTAINS}|{zh.CONTAINS}", re.IGNORECASE)
+_QUOTED = lazy_compile(r"[\"'“‘「『]([^\"'”’」』]{1,40})[\"'”’」』]")
 
 _SYMBOLS_BEFORE_NUMBER = ("", "|>=|≥", "", "|<=|≤", "", "", "|=")
 """The comparison signs that may stand before a number, in the order of en.COMPARISONS_BEFORE_NUMBER."""
@@ -61,8 +62,8 @@ _SUFFIX_OPS: tuple[tuple[str, str], ...] = tuple(
     )
 )
 
-_PREFIX_PATTERNS = tuple((re.compile(rf"{pattern}\s*(?:the\s+)?(?:of\s+)?$"), op) for pattern, op in _PREFIX_OPS)
-_SUFFIX_PATTERNS = tuple((re.compile(rf"\s*(?:[a-z][a-z0-9²³]{{0,4}}|[^\x00-\x7f]{{0,2}}?)\s*{pattern}"), op) for pattern, op in _SUFFIX_OPS)
+_PREFIX_PATTERNS = tuple((lazy_compile(rf"{pattern}\s*(?:the\s+)?(?:of\s+)?$"), op) for pattern, op in _PREFIX_OPS)
+_SUFFIX_PATTERNS = tuple((lazy_compile(rf"\s*(?:[a-z][a-z0-9²³]{{0,4}}|[^\x00-\x7f]{{0,2}}?)\s*{pattern}"), op) for pattern, op in _SUFFIX_OPS)
 """The operators around a number, compiled once: built and looked up per number, they were a fifth of routing a question
 that holds one."""
 

@@ -7,9 +7,9 @@ faithful quote of the cited table.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.lexicon import en, ja, zh
 from bunko.text.sentences import split_sentences
 
@@ -61,7 +61,7 @@ def table_row_units(lines: list[str]) -> list[str]:
     return units
 
 
-_SHELL_LINES = re.compile(r"^(?:[ \t]*[$#][ \t]+\S[^\n]*(?:\n|$))+$")
+_SHELL_LINES = lazy_compile(r"^(?:[ \t]*[$#][ \t]+\S[^\n]*(?:\n|$))+$")
 """Lines that are all shell prompts ("$ ls -l", "# chvt 3"): a command block, whatever the format kept of it."""
 
 
@@ -132,7 +132,7 @@ def split_units(text: str) -> list[str]:
     return [unit for unit, _ in split_typed_units(text)]
 
 
-_ROW = re.compile(r"^[^/\n]+?: [^\n]*?(?: / [^/\n]+?: [^\n]*?)+$")
+_ROW = lazy_compile(r"^[^/\n]+?: [^\n]*?(?: / [^/\n]+?: [^\n]*?)+$")
 ROW_SEPARATORS = {"ja": ("：", "、"), "zh": ("：", "，"), "en": (": ", "; ")}
 
 
