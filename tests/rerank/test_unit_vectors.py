@@ -181,7 +181,7 @@ def test_units_that_cannot_be_embedded_at_ingest_leave_a_warning_and_the_documen
     def unreachable(*args: object, **kwargs: object) -> int:
         raise ConnectionError("embedding service unreachable")
 
-    kb.unit_vectors.build = unreachable
+    kb.unit_vectors.build = kb.unit_vectors.embed_units = unreachable  # type: ignore[method-assign]
     report = kb.ingest(docs)
     assert report.ok and len(kb.documents()) == 3
     assert report.warnings == [(FILE_NAME, "unit vectors not embedded: ConnectionError: embedding service unreachable")]

@@ -51,6 +51,14 @@ def chunk_unit_texts(chunk: Chunk) -> list[str]:
     return [unit_text(context, unit) for unit, _ in quotable_units(chunk.text)]
 
 
+def _matrix_row(key: bytes, vectors: Sequence[np.ndarray], dimension: int) -> tuple[bytes, int, bytes]:
+    """A `document_units` row: the vectors as unit-normed float16 rows."""
+    matrix = np.array(vectors, dtype=np.float32).reshape(-1, dimension)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    unit = (matrix / np.where(norms > 0, norms, 1.0)).astype(np.float16)
+    return key, len(unit), unit.tobytes()
+
+
 def _key(model: str, text: str) -> bytes:
     return hashlib.sha1(f"{model}\0{text}".encode()).digest()
 
@@ -68,6 +76,9 @@ class UnitVectorFile:
         self.path = Path(path)
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
+        self.embedded = 0
+        """Units this object has embedded (`embed_units`, `build`): what a benchmark or a test reads to tell work done
+        from work found stored."""
         self.failure: str | None = None
         """Why the file could not be read or written (a read-only folder, a full disk): asks then embed as if it
         were empty, since a missing cache must not fail an answer."""
@@ -159,18 +170,51 @@ class UnitVectorFile:
                 self.failure = f"{self.path}: {exc}"
         return present
 
-    def _put_documents(self, model: str, documents: Iterable[tuple[bytes, Sequence[Chunk]]], dimension: int) -> None:
-        """Each document's matrix under its key, from the unit vectors stored (a unit whose vector is missing is left
-        out)."""
+    def _put_documents(self, model: str, documents: Iterable[tuple[bytes, Sequence[str]]], dimension: int) -> None:
+        """Each document's matrix under its key, from the stored vectors of its matrix texts (the distinct units of its
+        searched chunks, in order; a unit whose vector is missing is left out)."""
         rows: list[tuple[bytes, int, bytes]] = []
-        for key, chunks in documents:
-            texts = list(dict.fromkeys(text for chunk in chunks if chunk.searchable for text in chunk_unit_texts(chunk)))
+        for key, texts in documents:
             stored = self.get(model, texts, dimension)
-            vectors = np.array([stored[text] for text in texts if text in stored], dtype=np.float32).reshape(-1, dimension)
-            norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-            unit = (vectors / np.where(norms > 0, norms, 1.0)).astype(np.float16)
-            rows.append((key, len(unit), unit.tobytes()))
+            rows.append(_matrix_row(key, [stored[text] for text in texts if text in stored], dimension))
         self._write("INSERT OR REPLACE INTO document_units (key, rows, vectors) VALUES (?, ?, ?)", rows)
+
+    def embed_units(
+        self, embedder: Embedder, chunks: Sequence[Chunk], known: Mapping[str, np.ndarray] | None = None,
+        progress: Callable[[int, int], None] | None = None, batch: int = BUILD_BATCH,
+    ) -> np.ndarray:
+        """The unit vectors of `chunks` (one document's, or a re-embed's batch), each distinct unit once, in the order
+        of the document's matrix (the distinct units of its searched chunks; a parent's units are stored too, as `build`
+        stores them): those stored are read, those in `known` (vectors the caller embedded with the same
+        model for the same texts: a chunk made of one sentence under its heading is its own unit) reused, the rest
+        embedded `batch` at a time and stored; `progress(done, to embed)` after each batch. What ingest and a re-embed
+        call while the chunks' own vectors are in hand, so no unit waits for a second pass, and none is embedded twice."""
+        model, dimension = embedder.name, embedder.dimension
+        split = {chunk.chunk_id: chunk_unit_texts(chunk) for chunk in chunks}
+        texts = list(dict.fromkeys(text for chunk in chunks if chunk.searchable for text in split[chunk.chunk_id]))
+        every = list(dict.fromkeys([*texts, *(text for units in split.values() for text in units)]))  # parents' too, as `build`
+        vectors = self.get(model, every, dimension)
+        reused = {text: np.asarray(known[text], dtype=np.float32) for text in every if text not in vectors and known and text in known}
+        self.put(model, reused)
+        vectors.update(reused)
+        missing = [text for text in every if text not in vectors]
+        if progress is not None and missing:
+            progress(0, len(missing))
+        for start in range(0, len(missing), batch):
+            part = missing[start : start + batch]
+            fresh = dict(zip(part, embedder.embed(part), strict=True))
+            self.put(model, fresh)
+            vectors.update(fresh)
+            self.embedded += len(part)
+            if progress is not None:
+                progress(start + len(part), len(missing))
+        return np.array([vectors[text] for text in texts], dtype=np.float32).reshape(-1, dimension)
+
+    def keep_units(self, model: str, doc_id: str, version: float, units: np.ndarray) -> None:
+        """A document's matrix (`embed_units` of its chunks) under its `document_key` at the version of its rows as
+        just written, so the build after the run finds it and passes the document over."""
+        self._write("INSERT OR REPLACE INTO document_units (key, rows, vectors) VALUES (?, ?, ?)",
+                    [_matrix_row(document_key(model, doc_id, version), list(units), units.shape[1])])
 
     def count(self) -> int:
         if not self.path.exists():
@@ -195,7 +239,8 @@ class UnitVectorFile:
         present = self.present_documents(list(keyed))
         unbuilt = {key: grouped for key, grouped in keyed.items() if key not in present}
         wanted = list(unbuilt.values()) if versions is not None else list(documents.values())
-        texts = list(dict.fromkeys(t for grouped in wanted for chunk in grouped for t in chunk_unit_texts(chunk)))
+        split = {id(chunk): chunk_unit_texts(chunk) for grouped in wanted for chunk in grouped}  # split once, read twice
+        texts = list(dict.fromkeys(t for units in split.values() for t in units))
         missing: list[str] = []
         for start in range(0, len(texts), 5000):
             part = texts[start : start + 5000]
@@ -204,9 +249,11 @@ class UnitVectorFile:
         for start in range(0, len(missing), BUILD_BATCH):
             batch = missing[start : start + BUILD_BATCH]
             self.put(model, dict(zip(batch, embedder.embed(batch), strict=True)))
+            self.embedded += len(batch)
             if progress is not None:
                 progress(min(start + BUILD_BATCH, len(missing)), len(missing))
-        pending = list(unbuilt.items())
+        pending = [(key, list(dict.fromkeys(t for chunk in grouped if chunk.searchable for t in split[id(chunk)])))
+                   for key, grouped in unbuilt.items()]
         for start in range(0, len(pending), BUILD_BATCH):
             self._put_documents(model, pending[start : start + BUILD_BATCH], embedder.dimension)
         return len(missing)
