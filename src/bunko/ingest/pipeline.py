@@ -491,6 +491,7 @@ class Ingestor:
         self._save(job, run_id, JobStatus.EMBEDDING)
         hashes = [embed_hash(embedder.name, c.embed_text) for c in chunks]
         vectors, missing = reusable_vectors(chunks, hashes, self.store)
+        missing.sort(key=lambda i: len(chunks[i].embed_text))  # batches of like lengths: less padding for the model
         wanted = sum(c.searchable for c in chunks)
         self._advance(job, run_id, wanted - len(missing), wanted, "chunks")  # those cached are done already
         fresh = np.zeros((len(missing), embedder.dimension), dtype=np.float32)

@@ -91,6 +91,7 @@ class UnitVectorFile:
             db = sqlite3.connect(self.path, check_same_thread=False, timeout=30.0)
             db.execute(f"PRAGMA page_size={PAGE_SIZE}")  # takes effect only on a new file, before WAL mode
             db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")  # a cache: a power cut may lose the last writes, never corrupt the file
             db.execute("CREATE TABLE IF NOT EXISTS unit_vectors (key BLOB PRIMARY KEY, vector BLOB NOT NULL)")
             db.execute("CREATE TABLE IF NOT EXISTS document_units (key BLOB PRIMARY KEY, rows INTEGER NOT NULL, vectors BLOB NOT NULL)")
             self._db = db
@@ -197,7 +198,7 @@ class UnitVectorFile:
         reused = {text: np.asarray(known[text], dtype=np.float32) for text in every if text not in vectors and known and text in known}
         self.put(model, reused)
         vectors.update(reused)
-        missing = [text for text in every if text not in vectors]
+        missing = sorted((text for text in every if text not in vectors), key=len)  # batches of like lengths: less padding
         if progress is not None and missing:
             progress(0, len(missing))
         for start in range(0, len(missing), batch):
