@@ -14,8 +14,9 @@ and warmed up first:
    child's (read from /proc before the collection closes), wall seconds, texts the embedder was handed, and
    how long the last progress callback came before `ingest` returned (what a bar shows nothing for);
 2. raw: the same embedder called once on the searched chunks' embedded texts the ingest stored (distinct), CPU
-   seconds; then once on those plus the distinct unit texts (sentences and rows with their heading) of the same
-   chunks, which ingest also embeds for the reranker (`[rerank] unit_vectors = "ingest"`).
+   seconds; then once on those plus the distinct unit texts (sentences and rows with their heading) of every
+   stored chunk (parents too: an answer quotes a parent's), which ingest also embeds for the reranker
+   (`[rerank] unit_vectors = "ingest"`).
 
 Figures: raw chunks per CPU-second, ingest's searched chunks per CPU-second and their ratio; the same for all the
 texts ingest must embed (chunks + units), which is the ratio ingest's own overhead leaves; the per-stage sums of
@@ -107,7 +108,8 @@ def measure(folder: Path) -> dict[str, Any]:
         parser = getattr(kb, "_parser", None)
         proc = getattr(parser, "_proc", None)
         parse_cpu = child_cpu(proc.pid) if proc is not None and proc.poll() is None else 0.0
-        searched = [c for c in kb.chunks() if c.searchable]
+        stored = kb.chunks()
+        searched = [c for c in stored if c.searchable]
         stages = {stage: round(sum(job.timings.get(stage, 0.0) for job in report.jobs), 3) for stage in STAGES}
         jobs_total = sum(job.timings.get("total", 0.0) for job in report.jobs)
         unit_count = kb.unit_vectors.count()
@@ -115,7 +117,7 @@ def measure(folder: Path) -> dict[str, Any]:
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     chunk_texts = list(dict.fromkeys(c.embed_text for c in searched))
-    unit_texts = list(dict.fromkeys(t for c in searched for t in chunk_unit_texts(c)))
+    unit_texts = list(dict.fromkeys(t for c in stored for t in chunk_unit_texts(c)))  # a parent's too: asks quote parents
     every = list(dict.fromkeys([*chunk_texts, *unit_texts]))
     raw_chunks = time.process_time()
     embedder.embed(chunk_texts)
@@ -125,7 +127,8 @@ def measure(folder: Path) -> dict[str, Any]:
     raw_all = time.process_time() - raw_all
     ingest_cpu = cpu + parse_cpu
     return {
-        "files": len(report.jobs), "failed": len(report.failed), "chunks": len(searched), "distinct_chunk_texts": len(chunk_texts),
+        "files": len(report.jobs), "failed": len(report.failed), "chunks": len(searched), "parents": len(stored) - len(searched),
+        "distinct_chunk_texts": len(chunk_texts),
         "distinct_units": len(unit_texts), "distinct_texts": len(every), "units_stored": unit_count,
         "texts_embedded_by_ingest": counting.texts,
         "ingest_cpu_s": round(ingest_cpu, 3), "ingest_main_cpu_s": round(cpu, 3), "parse_child_cpu_s": round(parse_cpu, 3),
