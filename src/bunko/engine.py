@@ -27,7 +27,7 @@ from bunko.ingest.connectors.base import SourceSpec
 from bunko.ingest.connectors.registry import SourceBook, build_source, key_filter
 from bunko.ingest.isolation import ParseWorker
 from bunko.ingest.maintenance import REEMBED_BATCH, ReembedPlan, ReembedProgress, ReembedReport, ReembedStopped
-from bunko.ingest.pipeline import Ingestor, IngestReport, Progress, entity_extractor, parse_worker
+from bunko.ingest.pipeline import EMBED_BATCH, Ingestor, IngestReport, Progress, entity_extractor, parse_worker
 from bunko.ingest.sources import SourceNames
 from bunko.ingest.sync import SyncReport, SyncState, remove_documents, sync_source
 from bunko.ingest.watch import FolderChanges, WatchBatch, watch_folder
@@ -844,7 +844,14 @@ class Bunko:
         unbuilt, _ = self._documents_without_units(sources)
         chunks = [chunk for source, _ in unbuilt.values() for chunk in self.store.chunks(source)]
         versions = {doc_id: version for doc_id, (_, version) in unbuilt.items()}
-        return self.unit_vectors.build(self.embedder, chunks, progress, versions=versions)
+        return self.unit_vectors.build(self.embedder, chunks, progress, versions=versions, known=self._chunk_vectors, batch=EMBED_BATCH)
+
+    def _chunk_vectors(self, chunks: Sequence[Chunk]) -> dict[str, Any]:
+        """The stored vectors of a document's searched chunks by their embedded text: a unit that is a chunk's whole
+        text takes it, at a build as at ingest."""
+        searched = [chunk for chunk in chunks if chunk.searchable]
+        rows = self.store.vectors_for([chunk.chunk_id for chunk in searched])  # a zero row: not indexed (any more)
+        return {chunk.embed_text: row for chunk, row in zip(searched, rows, strict=True) if row.any()}
 
     def _documents_without_units(self, sources: Collection[str] | None = None) -> tuple[dict[str, tuple[str, float]], int]:
         """(doc id → (source, version of its rows) of each document of `sources`, every one when None, whose units'

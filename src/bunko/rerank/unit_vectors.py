@@ -171,15 +171,6 @@ class UnitVectorFile:
                 self.failure = f"{self.path}: {exc}"
         return present
 
-    def _put_documents(self, model: str, documents: Iterable[tuple[bytes, Sequence[str]]], dimension: int) -> None:
-        """Each document's matrix under its key, from the stored vectors of its matrix texts (the distinct units of its
-        searched chunks, in order; a unit whose vector is missing is left out)."""
-        rows: list[tuple[bytes, int, bytes]] = []
-        for key, texts in documents:
-            stored = self.get(model, texts, dimension)
-            rows.append(_matrix_row(key, [stored[text] for text in texts if text in stored], dimension))
-        self._write("INSERT OR REPLACE INTO document_units (key, rows, vectors) VALUES (?, ?, ?)", rows)
-
     def embed_units(
         self, embedder: Embedder, chunks: Sequence[Chunk], known: Mapping[str, np.ndarray] | None = None,
         progress: Callable[[int, int], None] | None = None, batch: int = BUILD_BATCH,
@@ -225,38 +216,46 @@ class UnitVectorFile:
 
     def build(
         self, embedder: Embedder, chunks: Iterable[Chunk], progress: Callable[[int, int], None] | None = None,
-        versions: Mapping[str, float] | None = None,
+        versions: Mapping[str, float] | None = None, known: Callable[[Sequence[Chunk]], Mapping[str, np.ndarray]] | None = None,
+        batch: int = BUILD_BATCH,
     ) -> int:
         """Embed and store every unit of `chunks` not stored yet; returns how many were embedded. With `versions` (each
         document's, `DocumentStore.document_versions`), also each document's matrix: `chunks` then hold whole documents
         (as `store.chunks()` returns them), and a document whose matrix is stored at its version is passed over, its
-        units with it. `progress(done, total)` after each batch."""
+        units with it. Documents are then embedded one at a time, in the order given, by `embed_units` with the vectors
+        `known(chunks)` gives (the document's stored chunk vectors by their text), exactly as the ingest pipeline
+        embeds a file's units: a folder ingested on Ray, or a document whose units a killed run never embedded, gets
+        the vectors a local ingest would have stored (`batch`: the pipeline's). `progress(done, total)` after each batch (of documents, with
+        `versions`)."""
         model = embedder.name
         documents: dict[str, list[Chunk]] = {}
         for chunk in chunks:
             documents.setdefault(chunk.doc_id, []).append(chunk)
-        keyed = {document_key(model, doc_id, versions[doc_id]): grouped
-                 for doc_id, grouped in documents.items() if versions is not None and doc_id in versions}
-        present = self.present_documents(list(keyed))
-        unbuilt = {key: grouped for key, grouped in keyed.items() if key not in present}
-        wanted = list(unbuilt.values()) if versions is not None else list(documents.values())
-        split = {id(chunk): chunk_unit_texts(chunk) for grouped in wanted for chunk in grouped}  # split once, read twice
-        texts = list(dict.fromkeys(t for units in split.values() for t in units))
+        if versions is not None:
+            keyed = {document_key(model, doc_id, versions[doc_id]): grouped
+                     for doc_id, grouped in documents.items() if doc_id in versions}
+            present = self.present_documents(list(keyed))
+            unbuilt = [(key, grouped) for key, grouped in keyed.items() if key not in present]
+            embedded = self.embedded
+            for done, (key, grouped) in enumerate(unbuilt, start=1):
+                units = self.embed_units(embedder, grouped, known(grouped) if known is not None else None, batch=batch)
+                self._write("INSERT OR REPLACE INTO document_units (key, rows, vectors) VALUES (?, ?, ?)",
+                            [_matrix_row(key, list(units), embedder.dimension)])
+                if progress is not None:
+                    progress(done, len(unbuilt))
+            return self.embedded - embedded
+        texts = list(dict.fromkeys(t for grouped in documents.values() for chunk in grouped for t in chunk_unit_texts(chunk)))
         missing: list[str] = []
         for start in range(0, len(texts), 5000):
             part = texts[start : start + 5000]
             stored = self.get(model, part, embedder.dimension)
             missing.extend(t for t in part if t not in stored)
-        for start in range(0, len(missing), BUILD_BATCH):
-            batch = missing[start : start + BUILD_BATCH]
-            self.put(model, dict(zip(batch, embedder.embed(batch), strict=True)))
-            self.embedded += len(batch)
+        for start in range(0, len(missing), batch):
+            part = missing[start : start + batch]
+            self.put(model, dict(zip(part, embedder.embed(part), strict=True)))
+            self.embedded += len(part)
             if progress is not None:
-                progress(min(start + BUILD_BATCH, len(missing)), len(missing))
-        pending = [(key, list(dict.fromkeys(t for chunk in grouped if chunk.searchable for t in split[id(chunk)])))
-                   for key, grouped in unbuilt.items()]
-        for start in range(0, len(pending), BUILD_BATCH):
-            self._put_documents(model, pending[start : start + BUILD_BATCH], embedder.dimension)
+                progress(start + len(part), len(missing))
         return len(missing)
 
     def close(self) -> None:
