@@ -100,7 +100,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bunko-bench-reembed-") as tmp:
         folder = Path(tmp)
         write_corpus(folder / "docs", args.files, args.lines)
-        kb = Bunko(folder / ".bunko", config=small_chunk_config(args.store), embedder=HashEmbedder("hash-a", 64, seed=1))
+        kb = Bunko(folder / ".bunko", config=small_chunk_config(args.store, units=True), embedder=HashEmbedder("hash-a", 64, seed=1))
         started = time.perf_counter()
         assert kb.ingest(folder / "docs").ok
         ingest_s = time.perf_counter() - started

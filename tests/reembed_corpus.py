@@ -31,10 +31,13 @@ def write_corpus(folder: Path, files_per_language: int, lines_per_file: int, tag
     return written
 
 
-def small_chunk_config(store: str = "local") -> Config:
+def small_chunk_config(store: str = "local", units: bool = False) -> Config:
     """One line, one chunk: recursive chunking at 60 characters, the line alone embedded (no section prefix), no
-    entity extraction (not what is measured)."""
+    entity extraction (not what is measured); the unit vectors left to asks unless `units` (then embedded at ingest
+    and by a re-embed with each batch, two embed calls a batch where the tests count one)."""
     config = Config(store=store)
+    if not units:
+        config.rerank.unit_vectors = "ask"
     config.chunk.strategy = "recursive"
     config.chunk.max_chars = 60
     config.chunk.context = "none"

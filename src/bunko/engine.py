@@ -266,24 +266,30 @@ class Bunko:
 
         items = [Path(paths)] if isinstance(paths, str | Path) else [Path(p) for p in paths]
         with self._lock:
-            report = self._ingestor(engine, address, workers).run(
-                items, prune=prune, progress=progress, fields=fields, root=Path(root) if root else None)
+            ingestor = self._ingestor(engine, address, workers)
+            report = ingestor.run(items, prune=prune, progress=progress, fields=fields, root=Path(root) if root else None)
             if report.pruned:
                 self._sweep_figures()
-            failure = self._embed_units(
-                [job.source for job in report.jobs if job.status in (JobStatus.READY, JobStatus.SKIPPED)])
+            failure = self._embed_units(ingestor, report.jobs)
             if failure:
                 report.warnings.append((UNIT_VECTORS_FILE, failure))
             return report
 
-    def _embed_units(self, sources: Sequence[str]) -> str | None:
-        """The unit vectors of the documents ingested or found unchanged (`[rerank] unit_vectors = "ingest"`), so no
-        question pays for them; why they could not be embedded, if so (the documents are indexed all the same: asks
-        embed the units, and search judges them without their best sentence). An unchanged document is among them
-        because a run killed between storing it and embedding its units left it without: the build passes over a
-        document whose units are all stored."""
-        if not sources or not self._units_at_ingest():
-            return None
+    def _embed_units(self, ingestor: Ingestor, jobs: Sequence[IngestJob]) -> str | None:
+        """The unit vectors of the documents a run ingested or found unchanged (`[rerank] unit_vectors = "ingest"`), so
+        no question pays for them; why they could not be embedded, if so (the documents are indexed all the same: asks
+        embed the units, and search judges them without their best sentence). The local pipeline embeds each file's
+        units in its embedding stage (`Ingestor.units`); what is left here is a document without its matrix: one
+        found unchanged after a run killed between storing it and its units, or one ingested on Ray."""
+        if ingestor.units_failure is not None:
+            return ingestor.units_failure
+        return self._build_missing_units([job.source for job in jobs if job.status in (JobStatus.READY, JobStatus.SKIPPED)])
+
+    def _build_missing_units(self, sources: Sequence[str]) -> str | None:
+        """`_build_units` for `sources`, its failure told instead of raised; nothing when the unit file is unusable (a
+        build would only embed what it cannot keep)."""
+        if not sources or not self._units_at_ingest() or self.unit_vectors.failure:
+            return self.unit_vectors.failure if sources and self._units_at_ingest() else None
         try:
             self._build_units(sources)
         except Exception as exc:  # whatever the embedder raises, as the pipeline takes any embed error as EMBED_FAILED
@@ -332,7 +338,8 @@ class Bunko:
 
             return RayIngestor(*args, parser=self._parser, address=address or self.config.ingest.ray_address,
                                workers=workers or self.config.ingest.ray_workers, figures=self.figures)
-        return Ingestor(*args, parser=self._parser, figures=self.figures, describer=self._figure_describer())
+        return Ingestor(*args, parser=self._parser, figures=self.figures, describer=self._figure_describer(),
+                        units=self.unit_vectors if self._units_at_ingest() else None)
 
     def _figure_describer(self) -> OpenAIFigureDescriber | None:
         from bunko.llm.vision import figure_describer
@@ -360,7 +367,7 @@ class Bunko:
             if changes.updated:
                 report = ingestor.run(changes.updated, within=within)
                 batch.run_id, batch.jobs = report.run_id, report.jobs
-                self._embed_units([job.source for job in report.jobs if job.status in (JobStatus.READY, JobStatus.SKIPPED)])
+                self._embed_units(ingestor, report.jobs)
             names = [ingestor.names.name(path, ingestor.names.anchor(within or path, record=False)) for path in changes.removed]
             for doc in self.store.documents() if names else []:
                 under = any(doc.source == name or doc.source.startswith(name + "/") for name in names)
@@ -547,9 +554,10 @@ class Bunko:
             self._reembed_stop.clear()
             self._reembed_discard = False
             try:
-                embedded = maintenance.stage(self.store, target, progress, batch=batch, stop=self._reembed_stop)
+                units = self.unit_vectors if self._units_at_ingest() else None
+                embedded = maintenance.stage(self.store, target, progress, batch=batch, stop=self._reembed_stop, units=units)
                 with self._lock:  # no ingest of this collection from here to the switch (postgres: the swap locks writers out)
-                    embedded += maintenance.stage(self.store, target, progress, batch=batch, stop=self._reembed_stop)
+                    embedded += maintenance.stage(self.store, target, progress, batch=batch, stop=self._reembed_stop, units=units)
                     meta = {"embedder": target.name, "dimension": str(target.dimension)}
                     if embed is not None:
                         meta[EMBED_CONFIG_META] = meta[PENDING_CONFIG_META] = embed.model_dump_json(exclude_none=True)
@@ -574,9 +582,9 @@ class Bunko:
                 self._staging = None
             if progress:
                 progress(count, count)
-            # the units are the new model's to embed too (searches judge documents by their best sentence through them);
-            # a failure leaves questions embedding them as they come
-            self._embed_units([document.source for document in self.store.documents()])
+            # the documents' unit matrices for the new model, from the units staged with their chunks (those of chunks the
+            # switch itself embedded are embedded here); a failure leaves questions embedding them as they come
+            self._build_missing_units([document.source for document in self.store.documents()])
             return ReembedReport(target.name, plan.replaces, count, embedded, round(time.perf_counter() - started, 3))
 
     def reembed_status(self) -> dict[str, Any] | None:
@@ -893,10 +901,19 @@ class Bunko:
         """The units and matrix of each document of `sources` (every document when None) that has no matrix at the
         version of its rows. Only those documents' chunks are read: an ingest over an unchanged folder costs a lookup
         per document, not a read of every chunk (about 3 s at 46k chunks)."""
+        from bunko.ingest.pipeline import EMBED_BATCH
+
         unbuilt, _ = self._documents_without_units(sources)
         chunks = [chunk for source, _ in unbuilt.values() for chunk in self.store.chunks(source)]
         versions = {doc_id: version for doc_id, (_, version) in unbuilt.items()}
-        return self.unit_vectors.build(self.embedder, chunks, progress, versions=versions)
+        return self.unit_vectors.build(self.embedder, chunks, progress, versions=versions, known=self._chunk_vectors, batch=EMBED_BATCH)
+
+    def _chunk_vectors(self, chunks: Sequence[Chunk]) -> dict[str, Any]:
+        """The stored vectors of a document's searched chunks by their embedded text: a unit that is a chunk's whole
+        text takes it, at a build as at ingest."""
+        searched = [chunk for chunk in chunks if chunk.searchable]
+        rows = self.store.vectors_for([chunk.chunk_id for chunk in searched])  # a zero row: not indexed (any more)
+        return {chunk.embed_text: row for chunk, row in zip(searched, rows, strict=True) if row.any()}
 
     def _documents_without_units(self, sources: Collection[str] | None = None) -> tuple[dict[str, tuple[str, float]], int]:
         """(doc id → (source, version of its rows) of each document of `sources`, every one when None, whose units'

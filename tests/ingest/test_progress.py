@@ -4,8 +4,9 @@ job row (`bunko jobs`) and on the server's job endpoint, across the parse child 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from reportlab.lib.pagesizes import A4
@@ -41,9 +42,11 @@ def _pdf(path: Path, pages: int) -> Path:
     return path
 
 
-def _stages(events: list[tuple[int, int, IngestJob]], source_end: str, stage: str) -> list[tuple[int, int | None]]:
+def _stages(events: list[tuple[int, int, IngestJob]], source_end: str, stage: str, unit: str = "") -> list[tuple[int, int | None]]:
+    """(done, total) of each count of `stage` told for the file (of `unit` only, when given)."""
     return [(j.progress.done, j.progress.total) for _, _, j in events
-            if j.source.endswith(source_end) and j.progress is not None and j.progress.stage == stage and j.progress.unit]
+            if j.source.endswith(source_end) and j.progress is not None and j.progress.stage == stage and j.progress.unit
+            and (not unit or j.progress.unit == unit)]
 
 
 def _recorder() -> tuple[list[tuple[int, int, IngestJob]], Callable[[int, int, IngestJob], None]]:
@@ -82,7 +85,26 @@ def test_a_multi_page_pdf_reports_its_pages_in_order_while_it_is_parsed(tmp_path
     assert "parsing page 6/6" in described
 
 
-def test_embedding_reports_chunks_embedded_of_the_document_s_total(tmp_path: Path, embedder, monkeypatch: pytest.MonkeyPatch) -> None:
+class CountingEmbedder:
+    """The shared model, counting the texts it was asked to embed: what a progress report can be checked against."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.texts = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        self.texts += len(texts)
+        return self.inner.embed(texts)
+
+
+def test_embedding_reports_chunks_then_units_embedded_batch_by_batch_while_the_model_runs(
+    tmp_path: Path, embedder, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The file's chunks, then its sentences' unit vectors, are told batch by batch inside its embedding stage, each
+    report after the model embedded that batch: no embedding is left for after the file's bar has moved on."""
     monkeypatch.setattr(pipeline, "EMBED_BATCH", 3)
     body = "\n\n".join(
         f"## 節 {n}\n\n{PAGES['ja'].format(n=n)}\n\n{PAGES['zh'].format(n=n)}\n\n{PAGES['en'].format(n=n)}" for n in range(1, 9)
@@ -91,16 +113,33 @@ def test_embedding_reports_chunks_embedded_of_the_document_s_total(tmp_path: Pat
     path.write_text("# 手順書\n\n" + body + "\n", encoding="utf-8")
     config = Config()
     config.chunk.strategy = "heading"
-    events, progress = _recorder()
-    with Bunko(tmp_path / ".bunko", config=config, embedder=embedder) as kb:
-        kb.ingest(path, progress=progress)
+    counting = CountingEmbedder(embedder)
+    events: list[tuple[str, int, int | None, str, int]] = []
+
+    def progress(done: int, total: int, job: IngestJob) -> None:
+        if job.progress is not None:
+            events.append((job.progress.stage, job.progress.done, job.progress.total, job.progress.unit, counting.texts))
+
+    with Bunko(tmp_path / ".bunko", config=config, embedder=counting) as kb:
+        report = kb.ingest(path, progress=progress)
         searched = sum(1 for c in kb.chunks() if c.searchable)
-    counts = _stages(events, "long.md", "embedding")
-    assert searched > 3
-    assert counts[0] == (0, searched) and counts[-1] == (searched, searched)
-    assert [done for done, _ in counts] == sorted(done for done, _ in counts)
-    assert len(counts) == 1 + -(-searched // 3)  # the start, then one report per batch of three
-    assert f"embedding {searched}/{searched} chunks" in [j.progress.describe() for _, _, j in events if j.progress]
+        units = kb.unit_vectors.count()
+    assert report.ok and searched > 3 and units > searched
+    chunks = [(done, total, seen) for stage, done, total, unit, seen in events if stage == "embedding" and unit == "chunks"]
+    told = [(done, total, seen) for stage, done, total, unit, seen in events if stage == "embedding" and unit == "units"]
+    assert chunks[0][:2] == (0, searched) and chunks[-1][:2] == (searched, searched)
+    assert len(chunks) == 1 + -(-searched // 3)  # the start, then one report per batch of three
+    assert [done for done, _, _ in chunks] == sorted(done for done, _, _ in chunks)
+    assert told, "no unit progress was reported during embedding"
+    assert told[-1][0] == told[-1][1] == units and len(told) == 1 + -(-units // 3)
+    # each batch's report comes after the model embedded it: the texts embedded so far cover what the count says
+    assert all(seen >= done for done, _, seen in chunks)
+    assert all(seen >= searched + done for done, _, seen in told)
+    stages = [stage for stage, *_ in events]
+    assert stages.index("indexing") > max(i for i, (stage, *_rest) in enumerate(events) if stage == "embedding")
+    assert counting.texts == searched + units  # nothing embedded after the file's stages, nothing twice
+    described = [f"{stage} {done:,}/{total:,} {unit}" for stage, done, total, unit, _ in events if unit and total is not None]
+    assert f"embedding {searched}/{searched} chunks" in described and f"embedding {units}/{units} units" in described
 
 
 def test_a_running_job_s_row_says_its_stage_and_bunko_jobs_shows_it(tmp_path: Path, embedder) -> None:

@@ -181,8 +181,39 @@ def test_units_that_cannot_be_embedded_at_ingest_leave_a_warning_and_the_documen
     def unreachable(*args: object, **kwargs: object) -> int:
         raise ConnectionError("embedding service unreachable")
 
-    kb.unit_vectors.build = unreachable
+    kb.unit_vectors.build = kb.unit_vectors.embed_units = unreachable  # type: ignore[method-assign]
     report = kb.ingest(docs)
     assert report.ok and len(kb.documents()) == 3
     assert report.warnings == [(FILE_NAME, "unit vectors not embedded: ConnectionError: embedding service unreachable")]
     assert not kb.ask(CASES[1][0]).abstained  # the answer embeds its units itself
+
+
+ONE_SENTENCE = {
+    "en": ("Trips", "Book the hotel through the travel desk."),
+    "ja": ("出張", "ホテルは旅行窓口で予約してください。"),
+    "zh": ("出差", "请通过差旅服务台预订酒店。"),
+}
+
+
+def test_a_unit_that_is_a_chunks_whole_embedded_text_takes_the_chunks_vector_and_is_not_embedded_twice(
+    tmp_path: Path, embedder,
+) -> None:
+    """A section of one sentence under the document's title: its chunk embeds "heading\\nsentence", which is that
+    sentence's unit text, so ingest embeds it once (ja, zh, en) and the unit is stored with the chunk's vector."""
+    from bunko import Bunko
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for lang, (title, sentence) in ONE_SENTENCE.items():
+        (docs / f"{lang}.md").write_text(f"# {title}\n\n{sentence}\n", encoding="utf-8")
+    counting = Counting(embedder)
+    with Bunko(tmp_path / ".bunko", embedder=counting) as kb:  # type: ignore[arg-type]
+        assert kb.ingest(docs).ok
+        chunks = [c for c in kb.chunks() if c.searchable]
+        assert sorted(c.embed_text for c in chunks) == sorted(f"{title}\n{sentence}" for title, sentence in ONE_SENTENCE.values())
+        assert sorted(counting.texts) == sorted(c.embed_text for c in chunks)  # each text once: no unit embedded again
+        stored = kb.unit_vectors.get(embedder.name, [c.embed_text for c in chunks], embedder.dimension)
+        live = kb.store.vectors_for([c.chunk_id for c in chunks])
+        for row, chunk_ in enumerate(chunks):
+            np.testing.assert_array_equal(stored[chunk_.embed_text], live[row])
+        assert kb.documents_with_units() == (3, 3)

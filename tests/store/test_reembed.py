@@ -64,8 +64,8 @@ class PacedPassages(HashEmbedder):
         return super().embed(texts)
 
 
-def open_kb(tmp_path: Path, store: str, embedder: HashEmbedder, **options) -> Bunko:
-    return Bunko(tmp_path / ".bunko", config=small_chunk_config(store), embedder=embedder, **options)
+def open_kb(tmp_path: Path, store: str, embedder: HashEmbedder, units: bool = False, **options) -> Bunko:
+    return Bunko(tmp_path / ".bunko", config=small_chunk_config(store, units=units), embedder=embedder, **options)
 
 
 def top_hit_is_exact(kb: Bunko, query: str) -> None:
@@ -85,8 +85,8 @@ def new_vectors_everywhere(kb: Bunko, model: HashEmbedder) -> None:
 
 
 def reembed_chunks(kb: Bunko, embedder: HashEmbedder, **options: Any) -> tuple[ReembedReport, int]:
-    """The re-embed's report and the embed calls its chunks took: the units, embedded for the new model after the
-    switch, are not counted."""
+    """The re-embed's report and the embed calls it took (the collections these tests count calls in keep no unit
+    vectors, so every call embeds a batch of chunks)."""
     calls: list[int] = []
     report = kb.reembed(embedder=embedder, progress=lambda done, total: calls.append(embedder.calls), **options)
     return report, calls[-1]
@@ -381,7 +381,7 @@ def test_an_ingest_begun_before_a_switch_by_another_writer_writes_nothing_after_
 def test_the_units_are_embedded_for_the_new_model_at_the_switch(tmp_path: Path, corpus: Path) -> None:
     """Searches judge documents by their best sentence through the units of the model in force: a switch that left
     them to the old model would rank documents by their chunks alone until `bunko reindex --unit-vectors`."""
-    kb = open_kb(tmp_path, "local", HashEmbedder("hash-a", 64, seed=1))
+    kb = open_kb(tmp_path, "local", HashEmbedder("hash-a", 64, seed=1), units=True)
     assert kb.ingest(corpus).ok
     before = kb.unit_vectors.count()
     assert before > 0
@@ -391,4 +391,37 @@ def test_the_units_are_embedded_for_the_new_model_at_the_switch(tmp_path: Path, 
     for doc_id, version in kb.store.document_versions([document.doc_id for document in kb.documents()[:3]]).items():
         matrix = kb.unit_vectors.document_units(kb.unit_vectors.document_key("hash-b", doc_id, version), 96)
         assert matrix is not None and len(matrix) > 0
+    kb.close()
+
+
+def test_a_reembed_embeds_each_unit_once_with_its_batch_across_an_interruption_and_nothing_after_the_switch(tmp_path: Path) -> None:
+    """The new model's units are embedded with the chunks of their batch, before it commits: an interrupted run
+    leaves the units of its committed batches stored, the resumed run embeds only the rest, and the switch leaves
+    only the documents' matrices to write (the Japanese lines' second sentence, the same in every line of a file,
+    is one unit embedded once)."""
+    corpus = tmp_path / "docs"
+    write_corpus(corpus, files_per_language=2, lines_per_file=100)  # 600 chunks, about ten batches
+    kb = open_kb(tmp_path, "local", HashEmbedder("hash-a", 64, seed=1), units=True)
+    assert kb.ingest(corpus).ok
+    distinct = kb.unit_vectors.count()
+    units_of = kb.unit_vectors.embedded
+    assert distinct == units_of < 2 * kb.store.chunk_count()  # the repeated ja sentence: fewer units than sentences
+    failing = HashEmbedder("hash-b", 96, seed=7, fail_after=5)
+    with pytest.raises(RuntimeError):
+        kb.reembed(embedder=failing, batch=BATCH)
+    staged, total = kb.store.staging_counts()
+    assert 0 < staged < total
+    embedded_before = kb.unit_vectors.embedded - units_of
+    assert 0 < embedded_before < distinct and kb.unit_vectors.count() == distinct + embedded_before
+
+    rest = HashEmbedder("hash-b", 96, seed=7)
+    seen: list[int] = []
+    report = kb.reembed(embedder=rest, batch=BATCH, progress=lambda done, total: seen.append(rest.texts))
+    assert report.embedded == total - staged
+    assert kb.unit_vectors.embedded - units_of == distinct, "each of the new model's units embedded once over both runs"
+    assert rest.texts == seen[-1], "nothing was embedded after the switch"
+    assert rest.texts == (total - staged) + (distinct - embedded_before)
+    assert kb.unit_vectors.count() == 2 * distinct
+    assert kb.documents_with_units() == (len(kb.documents()),) * 2
+    top_hit_is_exact(kb, line("zh", 1, 5))
     kb.close()

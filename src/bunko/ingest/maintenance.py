@@ -20,7 +20,7 @@ import numpy as np
 from bunko.embed.base import Embedder
 from bunko.errors import CollectionError
 from bunko.ingest.copies import CopyFinder
-from bunko.ingest.pipeline import Progress, embed_hash, stored_chunk
+from bunko.ingest.pipeline import Progress, UnitVectors, embed_hash, stored_chunk
 from bunko.ingest.reembed_batch import REEMBED_BATCH
 from bunko.schema import Chunk, IngestJob, JobStatus, ParsedDocument
 from bunko.store.base import DocumentCopies, DocumentStore, StagedVector, VectorStaging
@@ -95,10 +95,14 @@ def embed_chunks(embedder: Embedder, chunks: Sequence[tuple[Chunk, str]]) -> lis
 
 def stage(
     store: VectorStaging, embedder: Embedder, progress: ReembedProgress | None = None, *, batch: int = REEMBED_BATCH,
-    stop: threading.Event | None = None,
+    stop: threading.Event | None = None, units: UnitVectors | None = None,
 ) -> int:
     """Embed every chunk without a staged vector, `batch` at a time, each batch committed before the next
-    starts (a kill loses one batch at most); the number of chunks embedded by this call."""
+    starts (a kill loses one batch at most); the number of chunks embedded by this call.
+
+    With `units`, each batch's unit vectors for the new model are embedded and kept before the batch commits (a unit
+    that is a chunk's whole text takes the chunk's vector), so the switch leaves only the documents' matrices to
+    write from stored vectors, and a resumed run finds the units of every committed batch stored."""
     done, total = store.staging_counts()
     if progress:
         progress(done, total)
@@ -109,7 +113,11 @@ def stage(
         todo = store.chunks_to_stage(batch)
         if not todo:
             return embedded
-        store.stage_vectors(embed_chunks(embedder, todo))
+        staged = embed_chunks(embedder, todo)
+        if units is not None:
+            known = {chunk.embed_text: row.vector for (chunk, _), row in zip(todo, staged, strict=True) if chunk.searchable}
+            units.embed_units(embedder, [chunk for chunk, _ in todo], known)
+        store.stage_vectors(staged)
         embedded += len(todo)
         if progress:
             progress(*store.staging_counts())

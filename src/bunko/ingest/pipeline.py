@@ -17,7 +17,7 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -63,6 +63,24 @@ PROGRESS_SAVE_EVERY_S = 0.5
 and the server read it, and one write per page of a long PDF would cost more than the parse."""
 EMBED_BATCH = 128
 """Chunks embedded per call, so that embedding a long document reports how far it is."""
+
+
+
+class UnitVectors(Protocol):
+    """Where a document's unit vectors go (the engine hands in `rerank.unit_vectors.UnitVectorFile`): the sentences and
+    table rows the reranker and search judge a document by, embedded in the file's embedding stage while its chunk
+    vectors are in hand, so none waits for a pass after the run (which the progress bar never saw) and a unit that is
+    a chunk's whole embedded text is not embedded twice."""
+
+    failure: str | None
+
+    def embed_units(
+        self, embedder: Embedder, chunks: Sequence[Chunk], known: Mapping[str, np.ndarray] | None = None,
+        progress: Callable[[int, int], None] | None = None, batch: int = ...,
+    ) -> np.ndarray: ...
+
+    def keep_units(self, model: str, doc_id: str, version: float, units: np.ndarray) -> None: ...
+
 
 _STAGE_ERRORS = {
     JobStatus.PENDING: ErrorCode.PARSE_FAILED,
@@ -208,14 +226,20 @@ class Ingestor:
         self, store: Store, registry: ParserRegistry, chunker: Chunker, embedder: Callable[[], Embedder],
         analyzer: Analyzer, config: Config, root: Path, extractor: EntityExtractor | None = extract_entities,
         parser: ParseWorker | None = None, figures: FigureFiles | None = None, describer: FigureDescriber | None = None,
+        units: UnitVectors | None = None,
     ) -> None:
         """`extractor` finds each chunk's entities for the graph route (`entity_extractor(config)`); None finds none.
+        `units` embeds and keeps each document's unit vectors after its chunks (`[rerank] unit_vectors = "ingest"`).
         `parser` parses under the `[ingest]` limits (the engine keeps one across runs); None: one for this run only.
         `figures` keeps the documents' figure thumbnails (none kept without it); `describer` (`[figures] describe`)
         writes a description of each figure into its text."""
         self.extractor = extractor
         self.figures = figures
         self.describer = describer
+        self.units = units
+        self.units_failure: str | None = None
+        """Why unit vectors could not be embedded (the first failure; later files skip them): a warning of the run, the
+        documents indexed all the same (asks embed their units)."""
         self.store = store
         self.registry = registry
         self.parser = parser
@@ -345,7 +369,7 @@ class Ingestor:
 
     def _advance(self, job: IngestJob, run_id: str, done: int, total: int | None, unit: str) -> None:
         """The stage in hand got further: told to the caller each time, written to the row now and then."""
-        first = job.progress is None or not job.progress.unit  # the stage's first count: its total is news
+        first = job.progress is None or job.progress.unit != unit  # the stage's first count (of chunks, of units): news
         job.progress = JobProgress(str(job.status).lower(), done, total, unit)
         now = time.time()
         if first or done == total or now - self._saved_at >= PROGRESS_SAVE_EVERY_S:
@@ -472,6 +496,7 @@ class Ingestor:
         self._save(job, run_id, JobStatus.EMBEDDING)
         hashes = [embed_hash(embedder.name, c.embed_text) for c in chunks]
         vectors, missing = reusable_vectors(chunks, hashes, self.store)
+        missing.sort(key=lambda i: len(chunks[i].embed_text))  # batches of like lengths: less padding for the model
         wanted = sum(c.searchable for c in chunks)
         self._advance(job, run_id, wanted - len(missing), wanted, "chunks")  # those cached are done already
         fresh = np.zeros((len(missing), embedder.dimension), dtype=np.float32)
@@ -481,6 +506,10 @@ class Ingestor:
             self._advance(job, run_id, wanted - len(missing) + start + len(batch), wanted, "chunks")
         fill_vectors(vectors, chunks, hashes, missing, fresh, embedder.dimension)
         job.timings["embed"] = round(time.perf_counter() - timer, 4)
+        timer = time.perf_counter()
+        units = self._embed_units(job, run_id, embedder, chunks, hashes, vectors)
+        if units is not None:
+            job.timings["embed_units"] = round(time.perf_counter() - timer, 4)
 
         timer = time.perf_counter()
         self._save(job, run_id, JobStatus.INDEXING)
@@ -493,6 +522,10 @@ class Ingestor:
             self._write(doc, digest, stored)
         except Exception as exc:
             raise DocumentError(ErrorCode.INDEX_FAILED, f"{source}: {type(exc).__name__}: {exc}".splitlines()[0]) from exc
+        if units is not None and self.units is not None:
+            version = self.store.document_versions([doc.doc_id]).get(doc.doc_id)
+            if version is not None:
+                self.units.keep_units(embedder.name, doc.doc_id, version, units)
         job.timings["index"] = round(time.perf_counter() - timer, 4)
         self._save(job, run_id, JobStatus.READY)
 
@@ -502,6 +535,23 @@ class Ingestor:
         links = self.copies.link(doc, time.time())
         self.store.replace_document(doc, digest, stored)
         self.store.link_copies(links)
+
+    def _embed_units(
+        self, job: IngestJob, run_id: str, embedder: Embedder, chunks: Sequence[Chunk], hashes: Sequence[str],
+        vectors: Mapping[str, np.ndarray],
+    ) -> np.ndarray | None:
+        """The document's unit matrix, its units embedded (those not stored yet) batch by batch with the progress told
+        as "embedding n/m units"; None without `units`, or once they failed in this run (the document is indexed
+        without: a unit cache never fails a document)."""
+        if self.units is None or self.units_failure is not None:
+            return None
+        known = {c.embed_text: vectors[h] for c, h in zip(chunks, hashes, strict=True) if c.searchable}
+        try:
+            return self.units.embed_units(
+                embedder, chunks, known, lambda done, total: self._advance(job, run_id, done, total, "units"), batch=EMBED_BATCH)
+        except Exception as exc:  # whatever the embedder raises, as the chunks' own embedding takes any error
+            self.units_failure = f"unit vectors not embedded: {type(exc).__name__}: {exc}".splitlines()[0]
+            return None
 
     def _keep_figures(self, doc: ParsedDocument, report: IngestReport) -> None:
         """Thumbnails first: a crash before the commit leaves the old content hash stored, so the next ingest parses

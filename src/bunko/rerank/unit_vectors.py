@@ -51,6 +51,14 @@ def chunk_unit_texts(chunk: Chunk) -> list[str]:
     return [unit_text(context, unit) for unit, _ in quotable_units(chunk.text)]
 
 
+def _matrix_row(key: bytes, vectors: Sequence[np.ndarray], dimension: int) -> tuple[bytes, int, bytes]:
+    """A `document_units` row: the vectors as unit-normed float16 rows."""
+    matrix = np.array(vectors, dtype=np.float32).reshape(-1, dimension)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    unit = (matrix / np.where(norms > 0, norms, 1.0)).astype(np.float16)
+    return key, len(unit), unit.tobytes()
+
+
 def _key(model: str, text: str) -> bytes:
     return hashlib.sha1(f"{model}\0{text}".encode()).digest()
 
@@ -68,6 +76,9 @@ class UnitVectorFile:
         self.path = Path(path)
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
+        self.embedded = 0
+        """Units this object has embedded (`embed_units`, `build`): what a benchmark or a test reads to tell work done
+        from work found stored."""
         self.failure: str | None = None
         """Why the file could not be read or written (a read-only folder, a full disk): asks then embed as if it
         were empty, since a missing cache must not fail an answer."""
@@ -80,6 +91,7 @@ class UnitVectorFile:
             db = sqlite3.connect(self.path, check_same_thread=False, timeout=30.0)
             db.execute(f"PRAGMA page_size={PAGE_SIZE}")  # takes effect only on a new file, before WAL mode
             db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")  # a cache: a power cut may lose the last writes, never corrupt the file
             db.execute("CREATE TABLE IF NOT EXISTS unit_vectors (key BLOB PRIMARY KEY, vector BLOB NOT NULL)")
             db.execute("CREATE TABLE IF NOT EXISTS document_units (key BLOB PRIMARY KEY, rows INTEGER NOT NULL, vectors BLOB NOT NULL)")
             self._db = db
@@ -159,18 +171,42 @@ class UnitVectorFile:
                 self.failure = f"{self.path}: {exc}"
         return present
 
-    def _put_documents(self, model: str, documents: Iterable[tuple[bytes, Sequence[Chunk]]], dimension: int) -> None:
-        """Each document's matrix under its key, from the unit vectors stored (a unit whose vector is missing is left
-        out)."""
-        rows: list[tuple[bytes, int, bytes]] = []
-        for key, chunks in documents:
-            texts = list(dict.fromkeys(text for chunk in chunks if chunk.searchable for text in chunk_unit_texts(chunk)))
-            stored = self.get(model, texts, dimension)
-            vectors = np.array([stored[text] for text in texts if text in stored], dtype=np.float32).reshape(-1, dimension)
-            norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-            unit = (vectors / np.where(norms > 0, norms, 1.0)).astype(np.float16)
-            rows.append((key, len(unit), unit.tobytes()))
-        self._write("INSERT OR REPLACE INTO document_units (key, rows, vectors) VALUES (?, ?, ?)", rows)
+    def embed_units(
+        self, embedder: Embedder, chunks: Sequence[Chunk], known: Mapping[str, np.ndarray] | None = None,
+        progress: Callable[[int, int], None] | None = None, batch: int = BUILD_BATCH,
+    ) -> np.ndarray:
+        """The unit vectors of `chunks` (one document's, or a re-embed's batch), each distinct unit once, in the order
+        of the document's matrix (the distinct units of its searched chunks; a parent's units are stored too, as `build`
+        stores them): those stored are read, those in `known` (vectors the caller embedded with the same
+        model for the same texts: a chunk made of one sentence under its heading is its own unit) reused, the rest
+        embedded `batch` at a time and stored; `progress(done, to embed)` after each batch. What ingest and a re-embed
+        call while the chunks' own vectors are in hand, so no unit waits for a second pass, and none is embedded twice."""
+        model, dimension = embedder.name, embedder.dimension
+        split = {chunk.chunk_id: chunk_unit_texts(chunk) for chunk in chunks}
+        texts = list(dict.fromkeys(text for chunk in chunks if chunk.searchable for text in split[chunk.chunk_id]))
+        every = list(dict.fromkeys([*texts, *(text for units in split.values() for text in units)]))  # parents' too, as `build`
+        vectors = self.get(model, every, dimension)
+        reused = {text: np.asarray(known[text], dtype=np.float32) for text in every if text not in vectors and known and text in known}
+        self.put(model, reused)
+        vectors.update(reused)
+        missing = sorted((text for text in every if text not in vectors), key=len)  # batches of like lengths: less padding
+        if progress is not None and missing:
+            progress(0, len(missing))
+        for start in range(0, len(missing), batch):
+            part = missing[start : start + batch]
+            fresh = dict(zip(part, embedder.embed(part), strict=True))
+            self.put(model, fresh)
+            vectors.update(fresh)
+            self.embedded += len(part)
+            if progress is not None:
+                progress(start + len(part), len(missing))
+        return np.array([vectors[text] for text in texts], dtype=np.float32).reshape(-1, dimension)
+
+    def keep_units(self, model: str, doc_id: str, version: float, units: np.ndarray) -> None:
+        """A document's matrix (`embed_units` of its chunks) under its `document_key` at the version of its rows as
+        just written, so the build after the run finds it and passes the document over."""
+        self._write("INSERT OR REPLACE INTO document_units (key, rows, vectors) VALUES (?, ?, ?)",
+                    [_matrix_row(document_key(model, doc_id, version), list(units), units.shape[1])])
 
     def count(self) -> int:
         if not self.path.exists():
@@ -180,35 +216,46 @@ class UnitVectorFile:
 
     def build(
         self, embedder: Embedder, chunks: Iterable[Chunk], progress: Callable[[int, int], None] | None = None,
-        versions: Mapping[str, float] | None = None,
+        versions: Mapping[str, float] | None = None, known: Callable[[Sequence[Chunk]], Mapping[str, np.ndarray]] | None = None,
+        batch: int = BUILD_BATCH,
     ) -> int:
         """Embed and store every unit of `chunks` not stored yet; returns how many were embedded. With `versions` (each
         document's, `DocumentStore.document_versions`), also each document's matrix: `chunks` then hold whole documents
         (as `store.chunks()` returns them), and a document whose matrix is stored at its version is passed over, its
-        units with it. `progress(done, total)` after each batch."""
+        units with it. Documents are then embedded one at a time, in the order given, by `embed_units` with the vectors
+        `known(chunks)` gives (the document's stored chunk vectors by their text), exactly as the ingest pipeline
+        embeds a file's units: a folder ingested on Ray, or a document whose units a killed run never embedded, gets
+        the vectors a local ingest would have stored (`batch`: the pipeline's). `progress(done, total)` after each batch (of documents, with
+        `versions`)."""
         model = embedder.name
         documents: dict[str, list[Chunk]] = {}
         for chunk in chunks:
             documents.setdefault(chunk.doc_id, []).append(chunk)
-        keyed = {document_key(model, doc_id, versions[doc_id]): grouped
-                 for doc_id, grouped in documents.items() if versions is not None and doc_id in versions}
-        present = self.present_documents(list(keyed))
-        unbuilt = {key: grouped for key, grouped in keyed.items() if key not in present}
-        wanted = list(unbuilt.values()) if versions is not None else list(documents.values())
-        texts = list(dict.fromkeys(t for grouped in wanted for chunk in grouped for t in chunk_unit_texts(chunk)))
+        if versions is not None:
+            keyed = {document_key(model, doc_id, versions[doc_id]): grouped
+                     for doc_id, grouped in documents.items() if doc_id in versions}
+            present = self.present_documents(list(keyed))
+            unbuilt = [(key, grouped) for key, grouped in keyed.items() if key not in present]
+            embedded = self.embedded
+            for done, (key, grouped) in enumerate(unbuilt, start=1):
+                units = self.embed_units(embedder, grouped, known(grouped) if known is not None else None, batch=batch)
+                self._write("INSERT OR REPLACE INTO document_units (key, rows, vectors) VALUES (?, ?, ?)",
+                            [_matrix_row(key, list(units), embedder.dimension)])
+                if progress is not None:
+                    progress(done, len(unbuilt))
+            return self.embedded - embedded
+        texts = list(dict.fromkeys(t for grouped in documents.values() for chunk in grouped for t in chunk_unit_texts(chunk)))
         missing: list[str] = []
         for start in range(0, len(texts), 5000):
             part = texts[start : start + 5000]
             stored = self.get(model, part, embedder.dimension)
             missing.extend(t for t in part if t not in stored)
-        for start in range(0, len(missing), BUILD_BATCH):
-            batch = missing[start : start + BUILD_BATCH]
-            self.put(model, dict(zip(batch, embedder.embed(batch), strict=True)))
+        for start in range(0, len(missing), batch):
+            part = missing[start : start + batch]
+            self.put(model, dict(zip(part, embedder.embed(part), strict=True)))
+            self.embedded += len(part)
             if progress is not None:
-                progress(min(start + BUILD_BATCH, len(missing)), len(missing))
-        pending = list(unbuilt.items())
-        for start in range(0, len(pending), BUILD_BATCH):
-            self._put_documents(model, pending[start : start + BUILD_BATCH], embedder.dimension)
+                progress(start + len(part), len(missing))
         return len(missing)
 
     def close(self) -> None:

@@ -27,7 +27,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from itertools import pairwise
 from typing import Any
 
@@ -80,12 +80,14 @@ _SUDACHI_NOUNS = frozenset({"名詞"})
 _SUDACHI_SKIP_SUBTYPES = frozenset({"数詞", "代名詞", "助数詞"})
 
 
+@lru_cache(maxsize=1 << 16)
 def entity_key(surface: str, *, identifier: bool = False) -> str:
     """The node a spelling belongs to: width and case folded, whitespace collapsed, plurals and katakana long vowels dropped.
 
     Identifiers keep their punctuation (``apt-get`` is not ``apt get``) and their number (``debs`` is a name);
     a phrase's hyphens read as spaces (``pre-installed`` = ``pre installed``) and its last word is singular
     (`inflection.singular`: ``aliases`` = ``alias``, never ``alia``), unless written as an acronym (``DNS``, ``macOS``).
+    A pure function of its spelling, memoised (bounded): a collection's words recur, and ingest keyed each mention anew.
     """
     written = " ".join(unicodedata.normalize("NFKC", surface).split()).strip(_TRAILING_PUNCT)
     key = written.casefold()

@@ -14,6 +14,7 @@ every indexed chunk at load from its BM25 vocabulary, and every store judges the
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 import numpy as np
@@ -141,7 +142,7 @@ def language_parts(question: str) -> list[str]:
     return [text for _, text in parts] if len(parts) > 1 else [question]
 
 
-_LANGUAGE_FOLDER = re.compile(r"(en|ja|zh)(?:[-_][a-z0-9]{2,8})*", re.IGNORECASE)
+_LANGUAGE_FOLDER = lazy_compile(r"(en|ja|zh)(?:[-_][a-z0-9]{2,8})*", re.IGNORECASE)
 
 
 def folder_language(source: str) -> str | None:
