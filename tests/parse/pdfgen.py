@@ -469,7 +469,8 @@ NOTE_TEXTS = {
 NOTE_STYLES = ("raised", "glued", "linked")
 """How the footnotes are set: `raised` as Word sets them (superscript marks, superscript labels, a two-inch rule);
 `glued` as LaTeX without its rule (superscript marks, labels at the notes' size against the first word: "1If a…");
-`linked` as dblatex does (marks at body size on the baseline, each a link to Hfootnote.N; glued labels; a rule)."""
+`linked` as dblatex does (marks at body size on the baseline, each a link to Hfootnote.N; glued labels; a rule).
+`make_footnotes` also takes "unmarked": glued labels, but no rule and no mark in the body."""
 
 
 def _unmarked(text: str) -> tuple[str, dict[int, str]]:
@@ -516,7 +517,7 @@ def make_footnotes(path: Path, lang: str, style: str) -> Path:
                         x = obj.getX() + pdfmetrics.stringWidth(" ", font, size)
                         obj.textOut(" " + label)
                         c.linkAbsolute("", f"Hfootnote.{label}", (x, y - 2, x + pdfmetrics.stringWidth(label, font, size), y + size))
-                    else:
+                    elif style != "unmarked":
                         obj.setFont(font, 6)
                         obj.setRise(4)
                         obj.textOut(label)
@@ -536,7 +537,7 @@ def make_footnotes(path: Path, lang: str, style: str) -> Path:
     y = paragraph(n.marked, y)
     y = paragraph(n.runover, y, last=2)
     rule_y = 150.0
-    if style != "glued":
+    if style in ("raised", "linked"):
         c.setLineWidth(0.4)
         c.line(72, rule_y, 72 + 144, rule_y)
     y = rule_y - 4

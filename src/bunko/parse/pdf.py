@@ -100,27 +100,35 @@ def _in_margin(bbox: BBox, height: float) -> bool:
 
 def _internal_links(page: Any) -> list[Link]:
     """The page's links to a place in the document: a named destination's name, or where an explicit destination on
-    this same page points. A damaged annotation is skipped: links only help tell footnote marks."""
+    this same page points. Read from the raw annotation dictionaries: pdfplumber's `annots` resolves every reference
+    in them, down to the whole target page's tree, and took a fifth of the parse of a linked manual. A damaged
+    annotation is skipped: links only help tell footnote marks."""
     links = []
     try:
-        annots = page.annots
-        page_id = getattr(page.page_obj, "pageid", None)
-    except Exception:  # pdfminer raises many types on a damaged annotation array
+        page_obj = page.page_obj
+        raw = resolve1(page_obj.annots) or []
+        left, _, _, top = (float(v) for v in page_obj.mediabox)
+    except Exception:  # pdfminer raises many types on a damaged page dictionary
         return []
-    for annot in annots:
+    for item in raw if isinstance(raw, list) else []:
         try:
-            data = resolve1(annot.get("data")) or {}
-            action = resolve1(data.get("A"))
-            target = resolve1(data.get("Dest") or (action.get("D") if isinstance(action, dict) else None))
-            box = (float(annot["x0"]), float(annot["top"]), float(annot["x1"]), float(annot["bottom"]))
+            annot = resolve1(item)
+            if not isinstance(annot, dict) or str(getattr(annot.get("Subtype"), "name", "")) != "Link":
+                continue
+            x0, y0, x1, y1 = (float(resolve1(v)) for v in resolve1(annot["Rect"]))
+            box = (min(x0, x1) - left, top - max(y0, y1), max(x0, x1) - left, top - min(y0, y1))
+            action = resolve1(annot.get("A"))
+            target = resolve1(annot.get("Dest") or (action.get("D") if isinstance(action, dict) else None))
+            if isinstance(target, dict):  # a destination dictionary: its array under /D
+                target = resolve1(target.get("D"))
             if isinstance(target, bytes | str):
                 links.append(Link(box, target.decode("latin-1") if isinstance(target, bytes) else target))
-            elif isinstance(target, list) and len(target) >= 3 and getattr(target[0], "objid", None) == page_id:
+            elif isinstance(target, list) and len(target) >= 3 and getattr(target[0], "objid", None) == page_obj.pageid:
                 kind = str(getattr(target[1], "name", target[1]))
-                y = target[3] if kind == "XYZ" and len(target) >= 4 else target[2] if kind in ("FitH", "FitBH") else None
+                y = resolve1(target[3] if kind == "XYZ" and len(target) >= 4 else target[2] if kind in ("FitH", "FitBH") else None)
                 if isinstance(y, int | float):
-                    links.append(Link(box, top=float(page.height) - float(y)))
-        except Exception:  # an unresolvable reference
+                    links.append(Link(box, top=top - float(y)))
+        except Exception:  # an unresolvable reference, a malformed rectangle
             continue
     return links
 
