@@ -4,7 +4,6 @@ from the words, the notes read at the end of their section, the rest of the text
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from pdfgen import NOTE_STYLES, NOTE_TEXTS, make_footnotes
