@@ -42,6 +42,10 @@ def run(src: str, path: Path) -> dict:
     return json.loads(out.stdout)
 
 
+def _next_heading(elements: list[dict], i: int) -> int:
+    return next((j for j in range(i + 1, len(elements)) if elements[j]["kind"] == "heading"), len(elements))
+
+
 def chars(elements: list[dict]) -> Counter[str]:
     text = "".join(e["text"] for e in elements)
     return Counter(c for c in text if not c.isspace() and c not in "[]")
@@ -67,7 +71,10 @@ def main() -> None:
         glued = sum(1 for e in before["elements"] if re.match(r"^[0-9⁰¹²³⁴-⁹]{1,3}[^\W\d_⁰¹²³⁴-⁹]", e["text"]))
         row = {
             "pdf": pdf.name, "pages": after["pages"], "footnotes": len(notes), "tied": sum(1 for n in notes if n["parent"]),
-            "marks_in_body": sum(len(_MARK.findall(e["text"])) for e in body),
+            "marks_before": sum(len(_MARK.findall(e["text"])) for e in before["elements"]),
+            "marks_after": sum(len(_MARK.findall(e["text"])) for e in body),
+            "at_section_end": sum(1 for i, e in enumerate(after["elements"]) if e["kind"] == "footnote" and
+                                  all(x["kind"] == "footnote" for x in after["elements"][i + 1 : _next_heading(after["elements"], i)])),
             "glued_before": glued,
             "glued_after": sum(1 for e in after["elements"] if re.match(r"^[0-9⁰¹²³⁴-⁹]{1,3}[^\W\d_⁰¹²³⁴-⁹]", e["text"])),
             "chars_before": sum(b.values()), "chars_after": sum(a.values()),
@@ -77,10 +84,12 @@ def main() -> None:
         rows.append(row)
         print(json.dumps(row, ensure_ascii=False), flush=True)
     if args.out:
-        head = "| PDF | pages | footnotes | tied to mark | [N] marks in body | elements starting \"3If\" before → after | chars before → after (no spaces, no brackets) | lost / gained | parse s before → after |\n"
-        head += "|---|---|---|---|---|---|---|---|---|\n"
+        head = ("| PDF | pages | footnotes | tied to mark | at section end | \"[N]\" in body before → after | elements starting \"3If\" "
+                "before → after | chars before → after (no spaces, no brackets) | lost / gained | parse s before → after |\n")
+        head += "|---|---|---|---|---|---|---|---|---|---|\n"
         lines = [
-            f"| {r['pdf']} | {r['pages']} | {r['footnotes']} | {r['tied']} | {r['marks_in_body']} | {r['glued_before']} → {r['glued_after']} | "
+            f"| {r['pdf']} | {r['pages']} | {r['footnotes']} | {r['tied']} | {r['at_section_end']} | {r['marks_before']} → {r['marks_after']} | "
+            f"{r['glued_before']} → {r['glued_after']} | "
             f"{r['chars_before']:,} → {r['chars_after']:,} | {r['lost'] or '—'} / {r['gained'] or '—'} | {r['seconds_before']} → {r['seconds_after']} |"
             for r in rows
         ]

@@ -169,7 +169,7 @@ def _foot_run(ordered: list[Segment], body_size: float, foot: float) -> tuple[in
             continue
         break
     start = end
-    while start > 0 and ordered[start - 1].size <= FOOTNOTE_SIZE * body_size and not ordered[start - 1].mono:
+    while start > 0 and ordered[start - 1].size <= FOOTNOTE_SIZE * body_size:
         start -= 1
     return (start, end) if start < end else None
 
