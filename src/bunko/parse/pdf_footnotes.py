@@ -144,15 +144,19 @@ def _label(segment: Segment, previous: Footnote | None) -> tuple[str, str] | Non
     return label, segment.text[match.end():]
 
 
-def _rules_above(first: Segment, rules: list[BBox], left: float, width: float, body_size: float) -> bool:
-    """Whether a separator rule stands just above `first`, starting near the footnote area's left edge."""
+def _separator(area: list[Segment], rules: list[BBox], width: float, body_size: float) -> int | None:
+    """Index in `area` of the first line under a separator rule that stands among or just above the area's lines,
+    starting near the left edge of the lines under it; None without one. Small lines above the rule (a code block
+    in smaller type) are not notes."""
     for x0, top, x1, bottom in rules:
-        long = x1 - x0
-        if not RULE_WIDTH[0] * width <= long <= RULE_WIDTH[1] * width or bottom - top > 2.0:
+        if not RULE_WIDTH[0] * width <= x1 - x0 <= RULE_WIDTH[1] * width or bottom - top > 2.0:
             continue
-        if abs(x0 - left) <= 2 * body_size and 0 <= first.bbox[1] - bottom <= RULE_REACH * body_size:
-            return True
-    return False
+        below = next((i for i, s in enumerate(area) if s.bbox[1] >= bottom), None)
+        if below is None or area[below].bbox[1] - bottom > RULE_REACH * body_size:
+            continue
+        if abs(x0 - min(s.bbox[0] for s in area[below:])) <= 2 * body_size:
+            return below
+    return None
 
 
 def _foot_run(ordered: list[Segment], body_size: float, foot: float) -> tuple[int, int] | None:
@@ -190,9 +194,10 @@ def find_footnotes(
     run = _foot_run(ordered, body_size, foot)
     if run is None:
         return None
-    body, area = ordered[: run[0]], ordered[run[0] : run[1]]
-    left = min(s.bbox[0] for s in area)
-    ruled = _rules_above(area[0], rules, left, page_width, body_size)
+    under = _separator(ordered[run[0] : run[1]], rules, page_width, body_size)
+    start = run[0] + (under or 0)
+    body, area = ordered[:start], ordered[start : run[1]]
+    ruled = under is not None
     notes: list[Footnote] = []
     continued: list[Segment] = []
     for segment in area:
