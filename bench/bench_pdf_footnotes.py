@@ -55,13 +55,14 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("pdfs", nargs="*", type=Path)
     parser.add_argument("--before", help="PYTHONPATH of the baseline bunko")
+    parser.add_argument("--after", help="PYTHONPATH of the bunko measured (default: this tree's src)")
     parser.add_argument("--dump", type=Path)
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     if args.dump:
         dump(args.dump)
         return
-    here = str(Path(__file__).resolve().parents[1] / "src")
+    here = args.after or str(Path(__file__).resolve().parents[1] / "src")
     rows = []
     for pdf in args.pdfs:
         before, after = run(args.before, pdf), run(here, pdf)
