@@ -116,3 +116,13 @@ def test_a_rule_above_small_labelled_lines_makes_them_notes_and_a_running_foot_s
     assert find_footnotes(marked + foot, [], 10.0, 595.0, 760.0) is not None, "a raised 1 above makes the 1 below a note"
     continued = find_footnotes([*body, _seg(n.notes[1], 700, 8)], rule, 10.0, 595.0, 760.0, continues=True)
     assert continued is not None and [s.text for s in continued.continued] == [n.notes[1]] and not continued.notes
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_small_code_above_the_rule_stays_body(lang: str) -> None:
+    """dblatex sets code at 0.9 of the body size: a listing ending just above the separator is no note."""
+    n = NOTE_TEXTS[lang]
+    code = Segment("$ dpkg -S libfoo.so.6", (57.0, 660.0, 170.0, 669.0), 9.0, False, mono=True)
+    foot = [_seg(f"1{n.notes[0]}", 700, 8), _seg(f"2{n.notes[1]}", 712, 8)]
+    area = find_footnotes([_seg(n.after, 600, 10), code, *foot], [(72.0, 690.0, 216.0, 690.4)], 10.0, 595.0, 760.0)
+    assert area is not None and [note.label for note in area.notes] == ["1", "2"] and code not in area.segments
