@@ -8,9 +8,10 @@ import re
 import pytest
 from pdfgen import NOTE_STYLES, NOTE_TEXTS, make_footnotes
 
+from bunko.parse.base import ElementBuilder
 from bunko.parse.cjk import join_words
 from bunko.parse.pdf import PdfParser
-from bunko.parse.pdf_footnotes import Footnote, FootnoteArea, find_footnotes
+from bunko.parse.pdf_footnotes import NOTE_METHOD, Footnote, FootnoteArea, find_footnotes, to_section_ends
 from bunko.parse.pdf_layout import Segment, segments_from_words
 from bunko.schema import ElementKind, ParsedDocument
 from bunko.text.scripts import is_unspaced
@@ -126,3 +127,20 @@ def test_small_code_above_the_rule_stays_body(lang: str) -> None:
     foot = [_seg(f"1{n.notes[0]}", 700, 8), _seg(f"2{n.notes[1]}", 712, 8)]
     area = find_footnotes([_seg(n.after, 600, 10), code, *foot], [(72.0, 690.0, 216.0, 690.4)], 10.0, 595.0, 760.0)
     assert area is not None and [note.label for note in area.notes] == ["1", "2"] and code not in area.segments
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_notes_move_before_the_first_heading_after_their_mark(lang: str) -> None:
+    """A note whose mark is in section 1 ends section 1 though the page printed it among section 2's lines; a note
+    without a found mark ends the section it was printed in."""
+    n = NOTE_TEXTS[lang]
+    builder = ElementBuilder("notes.pdf")
+    builder.heading(1, n.h1, page=1)
+    marked = builder.add(ElementKind.PARAGRAPH, with_marks(n.marked), page=1)
+    builder.heading(1, n.h2, page=2)
+    builder.add(ElementKind.PARAGRAPH, n.closing, page=2)
+    builder.add(ElementKind.FOOTNOTE, f"[1] {n.notes[0]}", page=2, parent_id=marked.element_id, meta={"method": NOTE_METHOD})
+    builder.add(ElementKind.FOOTNOTE, f"[2] {n.notes[1]}", page=2, meta={"method": NOTE_METHOD})
+    builder.heading(1, "3.", page=3)
+    placed = [e.text for e in to_section_ends(builder.elements)]
+    assert placed == [n.h1, with_marks(n.marked), f"[1] {n.notes[0]}", n.h2, n.closing, f"[2] {n.notes[1]}", placed[-1]]
