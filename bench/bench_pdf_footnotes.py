@@ -3,8 +3,9 @@
 Each PDF is parsed twice in the same run, by a baseline source tree (``--before``, e.g. the main branch's src) and by
 this one, each in its own process. The comparison is of characters: every non-space character of every element, the
 brackets the footnote rule writes around labels and marks ("[3]") aside, counted before and after; any character
-lost or gained is listed. Also counted: footnote elements, how many have their mark found (``parent_id``), marks
-"[N]" in the body text, labels still glued to a note's first word as the old text had them ("3If"), and parse time.
+lost or gained is listed. Also counted: footnote elements, how many have their mark found (``parent_id``) and how
+many end their section, marks "[N]" in the body text, labels still glued to a note's first word as the old text had
+them ("3If"), and parse time. The table is printed; the rows go to the `--out` path as .json.
 
     nice -n 5 env PYTHONPATH=src python bench/bench_pdf_footnotes.py --before /work/main/src \\
         --out bench/results/pdf-footnotes.md /usr/share/doc/maint-guide/maint-guide.en.pdf …
