@@ -378,7 +378,8 @@ class PdfParser:
             builder.set_text(previous, join_words([previous.text, *(s.text for s in area.continued)]))
             bbox = union_bbox([s.bbox for s in area.continued])
             previous.meta.setdefault("continued_bboxes", []).append({"page": number, "bbox": list(bbox)})
-        page_elements = [e for e in builder.elements[first:] if e.kind != ElementKind.FOOTNOTE]
+        # prose first: "a[1]" in a code block is more often an index than a mark, though a mark may follow a command
+        page_elements = sorted((e for e in builder.elements[first:] if e.kind != ElementKind.FOOTNOTE), key=lambda e: e.kind == ElementKind.CODE)
         for note in area.notes:
             mark = f"[{note.label}]"
             parent = next((e for e in page_elements if mark in e.text), None)
