@@ -78,3 +78,10 @@ def test_elements_without_a_page_join_the_page_before() -> None:
 def test_a_document_without_pages_is_chunked_by_structure() -> None:
     doc = parse_markdown("# A\n\nOne.\n\n# B\n\nTwo.\n", "n.md")
     assert [c.text for c in PageChunker().chunk(doc, ChunkConfig())] == ["One.", "Two."]
+
+
+def test_an_element_placed_among_a_later_pages_joins_its_own_page() -> None:
+    """A PDF footnote moved to the end of its section, past a page break, is read with the page that printed it."""
+    doc = document("x.pdf", [("paragraph", "a", {"page": 1}), ("paragraph", "b", {"page": 2}), ("footnote", "[1] n", {"page": 1}),
+                             ("paragraph", "c", {"page": 2})])
+    assert [(c.text, c.pages) for c in PageChunker().chunk(doc, ChunkConfig())] == [("a\n\n[1] n", [1]), ("b\n\nc", [2])]

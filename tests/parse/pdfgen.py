@@ -6,6 +6,7 @@ so what a test asserts is what this file drew.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -409,5 +410,163 @@ def make_manual(path: Path, lang: str) -> Path:
                 pen.text(str(m["note"]), bold=True, after=2)
                 pen.text(str(m["note_text"]))
         c.showPage()
+    c.save()
+    return path
+
+
+@dataclass(frozen=True)
+class NoteTexts:
+    """A two-page chapter with two footnotes: `marked` holds the paragraph with the first mark ("{1}" where it
+    goes), `runover` the paragraph with the second mark that runs from page 1 onto page 2."""
+
+    h1: str
+    marked: str
+    runover: str
+    after: str
+    notes: tuple[str, str]
+    h2: str
+    closing: str
+
+
+NOTE_TEXTS = {
+    "en": NoteTexts(
+        h1="1. The upload queue",
+        marked="Every upload goes through the queue before it reaches the archive{1} and the archive software checks "
+               "its signature within a few minutes.",
+        runover="A rejected upload is reported to the address in the Maintainer field of the control file, together "
+                "with the reason the queue gave.{2} Fix the problem, build the package again with a higher revision "
+                "number and upload it once more; the old files are removed from the queue by a daily job, so there "
+                "is no need to delete them by hand.",
+        after="Uploads that pass the checks are installed into the archive at the next mirror push.",
+        notes=("If a package is uploaded to the delayed queue, it waits there for the number of days chosen.",
+               "The reasons are listed in the rejection mail, one per line."),
+        h2="2. After the upload",
+        closing="Watch the build logs of the other architectures during the following days.",
+    ),
+    "ja": NoteTexts(
+        h1="1. アップロードキュー",
+        marked="すべてのアップロードはアーカイブ{1}に届く前にキューを通り、数分以内にアーカイブのソフトウェアが署名を確認する。",
+        runover="拒否されたアップロードは、コントロールファイルのメンテナー欄のアドレスに、キューが示した理由とともに通知される。{2}"
+                "問題を直し、リビジョン番号を上げてパッケージを作り直し、もう一度アップロードすること。古いファイルは毎日の"
+                "ジョブがキューから削除するので、手で消す必要はない。",
+        after="検査を通ったアップロードは、次のミラー更新でアーカイブに収録される。",
+        notes=("パッケージを遅延キューにアップロードした場合は、選んだ日数だけそこで待つ。",
+               "理由は拒否通知のメールに一行ずつ書かれている。"),
+        h2="2. アップロードの後",
+        closing="その後の数日間は、ほかのアーキテクチャのビルドログを確認すること。",
+    ),
+    "zh": NoteTexts(
+        h1="1. 上传队列",
+        marked="每次上传都会先经过队列，再进入归档{1}，归档软件会在几分钟内检查它的签名。",
+        runover="被拒绝的上传会通知到控制文件中维护者字段的地址，并附上队列给出的原因。{2}修正问题后，用更高的修订号重新构建"
+                "软件包并再次上传；旧文件会由每天运行的任务从队列中删除，因此无需手动删除。本节其余部分说明常见的拒绝原因。",
+        after="通过检查的上传会在下一次镜像同步时收录到归档中。",
+        notes=("如果软件包上传到延迟队列，它会在那里等待所选的天数。", "原因逐行列在拒绝邮件中。"),
+        h2="2. 上传之后",
+        closing="在之后的几天里，请查看其他架构的构建日志。",
+    ),
+}
+NOTE_STYLES = ("raised", "glued", "linked")
+"""How the footnotes are set: `raised` as Word sets them (superscript marks, superscript labels, a two-inch rule);
+`glued` as LaTeX without its rule (superscript marks, labels at the notes' size against the first word: "1If a…");
+`linked` as dblatex does (marks at body size on the baseline, each a link to Hfootnote.N; glued labels; a rule).
+`make_footnotes` also takes "unmarked": glued labels, but no rule and no mark in the body."""
+
+
+def _unmarked(text: str) -> tuple[str, dict[int, str]]:
+    """The text without its "{N}" marks, and each mark's label by its offset in that text."""
+    plain, marks = "", {}
+    for part in re.split(r"(\{\d+\})", text):
+        if re.fullmatch(r"\{\d+\}", part):
+            marks[len(plain)] = part[1:-1]
+        else:
+            plain += part
+    return plain, marks
+
+
+def _line_offsets(plain: str, lines: list[str]) -> list[int]:
+    """Where each wrapped line starts in `plain` (wrap drops the space it breaks a Latin line at)."""
+    offsets, at = [], 0
+    for line in lines:
+        at = plain.index(line, at)
+        offsets.append(at)
+        at += len(line)
+    return offsets
+
+
+def make_footnotes(path: Path, lang: str, style: str) -> Path:
+    """Two pages of one chapter (`NOTE_TEXTS`) with footnotes 1 and 2 at the foot of page 1, set in `style`
+    (`NOTE_STYLES`): the second mark's paragraph runs over the page break, and page numbers stand in the footer."""
+    t, n = TEXTS[lang], NOTE_TEXTS[lang]
+    font, size, width = t.regular, 10.0, WIDTH - 144
+    c = Canvas(str(path), pagesize=A4)
+
+    def paragraph(text: str, y: float, first: int = 0, last: int | None = None) -> float:
+        plain, marks = _unmarked(text)
+        lines = wrap(plain, font, size, width)
+        offsets = _line_offsets(plain, lines)
+        for line, start in list(zip(lines, offsets, strict=True))[first:last]:
+            y -= size * 1.3
+            obj = c.beginText(72, y)
+            at = 0
+            for offset, label in sorted(marks.items()):
+                if start <= offset <= start + len(line):
+                    obj.setFont(font, size)
+                    obj.textOut(line[at : offset - start])
+                    if style == "linked":  # dblatex: the mark at body size after a space, linked to its note
+                        x = obj.getX() + pdfmetrics.stringWidth(" ", font, size)
+                        obj.textOut(" " + label)
+                        c.linkAbsolute("", f"Hfootnote.{label}", (x, y - 2, x + pdfmetrics.stringWidth(label, font, size), y + size))
+                    elif style != "unmarked":
+                        obj.setFont(font, 6)
+                        obj.setRise(4)
+                        obj.textOut(label)
+                        obj.setRise(0)
+                    at = offset - start
+            obj.setFont(font, size)
+            obj.textOut(line[at:])
+            c.drawText(obj)
+        return y - 8
+
+    def heading(text: str, y: float) -> float:
+        c.setFont(t.bold, 14)
+        c.drawString(72, y - 18, text)
+        return y - 30
+
+    y = heading(n.h1, HEIGHT - 72)
+    y = paragraph(n.marked, y)
+    y = paragraph(n.runover, y, last=2)
+    rule_y = 150.0
+    if style in ("raised", "linked"):
+        c.setLineWidth(0.4)
+        c.line(72, rule_y, 72 + 144, rule_y)
+    y = rule_y - 4
+    for label, note in zip(("1", "2"), n.notes, strict=True):
+        c.bookmarkHorizontal(f"Hfootnote.{label}", 72, y)
+        for i, line in enumerate(wrap(note, font, 8, width - 10)):
+            y -= 8 * 1.25
+            obj = c.beginText(72 + (8 if i == 0 else 0), y)
+            if i == 0 and style == "raised":
+                obj.setFont(font, 5)
+                obj.setRise(3)
+                obj.textOut(label)
+                obj.setRise(0)
+            elif i == 0:
+                obj.setFont(font, 8)
+                obj.textOut(label)
+            obj.setFont(font, 8)
+            obj.textOut(line)
+            c.drawText(obj)
+        y -= 3
+    c.setFont("Helvetica", 9)
+    c.drawCentredString(WIDTH / 2, 30, "1")
+    c.showPage()
+    y = paragraph(n.runover, HEIGHT - 72, first=2)
+    y = paragraph(n.after, y)
+    y = heading(n.h2, y)
+    paragraph(n.closing, y)
+    c.setFont("Helvetica", 9)
+    c.drawCentredString(WIDTH / 2, 30, "2")
+    c.showPage()
     c.save()
     return path

@@ -10,8 +10,6 @@ numbers is chunked by `structure` instead.
 
 from __future__ import annotations
 
-from itertools import groupby
-
 from bunko.chunk.blocks import Block, blocks_of, pack, split_blocks, to_chunks
 from bunko.chunk.sizing import Sizer, input_limit
 from bunko.chunk.structure import StructureChunker
@@ -23,14 +21,16 @@ PATH_ROOM = 200
 
 
 def pages(elements: list[Element]) -> list[tuple[int, list[Element]]]:
-    """Elements by page in document order; an element without a page belongs to the page before it."""
+    """Elements by page, pages in the order they first appear; an element without a page belongs to the page before
+    it. A page's element placed among a later page's (a PDF footnote moved to the end of its section) joins its own
+    page rather than splitting the later one."""
     current = next((e.page for e in elements if e.page is not None), 1)
-    numbered = []
+    by_page: dict[int, list[Element]] = {}
     for element in elements:
         if element.page is not None:
             current = element.page
-        numbered.append((current, element))
-    return [(page, [e for _, e in run]) for page, run in groupby(numbered, key=lambda pair: pair[0])]
+        by_page.setdefault(current, []).append(element)
+    return list(by_page.items())
 
 
 class PageChunker:

@@ -33,6 +33,7 @@ from bunko.parse.cjk import join_words
 from bunko.schema import ElementKind
 from bunko.text.lazy_regex import lazy_compile
 from bunko.text.lexicon import en, ja, zh
+from bunko.text.scripts import is_unspaced
 
 COLUMN_GAP = 12.0
 """Narrowest white stripe (points) read as a gutter between columns."""
@@ -65,6 +66,10 @@ class Segment:
     size: float
     bold: bool
     mono: bool = False
+    raised: tuple[str, ...] = ()
+    """Marks set smaller and above the line's baseline (`RAISED_SIZE`, `RAISED_RISE`): superscript footnote marks."""
+    lead: str = ""
+    """The raised mark that begins the line, if one does: the label of a footnote set as ³If a package…"""
 
 
 @dataclass
@@ -115,23 +120,74 @@ def _both_monospace(left: dict[str, Any], right: dict[str, Any]) -> bool:
     return _monospace_word(left) and _monospace_word(right)
 
 
-def _line_text(words: list[dict[str, Any]]) -> str:
+RAISED_SIZE = 0.85
+"""A word at most this share of its line's type size may be a superscript (LaTeX sets a footnote mark at 0.7 of the
+text, Word at 0.65); inline code a point smaller than the prose around it is not."""
+RAISED_RISE = 0.15
+"""…and its baseline this share of the line's type size above the line's: a superscript is raised a third of an em or
+more, while smaller type on the line's baseline sits within a tenth."""
+_MARK = re.compile(r"[0-9０-９⁰¹²³⁴-⁹]{1,3}|[*†‡§¶※]{1,3}")
+"""What a superscript footnote mark is written with: a number, or the typesetter's symbols. Some fonts map their
+footnote digits to the superscript code points (⁴, or 1⁰ for 10)."""
+_DIGITS = str.maketrans("０１２３４５６７８９⁰¹²³⁴⁵⁶⁷⁸⁹", "01234567890123456789")
+
+
+def is_mark_text(text: str) -> bool:
+    """Whether a word is written as a footnote mark may be: a short number or the typesetter's symbols."""
+    return bool(_MARK.fullmatch(text))
+
+
+def mark_label(text: str) -> str:
+    """A mark or a footnote label as one key: full-width and superscript digits read as ASCII ("⁴" and "４" are "4")."""
+    return text.translate(_DIGITS)
+
+
+def _flag_raised(line: list[dict[str, Any]]) -> None:
+    """Mark the words of one line that are superscript marks (``word["raised"]``): smaller than the line's main type
+    and above its baseline. pdfplumber splits a word where the size changes, so ``archive³`` arrives as two words."""
+    sizes: Counter[float] = Counter()
+    for word in line:
+        sizes[round(float(word.get("size", 10.0)), 1)] += len(word["text"])
+    main = sizes.most_common(1)[0][0]
+    baseline = max(w["bottom"] for w in line if abs(round(float(w.get("size", 10.0)), 1) - main) <= 0.5)
+    for word in line:
+        size = float(word.get("size", 10.0))
+        if size <= RAISED_SIZE * main and word["bottom"] <= baseline - RAISED_RISE * main and is_mark_text(word["text"]):
+            word["raised"] = True
+
+
+def _is_mark(word: dict[str, Any], marks: frozenset[str]) -> bool:
+    return bool(word.get("raised")) and mark_label(word["text"]) in marks
+
+
+def _line_text(words: list[dict[str, Any]], marks: frozenset[str] = frozenset()) -> str:
     """Join words where the page shows white space between them, whatever the script.
 
     The gap, not the script, decides: "1. 概要" keeps its space, a Japanese
-    sentence split into two words by a font change gets none.
+    sentence split into two words by a font change gets none. A raised mark in
+    `marks` (a footnote on this page carries its label) is written "[3]" and
+    kept apart from the words: "archive³ and" is "archive [3] and", never
+    "archive3 and"; in Japanese and Chinese "アーカイブ[3]の", without spaces.
     """
-    out = words[0]["text"]
+    out = f"[{mark_label(words[0]['text'])}]" if _is_mark(words[0], marks) else words[0]["text"]
     for prev, word in pairwise(words):
+        text = word["text"]
+        if _is_mark(word, marks):
+            out += ("" if is_unspaced(out[-1]) else " ") + f"[{mark_label(text)}]"
+            continue
+        if _is_mark(prev, marks):
+            out += ("" if is_unspaced(text[0]) or not text[0].isalnum() else " ") + text
+            continue
         size = float(word.get("size", 10.0))
         gap = word["x0"] - prev["x1"]
         spaces = max(1, round(gap / (MONOSPACE_WIDTH * size))) if _both_monospace(prev, word) else 1
-        out += (" " * spaces if gap > WORD_GAP * size else "") + word["text"]
+        out += (" " * spaces if gap > WORD_GAP * size else "") + text
     return out
 
 
-def segments_from_words(words: list[dict[str, Any]]) -> list[Segment]:
-    """Group words (pdfplumber dicts with text, x0, x1, top, bottom, size, fontname) into line segments."""
+def segments_from_words(words: list[dict[str, Any]], marks: frozenset[str] = frozenset()) -> list[Segment]:
+    """Group words (pdfplumber dicts with text, x0, x1, top, bottom, size, fontname) into line segments; a raised
+    word whose text is in `marks` is written as a footnote mark (`_line_text`)."""
     if not words:
         return []
     words = sorted(words, key=lambda w: (w["top"], w["x0"]))
@@ -141,7 +197,9 @@ def segments_from_words(words: list[dict[str, Any]]) -> list[Segment]:
         for line in reversed(lines[-4:]):
             top = min(w["top"] for w in line)
             bottom = max(w["bottom"] for w in line)
-            if top <= mid <= bottom:
+            # either way round: a superscript mark sorted first (its top is the line's highest) starts a line whose
+            # middle the rest of the line's words cover, though their own middles fall below the mark
+            if top <= mid <= bottom or word["top"] <= (top + bottom) / 2 <= word["bottom"]:
                 line.append(word)
                 break
         else:
@@ -149,20 +207,21 @@ def segments_from_words(words: list[dict[str, Any]]) -> list[Segment]:
     segments = []
     for line in lines:
         line.sort(key=lambda w: w["x0"])
+        _flag_raised(line)
         run = [line[0]]
         for word in line[1:]:
             size = max(float(word.get("size", 10.0)), 1.0)
             gutter = word["x0"] - run[-1]["x1"] > max(1.5 * size, 0.9 * COLUMN_GAP)
             if gutter and not _both_monospace(run[-1], word):  # code aligns its columns with runs of spaces
-                segments.append(_segment(run))
+                segments.append(_segment(run, marks))
                 run = [word]
             else:
                 run.append(word)
-        segments.append(_segment(run))
+        segments.append(_segment(run, marks))
     return segments
 
 
-def _segment(words: list[dict[str, Any]]) -> Segment:
+def _segment(words: list[dict[str, Any]], marks: frozenset[str] = frozenset()) -> Segment:
     chars: Counter[float] = Counter()
     bold = mono = 0
     for word in words:
@@ -173,7 +232,9 @@ def _segment(words: list[dict[str, Any]]) -> Segment:
     size = chars.most_common(1)[0][0]
     total = sum(chars.values())
     bbox = union_bbox([(w["x0"], w["top"], w["x1"], w["bottom"]) for w in words])
-    return Segment(_line_text(words), bbox, size, bold * 2 > total, mono >= MONOSPACE_SHARE * total)
+    raised = tuple(mark_label(w["text"]) for w in words if w.get("raised"))
+    lead = words[0]["text"] if words[0].get("raised") and len(words) > 1 else ""
+    return Segment(_line_text(words, marks), bbox, size, bold * 2 > total, mono >= MONOSPACE_SHARE * total, raised, lead)
 
 
 # --- reading order -----------------------------------------------------------------------------
