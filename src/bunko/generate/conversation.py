@@ -87,7 +87,7 @@ _HAN_CHAR = lazy_compile(f"[{HAN}]")
 _KATAKANA_CHAR = lazy_compile(f"[{KATAKANA}]")
 _PUNCT = lazy_compile(r"[\s？?！!。、，,.:：;；「」『』\"'()（）]+")
 
-_ADDITIVE = {"ja": re.compile(ja.ADDITIVE), "zh": re.compile(zh.ADDITIVE), "en": re.compile(en.ADDITIVE, re.I)}
+_ADDITIVE = {"ja": lazy_compile(ja.ADDITIVE), "zh": lazy_compile(zh.ADDITIVE), "en": lazy_compile(en.ADDITIVE, re.I)}
 
 SHORT_EN_WORDS = 2
 """An English question of at most this many content words ("Managers?", "What is the maximum?") names no subject."""

@@ -20,7 +20,6 @@ moves them once the document is read.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,6 +28,7 @@ from bunko.parse.base import BBox, union_bbox
 from bunko.parse.cjk import join_words
 from bunko.parse.pdf_layout import Segment, is_mark_text, mark_label
 from bunko.schema import Element, ElementKind
+from bunko.text.lazy_regex import lazy_compile
 
 NOTE_METHOD = "pdf-footnote"
 """`Element.meta["method"]` of a footnote read from a PDF page's foot."""
@@ -44,7 +44,7 @@ RULE_REACH = 3.0
 LINE_GAP = 2.0
 """Line heights of white space that may separate two lines of the footnote area; a wider gap above a line at the
 page's foot is the running foot."""
-_LABEL = re.compile(r"^([0-9０-９⁰¹²³⁴-⁹]{1,3}|[*†‡§¶※]{1,3})\s?(?=[^\W\d_⁰¹²³⁴-⁹])")
+_LABEL = lazy_compile(r"^([0-9０-９⁰¹²³⁴-⁹]{1,3}|[*†‡§¶※]{1,3})\s?(?=[^\W\d_⁰¹²³⁴-⁹])")
 """A label set against (or a space before) the note's first word: "1The document…", "2 You can…", "*Only…"."""
 
 

@@ -126,7 +126,7 @@ text, Word at 0.65); inline code a point smaller than the prose around it is not
 RAISED_RISE = 0.15
 """…and its baseline this share of the line's type size above the line's: a superscript is raised a third of an em or
 more, while smaller type on the line's baseline sits within a tenth."""
-_MARK = re.compile(r"[0-9０-９⁰¹²³⁴-⁹]{1,3}|[*†‡§¶※]{1,3}")
+_MARK = lazy_compile(r"[0-9０-９⁰¹²³⁴-⁹]{1,3}|[*†‡§¶※]{1,3}")
 """What a superscript footnote mark is written with: a number, or the typesetter's symbols. Some fonts map their
 footnote digits to the superscript code points (⁴, or 1⁰ for 10)."""
 _DIGITS = str.maketrans("０１２３４５６７８９⁰¹²³⁴⁵⁶⁷⁸⁹", "01234567890123456789")

@@ -19,7 +19,6 @@ extractive reader, whose repeats are deterministic.
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -28,6 +27,7 @@ from bunko.generate.steps.analyse import analyse
 from bunko.generate.steps.retrieve import retrieve
 from bunko.generate.steps.state import AskState, Gathered
 from bunko.generate.steps.summary import summarise
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.units import readable_row
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 REPEATED = "the answer repeated the previous one"
 SUBJECT_HITS = 5
 """A search again must keep the first search's first document among this many hits: the conversation's subject."""
-_NOT_WORD = re.compile(r"[\W_]+")
+_NOT_WORD = lazy_compile(r"[\W_]+")
 
 
 def previous_answer(state: AskState) -> str | None:
