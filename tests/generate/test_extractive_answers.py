@@ -10,6 +10,7 @@ import pytest
 from bunko import Bunko, Config
 from bunko.generate.extractive import ExtractiveGenerator
 from bunko.rerank.evidence import ScoredUnit
+from bunko.retrieve.question import read_question
 from bunko.schema import Answer, Chunk, Hit
 from bunko.text.analyzers import multilingual
 from bunko.text.injection import looks_like_instruction
@@ -182,10 +183,10 @@ def test_a_companion_sentence_from_another_document_must_name_the_questions_subj
         ScoredUnit(Unit(elsewhere, 1, 0), 0.7, 0.6, 0.95, True, language, names_subject=False),
     ]
     generator = ExtractiveGenerator(embedder=None, analyzer=str.split)  # type: ignore[arg-type]
-    quoted = [s.text for s in generator.answer(question, hits, scored)]
+    quoted = [s.text for s in generator.answer(read_question(question, question.split()), hits, scored)]
     assert elsewhere not in quoted and best in quoted and beside in quoted
     scored[2] = ScoredUnit(Unit(elsewhere, 1, 0), 0.7, 0.6, 0.95, True, language, names_subject=True)
-    assert elsewhere in [s.text for s in generator.answer(question, hits, scored)]
+    assert elsewhere in [s.text for s in generator.answer(read_question(question, question.split()), hits, scored)]
 
 
 TRANSLATED_PAGES = {
@@ -215,9 +216,9 @@ def test_a_line_every_translation_holds_is_quoted_once_from_the_page_in_the_ques
         for rank, (lang, prose) in enumerate(sorted(TRANSLATED_PAGES.items(), key=lambda item: item[0] != "zh"))
     ]
     generator = ExtractiveGenerator(embedder=embedder, analyzer=multilingual)
-    scored = generator.score_units(question, hits, embedder.embed([question])[0], multilingual(question))
+    scored = generator.score_units(read_question(question, multilingual(question)), hits, embedder.embed([question])[0])
     copies = [s for s in scored if "coolsched 2" in s.unit.text]
     assert len(copies) == 1
     assert hits[copies[0].unit.hit_index].chunk.source == f"{language}/kiln.html"
-    cited = [c.source for s in generator.answer(question, hits, scored) for c in s.citations if "coolsched" in s.text]
+    cited = [c.source for s in generator.answer(read_question(question, multilingual(question)), hits, scored) for c in s.citations if "coolsched" in s.text]
     assert cited == [f"{language}/kiln.html"]

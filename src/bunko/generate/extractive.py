@@ -19,10 +19,11 @@ from bunko.embed.base import Embedder
 from bunko.generate.language import is_abstention
 from bunko.rerank.evidence import ScoredUnit, best_unit, hit_units, most_covering, score_units
 from bunko.rerank.memo import TypedUnit, quotable_units
+from bunko.retrieve.question import QuestionFacts
 from bunko.schema import AnswerSentence, Citation, Hit
 from bunko.text.analyzers import Analyzer
-from bunko.text.answer_types import CHECKABLE, question_type, short_answer
-from bunko.text.languages import query_language, text_language
+from bunko.text.answer_types import CHECKABLE, short_answer
+from bunko.text.languages import text_language
 from bunko.text.units import CODE, ROW
 
 MAX_EVIDENCE_HITS = 5
@@ -60,15 +61,15 @@ class ExtractiveGenerator:
         self.split = split
 
     def score_units(
-        self, question: str, hits: list[Hit], query_vector: np.ndarray, query_tokens: list[str], weights: Mapping[str, float] | None = None
+        self, question: QuestionFacts, hits: list[Hit], query_vector: np.ndarray, weights: Mapping[str, float] | None = None
     ) -> list[ScoredUnit]:
         evidence = hits[:MAX_EVIDENCE_HITS]
         quotable = [u for u in hit_units(evidence, MAX_UNITS, self.split) if not is_abstention(u.text)]
-        units = most_covering(question, evidence, quotable, query_tokens, weights, self.analyzer, UNITS_PER_HIT)
-        scored = score_units(question, evidence, units, query_vector, query_tokens, self.embedder, self.analyzer, weights)
-        return once_per_text(scored, evidence, query_language(question))
+        units = most_covering(question, evidence, quotable, weights, self.analyzer, UNITS_PER_HIT)
+        scored = score_units(question, evidence, units, query_vector, self.embedder, self.analyzer, weights)
+        return once_per_text(scored, evidence, question.language)
 
-    def answer(self, question: str, hits: list[Hit], scored: list[ScoredUnit]) -> list[AnswerSentence]:
+    def answer(self, question: QuestionFacts, hits: list[Hit], scored: list[ScoredUnit]) -> list[AnswerSentence]:
         """The unit the reader rates most likely to hold the answer, after a short typed answer when one stands out,
         and up to `max_sentences` − 1 others the reader rates close to it, in reading order.
 
@@ -81,7 +82,7 @@ class ExtractiveGenerator:
         if not scored:
             return []
         best = quoted_unit(scored, question)
-        kind = question_type(question)
+        kind = question.kind
         others = sorted((s for s in scored if s is not best and s.language == best.language), key=lambda s: -s.score)
         companions = [
             s for s in others
@@ -98,7 +99,7 @@ class ExtractiveGenerator:
             )
             for s in chosen
         ]
-        short = short_answer(best.unit.text, kind, question) if best.typed and kind in CHECKABLE else None
+        short = short_answer(best.unit.text, kind, question.text) if best.typed and kind in CHECKABLE else None
         if short and all(short != s.text for s in sentences):
             citation = citation_for(hits[best.unit.hit_index], best.unit.text)
             sentences.insert(0, AnswerSentence(text=short, citations=[citation], support=round(best.score, 4), verdict="supported"))
@@ -144,11 +145,11 @@ def _another_row(companion: ScoredUnit, best: ScoredUnit) -> bool:
     return best.looked_up and companion.unit.kind == ROW and not companion.looked_up
 
 
-def quoted_unit(scored: Sequence[ScoredUnit], question: str) -> ScoredUnit:
+def quoted_unit(scored: Sequence[ScoredUnit], question: QuestionFacts) -> ScoredUnit:
     """The unit an extractive answer states first: the reader's best (`best_unit`, which the grade judges), or, when
     that one only restates a question of a checkable kind, the typed unit right after it (`answering_follower`)."""
-    best = best_unit(scored, question)
-    if question_type(question) in CHECKABLE and not best.typed:
+    best = best_unit(scored, question.language)
+    if question.kind in CHECKABLE and not best.typed:
         return answering_follower(best, list(scored)) or best
     return best
 

@@ -34,7 +34,6 @@ from bunko.schema import GraphPath, Signals
 from bunko.store.base import GraphIndex, SearchIndex
 from bunko.text.analyzers import get_analyzer, query_text
 from bunko.text.entities import Mention, entity_keys
-from bunko.text.questions import question_parts
 
 MIN_PART_TOKENS = 3
 SECOND_HOP = "second_hop"
@@ -114,7 +113,7 @@ class GraphRetriever:
     def _parts(self, query: Query, k: int) -> list[tuple[str, float]]:
         """Each part of a question that asks about two things ("…the CUPS interface and remote syslog… which port
         is lower?"), searched by keyword on its own: one search for both finds the passage of the louder one only."""
-        pieces = question_parts(query.text)
+        pieces = query.facts.parts
         if len(pieces) < 2:
             return []
         lists = []
