@@ -10,7 +10,7 @@ this.") are never scored, so neither is quoted nor graded.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -23,6 +23,7 @@ from bunko.retrieve.question import QuestionFacts
 from bunko.schema import AnswerSentence, Citation, Hit
 from bunko.text.analyzers import Analyzer
 from bunko.text.answer_types import CHECKABLE, short_answer
+from bunko.text.entities import entity_keys
 from bunko.text.languages import text_language
 from bunko.text.units import CODE, ROW
 
@@ -32,6 +33,10 @@ UNITS_PER_HIT = 12
 """Units of each evidence hit that are scored: those sharing most of the question's terms (see `most_covering`)."""
 KEEP_RATIO = 0.85
 """Another unit joins the answer only when the reader rates it within this fraction of the best one."""
+LINK_MISSING_SHARE = 0.25
+"""Share of the question's entities the quoted passage must leave unnamed before another hop is quoted to link it."""
+LINK_COVERAGE = 0.5
+"""Share of those unnamed entities the linking passage must name: the other half of the question, not one name of it."""
 FOLLOWER_SPAN = 2
 """How many units after a restating best unit its answer may come: "Avoid bashisms to stay portable. You can check
 it using checkbashisms(1)." — the sentence that matches the question best only restates it, the next one answers."""
@@ -69,7 +74,10 @@ class ExtractiveGenerator:
         scored = score_units(question, evidence, units, query_vector, self.embedder, self.analyzer, weights)
         return once_per_text(scored, evidence, question.language)
 
-    def answer(self, question: QuestionFacts, hits: list[Hit], scored: list[ScoredUnit]) -> list[AnswerSentence]:
+    def answer(
+        self, question: QuestionFacts, hits: list[Hit], scored: list[ScoredUnit],
+        bridges: Callable[[Iterable[str]], Mapping[str, float]] | None = None,
+    ) -> list[AnswerSentence]:
         """The unit the reader rates most likely to hold the answer, after a short typed answer when one stands out,
         and up to `max_sentences` − 1 others the reader rates close to it, in reading order.
 
@@ -78,6 +86,9 @@ class ExtractiveGenerator:
         another document, and not another row beside a row the question looks up. Every extra unit makes the answer
         longer, and a longer answer contains an expected fact more often by its length alone: `bunko eval` reports
         answer lengths beside fact_match for that reason.
+
+        `bridges` (the entity graph's specificity, when the graph route found the evidence): the answer also quotes
+        the unit of the other hop that links the quoted passage to what the question describes (`linked_hop_unit`).
         """
         if not scored:
             return []
@@ -92,6 +103,12 @@ class ExtractiveGenerator:
         chosen = sorted([best, *companions], key=lambda s: (s.unit.hit_index, s.unit.position))
         leads = {s.unit.text.split("\n", 1)[0] for s in chosen if s.unit.kind == CODE}
         chosen = [s for s in chosen if s.unit.kind == CODE or s.unit.text not in leads]
+        hop = linked_hop_unit(best, scored, hits, question, bridges) if bridges is not None else None
+        if hop is not None and all(hop.unit.text != s.unit.text for s in chosen):
+            # after the answer's own units, in place of its weakest companion: the link makes the answer readable,
+            # it does not make it longer ("…/etc/postfix/main.cf", then "…the main creator of Postfix")
+            kept = sorted((s for s in chosen if s is not best), key=lambda s: -s.score)[: max(len(chosen) - 2, 0)]
+            chosen = [*sorted([best, *kept], key=lambda s: (s.unit.hit_index, s.unit.position)), hop]
         sentences = [
             AnswerSentence(
                 text=s.unit.text, citations=[citation_for(hits[s.unit.hit_index], s.unit.text)],
@@ -104,6 +121,62 @@ class ExtractiveGenerator:
             citation = citation_for(hits[best.unit.hit_index], best.unit.text)
             sentences.insert(0, AnswerSentence(text=short, citations=[citation], support=round(best.score, 4), verdict="supported"))
         return sentences
+
+
+def linked_hop_unit(
+    best: ScoredUnit, scored: Sequence[ScoredUnit], hits: Sequence[Hit], question: QuestionFacts,
+    specific: Callable[[Iterable[str]], Mapping[str, float]],
+) -> ScoredUnit | None:
+    """The unit of the other hop of a two-document answer: a question that describes a thing ("the mail server the
+    tcpd author created") is answered by a passage about that thing that never repeats the description, so the
+    answer quotes the sentence holding the fact and the one that links it to the description, and cites both.
+
+    Only when the quoted passage leaves out a real part of what the question names (LINK_MISSING_SHARE of its
+    entities) and another document's passage names most of that part (LINK_COVERAGE): a passage that answers the
+    whole question needs no link, and one sharing a single name with the rest is no second hop. The unit quoted from
+    that passage is in the answer's language and names a bridge — an entity the quoted passage names too, the
+    question does not, and that says something about a passage (`specific`: the entity graph's idf of a key that is
+    not a hub); of those, the one naming most of the missing part. When the quoted unit holds no answer of a
+    checkable asked kind, the other way round (`answering_hop`). None when nothing qualifies."""
+    asked = set(question.entities)
+    answering = hits[best.unit.hit_index]
+    named = set(entity_keys(answering.chunk.text))
+    bridges = named - asked
+    if question.kind in CHECKABLE and not best.typed:
+        return answering_hop(best, scored, hits, bridges, specific)
+    missing = asked - named
+    if not asked or len(missing) < LINK_MISSING_SHARE * len(asked):
+        return None
+    link: tuple[int, float, ScoredUnit] | None = None
+    for candidate in scored:
+        hit = hits[candidate.unit.hit_index]
+        if hit.chunk.source == answering.chunk.source or candidate.language != best.language:
+            continue
+        if len(missing & set(entity_keys(hit.chunk.text))) < LINK_COVERAGE * len(missing):
+            continue
+        keys = set(entity_keys(candidate.unit.text))
+        if not specific(bridges & keys):
+            continue
+        rank = (len(missing & keys), candidate.score)
+        if link is None or rank > link[:2]:
+            link = (*rank, candidate)
+    return link[2] if link is not None else None
+
+
+def answering_hop(
+    best: ScoredUnit, scored: Sequence[ScoredUnit], hits: Sequence[Hit], bridges: set[str],
+    specific: Callable[[Iterable[str]], Mapping[str, float]],
+) -> ScoredUnit | None:
+    """When the quoted unit matches the question's description but holds no answer of the asked kind (the first hop
+    rated above the second), the best-rated unit of another document, in its language, that holds that kind and
+    names a bridge the quoted passage names too."""
+    quoted = hits[best.unit.hit_index].chunk.source
+    found = [
+        s for s in scored
+        if s.typed and s.language == best.language and hits[s.unit.hit_index].chunk.source != quoted
+        and specific(bridges & set(entity_keys(hits[s.unit.hit_index].chunk.text)))
+    ]
+    return max(found, key=lambda s: s.score, default=None)
 
 
 def once_per_text(scored: list[ScoredUnit], hits: list[Hit], asked: str) -> list[ScoredUnit]:

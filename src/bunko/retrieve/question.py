@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from bunko.retrieve.key_terms import key_terms
 from bunko.text.analyzers import Analyzer, query_text
 from bunko.text.answer_types import NAMED_KINDS, AnswerType, question_type, wants_quantity
+from bunko.text.entities import entity_keys
 from bunko.text.languages import language_parts, query_language
 from bunko.text.questions import asked_sentence, asks_for_overview, lookup_values, names_topic, question_parts, quoted_phrases
 from bunko.text.table_questions import TableIntent, table_intent
@@ -56,6 +57,8 @@ class QuestionFacts:
     """It asks what a document or section is about, or for a summary (`asks_for_overview`)."""
     names_topic: bool
     """It is a short phrase naming a topic rather than a question (`names_topic`)."""
+    entities: tuple[str, ...]
+    """The entity keys it names (`entity_keys`, as the entity graph keys its nodes): the graph route's seeds."""
 
 
 def read_question(text: str, tokens: Sequence[str]) -> QuestionFacts:
@@ -77,6 +80,7 @@ def read_question(text: str, tokens: Sequence[str]) -> QuestionFacts:
         table=table_intent(text),
         overview=asks_for_overview(text),
         names_topic=names_topic(text),
+        entities=tuple(entity_keys(text)),
     )
 
 

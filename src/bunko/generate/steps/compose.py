@@ -73,7 +73,9 @@ def new_pipeline(answerer: Answerer, hits: list[Hit], language: str) -> Sentence
 def extractive(answerer: Answerer, question: str, evidence: Retrieved) -> list[CheckedSentence]:
     """The reader's quoted units, each checked against the chunk it quotes (rows made readable first)."""
     facts = answerer.read(question)
-    sentences = answerer.extractive.answer(facts, evidence.hits, evidence.scored)
+    route = evidence.result.route
+    bridges = answerer.store.entity_graph().specificity if route is not None and route.retriever == "graph" else None
+    sentences = answerer.extractive.answer(facts, evidence.hits, evidence.scored, bridges)
     return checked(answerer, sentences, evidence.hits, facts.language)
 
 
