@@ -105,10 +105,9 @@ class ExtractiveGenerator:
         chosen = [s for s in chosen if s.unit.kind == CODE or s.unit.text not in leads]
         hop = linked_hop_unit(best, scored, hits, question, bridges) if bridges is not None else None
         if hop is not None and all(hop.unit.text != s.unit.text for s in chosen):
-            # after the answer's own units, in place of its weakest companion: the link makes the answer readable,
-            # it does not make it longer ("…/etc/postfix/main.cf", then "…the main creator of Postfix")
-            kept = sorted((s for s in chosen if s is not best), key=lambda s: -s.score)[: max(len(chosen) - 2, 0)]
-            chosen = [*sorted([best, *kept], key=lambda s: (s.unit.hit_index, s.unit.position)), hop]
+            # after the answer's own units ("…/etc/postfix/main.cf", then "…the main creator of Postfix"); it replaces
+            # none of them: a companion may be the one holding the fact
+            chosen = [*chosen, hop]
         sentences = [
             AnswerSentence(
                 text=s.unit.text, citations=[citation_for(hits[s.unit.hit_index], s.unit.text)],
@@ -136,14 +135,11 @@ def linked_hop_unit(
     whole question needs no link, and one sharing a single name with the rest is no second hop. The unit quoted from
     that passage is in the answer's language and names a bridge — an entity the quoted passage names too, the
     question does not, and that says something about a passage (`specific`: the entity graph's idf of a key that is
-    not a hub); of those, the one naming most of the missing part. When the quoted unit holds no answer of a
-    checkable asked kind, the other way round (`answering_hop`). None when nothing qualifies."""
+    not a hub); of those, the one naming most of the missing part. None when nothing qualifies."""
     asked = set(question.entities)
     answering = hits[best.unit.hit_index]
     named = set(entity_keys(answering.chunk.text))
     bridges = named - asked
-    if question.kind in CHECKABLE and not best.typed:
-        return answering_hop(best, scored, hits, bridges, specific)
     missing = asked - named
     if not asked or len(missing) < LINK_MISSING_SHARE * len(asked):
         return None
@@ -161,22 +157,6 @@ def linked_hop_unit(
         if link is None or rank > link[:2]:
             link = (*rank, candidate)
     return link[2] if link is not None else None
-
-
-def answering_hop(
-    best: ScoredUnit, scored: Sequence[ScoredUnit], hits: Sequence[Hit], bridges: set[str],
-    specific: Callable[[Iterable[str]], Mapping[str, float]],
-) -> ScoredUnit | None:
-    """When the quoted unit matches the question's description but holds no answer of the asked kind (the first hop
-    rated above the second), the best-rated unit of another document, in its language, that holds that kind and
-    names a bridge the quoted passage names too."""
-    quoted = hits[best.unit.hit_index].chunk.source
-    found = [
-        s for s in scored
-        if s.typed and s.language == best.language and hits[s.unit.hit_index].chunk.source != quoted
-        and specific(bridges & set(entity_keys(hits[s.unit.hit_index].chunk.text)))
-    ]
-    return max(found, key=lambda s: s.score, default=None)
 
 
 def once_per_text(scored: list[ScoredUnit], hits: list[Hit], asked: str) -> list[ScoredUnit]:
