@@ -56,6 +56,8 @@ class Question:
     needed: list[tuple[str, str]]
     """(file name, snippet) per needed passage; the snippet is empty when the whole file is the evidence."""
     relevant: set[str]
+    expected: str | None = None
+    """The answer's expected fact (None: the question has none)."""
 
 
 def handbook_questions(path: Path) -> list[Question]:
@@ -63,7 +65,7 @@ def handbook_questions(path: Path) -> list[Question]:
     for line in path.read_text(encoding="utf-8").splitlines():
         q = json.loads(line)
         needed = [(e["source"], squash(e["text"])) for e in q["evidence"]]
-        out.append(Question(q["id"], q["lang"], q["question"], "multi-hop", needed, {s for s, _ in needed}))
+        out.append(Question(q["id"], q["lang"], q["question"], "multi-hop", needed, {s for s, _ in needed}, q.get("expected_answer")))
     return out
 
 
@@ -75,7 +77,7 @@ def debian_questions(path: Path) -> list[Question]:
         if kind == "absent":
             continue
         own = sorted({s for s in q["relevant_sources"] if DEBIAN_SUFFIX[lang] in s})
-        out.append(Question(q["id"], lang, q["question"], kind, [(s, "") for s in own], set(q["relevant_sources"])))
+        out.append(Question(q["id"], lang, q["question"], kind, [(s, "") for s in own], set(q["relevant_sources"]), q.get("expected_answer") or None))
     return out
 
 
@@ -117,6 +119,42 @@ def measure(kb: Bunko, questions: list[Question], mode: str) -> dict[str, Any]:
     return {"rows": rows, "seconds_per_query": (time.perf_counter() - started) / max(len(questions), 1)}
 
 
+def answers(kb: Bunko, questions: list[Question]) -> dict[str, Any]:
+    """Each question asked (`Bunko.ask`, routed): whether the answer holds the expected fact, and whether its citations
+    cite every needed passage's document (both hops)."""
+    from bunko.evaluate.metrics import fact_match
+
+    rows = []
+    started = time.perf_counter()
+    for q in questions:
+        answer = kb.ask(q.text)
+        cited = {c.source for s in answer.sentences for c in s.citations}
+        both = all(any(source.endswith(name) for source in cited) for name, _ in q.needed)
+        rows.append({
+            "id": q.id, "lang": q.lang, "abstained": answer.abstained, "confidence": answer.confidence,
+            "fact": float(bool(q.expected) and not answer.abstained and fact_match(answer.text, q.expected or "")),
+            "both_cited": float(not answer.abstained and both), "chars": len(answer.text),
+            "answer": answer.text[:400],
+        })
+    return {"rows": rows, "seconds_per_query": (time.perf_counter() - started) / max(len(questions), 1)}
+
+
+def summarise_answers(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        groups[row["lang"]].append(row)
+        groups["all"].append(row)
+    return {
+        name: {
+            "n": len(group), "fact": sum(r["fact"] for r in group) / len(group),
+            "both_cited": sum(r["both_cited"] for r in group) / len(group),
+            "abstained": sum(r["abstained"] for r in group) / len(group),
+            "chars_p50": sorted(r["chars"] for r in group)[len(group) // 2],
+        }
+        for name, group in groups.items()
+    }
+
+
 def summarise(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
@@ -136,6 +174,7 @@ def main() -> None:
     parser.add_argument("--handbook", type=Path, help="a collection of the handbook pages (bench/page_corpora.py)")
     parser.add_argument("--debian", type=Path, help="a collection of the Debian Reference HTML (the evalset's run.sh)")
     parser.add_argument("--modes", nargs="+", default=["hybrid", "graph", "routed"])
+    parser.add_argument("--answers", action="store_true", help="also ask every multi-hop question and judge the answer")
     parser.add_argument("--out", default="multihop")
     args = parser.parse_args()
     report: dict[str, Any] = {}
@@ -156,6 +195,12 @@ def main() -> None:
             print(f"{name:18} {mode:7} all@10 {summary['all@10']:.3f} recall@10 {summary['recall@10']:.3f} "
                   f"ndcg@10 {summary['ndcg@10']:.3f} graph-routed {summary['graph_routed']:.2f} "
                   f"{measured['seconds_per_query'] * 1000:.0f} ms/q", flush=True)
+        if args.answers and name != "debian single-hop":
+            asked = answers(kb, questions)
+            report.setdefault(name, {})["answers"] = {"summary": summarise_answers(asked["rows"]), **asked}
+            summary = report[name]["answers"]["summary"]["all"]
+            print(f"{name:18} answers fact {summary['fact']:.3f} both cited {summary['both_cited']:.3f} "
+                  f"abstained {summary['abstained']:.3f} chars p50 {summary['chars_p50']}", flush=True)
         kb.close()
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / f"{args.out}.json").write_text(json.dumps(report, indent=1, ensure_ascii=False), encoding="utf-8")
@@ -167,10 +212,21 @@ def markdown(report: dict[str, Any]) -> str:
     for name, modes in report.items():
         lines += [f"## {name}", "", "| mode | lang | n | all@10 | recall@10 | doc nDCG@10 | routed to graph | ms/query |", "|---|---|---|---|---|---|---|---|"]
         for mode, measured in modes.items():
+            if mode == "answers":
+                continue
             for lang, s in sorted(measured["summary"].items(), key=lambda item: item[0] != "all"):
                 lines.append(f"| {mode} | {lang} | {s['n']} | {s['all@10']:.3f} | {s['recall@10']:.3f} | {s['ndcg@10']:.3f} | "
                              f"{s['graph_routed']:.2f} | {measured['seconds_per_query'] * 1000:.0f} |")
         lines.append("")
+        if "answers" in modes:
+            measured = modes["answers"]
+            lines += ["Answers (`Bunko.ask`, routed): **fact**, the expected fact is in the answer; **both cited**, the answer "
+                      "cites every needed passage's document; chars p50, the answer's length.", "",
+                      "| lang | n | fact | both cited | abstained | chars p50 | ms/question |", "|---|---|---|---|---|---|---|"]
+            for lang, s in sorted(measured["summary"].items(), key=lambda item: item[0] != "all"):
+                lines.append(f"| {lang} | {s['n']} | {s['fact']:.3f} | {s['both_cited']:.3f} | {s['abstained']:.3f} | "
+                             f"{s['chars_p50']} | {measured['seconds_per_query'] * 1000:.0f} |")
+            lines.append("")
     return "\n".join(lines)
 
 

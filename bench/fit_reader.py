@@ -110,6 +110,7 @@ def collect(corpora: Sequence[str]) -> None:
     from bunko import Bunko
     from bunko.config import AnswerConfig
     from bunko.evaluate.metrics import fact_match
+    from bunko.retrieve.question import QuestionFacts
 
     DATA.mkdir(parents=True, exist_ok=True)
     for corpus in corpora:
@@ -130,10 +131,10 @@ def collect(corpora: Sequence[str]) -> None:
             calls: list[tuple[str, list[Any], list[Any]]] = []
 
             def recording(
-                question: str, hits: list[Any], *args: Any, original: Any = original, calls: list[Any] = calls, **kwargs: Any,
+                question: QuestionFacts, hits: list[Any], *args: Any, original: Any = original, calls: list[Any] = calls, **kwargs: Any,
             ) -> list[Any]:
                 scored = original(question, hits, *args, **kwargs)
-                calls.append((question, list(hits[:5]), scored))
+                calls.append((question.text, list(hits[:5]), scored))
                 return scored
 
             extractive.score_units = recording  # type: ignore[method-assign]

@@ -10,6 +10,7 @@ import pytest
 from bunko import Bunko, Config
 from bunko.generate.extractive import ExtractiveGenerator
 from bunko.rerank.evidence import ScoredUnit
+from bunko.retrieve.question import read_question
 from bunko.schema import Answer, Chunk, Hit
 from bunko.text.analyzers import multilingual
 from bunko.text.injection import looks_like_instruction
@@ -182,10 +183,10 @@ def test_a_companion_sentence_from_another_document_must_name_the_questions_subj
         ScoredUnit(Unit(elsewhere, 1, 0), 0.7, 0.6, 0.95, True, language, names_subject=False),
     ]
     generator = ExtractiveGenerator(embedder=None, analyzer=str.split)  # type: ignore[arg-type]
-    quoted = [s.text for s in generator.answer(question, hits, scored)]
+    quoted = [s.text for s in generator.answer(read_question(question, question.split()), hits, scored)]
     assert elsewhere not in quoted and best in quoted and beside in quoted
     scored[2] = ScoredUnit(Unit(elsewhere, 1, 0), 0.7, 0.6, 0.95, True, language, names_subject=True)
-    assert elsewhere in [s.text for s in generator.answer(question, hits, scored)]
+    assert elsewhere in [s.text for s in generator.answer(read_question(question, question.split()), hits, scored)]
 
 
 TRANSLATED_PAGES = {
@@ -215,9 +216,53 @@ def test_a_line_every_translation_holds_is_quoted_once_from_the_page_in_the_ques
         for rank, (lang, prose) in enumerate(sorted(TRANSLATED_PAGES.items(), key=lambda item: item[0] != "zh"))
     ]
     generator = ExtractiveGenerator(embedder=embedder, analyzer=multilingual)
-    scored = generator.score_units(question, hits, embedder.embed([question])[0], multilingual(question))
+    scored = generator.score_units(read_question(question, multilingual(question)), hits, embedder.embed([question])[0])
     copies = [s for s in scored if "coolsched 2" in s.unit.text]
     assert len(copies) == 1
     assert hits[copies[0].unit.hit_index].chunk.source == f"{language}/kiln.html"
-    cited = [c.source for s in generator.answer(question, hits, scored) for c in s.citations if "coolsched" in s.text]
+    cited = [c.source for s in generator.answer(read_question(question, multilingual(question)), hits, scored) for c in s.citations if "coolsched" in s.text]
     assert cited == [f"{language}/kiln.html"]
+
+
+BRIDGED = {
+    "en": (
+        "The author of the kilnwatch daemon also created a recipe server. Where does that server keep its recipes?",
+        "Ilse Marten is the author of the kilnwatch daemon. She is also the creator of Glazebook, a recipe server.",
+        "Glazebook keeps its recipes in /srv/glazebook/recipes.db, one table per kiln.",
+    ),
+    "ja": (
+        "kilnwatch デーモンの作者はレシピサーバーも作りました。そのサーバーはレシピをどこに保存しますか？",
+        "イルゼ・マルテンは kilnwatch デーモンの作者です。彼女はレシピサーバー Glazebook の作者でもあります。",
+        "Glazebook はレシピを /srv/glazebook/recipes.db に保存します。窯ごとに一つの表があります。",
+    ),
+    "zh": (
+        "kilnwatch 守护进程的作者还开发了一个配方服务器。那个服务器的配方数据库文件在哪里？",
+        "伊尔莎·马滕是 kilnwatch 守护进程的作者。她也是配方服务器 Glazebook 的作者。",
+        "Glazebook 把配方保存在 /srv/glazebook/recipes.db 中，每个窑炉一张表。",
+    ),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", pytest.param("zh", marks=pytest.mark.xfail(
+    strict=True, reason="the reader rates the first hop's sentence (它的作者) above the one holding the path: no link is "
+    "quoted from a passage that already names the question's things; the reader's choice is issue 45's"))])
+def test_an_answer_reached_through_a_bridge_also_quotes_the_first_hop(embedder, lang: str) -> None:
+    """The graph route found two passages that name one entity (Glazebook): the answer quotes the sentence holding the
+    fact and the one that links it to what the question describes, citing both documents."""
+    question, first, second = BRIDGED[lang]
+    hits = [
+        Hit(chunk=Chunk("glazebook.md#1", "glazebook", "glazebook.md", 1, second, second), score=1.0),
+        Hit(chunk=Chunk("kilnwatch.md#1", "kilnwatch", "kilnwatch.md", 1, first, first), score=0.9),
+    ]
+    generator = ExtractiveGenerator(embedder=embedder, analyzer=multilingual, max_sentences=2)
+    facts = read_question(question, multilingual(question))
+    scored = generator.score_units(facts, hits, embedder.embed([question])[0])
+    every_entity_specific = lambda keys: dict.fromkeys(keys, 1.0)  # noqa: E731 - an entity graph without hubs
+    sentences = generator.answer(facts, hits, scored, every_entity_specific)
+    assert "/srv/glazebook/recipes.db" in " ".join(s.text for s in sentences), sentences
+    assert {c.source for s in sentences for c in s.citations} == {"glazebook.md", "kilnwatch.md"}
+    assert any("Glazebook" in s.text and s.citations[0].source == "kilnwatch.md" for s in sentences)
+    plain = generator.answer(facts, hits, scored)  # not the graph route: no second hop is quoted
+    assert len({c.source for s in plain for c in s.citations}) == 1
+    no_bridge = generator.answer(facts, hits, scored, lambda keys: {})  # every shared entity a hub: nothing links them
+    assert len({c.source for s in no_bridge for c in s.citations}) == 1

@@ -21,6 +21,7 @@ from bunko.generate.retrieval_grade import RETRIEVAL_THRESHOLD
 from bunko.generate.retrieval_grade import junction_pairs as junctions
 from bunko.rerank.evidence import hit_units, score_units
 from bunko.retrieve.key_terms import RARE_IDF, katakana_subject, key_terms, rare_key_terms, unlisted_words, writes_word
+from bunko.retrieve.question import read_question
 from bunko.schema import Chunk, Hit
 from bunko.text.analyzers import multilingual
 from bunko.text.languages import query_language
@@ -101,8 +102,8 @@ def test_a_keyword_only_hit_is_judged_on_its_real_similarity(embedder, question:
 
     def graded(text: str):
         hits = [_hit(text, 1, None)]
-        scored = score_units(question, hits, hit_units(hits, 10), vector, tokens, embedder, multilingual)
-        return grade_answer(question, tokens, hits, scored, [], [], multilingual, None, model, 0.1)
+        scored = score_units(read_question(question, tokens), hits, hit_units(hits, 10), vector, embedder, multilingual)
+        return grade_answer(read_question(question, tokens), hits, scored, [], [], multilingual, None, model, 0.1)
 
     typed, untyped = graded(answer), graded(answer.replace("/etc/kiln/schedule", "a file").replace("“", "").replace("”", ""))
     assert typed.features["similarity"] > 0.3
@@ -114,8 +115,8 @@ def test_a_missing_key_term_means_confidence_zero(embedder) -> None:
     question = "tidewatch の設定ファイルはどこにありますか？"
     hits = [_hit("潮位計の設定ファイルは \"~/.config/gaugectl\" にあります。", 1, 0.2)]
     tokens = multilingual(question)
-    scored = score_units(question, hits, hit_units(hits, 10), embedder.embed([question])[0], tokens, embedder, multilingual)
-    grade = grade_answer(question, tokens, hits, scored, ["tidewatch"], ["tidewatch"], multilingual, None, ConfidenceModel.load(), 0.5)
+    scored = score_units(read_question(question, tokens), hits, hit_units(hits, 10), embedder.embed([question])[0], embedder, multilingual)
+    grade = grade_answer(read_question(question, tokens), hits, scored, ["tidewatch"], ["tidewatch"], multilingual, None, ConfidenceModel.load(), 0.5)
     assert grade.confidence == 0.0 and not grade.sufficient and grade.missing_key_terms == ["tidewatch"]
 
 
@@ -160,9 +161,9 @@ def test_a_rare_key_term_missing_from_the_quoted_chunk_refuses_the_answer(embedd
     hits = [_hit(passage, 1, 0.3)]
     tokens = multilingual(question)
     weights = {t: 1.0 for t in tokens} | {term: 6.0}
-    scored = score_units(question, hits, hit_units(hits, 10), embedder.embed([question])[0], tokens, embedder, multilingual, weights)
+    scored = score_units(read_question(question, tokens), hits, hit_units(hits, 10), embedder.embed([question])[0], embedder, multilingual, weights)
     keys = key_terms(question, tokens)
-    grade = grade_answer(question, tokens, hits, scored, keys, [], multilingual, weights, None, 0.0, retrieved=hits)
+    grade = grade_answer(read_question(question, tokens), hits, scored, keys, [], multilingual, weights, None, 0.0, retrieved=hits)
     assert term in keys
     assert grade.reason == "key_term_not_in_evidence" and grade.confidence == 0.0
 
@@ -172,8 +173,8 @@ def test_a_key_term_on_every_page_is_not_required_in_the_quoted_chunk(embedder) 
     hits = [_hit("The timetable is stored in \"/etc/ferry/timetable\".", 1, 0.3)]
     tokens = multilingual(question)
     weights = {t: 1.0 for t in tokens} | {"harbourline": 0.2}
-    scored = score_units(question, hits, hit_units(hits, 10), embedder.embed([question])[0], tokens, embedder, multilingual, weights)
-    grade = grade_answer(question, tokens, hits, scored, ["harbourline"], [], multilingual, weights, None, 0.0, retrieved=hits)
+    scored = score_units(read_question(question, tokens), hits, hit_units(hits, 10), embedder.embed([question])[0], embedder, multilingual, weights)
+    grade = grade_answer(read_question(question, tokens), hits, scored, ["harbourline"], [], multilingual, weights, None, 0.0, retrieved=hits)
     assert grade.reason is None
 
 
@@ -256,8 +257,8 @@ def test_the_question_language_unit_is_quoted_when_it_comes_close_to_the_best(qu
     foreign = ScoredUnit(Unit("x", 0, 0), 0.6, 0.5, 1.00, True, other)
     close = ScoredUnit(Unit("y", 1, 0), 0.6, 0.5, 0.90, True, language)
     far = ScoredUnit(Unit("z", 1, 0), 0.3, 0.1, 0.50, True, language)
-    assert best_unit([foreign, close], question) is close
-    assert best_unit([foreign, far], question) is foreign
+    assert best_unit([foreign, close], query_language(question)) is close
+    assert best_unit([foreign, far], query_language(question)) is foreign
 
 
 @pytest.mark.parametrize(
@@ -292,8 +293,8 @@ def test_a_quantity_question_is_refused_when_the_quoted_passage_states_no_such_q
 
     def graded(passage: str):
         hits = [_hit(passage, 1, 0.2)]
-        scored = score_units(question, hits, hit_units(hits, 10), vector, tokens, embedder, multilingual)
-        return grade_answer(question, tokens, hits, scored, [], [], multilingual, None, None, 0.3, retrieved=hits)
+        scored = score_units(read_question(question, tokens), hits, hit_units(hits, 10), vector, embedder, multilingual)
+        return grade_answer(read_question(question, tokens), hits, scored, [], [], multilingual, None, None, 0.3, retrieved=hits)
 
     refused, answered = graded(without), graded(with_it)
     assert refused.reason == "quantity_not_stated" and refused.confidence == 0.0 and not refused.sufficient
@@ -333,7 +334,7 @@ def test_a_wildcard_pattern_is_not_a_key_term(question: str, pattern: str) -> No
 )
 def test_names_in_an_example_the_question_gives_need_not_be_in_the_evidence(question: str, keys: list[str], examples: list[str]) -> None:
     tokens = multilingual(question)
-    required = rare_key_terms(question, tokens, None)
+    required = rare_key_terms(read_question(question, tokens).named_outside_examples, None)
     assert set(keys) <= set(required)
     assert not set(examples) & set(required)
     assert set(examples) & set(key_terms(question, tokens)), "still named things: one the collection lacks refuses the question"
@@ -352,10 +353,10 @@ def test_the_rarest_key_term_must_be_in_the_quoted_chunk(embedder, question: str
     hits = [_hit(passage, 1, 0.3)]
     tokens = multilingual(question)
     weights = {t: 1.0 for t in tokens} | {"kfs3": 3.0, "harbour": 2.5, "anchorage": 3.0, "quay": 5.0, "mooringd": 6.0}
-    scored = score_units(question, hits, hit_units(hits, 10), embedder.embed([question])[0], tokens, embedder, multilingual, weights)
+    scored = score_units(read_question(question, tokens), hits, hit_units(hits, 10), embedder.embed([question])[0], embedder, multilingual, weights)
     keys = key_terms(question, tokens)
-    grade = grade_answer(question, tokens, hits, scored, keys, [], multilingual, weights, None, 0.0, retrieved=hits)
-    assert set(rare_key_terms(question, tokens, weights)) & set(multilingual(passage))
+    grade = grade_answer(read_question(question, tokens), hits, scored, keys, [], multilingual, weights, None, 0.0, retrieved=hits)
+    assert set(rare_key_terms(read_question(question, tokens).named_outside_examples, weights)) & set(multilingual(passage))
     assert grade.reason == "key_term_not_in_evidence" and grade.confidence == 0.0
 
 
@@ -363,8 +364,8 @@ def _graded(embedder, question: str, passage: str, rare: dict[str, float]) -> Gr
     hits = [_hit(passage, 1, 0.3)]
     tokens = multilingual(question)
     weights = {t: 1.0 for t in tokens} | rare
-    scored = score_units(question, hits, hit_units(hits, 10), embedder.embed([question])[0], tokens, embedder, multilingual, weights)
-    return grade_answer(question, tokens, hits, scored, key_terms(question, tokens), [], multilingual, weights, None, 0.0, retrieved=hits)
+    scored = score_units(read_question(question, tokens), hits, hit_units(hits, 10), embedder.embed([question])[0], embedder, multilingual, weights)
+    return grade_answer(read_question(question, tokens), hits, scored, key_terms(question, tokens), [], multilingual, weights, None, 0.0, retrieved=hits)
 
 
 @pytest.mark.parametrize(
@@ -432,9 +433,9 @@ def test_a_key_term_written_with_an_inflection_is_still_named(embedder, question
     hits = [_hit(passage, 1, 0.3)]
     tokens = multilingual(question)
     weights = {t: 1.0 for t in tokens} | {"gallicism": 6.0}
-    scored = score_units(question, hits, hit_units(hits, 10), embedder.embed([question])[0], tokens, embedder, multilingual, weights)
+    scored = score_units(read_question(question, tokens), hits, hit_units(hits, 10), embedder.embed([question])[0], embedder, multilingual, weights)
     keys = key_terms(question, tokens)
-    grade = grade_answer(question, tokens, hits, scored, keys, [], multilingual, weights, None, 0.0, retrieved=hits)
+    grade = grade_answer(read_question(question, tokens), hits, scored, keys, [], multilingual, weights, None, 0.0, retrieved=hits)
     assert "gallicism" in keys and "gallicism" not in multilingual(passage)
     assert grade.reason is None
 
@@ -459,11 +460,11 @@ def test_a_unit_about_the_questions_subject_is_quoted_when_it_comes_close_to_the
     hits = [_hit(passage_beside, 1, 0.4), _hit(passage_about, 2, 0.3)]
     tokens = multilingual(question)
     weights = {t: 1.0 for t in tokens} | {"gallic": 2.5, "gallicism": 6.0}
-    scored = score_units(question, hits, hit_units(hits, 10), embedder.embed([question])[0], tokens, embedder, multilingual, weights)
+    scored = score_units(read_question(question, tokens), hits, hit_units(hits, 10), embedder.embed([question])[0], embedder, multilingual, weights)
     about = [s for s in scored if s.names_subject]
     assert about and len(about) < len(scored)
-    assert best_unit(scored, question).names_subject
-    grade = grade_answer(question, tokens, hits, scored, key_terms(question, tokens), [], multilingual, weights, None, 0.0, retrieved=hits)
+    assert best_unit(scored, query_language(question)).names_subject
+    grade = grade_answer(read_question(question, tokens), hits, scored, key_terms(question, tokens), [], multilingual, weights, None, 0.0, retrieved=hits)
     assert grade.reason is None and "checkgallicisms" in grade.quoted
 
 
@@ -473,7 +474,7 @@ def test_a_unit_about_the_subject_far_below_the_best_is_not_quoted() -> None:
 
     beside = ScoredUnit(Unit("Gallic reads ~/.gallicrc.", 0, 0), 0.6, 0.5, 1.00, True, "en", names_subject=False)
     far = ScoredUnit(Unit("checkgallicisms reports gallicisms.", 1, 0), 0.3, 0.1, 0.50, True, "en", names_subject=True)
-    assert best_unit([beside, far], "Which tool finds a Gallicism?") is beside
+    assert best_unit([beside, far], query_language("Which tool finds a Gallicism?")) is beside
 
 
 @pytest.mark.parametrize(
@@ -500,13 +501,13 @@ def test_a_japanese_questions_rare_katakana_subject_must_be_in_the_quoted_chunk(
 
     def flags(*passages: str) -> list[bool]:
         hits = [_hit(p, i, 0.3) for i, p in enumerate(passages)]
-        return [s.names_subject for s in score_units(question, hits, hit_units(hits, 10), vector, tokens, embedder, multilingual, weights)]
+        return [s.names_subject for s in score_units(read_question(question, tokens), hits, hit_units(hits, 10), vector, embedder, multilingual, weights)]
 
     assert flags(without, with_it) == [False, True]
     assert flags(without) == [True]
     hits = [_hit(without, 0, 0.3), _hit(with_it, 1, 0.3)]
-    scored = score_units(question, hits, hit_units(hits, 10), vector, tokens, embedder, multilingual, weights)
-    grade = grade_answer(question, tokens, hits, scored, key_terms(question, tokens), [], multilingual, weights, None, 0.0, retrieved=hits)
+    scored = score_units(read_question(question, tokens), hits, hit_units(hits, 10), vector, embedder, multilingual, weights)
+    grade = grade_answer(read_question(question, tokens), hits, scored, key_terms(question, tokens), [], multilingual, weights, None, 0.0, retrieved=hits)
     assert grade.reason is None and grade.quoted == with_it
 
 
@@ -600,9 +601,8 @@ def test_pairs_across_word_boundaries_do_not_dilute_the_grade(embedder, question
     weights = {t: (2.0 if t in held else 9.0) for t in tokens}
     unseen = junctions(question, tokens, weights, 9.0)
     assert unseen and all(t not in held for t in unseen)
-    scored = score_units(question, hits, hit_units(hits, 10), embedder.embed([question])[0], tokens, embedder, multilingual, weights)
+    scored = score_units(read_question(question, tokens), hits, hit_units(hits, 10), embedder.embed([question])[0], embedder, multilingual, weights)
     keys = key_terms(question, tokens)
-    diluted = grade_answer(question, tokens, hits, scored, keys, [], multilingual, weights, None, RETRIEVAL_THRESHOLD, retrieved=hits)
-    graded = grade_answer(question, tokens, hits, scored, keys, [], multilingual, weights, None, RETRIEVAL_THRESHOLD, retrieved=hits,
-                          unseen=unseen)
+    diluted = grade_answer(read_question(question, tokens), hits, scored, keys, [], multilingual, weights, None, RETRIEVAL_THRESHOLD, retrieved=hits)
+    graded = grade_answer(read_question(question, tokens), hits, scored, keys, [], multilingual, weights, None, RETRIEVAL_THRESHOLD, retrieved=hits, unseen=unseen)
     assert graded.confidence > diluted.confidence and graded.sufficient

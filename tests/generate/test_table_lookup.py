@@ -10,6 +10,7 @@ import pytest
 from bunko import Bunko
 from bunko.embed.base import embed_queries
 from bunko.rerank.evidence import hit_units, score_units
+from bunko.retrieve.question import read_question
 from bunko.schema import Chunk, Hit
 from bunko.text.analyzers import multilingual
 from bunko.text.questions import lookup_values
@@ -80,7 +81,7 @@ def test_a_quoted_code_looks_up_its_row_over_units_sharing_more_words(
     text = f"{lead}\n\n| {code_header} | {description_header} |\n|---|---|\n{rows}"
     hits = [Hit(Chunk("berths.md#0", "d0", "berths.md", 0, text, f"{section}\n{text}", section_path=[section]), 1.0)]
     vector = embed_queries(embedder, [question])[0]
-    scored = score_units(question, hits, hit_units(hits, 50), vector, multilingual(question), embedder, multilingual)
+    scored = score_units(read_question(question, multilingual(question)), hits, hit_units(hits, 50), vector, embedder, multilingual)
     best = max(scored, key=lambda s: s.score)
     assert best.looked_up and descriptions[2] in best.unit.text
     assert [s.looked_up for s in scored].count(True) == 1
@@ -98,7 +99,7 @@ def test_a_question_asking_why_looks_nothing_up(embedder, question: str) -> None
     text = "| share mode | use |\n|---|---|\n| 0022 | writable only by the owner |\n| 0002 | writable by the team |"
     hits = [Hit(Chunk("share.md#0", "d0", "share.md", 0, text, text, section_path=["share mode"]), 1.0)]
     vector = embed_queries(embedder, [question])[0]
-    scored = score_units(question, hits, hit_units(hits, 50), vector, multilingual(question), embedder, multilingual)
+    scored = score_units(read_question(question, multilingual(question)), hits, hit_units(hits, 50), vector, embedder, multilingual)
     assert scored and not any(s.looked_up for s in scored)
 
 
@@ -135,7 +136,7 @@ def _rows_scored(embedder, question: str, header: tuple[str, ...], rows: list[tu
     text = f"| {' | '.join(header)} |\n|{'---|' * len(header)}\n" + "\n".join(f"| {' | '.join(row)} |" for row in rows)
     hits = [Hit(Chunk("t.md#0", "d0", "t.md", 0, text, f"{section}\n{text}", section_path=[section]), 1.0)]
     vector = embed_queries(embedder, [question])[0]
-    return score_units(question, hits, hit_units(hits, 50), vector, multilingual(question), embedder, multilingual)
+    return score_units(read_question(question, multilingual(question)), hits, hit_units(hits, 50), vector, embedder, multilingual)
 
 
 @pytest.mark.parametrize(("language", "package"), [("en", "ferry1"), ("ja", "gull"), ("zh", "gull")])

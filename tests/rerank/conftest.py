@@ -7,6 +7,7 @@ import pytest
 from bunko.embed.base import embed_queries
 from bunko.embed.use_m3 import UseM3Embedder
 from bunko.rerank.evidence import ScoredUnit, hit_units, score_units
+from bunko.retrieve.question import read_question
 from bunko.schema import Chunk, Hit
 from bunko.text.analyzers import multilingual
 
@@ -18,6 +19,6 @@ def units_of(embedder: UseM3Embedder) -> Callable[[str, str, str], list[ScoredUn
     def score(question: str, section: str, text: str) -> list[ScoredUnit]:
         hits = [Hit(Chunk("doc.md#0", "d0", "doc.md", 0, text, f"{section}\n{text}", section_path=[section]), 1.0)]
         vector = embed_queries(embedder, [question])[0]
-        return score_units(question, hits, hit_units(hits, 50), vector, multilingual(question), embedder, multilingual)
+        return score_units(read_question(question, multilingual(question)), hits, hit_units(hits, 50), vector, embedder, multilingual)
 
     return score

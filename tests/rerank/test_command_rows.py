@@ -7,6 +7,7 @@ import pytest
 
 from bunko.rerank.evidence import best_unit
 from bunko.text.answer_types import states_number
+from bunko.text.languages import query_language
 
 CASES = [
     ("The gallery opens slowly. Which command lists every album by how long it took to index?",
@@ -33,7 +34,7 @@ def test_the_command_row_answers_over_prose_naming_a_manual_page(
     scored = units_of(question, section, f"{prose}\n\n{table}")
     assert {s.unit.text for s in scored} == {prose, row}
     assert all(s.typed for s in scored)
-    assert best_unit(scored, question).unit.text == row
+    assert best_unit(scored, query_language(question)).unit.text == row
 
 
 def test_the_digits_of_a_reference_are_not_a_number() -> None:

@@ -8,9 +8,9 @@ import pytest
 
 from bunko.rerank.evidence import hit_units, looked_up_rows, most_covering
 from bunko.retrieve.coverage import keyword_coverage
+from bunko.retrieve.question import read_question
 from bunko.schema import Chunk, Hit
 from bunko.text.analyzers import multilingual
-from bunko.text.answer_types import question_type
 from bunko.text.units import ROW, Unit
 
 CASES = [
@@ -42,7 +42,7 @@ def test_a_row_the_question_looks_up_is_scored_whatever_its_coverage(
     hits = [Hit(Chunk("doc.md#0", "d0", "doc.md", 0, text, f"{section}\n{text}", section_path=[section]), 1.0)]
     units = hit_units(hits, 50)
     assert row in {u.text for u in units}
-    kept = most_covering(question, hits, units, multilingual(question), None, multilingual, per_hit=2)
+    kept = most_covering(read_question(question, multilingual(question)), hits, units, None, multilingual, per_hit=2)
     coverage = {u.text: keyword_coverage(multilingual(question), set(multilingual(f"{section} {u.text}"))) for u in units}
     assert sorted(coverage.values(), reverse=True).index(coverage[row]) >= 2  # two units cover more of the question
     assert row in {u.text for u in kept} and len(kept) == 3  # the two most covering units, and the looked-up row
@@ -62,4 +62,4 @@ def test_a_cjk_name_the_question_writes_looks_its_row_up(question: str, rows: li
     names the row; a Latin cell must be a whole key term ("anchor" is written inside "anchorages", and names nothing)."""
     units = [Unit(text, 0, position, ROW) for position, text in enumerate(rows)]
     tokens = multilingual(question)
-    assert sorted(looked_up_rows(units, question, question_type(question), tokens, multilingual)) == looked_up
+    assert sorted(looked_up_rows(units, read_question(question, tokens), multilingual)) == looked_up

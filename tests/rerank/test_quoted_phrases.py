@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bunko.rerank.evidence import best_unit
+from bunko.text.languages import query_language
 from bunko.text.questions import quoted_phrases
 
 QUOTED_GAP = (
@@ -35,7 +36,7 @@ def test_the_unit_writing_the_quoted_label_is_quoted_over_one_restating_the_ques
     assert quoted_phrases(question)
     scored = units_of(question, section, f"{restating}\n\n{row}")
     assert {s.unit.text for s in scored} == {restating, row}
-    assert best_unit(scored, question).unit.text == row
+    assert best_unit(scored, query_language(question)).unit.text == row
 
 
 def test_quoted_phrases_are_read_in_every_quoting_style() -> None:

@@ -13,6 +13,7 @@ from bunko.embed.base import embed_queries
 from bunko.rerank.evidence import ScoredUnit, hit_units, score_units
 from bunko.rerank.reader import LinearScorer, ReaderModel
 from bunko.rerank.unit_features import FEATURE_NAMES, UnitFeatures
+from bunko.retrieve.question import read_question
 from bunko.schema import Chunk, Hit, RankSignal, Signals
 from bunko.text.analyzers import multilingual
 
@@ -27,7 +28,7 @@ def measured(embedder, question: str, hits: list[Hit]) -> list[ScoredUnit]:
     tokens = multilingual(question)
     vector = embed_queries(embedder, [question])[0]
     units = hit_units(hits, 100)
-    return score_units(question, hits, units, vector, tokens, embedder, multilingual, None, LinearScorer({"similarity": 1.0}))
+    return score_units(read_question(question, tokens), hits, units, vector, embedder, multilingual, None, LinearScorer({"similarity": 1.0}))
 
 
 def by_text(scored: list[ScoredUnit], fragment: str) -> UnitFeatures:

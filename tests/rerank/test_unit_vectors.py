@@ -15,6 +15,7 @@ from bunko.rerank.evidence import hit_units, score_units
 from bunko.rerank.light import CachingEmbedder
 from bunko.rerank.memo import CachingAnalyzer, UnitSplitter, quotable_units
 from bunko.rerank.unit_vectors import FILE_NAME, UnitVectorFile, chunk_unit_texts
+from bunko.retrieve.question import read_question
 from bunko.schema import Chunk, Hit
 from bunko.text.analyzers import multilingual
 
@@ -47,7 +48,7 @@ def chunk(text: str, section: str, n: int = 0) -> Chunk:
 def scores(question: str, hits: list[Hit], embedder) -> list[float]:
     tokens = multilingual(question)
     vector = embed_queries(embedder, [question])[0]
-    return [s.score for s in score_units(question, hits, hit_units(hits, 50), vector, tokens, embedder, multilingual)]
+    return [s.score for s in score_units(read_question(question, tokens), hits, hit_units(hits, 50), vector, embedder, multilingual)]
 
 
 @pytest.mark.parametrize(("question", "text", "section"), CASES)

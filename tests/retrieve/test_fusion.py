@@ -65,19 +65,20 @@ def test_duplicates_within_one_list_count_once() -> None:
 
 def test_router_sends_codes_and_quotes_to_keyword_and_accepts_new_rules() -> None:
     from bunko.config import RetrieveConfig
+    from bunko.retrieve.question import read_question
     from bunko.retrieve.router import DEFAULT_RULES, Route, route
     from bunko.text.analyzers import multilingual
 
     config = RetrieveConfig()
-    assert route("E-1024 とは", multilingual("E-1024 とは"), config).name == "exact"
-    assert route("「冲突副本」是什么", multilingual("「冲突副本」是什么"), config).name == "exact"
-    semantic = route("出張の宿泊費の上限は？", multilingual("出張の宿泊費の上限は？"), config)
+    assert route(read_question("E-1024 とは", multilingual("E-1024 とは")), config).name == "exact"
+    assert route(read_question("「冲突副本」是什么", multilingual("「冲突副本」是什么")), config).name == "exact"
+    semantic = route(read_question("出張の宿泊費の上限は？", multilingual("出張の宿泊費の上限は？")), config)
     assert semantic.name == "semantic" and semantic.weights["keyword"] < semantic.weights["dense"]
 
-    def dates(query, tokens, cfg):
-        return Route("dates", {"keyword": 1.0}, "a year") if "2026" in tokens else None
+    def dates(question, cfg):
+        return Route("dates", {"keyword": 1.0}, "a year") if "2026" in question.tokens else None
 
-    assert route("policy changes in 2026", multilingual("policy changes in 2026"), config, (dates, *DEFAULT_RULES)).name == "dates"
+    assert route(read_question("policy changes in 2026", multilingual("policy changes in 2026")), config, (dates, *DEFAULT_RULES)).name == "dates"
 
 
 def test_coverage_fusion_matches_hand_computed_scores() -> None:

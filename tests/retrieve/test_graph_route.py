@@ -11,6 +11,7 @@ import pytest
 from bunko import Bunko
 from bunko.config import RetrieveConfig
 from bunko.embed.use_m3 import UseM3Embedder
+from bunko.retrieve.question import read_question
 from bunko.retrieve.router import route
 
 FILLER = {
@@ -63,7 +64,7 @@ def test_the_router_sends_a_question_that_relates_two_facts_to_the_graph_route(k
 
 @pytest.mark.parametrize("question", ["How long is the hotel limit?", "宿泊費の上限はいくらですか？", "住宿上限是多少？"])
 def test_a_single_fact_question_stays_on_the_collection_mode(question: str) -> None:
-    assert route(question, [], RetrieveConfig()).retriever is None
+    assert route(read_question(question, []), RetrieveConfig()).retriever is None
 
 
 @pytest.mark.parametrize("lang", ["en", "ja", "zh"])
@@ -110,7 +111,7 @@ def test_local_mode_falls_back_to_hybrid_when_the_question_names_no_known_entity
      ("这些文档的主要内容是什么？", "graph-global")],
 )
 def test_the_router_sends_questions_about_the_whole_collection_to_global_mode(question: str, retriever: str) -> None:
-    assert route(question, [], RetrieveConfig()).retriever == retriever
+    assert route(read_question(question, []), RetrieveConfig()).retriever == retriever
 
 
 @pytest.mark.parametrize(
@@ -121,12 +122,12 @@ def test_the_router_sends_questions_about_the_whole_collection_to_global_mode(qu
      "想只为自己修改打印机的系统总体配置，该写哪个文件？"],
 )
 def test_a_question_about_a_whole_system_is_not_a_question_about_the_whole_collection(question: str) -> None:
-    assert route(question, [], RetrieveConfig()).retriever != "graph-global"
+    assert route(read_question(question, []), RetrieveConfig()).retriever != "graph-global"
 
 
 @pytest.mark.parametrize("question", ["資料全体のテーマは何ですか？", "这些文档的总体内容是什么？", "Give me an overview of these manuals."])
 def test_the_whole_of_the_documents_still_goes_to_global_mode(question: str) -> None:
-    assert route(question, [], RetrieveConfig()).retriever == "graph-global"
+    assert route(read_question(question, []), RetrieveConfig()).retriever == "graph-global"
 
 
 def test_global_mode_cites_representative_passages_of_the_collections_topics(kb: Bunko) -> None:
@@ -158,7 +159,7 @@ def test_each_part_of_a_question_about_two_things_is_searched_on_its_own(kb: Bun
     retriever = kb.searcher.retriever("graph")
     assert isinstance(retriever, GraphRetriever)
     where = {"source": {"$glob": f"docs/{lang}/*"}}
-    parts = retriever._parts(Query(question, kb.analyzer(question), None, where, Route("test")), 10)
+    parts = retriever._parts(Query(read_question(question, kb.analyzer(question)), kb.analyzer(question), None, where, Route("test")), 10)
     found = {Path(cid.split("#")[0]).name for cid, _ in parts[:2]}
     assert found == {"backup.md", "storage.md"}  # the first of each part's list, interleaved
-    assert retriever._parts(Query("mdadm", ["mdadm"], None, None, Route("test")), 10) == []
+    assert retriever._parts(Query(read_question("mdadm", ["mdadm"]), ["mdadm"], None, None, Route("test")), 10) == []

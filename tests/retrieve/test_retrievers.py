@@ -12,6 +12,7 @@ from bunko.config import RetrieveConfig
 from bunko.embed.use_m3 import UseM3Embedder
 from bunko.retrieve.base import Query, signal_lines
 from bunko.retrieve.fusion import Fused
+from bunko.retrieve.question import QuestionFacts
 from bunko.retrieve.router import DEFAULT_RULES, Route, weights
 from bunko.retrieve.searcher import Searcher
 from bunko.schema import Signals
@@ -85,8 +86,8 @@ def test_each_built_in_route_explains_its_own_signals(kb: Bunko, question: str) 
 
 
 def test_a_router_rule_can_send_a_query_to_a_route_unless_the_caller_names_one(kb: Bunko) -> None:
-    def file_names(query: str, tokens: list[str], config: RetrieveConfig) -> Route | None:
-        return Route("by-file", weights(config, config.keyword_weight), "names a file", retriever="source-name") if query.startswith("-") else None
+    def file_names(question: QuestionFacts, config: RetrieveConfig) -> Route | None:
+        return Route("by-file", weights(config, config.keyword_weight), "names a file", retriever="source-name") if question.text.startswith("-") else None
 
     store = kb.store
     searcher = Searcher(store, kb.embedder, kb.analyzer, kb.config.retrieve, rules=[file_names, *DEFAULT_RULES],

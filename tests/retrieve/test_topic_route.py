@@ -18,6 +18,7 @@ from test_document_evidence import KEYWORD_ONLY, write_corpus
 
 from bunko import Bunko
 from bunko.config import RetrieveConfig
+from bunko.retrieve.question import read_question
 from bunko.retrieve.router import DEFAULT_RULES, route, topic_rule
 from bunko.retrieve.searcher import Searcher, SearchResult
 from bunko.schema import CoverageSignal
@@ -45,14 +46,14 @@ def test_a_short_phrase_names_a_topic_and_a_question_or_request_does_not(lang: s
 
 def test_the_topic_route_weighs_evidence_as_documents_are_ranked() -> None:
     config = RetrieveConfig()
-    topic = route(TOPICS["en"][0], ["shutting", "down", "system"], config)
+    topic = route(read_question(TOPICS["en"][0], ["shutting", "down", "system"]), config)
     assert topic.name == "topic" and topic.retriever is None
     assert topic.weights["keyword"] == pytest.approx(config.keyword_weight * config.document_rank_keyword_share)
     assert topic.weights["document"] == config.document_rank_weight
     assert topic.weights["document_similarity"] == config.document_rank_similarity_weight
     assert topic.weights["document_opening"] == config.document_rank_opening_weight > 0
-    assert route("What is sudo?", ["what", "sudo"], config).name == "semantic"
-    assert route("E-1024 error", ["e-1024", "error"], config).name == "exact"  # an identifier still favours keyword search
+    assert route(read_question("What is sudo?", ["what", "sudo"]), config).name == "semantic"
+    assert route(read_question("E-1024 error", ["e-1024", "error"]), config).name == "exact"  # an identifier still favours keyword search
 
 
 CLAIMED_TOPICS = {
@@ -71,15 +72,15 @@ def test_a_topic_phrase_another_rule_claims_keeps_its_route_and_ranks_documents(
 
     config = RetrieveConfig()
     phrase, question = CLAIMED_TOPICS[lang]
-    claimed = route(phrase, multilingual(query_text(phrase)), config)
+    claimed = route(read_question(phrase, multilingual(query_text(phrase))), config)
     assert claimed.name == "exact" and claimed.names_topic and "short phrase naming a topic" in claimed.reason
     assert claimed.weights["keyword"] == pytest.approx(config.exact_keyword_weight * config.document_rank_keyword_share)
     assert claimed.weights["document"] == config.document_rank_weight
     assert claimed.weights["document_opening"] == config.document_rank_opening_weight > 0
-    asked = route(question, multilingual(query_text(question)), config)
+    asked = route(read_question(question, multilingual(query_text(question))), config)
     assert asked.name == "exact" and not asked.names_topic
     assert asked.weights["keyword"] == config.exact_keyword_weight and "document_opening" not in asked.weights
-    part = route(phrase, multilingual(query_text(phrase)), config, [rule for rule in DEFAULT_RULES if rule is not topic_rule])
+    part = route(read_question(phrase, multilingual(query_text(phrase))), config, [rule for rule in DEFAULT_RULES if rule is not topic_rule])
     assert part.name == "exact" and not part.names_topic  # a clause cut from a question (`question_part`) is no topic
 
 

@@ -11,6 +11,7 @@ import pytest
 from bunko import Bunko
 from bunko.config import Config, RetrieveConfig
 from bunko.embed.use_m3 import UseM3Embedder
+from bunko.retrieve.question import read_question
 from bunko.retrieve.router import route
 from bunko.retrieve.searcher import Searcher
 
@@ -180,7 +181,7 @@ def test_trees_follow_reingest_and_delete(make_kb, tmp_path: Path) -> None:  # t
     ],
 )
 def test_the_router_sends_questions_that_name_a_section_to_the_tree_route(question: str, names: bool) -> None:
-    chosen = route(question, [], RetrieveConfig())
+    chosen = route(read_question(question, []), RetrieveConfig())
     assert (chosen.retriever == "tree") is names
 
 

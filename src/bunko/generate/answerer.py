@@ -54,14 +54,16 @@ from bunko.rerank.memo import CachingAnalyzer, UnitSplitter
 from bunko.rerank.registry import build_reranker
 from bunko.rerank.unit_vectors import UnitVectorFile
 from bunko.retrieve.base import read_term_weights
-from bunko.retrieve.key_terms import key_terms, unlisted_words
+from bunko.retrieve.key_terms import unlisted_words
+from bunko.retrieve.question import QuestionFacts, analysed_question
 from bunko.retrieve.searcher import Searcher, SearchResult
 from bunko.schema import Answer, Hit
 from bunko.store.base import Store
-from bunko.text.analyzers import Analyzer, query_text
-from bunko.text.languages import language_parts
-from bunko.text.languages import query_language as detect_language
+from bunko.text.analyzers import Analyzer
 from bunko.trace import Usage
+
+READINGS_KEPT = 32
+"""Question readings an answerer keeps (`Answerer.read`): one ask reads its question, its parts and its rewrites."""
 
 
 class Answerer:
@@ -89,6 +91,18 @@ class Answerer:
         self.extractive = ExtractiveGenerator(self.embedder, self.analyzer, config.answer.max_sentences, self.split)
         self.confidence = confidence or load_confidence(config.answer.confidence)
         self._kind_classifier: KindClassifier | None = None
+        self._read: dict[str, QuestionFacts] = {}
+
+    def read(self, text: str) -> QuestionFacts:
+        """`text` read once (`QuestionFacts`), with this collection's analyzer: the router, the reranker, the reader
+        and the grade all take this reading of a question, its parts and its rewrites. The last few are kept, so a
+        question read by retrieval is not read again by the grade."""
+        facts = self._read.get(text)
+        if facts is None:
+            if len(self._read) >= READINGS_KEPT:
+                self._read.pop(next(iter(self._read)))
+            facts = self._read[text] = analysed_question(text, self.analyzer)
+        return facts
 
     def min_confidence(self, language: str = "en") -> float:
         """The configured threshold, else the confidence model's own for a question in `language`, else the raw
@@ -143,10 +157,10 @@ class Answerer:
     ) -> Retrieved:
         """Search with `query`; rerank and grade against `judged_as` (the question, when `query` is its rewrite or
         expansion: added words must not make the evidence look better than it is)."""
-        question = judged_as or query
+        question = self.read(judged_as or query)
         result, vector, weights, kept, duplicates, notes, timings = self.reranked(query, filters, k, mode, judged_as)
         whole = self.judged(question, result, vector, weights, kept[:k], duplicates, notes, filters, k, timings)
-        parts = language_parts(question)
+        parts = question.language_parts
         if len(parts) == 1 or whole.grade.reason is not None:
             return whole
         return max([whole, *(self.judged_part(part, whole, filters, k) for part in parts)], key=lambda r: r.grade.confidence)
@@ -163,11 +177,12 @@ class Answerer:
     ) -> Retrieved:
         """`hits` of `evidence` graded as evidence for `text` (its own tokens, term weights and vector) in place of
         the question that found them; `terms` are the key terms that stay required."""
-        tokens = self.analyzer(query_text(text))
+        facts = self.read(text)
+        tokens = list(facts.tokens)
         weights, unseen = read_term_weights(self.store, tokens)
         result = replace(evidence.result, query_tokens=tokens, term_weights=weights, unseen_idf=unseen)
         vector = embed_queries(self.embedder, [text])[0]
-        return self.judged(text, result, vector, weights, hits, evidence.duplicates, evidence.rerank_notes, filters, k,
+        return self.judged(facts, result, vector, weights, hits, evidence.duplicates, evidence.rerank_notes, filters, k,
                            dict(evidence.timings), terms)
 
     def reranked(
@@ -178,14 +193,14 @@ class Answerer:
         timings: dict[str, float] = {}
         started = time.perf_counter()
         depth = max(k, self.config.rerank.candidates) if self.reranker.name != "none" else k
-        result = self.searcher.search(query, k=depth, where=filters, mode=mode, question_part=question_part)
-        question = judged_as or query
+        result = self.searcher.search(query, k=depth, where=filters, mode=mode, question_part=question_part, facts=self.read(query))
+        question = self.read(judged_as or query)
         if judged_as is not None:
-            result.query_tokens = self.analyzer(query_text(question))
+            result.query_tokens = list(question.tokens)
             result.term_weights = None
             if judged_as != query:  # the searcher embedded `query` the same way: a part judged as itself keeps it
                 result.query_vector = None
-        vector = result.query_vector if result.query_vector is not None else embed_queries(self.embedder, [question])[0]
+        vector = result.query_vector if result.query_vector is not None else embed_queries(self.embedder, [question.text])[0]
         if result.term_weights is None or result.unseen_idf is None:
             result.term_weights, result.unseen_idf = read_term_weights(self.store, result.query_tokens)
         weights = result.term_weights
@@ -194,32 +209,32 @@ class Answerer:
             timings[f"search.{name}"] = seconds
 
         started = time.perf_counter()
-        reranked = self.reranker.rerank(RerankQuery(question, vector, result.query_tokens, weights), result.hits)
+        reranked = self.reranker.rerank(RerankQuery(question.text, vector, result.query_tokens, weights, question), result.hits)
         kept, duplicates = dedup_hits(reranked, self.analyzer, self.config.rerank.dedup_similarity)
         timings["rerank"] = time.perf_counter() - started
         notes = list(getattr(self.reranker, "failures", []))
         return result, vector, weights, kept, duplicates, notes, timings
 
     def judged(
-        self, question: str, result: SearchResult, vector: np.ndarray, weights: dict[str, float], hits: list[Hit],
+        self, question: QuestionFacts, result: SearchResult, vector: np.ndarray, weights: dict[str, float], hits: list[Hit],
         duplicates: list[str], notes: list[str], filters: Mapping[str, Any] | None, k: int, timings: dict[str, float],
         terms: tuple[list[str], list[str]] | None = None,
     ) -> Retrieved:
         """The grade of `hits` as evidence for `question`; `terms`: its key terms and those missing, when already read."""
         started = time.perf_counter()
         tokens = result.query_tokens
-        scored = self.extractive.score_units(question, hits, vector, tokens, weights)
-        keys, missing = terms if terms is not None else self.required_terms(question, tokens, filters)
+        scored = self.extractive.score_units(question, hits, vector, weights)
+        keys, missing = terms if terms is not None else self.required_terms(question, filters)
         verdict = grade_answer(
-            question, tokens, hits, scored, keys, missing, self.analyzer, weights, self.confidence,
-            self.min_confidence(detect_language(question)),
-            retrieved=result.hits[:k], unseen=junction_pairs(question, tokens, weights, result.unseen_idf),
+            question, hits, scored, keys, missing, self.analyzer, weights, self.confidence,
+            self.min_confidence(question.language),
+            retrieved=result.hits[:k], unseen=junction_pairs(question.text, tokens, weights, result.unseen_idf),
         )
         timings["grade"] = time.perf_counter() - started
-        return Retrieved(question, result, vector, weights, result.hits, hits, duplicates, verdict, scored, notes, timings,
+        return Retrieved(question.text, result, vector, weights, result.hits, hits, duplicates, verdict, scored, notes, timings,
                          self.split.addresses_model)
 
-    def required_terms(self, question: str, tokens: list[str], filters: Mapping[str, Any] | None) -> tuple[list[str], list[str]]:
+    def required_terms(self, question: QuestionFacts, filters: Mapping[str, Any] | None) -> tuple[list[str], list[str]]:
         """The key terms a passage must name, and those of them the collection never writes (within `filters`).
 
         A question asked in two languages at once ("…ですか？ When does…?") carries one request in each part, and
@@ -227,12 +242,11 @@ class Answerer:
         (`key_terms`: every Latin word of a Japanese sentence is a name, not of an English one), and the part that
         names something with the fewest terms the collection lacks decides. A part that names nothing cannot vouch
         for a part that does."""
-        parts = language_parts(question)
+        parts = [question] if len(question.language_parts) == 1 else [self.read(part) for part in question.language_parts]
         found: list[tuple[list[str], list[str]]] = []
         for part in parts:
-            part_tokens = tokens if len(parts) == 1 else self.analyzer(query_text(part))
-            keys = key_terms(part, part_tokens)
-            unnamed = [word for word in unlisted_words(part, part_tokens) if word not in keys]
+            keys = list(part.key_terms)
+            unnamed = [word for word in unlisted_words(part.text, part.tokens) if word not in keys]
             missing = [term for term in [*keys, *unnamed] if not self.store.keyword_search([term], 1, filters)]
             found.append(([*keys, *(word for word in unnamed if word in missing)], missing))
         naming = [terms for terms in found if terms[0]] or found

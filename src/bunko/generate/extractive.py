@@ -10,7 +10,7 @@ this.") are never scored, so neither is quoted nor graded.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -19,10 +19,12 @@ from bunko.embed.base import Embedder
 from bunko.generate.language import is_abstention
 from bunko.rerank.evidence import ScoredUnit, best_unit, hit_units, most_covering, score_units
 from bunko.rerank.memo import TypedUnit, quotable_units
+from bunko.retrieve.question import QuestionFacts
 from bunko.schema import AnswerSentence, Citation, Hit
 from bunko.text.analyzers import Analyzer
-from bunko.text.answer_types import CHECKABLE, question_type, short_answer
-from bunko.text.languages import query_language, text_language
+from bunko.text.answer_types import CHECKABLE, short_answer
+from bunko.text.entities import entity_keys
+from bunko.text.languages import text_language
 from bunko.text.units import CODE, ROW
 
 MAX_EVIDENCE_HITS = 5
@@ -31,6 +33,10 @@ UNITS_PER_HIT = 12
 """Units of each evidence hit that are scored: those sharing most of the question's terms (see `most_covering`)."""
 KEEP_RATIO = 0.85
 """Another unit joins the answer only when the reader rates it within this fraction of the best one."""
+LINK_MISSING_SHARE = 0.25
+"""Share of the question's entities the quoted passage must leave unnamed before another hop is quoted to link it."""
+LINK_COVERAGE = 0.5
+"""Share of those unnamed entities the linking passage must name: the other half of the question, not one name of it."""
 FOLLOWER_SPAN = 2
 """How many units after a restating best unit its answer may come: "Avoid bashisms to stay portable. You can check
 it using checkbashisms(1)." — the sentence that matches the question best only restates it, the next one answers."""
@@ -60,15 +66,18 @@ class ExtractiveGenerator:
         self.split = split
 
     def score_units(
-        self, question: str, hits: list[Hit], query_vector: np.ndarray, query_tokens: list[str], weights: Mapping[str, float] | None = None
+        self, question: QuestionFacts, hits: list[Hit], query_vector: np.ndarray, weights: Mapping[str, float] | None = None
     ) -> list[ScoredUnit]:
         evidence = hits[:MAX_EVIDENCE_HITS]
         quotable = [u for u in hit_units(evidence, MAX_UNITS, self.split) if not is_abstention(u.text)]
-        units = most_covering(question, evidence, quotable, query_tokens, weights, self.analyzer, UNITS_PER_HIT)
-        scored = score_units(question, evidence, units, query_vector, query_tokens, self.embedder, self.analyzer, weights)
-        return once_per_text(scored, evidence, query_language(question))
+        units = most_covering(question, evidence, quotable, weights, self.analyzer, UNITS_PER_HIT)
+        scored = score_units(question, evidence, units, query_vector, self.embedder, self.analyzer, weights)
+        return once_per_text(scored, evidence, question.language)
 
-    def answer(self, question: str, hits: list[Hit], scored: list[ScoredUnit]) -> list[AnswerSentence]:
+    def answer(
+        self, question: QuestionFacts, hits: list[Hit], scored: list[ScoredUnit],
+        bridges: Callable[[Iterable[str]], Mapping[str, float]] | None = None,
+    ) -> list[AnswerSentence]:
         """The unit the reader rates most likely to hold the answer, after a short typed answer when one stands out,
         and up to `max_sentences` − 1 others the reader rates close to it, in reading order.
 
@@ -77,11 +86,14 @@ class ExtractiveGenerator:
         another document, and not another row beside a row the question looks up. Every extra unit makes the answer
         longer, and a longer answer contains an expected fact more often by its length alone: `bunko eval` reports
         answer lengths beside fact_match for that reason.
+
+        `bridges` (the entity graph's specificity, when the graph route found the evidence): the answer also quotes
+        the unit of the other hop that links the quoted passage to what the question describes (`linked_hop_unit`).
         """
         if not scored:
             return []
         best = quoted_unit(scored, question)
-        kind = question_type(question)
+        kind = question.kind
         others = sorted((s for s in scored if s is not best and s.language == best.language), key=lambda s: -s.score)
         companions = [
             s for s in others
@@ -91,6 +103,11 @@ class ExtractiveGenerator:
         chosen = sorted([best, *companions], key=lambda s: (s.unit.hit_index, s.unit.position))
         leads = {s.unit.text.split("\n", 1)[0] for s in chosen if s.unit.kind == CODE}
         chosen = [s for s in chosen if s.unit.kind == CODE or s.unit.text not in leads]
+        hop = linked_hop_unit(best, scored, hits, question, bridges) if bridges is not None else None
+        if hop is not None and all(hop.unit.text != s.unit.text for s in chosen):
+            # after the answer's own units ("…/etc/postfix/main.cf", then "…the main creator of Postfix"); it replaces
+            # none of them: a companion may be the one holding the fact
+            chosen = [*chosen, hop]
         sentences = [
             AnswerSentence(
                 text=s.unit.text, citations=[citation_for(hits[s.unit.hit_index], s.unit.text)],
@@ -98,11 +115,48 @@ class ExtractiveGenerator:
             )
             for s in chosen
         ]
-        short = short_answer(best.unit.text, kind, question) if best.typed and kind in CHECKABLE else None
+        short = short_answer(best.unit.text, kind, question.text) if best.typed and kind in CHECKABLE else None
         if short and all(short != s.text for s in sentences):
             citation = citation_for(hits[best.unit.hit_index], best.unit.text)
             sentences.insert(0, AnswerSentence(text=short, citations=[citation], support=round(best.score, 4), verdict="supported"))
         return sentences
+
+
+def linked_hop_unit(
+    best: ScoredUnit, scored: Sequence[ScoredUnit], hits: Sequence[Hit], question: QuestionFacts,
+    specific: Callable[[Iterable[str]], Mapping[str, float]],
+) -> ScoredUnit | None:
+    """The unit of the other hop of a two-document answer: a question that describes a thing ("the mail server the
+    tcpd author created") is answered by a passage about that thing that never repeats the description, so the
+    answer quotes the sentence holding the fact and the one that links it to the description, and cites both.
+
+    Only when the quoted passage leaves out a real part of what the question names (LINK_MISSING_SHARE of its
+    entities) and another document's passage names most of that part (LINK_COVERAGE): a passage that answers the
+    whole question needs no link, and one sharing a single name with the rest is no second hop. The unit quoted from
+    that passage is in the answer's language and names a bridge — an entity the quoted passage names too, the
+    question does not, and that says something about a passage (`specific`: the entity graph's idf of a key that is
+    not a hub); of those, the one naming most of the missing part. None when nothing qualifies."""
+    asked = set(question.entities)
+    answering = hits[best.unit.hit_index]
+    named = set(entity_keys(answering.chunk.text))
+    bridges = named - asked
+    missing = asked - named
+    if not asked or len(missing) < LINK_MISSING_SHARE * len(asked):
+        return None
+    link: tuple[int, float, ScoredUnit] | None = None
+    for candidate in scored:
+        hit = hits[candidate.unit.hit_index]
+        if hit.chunk.source == answering.chunk.source or candidate.language != best.language:
+            continue
+        if len(missing & set(entity_keys(hit.chunk.text))) < LINK_COVERAGE * len(missing):
+            continue
+        keys = set(entity_keys(candidate.unit.text))
+        if not specific(bridges & keys):
+            continue
+        rank = (len(missing & keys), candidate.score)
+        if link is None or rank > link[:2]:
+            link = (*rank, candidate)
+    return link[2] if link is not None else None
 
 
 def once_per_text(scored: list[ScoredUnit], hits: list[Hit], asked: str) -> list[ScoredUnit]:
@@ -144,11 +198,11 @@ def _another_row(companion: ScoredUnit, best: ScoredUnit) -> bool:
     return best.looked_up and companion.unit.kind == ROW and not companion.looked_up
 
 
-def quoted_unit(scored: Sequence[ScoredUnit], question: str) -> ScoredUnit:
+def quoted_unit(scored: Sequence[ScoredUnit], question: QuestionFacts) -> ScoredUnit:
     """The unit an extractive answer states first: the reader's best (`best_unit`, which the grade judges), or, when
     that one only restates a question of a checkable kind, the typed unit right after it (`answering_follower`)."""
-    best = best_unit(scored, question)
-    if question_type(question) in CHECKABLE and not best.typed:
+    best = best_unit(scored, question.language)
+    if question.kind in CHECKABLE and not best.typed:
         return answering_follower(best, list(scored)) or best
     return best
 

@@ -23,11 +23,11 @@ from bunko.generate.retrieval_grade import grade_hits
 from bunko.rerank.evidence import ScoredUnit, asks_beside_scene, best_unit
 from bunko.retrieve.coverage import keyword_coverage
 from bunko.retrieve.key_terms import names_term, rare_key_terms
+from bunko.retrieve.question import QuestionFacts
 from bunko.schema import Hit
 from bunko.text.analyzers import Analyzer
-from bunko.text.answer_types import AnswerType, question_type
+from bunko.text.answer_types import AnswerType
 from bunko.text.dimensions import asked_dimension, states_dimension
-from bunko.text.languages import query_language
 from bunko.trace import Grade
 
 MAX_MARGIN = 0.3
@@ -38,24 +38,24 @@ QUANTITY_NOT_STATED = "quantity_not_stated"
 
 
 def answer_features(
-    question: str, tokens: Sequence[str], hits: Sequence[Hit], scored: Sequence[ScoredUnit], keys: Sequence[str],
+    question: QuestionFacts, hits: Sequence[Hit], scored: Sequence[ScoredUnit], keys: Sequence[str],
     analyzer: Analyzer, weights: Mapping[str, float] | None, retrieval: float = 0.0,
 ) -> AnswerFeatures | None:
     """Features of the best-scored unit; None when there is nothing to quote."""
     if not scored:
         return None
-    best = best_unit(scored, question)
+    language = question.language
+    best = best_unit(scored, language)
     chunk = hits[best.unit.hit_index].chunk
     chunk_tokens = set(analyzer(chunk.embed_text))
-    language = query_language(question)
     rivals = [s.score for s in scored if s.language == best.language and hits[s.unit.hit_index].chunk.source != chunk.source]
     margin = min(best.score - max(rivals), MAX_MARGIN) if rivals else MAX_MARGIN
     others = [s.score for s in scored if hits[s.unit.hit_index].chunk.source != chunk.source]
     return AnswerFeatures(
         similarity=best.similarity,
         coverage=best.coverage,
-        chunk_coverage=keyword_coverage(tokens, chunk_tokens, weights),
-        typed=typed_feature(question_type(question), best.typed),
+        chunk_coverage=keyword_coverage(question.tokens, chunk_tokens, weights),
+        typed=typed_feature(question.kind, best.typed),
         key_terms=keyword_coverage(keys, chunk_tokens, weights) if keys else 1.0,
         margin=margin,
         same_language=float(best.language == language),
@@ -68,26 +68,26 @@ def answer_features(
 
 
 def grade_answer(
-    question: str, tokens: Sequence[str], hits: Sequence[Hit], scored: Sequence[ScoredUnit], keys: Sequence[str],
+    question: QuestionFacts, hits: Sequence[Hit], scored: Sequence[ScoredUnit], keys: Sequence[str],
     missing: Sequence[str], analyzer: Analyzer, weights: Mapping[str, float] | None, model: ConfidenceModel | None,
     min_confidence: float, retrieved: Sequence[Hit] = (), unseen: Collection[str] = (),
 ) -> Grade:
     """`model` None grades by the raw retrieval grade over `retrieved` (fusion order, the order its logistic was centred
     on); a model maps the features (for the calibrated grade, that retrieval grade alone) onto a probability."""
-    kind = str(question_type(question))
-    graded = [t for t in tokens if t not in unseen]
+    kind = str(question.kind)
+    graded = [t for t in question.tokens if t not in unseen]
     retrieval = grade_hits(list(retrieved), graded, weights, analyzer, min_confidence).confidence
-    features = answer_features(question, tokens, hits, scored, keys, analyzer, weights, retrieval)
+    features = answer_features(question, hits, scored, keys, analyzer, weights, retrieval)
     if features is None:
         return Grade(False, 0.0, kind, {}, list(keys), list(missing))
     confidence = retrieval if model is None else model.probability(features)
-    quoted = best_unit(scored, question)
+    quoted = best_unit(scored, question.language)
     reason = None
     if missing:
         reason = KEY_TERM_ABSENT
     elif not quoted.names_subject and not asks_beside_scene(question, keys, analyzer):
         reason = KEY_TERM_NOT_IN_EVIDENCE
-    elif kind == AnswerType.VALUE and (dimension := asked_dimension(question)) and not states_dimension(
+    elif kind == AnswerType.VALUE and (dimension := asked_dimension(question.text)) and not states_dimension(
         quoted_neighbourhood(quoted, scored), dimension,
     ):
         reason = QUANTITY_NOT_STATED
@@ -99,14 +99,14 @@ def grade_answer(
 
 
 def unnamed_key_terms(
-    question: str, tokens: Sequence[str], weights: Mapping[str, float] | None, analyzer: Analyzer, evidence: str,
+    question: QuestionFacts, weights: Mapping[str, float] | None, analyzer: Analyzer, evidence: str,
 ) -> list[str]:
     """The question's rare key terms (outside its examples) that `evidence` never names. A computed table answer must
     name every one: it reads only the rows and columns the plan chose, so a question about a thing the table does not
     hold ("which archive area is virtualbox in?" over a table of areas and package counts, "ext4's largest file" over
     a table of package sizes) gets a number about something else, with the certainty of a computation."""
     present = set(analyzer(evidence))
-    return [term for term in rare_key_terms(question, tokens, weights) if not names_term(present, term)]
+    return [term for term in rare_key_terms(question.named_outside_examples, weights) if not names_term(present, term)]
 
 
 def quoted_neighbourhood(quoted: ScoredUnit, scored: Sequence[ScoredUnit]) -> str:

@@ -18,6 +18,7 @@ from typing import Any
 from bunko.generate.table_sql import cells_of, model_query
 from bunko.index.table_db import StoredTable, TableQueryError, text_col
 from bunko.llm.base import ChatModel, LLMError
+from bunko.retrieve.question import QuestionFacts
 from bunko.retrieve.table_plan import LOOKUP, CellRef, TablePlan, TablePlanner, TableResult
 from bunko.retrieve.tables import CollectionTables
 from bunko.schema import AnswerSentence, Chunk, Citation, CitedCell
@@ -35,7 +36,6 @@ from bunko.text.table_questions import (
     SUM,
     TOP,
     TableIntent,
-    table_intent,
 )
 
 QUOTED_ROWS = 12
@@ -93,19 +93,21 @@ class TableAnswerer:
         self.chat_model = chat_model
         self.writer = writer
 
-    def answer(self, question: str, language: str, where: Mapping[str, Any] | None = None) -> tuple[TableOutcome | None, dict[str, Any]]:
+    def answer(
+        self, question: QuestionFacts, language: str, where: Mapping[str, Any] | None = None,
+    ) -> tuple[TableOutcome | None, dict[str, Any]]:
         """The computed answer, or None with the reason in the step (no aggregate asked, no table fits, no rows)."""
-        intent = table_intent(question)
+        intent = question.table
         if intent is None:
             return None, {"outcome": "not an aggregate question"}
         catalog = self.tables.catalog(where)
-        plan = self.planner.plan(question, intent, catalog)
+        plan = self.planner.plan(question.text, intent, catalog)
         step: dict[str, Any] = {"operation": intent.operation, "cue": intent.cue, "tables": len(catalog)}
         if plan is None:
             return None, {**step, "outcome": "no table fits the question"}
         step.update(describe_plan(plan))
         if self.writer == "llm" and self.chat_model is not None:
-            written = self._model_answer(question, plan, language, step)
+            written = self._model_answer(question.text, plan, language, step)
             if written is not None:
                 return written, step
         try:

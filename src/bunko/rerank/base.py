@@ -14,17 +14,24 @@ from typing import Protocol
 
 import numpy as np
 
+from bunko.retrieve.question import QuestionFacts, read_question
 from bunko.schema import Hit, RankSignal
 
 
 @dataclass
 class RerankQuery:
-    """What a reranker may know about the question: its text, vector, tokens and their idf weights."""
+    """What a reranker may know about the question: its text, vector, tokens and their idf weights, and its reading
+    (`QuestionFacts`) when the caller has it."""
 
     question: str
     vector: np.ndarray | None = None
     tokens: list[str] = field(default_factory=list)
     weights: Mapping[str, float] | None = None
+    facts: QuestionFacts | None = None
+
+    def read(self) -> QuestionFacts:
+        """The question's reading: the caller's, else read here from the text and tokens."""
+        return self.facts if self.facts is not None else read_question(self.question, self.tokens)
 
 
 class Reranker(Protocol):

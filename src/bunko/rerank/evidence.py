@@ -23,13 +23,13 @@ from bunko.rerank.memo import TypedUnit, quotable_units
 from bunko.rerank.reader import ReaderModel, UnitScorer
 from bunko.rerank.unit_features import UnitFeatures, folded, is_lead_in, is_list_item, length_feature, position_feature
 from bunko.retrieve.coverage import keyword_coverage
-from bunko.retrieve.key_terms import katakana_subject, key_terms, names_term, rare_key_terms, rarest_term, writes_word
+from bunko.retrieve.key_terms import katakana_subject, names_term, rare_key_terms, rarest_term, writes_word
+from bunko.retrieve.question import QuestionFacts
 from bunko.schema import Hit
 from bunko.text.analyzers import Analyzer, identifiers
-from bunko.text.answer_types import CHECKABLE, NAMED_KINDS, AnswerType, holds_type, question_type, states_number, wants_quantity
+from bunko.text.answer_types import CHECKABLE, AnswerType, holds_type, states_number
 from bunko.text.dimensions import states_quantity
-from bunko.text.languages import query_language, text_language
-from bunko.text.questions import asked_sentence, lookup_values, quoted_phrases
+from bunko.text.languages import text_language
 from bunko.text.scripts import has_ja_zh
 from bunko.text.units import CODE, PROSE, ROW, Unit, row_cells
 
@@ -60,14 +60,15 @@ language: the answer is written in the asker's language whenever the documents a
 one; the reader itself is fitted without the language feature, so it rates a unit and its translation alike)."""
 
 
-def best_unit(scored: Sequence[ScoredUnit], question: str = "") -> ScoredUnit:
+def best_unit(scored: Sequence[ScoredUnit], language: str | None = None) -> ScoredUnit:
     """The unit to quote: the one the reader rates highest, or one in the question's language that comes close.
 
     Whether its passage names the question's subject is a feature the reader weighs (`UnitFeatures.names_subject`),
     not a rule after it. Shared by the extractive answer and the grade, so the grade judges what is quoted.
+    `language`: the question's (`QuestionFacts.language`); None takes the best unit's.
     """
     best = max(scored, key=lambda s: s.score)
-    asked = query_language(question) if question else best.language
+    asked = language or best.language
     same = [s for s in scored if s.language == asked]
     if best.language == asked or not same:
         return best
@@ -96,7 +97,7 @@ def hit_units(hits: Sequence[Hit], max_units: int, split: Callable[[str], list[T
 
 
 def most_covering(
-    question: str, hits: Sequence[Hit], units: Sequence[Unit], query_tokens: Sequence[str], weights: Mapping[str, float] | None,
+    question: QuestionFacts, hits: Sequence[Hit], units: Sequence[Unit], weights: Mapping[str, float] | None,
     analyzer: Analyzer, per_hit: int,
 ) -> list[Unit]:
     """Each hit's `per_hit` units sharing most of the question's terms, and every table row the question looks up
@@ -107,27 +108,28 @@ def most_covering(
     exception: "man 手册页第 5 节是放什么内容的？" shares only "5" with the row that answers it, "Section: 5 /
     Description: File formats", and twelve sentences about manual pages share more.
     """
+    query_tokens = question.tokens
     by_hit: dict[int, list[tuple[float, Unit]]] = {}
     for unit in units:
         tokens = set(analyzer(f"{section_context(hits[unit.hit_index])} {unit.text}"))
         by_hit.setdefault(unit.hit_index, []).append((keyword_coverage(query_tokens, tokens, weights), unit))
     kept = {id(u): u for pairs in by_hit.values() for _, u in sorted(pairs, key=lambda p: -p[0])[:per_hit]}
-    for index in looked_up_rows(units, question, question_type(question), query_tokens, analyzer):
+    for index in looked_up_rows(units, question, analyzer):
         kept.setdefault(id(units[index]), units[index])
     return sorted(kept.values(), key=lambda u: (u.hit_index, u.position))
 
 
-def _asked_keys(question: str, keys: Sequence[str], analyzer: Analyzer) -> list[str] | None:
+def _asked_keys(question: QuestionFacts, keys: Sequence[str], analyzer: Analyzer) -> list[str] | None:
     """The key terms the asking sentence writes, when the question sets a scene before it (`asked_sentence`); None
     when it does not."""
-    asking = asked_sentence(question)
+    asking = question.asking
     if asking is None:
         return None
     written = set(analyzer(asking))
     return [key for key in keys if key in written]
 
 
-def _subjects(question: str, keys: Sequence[str], weights: Mapping[str, float] | None, analyzer: Analyzer) -> list[str]:
+def _subjects(question: QuestionFacts, keys: Sequence[str], weights: Mapping[str, float] | None, analyzer: Analyzer) -> list[str]:
     """What a passage may name to be about the question: its rarest key term, or when a scene comes before the asking
     sentence, the rarest of the asking sentence's too. "Squid is our proxy. Where should system-wide variables such as
     HTTP_PROXY go?" is answered by a passage about HTTP_PROXY that never names Squid."""
@@ -137,7 +139,7 @@ def _subjects(question: str, keys: Sequence[str], weights: Mapping[str, float] |
     return list(dict.fromkeys([rarest_term(keys, weights), *([rarest_term(asked, weights)] if asked else [])]))
 
 
-def asks_beside_scene(question: str, keys: Sequence[str], analyzer: Analyzer) -> bool:
+def asks_beside_scene(question: QuestionFacts, keys: Sequence[str], analyzer: Analyzer) -> bool:
     """Whether the question names its things only in a scene before an asking sentence that names none: "my CPU is
     slow and apt update merges diffs slowly. Which setting turns that off?" The scene's things are not what is asked,
     so a passage that does not name them is still preferred less but not refused (`generate/grade.py`)."""
@@ -145,7 +147,7 @@ def asks_beside_scene(question: str, keys: Sequence[str], analyzer: Analyzer) ->
 
 
 def _names_subject(
-    question: str, subjects: Sequence[str], weights: Mapping[str, float] | None, hits: Sequence[Hit],
+    question: QuestionFacts, subjects: Sequence[str], weights: Mapping[str, float] | None, hits: Sequence[Hit],
     chunk_tokens: Mapping[int, set[str]], hit_indices: set[int],
 ) -> dict[int, bool]:
     """Whether each hit's chunk names the question's subject: one of its `subjects` (`_subjects`), or for a Japanese
@@ -154,26 +156,24 @@ def _names_subject(
     ("ツール" for a passage that says "コマンド"), which only the passages that do write it can show to be a name."""
     if subjects:
         return {i: any(names_term(chunk_tokens[i], subject) for subject in subjects) for i in hit_indices}
-    word = katakana_subject(question, weights)
+    word = katakana_subject(question.text, weights)
     writes = {i: word is None or writes_word(hits[i].chunk.embed_text, word) for i in hit_indices}
     return writes if any(writes.values()) else dict.fromkeys(hit_indices, True)
 
 
-def looked_up_rows(
-    units: Sequence[Unit], question: str, kind: AnswerType, query_tokens: Sequence[str], analyzer: Analyzer,
-) -> set[int]:
+def looked_up_rows(units: Sequence[Unit], question: QuestionFacts, analyzer: Analyzer) -> set[int]:
     """Indexes of the table rows the question looks up: a row with a cell equal to a value the question gives (a
     quoted phrase, a number standing alone), or the one row of its passage with a cell equal to a thing the question
     names (a key term, or a cell it writes as it stands) when the question also names a whole other column of it ("the
     Multi-Arch value of the tool bar", "東京23区の一般社員の宿泊費"). A name
     alone does not look a row up — a package list's row for virtualbox is not an answer about virtualbox — nor does
     a name several rows share (coreutils, one row per command)."""
-    if kind in UNLOOKED:
+    if question.kind in UNLOOKED:
         return set()
-    values = {folded(value) for value in lookup_values(question)}
-    names = set(key_terms(question, query_tokens))
-    written = folded(question)
-    asked = set(query_tokens)
+    values = {folded(value) for value in question.looked_up}
+    names = set(question.key_terms)
+    written = folded(question.text)
+    asked = set(question.tokens)
     by_value: set[int] = set()
     by_name: dict[int, list[int]] = {}
     for index, unit in enumerate(units):
@@ -204,11 +204,10 @@ def _named_column(header: str, asked: set[str], analyzer: Analyzer) -> bool:
 
 
 def score_units(
-    question: str,
+    question: QuestionFacts,
     hits: Sequence[Hit],
     units: Sequence[Unit],
     query_vector: np.ndarray,
-    query_tokens: list[str],
     embedder: Embedder,
     analyzer: Analyzer,
     weights: Mapping[str, float] | None = None,
@@ -221,15 +220,12 @@ def score_units(
     contexts = [section_context(hits[u.hit_index]) for u in units]
     vectors = embedder.embed([unit_text(c, u.text) for c, u in zip(contexts, units, strict=True)])
     similarities = [float(v) for v in vectors @ np.asarray(query_vector, dtype=np.float32)]
-    kind = question_type(question)
-    # "which command lists how long each unit took?" asks for the command: its "how long" describes what the command does
-    quantity = wants_quantity(question) and kind not in NAMED_KINDS
-    asked_language = query_language(question)
+    kind, quantity, asked_language, query_tokens = question.kind, question.asks_quantity, question.language, list(question.tokens)
     languages = {i: text_language(hits[i].chunk.text) for i in {u.hit_index for u in units}}
     codes = identifiers(query_tokens)
-    quoted = [folded(phrase) for phrase in quoted_phrases(question)]
-    lookups = looked_up_rows(units, question, kind, query_tokens, analyzer)
-    keys = rare_key_terms(question, query_tokens, weights)
+    quoted = [folded(phrase) for phrase in question.quoted]
+    lookups = looked_up_rows(units, question, analyzer)
+    keys = rare_key_terms(question.named_outside_examples, weights)
     chunk_tokens = {i: set(analyzer(hits[i].chunk.embed_text)) for i in {u.hit_index for u in units}} if keys else {}
     key_share = {i: keyword_coverage(keys, held, weights) for i, held in chunk_tokens.items()}
     names_subject = _names_subject(question, _subjects(question, keys, weights, analyzer), weights, hits, chunk_tokens,
@@ -244,7 +240,7 @@ def score_units(
     for index, (unit, context, similarity) in enumerate(zip(units, contexts, similarities, strict=True)):
         tokens, coverage = unit_tokens[index], coverages[index]
         looked_up = index in lookups
-        typed = kind not in CHECKABLE or looked_up or holds_type(unit.text, kind, code=unit.kind == CODE, question=question, row=unit.kind == ROW)
+        typed = kind not in CHECKABLE or looked_up or holds_type(unit.text, kind, code=unit.kind == CODE, question=question.text, row=unit.kind == ROW)
         language = languages[unit.hit_index] if unit.kind != PROSE else text_language(unit.text)
         subject = names_subject.get(unit.hit_index, True)
         stated = quantity and (states_number(unit.text) or states_quantity(unit.text))

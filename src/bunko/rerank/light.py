@@ -91,10 +91,9 @@ class LightReranker:
     def rerank(self, query: RerankQuery, hits: list[Hit]) -> list[Hit]:
         if len(hits) < 2 or query.vector is None:
             return list(hits)
-        units = most_covering(query.question, hits, hit_units(hits, 10_000, self.split), query.tokens, query.weights, self.analyzer, MAX_UNITS_PER_HIT)
-        scored = score_units(
-            query.question, hits, units, query.vector, query.tokens, self.embedder, self.analyzer, query.weights, RERANKER,
-        )
+        question = query.read()
+        units = most_covering(question, hits, hit_units(hits, 10_000, self.split), query.weights, self.analyzer, MAX_UNITS_PER_HIT)
+        scored = score_units(question, hits, units, query.vector, self.embedder, self.analyzer, query.weights, RERANKER)
         best = [float("-inf")] * len(hits)
         for s in scored:
             best[s.unit.hit_index] = max(best[s.unit.hit_index], s.score)

@@ -16,6 +16,7 @@ import numpy as np
 
 from bunko.config import RetrieveConfig
 from bunko.retrieve.fusion import Fused
+from bunko.retrieve.question import QuestionFacts
 from bunko.retrieve.router import Route
 from bunko.schema import Signals
 from bunko.store.base import SearchIndex
@@ -23,10 +24,11 @@ from bunko.store.base import SearchIndex
 
 @dataclass
 class Query:
-    """A question as every retriever sees it, analysed once: its keyword tokens, its vector (None when no
-    retriever of the route needs one), the filter applied before top-k, and the language to prefer."""
+    """A question as every retriever sees it, analysed once: its reading (`QuestionFacts`), its keyword tokens, its
+    vector (None when no retriever of the route needs one), the filter applied before top-k, and the language to
+    prefer."""
 
-    text: str
+    facts: QuestionFacts
     tokens: list[str]
     vector: np.ndarray | None
     where: Mapping[str, Any] | None
@@ -41,6 +43,10 @@ class Query:
     group_by: str = "chunk"
     """What the hits will be grouped into ("chunk", "section", "document"): hybrid ranks documents by their own
     evidence when the caller asked for documents."""
+
+    @property
+    def text(self) -> str:
+        return self.facts.text
 
 
 UNSEEN_PROBE = " "

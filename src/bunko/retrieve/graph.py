@@ -33,8 +33,7 @@ from bunko.retrieve.hybrid import HybridRetriever
 from bunko.schema import GraphPath, Signals
 from bunko.store.base import GraphIndex, SearchIndex
 from bunko.text.analyzers import get_analyzer, query_text
-from bunko.text.entities import Mention, entity_keys
-from bunko.text.questions import question_parts
+from bunko.text.entities import Mention
 
 MIN_PART_TOKENS = 3
 SECOND_HOP = "second_hop"
@@ -69,7 +68,7 @@ class GraphRetriever:
         graph = self.store.entity_graph()
         query.timings["graph_sync"] = time.perf_counter() - started
         started = time.perf_counter()
-        entity_seeds = graph.specificity(entity_keys(query.text))
+        entity_seeds = graph.specificity(query.facts.entities)
         passage_seeds = _passage_seeds(hybrid, self.config.graph_seed_passages)
         if not graph.passage_count or not (entity_seeds or passage_seeds):
             return hybrid
@@ -114,7 +113,7 @@ class GraphRetriever:
     def _parts(self, query: Query, k: int) -> list[tuple[str, float]]:
         """Each part of a question that asks about two things ("…the CUPS interface and remote syslog… which port
         is lower?"), searched by keyword on its own: one search for both finds the passage of the louder one only."""
-        pieces = question_parts(query.text)
+        pieces = query.facts.parts
         if len(pieces) < 2:
             return []
         lists = []

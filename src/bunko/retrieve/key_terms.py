@@ -123,11 +123,12 @@ RARE_IDF = share_idf(RARE_TERM_SHARE)
 """BM25 idf of a term in RARE_TERM_SHARE of the chunks (large collections), the same in every collection."""
 
 
-def rare_key_terms(question: str, tokens: Sequence[str], weights: Mapping[str, float] | None) -> list[str]:
-    """The key terms that are rare in the collection (all of them when no idf is known), outside the question's
-    examples: a passage answering "…e.g. Portuguese first, then Spanish?" need not name Spanish. The examples still
-    count for `key_terms`, so one the collection never names still refuses the question (``key_term_absent``)."""
-    return [k for k in key_terms(question, tokens, examples=False) if weights is None or weights.get(k, RARE_IDF) >= RARE_IDF]
+def rare_key_terms(named: Sequence[str], weights: Mapping[str, float] | None) -> list[str]:
+    """Of the key terms `named` outside the question's examples (`QuestionFacts.named_outside_examples`), those rare
+    in the collection (all of them when no idf is known): a passage answering "…e.g. Portuguese first, then
+    Spanish?" need not name Spanish. The examples still count for `key_terms`, so one the collection never names
+    still refuses the question (``key_term_absent``)."""
+    return [k for k in named if weights is None or weights.get(k, RARE_IDF) >= RARE_IDF]
 
 
 INFLECTION = 2

@@ -15,11 +15,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from bunko.config import RetrieveConfig
+from bunko.retrieve.question import QuestionFacts
 from bunko.text.analyzers import identifiers
 from bunko.text.lazy_regex import lazy_compile
 from bunko.text.lexicon import en, ja, zh
-from bunko.text.questions import names_topic, quoted_phrases
-from bunko.text.table_questions import table_intent
 
 _RELATIONAL = lazy_compile(f"{en.RELATIONAL}|{ja.RELATIONAL}|{zh.RELATIONAL}", re.IGNORECASE)
 """Words that point from one fact to another ("the tool *that* …", "*its* configuration", その, 该): a question
@@ -74,8 +73,9 @@ class Route:
     (`document_rank_weights`), whichever retriever serves it."""
 
 
-RouteRule = Callable[[str, list[str], RetrieveConfig], Route | None]
-"""A rule looks at the query (and its keyword tokens) and returns a Route, or None to pass."""
+RouteRule = Callable[[QuestionFacts, RetrieveConfig], Route | None]
+"""A rule looks at the question as read once (`QuestionFacts`: its text, tokens, quoted phrases, table intent) and
+returns a Route, or None to pass."""
 
 
 def weights(config: RetrieveConfig, keyword_weight: float) -> dict[str, float]:
@@ -85,16 +85,16 @@ def weights(config: RetrieveConfig, keyword_weight: float) -> dict[str, float]:
             "translation": config.translation_weight}
 
 
-def identifier_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route | None:
-    codes = identifiers(tokens)
+def identifier_rule(question: QuestionFacts, config: RetrieveConfig) -> Route | None:
+    codes = identifiers(list(question.tokens))
     if not codes:
         return None
     return Route("exact", weights(config, config.exact_keyword_weight),
                  f"identifiers {sorted(codes)} favour keyword search")
 
 
-def quoted_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route | None:
-    if not quoted_phrases(query):
+def quoted_rule(question: QuestionFacts, config: RetrieveConfig) -> Route | None:
+    if not question.quoted:
         return None
     return Route("exact", weights(config, config.exact_keyword_weight),
                  "a quoted phrase favours keyword search")
@@ -105,8 +105,8 @@ _GLOBAL = lazy_compile(f"{en.GLOBAL}|{ja.GLOBAL}|{zh.GLOBAL}", re.IGNORECASE)
 总体 only of the documents: "システム全体の設定ファイル" is the system-wide file, "まとめて" is "together"."""
 
 
-def global_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route | None:
-    found = _GLOBAL.search(query)
+def global_rule(question: QuestionFacts, config: RetrieveConfig) -> Route | None:
+    found = _GLOBAL.search(question.text)
     if found is None:
         return None
     return Route("global", weights(config, config.keyword_weight), f"{found.group()!r} asks about the whole collection: its topics",
@@ -118,31 +118,31 @@ def relates_facts(question: str) -> bool:
     return _RELATIONAL.search(question) is not None
 
 
-def relational_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route | None:
+def relational_rule(question: QuestionFacts, config: RetrieveConfig) -> Route | None:
     """A question that relates two facts goes to the graph route, keeping the keyword weight an identifier or a
     quoted phrase would give it (the graph route starts from hybrid's passages)."""
-    found = _RELATIONAL.search(query)
+    found = _RELATIONAL.search(question.text)
     if found is None:
         return None
-    exact = bool(identifiers(tokens)) or bool(quoted_phrases(query))
+    exact = bool(identifiers(list(question.tokens))) or bool(question.quoted)
     keyword = config.exact_keyword_weight if exact else config.keyword_weight
     return Route("relational", weights(config, keyword), f"{found.group()!r} relates two facts: the graph route", retriever="graph")
 
 
-def section_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route | None:
+def section_rule(question: QuestionFacts, config: RetrieveConfig) -> Route | None:
     """A question that names a section of a document goes to the tree route, which reads the document's
     section tree (with the keyword weight an identifier or a quoted title would give it)."""
-    if not names_section(query):
+    if not names_section(question.text):
         return None
-    exact = bool(identifiers(tokens)) or bool(quoted_phrases(query))
+    exact = bool(identifiers(list(question.tokens))) or bool(question.quoted)
     keyword = config.exact_keyword_weight if exact else config.keyword_weight
     return Route("section", weights(config, keyword), "the question names a section: the tree route", retriever="tree")
 
 
-def table_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route | None:
+def table_rule(question: QuestionFacts, config: RetrieveConfig) -> Route | None:
     """A question that asks for a count, a sum, an average, a ranking or the rows over a threshold goes to the
     table route, whose answer is computed from the table it maps onto (`generate/table_answer.py`)."""
-    intent = table_intent(query)
+    intent = question.table
     if intent is None:
         return None
     cue = f"{intent.cue!r} asks" if intent.cue else "conditions on values ask"
@@ -150,13 +150,13 @@ def table_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route |
                  retriever="table")
 
 
-def topic_rule(query: str, tokens: list[str], config: RetrieveConfig) -> Route | None:
+def topic_rule(question: QuestionFacts, config: RetrieveConfig) -> Route | None:
     """A short phrase naming a topic looks for the document or section about it, so the document's evidence weighs as
     when documents are ranked (`document_rank_*`): a title-like query holds two to five words, and every chunk
     holding them all saturates its coverage, which put the page with one paragraph dense in those words above the
     page about them. Page corpora (heading queries, chunk hits): +0.013 to +0.042 nDCG@10
     (bench/results/pages.md, pages-python.md); questions and sentences keep the semantic route."""
-    if not tokens or not names_topic(query):
+    if not question.tokens or not question.names_topic:
         return None
     return Route("topic", document_rank_weights(weights(config, config.keyword_weight), config),
                  "a short phrase naming a topic: the document's evidence weighs as when documents are ranked", names_topic=True)
@@ -167,14 +167,14 @@ TOPIC_ROUTES = frozenset({"exact", "table", "relational", "global"})
 does (`as_topic`); a section named ("in section 2.1.4") wants that section, and a question the semantic route."""
 
 
-def as_topic(chosen: Route, query: str, tokens: list[str], config: RetrieveConfig) -> Route:
+def as_topic(chosen: Route, question: QuestionFacts, config: RetrieveConfig) -> Route:
     """A short phrase naming a topic that another rule claims still looks for the document about it: an identifier in
     "计算并校验 SHA224 信息摘要" (the exact route), a relation word in "ユーザが所属するグループを表示する" (the graph
     route), a table cue. The route keeps its retriever and keyword weight; its weights rank documents as the topic
     route's do. Such phrases are 4–6 % of the page corpora's queries; every query: manual pages +0.004 / +0.008 /
     +0.002 nDCG@10 (en / ja / zh), python +0.003, handbook and reference −0.001 to +0.002
     (bench/results/pages-topic-routes.md)."""
-    if chosen.names_topic or chosen.name not in TOPIC_ROUTES or not tokens or not names_topic(query):
+    if chosen.names_topic or chosen.name not in TOPIC_ROUTES or not question.tokens or not question.names_topic:
         return chosen
     return replace(chosen, weights=document_rank_weights(chosen.weights, config), names_topic=True,
                    reason=f"{chosen.reason}; a short phrase naming a topic: the document's evidence weighs as when documents are ranked")
@@ -196,12 +196,12 @@ DEFAULT_RULES: tuple[RouteRule, ...] = (
 )
 
 
-def route(query: str, tokens: list[str], config: RetrieveConfig, rules: Sequence[RouteRule] = DEFAULT_RULES) -> Route:
+def route(question: QuestionFacts, config: RetrieveConfig, rules: Sequence[RouteRule] = DEFAULT_RULES) -> Route:
     """The first rule that claims the query decides; otherwise a natural-language question. With the topic rule among
     `rules`, a topic phrase an earlier rule claims ranks documents as a topic all the same (`as_topic`); a clause cut
     from a question is searched without the topic rule, and so without that."""
     for rule in rules:
-        chosen = rule(query, tokens, config)
+        chosen = rule(question, config)
         if chosen is not None:
-            return as_topic(chosen, query, tokens, config) if topic_rule in rules else chosen
+            return as_topic(chosen, question, config) if topic_rule in rules else chosen
     return Route("semantic", weights(config, config.keyword_weight), "natural-language question")

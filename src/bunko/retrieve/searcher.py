@@ -29,6 +29,7 @@ from bunko.retrieve.keyword import KeywordRetriever
 from bunko.retrieve.mmr import mmr_order
 from bunko.retrieve.parents import WINDOW as PARENT_WINDOW
 from bunko.retrieve.parents import expand_parents
+from bunko.retrieve.question import QuestionFacts, analysed_question
 from bunko.retrieve.router import DEFAULT_RULES, Route, RouteRule, route, topic_rule
 from bunko.retrieve.table_route import TableRetriever
 from bunko.retrieve.tables import CollectionTables
@@ -36,8 +37,8 @@ from bunko.retrieve.tree import TreeRetriever
 from bunko.retrieve.trees import DocumentTrees
 from bunko.schema import Chunk, Hit, RankSignal, Signals
 from bunko.store.base import DocumentCopies, GraphIndex, SearchIndex
-from bunko.text.analyzers import Analyzer, query_text
-from bunko.text.languages import LANGUAGES, query_language
+from bunko.text.analyzers import Analyzer
+from bunko.text.languages import LANGUAGES
 
 GROUPINGS = ("chunk", "section", "document")
 ASKED_LANGUAGE_WEIGHT = 0.2
@@ -123,19 +124,21 @@ class Searcher:
     def search(
         self, query: str, k: int | None = None, where: Mapping[str, Any] | None = None, mode: str | None = None,
         query_vector: np.ndarray | None = None, group_by: str | None = None, language: str | None = None,
-        question_part: bool = False,
+        question_part: bool = False, facts: QuestionFacts | None = None,
     ) -> SearchResult:
         """`query_vector` skips embedding the query (benchmarks, callers with their own vectors);
         `group_by` "document" or "section" returns one hit (the best chunk) per document or section;
         `language` ("en", "ja", "zh") is the language to prefer instead of the question's own, "any" none;
         `question_part`: the query is a clause the caller cut from a question ("apt upgrade のように"), which reads
-        like a short phrase but names no topic of its own, so the topic rule passes it."""
+        like a short phrase but names no topic of its own, so the topic rule passes it; `facts`: the query already
+        read (`analysed_question` with this searcher's analyzer), which the answerer shares with its later steps."""
         config = self.config
         k = k or config.k
         group_by = group_by or config.group_by
-        tokens = self.analyzer(query_text(query))
+        facts = facts if facts is not None and facts.text == query else analysed_question(query, self.analyzer)
+        tokens = list(facts.tokens)
         rules = [rule for rule in self.rules if rule is not topic_rule] if question_part else self.rules
-        chosen = route(query, tokens, config, rules)
+        chosen = route(facts, config, rules)
         routed = chosen.retriever if chosen.retriever in self.retrievers else None  # a route this searcher lacks
         mode = mode or routed or config.mode
         retriever = self.retriever(mode)
@@ -154,8 +157,8 @@ class Searcher:
             if config.fusion != "coverage":
                 raise ValueError(f"a language preference needs coverage fusion; this collection fuses by {config.fusion}")
             chosen.weights["language"] = config.language_weight or ASKED_LANGUAGE_WEIGHT
-        preferred = None if language == "any" else language or query_language(query)
-        asked = Query(query, tokens, vector, where, chosen, preferred, timings, group_by=group_by)
+        preferred = None if language == "any" else language or facts.language
+        asked = Query(facts, tokens, vector, where, chosen, preferred, timings, group_by=group_by)
 
         started = time.perf_counter()
         fused = retriever.retrieve(asked, candidates)

@@ -21,7 +21,6 @@ from bunko.retrieve.tables import CollectionTables
 from bunko.schema import Signals
 from bunko.store.base import SearchIndex
 from bunko.text.analyzers import get_analyzer
-from bunko.text.table_questions import table_intent
 
 TABLE = "table"
 
@@ -42,7 +41,7 @@ class TableRetriever:
     def retrieve(self, query: Query, k: int) -> list[Fused]:
         hybrid = self.hybrid.retrieve(query, k)
         started = time.perf_counter()
-        intent = table_intent(query.text)
+        intent = query.facts.table
         plan = self.planner.plan(query.text, intent, self.tables.catalog(query.where)) if intent is not None else None
         if plan is None:
             query.timings[TABLE] = time.perf_counter() - started

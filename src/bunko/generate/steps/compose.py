@@ -15,7 +15,6 @@ from bunko.generate.usage import token_usage
 from bunko.llm.base import LLMError, estimate_tokens
 from bunko.rerank.budget import fit_budget
 from bunko.schema import AnswerSentence, Hit
-from bunko.text.languages import query_language
 from bunko.text.units import readable_row
 from bunko.trace import AgentStep, Generation, total_usage
 from bunko.trace_steps import CritiqueStep
@@ -73,8 +72,11 @@ def new_pipeline(answerer: Answerer, hits: list[Hit], language: str) -> Sentence
 
 def extractive(answerer: Answerer, question: str, evidence: Retrieved) -> list[CheckedSentence]:
     """The reader's quoted units, each checked against the chunk it quotes (rows made readable first)."""
-    sentences = answerer.extractive.answer(question, evidence.hits, evidence.scored)
-    return checked(answerer, sentences, evidence.hits, query_language(question))
+    facts = answerer.read(question)
+    route = evidence.result.route
+    bridges = answerer.store.entity_graph().specificity if route is not None and route.retriever == "graph" else None
+    sentences = answerer.extractive.answer(facts, evidence.hits, evidence.scored, bridges)
+    return checked(answerer, sentences, evidence.hits, facts.language)
 
 
 def checked(answerer: Answerer, sentences: list[AnswerSentence], hits: list[Hit], language: str) -> list[CheckedSentence]:

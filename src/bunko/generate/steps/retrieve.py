@@ -40,7 +40,7 @@ def retrieve(answerer: Answerer, state: AskState) -> Gathered:
                 merged.setdefault(hits[rank].chunk.chunk_id, hits[rank])
     hits = list(merged.values())[: k + len(per_part)]
     whole_ids = {h.chunk.chunk_id for h in whole.hits}
-    judged = answerer.judged(question, whole.result, whole.query_vector, whole.weights, hits, whole.duplicates,
+    judged = answerer.judged(answerer.read(question), whole.result, whole.query_vector, whole.weights, hits, whole.duplicates,
                              whole.rerank_notes, filters, k, dict(whole.timings))
     added = [h.chunk.chunk_id for h in hits if h.chunk.chunk_id not in whole_ids]
     output = DecomposeStep(list(analysis.parts), added, whole.grade.confidence, judged.grade.confidence)

@@ -22,7 +22,6 @@ from bunko.rerank.evidence import hit_units
 from bunko.retrieve.tree import NAMED
 from bunko.schema import AnswerSentence, Hit
 from bunko.text.languages import text_language
-from bunko.text.questions import asks_for_overview
 from bunko.text.units import PROSE, Unit
 
 if TYPE_CHECKING:
@@ -42,7 +41,7 @@ def summarise(answerer: Answerer, state: AskState, gathered: Gathered) -> Gather
     overview of what the tree or the global graph route found; unchanged otherwise."""
     evidence = gathered.evidence
     route = evidence.result.route
-    if route is None or route.retriever not in OVERVIEW_RETRIEVERS or not asks_for_overview(state.question):
+    if route is None or route.retriever not in OVERVIEW_RETRIEVERS or not answerer.read(state.question).overview:
         return gathered
     hits = overview_hits(evidence.hits, route.retriever)
     units = [u for u in hit_units(hits, MAX_SUMMARY_UNITS, answerer.split) if u.kind == PROSE and summarises(u.text)]

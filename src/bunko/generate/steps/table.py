@@ -46,7 +46,7 @@ def aggregate(answerer: Answerer, state: AskState, gathered: Gathered) -> list[A
     if answerer.tables is None or evidence.result.mode != TABLE:
         return None
     started = time.perf_counter()
-    outcome, detail = answerer.tables.answer(state.question, state.language, state.filters)
+    outcome, detail = answerer.tables.answer(answerer.read(state.question), state.language, state.filters)
     if outcome is not None and (unnamed := unnamed_by_table(answerer, state.question, gathered, outcome.sentences, detail)):
         outcome, detail = None, {**detail, "outcome": f"not used: the table does not name {', '.join(unnamed)}"}
     state.steps.append(AgentStep("table", state.question, TableStep.from_dict(detail), time.perf_counter() - started))
@@ -87,7 +87,7 @@ def unnamed_by_table(
             named += [citation.source, " ".join(citation.section_path), citation.quote]
             named += [f"{cell.column} {cell.text}" for cell in citation.cells]
     evidence = gathered.evidence
-    return unnamed_key_terms(question, evidence.result.query_tokens, evidence.weights, answerer.analyzer, "\n".join(named))
+    return unnamed_key_terms(answerer.read(question), evidence.weights, answerer.analyzer, "\n".join(named))
 
 
 def table_grade(answerer: Answerer, state: AskState, evidence: Retrieved, sentences: list[AnswerSentence]) -> Grade:

@@ -60,7 +60,7 @@ def _read(answerer: Answerer, state: AskState, gathered: Gathered) -> list[str]:
     evidence = gathered.evidence
     if not evidence.hits:
         return []
-    return [readable_row(s.text, state.language) for s in answerer.extractive.answer(state.question, evidence.hits, evidence.scored)]
+    return [readable_row(s.text, state.language) for s in answerer.extractive.answer(answerer.read(state.question), evidence.hits, evidence.scored)]
 
 
 def unrepeated(answerer: Answerer, state: AskState, gathered: Gathered) -> tuple[AskState, Gathered]:

@@ -1,0 +1,89 @@
+"""The question read once: `QuestionFacts`, what every later stage asks of a question's words.
+
+The router, the retrievers, the evidence scorer, the extractive answer and the grade all ask the same things of a
+question: its language, the kind of answer it wants, the things it names, the phrases it quotes, the values it looks
+up, the sentence that asks. Reading them once, after a follow-up is made standalone, gives every stage the same
+reading (one rule, one answer) and spares re-parsing the string at each stage. Each field comes from the rule that
+owns it (`text/questions.py`, `text/answer_types.py`, `text/languages.py`, `retrieve/key_terms.py`); this module
+only gathers them. What needs the collection (which key terms are rare, which the collection writes) is not a fact of
+the question and is read where the collection is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bunko.retrieve.key_terms import key_terms
+from bunko.text.analyzers import Analyzer, query_text
+from bunko.text.answer_types import NAMED_KINDS, AnswerType, question_type, wants_quantity
+from bunko.text.entities import entity_keys
+from bunko.text.languages import language_parts, query_language
+from bunko.text.questions import asked_sentence, asks_for_overview, lookup_values, names_topic, question_parts, quoted_phrases
+from bunko.text.table_questions import TableIntent, table_intent
+
+
+@dataclass(frozen=True)
+class QuestionFacts:
+    """One question's reading, shared by every stage after condensing."""
+
+    text: str
+    """The question as searched (a follow-up already made standalone)."""
+    tokens: tuple[str, ...]
+    """Its keyword tokens (the collection's analyzer over `query_text`)."""
+    language: str
+    """"en", "ja" or "zh" (`query_language`: one kana is decisive in a question)."""
+    kind: AnswerType
+    """The kind of answer it wants (`question_type`); NONE when no pattern speaks for one."""
+    asks_quantity: bool
+    """It asks how many, how long, how much, and the answer is a number rather than a named thing."""
+    asking: str | None
+    """The sentence that asks, when a scene is set before it (`asked_sentence`); None when all of it asks."""
+    quoted: tuple[str, ...]
+    """The phrases it quotes ("Manager DN", 「管理者 DN」)."""
+    looked_up: tuple[str, ...]
+    """The values a table row may be keyed by: quoted phrases and numbers standing alone."""
+    key_terms: tuple[str, ...]
+    """The named things a passage must mention (`key_terms`), as tokens."""
+    named_outside_examples: tuple[str, ...]
+    """The key terms outside an example the question gives ("e.g. Spanish"): what the answer's passage must name."""
+    parts: tuple[str, ...]
+    """Its requests when it asks several things at once (`question_parts`); one part otherwise."""
+    language_parts: tuple[str, ...]
+    """One part per language when it asks in several (`language_parts`); the whole question otherwise."""
+    table: TableIntent | None
+    """A count, sum, average, ranking or filter over table rows that it asks for (`table_intent`)."""
+    overview: bool
+    """It asks what a document or section is about, or for a summary (`asks_for_overview`)."""
+    names_topic: bool
+    """It is a short phrase naming a topic rather than a question (`names_topic`)."""
+    entities: tuple[str, ...]
+    """The entity keys it names (`entity_keys`, as the entity graph keys its nodes): the graph route's seeds."""
+
+
+def read_question(text: str, tokens: Sequence[str]) -> QuestionFacts:
+    """`text`'s facts, with `tokens` its analyzer tokens (`analysed_question` makes both)."""
+    kind = question_type(text)
+    return QuestionFacts(
+        text=text,
+        tokens=tuple(tokens),
+        language=query_language(text),
+        kind=kind,
+        asks_quantity=wants_quantity(text) and kind not in NAMED_KINDS,
+        asking=asked_sentence(text),
+        quoted=tuple(quoted_phrases(text)),
+        looked_up=tuple(lookup_values(text)),
+        key_terms=tuple(key_terms(text, tokens)),
+        named_outside_examples=tuple(key_terms(text, tokens, examples=False)),
+        parts=tuple(question_parts(text)),
+        language_parts=tuple(language_parts(text)),
+        table=table_intent(text),
+        overview=asks_for_overview(text),
+        names_topic=names_topic(text),
+        entities=tuple(entity_keys(text)),
+    )
+
+
+def analysed_question(text: str, analyzer: Analyzer) -> QuestionFacts:
+    """`text` read with the collection's analyzer: its tokens are the keyword query's."""
+    return read_question(text, analyzer(query_text(text)))
