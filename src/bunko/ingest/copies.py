@@ -2,8 +2,9 @@
 
 A translated manual's ja/ and zh/ folders hold its untranslated pages again, as the English text. Each document
 is fingerprinted (`text/near_duplicates.py`: the hash of its normalised text, MinHash over its shingles) and
-compared with the stored ones: the same normalised text first, then LSH candidates whose estimated similarity
-reaches `NEAR_DUPLICATE`; the nearest (the first ingested among equals) is its match. The document is then a
+compared with the stored ones: the same normalised text first (anywhere), then LSH candidates in another language's
+folder whose estimated similarity reaches `NEAR_DUPLICATE`; the nearest (the first ingested among equals) is its
+match. The document is then a
 copy of the match's original — unless it is at home where that original is not (an English page in en/,
 ingested after its copy in ja/: `store.copies.original_of`), and then the group is linked to it instead.
 
@@ -63,11 +64,19 @@ class CopyFinder:
             for band in old.fingerprint.bands():
                 self._by_band[band].discard(doc_id)
 
-    def _match(self, doc_id: str, mark: Fingerprint) -> CopyRecord | None:
-        """The stored document nearest `mark` at or above NEAR_DUPLICATE (not `doc_id` itself), the oldest of equals."""
+    def _match(self, doc_id: str, mark: Fingerprint, folder: str | None) -> CopyRecord | None:
+        """The stored document nearest `mark` at or above NEAR_DUPLICATE (not `doc_id` itself), the oldest of equals.
+
+        The same normalised text is a copy wherever it is. A near-identical text is a copy only in another language's
+        folder (`folder`: this document's): a translated manual's untranslated page, its title perhaps translated.
+        Two pages of one folder that differ by a few words — the Tokyo and the Osaka office's rules, one figure apart —
+        are two documents, and hiding one would answer with the other's figure."""
         records = self._load()
         exact = self._by_text.get(mark.text_hash, set()) - {doc_id}
-        candidates = exact or {other for band in mark.bands() for other in self._by_band.get(band, ())} - {doc_id}
+        candidates = exact or {
+            other for band in mark.bands() for other in self._by_band.get(band, ())
+            if folder is not None and records[other].folder_lang not in (None, folder)
+        } - {doc_id}
         scored = []
         for other in candidates:
             stored = records[other].fingerprint
@@ -89,7 +98,7 @@ class CopyFinder:
             doc.meta[FOLDER_LANG_KEY] = folder
         lang = text_language(document_text(doc))
         this = CopyRecord(doc.doc_id, doc.source, ingested_at, lang, folder, mark, None)
-        match = self._match(doc.doc_id, mark)
+        match = self._match(doc.doc_id, mark, folder)
         links: dict[str, str | None] = {}
         if match is None:
             set_duplicate_of(doc.meta, None)

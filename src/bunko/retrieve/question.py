@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from bunko.retrieve.key_terms import key_terms
 from bunko.text.analyzers import Analyzer, query_text
@@ -25,63 +26,88 @@ from bunko.text.table_questions import TableIntent, table_intent
 
 @dataclass(frozen=True)
 class QuestionFacts:
-    """One question's reading, shared by every stage after condensing."""
+    """One question's reading, shared by every stage after condensing. Each fact is read the first time a stage asks
+    for it and kept: a keyword search reads the few its router needs, an answer the rest, and no fact twice."""
 
     text: str
     """The question as searched (a follow-up already made standalone)."""
     tokens: tuple[str, ...]
     """Its keyword tokens (the collection's analyzer over `query_text`)."""
-    language: str
-    """"en", "ja" or "zh" (`query_language`: one kana is decisive in a question)."""
-    kind: AnswerType
-    """The kind of answer it wants (`question_type`); NONE when no pattern speaks for one."""
-    asks_quantity: bool
-    """It asks how many, how long, how much, and the answer is a number rather than a named thing."""
-    asking: str | None
-    """The sentence that asks, when a scene is set before it (`asked_sentence`); None when all of it asks."""
-    quoted: tuple[str, ...]
-    """The phrases it quotes ("Manager DN", 「管理者 DN」)."""
-    looked_up: tuple[str, ...]
-    """The values a table row may be keyed by: quoted phrases and numbers standing alone."""
-    key_terms: tuple[str, ...]
-    """The named things a passage must mention (`key_terms`), as tokens."""
-    named_outside_examples: tuple[str, ...]
-    """The key terms outside an example the question gives ("e.g. Spanish"): what the answer's passage must name."""
-    parts: tuple[str, ...]
-    """Its requests when it asks several things at once (`question_parts`); one part otherwise."""
-    language_parts: tuple[str, ...]
-    """One part per language when it asks in several (`language_parts`); the whole question otherwise."""
-    table: TableIntent | None
-    """A count, sum, average, ranking or filter over table rows that it asks for (`table_intent`)."""
-    overview: bool
-    """It asks what a document or section is about, or for a summary (`asks_for_overview`)."""
-    names_topic: bool
-    """It is a short phrase naming a topic rather than a question (`names_topic`)."""
-    entities: tuple[str, ...]
-    """The entity keys it names (`entity_keys`, as the entity graph keys its nodes): the graph route's seeds."""
+
+    @cached_property
+    def language(self) -> str:
+        """"en", "ja" or "zh" (`query_language`: one kana is decisive in a question)."""
+        return query_language(self.text)
+
+    @cached_property
+    def kind(self) -> AnswerType:
+        """The kind of answer it wants (`question_type`); NONE when no pattern speaks for one."""
+        return question_type(self.text)
+
+    @cached_property
+    def asks_quantity(self) -> bool:
+        """It asks how many, how long, how much, and the answer is a number rather than a named thing."""
+        return wants_quantity(self.text) and self.kind not in NAMED_KINDS
+
+    @cached_property
+    def asking(self) -> str | None:
+        """The sentence that asks, when a scene is set before it (`asked_sentence`); None when all of it asks."""
+        return asked_sentence(self.text)
+
+    @cached_property
+    def quoted(self) -> tuple[str, ...]:
+        """The phrases it quotes ("Manager DN", 「管理者 DN」)."""
+        return tuple(quoted_phrases(self.text))
+
+    @cached_property
+    def looked_up(self) -> tuple[str, ...]:
+        """The values a table row may be keyed by: quoted phrases and numbers standing alone."""
+        return tuple(lookup_values(self.text))
+
+    @cached_property
+    def key_terms(self) -> tuple[str, ...]:
+        """The named things a passage must mention (`key_terms`), as tokens."""
+        return tuple(key_terms(self.text, self.tokens))
+
+    @cached_property
+    def named_outside_examples(self) -> tuple[str, ...]:
+        """The key terms outside an example the question gives ("e.g. Spanish"): what the answer's passage must name."""
+        return tuple(key_terms(self.text, self.tokens, examples=False))
+
+    @cached_property
+    def parts(self) -> tuple[str, ...]:
+        """Its requests when it asks several things at once (`question_parts`); one part otherwise."""
+        return tuple(question_parts(self.text))
+
+    @cached_property
+    def language_parts(self) -> tuple[str, ...]:
+        """One part per language when it asks in several (`language_parts`); the whole question otherwise."""
+        return tuple(language_parts(self.text))
+
+    @cached_property
+    def table(self) -> TableIntent | None:
+        """A count, sum, average, ranking or filter over table rows that it asks for (`table_intent`)."""
+        return table_intent(self.text)
+
+    @cached_property
+    def overview(self) -> bool:
+        """It asks what a document or section is about, or for a summary (`asks_for_overview`)."""
+        return asks_for_overview(self.text)
+
+    @cached_property
+    def names_topic(self) -> bool:
+        """It is a short phrase naming a topic rather than a question (`names_topic`)."""
+        return names_topic(self.text)
+
+    @cached_property
+    def entities(self) -> tuple[str, ...]:
+        """The entity keys it names (`entity_keys`, as the entity graph keys its nodes): the graph route's seeds."""
+        return tuple(entity_keys(self.text))
 
 
 def read_question(text: str, tokens: Sequence[str]) -> QuestionFacts:
-    """`text`'s facts, with `tokens` its analyzer tokens (`analysed_question` makes both)."""
-    kind = question_type(text)
-    return QuestionFacts(
-        text=text,
-        tokens=tuple(tokens),
-        language=query_language(text),
-        kind=kind,
-        asks_quantity=wants_quantity(text) and kind not in NAMED_KINDS,
-        asking=asked_sentence(text),
-        quoted=tuple(quoted_phrases(text)),
-        looked_up=tuple(lookup_values(text)),
-        key_terms=tuple(key_terms(text, tokens)),
-        named_outside_examples=tuple(key_terms(text, tokens, examples=False)),
-        parts=tuple(question_parts(text)),
-        language_parts=tuple(language_parts(text)),
-        table=table_intent(text),
-        overview=asks_for_overview(text),
-        names_topic=names_topic(text),
-        entities=tuple(entity_keys(text)),
-    )
+    """`text`'s reading, with `tokens` its analyzer tokens (`analysed_question` makes both)."""
+    return QuestionFacts(text, tuple(tokens))
 
 
 def analysed_question(text: str, analyzer: Analyzer) -> QuestionFacts:

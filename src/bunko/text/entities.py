@@ -24,6 +24,7 @@ each `Mention` keeps its surface form and character span in the chunk text.
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -163,12 +164,29 @@ def _inside(position: int, spans: list[tuple[int, int]]) -> bool:
 
 
 @cache
-def _sudachi() -> Any | None:
+def _sudachi_dictionary() -> Any | None:
     try:
         from sudachipy import dictionary, tokenizer
     except ImportError:
         return None
-    return dictionary.Dictionary(dict="core").tokenizer(), tokenizer.Tokenizer.SplitMode.C
+    return dictionary.Dictionary(dict="core"), tokenizer.Tokenizer.SplitMode.C
+
+
+_SUDACHI_PER_THREAD = threading.local()
+
+
+def _sudachi() -> Any | None:
+    """SudachiPy's tokenizer for this thread and its mode, or None without SudachiPy. One dictionary is shared; a
+    tokenizer is not ("A Tokenizer instance cannot be used concurrently"): an ingest extracting entities and a search
+    reading a question's entities run in two threads at once."""
+    loaded = _sudachi_dictionary()
+    if loaded is None:
+        return None
+    shared, mode = loaded
+    segmenter = getattr(_SUDACHI_PER_THREAD, "segmenter", None)
+    if segmenter is None:
+        segmenter = _SUDACHI_PER_THREAD.segmenter = shared.tokenizer()
+    return segmenter, mode
 
 
 @cache

@@ -9,6 +9,7 @@ rules as the multilingual analyzer, so only the CJK side changes.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from functools import cache
 
@@ -33,9 +34,17 @@ def sudachi() -> Segmenter:
         from sudachipy import dictionary, tokenizer
     except ImportError:
         raise _missing("sudachipy and sudachidict-core", "ja") from None
-    segmenter = dictionary.Dictionary(dict="core").tokenizer()
+    shared = dictionary.Dictionary(dict="core")
     mode = tokenizer.Tokenizer.SplitMode.A
-    return lambda text: [m.normalized_form() for m in segmenter.tokenize(text, mode)]
+    per_thread = threading.local()  # a SudachiPy tokenizer cannot be used by two threads at once; the dictionary can
+
+    def normalized(text: str) -> list[str]:
+        segmenter = getattr(per_thread, "segmenter", None)
+        if segmenter is None:
+            segmenter = per_thread.segmenter = shared.tokenizer()
+        return [m.normalized_form() for m in segmenter.tokenize(text, mode)]
+
+    return normalized
 
 
 @cache
