@@ -255,7 +255,7 @@ def golden_runner(folder: Path, model: str = "use-m3") -> tuple[Runner, Callable
     report = kb.ingest(SAMPLES / "docs")
     if not report.ok:
         raise SystemExit(f"samples failed to ingest: {[(j.source, j.error_detail) for j in report.failed]}")
-    kb.build_unit_vectors()  # a collection kept from before units were embedded at ingest
+    kb.units.build()  # a collection kept from before units were embedded at ingest
     vectors = embed_queries(kb.embedder, [q["question"] for q in questions])
 
     def run(mode: str, overrides: dict[str, Any], group_by: str = "chunk") -> np.ndarray:

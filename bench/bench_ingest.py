@@ -115,7 +115,7 @@ def measure(folder: Path) -> dict[str, Any]:
         searched = [c for c in stored if c.searchable]
         stages = {stage: round(sum(job.timings.get(stage, 0.0) for job in report.jobs), 3) for stage in STAGES}
         jobs_total = sum(job.timings.get("total", 0.0) for job in report.jobs)
-        unit_count = kb.unit_vectors.count()
+        unit_count = kb.units.file.count()
         reembed = reembed_figures(kb, counting) if os.environ.get("BENCH_REEMBED") else {}
         kb.close()
     finally:
@@ -156,7 +156,7 @@ def reembed_figures(kb: Any, counting: Counting) -> dict[str, Any]:
     target = Renamed(counting.inner)
     calls: list[float] = []
     cpu, started = time.process_time(), time.perf_counter()
-    report = kb.reembed(embedder=target, progress=lambda done, total: calls.append(time.perf_counter()))
+    report = kb.reembedder.run(embedder=target, progress=lambda done, total: calls.append(time.perf_counter()))
     ended = time.perf_counter()
     return {"reembed_cpu_s": round(time.process_time() - cpu, 3), "reembed_wall_s": round(ended - started, 3),
             "reembed_chunks": report.chunks, "reembed_texts_embedded": target.texts,

@@ -243,7 +243,7 @@ def load_corpus(
     info = ingest(kb, folder, record)
     if kb.config.rerank.unit_vectors == "ingest":
         started = time.perf_counter()  # a collection built before the units were embedded at ingest gets them once
-        embedded = kb.build_unit_vectors()
+        embedded = kb.units.build()
         print(f"  unit vectors: {embedded} embedded in {time.perf_counter() - started:.1f} s", flush=True)
     if len(kb.documents()) != len(files):
         raise SystemExit(f"{name}: the collection holds {len(kb.documents())} documents for {len(files)} pages")

@@ -125,7 +125,7 @@ def main() -> None:
 
         def reembed() -> None:
             try:
-                report["report"] = kb.reembed(embedder=SlowPassages("hash-b", 96, seed=7, delay=args.delay))
+                report["report"] = kb.reembedder.run(embedder=SlowPassages("hash-b", 96, seed=7, delay=args.delay))
             finally:
                 done.set()
 

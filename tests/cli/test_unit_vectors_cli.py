@@ -35,7 +35,7 @@ def test_reindex_unit_vectors_embeds_every_unit_once(runner: CliRunner, tmp_path
     kb = Bunko(tmp_path / ".bunko", config=Config.model_validate({"rerank": {"unit_vectors": "ask"}}), embedder=embedder)
     assert kb.ingest(docs).ok
     units = {t for chunk in kb.chunks() for t in chunk_unit_texts(chunk)}
-    assert kb.unit_vectors.count() == 0
+    assert kb.units.file.count() == 0
     kb.close()
     first = runner.invoke(app, ["reindex", "--unit-vectors", "--json", "--collection", str(tmp_path / ".bunko")])
     assert first.exit_code == 0, first.output

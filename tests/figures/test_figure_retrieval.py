@@ -56,12 +56,12 @@ def test_every_figure_document_keeps_a_small_png_thumbnail(figures_kb: Bunko) ->
     with_figures = [d for d in figures_kb.documents() if d.source.rsplit("/", 1)[-1].startswith("report-")]
     assert len(with_figures) == 9
     for doc in with_figures:
-        path = figures_kb.figure_file(doc.doc_id, "fig1")
+        path = figures_kb.pages.figure_file(doc.doc_id, "fig1")
         assert path is not None, doc.source
         image = Image.open(path)
         assert image.format == "PNG" and max(image.size) <= THUMBNAIL_MAX_SIDE
-        assert figures_kb.figure_file(doc.doc_id, "fig2") is None
-    assert figures_kb.figure_file(doc.doc_id, "../bunko.toml") is None
+        assert figures_kb.pages.figure_file(doc.doc_id, "fig2") is None
+    assert figures_kb.pages.figure_file(doc.doc_id, "../bunko.toml") is None
 
 
 def test_thumbnails_follow_the_document_through_reingest_and_delete(tmp_path: Path, embedder: UseM3Embedder) -> None:
@@ -97,7 +97,7 @@ def test_thumbnails_follow_the_document_through_reingest_and_delete(tmp_path: Pa
 
 def test_thumbnail_is_a_real_picture_of_the_figure(figures_kb: Bunko) -> None:
     doc = next(d for d in figures_kb.documents() if d.source.endswith("report-en.pdf"))
-    path = figures_kb.figure_file(doc.doc_id, "fig1")
+    path = figures_kb.pages.figure_file(doc.doc_id, "fig1")
     assert path is not None
     image = Image.open(io.BytesIO(path.read_bytes())).convert("L")
     low, high = image.getextrema()

@@ -1,4 +1,4 @@
-"""Page images: a PDF page rendered with a cited chunk's regions highlighted (`Bunko.page_image`, `bunko show`)."""
+"""Page images: a PDF page rendered with a cited chunk's regions highlighted (`Pages.page_image`, `bunko show`)."""
 
 from __future__ import annotations
 
@@ -42,14 +42,14 @@ def assert_highlighted_figure(image: Image.Image) -> None:
 @pytest.mark.parametrize("lang", ["en", "ja", "zh"])
 def test_page_image_highlights_the_cited_figure(figures_kb: Bunko, lang: str) -> None:
     source = next(d.source for d in figures_kb.documents() if d.source.endswith(f"report-{lang}.pdf"))
-    png, page, boxes = figures_kb.page_image(source, highlight=figure_chunk(figures_kb, f"report-{lang}.pdf"))
+    png, page, boxes = figures_kb.pages.page_image(source, highlight=figure_chunk(figures_kb, f"report-{lang}.pdf"))
     assert page == 1 and boxes >= 1  # the figure, and the paragraph when the chunk holds it too
     assert_highlighted_figure(Image.open(io.BytesIO(png)))
 
 
 def test_page_image_without_highlight_has_no_frame(figures_kb: Bunko) -> None:
     source = next(d.source for d in figures_kb.documents() if d.source.endswith("report-en.pdf"))
-    png, page, boxes = figures_kb.page_image(source, 2)
+    png, page, boxes = figures_kb.pages.page_image(source, 2)
     image = Image.open(io.BytesIO(png)).convert("RGB")
     assert (page, boxes) == (2, 0)
     assert HIGHLIGHT_EDGE[:3] not in {color for _, color in image.getcolors(1 << 20) or []}
@@ -59,13 +59,13 @@ def test_page_image_refuses_what_it_cannot_show(figures_kb: Bunko) -> None:
     pdf = next(d.source for d in figures_kb.documents() if d.source.endswith("report-en.pdf"))
     word = next(d.source for d in figures_kb.documents() if d.source.endswith("report-en.docx"))
     with pytest.raises(DocumentError) as caught:
-        figures_kb.page_image(pdf, 3)
+        figures_kb.pages.page_image(pdf, 3)
     assert caught.value.code == ErrorCode.NOT_FOUND and "no page 3 (the PDF has 2 pages)" in caught.value.detail
     with pytest.raises(DocumentError) as caught:
-        figures_kb.page_image(word, 1)
+        figures_kb.pages.page_image(word, 1)
     assert caught.value.code == ErrorCode.UNSUPPORTED_FORMAT and word in caught.value.detail
     with pytest.raises(DocumentError, match="no such document"):
-        figures_kb.page_image("nowhere.pdf", 1)
+        figures_kb.pages.page_image("nowhere.pdf", 1)
 
 
 def test_bunko_show_writes_the_page_with_the_chunk_highlighted(figures_kb: Bunko, tmp_path: Path) -> None:
@@ -75,7 +75,7 @@ def test_bunko_show_writes_the_page_with_the_chunk_highlighted(figures_kb: Bunko
     result = CliRunner().invoke(app, ["show", source, "--page", "1", "--highlight", chunk_id, "--out", str(out),
                                       "-c", str(figures_kb.path), "--json"])
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout) == {"source": source, "page": 1, "highlight": chunk_id, "regions": len(figures_kb.highlight_boxes(source, chunk_id, 1)), "out": str(out)}
+    assert json.loads(result.stdout) == {"source": source, "page": 1, "highlight": chunk_id, "regions": len(figures_kb.pages.highlight_boxes(source, chunk_id, 1)), "out": str(out)}
     assert_highlighted_figure(Image.open(out))
 
     missing = CliRunner().invoke(app, ["show", source, "--page", "9", "-c", str(figures_kb.path)])

@@ -73,8 +73,8 @@ def test_follow_links_all_follows_a_link_out_of_the_folder(make_kb, tmp_path: Pa
 def test_a_folder_source_refuses_a_link_out_of_its_folder(make_kb, tmp_path: Path) -> None:
     _folder_with_outward_links(tmp_path)
     kb = make_kb()
-    kb.add_source("handbook", {"type": "folder", "path": "docs"})
-    [report] = kb.sync()
+    kb.sources.add("handbook", {"type": "folder", "path": "docs"})
+    [report] = kb.sources.sync()
     assert sorted((j.source, j.error_code) for j in report.failed) == [
         (f"docs/notes-{lang}.md", ErrorCode.OUTSIDE_FOLDER) for lang in ("en", "ja", "zh")]
     assert report.count(JobStatus.READY) == 3
@@ -84,7 +84,7 @@ def test_a_folder_source_refuses_a_link_out_of_its_folder(make_kb, tmp_path: Pat
 def test_a_watched_folder_refuses_a_link_created_in_it_to_a_file_outside(make_kb, tmp_path: Path) -> None:
     folder = _folder_with_outward_links(tmp_path)
     kb = make_kb()
-    batch = kb.apply_changes(FolderChanges(updated=sorted(folder.glob("notes-*.md")), removed=[]), folder=folder)
+    batch = kb.sources.apply_changes(FolderChanges(updated=sorted(folder.glob("notes-*.md")), removed=[]), folder=folder)
     assert sorted(j.error_code for j in batch.jobs) == [ErrorCode.OUTSIDE_FOLDER] * 3
     _no_secret_indexed(kb)
 

@@ -123,7 +123,7 @@ def test_embedding_reports_chunks_then_units_embedded_batch_by_batch_while_the_m
     with Bunko(tmp_path / ".bunko", config=config, embedder=counting) as kb:
         report = kb.ingest(path, progress=progress)
         searched = sum(1 for c in kb.chunks() if c.searchable)
-        units = kb.unit_vectors.count()
+        units = kb.units.file.count()
     assert report.ok and searched > 3 and units > searched
     chunks = [(done, total, seen) for stage, done, total, unit, seen in events if stage == "embedding" and unit == "chunks"]
     told = [(done, total, seen) for stage, done, total, unit, seen in events if stage == "embedding" and unit == "units"]

@@ -144,15 +144,15 @@ def test_watched_changes_are_named_as_the_folder_s_files(kb: Bunko, tmp_path: Pa
     kb.ingest(corpus)
     (corpus / "zh" / "新.md").write_text("# 新文件\n\n新增的说明，代码 EGRET-4410。\n", encoding="utf-8")
     (corpus / "ja" / "規程.md").unlink()
-    batch = kb.apply_changes(FolderChanges(updated=[corpus / "zh" / "新.md"], removed=[corpus / "ja"]), corpus)
+    batch = kb.sources.apply_changes(FolderChanges(updated=[corpus / "zh" / "新.md"], removed=[corpus / "ja"]), corpus)
     assert [j.source for j in batch.jobs] == ["corpus/zh/新.md"] and batch.deleted == ["corpus/ja/規程.md"]
 
 
 def test_a_folder_source_names_files_as_ingest_does(kb: Bunko, tmp_path: Path) -> None:
     corpus = _corpus(tmp_path / "corpus")
     kb.ingest(corpus)
-    kb.add_source("shared", {"type": "folder", "path": str(corpus)})
-    report = kb.sync()[0]
+    kb.sources.add("shared", {"type": "folder", "path": str(corpus)})
+    report = kb.sources.sync()[0]
     assert report.error is None
     assert {(j.source, j.status) for j in report.jobs} == {(f"corpus/{name}", JobStatus.SKIPPED) for name in FILES}
 

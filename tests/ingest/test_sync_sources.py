@@ -35,8 +35,8 @@ def _write_folder(docs: Path) -> None:
 def test_folder_source_syncs_new_changed_and_deleted_files(make_kb, tmp_path: Path, present, gone) -> None:
     _write_folder(tmp_path / "docs")
     kb = make_kb()
-    kb.add_source("handbook", {"type": "folder", "path": "docs"})
-    [first] = kb.sync()
+    kb.sources.add("handbook", {"type": "folder", "path": "docs"})
+    [first] = kb.sources.sync()
     assert first.ok and first.count(JobStatus.READY) == 3
     assert {d.source for d in kb.documents()} == {"docs/alpha.md", "docs/beta.md", "docs/gamma.md"}  # as `bunko ingest` names them
     assert kb.ingest(tmp_path / "docs").count(JobStatus.SKIPPED) == 3  # and the two agree
@@ -45,7 +45,7 @@ def test_folder_source_syncs_new_changed_and_deleted_files(make_kb, tmp_path: Pa
     assert any(c.source == "docs/gamma.md" for s in answer.sentences for c in s.citations)
     trace_id = answer.trace_id
 
-    [again] = kb.sync()
+    [again] = kb.sources.sync()
     assert again.count(JobStatus.SKIPPED) == 3 and again.count(JobStatus.READY) == 0 and again.deleted == []
 
     gamma_chunks = _chunk_ids(kb, "docs/gamma.md")
@@ -53,7 +53,7 @@ def test_folder_source_syncs_new_changed_and_deleted_files(make_kb, tmp_path: Pa
     (tmp_path / "docs" / "alpha.md").write_text("# Alpha\n\nThe quokkaline protocol uses port 9000.\n", encoding="utf-8")
     (tmp_path / "docs" / "gamma.md").unlink()
     (tmp_path / "docs" / "delta.md").write_text("# Delta\n\nThe marmoset relay restarts nightly.\n", encoding="utf-8")
-    [changed] = kb.sync()
+    [changed] = kb.sources.sync()
     assert changed.ok
     assert sorted(j.source for j in changed.jobs if j.status == JobStatus.READY) == ["docs/alpha.md", "docs/delta.md"]
     assert changed.count(JobStatus.SKIPPED) == 1
@@ -73,8 +73,8 @@ def test_folder_source_reports_what_it_cannot_read_as_ingest_does(make_kb, tmp_p
     os.mkfifo(tmp_path / "docs" / "pipe.md")
     (tmp_path / "docs" / "empty.md").write_text("", encoding="utf-8")
     kb = make_kb()
-    kb.add_source("handbook", {"type": "folder", "path": "docs"})
-    [report] = kb.sync()
+    kb.sources.add("handbook", {"type": "folder", "path": "docs"})
+    [report] = kb.sources.sync()
     assert sorted((j.source, j.error_code) for j in report.failed) == [
         ("docs/empty.md", ErrorCode.EMPTY), ("docs/pipe.md", ErrorCode.NOT_A_FILE)]
     assert report.count(JobStatus.READY) == 3
@@ -83,10 +83,10 @@ def test_folder_source_reports_what_it_cannot_read_as_ingest_does(make_kb, tmp_p
 def test_a_source_whose_listing_fails_deletes_nothing(make_kb, tmp_path: Path) -> None:
     _write_folder(tmp_path / "docs")
     kb = make_kb()
-    kb.add_source("handbook", {"type": "folder", "path": "docs"})
-    kb.sync()
+    kb.sources.add("handbook", {"type": "folder", "path": "docs"})
+    kb.sources.sync()
     (tmp_path / "docs").rename(tmp_path / "moved")  # the folder is unreachable, not empty
-    [report] = kb.sync()
+    [report] = kb.sources.sync()
     assert not report.ok and "is not a folder" in (report.error or "")
     assert len(kb.documents()) == 3
 
@@ -94,26 +94,26 @@ def test_a_source_whose_listing_fails_deletes_nothing(make_kb, tmp_path: Path) -
 def test_removing_a_source_deletes_its_documents_unless_kept(make_kb, tmp_path: Path) -> None:
     _write_folder(tmp_path / "docs")
     kb = make_kb()
-    kb.add_source("handbook", {"type": "folder", "path": "docs"})
-    kb.sync()
-    assert sorted(kb.remove_source("handbook")) == ["docs/alpha.md", "docs/beta.md", "docs/gamma.md"]
-    assert kb.documents() == [] and kb.source_book.load() == {}
-    kb.add_source("handbook", {"type": "folder", "path": "docs"})
-    kb.sync()
-    assert kb.remove_source("handbook", keep_documents=True) == []
+    kb.sources.add("handbook", {"type": "folder", "path": "docs"})
+    kb.sources.sync()
+    assert sorted(kb.sources.remove("handbook")) == ["docs/alpha.md", "docs/beta.md", "docs/gamma.md"]
+    assert kb.documents() == [] and kb.sources.book.load() == {}
+    kb.sources.add("handbook", {"type": "folder", "path": "docs"})
+    kb.sources.sync()
+    assert kb.sources.remove("handbook", keep_documents=True) == []
     assert len(kb.documents()) == 3
 
 
 def test_credentials_are_refused_in_the_collection(make_kb, tmp_path: Path) -> None:
     kb = make_kb()
     with pytest.raises(BunkoError, match="password"):
-        kb.add_source("db", {"type": "sql", "url": "postgresql://reader:hunter2@db.example/kb", "table": "articles"})
+        kb.sources.add("db", {"type": "sql", "url": "postgresql://reader:hunter2@db.example/kb", "table": "articles"})
     with pytest.raises(BunkoError, match="credential"):
-        kb.add_source("bucket", {"type": "s3", "bucket": "b", "aws_secret_access_key": "x"})
+        kb.sources.add("bucket", {"type": "s3", "bucket": "b", "aws_secret_access_key": "x"})
     with pytest.raises(BunkoError, match="inside the collection"):
-        kb.add_source("bucket", {"type": "s3", "bucket": "b", "secrets": str(kb.path / "s3.toml")})
+        kb.sources.add("bucket", {"type": "s3", "bucket": "b", "secrets": str(kb.path / "s3.toml")})
     with pytest.raises(BunkoError, match="ref"):
-        kb.add_source("repo", {"type": "git", "repo": "x", "ref": "--upload-pack=evil"})
+        kb.sources.add("repo", {"type": "git", "repo": "x", "ref": "--upload-pack=evil"})
     assert not (kb.path / "sources.toml").exists()
 
 
@@ -146,9 +146,9 @@ def repo(tmp_path: Path) -> Path:
 
 def test_git_source_reads_the_commit_a_ref_names(make_kb, repo: Path, present, gone) -> None:
     kb = make_kb()
-    kb.add_source("wiki", {"type": "git", "repo": str(repo), "ref": "main", "under": "docs"})
-    kb.add_source("pinned", {"type": "git", "repo": str(repo), "ref": "v1", "under": "docs"})
-    first = kb.sync()
+    kb.sources.add("wiki", {"type": "git", "repo": str(repo), "ref": "main", "under": "docs"})
+    kb.sources.add("pinned", {"type": "git", "repo": str(repo), "ref": "v1", "under": "docs"})
+    first = kb.sources.sync()
     assert all(r.ok for r in first) and [r.count(JobStatus.READY) for r in first] == [2, 2]
     assert first[0].detail["commit"] == _git(repo, "rev-parse", "main")
     assert {d.source for d in kb.documents()} == {"wiki:docs/alpha.md", "wiki:docs/beta.md", "pinned:docs/alpha.md", "pinned:docs/beta.md"}
@@ -161,7 +161,7 @@ def test_git_source_reads_the_commit_a_ref_names(make_kb, repo: Path, present, g
     _git(repo, "commit", "-q", "-m", "second")
     (repo / "docs" / "alpha.md").write_text("# Alpha\n\nThe uncommitted ocelot edit.\n", encoding="utf-8")  # not in any commit
 
-    wiki, pinned = kb.sync()
+    wiki, pinned = kb.sources.sync()
     assert wiki.ok and sorted(j.source for j in wiki.jobs if j.status == JobStatus.READY) == ["wiki:docs/alpha.md", "wiki:docs/gamma.md"]
     assert wiki.deleted == ["wiki:docs/beta.md"]
     gone(kb, "wiki:docs/beta.md", "精算期限", beta_chunks)
@@ -174,23 +174,23 @@ def test_git_source_reads_the_commit_a_ref_names(make_kb, repo: Path, present, g
 
 def test_git_source_mirrors_a_repository_url(make_kb, repo: Path, present) -> None:
     kb = make_kb()
-    kb.add_source("remote", {"type": "git", "repo": f"file://{repo}", "ref": "main", "include": ["*.md"]})
-    [first] = kb.sync()
+    kb.sources.add("remote", {"type": "git", "repo": f"file://{repo}", "ref": "main", "include": ["*.md"]})
+    [first] = kb.sources.sync()
     assert first.ok and {d.source for d in kb.documents()} == {"remote:README.md", "remote:docs/alpha.md", "remote:docs/beta.md"}
     assert (kb.path / "cache" / "git" / "remote.git" / "HEAD").exists()
     (repo / "README.md").write_text("# Outside\n\nThe heron notes replaced the pelican.\n", encoding="utf-8")
     _git(repo, "commit", "-q", "-am", "third")
-    [second] = kb.sync()
+    [second] = kb.sources.sync()
     assert [j.source for j in second.jobs if j.status == JobStatus.READY] == ["remote:README.md"]
     present(kb, "remote:README.md", "heron")
 
 
 def test_git_source_with_an_unknown_ref_fails_without_deleting(make_kb, repo: Path) -> None:
     kb = make_kb()
-    kb.add_source("wiki", {"type": "git", "repo": str(repo), "ref": "main", "under": "docs"})
-    kb.sync()
-    kb.add_source("wiki", {"type": "git", "repo": str(repo), "ref": "no-such-branch", "under": "docs"}, replace=True)
-    [report] = kb.sync()
+    kb.sources.add("wiki", {"type": "git", "repo": str(repo), "ref": "main", "under": "docs"})
+    kb.sources.sync()
+    kb.sources.add("wiki", {"type": "git", "repo": str(repo), "ref": "no-such-branch", "under": "docs"}, replace=True)
+    [report] = kb.sources.sync()
     assert not report.ok and "names no commit" in (report.error or "")
     assert len(kb.documents()) == 2
 
@@ -210,9 +210,9 @@ def _database(path: Path) -> None:
 def test_sql_source_one_document_per_row(make_kb, tmp_path: Path, present, gone) -> None:
     _database(tmp_path / "kb.db")
     kb = make_kb()
-    kb.add_source("articles", {"type": "sql", "url": "sqlite:///kb.db", "table": "articles", "title_column": "title",
+    kb.sources.add("articles", {"type": "sql", "url": "sqlite:///kb.db", "table": "articles", "title_column": "title",
                                "field_columns": ["team"]})
-    [first] = kb.sync()
+    [first] = kb.sources.sync()
     assert first.ok and first.count(JobStatus.READY) == 3
     titles = {d.source: d.title for d in kb.documents()}
     assert titles == {"articles:1": "Zebracorn", "articles:2": "経費", "articles:3": "年假"}
@@ -224,7 +224,7 @@ def test_sql_source_one_document_per_row(make_kb, tmp_path: Path, present, gone)
         db.execute("UPDATE articles SET body = 'The quokkaline protocol uses port 9000.' WHERE id = 1")
         db.execute("DELETE FROM articles WHERE id = 3")
         db.execute("INSERT INTO articles VALUES (4, 'Marmoset', 'The marmoset relay restarts nightly.', 'infra')")
-    [second] = kb.sync()
+    [second] = kb.sources.sync()
     assert sorted(j.source for j in second.jobs if j.status == JobStatus.READY) == ["articles:1", "articles:4"]
     assert second.count(JobStatus.SKIPPED) == 1 and second.deleted == ["articles:3"]
     gone(kb, "articles:3", "年假申请", hr_chunks)
@@ -237,9 +237,9 @@ def test_sql_source_one_document_per_group_of_rows(make_kb, tmp_path: Path, pres
     with sqlite3.connect(tmp_path / "kb.db") as db:
         db.execute("INSERT INTO articles VALUES (4, 'Marmoset', 'The marmoset relay restarts nightly.', 'infra')")
     kb = make_kb()
-    kb.add_source("teams", {"type": "sql", "url": f"sqlite:///{tmp_path / 'kb.db'}", "query": "SELECT team, title, body FROM articles ORDER BY id",
+    kb.sources.add("teams", {"type": "sql", "url": f"sqlite:///{tmp_path / 'kb.db'}", "query": "SELECT team, title, body FROM articles ORDER BY id",
                             "group_by": "team", "title_column": "title"})
-    [report] = kb.sync()
+    [report] = kb.sources.sync()
     assert report.ok and {d.source for d in kb.documents()} == {"teams:infra", "teams:finance", "teams:hr"}
     present(kb, "teams:infra", "zebracorn")
     present(kb, "teams:infra", "marmoset")
@@ -249,9 +249,9 @@ def test_sql_source_one_document_per_group_of_rows(make_kb, tmp_path: Path, pres
 def test_sql_source_refuses_a_duplicate_id(make_kb, tmp_path: Path) -> None:
     _database(tmp_path / "kb.db")
     kb = make_kb()
-    kb.add_source("teams", {"type": "sql", "url": "sqlite:///kb.db", "query": "SELECT team, body FROM articles UNION ALL SELECT 'hr', 'x'",
+    kb.sources.add("teams", {"type": "sql", "url": "sqlite:///kb.db", "query": "SELECT team, body FROM articles UNION ALL SELECT 'hr', 'x'",
                             "id_column": "team"})
-    [report] = kb.sync()
+    [report] = kb.sources.sync()
     assert not report.ok and "2 rows have team = 'hr'" in (report.error or "")
 
 
@@ -314,8 +314,8 @@ def site() -> Iterator[Site]:
 
 def test_web_source_crawls_within_the_prefix_as_robots_txt_allows(make_kb, site: Site, present, gone) -> None:
     kb = make_kb()
-    kb.add_source("site", {"type": "web", "url": f"{site.url}/docs/index.html"})
-    [first] = kb.sync()
+    kb.sources.add("site", {"type": "web", "url": f"{site.url}/docs/index.html"})
+    [first] = kb.sources.sync()
     assert first.ok and first.complete
     assert {d.source for d in kb.documents()} == {
         "site:/docs/index.html", "site:/docs/a.html", "site:/docs/b.html", "site:/docs/notes.txt", "site:/docs/c.html"}
@@ -328,7 +328,7 @@ def test_web_source_crawls_within_the_prefix_as_robots_txt_allows(make_kb, site:
     b_chunks = _chunk_ids(kb, "site:/docs/b.html")
     site.html("/docs/a.html", "Alpha", "The quokkaline protocol uses port 9000.", ("notes.txt",))
     del site.pages["/docs/b.html"]
-    [second] = kb.sync()
+    [second] = kb.sources.sync()
     assert second.ok and second.complete
     assert [j.source for j in second.jobs if j.status == JobStatus.READY] == ["site:/docs/a.html"]
     assert second.deleted == ["site:/docs/b.html"]
@@ -337,7 +337,7 @@ def test_web_source_crawls_within_the_prefix_as_robots_txt_allows(make_kb, site:
 
     site.pages["/docs/c.html"] = (500, "text/plain", "down")
     del site.pages["/docs/a.html"]
-    [third] = kb.sync()
+    [third] = kb.sources.sync()
     assert not third.complete and any("HTTP 500" in p for p in third.problems)
     assert third.deleted == [] and "site:/docs/a.html" in {d.source for d in kb.documents()}
 
@@ -345,8 +345,8 @@ def test_web_source_crawls_within_the_prefix_as_robots_txt_allows(make_kb, site:
 def test_web_source_stops_when_robots_txt_cannot_be_read(make_kb, site: Site) -> None:
     site.pages["/robots.txt"] = (503, "text/plain", "busy")
     kb = make_kb()
-    kb.add_source("site", {"type": "web", "url": f"{site.url}/docs/index.html"})
-    [report] = kb.sync()
+    kb.sources.add("site", {"type": "web", "url": f"{site.url}/docs/index.html"})
+    [report] = kb.sources.sync()
     assert not report.ok and "robots.txt" in (report.error or "")
     assert site.requested == ["/robots.txt"]
 
@@ -354,8 +354,8 @@ def test_web_source_stops_when_robots_txt_cannot_be_read(make_kb, site: Site) ->
 def test_web_source_obeys_robots_txt_for_its_user_agent(make_kb, site: Site) -> None:
     site.pages["/robots.txt"] = (200, "text/plain", "User-agent: bunko\nDisallow: /docs/b.html\n\nUser-agent: *\nDisallow: /\n")
     kb = make_kb()
-    kb.add_source("site", {"type": "web", "url": f"{site.url}/docs/index.html", "max_pages": 3})
-    [report] = kb.sync()
+    kb.sources.add("site", {"type": "web", "url": f"{site.url}/docs/index.html", "max_pages": 3})
+    [report] = kb.sources.sync()
     assert "/docs/b.html" not in site.requested
     assert not report.complete and any("max_pages" in p for p in report.problems)
     assert len([p for p in site.requested if p != "/robots.txt"]) == 3
@@ -375,8 +375,8 @@ def test_a_start_page_of_links_only_is_a_crawl_node_not_a_failure(make_kb, site:
     _link_index(site, "/docs/index.html", ("a.html", "b.html", "zh.html"))
     site.html("/docs/zh.html", "休假", "员工每年享有年假十天。")
     kb = make_kb()
-    kb.add_source("site", {"type": "web", "url": f"{site.url}/docs/index.html"})
-    [report] = kb.sync()
+    kb.sources.add("site", {"type": "web", "url": f"{site.url}/docs/index.html"})
+    [report] = kb.sources.sync()
     assert report.ok and report.complete and not report.failed, report.to_dict()
     assert {d.source for d in kb.documents()} == {"site:/docs/a.html", "site:/docs/b.html", "site:/docs/zh.html", "site:/docs/notes.txt"}
     assert report.detail["crawl_nodes"] == ["/docs/index.html"]
@@ -401,8 +401,8 @@ def test_an_empty_page_without_links_still_fails(make_kb, site: Site) -> None:
     site.html("/docs/index.html", "Index", "The handbook index lists every page.", ("blank.html",))
     site.pages["/docs/blank.html"] = (200, "text/html; charset=utf-8", "<html><head><title>Blank</title></head><body></body></html>")
     kb = make_kb()
-    kb.add_source("site", {"type": "web", "url": f"{site.url}/docs/index.html"})
-    [report] = kb.sync()
+    kb.sources.add("site", {"type": "web", "url": f"{site.url}/docs/index.html"})
+    [report] = kb.sources.sync()
     assert [(j.source, j.error_code) for j in report.failed] == [("site:/docs/blank.html", "EMPTY")]
 
 
@@ -443,26 +443,26 @@ def s3(s3_endpoint: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
 def test_s3_source_syncs_a_prefix_with_credentials_from_the_environment(make_kb, s3, s3_endpoint, monkeypatch, present, gone) -> None:
     client, bucket = s3
     kb = make_kb()
-    kb.add_source("bucket", {"type": "s3", "bucket": bucket, "prefix": "handbook/", "endpoint_url": s3_endpoint})
-    [unauthorised] = kb.sync()  # no credentials anywhere: the listing fails, nothing happens
+    kb.sources.add("bucket", {"type": "s3", "bucket": bucket, "prefix": "handbook/", "endpoint_url": s3_endpoint})
+    [unauthorised] = kb.sources.sync()  # no credentials anywhere: the listing fails, nothing happens
     assert not unauthorised.ok and "cannot list" in (unauthorised.error or "")
 
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "env-key")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "env-secret")
-    [first] = kb.sync()
+    [first] = kb.sources.sync()
     assert first.ok and {d.source for d in kb.documents()} == {"bucket:handbook/alpha.md", "bucket:handbook/ja/beta.md"}
 
     beta_chunks = _chunk_ids(kb, "bucket:handbook/ja/beta.md")
     client.put_object(Bucket=bucket, Key="handbook/alpha.md", Body=b"# Alpha\n\nThe quokkaline protocol uses port 9000.\n")
     client.delete_object(Bucket=bucket, Key="handbook/ja/beta.md")
     client.put_object(Bucket=bucket, Key="handbook/zh/gamma.txt", Body="年假申请需要提前五天提交。\n".encode())
-    [second] = kb.sync()
+    [second] = kb.sources.sync()
     assert sorted(j.source for j in second.jobs if j.status == JobStatus.READY) == ["bucket:handbook/alpha.md", "bucket:handbook/zh/gamma.txt"]
     assert second.deleted == ["bucket:handbook/ja/beta.md"]
     gone(kb, "bucket:handbook/ja/beta.md", "精算期限", beta_chunks)
     present(kb, "bucket:handbook/zh/gamma.txt", "年假申请")
 
-    [third] = kb.sync()
+    [third] = kb.sources.sync()
     assert third.count(JobStatus.SKIPPED) == 2 and third.count(JobStatus.READY) == 0
 
 
@@ -472,8 +472,8 @@ def test_s3_source_reads_credentials_from_its_secrets_file(make_kb, s3, s3_endpo
     secrets.parent.mkdir()
     secrets.write_text('aws_access_key_id = "file-key"\naws_secret_access_key = "file-secret"\n', encoding="utf-8")
     kb = make_kb()
-    kb.add_source("bucket", {"type": "s3", "bucket": bucket, "prefix": "handbook/", "endpoint_url": s3_endpoint, "secrets": str(secrets)})
-    [report] = kb.sync()
+    kb.sources.add("bucket", {"type": "s3", "bucket": bucket, "prefix": "handbook/", "endpoint_url": s3_endpoint, "secrets": str(secrets)})
+    [report] = kb.sources.sync()
     assert report.ok and report.count(JobStatus.READY) == 2
     stored = (kb.path / "sources.toml").read_text(encoding="utf-8")
     assert "file-secret" not in stored and str(secrets) in stored
@@ -486,7 +486,7 @@ def test_s3_source_object_over_the_size_limit_fails_alone(make_kb, s3, s3_endpoi
     client.put_object(Bucket=bucket, Key="handbook/big.txt", Body=b"word " * 300_000)
     kb = make_kb()
     kb.config.ingest.max_file_mb = 1.0
-    kb.add_source("bucket", {"type": "s3", "bucket": bucket, "prefix": "handbook/", "endpoint_url": s3_endpoint})
-    [report] = kb.sync()
+    kb.sources.add("bucket", {"type": "s3", "bucket": bucket, "prefix": "handbook/", "endpoint_url": s3_endpoint})
+    [report] = kb.sources.sync()
     assert [(j.source, j.error_code) for j in report.failed] == [("bucket:handbook/big.txt", ErrorCode.TOO_LARGE)]
     assert report.count(JobStatus.READY) == 2

@@ -34,7 +34,7 @@ class Watching:
 
         def target() -> None:
             try:
-                kb.watch(folder, debounce=DEBOUNCE, on_batch=self.batches.put, stop=self.stop)
+                kb.sources.watch(folder, debounce=DEBOUNCE, on_batch=self.batches.put, stop=self.stop)
             except BaseException as exc:  # surfaced by the test, not lost in the thread
                 self.errors.append(exc)
 

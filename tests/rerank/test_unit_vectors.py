@@ -137,7 +137,7 @@ def test_ingest_embeds_the_units_so_an_ask_embeds_only_its_question(make_kb, tmp
     config.rerank.unit_vectors = unit_vectors  # type: ignore[assignment]
     kb = make_kb(config)
     assert kb.ingest(docs).ok
-    assert (kb.unit_vectors.count() > 0) == (unit_vectors == "ingest")
+    assert (kb.units.file.count() > 0) == (unit_vectors == "ingest")
     counting = Counting(kb.answerer.embedder._embedder)
     kb.answerer.embedder._embedder = counting
     questions = [question for question, _, _ in CASES]
@@ -147,7 +147,7 @@ def test_ingest_embeds_the_units_so_an_ask_embeds_only_its_question(make_kb, tmp
     if unit_vectors == "ingest":
         assert units == []  # every unit the reranker and the answer scored came from the file
     else:
-        assert len(units) >= 6 and kb.unit_vectors.count() == len(set(units))  # embedded at the questions, and kept
+        assert len(units) >= 6 and kb.units.file.count() == len(set(units))  # embedded at the questions, and kept
 
 
 @pytest.mark.parametrize("text", [
@@ -182,7 +182,7 @@ def test_units_that_cannot_be_embedded_at_ingest_leave_a_warning_and_the_documen
     def unreachable(*args: object, **kwargs: object) -> int:
         raise ConnectionError("embedding service unreachable")
 
-    kb.unit_vectors.build = kb.unit_vectors.embed_units = unreachable  # type: ignore[method-assign]
+    kb.units.file.build = kb.units.file.embed_units = unreachable  # type: ignore[method-assign]
     report = kb.ingest(docs)
     assert report.ok and len(kb.documents()) == 3
     assert report.warnings == [(FILE_NAME, "unit vectors not embedded: ConnectionError: embedding service unreachable")]
@@ -213,8 +213,8 @@ def test_a_unit_that_is_a_chunks_whole_embedded_text_takes_the_chunks_vector_and
         chunks = [c for c in kb.chunks() if c.searchable]
         assert sorted(c.embed_text for c in chunks) == sorted(f"{title}\n{sentence}" for title, sentence in ONE_SENTENCE.values())
         assert sorted(counting.texts) == sorted(c.embed_text for c in chunks)  # each text once: no unit embedded again
-        stored = kb.unit_vectors.get(embedder.name, [c.embed_text for c in chunks], embedder.dimension)
+        stored = kb.units.file.get(embedder.name, [c.embed_text for c in chunks], embedder.dimension)
         live = kb.store.vectors_for([c.chunk_id for c in chunks])
         for row, chunk_ in enumerate(chunks):
             np.testing.assert_array_equal(stored[chunk_.embed_text], live[row])
-        assert kb.documents_with_units() == (3, 3)
+        assert kb.units.documents_with_units() == (3, 3)

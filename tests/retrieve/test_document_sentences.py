@@ -128,10 +128,10 @@ def test_a_document_whose_units_are_missing_has_no_best_sentence_until_they_are_
     write_corpus(tmp_path / "docs", "zh")
     kb = make_kb()
     assert kb.ingest(tmp_path / "docs").ok
-    assert kb.documents_with_units() == (2, 2)
+    assert kb.units.documents_with_units() == (2, 2)
     with sqlite3.connect(kb.path / FILE_NAME) as db:
         db.execute("DELETE FROM document_units")
-    assert kb.documents_with_units() == (0, 2)  # what `bunko reindex --unit-vectors` reports
+    assert kb.units.documents_with_units() == (0, 2)  # what `bunko reindex --unit-vectors` reports
     query = CASES["zh"]["query"]
     assert all(h.signals.coverage is not None and h.signals.coverage.document_sentence is None for h in ranked(kb, query))
     again = kb.ingest(tmp_path / "docs")
@@ -139,7 +139,7 @@ def test_a_document_whose_units_are_missing_has_no_best_sentence_until_they_are_
     assert all(h.signals.coverage is not None and h.signals.coverage.document_sentence is not None for h in ranked(kb, query))
     with sqlite3.connect(kb.path / FILE_NAME) as db:
         db.execute("DELETE FROM document_units")
-    assert kb.build_unit_vectors() == 0  # every unit was stored: only the documents' matrices are written again
+    assert kb.units.build() == 0  # every unit was stored: only the documents' matrices are written again
     with sqlite3.connect(kb.path / FILE_NAME) as db:
         assert db.execute("SELECT COUNT(*) FROM document_units").fetchone()[0] == len(kb.documents()) == 2
 
@@ -182,13 +182,13 @@ def test_an_ingest_over_an_unchanged_folder_reads_only_the_chunks_of_documents_w
     notes = next(doc for doc in kb.documents() if doc.source.endswith("notes.md"))
     version = kb.store.document_versions([notes.doc_id])[notes.doc_id]
     with sqlite3.connect(kb.path / FILE_NAME) as db:
-        db.execute("DELETE FROM document_units WHERE key = ?", (kb.unit_vectors.document_key(kb.embedder.name, notes.doc_id, version),))
-    assert kb.documents_with_units() == (1, 2)
+        db.execute("DELETE FROM document_units WHERE key = ?", (kb.units.file.document_key(kb.embedder.name, notes.doc_id, version),))
+    assert kb.units.documents_with_units() == (1, 2)
     chunks_read = spy_on_chunks(kb)
     again = kb.ingest(tmp_path / "docs")
     assert again.ok and {job.status.value for job in again.jobs} == {"SKIPPED"}
     assert chunks_read == [notes.source]
-    assert kb.documents_with_units() == (2, 2)
+    assert kb.units.documents_with_units() == (2, 2)
     chunks_read.clear()
     assert kb.ingest(tmp_path / "docs").ok and chunks_read == []
 
@@ -205,17 +205,17 @@ def test_a_write_to_another_document_keeps_what_was_read_of_the_others(make_kb: 
     assert kb.ingest(tmp_path / "docs").ok
     chunks_read = spy_on_chunks(kb)
     matrices_read: list[bytes] = []
-    reading_matrix = kb.unit_vectors.document_units
+    reading_matrix = kb.units.file.document_units
 
     def matrix(key: bytes, dimension: int) -> np.ndarray | None:
         matrices_read.append(key)
         return reading_matrix(key, dimension)
 
-    kb.unit_vectors.document_units = matrix  # type: ignore[method-assign]
+    kb.units.file.document_units = matrix  # type: ignore[method-assign]
     again = by_name(ranked(kb, query))
     assert chunks_read == []
     versions = kb.store.document_versions([h.chunk.doc_id for h in first])
-    kept = {kb.unit_vectors.document_key(kb.embedder.name, doc_id, version) for doc_id, version in versions.items()}
+    kept = {kb.units.file.document_key(kb.embedder.name, doc_id, version) for doc_id, version in versions.items()}
     assert not kept & set(matrices_read)  # only other.md's, if it was among the best, was read
     for hit in first:
         coverage, now = hit.signals.coverage, again[Path(hit.chunk.source).name].signals.coverage

@@ -90,7 +90,7 @@ def test_post_reembed_runs_in_the_background_while_search_answers_and_get_shows_
 def test_delete_reembed_stops_the_job_and_discards_what_it_staged(tmp_path: Path) -> None:
     holder: list[ServedCollection] = []
     # two batches go through, the third waits for the abort: the DELETE always finds a re-embed under way
-    collection = served(tmp_path, ready=lambda batch: batch <= 2 or holder[0].kb._reembed_stop.is_set())
+    collection = served(tmp_path, ready=lambda batch: batch <= 2 or holder[0].kb.reembedder._stop.is_set())
     holder.append(collection)
     with running([collection]) as live, live.client() as http:
         assert http.delete(live.api("kb", "/reembed")).status_code == 409  # nothing to abort
@@ -119,15 +119,15 @@ def test_status_keeps_reporting_progress_after_the_swap_until_the_thread_ends() 
         embedder_name = "hash-a"
 
         def __init__(self) -> None:
-            self.store = self
+            self.store = self.reembedder = self
 
         def get_meta(self, key: str) -> str:
             return "hash-b"
 
-        def reembed_status(self) -> None:
+        def status(self) -> None:
             return None  # the plan is gone: the swap has committed
 
-        def reembed(self, model: str | None, batch: int, progress) -> ReembedReport:
+        def run(self, model: str | None, batch: int, progress) -> ReembedReport:
             progress(40, 40)
             swapped.set()
             finish.wait(10)

@@ -44,7 +44,7 @@ def test_other_embedder_is_refused_until_reembed(make_kb, tmp_path: Path, embedd
     with pytest.raises(CollectionError, match="bunko reembed"):
         Bunko(tmp_path / ".bunko", embedder=ReversedUse(embedder))
     kb = Bunko(tmp_path / ".bunko", embedder=ReversedUse(embedder), allow_embedder_change=True)
-    assert kb.reembed().chunks == 1
+    assert kb.reembedder.run().chunks == 1
     assert kb.store.get_meta("embedder") == "use-m3-reversed"
     hit = kb.search("経費精算", mode="dense")[0]
     assert hit.chunk.source == "docs/a.md" and hit.distance is not None and hit.distance < 0.5

@@ -23,9 +23,9 @@ def test_sql_source_on_postgres_syncs_rows_into_a_postgres_store(
                      "(2, '経費', '経費の精算期限は三十日以内です。', '2026-01-03')")
     kb = Bunko(tmp_path / ".bunko", config=Config(store=pg_store_dsn), embedder=embedder)
     try:
-        kb.add_source("articles", {"type": "sql", "url": pg_dsn, "table": f"{pg_schema}.articles", "title_column": "title",
+        kb.sources.add("articles", {"type": "sql", "url": pg_dsn, "table": f"{pg_schema}.articles", "title_column": "title",
                                    "field_columns": ["updated"]})
-        [first] = kb.sync()
+        [first] = kb.sources.sync()
         assert first.ok and first.count(JobStatus.READY) == 2
         assert {d.source: d.title for d in kb.documents()} == {"articles:1": "Zebracorn", "articles:2": "経費"}
 
@@ -34,7 +34,7 @@ def test_sql_source_on_postgres_syncs_rows_into_a_postgres_store(
             conn.execute(f"UPDATE {pg_schema}.articles SET body = 'The quokkaline protocol uses port 9000.' WHERE id = 1")
             conn.execute(f"DELETE FROM {pg_schema}.articles WHERE id = 2")
             conn.execute(f"INSERT INTO {pg_schema}.articles VALUES (3, '年假', '年假申请需要提前五天提交。', '2026-01-04')")
-        [second] = kb.sync()
+        [second] = kb.sources.sync()
         assert sorted(j.source for j in second.jobs if j.status == JobStatus.READY) == ["articles:1", "articles:3"]
         assert second.deleted == ["articles:2"]
         gone(kb, "articles:2", "精算期限", expense_chunks)

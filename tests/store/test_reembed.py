@@ -24,6 +24,7 @@ import pytest
 
 from bunko import Bunko, BunkoError, CollectionError
 from bunko.config import CONFIG_FILE, Config, EmbedConfig
+from bunko.ingest.active_embedder import ActiveEmbedder
 from bunko.ingest.maintenance import ReembedReport, ReembedStopped
 from hash_embedder import HashEmbedder
 from reembed_corpus import line, small_chunk_config, write_corpus
@@ -88,7 +89,7 @@ def reembed_chunks(kb: Bunko, embedder: HashEmbedder, **options: Any) -> tuple[R
     """The re-embed's report and the embed calls it took (the collections these tests count calls in keep no unit
     vectors, so every call embeds a batch of chunks)."""
     calls: list[int] = []
-    report = kb.reembed(embedder=embedder, progress=lambda done, total: calls.append(embedder.calls), **options)
+    report = kb.reembedder.run(embedder=embedder, progress=lambda done, total: calls.append(embedder.calls), **options)
     return report, calls[-1]
 
 
@@ -126,7 +127,7 @@ def test_searches_answer_throughout_with_the_old_model_until_the_switch_and_the_
     searcher = threading.Thread(target=search_forever)
     searcher.start()
     try:
-        report = kb.reembed(embedder=new, progress=lambda done, all_: seen_at_progress.append(len(outcomes)))
+        report = kb.reembedder.run(embedder=new, progress=lambda done, all_: seen_at_progress.append(len(outcomes)))
         switched_at = len(outcomes)
         wait_until(lambda: len(outcomes) >= switched_at + 6, timeout=60, message="searches stopped after the switch")
     finally:
@@ -136,7 +137,7 @@ def test_searches_answer_throughout_with_the_old_model_until_the_switch_and_the_
     assert report.chunks == total and report.embedded == total and report.replaced == "hash-a"
     assert seen_at_progress[-1] - seen_at_progress[0] >= 3, "searches answered while the vectors were being staged"
     assert kb.store.get_meta("embedder") == "hash-b" and kb.store.get_meta("dimension") == "96"
-    assert kb.embedder_name == "hash-b" and kb.reembed_status() is None
+    assert kb.embedder_name == "hash-b" and kb.reembedder.status() is None
     new_vectors_everywhere(kb, new)
     for query in QUERIES:
         top_hit_is_exact(kb, query)
@@ -154,18 +155,18 @@ def test_an_interrupted_reembed_keeps_the_old_model_and_a_rerun_resumes_from_the
     assert kb.ingest(corpus).ok
     total = kb.store.chunk_count()
     with pytest.raises(error):
-        kb.reembed(embedder=HashEmbedder("hash-b", 96, seed=7, fail_after=5, error=error), batch=BATCH)
+        kb.reembedder.run(embedder=HashEmbedder("hash-b", 96, seed=7, fail_after=5, error=error), batch=BATCH)
     assert kb.store.get_meta("embedder") == "hash-a" and kb.embedder_name == "hash-a"
     for query in QUERIES:
         top_hit_is_exact(kb, query)
-    status = kb.reembed_status()
+    status = kb.reembedder.status()
     assert status is not None and status["embedder"] == "hash-b" and not status["running"]
     assert (status["chunks_embedded"], status["chunks"]) == (5 * BATCH, total)
     kb.close()
 
     kb = open_kb(tmp_path, store_setting, HashEmbedder("hash-a", 64, seed=1))  # the old model opens the collection
     with pytest.raises(CollectionError, match="in progress"):
-        kb.reembed(embedder=HashEmbedder("hash-c", 32, seed=9))
+        kb.reembedder.run(embedder=HashEmbedder("hash-c", 32, seed=9))
     rest = HashEmbedder("hash-b", 96, seed=7)
     report, calls = reembed_chunks(kb, rest, batch=BATCH)
     assert report.embedded == total - 5 * BATCH and report.chunks == total
@@ -192,7 +193,7 @@ KILLED = textwrap.dedent("""
 
     def progress(done, total):
         print(done, total, flush=True)
-    kb.reembed(embedder=Stalling("hash-b", 96, seed=7), batch={batch}, progress=progress)
+    kb.reembedder.run(embedder=Stalling("hash-b", 96, seed=7), batch={batch}, progress=progress)
     print("finished", flush=True)
 """)
 
@@ -219,7 +220,7 @@ def test_a_reembed_killed_with_sigkill_keeps_the_old_model_and_resumes(tmp_path:
     assert kb.store.get_meta("embedder") == "hash-a"
     for query in QUERIES:
         top_hit_is_exact(kb, query)
-    status = kb.reembed_status()
+    status = kb.reembedder.status()
     assert status is not None and not status["running"] and 10 * BATCH <= status["chunks_embedded"] < total
     staged = status["chunks_embedded"]
     assert staged % BATCH == 0, "whole batches only: the one being embedded at the kill is lost, none is half-written"
@@ -236,11 +237,11 @@ def test_abort_discards_the_staged_vectors_and_the_next_reembed_starts_over(tmp_
     assert kb.ingest(corpus).ok
     total = kb.store.chunk_count()
     with pytest.raises(RuntimeError):
-        kb.reembed(embedder=HashEmbedder("hash-b", 96, seed=7, fail_after=3), batch=BATCH)
-    assert kb.abort_reembed() == "hash-b"
-    assert kb.reembed_status() is None and kb.store.staging_counts() == (0, total)
+        kb.reembedder.run(embedder=HashEmbedder("hash-b", 96, seed=7, fail_after=3), batch=BATCH)
+    assert kb.reembedder.abort() == "hash-b"
+    assert kb.reembedder.status() is None and kb.store.staging_counts() == (0, total)
     with pytest.raises(BunkoError, match="no re-embed in progress"):
-        kb.abort_reembed()
+        kb.reembedder.abort()
     again = HashEmbedder("hash-b", 96, seed=7)
     report, calls = reembed_chunks(kb, again, batch=BATCH)
     assert report.embedded == total and calls == math.ceil(total / BATCH)
@@ -253,11 +254,11 @@ def test_aborting_a_running_reembed_stops_it_and_keeps_the_old_model(tmp_path: P
 
     def abort_after_three(done: int, total: int) -> None:
         if done >= 3 * BATCH:
-            kb.abort_reembed()
+            kb.reembedder.abort()
 
     with pytest.raises(ReembedStopped, match="aborted"):
-        kb.reembed(embedder=HashEmbedder("hash-b", 96, seed=7), batch=BATCH, progress=abort_after_three)
-    assert kb.reembed_status() is None and kb.store.get_meta("embedder") == "hash-a"
+        kb.reembedder.run(embedder=HashEmbedder("hash-b", 96, seed=7), batch=BATCH, progress=abort_after_three)
+    assert kb.reembedder.status() is None and kb.store.get_meta("embedder") == "hash-a"
     top_hit_is_exact(kb, QUERIES[2])
     kb.close()
 
@@ -278,7 +279,7 @@ def test_chunks_written_during_a_reembed_end_up_with_the_new_models_vectors(tmp_
             ingested.append(len(report.jobs))
 
     new = HashEmbedder("hash-b", 96, seed=7)
-    report = kb.reembed(embedder=new, batch=BATCH, progress=ingest_midway)
+    report = kb.reembedder.run(embedder=new, batch=BATCH, progress=ingest_midway)
     assert ingested == [4]
     assert report.chunks == kb.store.chunk_count()
     new_vectors_everywhere(kb, new)
@@ -297,7 +298,7 @@ def test_a_switch_by_model_name_rewrites_bunko_toml_and_another_open_collection_
     assert writer.ingest(corpus).ok
     reader = Bunko(tmp_path / ".bunko", create=False, embedder_factory=factory)  # e.g. a server, opened before
     top_hit_is_exact(reader, QUERIES[0])
-    report = writer.reembed("hash-b")
+    report = writer.reembedder.run("hash-b")
     assert report.embedder == "hash-b"
     assert Config.load(tmp_path / ".bunko" / CONFIG_FILE).embed.model == "hash-b"
     assert reader.embedder_name == "hash-a"
@@ -314,17 +315,17 @@ def test_a_crash_after_the_store_switched_but_before_bunko_toml_was_written_is_f
     kb = Bunko(tmp_path / ".bunko", config=small_chunk_config(), embedder_factory=factory)
     assert kb.ingest(corpus).ok
     calls = {"n": 0}
-    real_write = Bunko._write_embed_config
+    real_write = ActiveEmbedder.write_config
 
-    def die_first(self: Bunko, embed: EmbedConfig) -> None:
+    def die_first(self: ActiveEmbedder, embed: EmbedConfig) -> None:
         calls["n"] += 1
         if calls["n"] == 1:
             raise SystemExit("killed between the store's commit and bunko.toml")
         real_write(self, embed)
 
-    monkeypatch.setattr(Bunko, "_write_embed_config", die_first)
+    monkeypatch.setattr(ActiveEmbedder, "write_config", die_first)
     with pytest.raises(SystemExit):
-        kb.reembed("hash-b")
+        kb.reembedder.run("hash-b")
     kb.close()
     assert Config.load(tmp_path / ".bunko" / CONFIG_FILE).embed.model == "use-m3"  # the file lags the store
     reopened = Bunko(tmp_path / ".bunko", create=False, embedder_factory=factory)
@@ -338,19 +339,19 @@ def test_a_second_reembed_is_refused_while_one_runs_and_the_current_model_is_no_
     kb = open_kb(tmp_path, "local", HashEmbedder("hash-a", 64, seed=1))
     assert kb.ingest(corpus).ok
     with pytest.raises(BunkoError, match="embedded with hash-a already"):
-        kb.reembed(embedder=HashEmbedder("hash-a", 64, seed=1))
+        kb.reembedder.run(embedder=HashEmbedder("hash-a", 64, seed=1))
     other = open_kb(tmp_path, "local", HashEmbedder("hash-a", 64, seed=1))
     refused: list[str] = []
 
     def try_second(done: int, total: int) -> None:
         if not refused:
             with pytest.raises(CollectionError, match="a re-embed is running") as caught:
-                other.reembed(embedder=HashEmbedder("hash-c", 32, seed=9))
+                other.reembedder.run(embedder=HashEmbedder("hash-c", 32, seed=9))
             refused.append(str(caught.value))
-            status = other.reembed_status()
+            status = other.reembedder.status()
             assert status is not None and status["running"]
 
-    kb.reembed(embedder=HashEmbedder("hash-b", 96, seed=7), progress=try_second)
+    kb.reembedder.run(embedder=HashEmbedder("hash-b", 96, seed=7), progress=try_second)
     assert refused
     kb.close()
     other.close()
@@ -362,7 +363,7 @@ def test_an_ingest_begun_before_a_switch_by_another_writer_writes_nothing_after_
     other = open_kb(tmp_path, store_setting, HashEmbedder("hash-a", 64, seed=1))  # another process, same old model
     begun = other._ingestor()  # its run started before the switch (and checked the embedder then)
     new = HashEmbedder("hash-b", 64, seed=7)  # the same width: nothing but the embedder check tells the two apart
-    kb.reembed(embedder=new)
+    kb.reembedder.run(embedder=new)
     write_corpus(tmp_path / "late", files_per_language=1, lines_per_file=5, tag="late")
     report = begun.run([tmp_path / "late"])
     assert len(report.failed) == 3, report.failed
@@ -383,13 +384,13 @@ def test_the_units_are_embedded_for_the_new_model_at_the_switch(tmp_path: Path, 
     them to the old model would rank documents by their chunks alone until `bunko reindex --unit-vectors`."""
     kb = open_kb(tmp_path, "local", HashEmbedder("hash-a", 64, seed=1), units=True)
     assert kb.ingest(corpus).ok
-    before = kb.unit_vectors.count()
+    before = kb.units.file.count()
     assert before > 0
-    kb.reembed(embedder=HashEmbedder("hash-b", 96, seed=7), batch=BATCH)
-    assert kb.unit_vectors.count() == 2 * before  # each unit once for each model
-    assert kb.documents_with_units() == (len(kb.documents()),) * 2
+    kb.reembedder.run(embedder=HashEmbedder("hash-b", 96, seed=7), batch=BATCH)
+    assert kb.units.file.count() == 2 * before  # each unit once for each model
+    assert kb.units.documents_with_units() == (len(kb.documents()),) * 2
     for doc_id, version in kb.store.document_versions([document.doc_id for document in kb.documents()[:3]]).items():
-        matrix = kb.unit_vectors.document_units(kb.unit_vectors.document_key("hash-b", doc_id, version), 96)
+        matrix = kb.units.file.document_units(kb.units.file.document_key("hash-b", doc_id, version), 96)
         assert matrix is not None and len(matrix) > 0
     kb.close()
 
@@ -403,25 +404,25 @@ def test_a_reembed_embeds_each_unit_once_with_its_batch_across_an_interruption_a
     write_corpus(corpus, files_per_language=2, lines_per_file=100)  # 600 chunks, about ten batches
     kb = open_kb(tmp_path, "local", HashEmbedder("hash-a", 64, seed=1), units=True)
     assert kb.ingest(corpus).ok
-    distinct = kb.unit_vectors.count()
-    units_of = kb.unit_vectors.embedded
+    distinct = kb.units.file.count()
+    units_of = kb.units.file.embedded
     assert distinct == units_of < 2 * kb.store.chunk_count()  # the repeated ja sentence: fewer units than sentences
     failing = HashEmbedder("hash-b", 96, seed=7, fail_after=5)
     with pytest.raises(RuntimeError):
-        kb.reembed(embedder=failing, batch=BATCH)
+        kb.reembedder.run(embedder=failing, batch=BATCH)
     staged, total = kb.store.staging_counts()
     assert 0 < staged < total
-    embedded_before = kb.unit_vectors.embedded - units_of
-    assert 0 < embedded_before < distinct and kb.unit_vectors.count() == distinct + embedded_before
+    embedded_before = kb.units.file.embedded - units_of
+    assert 0 < embedded_before < distinct and kb.units.file.count() == distinct + embedded_before
 
     rest = HashEmbedder("hash-b", 96, seed=7)
     seen: list[int] = []
-    report = kb.reembed(embedder=rest, batch=BATCH, progress=lambda done, total: seen.append(rest.texts))
+    report = kb.reembedder.run(embedder=rest, batch=BATCH, progress=lambda done, total: seen.append(rest.texts))
     assert report.embedded == total - staged
-    assert kb.unit_vectors.embedded - units_of == distinct, "each of the new model's units embedded once over both runs"
+    assert kb.units.file.embedded - units_of == distinct, "each of the new model's units embedded once over both runs"
     assert rest.texts == seen[-1], "nothing was embedded after the switch"
     assert rest.texts == (total - staged) + (distinct - embedded_before)
-    assert kb.unit_vectors.count() == 2 * distinct
-    assert kb.documents_with_units() == (len(kb.documents()),) * 2
+    assert kb.units.file.count() == 2 * distinct
+    assert kb.units.documents_with_units() == (len(kb.documents()),) * 2
     top_hit_is_exact(kb, line("zh", 1, 5))
     kb.close()

@@ -49,12 +49,12 @@ def reembed(
         raise fail(f"{path}: no bunko collection here")
     if show_status and abort:
         raise fail("--status and --abort do not go together")
-    kb = run(lambda: Bunko.for_reembed(path))
+    kb = run(lambda: Bunko(path, create=False, allow_embedder_change=True))  # its recorded embedder may differ from bunko.toml's
     try:
         if show_status:
-            _print_reembed_status(kb.reembed_status(), kb.store.get_meta("embedder") or kb.embedder_name, as_json)
+            _print_reembed_status(kb.reembedder.status(), kb.store.get_meta("embedder") or kb.embedder_name, as_json)
         elif abort:
-            name = run(kb.abort_reembed)
+            name = run(kb.reembedder.abort)
             if as_json:
                 print_json({"aborted": name, "embedder": kb.store.get_meta("embedder")})
             else:
@@ -84,7 +84,7 @@ def _run_reembed(kb: Bunko, model: str | None, batch: int, as_json: bool) -> Non
 
     from bunko.schema import to_dict
 
-    status = kb.reembed_status()
+    status = kb.reembedder.status()
     current = kb.store.get_meta("embedder") or kb.embedder_name
     if not as_json:
         target = model or (status["embedder"] if status else kb.embedder_name)
@@ -95,12 +95,12 @@ def _run_reembed(kb: Bunko, model: str | None, batch: int, as_json: bool) -> Non
     ) as bar:
         task = bar.add_task("embedding", total=None)
         try:
-            report = run(lambda: kb.reembed(
+            report = run(lambda: kb.reembedder.run(
                 model, batch=batch, progress=lambda done, total: bar.update(task, completed=done, total=total),
             ))
         except KeyboardInterrupt:
             bar.stop()
-            info = kb.reembed_status()
+            info = kb.reembedder.status()
             done = f"{info['chunks_embedded']:,}/{info['chunks']:,} chunks embedded" if info else "nothing embedded"
             errors.print(
                 f"[yellow]interrupted:[/yellow] {done}; the collection still uses {escape(current)}. "
@@ -161,9 +161,9 @@ def reindex(
     if unit_vectors:
         with Bunko(path, create=False) as built:
             started = time.perf_counter()
-            embedded = run(lambda: built.build_unit_vectors())
-            stored = built.unit_vectors.count()
-            with_units, documents = built.documents_with_units()
+            embedded = run(lambda: built.units.build())
+            stored = built.units.file.count()
+            with_units, documents = built.units.documents_with_units()
         seconds = round(time.perf_counter() - started, 1)
         if as_json:
             print_json({"unit_vectors": stored, "embedded": embedded, "documents_with_units": with_units,
@@ -198,7 +198,7 @@ def calibrate(
 
     kb = open_kb(collection)
     items = run(lambda: load_golden(golden))
-    kb.lift_distance_limit()
+    kb.config.retrieve.max_distance = None  # every dense candidate: calibration must see the distances a threshold would cut (not saved)
     result = run(lambda: run_calibration(kb, items))
     kb.close()
     distance = {"should_find": percentiles(result.should_find), "should_not_find": percentiles(result.should_not_find)}

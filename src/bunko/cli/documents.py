@@ -318,7 +318,7 @@ def show(
     kb = open_kb(collection)
     try:
         name = kb.resolve_source(source)
-        png, shown, boxes = run(lambda: kb.page_image(name, page, highlight, dpi))
+        png, shown, boxes = run(lambda: kb.pages.page_image(name, page, highlight, dpi))
     finally:
         kb.close()
     target = out or Path(f"{Path(name).stem}-p{shown}.png")

@@ -120,7 +120,7 @@ def add(
         given[key.strip()] = _value(value.strip())
     try:
         options = _options(kind, target, kb.root, given)
-        spec = run(lambda: kb.add_source(name, options, replace=replace))
+        spec = run(lambda: kb.sources.add(name, options, replace=replace))
     finally:
         kb.close()
     if as_json:
@@ -135,7 +135,7 @@ def list_sources(collection: CollectionOption = None, as_json: JsonOption = Fals
 
     path = existing_collection(collection)
     kb = open_kb(path)
-    specs = run(lambda: kb.source_book.load())
+    specs = run(lambda: kb.sources.book.load())
     kb.close()
     state = SyncState(path)
     rows = [{"name": name, **spec.model_dump(exclude_none=True), "target": spec.target(), "last_sync": state.last_sync(name)}
@@ -182,12 +182,12 @@ def sync(
     """Sync sources: ingest new and changed items, delete the documents of items that are gone."""
     path = existing_collection(collection)
     kb: Bunko = open_kb(path)
-    if not names and not run(lambda: kb.source_book.load()):
+    if not names and not run(lambda: kb.sources.book.load()):
         kb.close()
         raise fail("this collection has no sources; add one with `bunko sources add NAME TYPE TARGET`", 1)
     with document_progress("syncing", as_json) as progress:
         try:
-            reports = run(lambda: kb.sync(names or None, progress=progress))
+            reports = run(lambda: kb.sources.sync(names or None, progress=progress))
         finally:
             kb.close()
     if as_json:
@@ -210,7 +210,7 @@ def rm(
     """Remove a source and (unless --keep-documents) delete its documents from every index."""
     kb = open_kb(existing_collection(collection))
     try:
-        deleted = run(lambda: kb.remove_source(name, keep_documents=keep_documents))
+        deleted = run(lambda: kb.sources.remove(name, keep_documents=keep_documents))
     finally:
         kb.close()
     if as_json:
@@ -259,7 +259,7 @@ def watch(
 
     errors.print(f"watching {escape(str(folder))} (quiet for {debounce:g} s before ingesting); Ctrl-C to stop")
     try:
-        run(lambda: kb.watch(folder, debounce=debounce, catch_up=catch_up, on_batch=show, stop=stop))
+        run(lambda: kb.sources.watch(folder, debounce=debounce, catch_up=catch_up, on_batch=show, stop=stop))
     finally:
         kb.close()
         for sig, handler in previous.items():

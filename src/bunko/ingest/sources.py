@@ -19,7 +19,7 @@ import fnmatch
 import json
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -245,6 +245,23 @@ class SourceNames:
         if first in self.mounts:
             return Path(self.mounts[first]).parent / source
         return self.root / source
+
+    def resolve(self, given: str, stored: Collection[str]) -> str:
+        """A document's name, of those `stored`, from what a person types: a stored name as is; a path to a file, named
+        as ingest names it; else the one stored name that ends with it (a collection written with absolute names:
+        ``zh/说明.md`` finds ``/data/corpus/zh/说明.md``). Unknown names come back unchanged."""
+        if given in stored:
+            return given
+        path = Path(given)
+        if os.path.lexists(path):
+            name = self.name(path, self.anchor(path, record=False))
+            if name in stored:
+                return name
+            if path.resolve().as_posix() in stored:
+                return path.resolve().as_posix()
+        tail = "/" + given.strip("/")
+        ending = [source for source in stored if source.endswith(tail)]
+        return ending[0] if len(ending) == 1 else given
 
     def folder_of(self, source: str) -> Path | None:
         """The folder a document's file belongs to (the mounted folder its name starts with, else the root), whose

@@ -1,6 +1,6 @@
 """A re-embed started over HTTP: one background thread per collection, its progress read by `GET …/reembed`.
 
-The thread runs `Bunko.reembed`, so the server's searches keep answering with the old model while it stages
+The thread runs the collection's `Reembedder` (`ingest/reembed.py`), so the server's searches keep answering with the old model while it stages
 and follow the switch when it commits. What survives a restart is the store's (the staged vectors and the plan,
 which `GET` reports as interrupted and a new `POST` resumes); the thread only adds whether it is running now,
 its live count, and how the last run in this server ended.
@@ -36,7 +36,7 @@ class ReembedRunner:
             if self.running:
                 raise BunkoError("a re-embed of this collection is already running")
             current = self.kb.store.get_meta("embedder")
-            plan = self.kb.reembed_status()
+            plan = self.kb.reembedder.status()
             if plan is not None and plan["running"]:
                 raise BunkoError(f"a re-embed to {plan['embedder']} is running in another process; wait for it or stop it there")
             if model is None and plan is None:
@@ -51,7 +51,7 @@ class ReembedRunner:
     def _run(self, model: str | None, batch: int) -> None:
         started = time.time()
         try:
-            report = self.kb.reembed(model, batch=batch, progress=self._record)
+            report = self.kb.reembedder.run(model, batch=batch, progress=self._record)
             self._last = {"status": "done", "started_at": started, **to_dict(report)}
         except Exception as exc:  # reported by GET, not raised into a thread nobody joins
             self._last = {"status": "failed", "started_at": started, "error": str(exc).splitlines()[0] if str(exc) else type(exc).__name__}
@@ -61,16 +61,16 @@ class ReembedRunner:
 
     def abort(self) -> str:
         """Stop the running re-embed (at its next batch) or discard an interrupted one; the old model stays."""
-        return self.kb.abort_reembed()
+        return self.kb.reembedder.abort()
 
     def stop(self, timeout: float = 30.0) -> None:
         """Server shutdown: the running re-embed stops at its next batch and keeps what it staged."""
-        if self.kb.stop_reembed():
+        if self.kb.reembedder.stop():
             self.wait(timeout)
 
     def status(self) -> dict[str, Any]:
         running = self.running
-        staged = self.kb.reembed_status()
+        staged = self.kb.reembedder.status()
         if running and self._progress is not None:
             # the thread's own count: between the swap (the staged plan is gone) and the thread's end, the stored
             # status alone would report a running re-embed without its progress

@@ -36,7 +36,7 @@ def _visible(c: Caller, doc_id: str) -> DocumentInfo:
 @router.get("/{doc_id}/figures/{figure_id}", summary="A figure's thumbnail (PNG); 404 if the document or figure is unknown or hidden")
 def figure(c: Reader, doc_id: str, figure_id: str) -> FileResponse:
     doc = _visible(c, doc_id)
-    path = c.served.kb.figure_file(doc.doc_id, figure_id)
+    path = c.served.kb.pages.figure_file(doc.doc_id, figure_id)
     if path is None:
         raise ApiError(404, "FIGURE_NOT_FOUND", f"no figure {figure_id} in {doc.source}")
     return FileResponse(path, media_type="image/png", headers=_PRIVATE)
@@ -53,7 +53,7 @@ def page_image(
     if highlight is not None and not any(ch.source == doc.source for ch in c.served.kb.store.get_chunks([highlight])):
         raise ApiError(404, "CHUNK_NOT_FOUND", f"no chunk {highlight} in {doc.source}")
     try:
-        png, _, _ = c.served.kb.page_image(doc.source, page, highlight)
+        png, _, _ = c.served.kb.pages.page_image(doc.source, page, highlight)
     except DocumentError as exc:
         if exc.code == ErrorCode.UNSUPPORTED_FORMAT:
             raise ApiError(415, exc.code.value, exc.detail) from None
