@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from bunko import Bunko, BunkoError, Config
 from bunko.cli.app import app
-from bunko.ingest.sources import SourceFile
+from bunko.ingest.sources import SourceFile, SourceNames
 from bunko.ingest.watch import FolderChanges
 from bunko.schema import JobStatus, doc_id_for
 
@@ -216,3 +216,18 @@ def test_a_second_folder_of_the_same_name_inside_the_root_is_refused_while_the_f
     inside = _corpus(tmp_path / "project" / "corpus")
     with pytest.raises(BunkoError, match="corpus"):
         kb.ingest(inside)
+
+
+def test_a_typed_name_resolves_from_the_names_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`SourceNames.resolve` (what `rm`, `tree` and `chunks` take) needs no open collection: a stored name as is, a
+    path to a file as ingest names it, else the one stored name that ends with what was typed; an ending two names
+    share, or none, comes back unchanged."""
+    corpus = _corpus(tmp_path / "corpus")
+    monkeypatch.chdir(tmp_path)
+    names = SourceNames(tmp_path.resolve())
+    stored = {"corpus/zh/说明.md", "/data/old/ja/規程.md", "corpus/en/guide.md", "other/en/guide.md"}
+    assert names.resolve("corpus/zh/说明.md", stored) == "corpus/zh/说明.md"
+    assert names.resolve(str(corpus / "zh" / "说明.md"), stored) == "corpus/zh/说明.md"
+    assert names.resolve("ja/規程.md", stored) == "/data/old/ja/規程.md"
+    assert names.resolve("en/guide.md", stored) == "en/guide.md"
+    assert names.resolve("nowhere.md", stored) == "nowhere.md"

@@ -26,6 +26,9 @@ from bunko import Bunko, BunkoError, CollectionError
 from bunko.config import CONFIG_FILE, Config, EmbedConfig
 from bunko.ingest.active_embedder import ActiveEmbedder
 from bunko.ingest.maintenance import ReembedReport, ReembedStopped
+from bunko.ingest.reembed import Reembedder
+from bunko.rerank.collection_units import CollectionUnits
+from bunko.store.registry import open_store, writer_lock
 from hash_embedder import HashEmbedder
 from reembed_corpus import line, small_chunk_config, write_corpus
 from waiting import wait_until
@@ -426,3 +429,45 @@ def test_a_reembed_embeds_each_unit_once_with_its_batch_across_an_interruption_a
     assert kb.units.documents_with_units() == (len(kb.documents()),) * 2
     top_hit_is_exact(kb, line("zh", 1, 5))
     kb.close()
+
+
+def test_asks_after_a_switch_go_through_an_answer_pipeline_built_with_the_new_model(tmp_path: Path) -> None:
+    """The answer pipeline (its searcher, reranker and extractive answer) is built with the embedder in force: one built
+    before a switch is replaced by the next ask, whose question is then embedded by the model whose vectors it reads
+    (the old one's 64 dimensions against the new 96 would not compare)."""
+    write_corpus(tmp_path / "docs", files_per_language=1, lines_per_file=10)
+    kb = open_kb(tmp_path, "local", HashEmbedder("hash-a", 64, seed=1))
+    assert kb.ingest(tmp_path / "docs").ok
+    before = kb.answerer
+    new = HashEmbedder("hash-b", 96, seed=7)
+    kb.reembedder.run(embedder=new, batch=BATCH)
+    for lang in ("ja", "zh", "en"):
+        question = line(lang, 0, 4)
+        answer = kb.ask(question)
+        assert kb.answerer is not before and kb.answerer.searcher.embedder is new
+        assert not answer.abstained and question.startswith(answer.sentences[0].text), answer.text  # its first sentence
+        assert answer.sentences[0].citations[0].source == f"docs/{lang}-0.md"
+    kb.close()
+
+
+def test_a_reembedder_over_a_store_opened_without_the_engine_switches_the_collection(tmp_path: Path) -> None:
+    """`Reembedder` needs a store, the embedder in force and the writer lock, not a `Bunko`: an application that opens
+    the store itself re-embeds the collection, and a collection opened afterwards reads the new model's vectors."""
+    write_corpus(tmp_path / "docs", files_per_language=1, lines_per_file=10)
+    config, path = small_chunk_config(), tmp_path / ".bunko"
+    with Bunko(path, config=config, embedder_factory=factory) as kb:
+        assert kb.ingest(tmp_path / "docs").ok
+    store = open_store(config, path)
+    models = ActiveEmbedder(store, path, config, factory=factory)
+    units = CollectionUnits(store, path, config, models)
+    reembedder = Reembedder(store, path, models, writer_lock(config, path), units)
+    report = reembedder.run("hash-b")
+    assert (report.embedder, report.replaced, report.chunks) == ("hash-b", "hash-a", store.chunk_count())
+    assert models.name == "hash-b" and reembedder.status() is None and not reembedder.running()
+    units.close()
+    store.close()
+    assert Config.load(path / CONFIG_FILE).embed.model == "hash-b"
+    with Bunko(path, create=False, embedder_factory=factory) as reopened:
+        new_vectors_everywhere(reopened, HashEmbedder("hash-b", 96, seed=7))
+        for lang in ("ja", "zh", "en"):
+            top_hit_is_exact(reopened, line(lang, 0, 3))
