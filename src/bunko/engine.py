@@ -2,7 +2,8 @@
 
 The engine owns the store, the writer lock and the wiring; each concern beyond that is an object it holds:
 `models` the embedder in force (`ingest/active_embedder.py`), `reembedder` the change of model (`ingest/reembed.py`),
-`units` the unit vectors (`rerank/collection_units.py`), `pages` the figures and page images (`pages.py`).
+`units` the unit vectors (`rerank/collection_units.py`), `pages` the figures and page images (`pages.py`), `sources`
+the sources and watched folders it is kept in line with (`ingest/source_upkeep.py`).
 """
 
 from __future__ import annotations
