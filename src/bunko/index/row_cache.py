@@ -94,7 +94,8 @@ def save(cache_dir: Path, generation: int, ids: Sequence[str], vectors: np.ndarr
     try:
         cache_dir.mkdir(parents=True, exist_ok=True)
         for old in cache_dir.glob(f"{PREFIX}*"):
-            old.unlink(missing_ok=True)
+            if not old.name.startswith(f"{PREFIX}{generation}."):  # another process may be writing this generation's
+                old.unlink(missing_ok=True)
         for path, array in ((vectors_path, np.ascontiguousarray(vectors, dtype=np.float32)), (cells_path, cells)):
             with replacing(path) as temporary, temporary.open("wb") as out:
                 np.save(out, array, allow_pickle=False)
