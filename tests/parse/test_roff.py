@@ -188,3 +188,13 @@ def test_a_question_about_a_manual_page_is_answered_from_it(
     kb.close()
     assert not answer.abstained and expected in answer.text
     assert answer.sentences[0].citations[0].source == f"man/{name}.gz"
+
+
+def test_an_upload_of_a_gzipped_manual_page_is_queued_and_another_gzip_refused() -> None:
+    from bunko.server.uploads import UploadRejected, check_type
+
+    check_type("crontab.5.gz", {})
+    check_type("kagami.8", {})
+    with pytest.raises(UploadRejected) as raised:
+        check_type("backup.tar.gz", {})
+    assert raised.value.status == 415 and "backup.tar.gz" in raised.value.message and "gunzip" in raised.value.message
