@@ -49,7 +49,7 @@ def ingested(written, tmp_path: Path) -> tuple[Path, list[list[tuple[str, float]
 
 def test_a_new_process_reads_the_rows_from_the_cache_and_finds_the_same(ingested, embedder, monkeypatch) -> None:
     collection, before = ingested
-    assert {p.name.split(".", 1)[1] for p in _row_files(collection)} == {"vectors.npy", "cells.npy", "json"}
+    assert {"vectors.npy", "cells.npy", "json"} <= {p.name.split(".", 1)[1] for p in _row_files(collection)}
 
     def no_sqlite_read(*_: object) -> None:
         raise AssertionError("rows read from SQLite although the cache holds them")
@@ -116,3 +116,18 @@ def test_records_are_built_only_when_a_search_filters(ingested, embedder) -> Non
     assert reopened.search(QUESTIONS[2], k=3, filters={"source": {"$glob": "*.md"}})
     assert index._raw_records._records is not None  # type: ignore[attr-defined]
     reopened.close()
+
+
+def test_row_languages_and_document_centroids_are_kept_and_a_damaged_one_recomputed(ingested, embedder) -> None:
+    collection, before = ingested
+    index_dir = next(iter(_row_files(collection))).parent
+    kept = {p.name.split(".")[1] for p in index_dir.glob(f"{row_cache.PREFIX}*") if p.name.count(".") == 2}
+    assert {"languages", "centroids"} <= kept  # the samples are ja/zh/en: the first searches judged languages
+    languages = next(index_dir.glob(f"{row_cache.PREFIX}*.languages.npy"))
+    expected = np.load(languages)
+    languages.write_bytes(b"garbage")
+    reopened = Bunko(collection, embedder=embedder)
+    assert _results(reopened) == before
+    assert np.array_equal(reopened.store._current_index()._languages_of_rows(), expected)
+    reopened.close()
+    assert np.array_equal(np.load(languages), expected)  # written again

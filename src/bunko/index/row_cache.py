@@ -137,3 +137,27 @@ def load(cache_dir: Path, generation: int) -> tuple[list[str], np.ndarray, RowRe
         return [{name: values[number] for column, name in named if (number := row[column]) >= 0} for row in cells.tolist()]
 
     return [str(cid) for cid in ids], vectors, RowRecords(doc_ids, set(fields), build)
+
+
+def load_derived(cache_dir: Path, generation: int, name: str, rows: int) -> np.ndarray | None:
+    """An array computed from the rows of `generation` (`save_derived`), or None when absent, damaged, or not of
+    `rows` rows: what a first search would otherwise compute again in each new process."""
+    path = cache_dir / f"{PREFIX}{generation}.{name}.npy"
+    if not path.exists():
+        return None
+    try:
+        array = np.load(path, allow_pickle=False)
+    except Exception:  # a damaged file is a missing one
+        return None
+    return array if array.ndim >= 1 and array.shape[0] == rows and array.dtype.kind in "iuf" else None
+
+
+def save_derived(cache_dir: Path, generation: int, name: str, array: np.ndarray) -> None:
+    """Keep `array` beside the rows of `generation`; it goes when they do (`save` removes other generations)."""
+    if not (cache_dir / f"{PREFIX}{generation}.json").exists():
+        return  # rows not cached (a read-only folder): nothing to keep it beside
+    try:
+        with replacing(cache_dir / f"{PREFIX}{generation}.{name}.npy") as temporary, temporary.open("wb") as out:
+            np.save(out, array, allow_pickle=False)
+    except OSError:
+        pass
