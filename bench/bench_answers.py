@@ -1,6 +1,7 @@
 """Answer quality and speed on the samples' golden set (63 questions in ja/zh/en, 13 with no answer).
 
     python bench/bench_answers.py                    # extractive generator, light and no rerank
+    python bench/bench_answers.py --sets --collect   # every labelled set, the reader left one corpus out (answer_sets.py)
     python bench/bench_answers.py --debian ~/.cache/bunko-evalsets/debian-reference/runs/REV-*-html [HANDBOOK_RUN]
     (HANDBOOK_RUN: a folder named …handbook… holding questions.jsonl of bench/evalsets/debian-handbook-qa and the .bunko
     collection of its pages)
@@ -244,7 +245,17 @@ def main() -> None:
                         help="run.sh folders of the Debian Reference QA set (…/runs/REV-SCOPE-FORM), or folders holding a .bunko "
                         "collection and questions.jsonl of the Handbook or maint-guide sets (named …handbook… / …maint-guide…), "
                         "to report beside the samples")
+    parser.add_argument("--sets", action="store_true", help="every labelled set with the shipped defaults, the reader left one "
+                        "corpus out, and the gap between sets designed on and not (bench/answer_sets.py); writes --out, default "
+                        "bench/results/answer-sets")
+    parser.add_argument("--collect", action="store_true", help="with --sets: record the reader's features first (fit_reader collect)")
     args = parser.parse_args()
+    if args.sets:
+        from answer_sets import main as answer_sets
+
+        out = Path(args.out) if args.out != str(RESULTS / "answers") else RESULTS / "answer-sets"
+        answer_sets(out, args.collect)
+        return
     golden = [json.loads(line) for line in (SAMPLES / "golden.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
     configs: list[tuple[str, Config]] = []
     for method in ("light", "none"):

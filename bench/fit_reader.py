@@ -298,13 +298,13 @@ def choose_threshold(p: np.ndarray, right: np.ndarray, answerable: np.ndarray) -
     return best
 
 
-def fit(corpora: Sequence[str], report: Path) -> None:
+def fit(corpora: Sequence[str], report: Path, without: Sequence[str] = (), write_models: bool = True) -> None:
     from bunko.generate.confidence import ConfidenceModel, expected_calibration_error, fit_logistic
     from bunko.rerank.reader import ReaderModel
     from bunko.rerank.unit_features import FEATURE_NAMES
 
     FEATURE_INDEX.update({name: i for i, name in enumerate(FEATURE_NAMES)})
-    FITTED = [name for name in FEATURE_NAMES if name not in UNFITTED]
+    FITTED = [name for name in FEATURE_NAMES if name not in UNFITTED and name not in without]
     rows = load_rows(corpora)
     names = [n for n in rows]
     per = {c: list(groups(rows[c])) for c in names}
@@ -382,9 +382,10 @@ def fit(corpora: Sequence[str], report: Path) -> None:
         "cv_ece": round(retrieval_ece, 4), "threshold": round(choose_threshold(retrieval_p, retrieval_y, held_answerable), 4),
         "threshold_chosen_on": "leave-one-corpus-out predictions",
     })
-    CALIBRATION_OUT.write_text(calibration.to_json() + "\n", encoding="utf-8")
-    READER_OUT.write_text(final.to_json() + "\n", encoding="utf-8")
-    CONFIDENCE_OUT.write_text(confidence.to_json() + "\n", encoding="utf-8")
+    if write_models:
+        CALIBRATION_OUT.write_text(calibration.to_json() + "\n", encoding="utf-8")
+        READER_OUT.write_text(final.to_json() + "\n", encoding="utf-8")
+        CONFIDENCE_OUT.write_text(confidence.to_json() + "\n", encoding="utf-8")
     result = {"leave_one_corpus_out": table, "weights": dict(zip(final.features, final.weights.round(4).tolist(), strict=True)),
               "retrieval_only_cv_ece": round(retrieval_ece, 4),
               "confidence": {"features": list(CONFIDENCE_FEATURES), "weights": cw.round(4).tolist(), "bias": round(cb, 4),
@@ -422,11 +423,13 @@ def main() -> None:
     parser.add_argument("step", choices=["collect", "fit"])
     parser.add_argument("--corpus", nargs="*", default=list(CORPORA))
     parser.add_argument("--out", type=Path, default=RESULTS / "reader")
+    parser.add_argument("--without", nargs="*", default=[], help="features left out of the fit (an ablation)")
+    parser.add_argument("--report-only", action="store_true", help="write the report, not the shipped models")
     args = parser.parse_args()
     if args.step == "collect":
         collect(args.corpus)
     else:
-        fit(args.corpus, args.out)
+        fit(args.corpus, args.out, args.without, write_models=not args.report_only)
 
 
 if __name__ == "__main__":

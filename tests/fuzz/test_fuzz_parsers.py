@@ -28,6 +28,7 @@ TARGETS: dict[str, tuple[tuple[str, ...], bool, int]] = {
     "pptx": (("deck-*.pptx",), True, 60),
     "xlsx": (("book-*.xlsx",), True, 80),
     "image": (("scan.*",), False, 100),
+    "roff": (("man-*.[18]", "man-*.gz"), False, 120),
 }
 
 

@@ -22,6 +22,7 @@ from bunko.errors import DocumentError
 from bunko.parse.base import Parser
 from bunko.parse.encoding import has_bom, looks_like_text, utf16_detected
 from bunko.parse.limits import damaged_zip
+from bunko.parse.roff import GZIPPED_ROFF_MIME, ROFF_MIME, is_manual_page_name, looks_like_roff
 from bunko.schema import ErrorCode, ParsedDocument
 
 _MAGIC = (
@@ -108,7 +109,7 @@ UNREADABLE_EXTENSIONS = {
 }
 """Extensions of formats bunko does not read, for checks made before the content is at hand (the server's uploads);
 a file of any other extension is judged by its content."""
-READABLE = "text and Markdown, HTML, PDF, Word/PowerPoint/Excel (.docx/.pptx/.xlsx), mail (.eml/.msg), CSV/JSON, images (OCR)"
+READABLE = "text and Markdown, HTML, manual pages (roff, gzipped or not), PDF, Word/PowerPoint/Excel (.docx/.pptx/.xlsx), mail (.eml/.msg), CSV/JSON, images (OCR)"
 """The formats bunko reads, in words: named when a file is of no type bunko knows, instead of every MIME type."""
 _MAIL_HEADERS = (b"from:", b"received:", b"return-path:", b"mime-version:", b"message-id:", b"delivered-to:", b"subject:", b"date:", b"to:")
 
@@ -143,6 +144,8 @@ def sniff_mime(path: Path) -> str:
         if head.startswith(magic):
             if mime == "application/x-ole-storage":
                 return _ole_mime(path)
+            if mime == "application/gzip" and is_manual_page_name(path.name):
+                return GZIPPED_ROFF_MIME  # a manual page as installed ("ls.1.gz")
             return mime
     if head.startswith(b"PK\x03\x04"):
         try:
@@ -165,6 +168,8 @@ def sniff_mime(path: Path) -> str:
         return "text/html"
     if stripped.startswith(_MAIL_HEADERS) and b"\n\n" in head.replace(b"\r\n", b"\n"):
         return "message/rfc822"
+    if looks_like_roff(head):
+        return ROFF_MIME
     return "text/plain" if looks_like_text(head) else binary
 
 
@@ -293,6 +298,7 @@ _BUILTIN = (
     ("html", "html", "HtmlParser", ("text/html", "application/xhtml+xml")),
     ("xlsx", "xlsx", "XlsxParser", (_OOXML[2][1],)),
     ("records", "records", "RecordsParser", ("text/csv", "text/tab-separated-values", "application/json", "application/x-ndjson")),
+    ("roff", "roff", "RoffParser", (ROFF_MIME, GZIPPED_ROFF_MIME)),
 )
 
 

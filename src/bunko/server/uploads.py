@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from bunko.parse.registry import BINARY_EXTENSIONS, TEXT_EXTENSIONS, UNREADABLE_EXTENSIONS, ParserRegistry, unsupported_detail
+from bunko.parse.roff import is_manual_page_name
 
 UPLOADS = "uploads"
 INCOMING = ".incoming"
@@ -74,6 +75,8 @@ def check_type(filename: str, allowed: dict[str, str]) -> None:
     and the nearest format it reads. Any other file is queued: the pipeline judges it by its content, so a text file
     of no known extension (README, changelog.Debian, notes.conf) is read as text."""
     ext = Path(filename).suffix.lower()
+    if ext == ".gz" and is_manual_page_name(filename):
+        return  # a manual page as installed ("crontab.5.gz"), read by the roff parser
     if ext not in allowed and ext in UNREADABLE_EXTENSIONS:
         raise UploadRejected("UNSUPPORTED_FORMAT", f"{filename}: {unsupported_detail(UNREADABLE_EXTENSIONS[ext], ext)}", 415)
 

@@ -1,0 +1,179 @@
+"""Every labelled question set, answered with the shipped defaults, and the reader judged by leaving one corpus out.
+
+    python bench/bench_answers.py --sets [--collect] [--out bench/results/answer-sets]
+
+For each corpus of `bench/fit_reader.py` (`CORPORA`: the Debian Reference development set, the Debian Administrator's
+Handbook and New Maintainers' Guide sets, LibreOffice Writer/Impress help, the table benchmark's lookups, the bundled
+samples) whose collection is laid out under $BUNKO_EVALDATA: `bunko eval run` with the shipped answer settings (a
+collection's own bunko.toml pins the defaults of the day it was made), and from its report the figures issue 45 names:
+fact in the answer, fact in the evidence, citation precision, abstention precision and recall, expected calibration
+error, answer length (characters p50/p90). Then the reader's leave-one-corpus-out table (`fit_reader.fit`, report only:
+the shipped models are not rewritten), from the features `fit_reader collect` recorded (`--collect` records them
+first, with the code under test).
+
+Each set is marked by whether answer rules were designed on it: the development sets (Debian Reference, samples,
+tables, LibreOffice Writer help) were read while rules were written; the Handbook and Maintainers' Guide sets were
+written blind to bunko and kept for measuring. The gap between the two groups is reported, as the issue asks; the
+reserved corpora (Debian FAQ, GIMP help, Calc help, manual pages) are not among them and are measured by the lead.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import fit_reader  # noqa: E402  (a sibling script)
+
+DESIGNED_ON = {"debian-reference": True, "samples": True, "tables": True, "libreoffice-writer": True,
+               "debian-handbook": False, "debian-maint-guide": False}
+"""Whether answer rules were written while reading the set's questions (see the module doc)."""
+
+
+@dataclass(frozen=True)
+class SetFigures:
+    corpus: str
+    designed_on: bool
+    questions: int
+    fact: float | None
+    fact_in_evidence: float | None
+    citation_precision: float | None
+    abstention_precision: float | None
+    abstention_recall: float | None
+    ece: float | None
+    answer_chars_p50: float | None
+    answer_chars_p90: float | None
+
+
+def _shipped_config(folder: Path) -> Path:
+    """A bunko.toml holding the shipped [answer] defaults, so every collection is answered as a new one would be."""
+    from bunko.config import AnswerConfig
+
+    answer = {key: value for key, value in AnswerConfig().model_dump().items() if value is not None}
+    path = folder / "shipped.toml"
+    path.write_text(tomli_w.dumps({"answer": answer}), encoding="utf-8")
+    return path
+
+
+def _rounded(value: Any) -> float | None:
+    return None if value is None else round(float(value), 3)
+
+
+def golden_file(questions: Path, work: Path, corpus: str) -> Path:
+    """The set as a `bunko eval` golden file: the table benchmark's own records (`expected`, `lang`, `type`, `source`)
+    are rewritten, its aggregates left out as `fit_reader` leaves them (a computed value is judged by bench_tables)."""
+    rows = [json.loads(line) for line in questions.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if all("expected_answer" in row or "tags" in row for row in rows):
+        return questions
+    golden = work / f"{corpus}.jsonl"
+    with golden.open("w", encoding="utf-8") as out:
+        for number, row in enumerate(rows):
+            kind = row.get("type", "fact")
+            if kind == "aggregate":
+                continue
+            expected = None if kind == "absent" else row.get("expected")
+            item = {"id": f"{corpus}-{number}", "question": row["question"], "expected_answer": expected,
+                    "tags": {"lang": row.get("lang"), "type": "absent" if kind == "absent" else "table" if kind == "lookup" else "fact"}}
+            if row.get("source") and kind != "absent":
+                item["relevant_sources"] = [row["source"]]
+            out.write(json.dumps(item, ensure_ascii=False) + "\n")
+    return golden
+
+
+def evaluate_set(corpus: str, collection: Path, questions: Path, work: Path) -> SetFigures | str:
+    """The set's figures from `bunko eval run`, or why it could not run."""
+    out = work / corpus
+    questions = golden_file(questions, work, corpus)
+    command = [sys.executable, "-m", "bunko", "eval", "run", str(questions), "-c", str(collection), "-o", str(out),
+               "--config", str(_shipped_config(work)), "--no-baseline"]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    results = out / "results.json"
+    if not results.exists():
+        return f"eval failed (exit {done.returncode}): {(done.stderr or done.stdout).strip().splitlines()[-1:]}"
+    run = json.loads(results.read_text(encoding="utf-8"))["runs"][-1]
+    summary = run["summary"]
+    return SetFigures(
+        corpus, DESIGNED_ON.get(corpus, True), len(run["records"]), _rounded(summary.get("fact_match")),
+        _rounded(summary.get("fact_in_evidence")), _rounded(summary.get("citation_precision")),
+        _rounded(summary.get("abstention_precision")), _rounded(summary.get("abstention_recall")),
+        _rounded((run.get("reliability") or {}).get("ece")), _rounded(summary.get("answer_chars_p50")),
+        _rounded(summary.get("answer_chars_p90")),
+    )
+
+
+def _mean(values: list[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return round(statistics.mean(present), 3) if present else None
+
+
+def run_sets(out: Path, collect: bool) -> dict[str, Any]:
+    corpora = [c for c, (collection, questions) in fit_reader.CORPORA.items() if collection.exists() and questions.exists()]
+    missing = sorted(set(fit_reader.CORPORA) - set(corpora))
+    figures: list[SetFigures] = []
+    failures: dict[str, str] = {}
+    with tempfile.TemporaryDirectory(prefix="bunko-answer-sets-") as tmp:
+        for corpus in corpora:
+            collection, questions = fit_reader.CORPORA[corpus]
+            result = evaluate_set(corpus, collection, questions, Path(tmp))
+            if isinstance(result, str):
+                failures[corpus] = result
+            else:
+                figures.append(result)
+            print(f"{corpus}: {result}", file=sys.stderr)
+    if collect:
+        fit_reader.collect(corpora)
+    loco_path = out.with_name(out.name + "-reader")
+    fit_reader.fit(corpora, loco_path, write_models=False)
+    loco = json.loads(loco_path.with_suffix(".json").read_text(encoding="utf-8"))["leave_one_corpus_out"]
+    groups = {flag: [f for f in figures if f.designed_on is flag] for flag in (True, False)}
+    gap = {metric: (_mean([getattr(f, metric) for f in groups[True]]), _mean([getattr(f, metric) for f in groups[False]]))
+           for metric in ("fact", "citation_precision", "abstention_precision", "abstention_recall", "ece")}
+    return {"sets": [asdict(f) for f in figures], "missing": missing, "failures": failures, "leave_one_corpus_out": loco,
+            "designed_vs_not": {metric: {"designed_on": a, "not_designed_on": b, "gap": None if a is None or b is None else round(a - b, 3)}
+                                for metric, (a, b) in gap.items()}}
+
+
+def markdown(report: dict[str, Any]) -> str:
+    lines = ["# Every labelled set, shipped defaults (`python bench/bench_answers.py --sets`)", "",
+             "`bunko eval run` per set with the shipped [answer] settings. *designed on*: answer rules were written while "
+             "reading the set. The reserved corpora are not here (the lead measures them).", "",
+             "| set | designed on | questions | fact | fact in evidence | citation precision | abstention P | abstention R | ECE | chars p50 | chars p90 |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for f in report["sets"]:
+        lines.append(f"| {f['corpus']} | {'yes' if f['designed_on'] else 'no'} | {f['questions']} | {f['fact']} | {f['fact_in_evidence']} | "
+                     f"{f['citation_precision']} | {f['abstention_precision']} | {f['abstention_recall']} | {f['ece']} | "
+                     f"{f['answer_chars_p50']} | {f['answer_chars_p90']} |")
+    lines += ["", "## Sets designed on against sets not designed on (means)", "", "| metric | designed on | not designed on | gap |",
+              "|---|---|---|---|"]
+    for metric, values in report["designed_vs_not"].items():
+        lines.append(f"| {metric} | {values['designed_on']} | {values['not_designed_on']} | {values['gap']} |")
+    lines += ["", "## The reader left one corpus out (`bench/fit_reader.py`)", "",
+              "top-1: share of questions whose best-rated unit holds the answer, among those where a measured unit does; each "
+              "row's model was fitted on the other corpora.", "",
+              "| held out | top-1 rules | top-1 learned | on its training corpora | gap | ECE | abstain P | abstain R |", "|---|---|---|---|---|---|---|---|"]
+    for r in report["leave_one_corpus_out"]:
+        lines.append(f"| {r['held_out']} | {r['top1_rules']} | {r['top1_learned']} | {r['top1_learned_on_training']} | "
+                     f"{round(r['top1_learned_on_training'] - r['top1_learned'], 3)} | {r['ece']} | {r['abstain_precision']} | {r['abstain_recall']} |")
+    if report["missing"]:
+        lines += ["", f"Not measured (no collection under $BUNKO_EVALDATA): {', '.join(report['missing'])}."]
+    if report["failures"]:
+        lines += ["", *[f"- {corpus}: {why}" for corpus, why in report["failures"].items()]]
+    return "\n".join(lines) + "\n"
+
+
+def main(out: Path, collect: bool) -> None:
+    report = run_sets(out, collect)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.with_suffix(".json").write_text(json.dumps(report, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    out.with_suffix(".md").write_text(markdown(report), encoding="utf-8")
+    print(markdown(report))
