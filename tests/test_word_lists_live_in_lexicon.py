@@ -50,6 +50,7 @@ ALLOWED = {
     ("evaluate/judge.py", "_REASON_KEYS"): "JSON keys a judge model's reply may use",
     ("evaluate/formatting.py", "RELIABILITY_HEADER"): "report column titles (what bunko writes)",
     ("parse/html.py", "_DROP_TAGS"): "HTML element names",
+    ("parse/roff.py", "_SPECIAL"): "groff special-character names (\\(em, \\[bu]) and the characters they print",
     ("parse/html.py", "_DROP_ROLES"): "ARIA role names",
     ("parse/html.py", "_BLOCKS"): "HTML element names",
     ("parse/html.py", "_DROP_NAMES"): "HTML class and id names of page furniture",
