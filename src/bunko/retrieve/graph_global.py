@@ -5,8 +5,8 @@ communities of its entity graph. Here the communities are `EntityGraph.communiti
 no LLM) and a community's summary is extractive: its representative passages. A question that names a
 topic ("the main topics about networking") takes the communities closest to it (the cosine of the question with
 the mean of their representatives, plus the share of its entities they hold, plus how much of the collection they
-cover); one that names none beyond the collection itself ("the main topics of these documents", 主要内容) takes the
-topics that cover most of the collection. Reach and representatives are counted in the question's language when
+cover); one that names none beyond the words that make it global and the collection itself ("the key themes of
+these documents", 主要内容) takes the topics that cover most of the collection. Reach and representatives are counted in the question's language when
 the collection holds passages in it (`retrieve/topics.py`). The chosen topics' representatives are interleaved, so
 an answer cites a passage from each topic.
 """
@@ -24,6 +24,7 @@ from bunko.retrieve.base import Query
 from bunko.retrieve.fusion import Fused
 from bunko.retrieve.graph import GraphSearchIndex, path_lines
 from bunko.retrieve.hybrid import HybridRetriever
+from bunko.retrieve.router import without_global_words
 from bunko.retrieve.topics import Topics, collection_topics
 from bunko.schema import GraphPath, Signals
 from bunko.text.entities import entity_keys
@@ -56,7 +57,7 @@ class GlobalGraphRetriever:
         if not communities or query.vector is None:
             return self.hybrid.retrieve(query, k)
         question = graph.specificity(entity_keys(query.text))
-        named = {key: weight for key, weight in question.items() if key not in COLLECTION_WORDS}
+        named = graph.specificity(key for key in entity_keys(without_global_words(query.text)) if key not in COLLECTION_WORDS)
         reach = topics.reach(query.language)
         scores = self._scores(communities, named, query.vector, reach) if named else reach_share(reach)
         chosen = [int(i) for i in np.argsort(-scores, kind="stable")[:TOPICS] if reach[i] > 0]

@@ -51,6 +51,8 @@ Chinese character carries about what an English word does."""
 MAX_SUMMARY_UNITS = 120
 """Units embedded for one summary (for the collection's, shared among its topics): embedding is its cost."""
 OVERVIEW_RETRIEVERS = ("tree", "graph-global")
+GLOBAL_ROUTE = "global"
+"""The router's rule for a question about the whole collection: an overview whatever else its words ask."""
 
 
 def summarise(answerer: Answerer, state: AskState, gathered: Gathered) -> Gathered:
@@ -58,7 +60,9 @@ def summarise(answerer: Answerer, state: AskState, gathered: Gathered) -> Gather
     overview of what the tree or the global graph route found; unchanged otherwise."""
     evidence = gathered.evidence
     route = evidence.result.route
-    if route is None or route.retriever not in OVERVIEW_RETRIEVERS or not answerer.read(state.question).overview:
+    if route is None or route.retriever not in OVERVIEW_RETRIEVERS:
+        return gathered
+    if not answerer.read(state.question).overview and route.name != GLOBAL_ROUTE:
         return gathered
     if route.retriever == "graph-global" and any(topic_of(h) is not None for h in evidence.hits):
         return topic_summary(answerer, state, gathered)
