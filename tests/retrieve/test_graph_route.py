@@ -137,9 +137,12 @@ def test_global_mode_cites_representative_passages_of_the_collections_topics(kb:
     if not communities:  # too small a collection for topics: hybrid answers
         assert result.hits
         return
-    representatives = {cid for c in communities for cid in c.passages}
-    assert result.hits and all(h.chunk.chunk_id in representatives for h in result.hits)
-    assert all(h.signals.path is not None and h.signals.path.community is not None for h in result.hits)
+    graph = kb.store.entity_graph()
+    assert result.hits and all(h.signals.path is not None and h.signals.path.community is not None for h in result.hits)
+    for hit in result.hits:  # a topic's passage mentions its entities, in the question's language
+        assert hit.signals.path is not None and hit.signals.path.community is not None
+        assert set(graph.entities_of(hit.chunk.chunk_id)) & set(communities[hit.signals.path.community].entities)
+        assert "/en/" in hit.chunk.source
     assert "topic" in kb.explain(result.hits[0], "graph-global", False)[0]
 
 

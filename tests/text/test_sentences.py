@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bunko.text.sentences import split_sentences
+from bunko.text.sentences import ends_sentence, split_sentences
 
 STEPS = {
     "en": ("Here is a typical use of the kiln.", "1. You load the shelves.", "2. You start it as \"kilnctl -r\"."),
@@ -38,3 +38,13 @@ def test_a_number_inside_a_line_still_ends_its_sentence(text: str, sentences: li
 ])
 def test_a_section_number_before_its_quoted_title_ends_no_sentence(text: str, sentences: list[str]) -> None:
     assert split_sentences(text) == sentences
+
+
+@pytest.mark.parametrize(("text", "ends"), [
+    ("The backup runs every night.", True), ("Is the backup encrypted?", True), ('He said "stop."', True),
+    ("バックアップは毎晩実行されます。", True), ("画面に「停止しました。」", True), ("设置完成后重启服务。", True), ("（见下表）。", True),
+    ("Backup settings", False), ("→ https://example.org/contribute/", False), ("Run the following:", False),
+    ("バックアップの設定", False), ("配置文件 /etc/apt/sources.list", False), ("如下所示：", False),
+])
+def test_a_sentence_ends_with_a_stop_and_a_caption_does_not(text: str, ends: bool) -> None:
+    assert ends_sentence(text) is ends

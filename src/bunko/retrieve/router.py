@@ -105,6 +105,12 @@ _GLOBAL = lazy_compile(f"{en.GLOBAL}|{ja.GLOBAL}|{zh.GLOBAL}", re.IGNORECASE)
 总体 only of the documents: "システム全体の設定ファイル" is the system-wide file, "まとめて" is "together"."""
 
 
+def without_global_words(text: str) -> str:
+    """The question without the words that make it one about the whole collection ("key themes", 主要内容): what
+    is left names a topic, if anything does."""
+    return _GLOBAL.sub(" ", text)
+
+
 def global_rule(question: QuestionFacts, config: RetrieveConfig) -> Route | None:
     found = _GLOBAL.search(question.text)
     if found is None:

@@ -18,6 +18,15 @@ _SENTENCE_END = lazy_compile(
 )
 
 
+_ENDS_SENTENCE = lazy_compile(r"[.!?。！？][\"'”’」』）)\]]*\s*$")
+"""A sentence's last stop, with any closing quotes or brackets after it."""
+
+
+def ends_sentence(text: str) -> bool:
+    """Whether `text` ends as a sentence does: a caption, a heading, a link or a lead-in ending in a colon does not."""
+    return _ENDS_SENTENCE.search(text) is not None
+
+
 _ENUMERATOR = lazy_compile(r"\s*(?:\d{1,3}|[A-Za-z])[.)]")
 """A line that so far holds only a list item's number ("1.", "a)"): its stop numbers the step, it ends no sentence."""
 

@@ -401,6 +401,12 @@ GLOBAL = (
     r"|\bwhat (?:are|is) (?:these|the|this) (?:documents?|collection|manuals?|books?) about\b"
 )
 """Questions about the collection as a whole ("the main topics"): no passage answers them alone."""
+COLLECTION_WORDS = frozenset((
+    "topic", "theme", "subject", "idea", "point", "overview", "summary", "document", "collection", "manual", "book",
+    "file", "text", "content", "material",
+))
+"""Entity keys by which a question about the whole collection names the collection or its topics ("the main topics
+of these documents"), not a topic: they choose no community."""
 
 # --- Retrieval (retrieve/key_terms.py, retrieve/table_plan.py, rerank/unit_features.py) ---
 

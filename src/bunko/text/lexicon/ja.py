@@ -272,6 +272,12 @@ POSSESSIVE = r"の"
 GLOBAL = r"(?:資料|文書|ドキュメント|文献|マニュアル|書籍|本)全体|全体(?:として|的に|像)|概要|主な(?:テーマ|話題|内容|トピック)|まとめ(?!て)|要約"
 """Questions about the collection as a whole (概要); 全体 only of the documents: "システム全体の設定ファイル" is the
 system-wide file, "まとめて" is "together"."""
+COLLECTION_WORDS = frozenset((
+    "テーマ", "話題", "トピック", "内容", "概要", "要約", "要点", "まとめ", "全体", "資料", "文書", "ドキュメント", "文献", "マニュアル",
+    "書籍", "本", "ファイル",
+))
+"""Entity keys by which a question about the whole collection names the collection or its topics (これらの文書の主な
+テーマ), not a topic: they choose no community."""
 
 # --- Retrieval (retrieve/key_terms.py, retrieve/table_plan.py, rerank/unit_features.py) ---
 

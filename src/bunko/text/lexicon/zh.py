@@ -320,6 +320,11 @@ POSSESSIVE = r"的"
 """A possessive after a manual-page reference."""
 GLOBAL = r"主要(?:内容|主题|话题)|概述|总结|概括|(?:文档|资料|手册|书|文件)(?:的)?(?:总体|整体)|总体(?:上|来说|内容|概况)"
 """Questions about the collection as a whole (主要内容); 总体 only of the documents."""
+COLLECTION_WORDS = frozenset((
+    "主题", "话题", "内容", "概述", "总结", "概括", "摘要", "大意", "总体", "整体", "文档", "资料", "手册", "书", "文件", "文献",
+))
+"""Entity keys by which a question about the whole collection names the collection or its topics (这些文档的主要内容),
+not a topic: they choose no community."""
 
 # --- Retrieval (retrieve/key_terms.py, retrieve/table_plan.py, rerank/unit_features.py) ---
 
