@@ -118,6 +118,16 @@ def test_a_chapter_named_by_number_takes_the_number_its_sections_imply(kb: Bunko
     assert chapter is not None and chapter.number == "3"
 
 
+ABOUT_CHAPTER = {"en": "What is chapter 3 about?", "ja": "第3章は何についての章ですか？", "zh": "第3章讲的是什么？"}
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
+def test_a_chapter_named_only_by_number_is_read_in_the_askers_language(kb: Bunko, lang: str) -> None:
+    hits = kb.search(ABOUT_CHAPTER[lang], k=3, mode="tree")
+    assert hits[0].chunk.source.endswith(f"manual-{lang}.md")
+    assert hits[0].signals.list_signal("tree_named") is not None
+
+
 @pytest.mark.parametrize("lang", ["en", "ja", "zh"])
 def test_every_tree_hit_is_a_stored_chunk_and_explained(kb: Bunko, lang: str) -> None:
     question, _ = NAMED_BY_TITLE[lang]

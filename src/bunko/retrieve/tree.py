@@ -27,6 +27,7 @@ from bunko.retrieve.router import names_section, section_numbers
 from bunko.retrieve.trees import DocumentTrees
 from bunko.schema import Signals
 from bunko.store.base import SearchIndex
+from bunko.text.languages import text_language
 
 TREE = "tree"
 NAMED = "tree_named"
@@ -114,16 +115,22 @@ class TreeRetriever:
         for tree in trees.values():
             for node in tree.sections():
                 if node.number and node.number in numbers:
-                    found.append((2.0 + _evidence(node, evidence), node))
+                    found.append((2.0 + _asked_language(node, query.language) + _evidence(node, evidence), node))
                     continue
                 title = set(node.title_tokens)
                 if not cue or not title:
                     continue
                 share = len(title & question) / len(title)
                 if share >= TITLE_COVERAGE:
-                    score = share + 0.1 * len(title & question) + _evidence(node, evidence)
+                    score = share + 0.1 * len(title & question) + _asked_language(node, query.language) + _evidence(node, evidence)
                     found.append((score, node))
         return max(found, key=lambda pair: pair[0])[1] if found else None
+
+
+def _asked_language(node: SectionNode, language: str | None) -> float:
+    """0.5 for a section whose title is in the asker's language: a chapter number names the same chapter in every
+    translation of a book, and the asker reads the one in their language (evidence decides between the others)."""
+    return 0.5 if language and text_language(node.title) == language else 0.0
 
 
 def _token_weights(query: Query) -> dict[str, float]:
