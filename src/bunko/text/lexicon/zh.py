@@ -94,9 +94,9 @@ RECALL_FIRST = r"一開始|一开始|最开始|第一个"
 
 DIGIT_VALUES = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 """Han numerals a rank is written with (上位三, 前五名); Japanese writes the same characters but 两."""
-TOP_RANK = r"前\s*{n}\s*[名个位家项]?|排名前\s*{n}"
+TOP_RANK = r"前\s*{n}\s*[名个位家项]?|排名前\s*{n}|最(?:大|高|多)的\s*{n}\s*[名个位家项款种]"
 """The first n rows by a measure."""
-BOTTOM_RANK = r"倒数\s*{n}|后\s*{n}\s*[名个位家项]"
+BOTTOM_RANK = r"倒数\s*{n}|后\s*{n}\s*[名个位家项]|最(?:小|低|少)的\s*{n}\s*[名个位家项款种]"
 """The last n rows by a measure."""
 GROWTH = r"增长|增加|增幅|涨幅|上涨|提高"
 """A change between two columns, read as growth."""
@@ -352,13 +352,16 @@ COLUMN_SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("年", "年份", "年度"),
     ("月", "月份"),
     ("软件包", "包"),
-    ("大小", "容量"),
+    ("大小", "容量", "最大", "最小", "多大", "空间", "占用"),
     ("速度",),
     ("率", "比率", "比例"),
     ("密度", "人口密度"),
     ("预算",),
+    ("值", "数值"),
 )
 """Words that name the same table column, group by group as en.COLUMN_SYNONYMS."""
+COUNT_COLUMN = r"^(.+?)(?:数量|数目|数)$"
+"""A column that counts something (软件包数量): the group holds the thing counted."""
 COLUMN_NAME_STOPWORDS = ("的",)
 """Words of a column name that do not name it (员工的数量)."""
 LEAD_IN = r"如下|以下(?:几|各)"
