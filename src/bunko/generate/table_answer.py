@@ -307,6 +307,7 @@ def describe_plan(plan: TablePlan) -> dict[str, Any]:
         return table.columns[index].name if index is not None else None
 
     return {
+        "operation": plan.intent.operation,
         "table": {"id": table.table_id, "source": table.source, "title": table.title, "sheet": table.sheet, "rows": table.n_rows},
         "measure": name(plan.measure), "base": name(plan.base), "label": name(plan.label), "group": name(plan.group),
         "filters": [{**asdict(f), "column": name(f.column)} for f in plan.filters], "score": round(plan.score, 3),

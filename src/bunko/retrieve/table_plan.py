@@ -169,7 +169,9 @@ def _contains(text: str, term: str) -> int:
 
 _NAME_STOPWORDS = frozenset((*en.COLUMN_NAME_STOPWORDS, *ja.COLUMN_NAME_STOPWORDS, *zh.COLUMN_NAME_STOPWORDS))
 _COUNT_COLUMN = re.compile(f"{en.COUNT_COLUMN}|{ja.COUNT_COLUMN}|{zh.COUNT_COLUMN}", re.IGNORECASE)
-_NUMBERING = re.compile(r"^\s*(?:(?:table|chapter|section)\s+|表\s*|第\s*)?[\d.\s]+(?:章|節|节)?[.:：\s]*", re.IGNORECASE)
+_NUMBERING = re.compile(
+    rf"^\s*(?:(?:{en.HEADING_NUMBER_LABEL})\s+|(?:{ja.HEADING_NUMBER_LABEL}|{zh.HEADING_NUMBER_LABEL})\s*)?[\d.\s]+"
+    rf"(?:{ja.HEADING_NUMBER_COUNTER}|{zh.HEADING_NUMBER_COUNTER})?[.:：\s]*", re.IGNORECASE)
 
 
 def counted_thing(name: str) -> str | None:

@@ -312,6 +312,10 @@ COLUMN_SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("値", "数値"),
 )
 """Words that name the same table column, group by group as en.COLUMN_SYNONYMS."""
+HEADING_NUMBER_LABEL = r"表|図|第"
+"""The word before a heading's number (表6.1, 第6章)."""
+HEADING_NUMBER_COUNTER = r"章|節"
+"""The word after a heading's number (第6章)."""
 COUNT_COLUMN = r"^(.+?)(?:の数|件数|個数|数)$"
 """A column that counts something (パッケージ数): the group holds the thing counted."""
 COLUMN_NAME_STOPWORDS = ("の",)

@@ -360,6 +360,10 @@ COLUMN_SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("值", "数值"),
 )
 """Words that name the same table column, group by group as en.COLUMN_SYNONYMS."""
+HEADING_NUMBER_LABEL = r"表|图|第"
+"""The word before a heading's number (表 6.1, 第 6 章)."""
+HEADING_NUMBER_COUNTER = r"章|节"
+"""The word after a heading's number (第 6 章)."""
 COUNT_COLUMN = r"^(.+?)(?:数量|数目|数)$"
 """A column that counts something (软件包数量): the group holds the thing counted."""
 COLUMN_NAME_STOPWORDS = ("的",)
