@@ -133,7 +133,7 @@ def test_a_number_asked_is_a_sum_of_the_column_that_holds_it(kb: Bunko, question
 
 def test_an_average_asked_with_how_many_is_an_average() -> None:
     from bunko.text.table_questions import table_intent
-    for question in ("インストーラーのサイズの平均はいくつ？", "What is the average size, and how many are there?"):
+    for question in ("配布ファイルの平均容量はいくつになる？", "What is the average size, and how many are there?"):
         intent = table_intent(question)
         assert intent is not None and intent.operation == "avg"
 

@@ -57,8 +57,8 @@ MAX_LISTED = 20
 """Rows a list or count answer names (all of them are cited)."""
 HEADING_WEIGHT = 1.5
 """What the table's own heading (its caption, else its section's title, or its sheet) adds to its score when the
-question holds all of its words: as much as a named cell. Tables that share their columns (a manual's "package,
-popcon, size" lists, one per section) are told apart by it."""
+question holds all of its words: as much as a named cell. Tables that share their columns (a manual's lists of
+packages, one per section) are told apart by it."""
 MARGIN_SURE = 1.0
 """A table chosen this far ahead of the best table holding other data (a column named outright where the other's is
 named only in part, two thirds of its heading) is chosen surely; closer, the plan's certainty falls with the margin,
@@ -67,14 +67,14 @@ MIN_CERTAINTY = 0.52
 """Below this the mapping is a guess (two tables that hold different data tied, or a column named only in part):
 no computed answer. A tie scores half the column's own score (`_certainty`), so a tie never passes."""
 UNUSED_TEXT_WEIGHT = 1.0
-"""A text column the question names but the operation does not read ("tool" of "which compression tool is smallest",
-in a table of SSH tools whose "tool" column lists commands) is no evidence for the table: it counts nothing."""
+"""A text column the question names but the operation does not read ("tool" of "which archiving tool is smallest", in
+a table of network tools whose "tool" column lists commands) is no evidence for the table: it counts nothing."""
 SCRIPT_WEIGHT = 0.1
 """Between tables that hold the same data in two languages (a manual and its translation), the one written in the
 question's script: a tie-break, never more."""
 HEADING_RUN = 3
 """A Japanese or Chinese heading's characters count as named when they are in a run of at least this many shared
-with the question (プリントサーバー): one shared pair of characters (ージ) is chance."""
+with the question (ネットワーク): one shared pair of characters (ージ) is chance."""
 SYNONYM_SCORE = 0.9
 """A column named through the header dictionary rather than by its own words."""
 
@@ -104,7 +104,7 @@ class TablePlan:
     column_score: float = 1.0
     """How plainly the question names the column the operation reads (`TablePlanner.name_score`), 1 when none is read."""
     defer: bool = False
-    """The question names one row of this table by its key ("how many packages are in contrib"): a value to read,
+    """The question names one row of this table by its key ("how many files does 2020-garden hold"): a value to read,
     not rows to count; the planner answers it as a lookup, or not at all."""
     measure: int | None = None
     base: int | None = None
@@ -175,7 +175,7 @@ _NUMBERING = re.compile(
 
 
 def counted_thing(name: str) -> str | None:
-    """What a counting column counts ("number of packages" → "packages", パッケージ数 → パッケージ), or None."""
+    """What a counting column counts ("number of files" → "files", ダウンロード数 → ダウンロード), or None."""
     match = _COUNT_COLUMN.match(_clean_name(normalize(name).lower()))
     return next((g.strip() for g in match.groups() if g), None) if match else None
 
@@ -342,8 +342,8 @@ class TablePlanner:
         return best, where
 
     def column_score(self, column: TableColumn, question: str, tokens: set[str]) -> tuple[float, int]:
-        """`name_score`, and for a column that counts something ("number of packages", 软件包数量) at least the score
-        of the thing it counts: "how many packages", 软件包最多 name it without its "number of"."""
+        """`name_score`, and for a column that counts something ("number of files", 镜像数量) at least the score
+        of the thing it counts: "how many files", 镜像最多 name it without its "number of"."""
         score = self.name_score(column.name, question, tokens)
         thing = counted_thing(column.name) if column.kind != TEXT else None
         if thing:
@@ -423,7 +423,7 @@ class TablePlanner:
             if table.sheet and normalize(value).lower() == normalize(table.sheet).lower():
                 continue
             if normalize(value).lower().strip() == heading:
-                continue  # "the git related packages" of a table headed "Git" names the table, not its "git" row
+                continue  # "the kernel tools" of a table headed "Kernel" names the table, not its "kernel" row
             by_column.setdefault(column, []).append(value)
             plan.named_values.append((column, value))
         for column, texts in by_column.items():
@@ -444,9 +444,9 @@ class TablePlanner:
             score += 1.0
         operation = intent.operation
         if operation == COUNT and plan.group is None:
-            # the table may hold the number asked: a column that counts the thing ("number of packages" for "how
-            # many packages", of rows the question names by a cell, its key column or the heading), or a measure the
-            # question asks the total of ("how many kilobytes … together"): it is summed, not the rows counted
+            # the table may hold the number asked: a column that counts the thing ("number of files" for "how
+            # many files", of rows the question names by a cell, its key column or the heading), or a measure the
+            # question asks the total of ("how many megabytes … together"): it is summed, not the rows counted
             rows_named = bool(by_column) or _label_named(scores, columns) or self.heading_share(heading, question, tokens) > 0
             counting = [i for i in named_numeric if i not in used and (thing := counted_thing(columns[i].name))
                         and self.name_score(thing, question, tokens)[0] >= MIN_NAME_SCORE]
@@ -485,7 +485,7 @@ class TablePlanner:
             return None  # "how many people live in …" names a number to read, not rows to count
         if operation in (COUNT, SUM) and plan.group is None and len(plan.filters) == 1 and plan.filters[0].op == "in" \
                 and len(plan.filters[0].values) == 1 and len(table.values.get(plan.filters[0].column, [])) == table.n_rows:
-            # one row named by its key ("how many days is 婚假", "how many packages are in contrib") is a value to
+            # one row named by its key ("how many days is 婚假", "how many files does 2020-garden hold") is a value to
             # read, never a count or a sum of one: read from the column that holds it, else by the lookup
             plan.score = score
             if operation == SUM and plan.measure is not None:
@@ -509,7 +509,7 @@ class TablePlanner:
 
     def heading_share(self, heading: str, question: str, tokens: set[str]) -> float:
         """The share of the table's heading words the question holds (a plural or a header-dictionary word for one
-        counts: "print servers" holds "The print server and utilities"' print and server)."""
+        counts: "video archives" holds "Archives of home videos"' archives and videos)."""
         if not heading:
             return 0.0
         words = [w for w in re.findall(r"[a-z0-9][a-z0-9+._-]*", heading) if not re.fullmatch(r"[\d.]+", w)]

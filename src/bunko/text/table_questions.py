@@ -95,7 +95,7 @@ class TableIntent:
     low: bool = False
     """The question wants the lowest (of a group, of a growth) rather than the highest."""
     total: bool = False
-    """A count that also asks for a total ("how many … together", 合わせるといくつ): when the table holds the number
+    """A count that also asks for a total ("how many … together", 全部足すと何件): when the table holds the number
     asked (a "number of packages" column, a size in kilobytes), that column is summed instead of the rows counted."""
 
 

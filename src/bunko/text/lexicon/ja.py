@@ -317,7 +317,7 @@ HEADING_NUMBER_LABEL = r"表|図|第"
 HEADING_NUMBER_COUNTER = r"章|節"
 """The word after a heading's number (第6章)."""
 COUNT_COLUMN = r"^(.+?)(?:の数|件数|個数|数)$"
-"""A column that counts something (パッケージ数): the group holds the thing counted."""
+"""A column that counts something (ダウンロード数): the group holds the thing counted."""
 COLUMN_NAME_STOPWORDS = ("の",)
 """Words of a column name that do not name it (従業員の数)."""
 LEAD_IN = r"次のとおり|以下のとおり|下記"

@@ -365,7 +365,7 @@ HEADING_NUMBER_LABEL = r"表|图|第"
 HEADING_NUMBER_COUNTER = r"章|节"
 """The word after a heading's number (第 6 章)."""
 COUNT_COLUMN = r"^(.+?)(?:数量|数目|数)$"
-"""A column that counts something (软件包数量): the group holds the thing counted."""
+"""A column that counts something (镜像数量): the group holds the thing counted."""
 COLUMN_NAME_STOPWORDS = ("的",)
 """Words of a column name that do not name it (员工的数量)."""
 LEAD_IN = r"如下|以下(?:几|各)"
