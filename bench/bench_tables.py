@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import sys
 import tempfile
@@ -79,6 +80,12 @@ def judge(question: dict[str, Any], answer: Answer) -> bool:
         found = numbers_in(text)
         return all(squash(k) in squash(text) and any(close(v, value) for v in found) for k, value in expected.items())
     return any(close(v, float(expected)) for v in numbers_in(text))
+
+
+def names_section(text: str, number: str) -> bool:
+    """Whether the answer names the table by its section or table number ("6.1" in "Table 6.1." or 表6.1, not 6.13;
+    `table` in a question lists both)."""
+    return re.search(rf"(?<![\d.]){re.escape(number.rstrip('.'))}(?![\d])", unicodedata.normalize("NFKC", text)) is not None
 
 
 def share(rows: list[dict[str, Any]], key: str = "correct") -> str:
@@ -140,7 +147,7 @@ def ask_all(kb: Bunko, questions: list[dict[str, Any]]) -> list[dict[str, Any]]:
         answer = kb.ask(q["question"])
         seconds = time.perf_counter() - t0
         cited_cells = any(c.cells for s in answer.sentences for c in s.citations)
-        named_table = bool(q.get("table")) and not answer.abstained and squash(q["table"]) in squash(answer.text)
+        named_table = bool(q.get("table")) and not answer.abstained and any(names_section(answer.text, n) for n in q["table"])
         records.append({**q, "correct": judge(q, answer), "abstained": answer.abstained, "cells": cited_cells,
                         "named_table": named_table, "confidence": answer.confidence,
                         "route": answer.trace.evidence.route.get("mode") if answer.trace else None, "seconds": seconds,

@@ -24,7 +24,7 @@ from bunko.retrieve.key_terms import key_terms
 from bunko.text.analyzers import Analyzer
 from bunko.text.lexicon import en, ja, zh
 from bunko.text.numbers import CURRENCY, DATE, NUMBER, PERCENT, Quantity, normalize
-from bunko.text.scripts import HAN_CHAR, JA_ZH_CHAR, KANA_CHAR
+from bunko.text.scripts import HAN_CHAR, HIRAGANA, JA_ZH_CHAR, KANA_CHAR
 from bunko.text.table_questions import (
     AVG,
     BOTTOM,
@@ -73,8 +73,9 @@ SCRIPT_WEIGHT = 0.1
 """Between tables that hold the same data in two languages (a manual and its translation), the one written in the
 question's script: a tie-break, never more."""
 HEADING_RUN = 3
-"""A Japanese or Chinese heading's characters count as named when they are in a run of at least this many shared
-with the question (ネットワーク): one shared pair of characters (ージ) is chance."""
+"""A Japanese or Chinese heading's characters count as named when they are in a run shared with the question that
+holds at least this many characters other than hiragana (ネットワーク): one shared pair (ージ), or a word and its
+particle (関連の), is chance. Hiragana (particles, okurigana) count neither way."""
 SYNONYM_SCORE = 0.9
 """A column named through the header dictionary rather than by its own words."""
 
@@ -180,19 +181,38 @@ def counted_thing(name: str) -> str | None:
     return next((g.strip() for g in match.groups() if g), None) if match else None
 
 
-def heading_text(table: StoredTable) -> str:
-    """The table's own heading, without its numbering: its caption, else the last section title (the title's last
-    part), normalised and lowercased."""
-    last = table.title.split(" > ")[-1]
-    return _NUMBERING.sub("", normalize(last)).strip().lower()
+HIRAGANA_CHAR = re.compile(f"[{HIRAGANA}]")
+_HEADING_FILLER = frozenset((*en.HEADING_FILLER, *ja.HEADING_FILLER, *zh.HEADING_FILLER))
+
+
+def heading_texts(table: StoredTable) -> list[str]:
+    """The table's own headings, normalised and lowercased: its title's last part (its caption, else its section's
+    title) and its section's title when that differs — each without its numbering, without the words that say it is
+    a table ("List of …", …のリスト) and without its columns' names ("… related packages" of a table with a
+    package column): what is left is what tells it from the tables beside it, which share those."""
+    names = [table.title.split(" > ")[-1], *table.section_path[-1:]]
+    cleaned = [_clean_name(normalize(c.name).lower()) for c in table.columns]
+    column_words = {_stem(n) for n in cleaned if re.fullmatch(r"[a-z0-9]+", n)}
+    column_names = sorted((n for n in cleaned if len(n) >= 2 and not re.fullmatch(r"[a-z0-9]+", n)), key=len, reverse=True)
+    headings = []
+    for name in names:
+        text = _NUMBERING.sub("", normalize(name)).strip().lower()
+        for word in (*column_names, *(f for f in _HEADING_FILLER if not f.isascii())):
+            text = text.replace(word, " ")
+        text = re.sub(r"[a-z0-9][a-z0-9+._-]*", lambda m: " " if _stem(m.group()) in column_words or m.group() in _HEADING_FILLER
+                      else m.group(), text)
+        if text := " ".join(text.split()):
+            headings.append(text)
+    return list(dict.fromkeys(headings))
 
 
 def _stem(word: str) -> str:
-    """An ASCII word without a plural ending ("agents" → "agent", "utilities" → "utiliti"), for matching a heading."""
+    """An ASCII word without a plural ending ("agents" → "agent", "utilities" → "utility"), for matching a heading."""
     if word.isascii() and len(word) > 3:
-        for ending in ("es", "s"):
-            if word.endswith(ending) and len(word) - len(ending) >= 3:
-                return word[: -len(ending)]
+        if word.endswith("ies"):
+            return word[:-3] + "y"
+        if word.endswith("s") and not word.endswith("ss"):
+            return word[:-1]
     return word
 
 
@@ -404,11 +424,12 @@ class TablePlanner:
         plan = TablePlan(table, intent, 0.0)
         plan.label = next((i for i, c in enumerate(columns) if c.kind == TEXT), None)
         score = sum(s for s, _ in scores if s >= MIN_NAME_SCORE)
-        score += SCRIPT_WEIGHT * (script_of(question) == script_of(" ".join([heading_text(table), *(c.name for c in columns)])))
+        headings = heading_texts(table)
+        score += SCRIPT_WEIGHT * (script_of(question) == script_of(" ".join([*headings, *(c.name for c in columns)])))
         if table.sheet and _contains(question, normalize(table.sheet).lower()) >= 0:
             score += 2.0
-        heading = heading_text(table)
-        score += HEADING_WEIGHT * self.heading_share(heading, question, tokens)
+        heading_share = max((self.heading_share(h, question, tokens) for h in headings), default=0.0)
+        score += HEADING_WEIGHT * heading_share
         # conditions: each on the numeric (or date) column the question names for it, else the only one that can hold it
         used: set[int] = set()
         for condition in intent.conditions:
@@ -422,7 +443,7 @@ class TablePlanner:
         for column, value, _ in values:
             if table.sheet and normalize(value).lower() == normalize(table.sheet).lower():
                 continue
-            if normalize(value).lower().strip() == heading:
+            if normalize(value).lower().strip() in headings:
                 continue  # "the kernel tools" of a table headed "Kernel" names the table, not its "kernel" row
             by_column.setdefault(column, []).append(value)
             plan.named_values.append((column, value))
@@ -447,7 +468,7 @@ class TablePlanner:
             # the table may hold the number asked: a column that counts the thing ("number of files" for "how
             # many files", of rows the question names by a cell, its key column or the heading), or a measure the
             # question asks the total of ("how many megabytes … together"): it is summed, not the rows counted
-            rows_named = bool(by_column) or _label_named(scores, columns) or self.heading_share(heading, question, tokens) > 0
+            rows_named = bool(by_column) or _label_named(scores, columns) or heading_share > 0
             counting = [i for i in named_numeric if i not in used and (thing := counted_thing(columns[i].name))
                         and self.name_score(thing, question, tokens)[0] >= MIN_NAME_SCORE]
             summed = counting if rows_named else []
@@ -516,14 +537,15 @@ class TablePlanner:
         words = [w for w in words if w in set(self.analyzer(w))]  # the analyzer's stopwords ("the", "and") name nothing
         stems = {_stem(t) for t in tokens}
         held = sum(1 for w in words if _stem(w) in stems or _synonym_share(w, question)[0] >= 1.0)
-        cjk = [i for i, ch in enumerate(heading) if JA_ZH_CHAR.match(ch)]
+        cjk = [i for i, ch in enumerate(heading) if JA_ZH_CHAR.match(ch) and not HIRAGANA_CHAR.match(ch)]
         covered: set[int] = set()
         for start in cjk:
             end = start
             while end < len(heading) and JA_ZH_CHAR.match(heading[end]) and heading[start:end + 1] in question:
                 end += 1
-            if end - start >= HEADING_RUN:
-                covered.update(range(start, end))
+            run = [i for i in range(start, end) if not HIRAGANA_CHAR.match(heading[i])]
+            if len(run) >= HEADING_RUN:
+                covered.update(run)
         units = len(words) + len(cjk)
         return (held + len(covered)) / units if units else 0.0
 
@@ -561,8 +583,9 @@ class TablePlanner:
                 plan.named_values += [(c, v) for c, v, _ in values if c == column]
             if table.sheet and _contains(clean, normalize(table.sheet).lower()) >= 0:
                 plan.score += 2.0
-            plan.score += HEADING_WEIGHT * self.heading_share(heading_text(table), clean, tokens)
-            plan.score += SCRIPT_WEIGHT * (script_of(clean) == script_of(" ".join([heading_text(table), *(c.name for c in table.columns)])))
+            headings = heading_texts(table)
+            plan.score += HEADING_WEIGHT * max((self.heading_share(h, clean, tokens) for h in headings), default=0.0)
+            plan.score += SCRIPT_WEIGHT * (script_of(clean) == script_of(" ".join([*headings, *(c.name for c in table.columns)])))
             plan.column_score = min(1.0, scores[measure][0])
             plans.append(plan)
             if best is None or plan.score > best.score:

@@ -440,6 +440,8 @@ COLUMN_SYNONYMS: tuple[tuple[str, ...], ...] = (
 """Words that name the same table column; group i of ja.COLUMN_SYNONYMS and zh.COLUMN_SYNONYMS is the same column.
 A column is also named by the words that ask about what it measures, and by its unit: "size" by "biggest",
 "disk space", "kilobytes"."""
+HEADING_FILLER = ("list", "lists", "table", "tables", "overview", "summary")
+"""Words of a table's caption that say it is a table ("List of web browsers"), not what it holds."""
 HEADING_NUMBER_LABEL = r"table|chapter|section|figure"
 """The word before a heading's number ("Table 6.1.", "Chapter 6."): with the number, not what the heading names."""
 COUNT_COLUMN = r"^(?:number|no\.?|count|num)\s+of\s+(.+)$|^(.+?)\s+count$"

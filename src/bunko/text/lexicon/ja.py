@@ -312,6 +312,8 @@ COLUMN_SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("値", "数値"),
 )
 """Words that name the same table column, group by group as en.COLUMN_SYNONYMS."""
+HEADING_FILLER = ("リスト", "一覧")
+"""Words of a table's caption that say it is a table (…のリスト), not what it holds."""
 HEADING_NUMBER_LABEL = r"表|図|第"
 """The word before a heading's number (表6.1, 第6章)."""
 HEADING_NUMBER_COUNTER = r"章|節"

@@ -360,6 +360,8 @@ COLUMN_SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("值", "数值"),
 )
 """Words that name the same table column, group by group as en.COLUMN_SYNONYMS."""
+HEADING_FILLER = ("列表", "一览", "清单")
+"""Words of a table's caption that say it is a table (…列表), not what it holds."""
 HEADING_NUMBER_LABEL = r"表|图|第"
 """The word before a heading's number (表 6.1, 第 6 章)."""
 HEADING_NUMBER_COUNTER = r"章|节"
