@@ -166,3 +166,14 @@ def test_two_tables_the_question_cannot_tell_apart_give_no_computed_answer(kb: B
     outcomes = [s.output.outcome for s in answer.trace.steps if s.name == "table" and isinstance(s.output, TableStep)]
     assert outcomes and outcomes[0].startswith("the mapping is uncertain")
     assert not any(c.cells for s in answer.sentences for c in s.citations)
+
+
+@pytest.mark.parametrize(("question", "expected", "heading"), [
+    ("How many video archives are there?", len(VIDEOS), "Video archives"),
+    ("インストーラーは全部でいくつ？", len(INSTALLERS), "インストーラー"),
+    ("图形工具一共有几个？", len(GRAPHICS), "图形工具"),
+])
+def test_a_table_named_by_its_heading_has_its_rows_counted(kb: Bunko, question: str, expected: int, heading: str) -> None:
+    answer = kb.ask(question)
+    assert not answer.abstained and expected in numbers(answer.text) and heading in answer.text, answer.text
+    assert table_step(answer).operation == "count"

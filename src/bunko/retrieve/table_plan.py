@@ -72,6 +72,8 @@ a table of network tools whose "tool" column lists commands) is no evidence for 
 SCRIPT_WEIGHT = 0.1
 """Between tables that hold the same data in two languages (a manual and its translation), the one written in the
 question's script: a tie-break, never more."""
+HEADING_NAMES_ROWS = 0.6
+"""A question holding this share of a table's heading names what its rows are: it may count them all."""
 HEADING_RUN = 3
 """A Japanese or Chinese heading's characters count as named when they are in a run shared with the question that
 holds at least this many characters other than hiragana (ネットワーク): one shared pair (ージ), or a word and its
@@ -494,13 +496,14 @@ class TablePlanner:
             elif operation in (MAX, MIN, TOP, BOTTOM) and len(numeric) == 1 and _label_named(scores, columns):
                 plan.measure = numeric[0]
             elif operation == COUNT:
-                if not _label_named(scores, columns) and not values:
+                if not _label_named(scores, columns) and not values and heading_share < HEADING_NAMES_ROWS:
                     return None
             else:
                 return None
         if operation == DIFFERENCE and (len(plan.named_values) != 2 or plan.named_values[0][0] != plan.named_values[1][0]):
             return None
-        if operation in (COUNT, LIST) and not plan.filters and plan.group is None and not _label_named(scores, columns):
+        if operation in (COUNT, LIST) and not plan.filters and plan.group is None and not _label_named(scores, columns) \
+                and (operation == LIST or heading_share < HEADING_NAMES_ROWS):
             return None
         if operation == COUNT and plan.measure is not None and not plan.filters and plan.group is None:
             return None  # "how many people live in …" names a number to read, not rows to count
@@ -515,9 +518,11 @@ class TablePlanner:
                 return plan
             plan.defer = True
             return plan
-        if operation == COUNT and not plan.filters and plan.group is None and not any(
+        if operation == COUNT and not plan.filters and plan.group is None and heading_share < HEADING_NAMES_ROWS and not any(
                 s >= 1.0 and c.kind == TEXT for (s, _), c in zip(scores, columns, strict=True)):
-            return None  # counting a whole table: only one whose rows the question names outright ("how many cities")
+            # counting a whole table: only one whose rows the question names outright, by its key column ("how many
+            # cities") or by most of its heading ("how many web browsers" of a table headed "Web browsers")
+            return None
         if score <= 0 and not plan.filters:
             return None
         used_columns = {plan.label, plan.group, plan.measure, plan.base, *(f.column for f in plan.filters)}
