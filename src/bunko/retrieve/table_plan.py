@@ -78,8 +78,6 @@ HEADING_RUN = 3
 """A Japanese or Chinese heading's characters count as named when they are in a run shared with the question that
 holds at least this many characters other than hiragana (ネットワーク): one shared pair (ージ), or a word and its
 particle (関連の), is chance. Hiragana (particles, okurigana) count neither way."""
-SYNONYM_SCORE = 0.9
-"""A column named through the header dictionary rather than by its own words."""
 
 SYNONYMS: tuple[frozenset[str], ...] = tuple(
     frozenset((*english, *japanese, *chinese))
@@ -521,7 +519,7 @@ class TablePlanner:
         if operation == COUNT and not plan.filters and plan.group is None and heading_share < HEADING_NAMES_ROWS and not any(
                 s >= 1.0 and c.kind == TEXT for (s, _), c in zip(scores, columns, strict=True)):
             # counting a whole table: only one whose rows the question names outright, by its key column ("how many
-            # cities") or by most of its heading ("how many web browsers" of a table headed "Web browsers")
+            # cities") or by most of its heading ("how many video archives" of a table headed "Video archives")
             return None
         if score <= 0 and not plan.filters:
             return None
