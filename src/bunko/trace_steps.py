@@ -270,6 +270,9 @@ class TableStep:
     filters: list[dict[str, JSONValue]] | None = None
     score: float | None = None
     """How plainly the question names the table, its row and its column (`TablePlanner`)."""
+    certainty: float | None = None
+    """How sure the mapping is (0–1): the chosen column named plainly, the table well ahead of any other that
+    could answer (`TablePlan.certainty`); a computed answer's confidence is no higher."""
     sql: str | None = None
     params: list[JSONValue] | None = None
     value: JSONValue = None
@@ -291,7 +294,7 @@ class TableStep:
             TableRef.from_dict(table) if isinstance(table, Mapping) else None, _text(data, "measure"), _text(data, "base"),
             _text(data, "label"), _text(data, "group"),
             [dict(f) for f in filters if isinstance(f, Mapping)] if isinstance(filters, list) else None, _number(data, "score"),
-            _text(data, "sql"), list(params) if isinstance(params, list) else None, data.get("value"),
+            _number(data, "certainty"), _text(data, "sql"), list(params) if isinstance(params, list) else None, data.get("value"),
             int(rows) if isinstance(rows, int) else None, _text(data, "writer"), _text(data, "llm_sql_error"), _unmodelled(data, cls),
         )
 

@@ -247,3 +247,16 @@ def test_an_xml_declared_page_is_parsed_without_a_warning(tmp_path: Path) -> Non
         warnings.simplefilter("error")
         doc = HtmlParser().parse(page, "page.html", "text/html")
     assert any("每天备份" in e.text for e in doc.elements)
+
+
+@pytest.mark.parametrize("title", ["Table 3.1. List of text editors", "表3.1 テキストエディターのリスト", "表 3.1. 文本编辑器列表"])
+def test_a_table_title_written_before_the_table_is_its_caption(tmp_path: Path, title: str) -> None:
+    """DocBook writes a table's title as a paragraph before the table's wrapper, not as a `<caption>`."""
+    elements = parsed(tmp_path, f'<body><h2>Editors</h2><div class="table"><a id="t1"></a><p class="title"><b>{title}</b></p>'
+                      '<div class="table-contents"><table><thead><tr><th>package</th><th>size</th></tr></thead>'
+                      "<tbody><tr><td>vim</td><td>3,200</td></tr><tr><td>nano</td><td>2,900</td></tr></tbody></table></div></div>"
+                      "<p>Editors are compared by size.</p><table><tr><th>key</th><th>action</th></tr>"
+                      "<tr><td>i</td><td>insert</td></tr></table></body>")
+    first, second = [e for e in elements if e.kind == "table"]
+    assert first.meta["caption"] == title
+    assert "caption" not in second.meta  # a paragraph before a table is not its title unless it reads as one

@@ -19,7 +19,7 @@ from bunko.generate.table_sql import cells_of, model_query
 from bunko.index.table_db import StoredTable, TableQueryError, text_col
 from bunko.llm.base import ChatModel, LLMError
 from bunko.retrieve.question import QuestionFacts
-from bunko.retrieve.table_plan import LOOKUP, CellRef, TablePlan, TablePlanner, TableResult
+from bunko.retrieve.table_plan import LOOKUP, MIN_CERTAINTY, CellRef, TablePlan, TablePlanner, TableResult
 from bunko.retrieve.tables import CollectionTables
 from bunko.schema import AnswerSentence, Chunk, Citation, CitedCell
 from bunko.store.base import DocumentStore
@@ -65,6 +65,8 @@ _MODEL_WORDS = {"en": "Computed from {t} by a query the model wrote", "ja": "{t}
                 "zh": "由模型编写的查询从{t}计算"}
 _LOOKUP = {"en": "{col} for {row}: {v}", "ja": "{row}の{col}：{v}", "zh": "{row}的{col}：{v}"}
 _ROWS = {"en": "{n} rows", "ja": "{n}行", "zh": "共{n}行"}
+_FROM = {"en": " ({t})", "ja": "（{t}）", "zh": "（{t}）"}
+"""The table a cell was read from: several tables of a manual share their columns, so the answer says which."""
 _IN = {"en": " in {t}", "ja": "（{t}）", "zh": "（{t}）"}
 _WHERE = {"en": ", where {c}", "ja": "、条件: {c}", "zh": "，条件：{c}"}
 _AND = {"en": " and ", "ja": "、", "zh": "，"}
@@ -106,6 +108,10 @@ class TableAnswerer:
         if plan is None:
             return None, {**step, "outcome": "no table fits the question"}
         step.update(describe_plan(plan))
+        if plan.certainty < MIN_CERTAINTY:
+            return None, {**step, "outcome": f"the mapping is uncertain ({plan.certainty:.2f})"}
+        if plan.intent.operation == LOOKUP:
+            return self._read(plan, language, step)
         if self.writer == "llm" and self.chat_model is not None:
             written = self._model_answer(question.text, plan, language, step)
             if written is not None:
@@ -117,7 +123,7 @@ class TableAnswerer:
         step.update(sql=result.sql, params=list(result.params), value=result.value, rows=result.count)
         if not result.cells or (result.value is None and not result.rows):
             return None, {**step, "outcome": "no rows match"}
-        sentence = self._sentence(result, intent, language)
+        sentence = self._sentence(result, plan.intent, language)
         step["outcome"] = "answered"
         return TableOutcome([sentence], step), step
 
@@ -147,6 +153,12 @@ class TableAnswerer:
         if plan is None:
             return None, {"operation": LOOKUP, "outcome": "no table row and column named"}
         step: dict[str, Any] = {"operation": LOOKUP, **describe_plan(plan)}
+        if plan.certainty < MIN_CERTAINTY:
+            return None, {**step, "outcome": f"the mapping is uncertain ({plan.certainty:.2f})"}
+        return self._read(plan, language, step)
+
+    def _read(self, plan: TablePlan, language: str, step: dict[str, Any]) -> tuple[TableOutcome | None, dict[str, Any]]:
+        """The cell a lookup plan names, as one sentence citing it."""
         try:
             result = self.planner.run_lookup(plan, self.tables.db)
         except TableQueryError as exc:
@@ -157,7 +169,7 @@ class TableAnswerer:
         lang = language if language in _LOOKUP else "en"
         column = plan.table.columns[plan.measure].name if plan.measure is not None else ""
         parts = [_LOOKUP[lang].format(row=r.label, col=column, v=r.text or "—") for r in result.rows]
-        text = _AND[lang].join(parts) + _END[lang]
+        text = _AND[lang].join(parts) + _FROM[lang].format(t=plan.table.sheet or plan.table.title) + _END[lang]
         step["outcome"] = "answered"
         return TableOutcome([AnswerSentence(text=text, citations=self._citations(result), support=1.0)], step), step
 
@@ -295,7 +307,9 @@ def describe_plan(plan: TablePlan) -> dict[str, Any]:
         return table.columns[index].name if index is not None else None
 
     return {
+        "operation": plan.intent.operation,
         "table": {"id": table.table_id, "source": table.source, "title": table.title, "sheet": table.sheet, "rows": table.n_rows},
         "measure": name(plan.measure), "base": name(plan.base), "label": name(plan.label), "group": name(plan.group),
         "filters": [{**asdict(f), "column": name(f.column)} for f in plan.filters], "score": round(plan.score, 3),
+        "certainty": plan.certainty,
     }

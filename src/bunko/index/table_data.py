@@ -135,12 +135,17 @@ def _looks_like_data(row: list[str]) -> bool:
 
 
 def _continues(previous: _Part, part: _Part) -> bool:
-    """The same table going on: a later part of a cut spreadsheet region, or a table of the same width whose
-    header repeats the previous one's or is no header at all (a page break cut it)."""
+    """The same table going on: a later part of a cut spreadsheet region, or a table of the same width on the next
+    page whose header repeats the previous one's or is no header at all (a page break cut it). Only a page break
+    cuts a table: two tables of a web page or a Word file with the same header (a manual's package
+    lists, one per section) stay two."""
     before, after = previous.element.meta, part.element.meta
     if before.get("sheet") is not None or after.get("sheet") is not None:
         return before.get("sheet") == after.get("sheet") and before.get("range") == after.get("range")
     if len(part.header) != len(previous.header):
+        return False
+    last = next((p for p in reversed(previous.row_pages) if p is not None), previous.element.page)
+    if last is None or part.element.page is None or part.element.page != last + 1:
         return False
     if part.header == previous.header:
         return True

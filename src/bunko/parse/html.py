@@ -23,6 +23,7 @@ from bs4 import BeautifulSoup, NavigableString, Tag, XMLParsedAsHTMLWarning
 
 from bunko.parse.base import ElementBuilder, dist_version
 from bunko.parse.encoding import Decoded, decode, encoding_meta, has_bom, utf16_by_zeros
+from bunko.parse.figures import is_caption, is_figure_caption
 from bunko.parse.html_switches import resolve_switches
 from bunko.parse.limits import current as current_limits
 from bunko.parse.limits import over_limit
@@ -344,7 +345,30 @@ class HtmlWalker:
         meta = self._meta(**table_meta(header, rows))
         if isinstance(caption, Tag) and _space(caption.get_text()):
             meta["caption"] = _space(caption.get_text())
+        elif title := _caption_before(tag):
+            meta["caption"] = title
         self.builder.add(ElementKind.TABLE, table_markdown(header, rows), meta=meta)
+
+
+CAPTION_LEVELS = 3
+"""How far up from a table its title may sit: DocBook writes `<div class="table"><p class="title">Table 6.1. …</p>
+<div class="table-contents"><table>`, the title a sibling of the table's wrapper."""
+CAPTION_CHARS = 200
+
+
+def _caption_before(table: Tag) -> str:
+    """The table's title written just before it rather than in a `<caption>`: the element right before the table
+    (or before a wrapper holding nothing else before it), when it reads as a table caption ("Table 6.1. …", 表6.1)."""
+    node: Tag | None = table
+    for _ in range(CAPTION_LEVELS):
+        if node is None:
+            return ""
+        previous = node.find_previous_sibling(True)
+        if isinstance(previous, Tag):
+            text = _space(previous.get_text())
+            return text if len(text) <= CAPTION_CHARS and is_caption(text) and not is_figure_caption(text) else ""
+        node = node.parent if isinstance(node.parent, Tag) else None
+    return ""
 
 
 class HtmlParser:

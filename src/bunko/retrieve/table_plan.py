@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from bunko.index.table_data import TEXT, TableColumn
 from bunko.index.table_db import StoredTable, TableDB, text_col, value_col
@@ -24,6 +24,7 @@ from bunko.retrieve.key_terms import key_terms
 from bunko.text.analyzers import Analyzer
 from bunko.text.lexicon import en, ja, zh
 from bunko.text.numbers import CURRENCY, DATE, NUMBER, PERCENT, Quantity, normalize
+from bunko.text.scripts import HAN_CHAR, HIRAGANA, JA_ZH_CHAR, KANA_CHAR
 from bunko.text.table_questions import (
     AVG,
     BOTTOM,
@@ -54,6 +55,29 @@ ADMINISTRATIVE_SUFFIXES = ja.ADMINISTRATIVE_SUFFIXES + zh.ADMINISTRATIVE_SUFFIXE
 """Place names are asked without the suffix a table writes them with (大阪 for 大阪府, 广东 for 广东省)."""
 MAX_LISTED = 20
 """Rows a list or count answer names (all of them are cited)."""
+HEADING_WEIGHT = 1.5
+"""What the table's own heading (its caption, else its section's title, or its sheet) adds to its score when the
+question holds all of its words: as much as a named cell. Tables that share their columns (a manual's lists of
+packages, one per section) are told apart by it."""
+MARGIN_SURE = 1.0
+"""A table chosen this far ahead of the best table holding other data (a column named outright where the other's is
+named only in part, two thirds of its heading) is chosen surely; closer, the plan's certainty falls with the margin,
+to half at a tie."""
+MIN_CERTAINTY = 0.52
+"""Below this the mapping is a guess (two tables that hold different data tied, or a column named only in part):
+no computed answer. A tie scores half the column's own score (`_certainty`), so a tie never passes."""
+UNUSED_TEXT_WEIGHT = 1.0
+"""A text column the question names but the operation does not read ("tool" of "which archiving tool is smallest", in
+a table of network tools whose "tool" column lists commands) is no evidence for the table: it counts nothing."""
+SCRIPT_WEIGHT = 0.1
+"""Between tables that hold the same data in two languages (a manual and its translation), the one written in the
+question's script: a tie-break, never more."""
+HEADING_NAMES_ROWS = 0.6
+"""A question holding this share of a table's heading names what its rows are: it may count them all."""
+HEADING_RUN = 3
+"""A Japanese or Chinese heading's characters count as named when they are in a run shared with the question that
+holds at least this many characters other than hiragana (ネットワーク): one shared pair (ージ), or a word and its
+particle (関連の), is chance. Hiragana (particles, okurigana) count neither way."""
 
 SYNONYMS: tuple[frozenset[str], ...] = tuple(
     frozenset((*english, *japanese, *chinese))
@@ -75,6 +99,14 @@ class TablePlan:
     table: StoredTable
     intent: TableIntent
     score: float
+    certainty: float = 1.0
+    """How sure the mapping is (0–1): how plainly the question names the column read, times how far the table is
+    ahead of the best table holding other data. A computed answer is no surer than this (`steps/table.table_grade`)."""
+    column_score: float = 1.0
+    """How plainly the question names the column the operation reads (`TablePlanner.name_score`), 1 when none is read."""
+    defer: bool = False
+    """The question names one row of this table by its key ("how many files does 2020-garden hold"): a value to read,
+    not rows to count; the planner answers it as a lookup, or not at all."""
     measure: int | None = None
     base: int | None = None
     """growth: the column the change is measured from (the measure is the one it is measured to)."""
@@ -137,6 +169,67 @@ def _contains(text: str, term: str) -> int:
 
 
 _NAME_STOPWORDS = frozenset((*en.COLUMN_NAME_STOPWORDS, *ja.COLUMN_NAME_STOPWORDS, *zh.COLUMN_NAME_STOPWORDS))
+_COUNT_COLUMN = re.compile(f"{en.COUNT_COLUMN}|{ja.COUNT_COLUMN}|{zh.COUNT_COLUMN}", re.IGNORECASE)
+_NUMBERING = re.compile(
+    rf"^\s*(?:(?:{en.HEADING_NUMBER_LABEL})\s+|(?:{ja.HEADING_NUMBER_LABEL}|{zh.HEADING_NUMBER_LABEL})\s*)?[\d.\s]+"
+    rf"(?:{ja.HEADING_NUMBER_COUNTER}|{zh.HEADING_NUMBER_COUNTER})?[.:：\s]*", re.IGNORECASE)
+
+
+def counted_thing(name: str) -> str | None:
+    """What a counting column counts ("number of files" → "files", ダウンロード数 → ダウンロード), or None."""
+    match = _COUNT_COLUMN.match(_clean_name(normalize(name).lower()))
+    return next((g.strip() for g in match.groups() if g), None) if match else None
+
+
+HIRAGANA_CHAR = re.compile(f"[{HIRAGANA}]")
+_HEADING_FILLER = frozenset((*en.HEADING_FILLER, *ja.HEADING_FILLER, *zh.HEADING_FILLER))
+
+
+def heading_texts(table: StoredTable) -> list[str]:
+    """The table's own headings, normalised and lowercased: its title's last part (its caption, else its section's
+    title) and its section's title when that differs — each without its numbering, without the words that say it is
+    a table ("List of …", …のリスト) and without its columns' names ("… related packages" of a table with a
+    package column): what is left is what tells it from the tables beside it, which share those."""
+    names = [table.title.split(" > ")[-1], *table.section_path[-1:]]
+    cleaned = [_clean_name(normalize(c.name).lower()) for c in table.columns]
+    column_words = {_stem(n) for n in cleaned if re.fullmatch(r"[a-z0-9]+", n)}
+    column_names = sorted((n for n in cleaned if len(n) >= 2 and not re.fullmatch(r"[a-z0-9]+", n)), key=len, reverse=True)
+    headings = []
+    for name in names:
+        text = _NUMBERING.sub("", normalize(name)).strip().lower()
+        for word in (*column_names, *(f for f in _HEADING_FILLER if not f.isascii())):
+            text = text.replace(word, " ")
+        text = re.sub(r"[a-z0-9][a-z0-9+._-]*", lambda m: " " if _stem(m.group()) in column_words or m.group() in _HEADING_FILLER
+                      else m.group(), text)
+        if text := " ".join(text.split()):
+            headings.append(text)
+    return list(dict.fromkeys(headings))
+
+
+def _stem(word: str) -> str:
+    """An ASCII word without a plural ending ("agents" → "agent", "utilities" → "utility"), for matching a heading."""
+    if word.isascii() and len(word) > 3:
+        if word.endswith("ies"):
+            return word[:-3] + "y"
+        if word.endswith("s") and not word.endswith("ss"):
+            return word[:-1]
+    return word
+
+
+def script_of(text: str) -> str:
+    """"ja" (kana), "zh" (Han without kana) or "en": the script a question or a table's headers are written in."""
+    if KANA_CHAR.search(text):
+        return "ja"
+    return "zh" if HAN_CHAR.search(text) else "en"
+
+
+def same_data(one: StoredTable, other: StoredTable) -> bool:
+    """Two tables holding the same data (a manual's table in two of its translations): the same rows, the same kinds
+    of column and the same keys in their first text column."""
+    if one.n_rows != other.n_rows or [c.kind for c in one.columns] != [c.kind for c in other.columns]:
+        return False
+    first = next((i for i, c in enumerate(one.columns) if c.kind == TEXT), None)
+    return first is None or set(one.values.get(first, [])) == set(other.values.get(first, []))
 
 
 def _synonym_share(part: str, question: str) -> tuple[float, int]:
@@ -268,6 +361,17 @@ class TablePlanner:
                 best, where = share * 0.9, max(where, 0)
         return best, where
 
+    def column_score(self, column: TableColumn, question: str, tokens: set[str]) -> tuple[float, int]:
+        """`name_score`, and for a column that counts something ("number of files", 镜像数量) at least the score
+        of the thing it counts: "how many files", 镜像最多 name it without its "number of"."""
+        score = self.name_score(column.name, question, tokens)
+        thing = counted_thing(column.name) if column.kind != TEXT else None
+        if thing:
+            counted = self.name_score(thing, question, tokens)
+            if counted[0] > score[0]:
+                return counted
+        return score
+
     def _word_share(self, name: str, tokens: set[str]) -> float:
         """The share of a column name's words among `tokens`, its bracketed words included ("Hospitality (meals)
         limit": "meals" is what tells it from the gift limit, where `name_score` drops brackets as units)."""
@@ -305,22 +409,27 @@ class TablePlanner:
         plans = [p for t in tables if holds_all(t, named) and (p := self._plan_one(clean, tokens, intent, t)) is not None]
         if not plans:
             return None
-        return max(plans, key=lambda p: p.score)
+        best = max(plans, key=lambda p: p.score)
+        if best.defer:
+            return None  # the table the question names best holds one value to read: the lookup answers, or nothing
+        best.certainty = _certainty(best, plans)
+        return best
 
     def _plan_one(self, question: str, tokens: set[str], intent: TableIntent, table: StoredTable) -> TablePlan | None:
         columns = table.columns
-        scores = [self.name_score(c.name, question, tokens) for c in columns]
+        scores = [self.column_score(c, question, tokens) for c in columns]
         numeric = [i for i, c in enumerate(columns) if c.kind in (NUMBER, CURRENCY, PERCENT)]
         named_numeric = sorted((i for i in numeric if scores[i][0] >= MIN_NAME_SCORE), key=lambda i: (-scores[i][0], scores[i][1]))
         values = self.named_values(table, question)
         plan = TablePlan(table, intent, 0.0)
         plan.label = next((i for i, c in enumerate(columns) if c.kind == TEXT), None)
         score = sum(s for s, _ in scores if s >= MIN_NAME_SCORE)
+        headings = heading_texts(table)
+        score += SCRIPT_WEIGHT * (script_of(question) == script_of(" ".join([*headings, *(c.name for c in columns)])))
         if table.sheet and _contains(question, normalize(table.sheet).lower()) >= 0:
             score += 2.0
-        title_tokens = set(self.analyzer(normalize(table.title).lower()))
-        if title_tokens:
-            score += len(title_tokens & tokens) / len(title_tokens)
+        heading_share = max((self.heading_share(h, question, tokens) for h in headings), default=0.0)
+        score += HEADING_WEIGHT * heading_share
         # conditions: each on the numeric (or date) column the question names for it, else the only one that can hold it
         used: set[int] = set()
         for condition in intent.conditions:
@@ -334,6 +443,8 @@ class TablePlanner:
         for column, value, _ in values:
             if table.sheet and normalize(value).lower() == normalize(table.sheet).lower():
                 continue
+            if normalize(value).lower().strip() in headings:
+                continue  # "the kernel tools" of a table headed "Kernel" names the table, not its "kernel" row
             by_column.setdefault(column, []).append(value)
             plan.named_values.append((column, value))
         for column, texts in by_column.items():
@@ -353,6 +464,19 @@ class TablePlanner:
             plan.group = candidates[0]
             score += 1.0
         operation = intent.operation
+        if operation == COUNT and plan.group is None:
+            # the table may hold the number asked: a column that counts the thing ("number of files" for "how
+            # many files", of rows the question names by a cell, its key column or the heading), or a measure the
+            # question asks the total of ("how many megabytes … together"): it is summed, not the rows counted
+            rows_named = bool(by_column) or _label_named(scores, columns) or heading_share > 0
+            counting = [i for i in named_numeric if i not in used and (thing := counted_thing(columns[i].name))
+                        and self.name_score(thing, question, tokens)[0] >= MIN_NAME_SCORE]
+            summed = counting if rows_named else []
+            if not summed and intent.total:
+                summed = [i for i in named_numeric if i not in used]
+            if summed:
+                intent = plan.intent = replace(intent, operation=SUM)
+                operation = SUM
         measures = [i for i in named_numeric if i not in used] or named_numeric
         if operation == GROWTH:
             named = sorted((i for i in numeric if scores[i][0] >= MIN_NAME_SCORE), key=lambda i: scores[i][1])
@@ -370,26 +494,63 @@ class TablePlanner:
             elif operation in (MAX, MIN, TOP, BOTTOM) and len(numeric) == 1 and _label_named(scores, columns):
                 plan.measure = numeric[0]
             elif operation == COUNT:
-                if not _label_named(scores, columns) and not values:
+                if not _label_named(scores, columns) and not values and heading_share < HEADING_NAMES_ROWS:
                     return None
             else:
                 return None
         if operation == DIFFERENCE and (len(plan.named_values) != 2 or plan.named_values[0][0] != plan.named_values[1][0]):
             return None
-        if operation in (COUNT, LIST) and not plan.filters and plan.group is None and not _label_named(scores, columns):
+        if operation in (COUNT, LIST) and not plan.filters and plan.group is None and not _label_named(scores, columns) \
+                and (operation == LIST or heading_share < HEADING_NAMES_ROWS):
             return None
         if operation == COUNT and plan.measure is not None and not plan.filters and plan.group is None:
             return None  # "how many people live in …" names a number to read, not rows to count
-        if operation == COUNT and plan.group is None and len(plan.filters) == 1 and plan.filters[0].op == "in" \
+        if operation in (COUNT, SUM) and plan.group is None and len(plan.filters) == 1 and plan.filters[0].op == "in" \
                 and len(plan.filters[0].values) == 1 and len(table.values.get(plan.filters[0].column, [])) == table.n_rows:
-            return None  # one row named by its key ("how many days is 婚假") is a value to read, never a count of one
-        if operation == COUNT and not plan.filters and plan.group is None and not any(
+            # one row named by its key ("how many days is 婚假", "how many files does 2020-garden hold") is a value to
+            # read, never a count or a sum of one: read from the column that holds it, else by the lookup
+            plan.score = score
+            if operation == SUM and plan.measure is not None:
+                plan.intent, plan.label = TableIntent(LOOKUP, intent.cue), plan.filters[0].column
+                plan.column_score = min(1.0, scores[plan.measure][0])
+                return plan
+            plan.defer = True
+            return plan
+        if operation == COUNT and not plan.filters and plan.group is None and heading_share < HEADING_NAMES_ROWS and not any(
                 s >= 1.0 and c.kind == TEXT for (s, _), c in zip(scores, columns, strict=True)):
-            return None  # counting a whole table: only one whose rows the question names outright ("how many cities")
+            # counting a whole table: only one whose rows the question names outright, by its key column ("how many
+            # cities") or by most of its heading ("how many video archives" of a table headed "Video archives")
+            return None
         if score <= 0 and not plan.filters:
             return None
+        used_columns = {plan.label, plan.group, plan.measure, plan.base, *(f.column for f in plan.filters)}
+        score -= UNUSED_TEXT_WEIGHT * sum(s for i, (s, _) in enumerate(scores)
+                                          if s >= MIN_NAME_SCORE and columns[i].kind == TEXT and i not in used_columns)
         plan.score = score
+        read = [c for c in (plan.measure, plan.base) if c is not None] + [f.column for f in plan.filters if f.op not in ("in", "contains")]
+        plan.column_score = min([1.0, *(scores[c][0] for c in read)])
         return plan
+
+    def heading_share(self, heading: str, question: str, tokens: set[str]) -> float:
+        """The share of the table's heading words the question holds (a plural or a header-dictionary word for one
+        counts: "video archives" holds "Archives of home videos"' archives and videos)."""
+        if not heading:
+            return 0.0
+        words = [w for w in re.findall(r"[a-z0-9][a-z0-9+._-]*", heading) if not re.fullmatch(r"[\d.]+", w)]
+        words = [w for w in words if w in set(self.analyzer(w))]  # the analyzer's stopwords ("the", "and") name nothing
+        stems = {_stem(t) for t in tokens}
+        held = sum(1 for w in words if _stem(w) in stems or _synonym_share(w, question)[0] >= 1.0)
+        cjk = [i for i, ch in enumerate(heading) if JA_ZH_CHAR.match(ch) and not HIRAGANA_CHAR.match(ch)]
+        covered: set[int] = set()
+        for start in cjk:
+            end = start
+            while end < len(heading) and JA_ZH_CHAR.match(heading[end]) and heading[start:end + 1] in question:
+                end += 1
+            run = [i for i in range(start, end) if not HIRAGANA_CHAR.match(heading[i])]
+            if len(run) >= HEADING_RUN:
+                covered.update(run)
+        units = len(words) + len(cjk)
+        return (held + len(covered)) / units if units else 0.0
 
     def plan_lookup(self, question: str, tables: list[StoredTable], focus: str | None = None) -> TablePlan | None:
         """A question that names a row (a cell of a text column: "London", 大阪府) and a column ("hotel limit", 人口)
@@ -401,13 +562,14 @@ class TablePlanner:
         focused = normalize(focus).lower() if focus else ""
         focus_tokens = set(self.analyzer(focused)) if focused else set()
         best: TablePlan | None = None
+        plans: list[TablePlan] = []
         for table in tables:
             values = [v for v in self.named_values(table, clean)
                       if not (table.sheet and normalize(v[1]).lower() == normalize(table.sheet).lower())]
             if not values:
                 continue
             row_columns = {c for c, _, _ in values}
-            scores = [self.name_score(c.name, clean, tokens) for c in table.columns]
+            scores = [self.column_score(c, clean, tokens) for c in table.columns]
             wanted = [i for i in range(len(table.columns)) if i not in row_columns and scores[i][0] >= LOOKUP_NAME_SCORE]
             if focused:  # the follow-up's own words name part of the column; the earlier turn, with them, the rest
                 in_focus = [i for i in range(len(table.columns)) if i not in row_columns
@@ -424,8 +586,15 @@ class TablePlanner:
                 plan.named_values += [(c, v) for c, v, _ in values if c == column]
             if table.sheet and _contains(clean, normalize(table.sheet).lower()) >= 0:
                 plan.score += 2.0
+            headings = heading_texts(table)
+            plan.score += HEADING_WEIGHT * max((self.heading_share(h, clean, tokens) for h in headings), default=0.0)
+            plan.score += SCRIPT_WEIGHT * (script_of(clean) == script_of(" ".join([*headings, *(c.name for c in table.columns)])))
+            plan.column_score = min(1.0, scores[measure][0])
+            plans.append(plan)
             if best is None or plan.score > best.score:
                 best = plan
+        if best is not None:
+            best.certainty = _certainty(best, plans)
         return best
 
     def run_lookup(self, plan: TablePlan, db: TableDB) -> TableResult:
@@ -557,6 +726,14 @@ class TablePlanner:
             for column, text in zip(columns, texts, strict=True):
                 cells.append(CellRef(int(row), int(number), page, str(chunk), table.columns[column].name, str(text)))
         return cells
+
+
+def _certainty(best: TablePlan, plans: list[TablePlan]) -> float:
+    """How sure the chosen mapping is: how plainly its column is named, times how far the table is ahead of the
+    best one holding other data (half as sure when two tables tie, fully when it leads by `MARGIN_SURE`)."""
+    rivals = [p.score for p in plans if p is not best and not same_data(p.table, best.table)]
+    margin = best.score - max(rivals) if rivals else MARGIN_SURE
+    return round(best.column_score * min(1.0, 0.5 + 0.5 * max(margin, 0.0) / MARGIN_SURE), 3)
 
 
 def _label_named(scores: list[tuple[float, int]], columns: list[TableColumn]) -> bool:

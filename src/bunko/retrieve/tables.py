@@ -31,8 +31,9 @@ class TableSource(Protocol):
     def allowed_chunks(self, chunk_ids: Sequence[str], where: Mapping[str, Any]) -> set[str]: ...
 
 
-TABLES_FORMAT = 2
-"""Raised when the way tables are read from elements changes, so stored tables are rebuilt on the next look."""
+TABLES_FORMAT = 3
+"""Raised when the way tables are read from elements changes, so stored tables are rebuilt on the next look (3: two
+tables of a page without page numbers are never joined as one continued table)."""
 
 
 def _version(info: DocumentInfo) -> str:

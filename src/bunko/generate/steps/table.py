@@ -12,6 +12,7 @@ from bunko.generate.guardrails import masks_personal_data
 from bunko.generate.sentence_pipeline import SentencePipeline
 from bunko.generate.steps.check import finish, guard_trace_texts, traced
 from bunko.generate.steps.state import AskState, Gathered, Retrieved
+from bunko.retrieve.table_plan import LOOKUP
 from bunko.retrieve.table_route import TABLE
 from bunko.schema import Answer, AnswerSentence, Hit
 from bunko.trace import AgentStep, Generation, Grade
@@ -90,20 +91,49 @@ def unnamed_by_table(
     return unnamed_key_terms(answerer.read(question), evidence.weights, answerer.analyzer, "\n".join(named))
 
 
+AGGREGATE_CEILING = 0.95
+"""The most a computed aggregate's confidence can be: the arithmetic is exact, but a sum or a maximum over rows is
+only as right as the reading of the question that chose them, which no evidence makes certain."""
+
+
+def mapping_certainty(state: AskState) -> tuple[float, bool]:
+    """The certainty the table step recorded for the plan it answered with (1 when none was recorded), and whether the
+    answer is an aggregate (a computation over rows) rather than one cell read."""
+    for step in reversed(state.steps):
+        detail = step.output
+        if step.name in ("table", "table_lookup") and isinstance(detail, TableStep) and detail.outcome == "answered":
+            certainty = detail.certainty if detail.certainty is not None else 1.0
+            return certainty, step.name == "table" and detail.operation != LOOKUP
+    return 1.0, False
+
+
+def table_confidence(certainty: float, passages: float, aggregate: bool) -> float:
+    """A computed answer's confidence from the mapping's certainty (how plainly the question named the column, how
+    far the table led any other that could answer: `TablePlan.certainty`), half of it on the mapping alone and the
+    rest as far as the passages bear the rows out (`passages`, the confidence model's). A computation is exact, but
+    whether it read the right table and columns is not: no table answer is certain by construction, and an
+    aggregate stays under `AGGREGATE_CEILING`."""
+    confidence = certainty * (0.5 + 0.5 * passages)
+    return round(min(confidence, AGGREGATE_CEILING) if aggregate else confidence, 4)
+
+
 def table_grade(answerer: Answerer, state: AskState, evidence: Retrieved, sentences: list[AnswerSentence]) -> Grade:
-    """The computed answer's grade: the confidence model's probability that the rows it read hold the asked fact, as
-    for a quoted answer (the rows' chunks graded as evidence for the question), beside the passages' own confidence.
-    A computation is exact, but whether it read the right table and columns is not: no table answer is certain by
-    construction."""
+    """The computed answer's grade: `table_confidence` of the mapping's certainty and of the confidence model's
+    probability that the rows it read hold the asked fact, as for a quoted answer (the rows' chunks graded as
+    evidence for the question), or the passages' own confidence when that is higher."""
     retrieval = evidence.grade
+    certainty, aggregate = mapping_certainty(state)
     cited = list(dict.fromkeys(c.chunk_id for s in sentences for c in s.citations))
     rows = [Hit(chunk, 1.0) for chunk in answerer.store.get_chunks(cited)]
     if not rows:
-        return Grade(True, retrieval.confidence, "table", dict(retrieval.features), retrieval.key_terms, retrieval.missing_key_terms)
+        features = {**retrieval.features, "mapping_certainty": certainty}
+        return Grade(True, table_confidence(certainty, retrieval.confidence, aggregate), "table", features,
+                     retrieval.key_terms, retrieval.missing_key_terms)
     graded = answerer.judged_against(state.question, evidence, rows, state.filters, state.k,
                                      (retrieval.key_terms, retrieval.missing_key_terms)).grade
-    confidence = max(graded.confidence, retrieval.confidence)
-    features = {**graded.features, "retrieval_confidence": retrieval.confidence, "rows_confidence": graded.confidence}
+    confidence = table_confidence(certainty, max(graded.confidence, retrieval.confidence), aggregate)
+    features = {**graded.features, "retrieval_confidence": retrieval.confidence, "rows_confidence": graded.confidence,
+                "mapping_certainty": certainty}
     return Grade(True, confidence, "table", features, retrieval.key_terms, retrieval.missing_key_terms, quoted=graded.quoted)
 
 

@@ -111,7 +111,7 @@ DIFFERENCE = r"\bdifference\b|\bhow much (?:more|higher|larger|less|lower|bigger
 """The difference of a measure between two rows."""
 COUNT = r"\bhow many\b|\bnumber of\b|\bcount\b"
 """A count of rows."""
-SUM = r"\btotal\b|\bsum\b|\baltogether\b|\bcombined\b"
+SUM = r"\btotal\b|\bsum\b|\baltogether\b|\bcombined\b|\btogether\b"
 """A sum over rows."""
 AVERAGE = r"\baverage\b|\b(?:the|a|arithmetic) mean\b|\bmean (?:of|value|size|time|price|cost)\b"
 """Averages; "what do these lines mean?" asks for a meaning."""
@@ -435,13 +435,23 @@ COLUMN_SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("year",),
     ("month",),
     ("package", "packages"),
-    ("size",),
+    ("size", "big", "bigger", "biggest", "large", "larger", "largest", "small", "smaller", "smallest", "space",
+     "disk space", "bytes", "kilobytes", "kb", "megabytes", "mb"),
     ("speed",),
     ("rate", "ratio"),
     ("density",),
     ("budget",),
+    ("value", "values", "number"),
 )
-"""Words that name the same table column; group i of ja.COLUMN_SYNONYMS and zh.COLUMN_SYNONYMS is the same column."""
+"""Words that name the same table column; group i of ja.COLUMN_SYNONYMS and zh.COLUMN_SYNONYMS is the same column.
+A column is also named by the words that ask about what it measures, and by its unit: "size" by "biggest",
+"disk space", "kilobytes"."""
+HEADING_FILLER = ("list", "lists", "table", "tables", "overview", "summary")
+"""Words of a table's caption that say it is a table ("List of web browsers"), not what it holds."""
+HEADING_NUMBER_LABEL = r"table|chapter|section|figure"
+"""The word before a heading's number ("Table 6.1.", "Chapter 6."): with the number, not what the heading names."""
+COUNT_COLUMN = r"^(?:number|no\.?|count|num)\s+of\s+(.+)$|^(.+?)\s+count$"
+"""A column that counts something ("number of packages"): the group holds the thing counted."""
 COLUMN_NAME_STOPWORDS = ("of", "the", "a", "an", "per", "in", "for", "and", "to", "no", "number")
 """Words of a column name that do not name it ("number of employees")."""
 LEAD_IN = r"as follows|the following"

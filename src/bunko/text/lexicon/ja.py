@@ -81,7 +81,7 @@ DIFFERENCE = r"の差|差は|差額"
 """The difference of a measure between two rows."""
 COUNT = r"いくつ|何件|何か所|何カ所|何ヶ所|何個|何社|何つ|何品目|何(?:都道府県|地域|県|支店|製品|商品|人)|件数"
 """A count of rows."""
-SUM = r"合計|合算|総額|総計|合わせて|総数"
+SUM = r"合計|合算|総額|総計|合わせ(?:て|る|た)|足(?:すと|したら|す)|総数"
 """A sum over rows."""
 AVERAGE = r"平均"
 """An average (the same word in Chinese)."""
@@ -310,13 +310,22 @@ COLUMN_SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("年", "年度"),
     ("月",),
     ("パッケージ",),
-    ("サイズ", "容量"),
+    ("サイズ", "容量", "大きさ", "大きい", "小さい", "ディスク"),
     ("速度", "スピード"),
     ("率", "割合", "比率"),
     ("密度", "人口密度"),
     ("予算",),
+    ("値", "数値"),
 )
 """Words that name the same table column, group by group as en.COLUMN_SYNONYMS."""
+HEADING_FILLER = ("リスト", "一覧")
+"""Words of a table's caption that say it is a table (…のリスト), not what it holds."""
+HEADING_NUMBER_LABEL = r"表|図|第"
+"""The word before a heading's number (表6.1, 第6章)."""
+HEADING_NUMBER_COUNTER = r"章|節"
+"""The word after a heading's number (第6章)."""
+COUNT_COLUMN = r"^(.+?)(?:の数|件数|個数|数)$"
+"""A column that counts something (ダウンロード数): the group holds the thing counted."""
 COLUMN_NAME_STOPWORDS = ("の",)
 """Words of a column name that do not name it (従業員の数)."""
 LEAD_IN = r"次のとおり|以下のとおり|下記"

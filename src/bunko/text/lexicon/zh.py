@@ -94,9 +94,9 @@ RECALL_FIRST = r"一開始|一开始|最开始|第一个"
 
 DIGIT_VALUES = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 """Han numerals a rank is written with (上位三, 前五名); Japanese writes the same characters but 两."""
-TOP_RANK = r"前\s*{n}\s*[名个位家项]?|排名前\s*{n}"
+TOP_RANK = r"前\s*{n}\s*[名个位家项]?|排名前\s*{n}|最(?:大|高|多)的\s*{n}\s*[名个位家项款种]"
 """The first n rows by a measure."""
-BOTTOM_RANK = r"倒数\s*{n}|后\s*{n}\s*[名个位家项]"
+BOTTOM_RANK = r"倒数\s*{n}|后\s*{n}\s*[名个位家项]|最(?:小|低|少)的\s*{n}\s*[名个位家项款种]"
 """The last n rows by a measure."""
 GROWTH = r"增长|增加|增幅|涨幅|上涨|提高"
 """A change between two columns, read as growth."""
@@ -357,13 +357,22 @@ COLUMN_SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("年", "年份", "年度"),
     ("月", "月份"),
     ("软件包", "包"),
-    ("大小", "容量"),
+    ("大小", "容量", "最大", "最小", "多大", "空间", "占用"),
     ("速度",),
     ("率", "比率", "比例"),
     ("密度", "人口密度"),
     ("预算",),
+    ("值", "数值"),
 )
 """Words that name the same table column, group by group as en.COLUMN_SYNONYMS."""
+HEADING_FILLER = ("列表", "一览", "清单")
+"""Words of a table's caption that say it is a table (…列表), not what it holds."""
+HEADING_NUMBER_LABEL = r"表|图|第"
+"""The word before a heading's number (表 6.1, 第 6 章)."""
+HEADING_NUMBER_COUNTER = r"章|节"
+"""The word after a heading's number (第 6 章)."""
+COUNT_COLUMN = r"^(.+?)(?:数量|数目|数)$"
+"""A column that counts something (镜像数量): the group holds the thing counted."""
 COLUMN_NAME_STOPWORDS = ("的",)
 """Words of a column name that do not name it (员工的数量)."""
 LEAD_IN = r"如下|以下(?:几|各)"
