@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from bunko import Bunko, Config
+from bunko.generate import extractive
 from bunko.generate.extractive import ExtractiveGenerator
 from bunko.rerank.evidence import ScoredUnit
 from bunko.retrieve.question import read_question
@@ -266,3 +267,29 @@ def test_an_answer_reached_through_a_bridge_also_quotes_the_first_hop(embedder, 
     assert len({c.source for s in plain for c in s.citations}) == 1
     no_bridge = generator.answer(facts, hits, scored, lambda keys: {})  # every shared entity a hub: nothing links them
     assert len({c.source for s in no_bridge for c in s.citations}) == 1
+
+
+def test_the_linked_hop_reads_each_passages_entities_once(embedder, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every unit of a candidate passage asks whether that passage names the missing part: its entities are read once
+    per passage, not once per unit, and the link found is the same."""
+    question, first, second = BRIDGED["en"]
+    hits = [
+        Hit(chunk=Chunk("glazebook.md#1", "glazebook", "glazebook.md", 1, second, second), score=1.0),
+        Hit(chunk=Chunk("kilnwatch.md#1", "kilnwatch", "kilnwatch.md", 1, first, first), score=0.9),
+    ]
+    generator = ExtractiveGenerator(embedder=embedder, analyzer=multilingual, max_sentences=2)
+    facts = read_question(question, multilingual(question))
+    scored = generator.score_units(facts, hits, embedder.embed([question])[0])
+    assert sum(s.unit.hit_index == 1 for s in scored) >= 2, "the second passage must have several units"
+    read: list[str] = []
+    counted = extractive.entity_keys
+
+    def counting(text: str) -> list[str]:
+        read.append(text)
+        return counted(text)
+
+    monkeypatch.setattr(extractive, "entity_keys", counting)
+    best = extractive.quoted_unit(scored, facts)
+    hop = extractive.linked_hop_unit(best, scored, hits, facts, lambda keys: dict.fromkeys(keys, 1.0))
+    assert hop is not None and hits[hop.unit.hit_index].chunk.source == "kilnwatch.md"
+    assert read.count(first) == 1, read
