@@ -11,7 +11,7 @@ from bunko import Bunko, Config
 from bunko.generate import extractive
 from bunko.generate.extractive import ExtractiveGenerator
 from bunko.rerank.evidence import ScoredUnit
-from bunko.retrieve.question import read_question
+from bunko.retrieve.question import QuestionFacts, read_question
 from bunko.schema import Answer, Chunk, Hit
 from bunko.text.analyzers import multilingual
 from bunko.text.injection import looks_like_instruction
@@ -244,12 +244,8 @@ BRIDGED = {
 }
 
 
-@pytest.mark.parametrize("lang", ["en", "ja", pytest.param("zh", marks=pytest.mark.xfail(
-    strict=True, reason="the reader rates the first hop's sentence (它的作者) above the one holding the path: no link is "
-    "quoted from a passage that already names the question's things; the reader's choice is issue 45's"))])
-def test_an_answer_reached_through_a_bridge_also_quotes_the_first_hop(embedder, lang: str) -> None:
-    """The graph route found two passages that name one entity (Glazebook): the answer quotes the sentence holding the
-    fact and the one that links it to what the question describes, citing both documents."""
+def bridged(embedder, lang: str) -> tuple[ExtractiveGenerator, QuestionFacts, list[Hit], list[ScoredUnit]]:
+    """The reader, the question and the two passages of `BRIDGED[lang]`, scored: the fact's passage first."""
     question, first, second = BRIDGED[lang]
     hits = [
         Hit(chunk=Chunk("glazebook.md#1", "glazebook", "glazebook.md", 1, second, second), score=1.0),
@@ -257,7 +253,16 @@ def test_an_answer_reached_through_a_bridge_also_quotes_the_first_hop(embedder, 
     ]
     generator = ExtractiveGenerator(embedder=embedder, analyzer=multilingual, max_sentences=2)
     facts = read_question(question, multilingual(question))
-    scored = generator.score_units(facts, hits, embedder.embed([question])[0])
+    return generator, facts, hits, generator.score_units(facts, hits, embedder.embed([question])[0])
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", pytest.param("zh", marks=pytest.mark.xfail(
+    strict=True, reason="the reader rates the first hop's sentence (它的作者) above the one holding the path: no link is "
+    "quoted from a passage that already names the question's things; the reader's choice is issue 45's"))])
+def test_an_answer_reached_through_a_bridge_also_quotes_the_first_hop(embedder, lang: str) -> None:
+    """The graph route found two passages that name one entity (Glazebook): the answer quotes the sentence holding the
+    fact and the one that links it to what the question describes, citing both documents."""
+    generator, facts, hits, scored = bridged(embedder, lang)
     every_entity_specific = lambda keys: dict.fromkeys(keys, 1.0)  # noqa: E731 - an entity graph without hubs
     sentences = generator.answer(facts, hits, scored, every_entity_specific)
     assert "/srv/glazebook/recipes.db" in " ".join(s.text for s in sentences), sentences
@@ -272,14 +277,8 @@ def test_an_answer_reached_through_a_bridge_also_quotes_the_first_hop(embedder, 
 def test_the_linked_hop_reads_each_passages_entities_once(embedder, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every unit of a candidate passage asks whether that passage names the missing part: its entities are read once
     per passage, not once per unit, and the link found is the same."""
-    question, first, second = BRIDGED["en"]
-    hits = [
-        Hit(chunk=Chunk("glazebook.md#1", "glazebook", "glazebook.md", 1, second, second), score=1.0),
-        Hit(chunk=Chunk("kilnwatch.md#1", "kilnwatch", "kilnwatch.md", 1, first, first), score=0.9),
-    ]
-    generator = ExtractiveGenerator(embedder=embedder, analyzer=multilingual, max_sentences=2)
-    facts = read_question(question, multilingual(question))
-    scored = generator.score_units(facts, hits, embedder.embed([question])[0])
+    _, facts, hits, scored = bridged(embedder, "en")
+    first = hits[1].chunk.text
     assert sum(s.unit.hit_index == 1 for s in scored) >= 2, "the second passage must have several units"
     read: list[str] = []
     counted = extractive.entity_keys
