@@ -8,15 +8,20 @@ module- or class-level assignment that holds
 * a string with a Japanese or Chinese word in a regex (``|``, ``(?``, ``[``, ``\\``) or a run of CJK_RUN letters
   written as a character list ("的了是在…");
 * a regex alternating WORDS_IN_A_LIST or more English words (``how|what|which|when``);
-* a string of WORDS_IN_A_LIST or more words that the module splits into a list (``"about above after".split()``).
+* a string of WORDS_IN_A_LIST or more words that the module splits into a list (``"about above after".split()``);
+* what bunko *says* in a language: a table of strings keyed by language code (``{"ja": …, "zh": …, "en": …}``, or
+  one whose values are), or a string holding a Japanese or Chinese word (a message, a heading, a mask, a demo
+  question). Each language's messages live in its lexicon under one name, read by language key
+  (`bunko.text.lexicon.speaking`).
 
 A *natural-language word* is a string holding a Han or kana letter (a range such as ``ァ-ヺ`` and the marks
 ー々〆ヶ are script, not words), or lower-case English: letters, single spaces, apostrophes and hyphens inside
-("see also", "isn't"). Not word lists: what bunko *says* (a table keyed by language code, ``{"ja": …, "zh": …,
-"en": …}``, or one whose values are: a message), identifiers (a collection holding a snake_case name is a set of keys,
-a ``Literal[…]`` a type, ``A, B = "a", "b"`` names constants). ALLOWED names the few constants left that are made of
-English-looking words but are identifiers of a format or a program, each with the reason; an allowance the check
-would not report is stale and fails.
+("see also", "isn't"). Not word lists: English prose that quotes a Japanese or Chinese example (a model's
+instructions, a format's help: more English words than CJK letters), a field's ``description=``/``help=`` (its
+documentation), a setting per language that is not a string (``{"en": 30, "ja": 12}``), identifiers (a collection
+holding a snake_case name is a set of keys, a ``Literal[…]`` a type, ``A, B = "a", "b"`` names constants). ALLOWED
+names the few constants left that are made of English-looking words but are identifiers of a format or a program,
+each with the reason; an allowance the check would not report is stale and fails.
 """
 
 from __future__ import annotations
@@ -37,6 +42,9 @@ LANGUAGE_KEYS = frozenset({"ja", "zh", "en"})
 
 _CJK_LETTER = re.compile(r"[\u3041-\u3096\u309d-\u309f\u30a1-\u30fa\u30fd-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _CJK_RANGE = re.compile(r".-.")
+_SCRIPT_MARKS = re.compile(r"[ー々〆ヶ]")
+_PROSE_WORD = re.compile(r"[A-Za-z]{2,}")
+_DOCUMENTATION = frozenset({"description", "help"})
 _REGEX_SIGN = re.compile(r"\||\(\?|\[|\\")
 _ENGLISH_WORD = re.compile(r"[a-z]+(?:[ '-][a-z]+)*")
 _ESCAPE = re.compile(r"\\[A-Za-z]")
@@ -73,7 +81,13 @@ ALLOWED = {
 
 
 def _is_cjk_word(text: str) -> bool:
-    return bool(_CJK_LETTER.search(_CJK_RANGE.sub("", text)))
+    return bool(_CJK_LETTER.search(_SCRIPT_MARKS.sub("", _CJK_RANGE.sub("", text))))
+
+
+def _is_english_prose(text: str) -> bool:
+    """English that quotes a Japanese or Chinese example ("Replace pronouns (it, それ, 它)"): more English words than
+    CJK letters."""
+    return len(_PROSE_WORD.findall(text)) > len(_CJK_LETTER.findall(text))
 
 
 def _is_word(text: str) -> bool:
@@ -87,11 +101,35 @@ def _strings(node: ast.AST) -> Iterator[str]:
 
 
 def _is_message_table(node: ast.Dict) -> bool:
-    """A table keyed by language code, or whose values are: what bunko says in each language."""
+    """A table of strings keyed by language code, or whose values are: what bunko says (or reads) in each language.
+    A setting per language that holds no string (``{"en": 30, "ja": 12}``) is not one."""
     def language_keyed(d: ast.AST) -> bool:
         keys = [k.value for k in d.keys if isinstance(k, ast.Constant)] if isinstance(d, ast.Dict) else []
         return bool(keys) and set(keys) <= LANGUAGE_KEYS
-    return language_keyed(node) or (bool(node.values) and all(language_keyed(v) for v in node.values))
+    return (language_keyed(node) or (bool(node.values) and all(language_keyed(v) for v in node.values))) and any(
+        isinstance(c, ast.Constant) and isinstance(c.value, str) for v in node.values for c in ast.walk(v)
+    )
+
+
+def _documentation(node: ast.AST) -> set[int]:
+    """ids of the nodes inside a ``description=`` or ``help=`` argument: a field's documentation, not what bunko says."""
+    return {id(c) for k in ast.walk(node) if isinstance(k, ast.keyword) and k.arg in _DOCUMENTATION for c in ast.walk(k.value)}
+
+
+def _messages(value: ast.AST) -> list[str]:
+    """What bunko says, outside the lexicon: a table keyed by language code, or a string holding a Japanese or
+    Chinese word that is not English prose quoting one."""
+    tables = [d for d in ast.walk(value) if isinstance(d, ast.Dict) and _is_message_table(d)]
+    if tables:
+        keys = sorted({k.value for d in tables for k in d.keys if isinstance(k, ast.Constant) and k.value in LANGUAGE_KEYS})
+        return [f"a table keyed by language ({', '.join(keys) or 'its values'}): what bunko says per language"]
+    documentation = _documentation(value)
+    said = [
+        c.value for c in ast.walk(value)
+        if isinstance(c, ast.Constant) and isinstance(c.value, str) and id(c) not in documentation
+        and _is_cjk_word(c.value) and not _is_english_prose(c.value)
+    ]
+    return [f"a Japanese or Chinese string ({said[0][:30]!r})"] if said else []
 
 
 def _collections(node: ast.AST) -> Iterator[list[ast.expr]]:
@@ -114,7 +152,7 @@ def _message_strings(node: ast.AST) -> set[int]:
 
 
 def _problems(value: ast.AST, names_constants: bool) -> list[str]:
-    problems = []
+    problems = _messages(value)
     for elements in [] if names_constants else _collections(value):
         strings = [e.value for e in elements if isinstance(e, ast.Constant) and isinstance(e.value, str)]
         identifiers = any("_" in s for s in strings)
@@ -179,8 +217,20 @@ def word_lists(source: str) -> list[tuple[str, str]]:
     return found
 
 
-def _modules() -> list[Path]:
-    return sorted(p for p in SRC.rglob("*.py") if LEXICON not in p.parents)
+def _modules(root: Path = SRC) -> list[Path]:
+    lexicon = root / "text" / "lexicon"
+    return sorted(p for p in root.rglob("*.py") if lexicon not in p.parents)
+
+
+def outside_the_lexicon(root: Path = SRC) -> dict[str, str]:
+    """``module: constant`` → problem, for every word list or message of the package at `root` outside its
+    text/lexicon/ and not ALLOWED."""
+    return {
+        f"{path.relative_to(root)}: {name}": problem
+        for path in _modules(root)
+        for name, problem in word_lists(path.read_text(encoding="utf-8"))
+        if (str(path.relative_to(root)), name) not in ALLOWED
+    }
 
 
 @pytest.mark.parametrize(
@@ -197,6 +247,15 @@ def _modules() -> list[Path]:
         'SYNONYMS = tuple(frozenset(g) for g in ({"price", "cost", "fee", "価格"},))',
         '_EXTRA = "about above after again"\nSTOPWORDS = frozenset(_EXTRA.split())',
         'class Rules:\n    LEADS = ("それでは", "それなら", "では", "じゃあ")',
+        'MESSAGES = {"ja": "資料内では確認できません。", "zh": "资料中未找到相关内容。", "en": "The documents do not contain this."}',
+        'TABLE = {"sum": {"en": "Sum of {m}", "ja": "{m}の合計", "zh": "{m}的总和"}}',
+        'NAMES = {"ja": "Japanese", "zh": "Simplified Chinese", "en": "English"}',
+        'SEPARATORS = {"ja": ("：", "、"), "zh": ("：", "，"), "en": (": ", "; ")}',
+        'HEADING = {"ja": "出典", "zh": "来源"}',
+        'NOTICE = "※確信度が低いため、担当者による確認が必要です。"',
+        'DEMO = ("東京の宿泊費の上限は？", "婚假有几天？", "How many requests per minute?")',
+        'SUDACHI_NOUNS = frozenset({"名詞"})',
+        'class Reply:\n    GREETING: str = "您好。请就资料提问。"',
     ],
 )
 def test_the_check_finds_a_planted_word_list(source: str) -> None:
@@ -206,27 +265,36 @@ def test_the_check_finds_a_planted_word_list(source: str) -> None:
 @pytest.mark.parametrize(
     "source",
     [
-        'MESSAGES = {"ja": "資料内では確認できません。", "zh": "资料中未找到相关内容。", "en": "The documents do not contain this."}',
-        'TABLE = {"sum": {"en": "Sum of {m}", "ja": "{m}の合計", "zh": "{m}的总和"}}',
         'from bunko.text.lexicon import ja\n_JA_LEAD = re.compile(rf"^\\s*({ja.FOLLOW_UP_LEAD})")',
         '_SENTENCE_END = re.compile(r"(?<=[。！？])[」』）]*")',
         '_KATAKANA_WORD = re.compile(r"[ァ-ヺ][ァ-ヺー]{2,}")',
         'SUFFIXES = (".safetensors", ".bin", ".pt", ".onnx")',
         'KEYS = ("doc_id", "chunk_id", "ingested_at", "mime")',
         'SYSTEM = "You rewrite the question. Replace pronouns (it, それ, 它) with what they refer to."',
+        '_RUN = lazy_compile(rf"[{HAN}{KATAKANA}々〆ヶ]{{2,}}")',
+        'MIN_CHARS = {"en": 30, "ja": 12, "zh": 12}',
+        'class Settings:\n    weight: float = Field(1.5, description="for a topic (a short phrase such as 软件包状态)")',
+        'from bunko.text.lexicon import speaking\nABSTAIN = speaking("ja").ABSTAIN_MESSAGE',
     ],
 )
 def test_the_check_leaves_messages_punctuation_and_identifiers_alone(source: str) -> None:
     assert word_lists(source) == [], source
 
 
+def test_a_message_planted_in_a_package_is_found_and_the_lexicon_is_not(tmp_path: Path) -> None:
+    """The scan of a whole package: a message table in generate/ is reported, the same words in text/lexicon/ are not."""
+    (tmp_path / "generate").mkdir()
+    (tmp_path / "text" / "lexicon").mkdir(parents=True)
+    (tmp_path / "generate" / "notices.py").write_text(
+        'REVIEW = {"ja": "※確認が必要です。", "zh": "※需要人工审核。", "en": "Review this."}\n'
+        'def notice(language: str) -> str:\n    return REVIEW[language]\n', encoding="utf-8",
+    )
+    (tmp_path / "text" / "lexicon" / "ja.py").write_text('NEEDS_REVIEW = "※確認が必要です。"\n', encoding="utf-8")
+    assert list(outside_the_lexicon(tmp_path)) == ["generate/notices.py: REVIEW"]
+
+
 def test_no_word_list_outside_the_lexicon() -> None:
-    found = {
-        f"{path.relative_to(SRC)}: {name}": problem
-        for path in _modules()
-        for name, problem in word_lists(path.read_text(encoding="utf-8"))
-        if (str(path.relative_to(SRC)), name) not in ALLOWED
-    }
+    found = outside_the_lexicon()
     assert found == {}, "word lists belong in bunko/text/lexicon/{en,ja,zh}.py:\n" + "\n".join(f"{k}: {v}" for k, v in found.items())
 
 

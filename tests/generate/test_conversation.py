@@ -13,6 +13,8 @@ from rich.console import Console
 
 from bunko import Bunko, Config, Turn
 from bunko.generate.conversation import NO_HISTORY, NOT_FOLLOW_UP, SYSTEM, condense, follow_up_marker
+from bunko.generate.steps import unrepeat
+from bunko.generate.steps.analyse import analyse
 from bunko.generate.steps.unrepeat import REPEATED, repeats
 from bunko.generate.trace_view import render_trace
 from bunko.llm.base import LLMError
@@ -300,8 +302,15 @@ def test_a_repeat_is_the_previous_answer_word_for_word(sentences: list[str], pre
     ("婚假期间工资照常发放吗？", "事假呢？", "事假"),
 ])
 def test_a_follow_up_that_would_repeat_the_previous_answer_is_searched_again(
-    samples_kb_path: Path, embedder: Any, first: str, follow_up: str, new: str,
+    samples_kb_path: Path, embedder: Any, first: str, follow_up: str, new: str, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    analysed: list[str] = []
+
+    def counted(answerer: Any, state: Any) -> Any:
+        analysed.append(state.question)
+        return analyse(answerer, state)
+
+    monkeypatch.setattr(unrepeat, "analyse", counted)
     with Bunko(samples_kb_path, embedder=embedder) as kb:
         # the previous answer is what the condensed follow-up alone gets: answered again, it would be word for word
         standalone = condense([Turn("user", first)], follow_up, kb.answerer.analyzer).standalone
@@ -309,5 +318,7 @@ def test_a_follow_up_that_would_repeat_the_previous_answer_is_searched_again(
         answer = kb.ask(follow_up, history=[Turn("user", first), Turn("assistant", previous.text)])
     trace = answer.trace
     assert trace is not None and trace.condensed is not None and REPEATED in trace.condensed.reason, trace.condensed
+    # the two searches are analysed; the same hits read again for the follow-up's own words need no analysis
+    assert len(analysed) == 2 and analysed[0].endswith(f" {follow_up}") and analysed[1] == follow_up, analysed
     assert trace.evidence.query == trace.condensed.standalone != standalone
     assert not answer.abstained and answer.text != previous.text and new in answer.text

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from bunko import Bunko, Config
+from bunko.generate import extractive
 from bunko.generate.extractive import ExtractiveGenerator
 from bunko.rerank.evidence import ScoredUnit
-from bunko.retrieve.question import read_question
+from bunko.retrieve.question import QuestionFacts, read_question
 from bunko.schema import Answer, Chunk, Hit
 from bunko.text.analyzers import multilingual
 from bunko.text.injection import looks_like_instruction
@@ -243,12 +244,8 @@ BRIDGED = {
 }
 
 
-@pytest.mark.parametrize("lang", ["en", "ja", pytest.param("zh", marks=pytest.mark.xfail(
-    strict=True, reason="the reader rates the first hop's sentence (它的作者) above the one holding the path: no link is "
-    "quoted from a passage that already names the question's things; the reader's choice is issue 45's"))])
-def test_an_answer_reached_through_a_bridge_also_quotes_the_first_hop(embedder, lang: str) -> None:
-    """The graph route found two passages that name one entity (Glazebook): the answer quotes the sentence holding the
-    fact and the one that links it to what the question describes, citing both documents."""
+def bridged(embedder, lang: str) -> tuple[ExtractiveGenerator, QuestionFacts, list[Hit], list[ScoredUnit]]:
+    """The reader, the question and the two passages of `BRIDGED[lang]`, scored: the fact's passage first."""
     question, first, second = BRIDGED[lang]
     hits = [
         Hit(chunk=Chunk("glazebook.md#1", "glazebook", "glazebook.md", 1, second, second), score=1.0),
@@ -256,7 +253,16 @@ def test_an_answer_reached_through_a_bridge_also_quotes_the_first_hop(embedder, 
     ]
     generator = ExtractiveGenerator(embedder=embedder, analyzer=multilingual, max_sentences=2)
     facts = read_question(question, multilingual(question))
-    scored = generator.score_units(facts, hits, embedder.embed([question])[0])
+    return generator, facts, hits, generator.score_units(facts, hits, embedder.embed([question])[0])
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", pytest.param("zh", marks=pytest.mark.xfail(
+    strict=True, reason="the reader rates the first hop's sentence (它的作者) above the one holding the path: no link is "
+    "quoted from a passage that already names the question's things; the reader's choice is issue 45's"))])
+def test_an_answer_reached_through_a_bridge_also_quotes_the_first_hop(embedder, lang: str) -> None:
+    """The graph route found two passages that name one entity (Glazebook): the answer quotes the sentence holding the
+    fact and the one that links it to what the question describes, citing both documents."""
+    generator, facts, hits, scored = bridged(embedder, lang)
     every_entity_specific = lambda keys: dict.fromkeys(keys, 1.0)  # noqa: E731 - an entity graph without hubs
     sentences = generator.answer(facts, hits, scored, every_entity_specific)
     assert "/srv/glazebook/recipes.db" in " ".join(s.text for s in sentences), sentences
@@ -266,3 +272,23 @@ def test_an_answer_reached_through_a_bridge_also_quotes_the_first_hop(embedder, 
     assert len({c.source for s in plain for c in s.citations}) == 1
     no_bridge = generator.answer(facts, hits, scored, lambda keys: {})  # every shared entity a hub: nothing links them
     assert len({c.source for s in no_bridge for c in s.citations}) == 1
+
+
+def test_the_linked_hop_reads_each_passages_entities_once(embedder, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every unit of a candidate passage asks whether that passage names the missing part: its entities are read once
+    per passage, not once per unit, and the link found is the same."""
+    _, facts, hits, scored = bridged(embedder, "en")
+    first = hits[1].chunk.text
+    assert sum(s.unit.hit_index == 1 for s in scored) >= 2, "the second passage must have several units"
+    read: list[str] = []
+    counted = extractive.entity_keys
+
+    def counting(text: str) -> list[str]:
+        read.append(text)
+        return counted(text)
+
+    monkeypatch.setattr(extractive, "entity_keys", counting)
+    best = extractive.quoted_unit(scored, facts)
+    hop = extractive.linked_hop_unit(best, scored, hits, facts, lambda keys: dict.fromkeys(keys, 1.0))
+    assert hop is not None and hits[hop.unit.hit_index].chunk.source == "kilnwatch.md"
+    assert read.count(first) == 1, read

@@ -17,7 +17,7 @@ from fake_openai import FakeChatServer
 from rich.console import Console
 
 from bunko import Bunko, Config
-from bunko.generate.citation_marks import UNVERIFIED_MARKS
+from bunko.generate.citation_marks import unverified_mark
 from bunko.generate.citations import SUPPORTED, UNCITED, UNSUPPORTED
 from bunko.generate.sentence_pipeline import REPEATED, SentencePipeline, checked_confidence, sentence_key
 from bunko.generate.trace_view import render_trace
@@ -92,7 +92,7 @@ def test_standard_marks_an_uncited_sentence_and_shows_a_repeat_once(
         trace = kb.trace(answer.trace_id)
     assert not answer.abstained, trace["abstain_reason"]
     assert [s.verdict for s in answer.sentences] == [SUPPORTED, UNCITED]
-    mark = UNVERIFIED_MARKS[language]
+    mark = unverified_mark(language)
     assert answer.text.count(supported) == 1, "the repeated sentence is shown once"
     assert uncited + (" " if language == "en" else "") + mark in answer.text, "the uncited sentence carries the mark"
     assert mark in answer.notices[-1] and answer.text.endswith(answer.notices[-1])
@@ -114,7 +114,7 @@ def test_strict_refuses_the_uncited_sentence_and_the_repeat(
         answer = kb.ask(question)
         trace = kb.trace(answer.trace_id)
     assert [s.text for s in answer.sentences] == [supported]
-    assert UNVERIFIED_MARKS[language] not in answer.text and uncited not in answer.text
+    assert unverified_mark(language) not in answer.text and uncited not in answer.text
     assert trace["removed"] == [uncited]
     assert answer.confidence == round(grade_of(answer) / 2, 4), "the dropped sentence still lowers the confidence"
 
@@ -130,7 +130,7 @@ def test_an_answer_with_no_supported_sentence_abstains(
         trace = kb.trace(answer.trace_id)
     assert answer.abstained and answer.confidence == 0.0 and not answer.sentences
     assert trace["abstain_reason"] == "no_supported_sentence"
-    assert UNVERIFIED_MARKS[language] not in answer.text
+    assert unverified_mark(language) not in answer.text
 
 
 def test_a_fully_supported_answer_keeps_the_grades_confidence(samples_kb_path: Path, embedder: Any, server: FakeChatServer) -> None:
@@ -139,7 +139,7 @@ def test_a_fully_supported_answer_keeps_the_grades_confidence(samples_kb_path: P
     with open_kb(samples_kb_path, embedder, server) as kb:
         answer = kb.ask(question)
     assert not answer.abstained and answer.confidence == grade_of(answer)
-    assert not answer.notices or UNVERIFIED_MARKS["zh"] not in answer.notices[-1]
+    assert not answer.notices or unverified_mark("zh") not in answer.notices[-1]
 
 
 def test_streaming_shows_the_marks_it_will_keep(samples_kb_path: Path, embedder: Any, server: FakeChatServer) -> None:
@@ -205,7 +205,7 @@ def test_a_streamed_answer_that_ends_unsupported_says_it_abstains_after_what_was
     answer = items[-1]
     assert isinstance(answer, Answer) and answer.abstained and answer.confidence == 0.0
     streamed = "".join(i for i in items[:-1] if isinstance(i, str))
-    assert streamed.startswith(uncited + UNVERIFIED_MARKS["zh"]), "what was shown was shown marked"
+    assert streamed.startswith(uncited + unverified_mark("zh")), "what was shown was shown marked"
     assert streamed.endswith("\n\n" + answer.text), "and the abstention follows it"
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import ExitStack
 from pathlib import Path
 
 import httpx
@@ -61,6 +62,30 @@ def acl_live(tmp_path_factory: pytest.TempPathFactory, embedder: UseM3Embedder, 
             jobs = wait_jobs(admin, "corp", [j["job_id"] for j in response.json()["jobs"]])
             assert jobs[0]["status"] == "READY", jobs
         yield live
+
+
+@pytest.fixture
+def reader_live(served_factory: Callable[..., ServedCollection], tmp_path: Path) -> Iterator[Callable[..., Live]]:
+    """A real server of a fresh collection with one reader key, "web": reader_live(name, documents), where documents
+    are files to ingest or {file name: text} written to tmp_path/docs and ingested as that folder. The browser tests'
+    `live` is one of these; the server stops when the test ends."""
+    with ExitStack() as stack:
+
+        def serve(name: str, documents: Mapping[str, str] | Sequence[Path]) -> Live:
+            served = served_factory(name)
+            if isinstance(documents, Mapping):
+                folder = tmp_path / "docs"
+                folder.mkdir(exist_ok=True)
+                for file_name, text in documents.items():
+                    (folder / file_name).write_text(text, encoding="utf-8")
+                documents = [folder]
+            assert served.kb.ingest(list(documents)).ok
+            key = served.keys.create("web", "reader")
+            server = stack.enter_context(running([served]))
+            server.keys = {"web": key}
+            return server
+
+        yield serve
 
 
 @pytest.fixture

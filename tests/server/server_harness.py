@@ -128,6 +128,16 @@ def chromium_page(locale: str = "ja-JP") -> Iterator[Any]:
         assert not errors, errors
 
 
+def sign_in(page: Any, live: Live, who: str = "web", role: str = "reader") -> None:
+    """Open the web page of `live` and use `who`'s key, as a user does: the page then says whom it signed in."""
+    from playwright.sync_api import expect
+
+    page.goto(live.url + "/")
+    page.get_by_label("API key").fill(live.keys[who])
+    page.get_by_role("button", name="Use key").click()
+    expect(page.locator("#whoami")).to_contain_text(f"Signed in as {who} ({role}")
+
+
 class ServerProcess:
     """`python -m bunko serve` over one collection, as its own process: started, killed with SIGKILL, restarted."""
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from server_harness import CHROMIUM, Live, running
+from server_harness import CHROMIUM, Live, running, sign_in
 
 from bunko.server.collection import ServedCollection
 from system_packages import missing
@@ -33,10 +33,7 @@ def live(served_factory: Callable[..., ServedCollection]) -> Iterator[Live]:
 def test_upload_ask_in_japanese_and_open_a_citation(live: Live, page) -> None:
     from playwright.sync_api import expect
 
-    page.goto(live.url + "/")
-    page.get_by_label("API key").fill(live.keys["web"])
-    page.get_by_role("button", name="Use key").click()
-    expect(page.locator("#whoami")).to_contain_text("Signed in as web (editor")
+    sign_in(page, live, role="editor")
     expect(page.locator("#upload-section")).to_be_visible()
 
     # drag and drop: a DataTransfer holding the file, dropped on the zone, as a browser does it

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import openai
 import pytest
-from server_harness import CHROMIUM, Live, sse_events
+from server_harness import CHROMIUM, Live, sign_in, sse_events
 
 from bunko.server.models import MAX_HISTORY_TURNS
 from system_packages import missing
@@ -90,10 +90,7 @@ def page(samples_live: Live) -> Iterator[object]:
 def test_the_web_page_keeps_the_conversation(samples_live: Live, page: Any) -> None:
     from playwright.sync_api import expect
 
-    page.goto(samples_live.url + "/")
-    page.get_by_label("API key").fill(samples_live.keys["app"])
-    page.get_by_role("button", name="Use key").click()
-    expect(page.locator("#whoami")).to_contain_text("Signed in as app (reader")
+    sign_in(page, samples_live, "app")
     question = page.get_by_label("Question (日本語・中文・English)")
     question.fill(HOTEL)
     question.press("Enter")

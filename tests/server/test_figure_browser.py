@@ -6,14 +6,13 @@ Uses Debian's /usr/bin/chromium through Playwright, as test_browser.py does; ski
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from server_harness import CHROMIUM, Live, running
+from server_harness import CHROMIUM, Live, sign_in
 
 from bunko.parse.page_render import HIGHLIGHT_EDGE, PAGE_DPI
-from bunko.server.collection import ServedCollection
 from figuredocs import FIGURE_TEXTS, PDF_FIGURE_BOX, figure_pdf
 from system_packages import missing
 
@@ -21,24 +20,16 @@ pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason=missing("Chromium 
 
 
 @pytest.fixture
-def live(served_factory: Callable[..., ServedCollection], tmp_path: Path, samples_dir: Path) -> Iterator[Live]:
-    served = served_factory("figs")
+def live(reader_live: Callable[..., Live], tmp_path: Path, samples_dir: Path) -> Live:
     docs = tmp_path / "docs"
     docs.mkdir()
-    assert served.kb.ingest([figure_pdf(docs / "storage-ja.pdf", "ja"), samples_dir / "it-security-rules-ja.md"]).ok
-    key = served.keys.create("web", "reader")
-    with running([served]) as server:
-        server.keys = {"web": key}
-        yield server
+    return reader_live("figs", [figure_pdf(docs / "storage-ja.pdf", "ja"), samples_dir / "it-security-rules-ja.md"])
 
 
 def test_a_cited_figure_is_shown_inline_and_its_page_opens_highlighted(live: Live, page) -> None:
     from playwright.sync_api import expect
 
-    page.goto(live.url + "/")
-    page.get_by_label("API key").fill(live.keys["web"])
-    page.get_by_role("button", name="Use key").click()
-    expect(page.locator("#whoami")).to_contain_text("Signed in as web (reader")
+    sign_in(page, live)
 
     question = page.get_by_label("Question (日本語・中文・English)")
     question.fill(FIGURE_TEXTS["ja"].caption_question)

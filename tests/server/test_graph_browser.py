@@ -5,13 +5,11 @@ Uses Debian's /usr/bin/chromium through Playwright, as test_browser.py does; ski
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
-from server_harness import CHROMIUM, Live, running
+from server_harness import CHROMIUM, Live, sign_in
 
-from bunko.server.collection import ServedCollection
 from system_packages import missing
 
 DOCS = {
@@ -29,26 +27,14 @@ pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason=missing("Chromium 
 
 
 @pytest.fixture
-def live(served_factory: Callable[..., ServedCollection], tmp_path: Path) -> Iterator[Live]:
-    served = served_factory("ops")
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    for name, text in DOCS.items():
-        (docs / name).write_text(text, encoding="utf-8")
-    assert served.kb.ingest([docs]).ok
-    key = served.keys.create("web", "reader")
-    with running([served]) as server:
-        server.keys = {"web": key}
-        yield server
+def live(reader_live: Callable[..., Live]) -> Live:
+    return reader_live("ops", DOCS)
 
 
 def test_graph_panel_top_entity_neighbours_and_highlighted_passages(live: Live, page) -> None:
     from playwright.sync_api import expect
 
-    page.goto(live.url + "/")
-    page.get_by_label("API key").fill(live.keys["web"])
-    page.get_by_role("button", name="Use key").click()
-    expect(page.locator("#whoami")).to_contain_text("Signed in as web (reader")
+    sign_in(page, live)
 
     page.get_by_text("Entities: what the documents mention, and where").click()
     top = page.locator("#graph-top-list button.chip")

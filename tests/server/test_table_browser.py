@@ -7,13 +7,11 @@ Uses Debian's /usr/bin/chromium through Playwright, as test_browser.py does; ski
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
-from server_harness import CHROMIUM, Live, running
+from server_harness import CHROMIUM, Live, sign_in
 
-from bunko.server.collection import ServedCollection
 from system_packages import missing
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason=missing("Chromium (the chromium package)"))
@@ -55,26 +53,8 @@ DOCS = {
 
 
 @pytest.fixture
-def live(served_factory: Callable[..., ServedCollection], tmp_path: Path) -> Iterator[Live]:
-    served = served_factory("facilities")
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    for name, text in DOCS.items():
-        (docs / name).write_text(text, encoding="utf-8")
-    assert served.kb.ingest([docs]).ok
-    key = served.keys.create("web", "reader")
-    with running([served]) as server:
-        server.keys = {"web": key}
-        yield server
-
-
-def _sign_in(live: Live, page) -> None:
-    from playwright.sync_api import expect
-
-    page.goto(live.url + "/")
-    page.get_by_label("API key").fill(live.keys["web"])
-    page.get_by_role("button", name="Use key").click()
-    expect(page.locator("#whoami")).to_contain_text("Signed in as web (reader")
+def live(reader_live: Callable[..., Live]) -> Live:
+    return reader_live("facilities", DOCS)
 
 
 @pytest.mark.parametrize(("title", "header", "row"), [
@@ -85,7 +65,7 @@ def _sign_in(live: Live, page) -> None:
 def test_a_document_view_shows_its_table_as_a_table(live: Live, page, title: str, header: list[str], row: list[str]) -> None:
     from playwright.sync_api import expect
 
-    _sign_in(live, page)
+    sign_in(page, live)
     page.locator("#docs-table").get_by_role("button", name=title).click()
     table = page.locator("#context-chunks table.md-table").first
     expect(table).to_be_visible()
@@ -98,7 +78,7 @@ def test_a_document_view_shows_its_table_as_a_table(live: Live, page, title: str
 def test_the_text_around_a_table_stays_and_a_cited_row_is_marked(live: Live, page) -> None:
     from playwright.sync_api import expect
 
-    _sign_in(live, page)
+    sign_in(page, live)
     question = page.get_by_label("Question (日本語・中文・English)")
     question.fill("普通車の駐車場の月額料金はいくらですか？")
     question.press("Enter")

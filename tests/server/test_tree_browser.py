@@ -5,13 +5,12 @@ Uses Debian's /usr/bin/chromium through Playwright, as test_browser.py does; ski
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from server_harness import CHROMIUM, Live, running
+from server_harness import CHROMIUM, Live, sign_in
 
-from bunko.server.collection import ServedCollection
 from system_packages import missing
 from treedocs import PDF_NAME, write_docs
 
@@ -19,23 +18,15 @@ pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason=missing("Chromium 
 
 
 @pytest.fixture
-def live(served_factory: Callable[..., ServedCollection], tmp_path: Path) -> Iterator[Live]:
-    served = served_factory("ops")
+def live(reader_live: Callable[..., Live], tmp_path: Path) -> Live:
     docs = write_docs(tmp_path / "docs")
-    assert served.kb.ingest([docs / "manual-ja.md", docs / PDF_NAME]).ok
-    key = served.keys.create("web", "reader")
-    with running([served]) as server:
-        server.keys = {"web": key}
-        yield server
+    return reader_live("ops", [docs / "manual-ja.md", docs / PDF_NAME])
 
 
 def test_sections_view_shows_the_outline_with_pages_and_summaries(live: Live, page) -> None:
     from playwright.sync_api import expect
 
-    page.goto(live.url + "/")
-    page.get_by_label("API key").fill(live.keys["web"])
-    page.get_by_role("button", name="Use key").click()
-    expect(page.locator("#whoami")).to_contain_text("Signed in as web (reader")
+    sign_in(page, live)
 
     page.get_by_role("button", name=f"Sections of docs/{PDF_NAME}").click()
     expect(page.locator("#sections-panel")).to_have_attribute("open", "")

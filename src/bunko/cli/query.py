@@ -11,6 +11,7 @@ import typer
 from rich.markup import escape
 
 from bunko.cli.shared import (
+    SAMPLES_DEMO_QUESTIONS,
     SAMPLES_DOCS,
     CollectionOption,
     GeneratorOption,
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
     from bunko.engine import Bunko
     from bunko.schema import Answer, Hit
 
-DEMO_QUESTIONS = ("東京23区に出張する一般社員の宿泊費の上限はいくらですか？", "婚假有几天？", "How many API requests per minute are allowed per key?")
 
 
 def _hit_json(hit: Hit) -> dict[str, Any]:
@@ -228,6 +228,11 @@ def trace(trace_id: str, collection: CollectionOption = None, as_json: JsonOptio
         render_trace(console, payload)
 
 
+def demo_questions() -> list[str]:
+    """The questions `bunko demo` asks, from the samples beside the documents they are about."""
+    return [line.strip() for line in SAMPLES_DEMO_QUESTIONS.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
 def demo(collection: CollectionOption = None) -> None:
     """Ingest the bundled sample documents and ask one question in each language."""
     from bunko.cli.documents import ingest
@@ -236,6 +241,6 @@ def demo(collection: CollectionOption = None) -> None:
     path = collection or Path.cwd() / DEFAULT_COLLECTION
     console.print(f"Ingesting the bundled samples ({escape(str(SAMPLES_DOCS))}) into {escape(str(path))} …")
     ingest([SAMPLES_DOCS], prune=False, collection=path, as_json=False)
-    for question in DEMO_QUESTIONS:
+    for question in demo_questions():
         console.rule(escape(question))
         ask(question, source=None, section=None, where=None, collection=path, as_json=False)

@@ -47,6 +47,8 @@ errors = Console(stderr=True, soft_wrap=True)
 SAMPLES = Path(__file__).resolve().parents[1] / "samples"
 SAMPLES_DOCS = SAMPLES / "docs"
 SAMPLES_GOLDEN = SAMPLES / "golden.jsonl"
+SAMPLES_DEMO_QUESTIONS = SAMPLES / "demo-questions.txt"
+"""What `bunko demo` asks of the samples, one question a line: one in each language, each answered by a sample."""
 
 T = TypeVar("T")
 

@@ -17,17 +17,14 @@ from collections.abc import Iterable, Sequence
 
 from bunko.schema import AnswerSentence, Citation
 from bunko.text.injection import escape_control, neutralise
+from bunko.text.lexicon import speaking
 
 CLOSERS = tuple("。！？.!?」）)\"'")
 """Endings that make a sentence prose; anything else (a table row, a list item) is put on its own line."""
 
-UNVERIFIED_MARKS = {"ja": "［未確認］", "zh": "［未核实］", "en": "[unverified]"}
-"""What follows a sentence the citation check did not support (verdict ``unsupported`` or ``uncited``) wherever it is
-shown: the standard policy shows such a sentence of a model's answer, but never unmarked (strict drops it)."""
 UNVERIFIED = ("unsupported", "uncited")
-
-SOURCES_HEADING = {"ja": "出典", "zh": "来源"}
-"""Heading of the numbered source list per answer language; English (and anything else): "Sources"."""
+"""Verdicts of a sentence the citation check did not support: the standard policy shows such a sentence of a model's
+answer, but never unmarked (`unverified_mark`; strict drops it)."""
 
 
 class CitationNumbers:
@@ -56,7 +53,8 @@ def numbered_citations(sentences: Iterable[AnswerSentence]) -> list[tuple[int, C
 
 
 def unverified_mark(language: str) -> str:
-    return UNVERIFIED_MARKS.get(language, UNVERIFIED_MARKS["en"])
+    """What follows a sentence the citation check did not support, wherever it is shown."""
+    return speaking(language).UNVERIFIED_MARK
 
 
 def render_sentence(sentence: AnswerSentence, numbers: CitationNumbers, language: str, unverified: bool = False) -> str:
@@ -111,4 +109,4 @@ def sources_block(sentences: Iterable[AnswerSentence], language: str) -> str:
     lines = source_lines(sentences)
     if not lines:
         return ""
-    return f"{SOURCES_HEADING.get(language, 'Sources')}:\n" + "\n".join(lines)
+    return f"{speaking(language).SOURCES_HEADING}:\n" + "\n".join(lines)

@@ -41,7 +41,7 @@ from bunko.text.analyzers import Analyzer, query_text
 from bunko.text.entities import extract_entities
 from bunko.text.languages import query_language
 from bunko.text.lazy_regex import lazy_compile
-from bunko.text.lexicon import en, ja, zh
+from bunko.text.lexicon import LANGUAGES, en, for_language, ja, zh
 from bunko.text.scripts import HAN, HIRAGANA, KATAKANA
 from bunko.trace import Condensed
 
@@ -87,7 +87,7 @@ _HAN_CHAR = lazy_compile(f"[{HAN}]")
 _KATAKANA_CHAR = lazy_compile(f"[{KATAKANA}]")
 _PUNCT = lazy_compile(r"[\s？?！!。、，,.:：;；「」『』\"'()（）]+")
 
-_ADDITIVE = {"ja": lazy_compile(ja.ADDITIVE), "zh": lazy_compile(zh.ADDITIVE), "en": lazy_compile(en.ADDITIVE, re.I)}
+_ADDITIVE = {language: lazy_compile(for_language(language).ADDITIVE, re.I) for language in LANGUAGES}
 
 SHORT_EN_WORDS = 2
 """An English question of at most this many content words ("Managers?", "What is the maximum?") names no subject."""

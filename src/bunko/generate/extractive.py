@@ -144,11 +144,15 @@ def linked_hop_unit(
     if not asked or len(missing) < LINK_MISSING_SHARE * len(asked):
         return None
     link: tuple[int, float, ScoredUnit] | None = None
+    covers: dict[int, bool] = {}  # hit index → whether its passage names enough of the missing part: once per passage
     for candidate in scored:
-        hit = hits[candidate.unit.hit_index]
+        index = candidate.unit.hit_index
+        hit = hits[index]
         if hit.chunk.source == answering.chunk.source or candidate.language != best.language:
             continue
-        if len(missing & set(entity_keys(hit.chunk.text))) < LINK_COVERAGE * len(missing):
+        if index not in covers:
+            covers[index] = len(missing & set(entity_keys(hit.chunk.text))) >= LINK_COVERAGE * len(missing)
+        if not covers[index]:
             continue
         keys = set(entity_keys(candidate.unit.text))
         if not specific(bridges & keys):

@@ -34,7 +34,7 @@ from bunko.index.tree import DocumentTree, SectionNode
 from bunko.schema import Chunk, Hit
 from bunko.text.languages import text_language
 from bunko.text.lazy_regex import lazy_compile
-from bunko.text.lexicon import en, ja, zh
+from bunko.text.lexicon import en, ja, speaking, zh
 
 STANDARD, STRICT, REGULATED = "standard", "strict", "regulated"
 
@@ -53,31 +53,13 @@ PII_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("phone", lazy_compile(r"\(\d{3}\)\s?\d{3}-\d{4}" + _E + "|" + _D + r"\d{3}-\d{3}-\d{4}" + _E)),  # North America
 ]
 
-MASKS = {
-    "ja": {"email": "［メールアドレス］", "phone": "［電話番号］", "card": "［カード番号］", "id": "［個人番号］"},
-    "zh": {"email": "［邮箱］", "phone": "［电话号码］", "card": "［卡号］", "id": "［证件号码］"},
-    "en": {"email": "[email]", "phone": "[phone]", "card": "[card number]", "id": "[ID number]"},
-}
-
-NOT_ADVICE = {
-    "ja": "※この回答は資料に基づく参考情報であり、法律・税務・医療などの専門的な助言ではありません。",
-    "zh": "※本回答是基于资料的参考信息，不构成法律、税务、医疗等专业建议。",
-    "en": "Note: this answer is information from the documents, not professional (legal, tax, medical) advice.",
-}
-NEEDS_REVIEW = {
-    "ja": "※確信度が低いため、担当者による確認が必要です。",
-    "zh": "※置信度较低，需要人工审核。",
-    "en": "Confidence is low: a person should review this answer before it is used.",
-}
-UPDATED = {"ja": "出典の更新日", "zh": "来源更新日期", "en": "Source last updated"}
-
 DATE_FIELDS = (*en.DATE_FIELD_NAMES, *ja.DATE_FIELD_NAMES, *zh.DATE_FIELD_NAMES)
 """Front-matter keys that state when a document was last changed, most specific first."""
 
 
 def mask_pii(text: str, language: str = "en") -> tuple[str, Counter[str]]:
     """The text with personal data replaced by a label in the answer's language, and what was masked."""
-    masks = MASKS.get(language, MASKS["en"])
+    masks = speaking(language).MASKS
     found: Counter[str] = Counter()
     for kind, pattern in PII_PATTERNS:
         def replace(match: re.Match[str], kind: str = kind) -> str:
@@ -162,10 +144,10 @@ def source_date(fields: dict[str, object] | None, ingested_at: float | None) -> 
 
 def regulated_notices(language: str, dates: dict[str, str], needs_review: bool) -> list[str]:
     """Lines appended to a regulated answer: source dates, the not-advice notice, and a review request."""
-    label = UPDATED.get(language, UPDATED["en"])
-    sep = "：" if language in ("ja", "zh") else ": "
-    lines = [f"{label}{sep}" + ", ".join(f"{source} ({day})" for source, day in dates.items())] if dates else []
-    lines.append(NOT_ADVICE.get(language, NOT_ADVICE["en"]))
+    says = speaking(language)
+    label = says.SOURCE_UPDATED
+    lines = [f"{label}{says.COLON}" + ", ".join(f"{source} ({day})" for source, day in dates.items())] if dates else []
+    lines.append(says.NOT_ADVICE)
     if needs_review:
-        lines.append(NEEDS_REVIEW.get(language, NEEDS_REVIEW["en"]))
+        lines.append(says.NEEDS_REVIEW)
     return lines

@@ -23,8 +23,8 @@ from bunko.generate.language import abstain_message
 from bunko.llm.base import Message
 from bunko.llm.fencing import defuse, fence
 from bunko.schema import Hit
+from bunko.text.lexicon import speaking
 
-LANGUAGE_NAMES = {"ja": "Japanese (日本語)", "zh": "Simplified Chinese (简体中文)", "en": "English"}
 
 def location(hit: Hit) -> str:
     chunk = hit.chunk
@@ -35,7 +35,7 @@ def location(hit: Hit) -> str:
 
 
 def rules(language: str, max_sentences: int) -> str:
-    name = LANGUAGE_NAMES.get(language, LANGUAGE_NAMES["en"])
+    name = speaking(language).NAME_FOR_A_MODEL
     return (
         "Rules:\n"
         "1. Use only the numbered sources. Do not use outside knowledge.\n"

@@ -17,8 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bunko.generate.conversation import Turn, fenced_conversation, quoted_turn
-from bunko.generate.language import LANGUAGE_NAMES, no_conversation, recalled
+from bunko.generate.language import no_conversation, recalled
 from bunko.llm.base import ChatModel, LLMError
+from bunko.text.lexicon import en, speaking
 from bunko.text.questions import ConversationRequest, asks_for_first
 
 SUMMARY_ANSWER_CHARS = 160
@@ -74,7 +75,7 @@ def quoted_reply(history: Sequence[Turn], question: str, request: ConversationRe
             lines += ["", recalled("all", language), *(f"{n}. {turns[i].text.strip()}" for n, i in enumerate(users, 1))]
         return Recalled("\n".join([*lines, "", note]), request, len(turns), [at] if len(users) == 1 else users)
     lines = [recalled("summary", language)]
-    colon = "：" if language in ("ja", "zh") else ": "
+    colon = speaking(language).COLON
     quoted: list[int] = []
     for n, i in enumerate(users, 1):
         lines.append(f"{n}. {recalled('question', language)}{colon}{_cut(turns[i].text, SUMMARY_ANSWER_CHARS)}")
@@ -87,7 +88,7 @@ def quoted_reply(history: Sequence[Turn], question: str, request: ConversationRe
 
 
 def recall_messages(history: Sequence[Turn], question: str, language: str) -> list[dict[str, str]]:
-    name = LANGUAGE_NAMES["en"].get(language, "the question's language")
+    name = en.LANGUAGE_NAMES.get(language, "the question's language")
     conversation = fenced_conversation(history, TURNS_IN_PROMPT, TURN_CHARS)
     return [
         {"role": "system", "content": SYSTEM.format(language=name)},

@@ -23,12 +23,12 @@ from bunko.retrieve.table_plan import LOOKUP, MIN_CERTAINTY, CellRef, TablePlan,
 from bunko.retrieve.tables import CollectionTables
 from bunko.schema import AnswerSentence, Chunk, Citation, CitedCell
 from bunko.store.base import DocumentStore
+from bunko.text.lexicon import LANGUAGES, speaking
 from bunko.text.numbers import format_number, normalize
 from bunko.text.table_questions import (
     AVG,
     BOTTOM,
     COUNT,
-    DIFFERENCE,
     GROWTH,
     LIST,
     MAX,
@@ -42,37 +42,6 @@ QUOTED_ROWS = 12
 """Rows written out in a citation's quote; every cell used is in `Citation.cells` whatever the count."""
 LISTED_ROWS = 20
 
-_CURRENCY = {
-    "JPY": {"en": "{} yen", "ja": "{}円", "zh": "{}日元"}, "CNY": {"en": "{} yuan", "ja": "{}元", "zh": "{}元"},
-    "USD": {"en": "${}", "ja": "{}ドル", "zh": "{}美元"}, "EUR": {"en": "€{}", "ja": "{}ユーロ", "zh": "{}欧元"},
-    "GBP": {"en": "£{}", "ja": "{}ポンド", "zh": "{}英镑"},
-}
-_WORDS = {
-    "en": {SUM: "Sum of {m}", AVG: "Average of {m}", MAX: "Highest {m}", MIN: "Lowest {m}", TOP: "Top {n} by {m}",
-           BOTTOM: "Bottom {n} by {m}", GROWTH: "Largest change from {b} to {m}", DIFFERENCE: "Difference in {m} ({a} minus {c})",
-           COUNT: "Number of rows", LIST: "Rows"},
-    "ja": {SUM: "{m}の合計", AVG: "{m}の平均", MAX: "{m}が最も大きい行", MIN: "{m}が最も小さい行", TOP: "{m}の上位{n}件",
-           BOTTOM: "{m}の下位{n}件", GROWTH: "{b}から{m}への変化が最も大きい行", DIFFERENCE: "{m}の差（{a} − {c}）",
-           COUNT: "該当する行の数", LIST: "該当する行"},
-    "zh": {SUM: "{m}的总和", AVG: "{m}的平均值", MAX: "{m}最大的行", MIN: "{m}最小的行", TOP: "{m}前{n}名",
-           BOTTOM: "{m}后{n}名", GROWTH: "从{b}到{m}变化最大的行", DIFFERENCE: "{m}之差（{a} − {c}）",
-           COUNT: "符合条件的行数", LIST: "符合条件的行"},
-}
-_GROUPED = {"en": " by {g}", "ja": "（{g}別）", "zh": "（按{g}）"}
-_DECLINE = {"en": "Largest fall from {b} to {m}", "ja": "{b}から{m}への減少が最も大きい行", "zh": "从{b}到{m}下降最多的行"}
-_LOWEST_CHANGE = {"en": "Smallest change from {b} to {m}", "ja": "{b}から{m}への変化が最も小さい行", "zh": "从{b}到{m}变化最小的行"}
-_MODEL_WORDS = {"en": "Computed from {t} by a query the model wrote", "ja": "{t}からモデルが書いたクエリで計算",
-                "zh": "由模型编写的查询从{t}计算"}
-_LOOKUP = {"en": "{col} for {row}: {v}", "ja": "{row}の{col}：{v}", "zh": "{row}的{col}：{v}"}
-_ROWS = {"en": "{n} rows", "ja": "{n}行", "zh": "共{n}行"}
-_FROM = {"en": " ({t})", "ja": "（{t}）", "zh": "（{t}）"}
-"""The table a cell was read from: several tables of a manual share their columns, so the answer says which."""
-_IN = {"en": " in {t}", "ja": "（{t}）", "zh": "（{t}）"}
-_WHERE = {"en": ", where {c}", "ja": "、条件: {c}", "zh": "，条件：{c}"}
-_AND = {"en": " and ", "ja": "、", "zh": "，"}
-_CONTAINS = {"en": "{col} contains “{v}”", "ja": "{col}に「{v}」を含む", "zh": "{col}包含“{v}”"}
-_COLON = {"en": ": ", "ja": "：", "zh": "："}
-_END = {"en": ".", "ja": "。", "zh": "。"}
 
 
 @dataclass
@@ -136,9 +105,9 @@ class TableAnswerer:
             step["llm_sql_error"] = str(exc)
             return None
         step.update(writer="llm", sql=written.sql, params=[], rows=len(written.used), value=[list(r) for r in written.rows[:LISTED_ROWS]])
-        lang = language if language in _MODEL_WORDS else "en"
+        says = speaking(language)
         values = "; ".join(", ".join(_shown(v) for v in row) for row in written.rows[:LISTED_ROWS])
-        text = _MODEL_WORDS[lang].format(t=plan.table.sheet or plan.table.title) + _COLON[lang] + values + _END[lang]
+        text = says.TABLE_MODEL_QUERY.format(t=plan.table.sheet or plan.table.title) + says.COLON + values + says.TABLE_END
         cells = cells_of(self.tables.db, plan.table, written.sql, written.used)
         result = TableResult(plan, None, [], cells, len(written.used), written.sql, [])
         step["outcome"] = "answered"
@@ -166,10 +135,10 @@ class TableAnswerer:
         step.update(sql=result.sql, params=list(result.params), rows=result.count)
         if not result.rows:
             return None, {**step, "outcome": "no rows match"}
-        lang = language if language in _LOOKUP else "en"
+        says = speaking(language)
         column = plan.table.columns[plan.measure].name if plan.measure is not None else ""
-        parts = [_LOOKUP[lang].format(row=r.label, col=column, v=r.text or "—") for r in result.rows]
-        text = _AND[lang].join(parts) + _FROM[lang].format(t=plan.table.sheet or plan.table.title) + _END[lang]
+        parts = [says.TABLE_LOOKUP.format(row=r.label, col=column, v=r.text or "—") for r in result.rows]
+        text = says.TABLE_AND.join(parts) + says.TABLE_FROM.format(t=plan.table.sheet or plan.table.title) + says.TABLE_END
         step["outcome"] = "answered"
         return TableOutcome([AnswerSentence(text=text, citations=self._citations(result), support=1.0)], step), step
 
@@ -177,7 +146,8 @@ class TableAnswerer:
     def _sentence(self, result: TableResult, intent: TableIntent, language: str) -> AnswerSentence:
         plan = result.plan
         table = plan.table
-        lang = language if language in _WORDS else "en"
+        says = speaking(language)
+        lang = language if language in LANGUAGES else "en"
         def column(index: int | None) -> str:
             return table.columns[index].name if index is not None else ""
 
@@ -185,21 +155,22 @@ class TableAnswerer:
         names = {"m": column(plan.measure), "b": column(plan.base), "n": intent.n or 3,
                  "a": plan.named_values[0][1] if plan.named_values else "", "c": plan.named_values[1][1] if len(plan.named_values) > 1 else ""}
         if operation == GROWTH and intent.decline != intent.low:
-            words = (_DECLINE if intent.decline else _LOWEST_CHANGE)[lang].format(**names)
+            words = (says.TABLE_DECLINE if intent.decline else says.TABLE_LOWEST_CHANGE).format(**names)
         else:
-            words = _WORDS[lang][operation].format(**names)
+            words = says.TABLE_OPERATIONS[operation].format(**names)
         if plan.group is not None:
-            words += _GROUPED[lang].format(g=column(plan.group))
-        words += _IN[lang].format(t=table.sheet or table.title)
+            words += says.TABLE_GROUPED.format(g=column(plan.group))
+        words += says.TABLE_IN.format(t=table.sheet or table.title)
         conditions = [_condition_text(plan, f_index, lang) for f_index in range(len(plan.filters))]
         if conditions:
-            words += _WHERE[lang].format(c=_AND[lang].join(conditions))
+            words += says.TABLE_WHERE.format(c=says.TABLE_AND.join(conditions))
         unit = table.columns[plan.measure].unit if plan.measure is not None else ""
         value_text = self._value_text(result, operation, unit, lang)
-        text = f"{words}{_COLON[lang]}{value_text}"
+        text = f"{words}{says.COLON}{value_text}"
         if operation in (SUM, AVG, COUNT):
-            text += f" ({_ROWS[lang].format(n=result.count)})" if lang == "en" else f"（{_ROWS[lang].format(n=result.count)}）"
-        text = text.rstrip(".。") + _END[lang]
+            rows = says.TABLE_ROWS.format(n=result.count)
+            text += f" ({rows})" if lang == "en" else f"（{rows}）"
+        text = text.rstrip(".。") + says.TABLE_END
         return AnswerSentence(text=text, citations=self._citations(result), support=1.0)
 
     @staticmethod
@@ -263,8 +234,8 @@ def _amount(value: float | None, unit: str, lang: str) -> str:
     if value is None:
         return "—"
     number = format_number(value)
-    if unit in _CURRENCY:
-        return _CURRENCY[unit][lang].format(number)
+    if (amount := speaking(lang).CURRENCY_AMOUNTS.get(unit)) is not None:
+        return amount.format(number)
     if unit == "%":
         return f"{number}%"
     return f"{number} {unit}" if unit and lang == "en" else f"{number}{unit}"
@@ -276,7 +247,7 @@ def _condition_text(plan: TablePlan, index: int, lang: str) -> str:
     if f.op == "in":
         return f"{column.name} = {' / '.join(str(v) for v in f.values)}"
     if f.op == "contains":
-        return _CONTAINS[lang].format(col=column.name, v=f.values[0])
+        return speaking(lang).TABLE_CONTAINS.format(col=column.name, v=f.values[0])
     value = f.values[0]
     shown = _amount(float(value), column.unit, lang) if isinstance(value, int | float) and column.kind != "date" else str(value)
     if column.kind == "date" and isinstance(value, int | float):

@@ -13,8 +13,8 @@ from typing import Protocol
 from bunko.config import Config
 from bunko.errors import ConfigError
 from bunko.llm.openai_chat import OpenAIChatModel
+from bunko.text.lexicon import speaking
 
-_LANGUAGE = {"ja": "Japanese", "zh": "Simplified Chinese", "en": "English"}
 PROMPT = (
     "Describe this figure from a document in two or three sentences of {language}: what it shows, and any "
     "numbers, labels or text in it. Do not guess what is not visible.{caption}"
@@ -36,7 +36,7 @@ class OpenAIFigureDescriber:
         self.name = f"openai:{model.model}"
 
     def describe(self, image: bytes, caption: str, lang: str | None) -> str:
-        language = _LANGUAGE.get(lang or "en", "English")
+        language = speaking(lang or "en").NAME_IN_ENGLISH
         prompt = PROMPT.format(language=language, caption=f" Its caption: {caption}" if caption else "")
         return self.model.complete_with_image(prompt, image, "image/png", self.max_tokens).strip()
 

@@ -26,7 +26,7 @@ from bunko.parse.ocr import Tesseract
 from bunko.parse.pdf_layout import is_caption
 from bunko.schema import Element, ElementKind
 from bunko.text.lazy_regex import lazy_compile
-from bunko.text.lexicon import en, ja, zh
+from bunko.text.lexicon import en, for_language, ja, zh
 
 MIN_SIDE_PX = 32
 """An image narrower or lower than this (in its own pixels) is an icon, a bullet or a rule: not a figure."""
@@ -37,9 +37,6 @@ IMAGE_MAX_SIDE = 1024
 """Longest side of the image kept for OCR and a vision model."""
 OCR_MIN_CONFIDENCE = 55.0
 """Tesseract's mean word confidence below which a line read in a figure is noise (a photo's texture, not text)."""
-OCR_LANGS = {"ja": ("jpn", "eng"), "zh": ("chi_sim", "chi_tra", "eng"), "en": ("eng",)}
-"""Tesseract models for the figures of a document in each language: every model costs about a second more per figure,
-so a figure is read with its document's script and English, not all four (bench/results/figures.md)."""
 OCR_BUDGET_SHARE = 0.4
 """Share of `ingest.max_parse_seconds` figure OCR may take; figures past it keep caption and alt text (counted)."""
 TEXT_EDGE_SHARE = 0.02
@@ -149,7 +146,7 @@ class FigureCollector:
         """OCR each figure that may hold text, with the document's languages, within the time budget."""
         if self.ocr is None or not self.ocr.available or not self.images:
             return
-        engine = self.ocr.restricted_to(OCR_LANGS[_language(elements)])
+        engine = self.ocr.restricted_to(for_language(_language(elements)).OCR_MODELS)
         deadline = time.monotonic() + OCR_BUDGET_SHARE * current_limits().max_parse_seconds
         unread = failed = 0
         for element in elements:

@@ -166,7 +166,6 @@ def katakana_subject(question: str, weights: Mapping[str, float] | None) -> str 
     return word if rarity[word] >= RARE_IDF else None
 
 
-_SMALL_KANA = frozenset("ァィゥェォッャュョヮヵヶー")
 HEAD_LETTERS = 4
 """Least length of the head word of a katakana compound (アドレス of メールアドレス)."""
 
@@ -180,7 +179,7 @@ def writes_word(text: str, word: str) -> bool:
     stem = word.rstrip("ー")
     if stem in written:
         return True
-    heads = (stem[start:] for start in range(2, len(stem) - HEAD_LETTERS + 1) if stem[start] not in _SMALL_KANA)
+    heads = (stem[start:] for start in range(2, len(stem) - HEAD_LETTERS + 1) if stem[start] not in ja.SMALL_KANA)
     return any(head in written for head in heads)
 
 

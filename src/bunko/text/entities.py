@@ -34,7 +34,7 @@ from typing import Any
 
 from bunko.text.inflection import acronym, acronym_plural, singular
 from bunko.text.lazy_regex import lazy_compile
-from bunko.text.lexicon import en, zh
+from bunko.text.lexicon import en, ja, zh
 from bunko.text.scripts import HAN, KANA_CHAR, KATAKANA
 
 MAX_PHRASE_WORDS = 4
@@ -77,8 +77,6 @@ _KATAKANA_LONG_VOWEL = lazy_compile(rf"(?<=[{KATAKANA}]{{3}})ー(?![{KATAKANA}])
 _HAN_RUN = lazy_compile(f"[{HAN}]+")
 _CHINESE_FUNCTION_CHARS = lazy_compile(f"[{zh.FUNCTION_CHARACTERS}{zh.NOUN_RUN_BREAKS}]")
 _CHINESE_NOUN_TAGS = ("n", "nr", "ns", "nt", "nz", "nw", "vn", "eng")
-_SUDACHI_NOUNS = frozenset({"名詞"})
-_SUDACHI_SKIP_SUBTYPES = frozenset({"数詞", "代名詞", "助数詞"})
 
 
 @lru_cache(maxsize=1 << 16)
@@ -216,7 +214,7 @@ def _japanese_run(segmenter: Any, mode: Any, run: str, offset: int) -> Iterator[
     nouns: list[tuple[int, int]] = []
     for morpheme in segmenter.tokenize(run, mode):
         pos = morpheme.part_of_speech()
-        if pos[0] in _SUDACHI_NOUNS and pos[1] not in _SUDACHI_SKIP_SUBTYPES:
+        if pos[0] in ja.SUDACHI_NOUNS and pos[1] not in ja.SUDACHI_SKIP_SUBTYPES:
             nouns.append((morpheme.begin(), morpheme.end()))
     for start, end in _joined(nouns):
         if end - start >= 2:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bunko.text.lazy_regex import lazy_compile
-from bunko.text.lexicon import en, ja, zh
+from bunko.text.lexicon import en, ja, speaking, zh
 from bunko.text.sentences import split_sentences
 
 PROSE, ROW, CODE = "prose", "row", "code"
@@ -133,7 +133,6 @@ def split_units(text: str) -> list[str]:
 
 
 _ROW = lazy_compile(r"^[^/\n]+?: [^\n]*?(?: / [^/\n]+?: [^\n]*?)+$")
-ROW_SEPARATORS = {"ja": ("：", "、"), "zh": ("：", "，"), "en": (": ", "; ")}
 
 
 def row_pairs(row: str) -> list[tuple[str, str]]:
@@ -160,5 +159,5 @@ def readable_row(unit: str, language: str) -> str:
     cells = row_cells(unit)
     if not cells:
         return unit
-    colon, comma = ROW_SEPARATORS.get(language, ROW_SEPARATORS["en"])
+    colon, comma = speaking(language).ROW_SEPARATORS
     return comma.join(f"{header}{colon}{cell}" if header else cell for header, cell in cells)

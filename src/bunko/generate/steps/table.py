@@ -20,6 +20,7 @@ from bunko.trace_steps import TableStep
 
 if TYPE_CHECKING:
     from bunko.generate.answerer import Answerer
+    from bunko.generate.table_answer import TableOutcome
 
 LOOKUP_EVIDENCE_RANK = 3
 """A cell is read as the answer when its row's chunk is among this many best hits, or when the passages could not
@@ -48,8 +49,7 @@ def aggregate(answerer: Answerer, state: AskState, gathered: Gathered) -> list[A
         return None
     started = time.perf_counter()
     outcome, detail = answerer.tables.answer(answerer.read(state.question), state.language, state.filters)
-    if outcome is not None and (unnamed := unnamed_by_table(answerer, state.question, gathered, outcome.sentences, detail)):
-        outcome, detail = None, {**detail, "outcome": f"not used: the table does not name {', '.join(unnamed)}"}
+    outcome, detail = named_by_table(answerer, state.question, gathered, outcome, detail)
     state.steps.append(AgentStep("table", state.question, TableStep.from_dict(detail), time.perf_counter() - started))
     return outcome.sentences if outcome is not None else None
 
@@ -66,14 +66,28 @@ def lookup(answerer: Answerer, state: AskState, gathered: Gathered) -> list[Answ
     leading = {hit.chunk.chunk_id for hit in evidence.hits[:LOOKUP_EVIDENCE_RANK]}
     cited = {c.chunk_id for s in outcome.sentences for c in s.citations} if outcome is not None else set()
     sure = float(detail.get("score", 0.0)) >= LOOKUP_SURE_SCORE
-    if outcome is not None and (unnamed := unnamed_by_table(answerer, state.question, gathered, outcome.sentences, detail)):
-        outcome, detail = None, {**detail, "outcome": f"not used: the table does not name {', '.join(unnamed)}"}
+    outcome, detail = named_by_table(answerer, state.question, gathered, outcome, detail)
     if outcome is not None and evidence.grade.sufficient and not cited & leading and not sure:
         # a table that shares a word with the question ("root", GNOME, 端口) is not the evidence the search found,
         # and the passages that are can answer
-        outcome, detail = None, {**detail, "outcome": f"not used: the row is not among the top {LOOKUP_EVIDENCE_RANK} hits"}
+        outcome, detail = not_used(detail, f"the row is not among the top {LOOKUP_EVIDENCE_RANK} hits")
     state.steps.append(AgentStep("table_lookup", state.question, TableStep.from_dict(detail), time.perf_counter() - started))
     return outcome.sentences if outcome is not None else None
+
+
+def not_used(detail: Mapping[str, Any], reason: str) -> tuple[None, dict[str, Any]]:
+    """No computed answer, and the table step saying why (``not used: …``) beside what it read."""
+    return None, {**detail, "outcome": f"not used: {reason}"}
+
+
+def named_by_table(
+    answerer: Answerer, question: str, gathered: Gathered, outcome: TableOutcome | None, detail: dict[str, Any],
+) -> tuple[TableOutcome | None, dict[str, Any]]:
+    """`outcome` and its step as they are, or none when the table and the cells it read leave a rare key term of the
+    question unnamed (`unnamed_by_table`): a cell about something else, with a computation's certainty."""
+    if outcome is not None and (unnamed := unnamed_by_table(answerer, question, gathered, outcome.sentences, detail)):
+        return not_used(detail, f"the table does not name {', '.join(unnamed)}")
+    return outcome, detail
 
 
 def unnamed_by_table(

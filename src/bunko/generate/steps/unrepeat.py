@@ -81,14 +81,15 @@ def unrepeated(answerer: Answerer, state: AskState, gathered: Gathered) -> tuple
             ("merged with the previous question", f"{earlier} {state.asked}", False), ("searched as asked", state.asked, False))
     for how, question, same_hits in ways:
         retried = replace(condensed, standalone=question, reason=f"{condensed.reason}; {REPEATED}: {how}")
-        alternative = analyse(answerer, replace(state, question=question, condensed=retried, steps=list(state.steps),
-                                                stage_timings=dict(state.stage_timings)))
+        alternative = replace(state, question=question, condensed=retried, steps=list(state.steps),
+                              stage_timings=dict(state.stage_timings))
         if same_hits:  # the condensed search found the subject's passages; the follow-up's own words pick among them
             first = gathered.evidence
             again = answerer.judged_against(question, first, first.hits, state.filters, state.k,
                                             (first.grade.key_terms, first.grade.missing_key_terms))
             found = Gathered(again, again)
-        else:
+        else:  # a search reads the question's analysis (its parts); re-judging the same hits does not
+            alternative = analyse(answerer, alternative)
             found = summarise(answerer, alternative, retrieve(answerer, alternative))
         grade = found.evidence.grade
         if not grade.sufficient or grade.reason is not None:
