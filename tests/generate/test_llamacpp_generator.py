@@ -153,3 +153,32 @@ def test_cli_ask_with_the_local_generator(english_samples: Path) -> None:
     assert answer["abstained"] or all(s["citations"] for s in answer["sentences"])
     trace = runner.invoke(app, ["trace", answer["trace_id"], "-c", str(english_samples), "--json"])
     assert json.loads(trace.stdout)["generator"].startswith("llamacpp:")
+
+
+@pytest.mark.parametrize("text", [
+    "Security audit logs are kept for seven years and then deleted. ",
+    "セキュリティ監査ログは七年間保管し、その後削除する。",
+    "安全审计日志保存七年，之后删除。",
+])
+def test_the_grade_reads_only_as_many_passages_as_fit_its_token_budget(model: LlamaCppChatModel, text: str) -> None:
+    from bunko.generate.crag import grade_blocks
+    from bunko.schema import Chunk, Hit
+
+    hits = [Hit(Chunk(f"c{i}", "d", f"policy-{i}.md", i, text * 20, text * 20), 1.0 - i / 10) for i in range(6)]
+    blocks = grade_blocks(model, hits, max_tokens=400)
+    assert blocks.count("<source") >= 1 and model.count_tokens(blocks) <= 400
+    assert "policy-0.md" in blocks  # the best passage first, cut to fit when it alone is too long
+    whole = grade_blocks(model, hits, max_tokens=100_000)
+    assert whole.count("<source") == 6
+
+
+def test_a_local_model_is_not_asked_to_critique_by_default_and_is_when_configured(model: LlamaCppChatModel) -> None:
+    from types import SimpleNamespace
+
+    from bunko.generate.steps.compose import critiques
+
+    config = Config()
+    assert config.agent.critique == "auto"
+    assert not critiques(SimpleNamespace(config=config, chat_model=model))  # type: ignore[arg-type]
+    config.agent.critique = True
+    assert critiques(SimpleNamespace(config=config, chat_model=model))  # type: ignore[arg-type]
