@@ -73,7 +73,8 @@ SCRIPT_WEIGHT = 0.1
 """Between tables that hold the same data in two languages (a manual and its translation), the one written in the
 question's script: a tie-break, never more."""
 HEADING_NAMES_ROWS = 0.6
-"""A question holding this share of a table's heading names what its rows are: it may count them all."""
+"""A question holding this share of a table's heading, its last word among them (`names_head`), names what its rows
+are: it may count them all."""
 HEADING_RUN = 3
 """A Japanese or Chinese heading's characters count as named when they are in a run shared with the question that
 holds at least this many characters other than hiragana (ネットワーク): one shared pair (ージ), or a word and its
@@ -430,6 +431,7 @@ class TablePlanner:
             score += 2.0
         heading_share = max((self.heading_share(h, question, tokens) for h in headings), default=0.0)
         score += HEADING_WEIGHT * heading_share
+        heading_names_rows = heading_share >= HEADING_NAMES_ROWS and any(self.names_head(h, tokens) for h in headings)
         # conditions: each on the numeric (or date) column the question names for it, else the only one that can hold it
         used: set[int] = set()
         for condition in intent.conditions:
@@ -494,14 +496,14 @@ class TablePlanner:
             elif operation in (MAX, MIN, TOP, BOTTOM) and len(numeric) == 1 and _label_named(scores, columns):
                 plan.measure = numeric[0]
             elif operation == COUNT:
-                if not _label_named(scores, columns) and not values and heading_share < HEADING_NAMES_ROWS:
+                if not _label_named(scores, columns) and not values and not heading_names_rows:
                     return None
             else:
                 return None
         if operation == DIFFERENCE and (len(plan.named_values) != 2 or plan.named_values[0][0] != plan.named_values[1][0]):
             return None
         if operation in (COUNT, LIST) and not plan.filters and plan.group is None and not _label_named(scores, columns) \
-                and (operation == LIST or heading_share < HEADING_NAMES_ROWS):
+                and (operation == LIST or not heading_names_rows):
             return None
         if operation == COUNT and plan.measure is not None and not plan.filters and plan.group is None:
             return None  # "how many people live in …" names a number to read, not rows to count
@@ -516,7 +518,7 @@ class TablePlanner:
                 return plan
             plan.defer = True
             return plan
-        if operation == COUNT and not plan.filters and plan.group is None and heading_share < HEADING_NAMES_ROWS and not any(
+        if operation == COUNT and not plan.filters and plan.group is None and not heading_names_rows and not any(
                 s >= 1.0 and c.kind == TEXT for (s, _), c in zip(scores, columns, strict=True)):
             # counting a whole table: only one whose rows the question names outright, by its key column ("how many
             # cities") or by most of its heading ("how many video archives" of a table headed "Video archives")
@@ -530,6 +532,16 @@ class TablePlanner:
         read = [c for c in (plan.measure, plan.base) if c is not None] + [f.column for f in plan.filters if f.op not in ("in", "contains")]
         plan.column_score = min([1.0, *(scores[c][0] for c in read)])
         return plan
+
+    def names_head(self, heading: str, tokens: set[str]) -> bool:
+        """Whether the question holds the heading's last word, the thing its rows are ("shortcut keys" of a table
+        headed "Presenter console shortcut keys", 快捷键 of 演讲者控制台快捷键): a question that names only what the
+        rows are about ("how many displays does the presenter console need?") does not ask to count them."""
+        words = self.analyzer(heading)
+        if not words:
+            return False
+        head = _stem(words[-1])
+        return any(_stem(token) == head for token in tokens)
 
     def heading_share(self, heading: str, question: str, tokens: set[str]) -> float:
         """The share of the table's heading words the question holds (a plural or a header-dictionary word for one
@@ -554,15 +566,17 @@ class TablePlanner:
 
     def plan_lookup(self, question: str, tables: list[StoredTable], focus: str | None = None) -> TablePlan | None:
         """A question that names a row (a cell of a text column: "London", 大阪府) and a column ("hotel limit", 人口)
-        of the same table: the cell where they cross. None unless both are named. `focus`: the words of a follow-up
+        of the same table: the cell where they cross. None unless both are named. Tables that write every thing the
+        question names as written (`named_things`: "Multi-Arch" in a Chinese question, which a translated table calls
+        多体系结构) are chosen from first: an answer from another would not name what was asked. `focus`: the words of a follow-up
         made standalone ("and for meals?" after the gift limit): a column they name is the one asked for, not the
         column the earlier turn named."""
         clean = normalize(question).lower()
         tokens = set(self.analyzer(clean))
         focused = normalize(focus).lower() if focus else ""
         focus_tokens = set(self.analyzer(focused)) if focused else set()
-        best: TablePlan | None = None
         plans: list[TablePlan] = []
+        named = named_things(question, self.analyzer(question))
         for table in tables:
             values = [v for v in self.named_values(table, clean)
                       if not (table.sheet and normalize(v[1]).lower() == normalize(table.sheet).lower())]
@@ -578,7 +592,7 @@ class TablePlanner:
                 wanted = in_focus or wanted
             if not wanted:
                 continue
-            measure = max(wanted, key=lambda i: (scores[i][0], -i))
+            measure = max(wanted, key=lambda i: (scores[i][0], len(table.columns[i].name), -i))  # the longer of two names it holds
             plan = TablePlan(table, TableIntent(LOOKUP, ""), scores[measure][0] + 0.8 * len(values), measure=measure)
             plan.label = min(row_columns)
             for column in sorted(row_columns):
@@ -591,10 +605,10 @@ class TablePlanner:
             plan.score += SCRIPT_WEIGHT * (script_of(clean) == script_of(" ".join([*headings, *(c.name for c in table.columns)])))
             plan.column_score = min(1.0, scores[measure][0])
             plans.append(plan)
-            if best is None or plan.score > best.score:
-                best = plan
+        naming = [p for p in plans if named and holds_all(p.table, named)] or plans
+        best = max(naming, key=lambda p: p.score, default=None)  # the first of equals, in catalog order
         if best is not None:
-            best.certainty = _certainty(best, plans)
+            best.certainty = _certainty(best, naming)
         return best
 
     def run_lookup(self, plan: TablePlan, db: TableDB) -> TableResult:
