@@ -24,18 +24,16 @@ from bunko.retrieve.base import Query
 from bunko.retrieve.fusion import Fused
 from bunko.retrieve.graph import GraphSearchIndex, path_lines
 from bunko.retrieve.hybrid import HybridRetriever
-from bunko.retrieve.router import without_global_words
+from bunko.retrieve.router import COLLECTION_WORDS, without_global_words
 from bunko.retrieve.topics import Topics, collection_topics
 from bunko.schema import GraphPath, Signals
 from bunko.text.entities import entity_keys
-from bunko.text.lexicon import en, ja, zh
 
 TOPICS = 3
 """Communities a global question draws passages from."""
 LABEL_ENTITIES = 5
 CANDIDATES = 20
 """Passages read per chosen topic before the question's language and filter are applied."""
-COLLECTION_WORDS = en.COLLECTION_WORDS | ja.COLLECTION_WORDS | zh.COLLECTION_WORDS
 REACH_WEIGHT = 0.5
 """A question about everything ("the main topics") names no topic: then the topics covering most of the collection
 should answer, so a topic's reach (log of the passages it covers, relative to the largest) adds up to 0.5."""

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from bunko.config import RetrieveConfig
 from bunko.retrieve.question import QuestionFacts
 from bunko.text.analyzers import identifiers
+from bunko.text.entities import entity_keys
 from bunko.text.lazy_regex import lazy_compile
 from bunko.text.lexicon import en, ja, zh
 
@@ -111,9 +112,20 @@ def without_global_words(text: str) -> str:
     return _GLOBAL.sub(" ", text)
 
 
+COLLECTION_WORDS = en.COLLECTION_WORDS | ja.COLLECTION_WORDS | zh.COLLECTION_WORDS
+"""Words that name the collection itself (documents, 資料, 文档): a global question may use them and still name nothing."""
+
+
+def names_beyond_collection(text: str) -> bool:
+    """Whether the question names something beyond the collection itself once the words that made it global are
+    taken out ("the main topics of these documents" names nothing; "an overview of the annual leave days" names the
+    leave): a question of the second kind asks about what it names, and is searched for it."""
+    return any(key not in COLLECTION_WORDS for key in entity_keys(without_global_words(text)))
+
+
 def global_rule(question: QuestionFacts, config: RetrieveConfig) -> Route | None:
     found = _GLOBAL.search(question.text)
-    if found is None:
+    if found is None or names_beyond_collection(question.text):
         return None
     return Route("global", weights(config, config.keyword_weight), f"{found.group()!r} asks about the whole collection: its topics",
                  retriever="graph-global")

@@ -269,7 +269,7 @@ MAN_PAGE = r"マニュアル(?:ページ)?|ページ"
 """What may follow "man" before a manual-page section number."""
 POSSESSIVE = r"の"
 """A possessive after a manual-page reference."""
-GLOBAL = r"(?:資料|文書|ドキュメント|文献|マニュアル|書籍|本)全体|全体(?:として|的に|像)|概要|主な(?:テーマ|話題|内容|トピック)|まとめ(?!て)|要約"
+GLOBAL = r"(?:資料|文書|ドキュメント|文献|マニュアル|書籍|本)全体|全体(?:として|的に|像)|概要|主な(?:テーマ|話題|内容|トピック)|(?<!ひと)まとめ(?!て)|要約"
 """Questions about the collection as a whole (概要); 全体 only of the documents: "システム全体の設定ファイル" is the
 system-wide file, "まとめて" is "together"."""
 COLLECTION_WORDS = frozenset((
