@@ -422,7 +422,11 @@ class AnswerConfig(_Section):
         description="regulated: answers below this confidence ask for human review. Unset: 0.7 of the raw retrieval "
         "grade, on the grade's own scale.",
     )
-    llm_grader: bool = Field(True, description="With an LLM configured, let it judge sufficiency (CRAG) and rewrite once.")
+    llm_grader: bool | Literal["auto"] = Field(
+        "auto", description="With an LLM configured, let it judge sufficiency (CRAG) and rewrite once. 'auto': for a model "
+        "behind an endpoint, not for a local GGUF model, whose grade runs on this machine's CPU (SmolLM2-135M on two "
+        "cores: 10-35 s an ask, its verdicts mostly unreadable or 'not found' on answerable questions).",
+    )
     condense: Literal["auto", "rules", "off"] = Field(
         "auto", description="Follow-up questions asked with a conversation's history are made standalone before retrieval: "
         "auto: by rules, and by the [llm] model when one is configured; rules: never ask a model; off: searched as asked.",

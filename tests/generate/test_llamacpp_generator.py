@@ -172,13 +172,17 @@ def test_the_grade_reads_only_as_many_passages_as_fit_its_token_budget(model: Ll
     assert whole.count("<source") == 6
 
 
-def test_a_local_model_is_not_asked_to_critique_by_default_and_is_when_configured(model: LlamaCppChatModel) -> None:
+def test_a_local_model_is_not_asked_to_grade_or_critique_by_default_and_is_when_configured(model: LlamaCppChatModel) -> None:
     from types import SimpleNamespace
 
     from bunko.generate.steps.compose import critiques
+    from bunko.llm.base import model_step_on
 
     config = Config()
-    assert config.agent.critique == "auto"
+    assert config.agent.critique == "auto" and config.answer.llm_grader == "auto"
     assert not critiques(SimpleNamespace(config=config, chat_model=model))  # type: ignore[arg-type]
-    config.agent.critique = True
+    assert not model_step_on(config.answer.llm_grader, model)
+    assert model_step_on(config.answer.llm_grader, SimpleNamespace(name="an endpoint model"))  # no runs_locally: remote
+    config.agent.critique, config.answer.llm_grader = True, True
     assert critiques(SimpleNamespace(config=config, chat_model=model))  # type: ignore[arg-type]
+    assert model_step_on(config.answer.llm_grader, model)

@@ -101,3 +101,12 @@ def build_chat_model(config: Config) -> ChatModel | None:
 
         return LlamaCppChatModel.from_config(config.llm)
     return None
+
+
+def model_step_on(setting: bool | str, model: object) -> bool:
+    """Whether an optional step that asks the model once more runs (`[answer] llm_grader`, `[agent] critique`):
+    as configured, and for "auto" only when the model does not run on this machine (`runs_locally`), where every
+    extra call is the user's CPU time."""
+    if setting == "auto":
+        return model is not None and not getattr(model, "runs_locally", False)
+    return bool(setting)

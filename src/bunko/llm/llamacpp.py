@@ -140,8 +140,8 @@ def model_file(configured: str | None) -> Path:
 
 class LlamaCppChatModel:
     runs_locally = True
-    """Its every token is computed on this machine's CPU: a second generation (`[agent] critique = "auto"`) is not
-    asked of it by default."""
+    """Its every token is computed on this machine's CPU: the optional extra calls (`[answer] llm_grader` and `[agent]
+    critique`, both "auto") are not asked of it by default (`llm.base.model_step_on`)."""
 
     def __init__(
         self, model_path: str | Path | None, *, context_tokens: int = 8192, max_tokens: int = 512, temperature: float = 0.0,

@@ -12,7 +12,7 @@ from bunko.generate.prompts import build_messages, critique_prompt, prompt_overh
 from bunko.generate.sentence_pipeline import REPEATED, SentencePipeline, supported_count
 from bunko.generate.steps.state import AskState, Composed, Gathered, Retrieved
 from bunko.generate.usage import token_usage
-from bunko.llm.base import LLMError, estimate_tokens
+from bunko.llm.base import LLMError, estimate_tokens, model_step_on
 from bunko.rerank.budget import fit_budget
 from bunko.schema import AnswerSentence, Hit
 from bunko.text.units import readable_row
@@ -121,10 +121,7 @@ def budget(answerer: Answerer, question: str, hits: list[Hit], language: str) ->
 
 def critiques(answerer: Answerer) -> bool:
     """`[agent] critique`, with "auto" on for a model behind an endpoint and off for one running on this machine."""
-    setting = answerer.config.agent.critique
-    if setting == "auto":
-        return not getattr(answerer.chat_model, "runs_locally", False)
-    return bool(setting)
+    return model_step_on(answerer.config.agent.critique, answerer.chat_model)
 
 
 def critiqued(answerer: Answerer, state: AskState, pipeline: SentencePipeline, generation: Generation) -> SentencePipeline:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from bunko.generate.crag import NOT_FOUND, REWRITE, llm_grade
 from bunko.generate.expansion import expanded, feedback_terms, hypothetical_passage
 from bunko.generate.steps.state import AskState, Gathered, Retrieved
-from bunko.llm.base import LLMError
+from bunko.llm.base import LLMError, model_step_on
 from bunko.schema import Hit
 from bunko.trace import AgentStep
 from bunko.trace_steps import DecomposeStep, RewriteStep
@@ -54,7 +54,7 @@ def judge(answerer: Answerer, state: AskState, gathered: Gathered) -> Gathered:
     question, filters, k, mode = state.question, state.filters, state.k, state.mode
     evidence = gathered.evidence
     abstain_reason = None if evidence.hits else "no_hits"
-    if answerer.chat_model is not None and answerer.config.answer.llm_grader and evidence.hits:
+    if answerer.chat_model is not None and model_step_on(answerer.config.answer.llm_grader, answerer.chat_model) and evidence.hits:
         timer = time.perf_counter()
         graded = gathered.llm_grade = llm_grade(answerer.chat_model, question, evidence.hits)
         state.stage_timings["llm_grade"] = time.perf_counter() - timer
