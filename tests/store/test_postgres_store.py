@@ -13,9 +13,9 @@ from bunko.errors import CollectionError, ConfigError
 from bunko.schema import Chunk, ChunkRole, IngestJob, JobStatus, ParsedDocument, doc_id_for, role_meta
 from bunko.store.base import StoredChunk
 from bunko.store.postgres import PostgresStore
-from bunko.store.postgres_schema import LATEST_VERSION
+from bunko.store.postgres.schema import LATEST_VERSION
+from bunko.store.postgres.sql_filters import glob_to_regex
 from bunko.store.registry import split_dsn
-from bunko.store.sql_filters import glob_to_regex
 from bunko.text.analyzers import multilingual
 
 
