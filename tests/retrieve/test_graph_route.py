@@ -84,7 +84,7 @@ def test_a_graph_hit_is_a_stored_passage_whose_path_names_the_bridging_entity(kb
     via = [key for key, _ in storage.signals.path.via]
     assert any("raid" in key for key in via)
     assert any("graph walk" in line for line in kb.explain(storage, "graph", True))
-    mentions = kb.store.mentions([storage.chunk.chunk_id])[storage.chunk.chunk_id]
+    mentions = kb.store.search().mentions([storage.chunk.chunk_id])[storage.chunk.chunk_id]
     assert any(m.key == "/etc/mdadm/mdadm.conf" and storage.chunk.text[m.start : m.end] == m.surface for m in mentions)
 
 
@@ -131,7 +131,7 @@ def test_the_whole_of_the_documents_still_goes_to_global_mode(question: str) -> 
 
 
 def test_global_mode_cites_representative_passages_of_the_collections_topics(kb: Bunko) -> None:
-    communities = kb.store.entity_graph().communities()
+    communities = kb.store.search().entity_graph().communities()
     result = kb.search_detailed("What are the main topics of these manuals?", k=5)
     assert result.mode == "graph-global"
     if not communities:  # too small a collection for topics: hybrid answers

@@ -9,11 +9,9 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from bunko.index.graph import EntityGraph
 from bunko.index.memory import MemoryIndex
 from bunko.schema import (
     LANG_KEY,
@@ -97,12 +95,9 @@ class LocalBase:
     folder: Path
     concurrent_rows: int
     _lock: threading.RLock
-    _helper: ThreadPoolExecutor | None
     _db: sqlite3.Connection
     _chunk_cache: ChunkCache
     _index: MemoryIndex
-    _graph: EntityGraph
-    _graph_generation: int
     _writer_embedder: str | None
 
     def _upgrade_schema(self) -> None:

@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 import json
+import sqlite3
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -14,10 +16,15 @@ from bunko.index.graph import EntityGraph
 from bunko.index.memory import MemoryIndex
 from bunko.schema import (
     LANG_KEY,
+    Chunk,
     DocumentMatch,
 )
 from bunko.store.graph_sync import DOCUMENT_VERSIONS, sync_graph
 from bunko.store.local.schema import SEARCHABLE, LocalBase, _keys
+from bunko.store.search_fallbacks import SearchFallbacks
+
+if TYPE_CHECKING:
+    from bunko.store.local.store import LocalStore
 from bunko.store.rows import (
     mentions_from_columns,
 )
@@ -29,8 +36,8 @@ CONCURRENT_ROWS = 250_000
 with the collection, a thread handoff's does not."""
 
 
-class LocalSearchReads(LocalBase):
-    """Every read of the in-memory index and the entity graph."""
+class LocalIndexRows(LocalBase):
+    """The in-memory index of the store's current generation, rebuilt from SQLite's searchable rows when it moves."""
 
     # -- search -------------------------------------------------------------
     # Every read of the in-memory index holds the store lock, as its reload does: a search
@@ -91,6 +98,58 @@ class LocalSearchReads(LocalBase):
         if len(ids) < 0.9 * upper_bound:  # many unsearchable (parent) chunks: do not keep their slack
             return ids, vectors[: len(ids)].copy(), records
         return ids, vectors[: len(ids)], records
+
+
+
+class LocalSearch(SearchFallbacks):
+    """`SearchBackend` over the store's in-memory index: every fallback overridden by one index pass, hybrid search's
+    two halves on two threads past `concurrent_rows` chunks, the entity graph kept in step with SQLite."""
+
+    def __init__(self, store: LocalStore) -> None:
+        self._store = store
+        self._helper: ThreadPoolExecutor | None = None
+        self._graph = EntityGraph()
+        self._graph_generation = -1
+
+    @property
+    def _lock(self) -> threading.RLock:
+        return self._store._lock
+
+    @property
+    def _db(self) -> sqlite3.Connection:
+        return self._store._db
+
+    @property
+    def _index(self) -> MemoryIndex:
+        return self._store._index
+
+    @property
+    def concurrent_rows(self) -> int:
+        return self._store.concurrent_rows
+
+    def _current_index(self) -> MemoryIndex:
+        return self._store._current_index()
+
+    def generation(self) -> int:
+        return self._store.generation()
+
+    def close(self) -> None:
+        if self._helper is not None:
+            self._helper.shutdown(wait=True)
+            self._helper = None
+
+    def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
+        return self._store.get_chunks(chunk_ids)
+
+    def document_chunk_ids(self, doc_ids: Sequence[str]) -> dict[str, list[str]]:
+        """From the index's document spans (its rows are the searchable chunks, grouped by document in order)."""
+        with self._lock:
+            index = self._current_index()
+            documents = index.documents
+            number_of = {doc: number for number, doc in enumerate(documents.doc_ids)}
+            spans = {doc: (int(documents.starts[number_of[doc]]), int(documents.starts[number_of[doc] + 1]))
+                     for doc in doc_ids if doc in number_of}
+            return {doc: index.ids[start:end] for doc, (start, end) in spans.items()}
 
     def filter_fields(self) -> set[str]:
         with self._lock:

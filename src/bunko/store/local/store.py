@@ -7,14 +7,12 @@ import json
 import sqlite3
 import threading
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
 from bunko.errors import CollectionError
-from bunko.index.graph import EntityGraph
 from bunko.index.memory import MemoryIndex
 from bunko.schema import (
     IngestJob,
@@ -25,7 +23,7 @@ from bunko.store.chunk_cache import ChunkCache
 from bunko.store.local.documents import LocalDocuments
 from bunko.store.local.jobs import LocalJobs
 from bunko.store.local.schema import _SCHEMA, _keys
-from bunko.store.local.search import CONCURRENT_ROWS, LocalSearchReads
+from bunko.store.local.search import CONCURRENT_ROWS, LocalIndexRows, LocalSearch
 from bunko.store.rows import (
     CHUNK_COLUMNS,
     JOB_COLUMNS,
@@ -36,7 +34,7 @@ from bunko.store.rows import (
 )
 
 
-class LocalStore(LocalDocuments, LocalSearchReads, LocalJobs):
+class LocalStore(LocalDocuments, LocalIndexRows, LocalJobs):
     def __init__(
         self, folder: Path, ann_threshold: int | None = None, vector_precision: str = "float32", ann_target_recall: float | None = 0.98,
         ann_ef_search: int | None = None, concurrent_rows: int = CONCURRENT_ROWS,
@@ -46,7 +44,6 @@ class LocalStore(LocalDocuments, LocalSearchReads, LocalJobs):
         self.concurrent_rows = concurrent_rows
         folder.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
-        self._helper: ThreadPoolExecutor | None = None
         self._db = sqlite3.connect(folder / "bunko.db", check_same_thread=False, isolation_level=None, timeout=60)
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -63,17 +60,18 @@ class LocalStore(LocalDocuments, LocalSearchReads, LocalJobs):
             folder / "index", ann_threshold=ann_threshold, vector_precision=vector_precision, ann_target_recall=ann_target_recall,
             ann_ef_search=ann_ef_search,
         )
-        self._graph = EntityGraph()
-        self._graph_generation = -1
         self._writer_embedder: str | None = None
+        self._search = LocalSearch(self)
 
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
-            if self._helper is not None:
-                self._helper.shutdown(wait=True)
-                self._helper = None
+            self._search.close()
+
+    def search(self) -> LocalSearch:
+        """What retrieval reads: the in-memory index of the current generation and the entity graph."""
+        return self._search
 
 
     # -- export and import (bunko migrate) ----------------------------------

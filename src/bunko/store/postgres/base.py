@@ -15,14 +15,12 @@ import psycopg
 from pgvector.psycopg import register_vector
 from psycopg_pool import ConnectionPool
 
-from bunko.index.graph import EntityGraph
 from bunko.schema import (
     TERMINAL_STATUSES,
     Chunk,
     ParsedDocument,
 )
 from bunko.store.postgres.schema import LOCK_NAMESPACE, searchable_sql, set_search_path
-from bunko.store.postgres.sql_filters import FilterCompiler
 
 OWNER_NAMESPACE = LOCK_NAMESPACE + 1
 """Advisory lock space of live writers (key 2 = writer id); documents use LOCK_NAMESPACE + 2."""
@@ -114,11 +112,6 @@ class PostgresBase:
     _dimension: int | None
     _writer_embedder: str | None
     _pool: ConnectionPool
-    _compiler: FilterCompiler
-    _graph: EntityGraph
-    _graph_generation: int
-    _opening_totals_of: tuple[int, float, float] | None
-    _graph_lock: threading.Lock
 
     def _configure(self, conn: psycopg.Connection) -> None:
         # No server-side prepared statements: the re-embed switch changes the vector column's type, and a search

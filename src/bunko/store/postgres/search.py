@@ -4,28 +4,34 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import psycopg
 from psycopg import sql
+from psycopg_pool import ConnectionPool
 
 from bunko.index.bm25_formula import idf, sql_term_score
 from bunko.index.filters import validate_filter
 from bunko.index.graph import EntityGraph
 from bunko.index.memory import SIMILAR_CHUNKS
 from bunko.schema import (
+    Chunk,
     DocumentMatch,
 )
 from bunko.store.graph_sync import DOCUMENT_VERSIONS, sync_graph
 from bunko.store.postgres.base import (
     _SEARCHABLE,
-    PostgresBase,
     _query_vector,
     _vector,
 )
-from bunko.store.postgres.sql_filters import field_names, known_fields_from
+from bunko.store.postgres.sql_filters import FilterCompiler, field_names, known_fields_from
+from bunko.store.search_fallbacks import SearchFallbacks
+
+if TYPE_CHECKING:
+    from bunko.store.postgres.store import PostgresStore
 from bunko.store.rows import (
     mentions_from_columns,
 )
@@ -113,8 +119,56 @@ store's opening index."""
 
 
 
-class PostgresSearchReads(PostgresBase):
-    """Every search read, each in one query or transaction."""
+class PostgresSearch(SearchFallbacks):
+    """`SearchBackend` in SQL: every search one query or transaction over the store's pool; the translation and
+    document-language evidence, the term matrix and hybrid search come from the shared fallbacks."""
+
+    def __init__(self, store: PostgresStore) -> None:
+        self._store = store
+        self._compiler = FilterCompiler("c")
+        self._graph = EntityGraph()
+        self._graph_generation = -1
+        self._graph_lock = threading.Lock()
+        self._opening_totals_of: tuple[int, float, float] | None = None
+        """(generation, openings' count, their average length): `_opening_totals`."""
+
+    @property
+    def _pool(self) -> ConnectionPool:
+        return self._store._pool
+
+    @property
+    def exact_below(self) -> int:
+        return self._store.exact_below
+
+    @property
+    def ef_search(self) -> int:
+        return self._store.ef_search
+
+    def _column_dimension(self, conn: psycopg.Connection) -> int | None:
+        return self._store._column_dimension(conn)
+
+    def has_index(self) -> bool:
+        return self._store.has_index()
+
+    def generation(self) -> int:
+        return self._store.generation()
+
+    def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
+        return self._store.get_chunks(chunk_ids)
+
+    def document_chunk_ids(self, doc_ids: Sequence[str]) -> dict[str, list[str]]:
+        docs = list(dict.fromkeys(doc_ids))
+        if not docs:
+            return {}
+        with self._pool.connection() as conn:
+            rows = conn.execute(
+                "SELECT doc_id, chunk_id FROM chunks c WHERE doc_id = ANY(%s::text[]) AND " + _SEARCHABLE + " ORDER BY doc_id, ordinal",
+                (docs,),
+            ).fetchall()
+        members: dict[str, list[str]] = {}
+        for doc_id, chunk_id in rows:
+            members.setdefault(doc_id, []).append(chunk_id)
+        return members
 
     # -- search -------------------------------------------------------------
     def _where(self, conn: psycopg.Connection, where: Mapping[str, Any] | None) -> sql.Composable | None:
@@ -350,7 +404,7 @@ class PostgresSearchReads(PostgresBase):
         if not ids:
             return {}
         with self._pool.connection() as conn:
-            rows = conn.execute("SELECT chunk_id, doc_id FROM chunks WHERE chunk_id = ANY(%s)", (ids,)).fetchall()
+            rows = conn.execute("SELECT chunk_id, doc_id FROM chunks c WHERE chunk_id = ANY(%s::text[]) AND " + _SEARCHABLE, (ids,)).fetchall()
         return dict(rows)
 
     def index_stats(self) -> dict[str, Any]:

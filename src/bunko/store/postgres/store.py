@@ -15,7 +15,6 @@ import psycopg
 from psycopg_pool import ConnectionPool
 
 from bunko.errors import CollectionError
-from bunko.index.graph import EntityGraph
 from bunko.schema import (
     IngestJob,
     ParsedDocument,
@@ -30,8 +29,7 @@ from bunko.store.postgres.base import (
 from bunko.store.postgres.documents import PostgresDocuments
 from bunko.store.postgres.jobs import PostgresJobs
 from bunko.store.postgres.schema import migrate
-from bunko.store.postgres.search import PostgresSearchReads
-from bunko.store.postgres.sql_filters import FilterCompiler
+from bunko.store.postgres.search import PostgresSearch
 from bunko.store.rows import (
     CHUNK_COLUMNS,
     JOB_COLUMNS,
@@ -41,7 +39,7 @@ from bunko.store.rows import (
 )
 
 
-class PostgresStore(PostgresDocuments, PostgresSearchReads, PostgresJobs):
+class PostgresStore(PostgresDocuments, PostgresJobs):
     """A collection in one PostgreSQL schema (default ``bunko``), reached through a connection pool.
 
     `exact_below`: collections with at most this many chunks are searched exactly (a scan of a
@@ -74,13 +72,12 @@ class PostgresStore(PostgresDocuments, PostgresSearchReads, PostgresJobs):
             dsn, min_size=1, max_size=pool_size, configure=self._configure, open=False, name=f"bunko-{schema}",
         )
         self._pool.open(wait=True, timeout=30)
-        self._compiler = FilterCompiler("c")
-        self._graph = EntityGraph()
-        self._graph_generation = -1
-        self._opening_totals_of: tuple[int, float, float] | None = None
-        """(generation, openings' count, their average length): `_opening_totals`."""
-        self._graph_lock = threading.Lock()
+        self._search = PostgresSearch(self)
 
+
+    def search(self) -> PostgresSearch:
+        """What retrieval reads: SQL over this store's pool."""
+        return self._search
 
     def close(self) -> None:
         self._pool.close()
