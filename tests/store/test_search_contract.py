@@ -8,6 +8,8 @@ corpus in ja, zh and en, and both must rank alike, as must the shared fallbacks 
 
 from __future__ import annotations
 
+import itertools
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,13 +18,17 @@ import numpy as np
 import pytest
 from store_contract_data import FILTERS, TEXTS, ExplodingVector, expected_dense, fill, make_doc, records, unit
 
+from bunko.config import RetrieveConfig
 from bunko.errors import FilterError
 from bunko.index.bm25 import BM25Index
 from bunko.index.filters import BUILTIN_FIELDS, compile_filter
 from bunko.retrieve.base import read_term_weights
-from bunko.schema import ChunkRole, ParsedDocument, role_meta
+from bunko.retrieve.searcher import Searcher
+from bunko.schema import Chunk, ChunkRole, Element, ParsedDocument, doc_id_for, role_meta
 from bunko.store.base import Store, StoredChunk
 from bunko.store.local import LocalStore
+from bunko.store.search_backend import SearchBackend
+from bunko.store.search_fallbacks import BasicReadsOnly, SearchFallbacks
 from bunko.text.analyzers import multilingual
 from bunko.text.entities import extract_entities
 from bunko.text.languages import tokens_language
@@ -334,3 +340,180 @@ def test_allowed_chunks_applies_the_filter_language_like_search(store: Store, wh
 
 
 
+
+# -- both backends rank alike ----------------------------------------------------------
+TOPICS = {
+    "lodging": {
+        "ja": ["出張時の宿泊費は一泊一万二千円までです。", "上限を超える場合は事前に部長の承認を得てください。", "領収書は出張から三十日以内に提出します。"],
+        "zh": ["出差住宿费每晚不超过一万二千日元。", "超过上限时须事先获得部门经理批准。", "收据须在出差后三十天内提交。"],
+        "en": ["Lodging on business trips is capped at 12,000 yen per night.", "Above the cap, get approval from your department head first.",
+               "Submit receipts within thirty days of the trip."],
+    },
+    "passwords": {
+        "ja": ["パスワードは九十日ごとに変更してください。", "パスワードを他人と共有してはいけません。", "十二文字以上の長さが必要です。"],
+        "zh": ["密码每九十天必须更换一次。", "不得与他人共享密码。", "密码长度至少为十二个字符。"],
+        "en": ["Passwords must be changed every ninety days.", "Never share a password with anyone.", "A password needs at least twelve characters."],
+    },
+    "leave": {
+        "ja": ["年次有給休暇は入社半年後に十日付与されます。", "休暇の申請は一週間前までに行います。", "未使用の休暇は翌年に繰り越せます。"],
+        "zh": ["入职半年后可获得十天带薪年假。", "请假须提前一周申请。", "未使用的年假可结转到下一年。"],
+        "en": ["Ten days of paid annual leave are granted after six months.", "Request leave at least one week ahead.",
+               "Unused leave carries over to the next year."],
+    },
+    "api": {
+        "en": ["Each API key may send 60 requests per minute to Bunko Cloud.", "Error E-1024 means the rate limit was hit.",
+               "The limit resets at the start of each minute.", "Contact Bunko Cloud support to raise the limit."],
+    },
+}
+"""Pages of one handbook: three translated into ja, zh and en (a translation's vectors lie close to its original's,
+as a multilingual embedder puts them), one in English only."""
+
+PARITY_DIM = 24
+PARITY_FILTERS: list[dict[str, Any]] = [
+    {"lang": "ja"}, {"tags": {"$ne": "security"}}, {"tags": {"$in": ["security", "travel"]}}, {"tags": {"$nin": ["travel"]}},
+    {"source": {"$glob": "handbook/zh/*"}}, {"priority": {"$gt": 1}}, {"priority": {"$gte": 2}}, {"priority": {"$lt": 2}},
+    {"priority": {"$lte": 1}}, {"page": {"$gte": 2, "$lte": 3}}, {"draft": True}, {"owner": "総務部"},
+    {"$and": [{"lang": {"$in": ["zh", "en"]}}, {"page": 1}]}, {"$or": [{"tags": "leave"}, {"lang": "ja"}]},
+    {"$not": {"source": {"$glob": "*/en/*"}}},
+]
+"""A filter of every operator and combinator, over built-in fields (lang, source, page) and the documents' own."""
+QUESTIONS = [("出張の宿泊費の上限", "lodging"), ("密码长度", "passwords"), ("paid annual leave days", "leave"),
+             ("E-1024 rate limit", "api"), ("パスワードを共有", "passwords"), ("年假 结转", "leave")]
+ASKED = [QUESTIONS[0], QUESTIONS[1], QUESTIONS[3]]
+"""One question in each language, for the searches (each a dozen reads of every backend)."""
+
+
+def parity_corpus() -> list[tuple[ParsedDocument, list[StoredChunk]]]:
+    """The handbook's pages, their chunks' vectors built from a vector per topic and per paragraph."""
+    rng = np.random.default_rng(49)
+    written = []
+    for number, (topic, languages) in enumerate(TOPICS.items()):
+        base = rng.standard_normal(PARITY_DIM)
+        paragraphs = [rng.standard_normal(PARITY_DIM) for _ in range(4)]
+        for language, texts in languages.items():
+            source = f"handbook/{language}/{topic}.md"
+            fields: dict[str, Any] = {"tags": [topic, "travel" if topic == "lodging" else "security" if topic in ("passwords", "api") else "hr"],
+                                      "priority": number, "draft": language == "zh"}
+            if language == "ja":
+                fields["owner"] = "総務部"
+            doc = ParsedDocument(doc_id_for(source), source, f"{topic} ({language})", "text/markdown", "markdown",
+                                 [Element(f"e{i}", "paragraph", text, page=i + 1) for i, text in enumerate(texts)], {"fields": fields})
+            stored = []
+            for i, text in enumerate(texts):
+                vector = base + 0.6 * paragraphs[i] + 0.15 * rng.standard_normal(PARITY_DIM)
+                chunk = Chunk(f"{source}#{i}", doc.doc_id, source, i, text, text, [f"e{i}"], [i + 1], [topic], ["paragraph"], None, {})
+                stored.append(StoredChunk(chunk, (vector / np.linalg.norm(vector)).astype(np.float32), multilingual(text), f"{source}-{i}",
+                                          extract_entities(text)))
+            written.append((doc, stored))
+    return written
+
+
+PARITY = parity_corpus()
+TOPIC_VECTORS = {topic: np.mean([s.vector for doc, stored in PARITY if doc.source.endswith(f"/{topic}.md") for s in stored], axis=0)
+                 for topic in TOPICS}
+TOPIC_VECTORS = {topic: (vector / np.linalg.norm(vector)).astype(np.float32) for topic, vector in TOPIC_VECTORS.items()}
+"""Each topic's mean chunk vector, a unit vector as an embedder's queries are."""
+
+
+@pytest.fixture(scope="module")
+def backends(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, SearchBackend]]:
+    """The handbook in a local and a PostgreSQL store, written once; and each one's basic reads under the shared fallbacks."""
+    dsn = request.getfixturevalue("pg_dsn")
+    from bunko.store.postgres import PostgresStore
+
+    schema = "t_" + uuid.uuid4().hex[:12]
+    stores: dict[str, Store] = {"local": LocalStore(tmp_path_factory.mktemp("search-contract") / "store"), "postgres": PostgresStore(dsn, schema)}
+    for store in stores.values():
+        for doc, stored in PARITY:
+            store.replace_document(doc, f"hash-{doc.source}", stored)
+    searches: dict[str, SearchBackend] = {name: store.search() for name, store in stores.items()}
+    searches |= {f"{name}-fallbacks": BasicReadsOnly(search) for name, search in list(searches.items())}
+    yield searches
+    for store in stores.values():
+        store.close()
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+
+
+def assert_same_ranking(expected: list[tuple[str, float]], found: list[tuple[str, float]], what: object, tolerance: float = 1e-4) -> None:
+    """The same ids in the same order, where ids whose scores tie (within `tolerance`) may come in either order."""
+    assert len(found) == len(expected), (what, expected, found)
+    for (_, want), (_, got) in zip(expected, found, strict=True):
+        assert got == pytest.approx(want, abs=tolerance), (what, expected, found)
+    start = 0
+    while start < len(expected):
+        end = start + 1
+        while end < len(expected) and abs(expected[end][1] - expected[start][1]) <= tolerance:
+            end += 1
+        if end < len(expected):  # a tie cut by k may keep different members; one inside the list keeps the same
+            assert {cid for cid, _ in expected[start:end]} == {cid for cid, _ in found[start:end]}, (what, expected, found)
+        start = end
+
+
+def test_every_basic_read_is_each_backends_own(backends: dict[str, SearchBackend]) -> None:
+    """The shared fallbacks cover only the derived reads: a backend that left a basic read to them would fail here."""
+    basic = [name for name, value in vars(SearchFallbacks).items() if callable(value) and name in vars(BasicReadsOnly)]
+    assert "document_opening_keyword_scores" in basic and "hybrid_search" not in basic
+    for name in ("local", "postgres"):
+        for read in basic:
+            assert getattr(type(backends[name]), read) is not getattr(SearchFallbacks, read), (name, read)
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "dense", "keyword", "graph", "graph-local", "graph-global"])
+def test_every_search_mode_ranks_alike_on_every_backend(backends: dict[str, SearchBackend], mode: str) -> None:
+    """Every grouping, with and without a language asked (the language and translation evidence)."""
+    config = RetrieveConfig(max_distance=None, language_weight=0.1, translation_weight=0.3)
+    searchers = {name: Searcher(search, None, multilingual, config) for name, search in backends.items()}  # type: ignore[arg-type]
+    rng = np.random.default_rng(5)
+    for (question, topic), group_by in itertools.product(ASKED, ("chunk", "section", "document")):
+        vector = TOPIC_VECTORS[topic] + 0.3 * rng.standard_normal(PARITY_DIM)
+        vector = (vector / np.linalg.norm(vector)).astype(np.float32)
+        for language in (None, "ja"):
+            results = {name: searcher.search(question, k=6, mode=mode, query_vector=vector, group_by=group_by, language=language)
+                       for name, searcher in searchers.items()}
+            expected = [(hit.chunk.chunk_id, hit.score) for hit in results["local"].hits]
+            assert expected or mode.startswith("graph"), (question, mode)
+            for name, result in results.items():
+                assert_same_ranking(expected, [(hit.chunk.chunk_id, hit.score) for hit in result.hits], (name, question, mode, group_by, language))
+
+
+@pytest.mark.parametrize("where", PARITY_FILTERS, ids=[str(f) for f in PARITY_FILTERS])
+def test_every_filter_kind_ranks_alike_on_every_backend(backends: dict[str, SearchBackend], where: dict[str, Any]) -> None:
+    config = RetrieveConfig(max_distance=None, language_weight=0.1, translation_weight=0.3)
+    searchers = {name: Searcher(search, None, multilingual, config) for name, search in backends.items()}  # type: ignore[arg-type]
+    for question, topic in ASKED:
+        vector = TOPIC_VECTORS[topic]
+        for mode in ("hybrid", "graph"):  # dense and keyword search's filtering: the references above
+            results = {name: searcher.search(question, k=5, where=where, mode=mode, query_vector=vector, language="ja")
+                       for name, searcher in searchers.items()}
+            expected = [(hit.chunk.chunk_id, hit.score) for hit in results["local"].hits]
+            for name, result in results.items():
+                assert_same_ranking(expected, [(hit.chunk.chunk_id, hit.score) for hit in result.hits], (name, question, mode, where))
+
+
+def test_every_derived_read_is_the_same_on_every_backend(backends: dict[str, SearchBackend]) -> None:
+    """The seven reads with a fallback, each the same from every backend's fast path and from the fallback."""
+    chunk_ids = [s.chunk.chunk_id for _, stored in PARITY for s in stored] + ["no/such#0"]
+    translated = {}
+    for question, topic in QUESTIONS:
+        tokens = multilingual(question)
+        vector = TOPIC_VECTORS[topic].astype(np.float32)
+        reads = {name: (
+            search.hybrid_search(vector, tokens, 8), search.term_matrix(chunk_ids, tokens)[:2], search.chunk_documents(chunk_ids),
+            search.document_languages(chunk_ids), search.document_opening_similarities(chunk_ids, vector),
+            {language: search.translated_chunks(chunk_ids, language, tokens) for language in ("ja", "zh", "en")},
+        ) for name, search in backends.items()}
+        (dense, keyword), terms, documents, languages, openings, translations = reads["local"]
+        translated[question] = translations
+        for name, ((other_dense, other_keyword), other_terms, other_documents, other_languages, other_openings, other_translations) in reads.items():
+            assert_same_ranking(dense, other_dense, (name, question))
+            assert_same_ranking(keyword, other_keyword, (name, question))
+            assert (other_terms, other_documents, other_languages, other_translations) == (terms, documents, languages, translations), name
+            assert other_openings == pytest.approx(openings, abs=1e-5), name
+    assert {s.chunk.doc_id: lang for _, stored in PARITY for s in stored for lang in [s.chunk.source.split("/")[1]]} == {
+        documents[cid]: lang for cid, lang in languages.items()}
+    # every page translated into ja, in the other languages, holds none of the question's words its ja page lacks
+    assert translated["出張の宿泊費の上限"]["ja"] == {
+        f"handbook/{language}/{topic}.md#{i}" for topic in ("lodging", "passwords", "leave") for language in ("zh", "en") for i in range(3)}
