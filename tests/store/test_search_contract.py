@@ -11,7 +11,6 @@ from __future__ import annotations
 import itertools
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -32,20 +31,6 @@ from bunko.store.search_fallbacks import BasicReadsOnly, SearchFallbacks
 from bunko.text.analyzers import multilingual
 from bunko.text.entities import extract_entities
 from bunko.text.languages import tokens_language
-
-
-@pytest.fixture(params=["local", "postgres"])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    if request.param == "local":
-        opened: Store = LocalStore(tmp_path / "store")
-    else:
-        dsn = request.getfixturevalue("pg_dsn")  # skips when the postgres extra is not installed
-        from bunko.store.postgres import PostgresStore
-
-        opened = PostgresStore(dsn, request.getfixturevalue("pg_schema"))
-    yield opened
-    opened.close()
-
 
 
 # -- search -----------------------------------------------------------------------
@@ -274,7 +259,6 @@ def test_search_on_an_empty_store(store: Store) -> None:
     assert store.chunk_count() == 0 and store.documents() == []
 
 
-
 # -- entity graph ---------------------------------------------------------------
 def with_entities(written: list[tuple[ParsedDocument, list[StoredChunk]]]) -> list[tuple[ParsedDocument, list[StoredChunk]]]:
     return [
@@ -337,8 +321,6 @@ def test_allowed_chunks_applies_the_filter_language_like_search(store: Store, wh
     predicate = compile_filter(where, known) or (lambda r: True)
     asked = [*[cid for cid in recs][::2], "missing"]
     assert store.search().allowed_chunks(asked, where) == {cid for cid in asked if cid in recs and predicate(recs[cid])}
-
-
 
 
 # -- both backends rank alike ----------------------------------------------------------

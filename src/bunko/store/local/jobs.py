@@ -1,5 +1,4 @@
-"""The local store's ingest jobs and ask traces.
-"""
+"""The local store's ingest jobs and ask traces."""
 
 from __future__ import annotations
 
@@ -14,11 +13,7 @@ from bunko.schema import (
     JobStatus,
 )
 from bunko.store.local.schema import LocalBase, _dumps
-from bunko.store.rows import (
-    JOB_COLUMNS,
-    job_from_row,
-    progress_column,
-)
+from bunko.store.rows import JOB_COLUMNS, job_from_row, progress_column
 
 
 class LocalJobs(LocalBase):

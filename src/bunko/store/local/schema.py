@@ -1,7 +1,7 @@
 """The local store's SQLite schema, its upgrade from older versions, and the collection's meta rows.
 
-`LocalBase` holds the
-state every part of `LocalStore` shares (the connection, its lock, the in-memory index) and the meta reads they all use.
+`LocalBase` holds the state every part of `LocalStore` shares (the connection, its lock, the in-memory index)
+and the meta reads they all use.
 """
 
 from __future__ import annotations
@@ -13,16 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from bunko.index.memory import MemoryIndex
-from bunko.schema import (
-    LANG_KEY,
-    SEARCHABLE_KEY,
-)
+from bunko.schema import LANG_KEY, SEARCHABLE_KEY
 from bunko.store.base import StoredChunk
 from bunko.store.chunk_cache import ChunkCache
 from bunko.store.languages import set_document_languages, stored_languages
-from bunko.store.rows import (
-    mention_columns,
-)
+from bunko.store.rows import mention_columns
 
 SCHEMA_VERSION = "4"
 """2 added the entity graph's columns to chunks, 3 each chunk's and document's language (in their meta) and each
@@ -68,8 +63,6 @@ _UNSTAGED = (
 
 SEARCHABLE = f"COALESCE(json_extract(meta, '$.{SEARCHABLE_KEY}'), 1) != 0"
 """`Chunk.searchable` in SQL: parent_child's parents are kept for context and never indexed."""
-
-
 
 
 def _entity_columns(stored: StoredChunk) -> tuple[str, str]:

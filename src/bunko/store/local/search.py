@@ -1,5 +1,5 @@
-"""The local store's search: the in-memory index (`index/memory.py`) rebuilt from SQLite when the generation moves, and the entity graph.
-"""
+"""The local store's search: the in-memory index (`index/memory.py`) rebuilt from SQLite when the generation moves,
+and `LocalSearch`, the store's `SearchBackend` over it and over the entity graph."""
 
 from __future__ import annotations
 
@@ -14,21 +14,15 @@ import numpy as np
 
 from bunko.index.graph import EntityGraph
 from bunko.index.memory import MemoryIndex
-from bunko.schema import (
-    LANG_KEY,
-    Chunk,
-    DocumentMatch,
-)
+from bunko.schema import LANG_KEY, Chunk, DocumentMatch
 from bunko.store.graph_sync import DOCUMENT_VERSIONS, sync_graph
 from bunko.store.local.schema import SEARCHABLE, LocalBase, _keys
+from bunko.store.rows import mentions_from_columns
 from bunko.store.search_fallbacks import SearchFallbacks
+from bunko.text.entities import Mention
 
 if TYPE_CHECKING:
     from bunko.store.local.store import LocalStore
-from bunko.store.rows import (
-    mentions_from_columns,
-)
-from bunko.text.entities import Mention
 
 CONCURRENT_ROWS = 250_000
 """Searchable chunks from which hybrid search runs its dense and keyword halves on two threads: between the
@@ -39,7 +33,6 @@ with the collection, a thread handoff's does not."""
 class LocalIndexRows(LocalBase):
     """The in-memory index of the store's current generation, rebuilt from SQLite's searchable rows when it moves."""
 
-    # -- search -------------------------------------------------------------
     # Every read of the in-memory index holds the store lock, as its reload does: a search
     # never sees half of one generation and half of the next (nor a faiss graph mid-update).
     # The lock is held for milliseconds; numpy and faiss release the GIL inside it anyway.
@@ -98,7 +91,6 @@ class LocalIndexRows(LocalBase):
         if len(ids) < 0.9 * upper_bound:  # many unsearchable (parent) chunks: do not keep their slack
             return ids, vectors[: len(ids)].copy(), records
         return ids, vectors[: len(ids)], records
-
 
 
 class LocalSearch(SearchFallbacks):

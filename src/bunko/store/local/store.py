@@ -1,5 +1,4 @@
-"""`LocalStore`: the parts (`local/documents.py`, `search.py`, `jobs.py`) over one SQLite file, with export and import.
-"""
+"""`LocalStore`: the parts (`local/documents.py`, `search.py`, `jobs.py`) over one SQLite file, with export and import."""
 
 from __future__ import annotations
 
@@ -14,10 +13,7 @@ import numpy as np
 
 from bunko.errors import CollectionError
 from bunko.index.memory import MemoryIndex
-from bunko.schema import (
-    IngestJob,
-    ParsedDocument,
-)
+from bunko.schema import IngestJob, ParsedDocument
 from bunko.store.base import DocumentRecord, StoredChunk, TraceRecord
 from bunko.store.chunk_cache import ChunkCache
 from bunko.store.local.documents import LocalDocuments

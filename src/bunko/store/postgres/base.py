@@ -15,18 +15,13 @@ import psycopg
 from pgvector.psycopg import register_vector
 from psycopg_pool import ConnectionPool
 
-from bunko.schema import (
-    TERMINAL_STATUSES,
-    Chunk,
-    ParsedDocument,
-)
+from bunko.schema import TERMINAL_STATUSES, Chunk, ParsedDocument
 from bunko.store.postgres.schema import LOCK_NAMESPACE, searchable_sql, set_search_path
 
 OWNER_NAMESPACE = LOCK_NAMESPACE + 1
 """Advisory lock space of live writers (key 2 = writer id); documents use LOCK_NAMESPACE + 2."""
 DOCUMENT_NAMESPACE = LOCK_NAMESPACE + 2
 HNSW_INDEX = "chunks_embedding_hnsw"
-
 
 
 _SEARCHABLE = searchable_sql()

@@ -1,5 +1,4 @@
-"""The PostgreSQL store's documents, chunks, copy links, staged vectors and the vector column with its HNSW index.
-"""
+"""The PostgreSQL store's documents, chunks, copy links, staged vectors and the vector column with its HNSW index."""
 
 
 from __future__ import annotations

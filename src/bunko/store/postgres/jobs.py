@@ -1,5 +1,4 @@
-"""The PostgreSQL store's ingest jobs (each writer's liveness held as a session advisory lock) and ask traces.
-"""
+"""The PostgreSQL store's ingest jobs (each writer's liveness held as a session advisory lock) and ask traces."""
 
 
 from __future__ import annotations
@@ -10,11 +9,7 @@ from typing import Any
 
 import psycopg
 
-from bunko.schema import (
-    ErrorCode,
-    IngestJob,
-    JobStatus,
-)
+from bunko.schema import ErrorCode, IngestJob, JobStatus
 from bunko.store.postgres.base import (
     _TERMINAL,
     OWNER_NAMESPACE,
@@ -22,11 +17,7 @@ from bunko.store.postgres.base import (
     _dumps,
     _text,
 )
-from bunko.store.rows import (
-    JOB_COLUMNS,
-    job_from_row,
-    progress_column,
-)
+from bunko.store.rows import JOB_COLUMNS, job_from_row, progress_column
 
 
 class PostgresJobs(PostgresBase):

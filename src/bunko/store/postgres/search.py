@@ -1,5 +1,4 @@
-"""The PostgreSQL store's search: pgvector cosine, BM25 in SQL over the postings, filters compiled to WHERE, the entity graph.
-"""
+"""The PostgreSQL store's search: pgvector cosine, BM25 in SQL over the postings, filters compiled to WHERE, the entity graph."""
 
 
 from __future__ import annotations
@@ -17,26 +16,17 @@ from bunko.index.bm25_formula import idf, sql_term_score
 from bunko.index.filters import validate_filter
 from bunko.index.graph import EntityGraph
 from bunko.index.memory import SIMILAR_CHUNKS
-from bunko.schema import (
-    Chunk,
-    DocumentMatch,
-)
+from bunko.schema import Chunk, DocumentMatch
 from bunko.store.graph_sync import DOCUMENT_VERSIONS, sync_graph
-from bunko.store.postgres.base import (
-    _SEARCHABLE,
-    _query_vector,
-    _vector,
-)
+from bunko.store.postgres.base import _SEARCHABLE, _query_vector, _vector
 from bunko.store.postgres.sql_filters import FilterCompiler, field_names, known_fields_from
+from bunko.store.rows import mentions_from_columns
 from bunko.store.search_fallbacks import SearchFallbacks
+from bunko.text.entities import Mention
+from bunko.text.languages import tokens_language
 
 if TYPE_CHECKING:
     from bunko.store.postgres.store import PostgresStore
-from bunko.store.rows import (
-    mentions_from_columns,
-)
-from bunko.text.entities import Mention
-from bunko.text.languages import tokens_language
 
 _KEYWORD_SQL = (
     """
@@ -116,7 +106,6 @@ GROUP BY p.doc_id
 """BM25 over every document's opening (its first OPENING_CHUNKS searchable chunks, flagged `opening` when written) as
 one text, with the openings' own document count and average length (`n`, `avgdl`: `_OPENING_TOTALS_SQL`), as the local
 store's opening index."""
-
 
 
 class PostgresSearch(SearchFallbacks):

@@ -1,5 +1,4 @@
-"""`PostgresStore`: the parts (`postgres/documents.py`, `search.py`, `jobs.py`) over one schema, with export and import.
-"""
+"""`PostgresStore`: the parts (`postgres/documents.py`, `search.py`, `jobs.py`) over one schema, with export and import."""
 
 
 from __future__ import annotations
@@ -15,10 +14,7 @@ import psycopg
 from psycopg_pool import ConnectionPool
 
 from bunko.errors import CollectionError
-from bunko.schema import (
-    IngestJob,
-    ParsedDocument,
-)
+from bunko.schema import IngestJob, ParsedDocument
 from bunko.store.base import StoredChunk
 from bunko.store.postgres.base import (
     HNSW_INDEX,
