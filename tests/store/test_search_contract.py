@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import uuid
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -499,3 +500,31 @@ def test_every_derived_read_is_the_same_on_every_backend(backends: dict[str, Sea
     # every page translated into ja, in the other languages, holds none of the question's words its ja page lacks
     assert translated["出張の宿泊費の上限"]["ja"] == {
         f"handbook/{language}/{topic}.md#{i}" for topic in ("lodging", "passwords", "leave") for language in ("zh", "en") for i in range(3)}
+
+
+def test_what_a_backend_keeps_of_documents_follows_every_write(store: Store) -> None:
+    """Documents' centroids and languages kept between queries are the store's as it is now: after a page is
+    rewritten (another language, other vectors) the backend answers as the uncached fallbacks do."""
+    for doc, stored in PARITY:
+        store.replace_document(doc, f"hash-{doc.source}", stored)
+    search = store.search()
+    plain = BasicReadsOnly(search)
+    chunk_ids = [s.chunk.chunk_id for _, stored in PARITY for s in stored]
+    tokens = multilingual(QUESTIONS[0][0])
+    before = search.translated_chunks(chunk_ids, "ja", tokens)
+    assert before == plain.translated_chunks(chunk_ids, "ja", tokens) and "handbook/zh/lodging.md#0" in before
+    doc, stored = next((doc, stored) for doc, stored in PARITY if doc.source == "handbook/zh/lodging.md")
+    rng = np.random.default_rng(3)
+    english = TOPICS["api"]["en"]
+    rewritten = [StoredChunk(replace(s.chunk, text=english[i], embed_text=english[i]), unit_of(rng), multilingual(english[i]), f"new-{i}")
+                 for i, s in enumerate(stored)]
+    store.replace_document(doc, "hash-rewritten", rewritten)
+    after = search.translated_chunks(chunk_ids, "ja", tokens)
+    assert after == plain.translated_chunks(chunk_ids, "ja", tokens) and "handbook/zh/lodging.md#0" not in after
+    languages = search.document_languages(chunk_ids)
+    assert languages == plain.document_languages(chunk_ids) and languages["handbook/zh/lodging.md#0"] == "en"
+
+
+def unit_of(rng: np.random.Generator) -> np.ndarray:
+    vector = rng.standard_normal(PARITY_DIM).astype(np.float32)
+    return vector / np.linalg.norm(vector)

@@ -17,7 +17,8 @@ import numpy as np
 
 from bunko.index.graph import EntityGraph
 from bunko.index.memory import OPENING_CHUNKS
-from bunko.index.translations import document_centroids, translation_pairs
+from bunko.index.translations import document_centroids as centroids_of
+from bunko.index.translations import translation_pairs
 from bunko.schema import Chunk, DocumentMatch
 from bunko.store.search_backend import SearchBackend
 from bunko.text.entities import Mention
@@ -89,9 +90,7 @@ class SearchFallbacks:
     def document_languages(self, chunk_ids: Sequence[str]) -> dict[str, str]:
         """Each chunk's document's language from the languages of all the document's searchable chunks."""
         doc_of = self.chunk_documents(chunk_ids)
-        docs = sorted(set(doc_of.values()))
-        members = self.document_chunk_ids(docs)
-        language_of = self._document_language_indexes(docs, members)
+        language_of = self.document_language_indexes(sorted(set(doc_of.values())))
         return {cid: LANGUAGES[language_of[doc]] for cid, doc in doc_of.items() if doc in language_of}
 
     def document_opening_similarities(self, chunk_ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
@@ -109,35 +108,41 @@ class SearchFallbacks:
 
     def translated_chunks(self, chunk_ids: Sequence[str], language: str, tokens: Sequence[str]) -> set[str]:
         """Translation pairs among the candidates' documents by their centroids (`index/translations.py`); a
-        translation is demoted unless it holds a query token its counterpart lacks."""
+        translation is demoted unless it holds a query token its counterpart lacks (read for the paired documents only)."""
         if language not in LANGUAGES:
             return set()
         doc_of = self.chunk_documents(chunk_ids)
-        docs = sorted(set(doc_of.values()))
-        members = self.document_chunk_ids(docs)
-        docs = [doc for doc in docs if members.get(doc)]
+        docs, centroids = self.document_centroids(sorted(set(doc_of.values())))
         if not docs:
             return set()
-        ids = [cid for doc in docs for cid in members[doc]]
-        starts = np.cumsum([0, *(len(members[doc]) for doc in docs)]).astype(np.int64)
-        vectors = self.vectors_for(ids)
-        if vectors.ndim != 2 or not vectors.shape[1]:
-            return set()
-        language_of = self._document_language_indexes(docs, members)
-        languages = np.asarray([language_of[doc] for doc in docs], dtype=np.int8)
-        pairs = translation_pairs(document_centroids(vectors, starts), np.arange(len(docs)), languages, LANGUAGES.index(language))
+        language_of = self.document_language_indexes(docs)
+        languages = np.asarray([language_of.get(doc, 0) for doc in docs], dtype=np.int8)
+        pairs = translation_pairs(centroids, np.arange(len(docs)), languages, LANGUAGES.index(language))
         if not pairs:
             return set()
-        held = self.matching_terms(ids, tokens)
-        terms_of = {doc: set().union(*(held.get(cid, set()) for cid in members[doc])) for doc in docs}
-        demoted = {docs[translation] for translation, counterpart in pairs if not terms_of[docs[translation]] - terms_of[docs[counterpart]]}
+        members = self.document_chunk_ids(sorted({docs[number] for pair in pairs for number in pair}))
+        held = self.matching_terms([cid for ids in members.values() for cid in ids], tokens)
+        terms_of = {doc: set().union(*(held.get(cid, set()) for cid in ids)) for doc, ids in members.items()}
+        demoted = {docs[translation] for translation, counterpart in pairs
+                   if not terms_of.get(docs[translation], set()) - terms_of.get(docs[counterpart], set())}
         return {cid for cid, doc in doc_of.items() if doc in demoted}
 
-    def _document_language_indexes(self, docs: Sequence[str], members: Mapping[str, list[str]]) -> dict[str, int]:
-        """Each document's language index (into LANGUAGES), `text.languages.document_languages` over its chunks'."""
+    # -- what the document-level fallbacks read of a document; a backend may read it in fewer steps ----------
+    def document_centroids(self, docs: Sequence[str]) -> tuple[list[str], np.ndarray]:
+        """The documents of `docs` that have searchable chunks, and each one's normalised mean chunk vector."""
+        members = self.document_chunk_ids(docs)
         present = [doc for doc in docs if members.get(doc)]
-        ids = [cid for doc in present for cid in members[doc]]
-        of_chunk = self.chunk_languages(ids)
+        if not present:
+            return [], np.zeros((0, 0), dtype=np.float32)
+        vectors = self.vectors_for([cid for doc in present for cid in members[doc]])
+        starts = np.cumsum([0, *(len(members[doc]) for doc in present)]).astype(np.int64)
+        return present, centroids_of(vectors, starts)
+
+    def document_language_indexes(self, docs: Sequence[str]) -> dict[str, int]:
+        """Each document's language index (into LANGUAGES), `text.languages.document_languages` over its chunks'."""
+        members = self.document_chunk_ids(docs)
+        present = [doc for doc in docs if members.get(doc)]
+        of_chunk = self.chunk_languages([cid for doc in present for cid in members[doc]])
         rows = [(number, LANGUAGES.index(of_chunk[cid])) for number, doc in enumerate(present) for cid in members[doc] if cid in of_chunk]
         if not rows:
             return {}

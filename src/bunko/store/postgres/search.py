@@ -108,9 +108,14 @@ one text, with the openings' own document count and average length (`n`, `avgdl`
 store's opening index."""
 
 
+DOCUMENTS_KEPT = 20_000
+"""Documents whose centroid and language are kept between queries (40 MB of 512-d centroids); past it they are read again."""
+
+
 class PostgresSearch(SearchFallbacks):
-    """`SearchBackend` in SQL: every search one query or transaction over the store's pool; the translation and
-    document-language evidence, the term matrix and hybrid search come from the shared fallbacks."""
+    """`SearchBackend` in SQL: every search one query or transaction over the store's pool. Translations, document
+    languages, the term matrix and hybrid search are the shared fallbacks', over documents' centroids averaged in SQL
+    and their languages kept per generation."""
 
     def __init__(self, store: PostgresStore) -> None:
         self._store = store
@@ -120,6 +125,9 @@ class PostgresSearch(SearchFallbacks):
         self._graph_lock = threading.Lock()
         self._opening_totals_of: tuple[int, float, float] | None = None
         """(generation, openings' count, their average length): `_opening_totals`."""
+        self._kept_at = -1
+        self._kept_facts: dict[str, dict[str, Any]] = {}
+        """Per kind (centroids, languages), what is known of documents at generation `_kept_at`: `_kept`."""
 
     @property
     def _pool(self) -> ConnectionPool:
@@ -144,6 +152,46 @@ class PostgresSearch(SearchFallbacks):
 
     def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
         return self._store.get_chunks(chunk_ids)
+
+    def document_centroids(self, docs: Sequence[str]) -> tuple[list[str], np.ndarray]:
+        """Averaged in SQL (pgvector's `avg`: one row per document crosses the wire, not its every chunk) and kept for
+        the generation, as the local index keeps its own: a candidate's document is averaged once, not per query."""
+        wanted = list(dict.fromkeys(docs))
+        known = self._kept("centroids")
+        missing = [doc for doc in wanted if doc not in known]
+        if missing:
+            with self._pool.connection() as conn:
+                rows = conn.execute(
+                    "SELECT doc_id, avg(embedding) FROM chunks c WHERE doc_id = ANY(%s::text[]) AND " + _SEARCHABLE + " GROUP BY doc_id",
+                    (missing,),
+                ).fetchall()
+            for doc_id, mean in rows:
+                vector = _vector(mean)
+                norm = float(np.linalg.norm(vector))
+                known[doc_id] = vector / norm if norm > 0 else vector
+        present = [doc for doc in wanted if doc in known]
+        if not present:
+            return [], np.zeros((0, 0), dtype=np.float32)
+        return present, np.vstack([known[doc] for doc in present]).astype(np.float32)
+
+    def _kept(self, kind: str) -> dict[str, Any]:
+        """What is kept of documents for the current generation (a new one when it moves, or past DOCUMENTS_KEPT)."""
+        generation = self.generation()
+        if self._kept_at != generation:
+            self._kept_at, self._kept_facts = generation, {}
+        kept = self._kept_facts.setdefault(kind, {})
+        if len(kept) > DOCUMENTS_KEPT:  # replaced, not emptied: a query holding the old one reads it whole
+            kept = self._kept_facts[kind] = {}
+        return kept
+
+    def document_language_indexes(self, docs: Sequence[str]) -> dict[str, int]:
+        """The shared judgement, kept for the generation: a document's language is read from all its chunks' tokens
+        once, not at every query that meets it."""
+        known = self._kept("languages")
+        missing = [doc for doc in dict.fromkeys(docs) if doc not in known]
+        if missing:
+            known.update(super().document_language_indexes(missing))
+        return {doc: known[doc] for doc in docs if doc in known}
 
     def document_chunk_ids(self, doc_ids: Sequence[str]) -> dict[str, list[str]]:
         docs = list(dict.fromkeys(doc_ids))
