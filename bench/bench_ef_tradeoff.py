@@ -35,9 +35,9 @@ RESULTS = Path(__file__).resolve().parent / "results"
 def measure(folder: Path, ef: int | None, queries: list[str], vectors: np.ndarray, budget_s: float) -> dict[str, Any]:
     store = LocalStore(folder, ann_threshold=1, ann_ef_search=ef)
     started = time.perf_counter()
-    store.dense_search(np.ones(vectors.shape[1], dtype=np.float32), 1)
-    row: dict[str, Any] = {"ef": ef, "load_s": round(time.perf_counter() - started, 1), "index": store.index_stats()}
-    searcher = Searcher(store, None, multilingual, RetrieveConfig())  # type: ignore[arg-type]  # vectors are given
+    store.search().dense_search(np.ones(vectors.shape[1], dtype=np.float32), 1)
+    row: dict[str, Any] = {"ef": ef, "load_s": round(time.perf_counter() - started, 1), "index": store.search().index_stats()}
+    searcher = Searcher(store.search(), None, multilingual, RetrieveConfig())  # type: ignore[arg-type]  # vectors are given
     for mode in ("dense", "hybrid"):
         stats, answers = br.timed_queries(
             lambda q, v, mode=mode: [h.chunk.chunk_id for h in searcher.search(q, k=br.K, mode=mode, query_vector=v).hits], queries, vectors, budget_s)

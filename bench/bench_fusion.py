@@ -126,7 +126,7 @@ def searcher_for(
     """`sentences`: a collection's stored unit vectors (`Searcher.sentences`), where the set is one."""
     settings = dict(overrides)
     fusion.BM25_SHARE = settings.pop("bm25_share", DEFAULT_BM25_SHARE)
-    return Searcher(store, embedder, analyzer, base.model_copy(update=settings), sentences=sentences)
+    return Searcher(store.search(), embedder, analyzer, base.model_copy(update=settings), sentences=sentences)
 
 
 DEFAULT_BM25_SHARE = fusion.BM25_SHARE

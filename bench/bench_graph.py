@@ -92,7 +92,7 @@ def update_cost(chunks: int, per_document: int = 20) -> dict[str, float]:
             store.replace_document(doc, "v1", stored)
         fill = time.perf_counter() - started
         started = time.perf_counter()
-        graph = store.entity_graph()
+        graph = store.search().entity_graph()
         graph.walk({"entity1": 1.0}, {})
         first_sync = time.perf_counter() - started
         doc, stored = document(7, "v2")
@@ -100,7 +100,7 @@ def update_cost(chunks: int, per_document: int = 20) -> dict[str, float]:
         store.replace_document(doc, "v2", stored)
         write = time.perf_counter() - started
         started = time.perf_counter()
-        graph = store.entity_graph()
+        graph = store.search().entity_graph()
         sync = time.perf_counter() - started
         started = time.perf_counter()
         graph.walk({"entity1": 1.0}, {})

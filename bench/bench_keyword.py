@@ -118,7 +118,7 @@ def bunko_core_ranker(corpus: bp.Corpus) -> Ranker:
     """Keyword mode's ranking alone: the question's tokens, the store's BM25 candidates and their documents' BM25, the
     chunk ids mapped to pages by a dict built here: no chunk is read, no `Hit` is made."""
     kb = corpus.kb
-    retriever = KeywordRetriever(kb.store, kb.config.retrieve)
+    retriever = KeywordRetriever(kb.store.search(), kb.config.retrieve)
     page_of = {chunk.chunk_id: corpus.page_key(chunk.source) for chunk in kb.chunks()}
 
     def run(question: str) -> list[str]:

@@ -49,7 +49,7 @@ print("has index", store.has_index())
 rec = []
 for q in Q:
     exact = set(np.argsort(-(X @ q))[:10].tolist())
-    got = {int(c[1:]) for c, _ in store.dense_search(q, 10)}
+    got = {int(c[1:]) for c, _ in store.search().dense_search(q, 10)}
     rec.append(len(exact & got) / 10)
 print(kind, N, "recall@10", np.mean(rec))
 store.close()

@@ -215,7 +215,7 @@ def bunko_store(corpus: Corpus, folder: Path, embed_texts: Sequence[str] | None 
             for ordinal, row in enumerate(rows)
         ]
         store.replace_document(doc, f"hash-{source}", stored)
-    store.keyword_search(["warm"], 1)
+    store.search().keyword_search(["warm"], 1)
     return store
 
 
@@ -238,7 +238,7 @@ def bunko_systems(corpus: Corpus, tmp: Path) -> dict[str, tuple[Rankings, dict]]
     build_s = time.perf_counter() - started
     out = {}
     for name, (mode, overrides) in BUNKO_VARIANTS.items():
-        searcher = Searcher(store, None, multilingual, RetrieveConfig(**overrides))  # type: ignore[arg-type]  # query vectors are given
+        searcher = Searcher(store.search(), None, multilingual, RetrieveConfig(**overrides))  # type: ignore[arg-type]  # query vectors are given
         rankings: Rankings = {}
         started = time.perf_counter()
         for q, vec in zip(corpus.questions, corpus.qvec, strict=True):
@@ -653,7 +653,7 @@ def worker_bunko(size: int, queries: list[str], qv: np.ndarray, pools: dict, bud
     bm25_timer, hnsw_timer = Timer(BM25Index, "build"), Timer(HnswIndex, "sync")
     store = LocalStore(folder, ann_threshold=1 if hnsw else None)
     started = time.perf_counter()
-    store.dense_search(np.ones(DIM, dtype=np.float32), 1)
+    store.search().dense_search(np.ones(DIM, dtype=np.float32), 1)
     out["load_s"] = round(time.perf_counter() - started, 2)
     out["bm25_build_s"] = round(bm25_timer.seconds, 2) if bm25_timer.calls else None
     out["hnsw_build_s"] = round(hnsw_timer.seconds, 2) if hnsw else None
@@ -664,7 +664,7 @@ def worker_bunko(size: int, queries: list[str], qv: np.ndarray, pools: dict, bud
     hnsw_timer.restore()
     release_memory()
     out["rss_after_build_mb"] = round(rss_mb(), 1)
-    searcher = Searcher(store, None, multilingual, RetrieveConfig())  # type: ignore[arg-type]
+    searcher = Searcher(store.search(), None, multilingual, RetrieveConfig())  # type: ignore[arg-type]
     modes = ("dense", "hybrid") if hnsw else ("keyword", "dense", "hybrid")
     for mode in modes:
         stats, answers = timed_queries(lambda q, v, mode=mode: [h.chunk.chunk_id for h in searcher.search(q, k=K, mode=mode, query_vector=v).hits],
@@ -673,10 +673,10 @@ def worker_bunko(size: int, queries: list[str], qv: np.ndarray, pools: dict, bud
         if mode == "dense":
             dense_answers = answers
     # store-level latency: the retriever alone, without the chunk fetch and fusion of the searcher
-    stats, _ = timed_queries(lambda q, v: store.dense_search(v, K), queries, qv, budget_s / 2)
+    stats, _ = timed_queries(lambda q, v: store.search().dense_search(v, K), queries, qv, budget_s / 2)
     out["store_dense"] = stats
     if not hnsw:
-        stats, _ = timed_queries(lambda q, v: store.keyword_search(multilingual(q), K), queries, qv, budget_s / 2)
+        stats, _ = timed_queries(lambda q, v: store.search().keyword_search(multilingual(q), K), queries, qv, budget_s / 2)
         out["store_keyword"] = stats
     else:  # recall of the graph against exact search on the same rows (random vectors: the hard case for HNSW)
         index = store._index

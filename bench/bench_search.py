@@ -187,7 +187,7 @@ def bench_size(size: int, sentences: list[str], embedder: UseM3Embedder, n_queri
             Path(tmp) / "store", size, sentences, embedder.dimension, size, config, sentence_vectors
         )
         started = time.perf_counter()
-        store.dense_search(np.ones(embedder.dimension, dtype=np.float32), 1)
+        store.search().dense_search(np.ones(embedder.dimension, dtype=np.float32), 1)
         load_s = time.perf_counter() - started
         queries = [rng.choice(sentences)[:40] for _ in range(n_queries)]
         query_vectors = embedder.embed(queries)
@@ -195,12 +195,12 @@ def bench_size(size: int, sentences: list[str], embedder: UseM3Embedder, n_queri
         unit_file = build_unit_vectors(Path(tmp) / FILE_NAME, store, embedder)
         units_s = time.perf_counter() - started
         sentences_read = DocumentSentences(store, unit_file, embedder.name, embedder.dimension)
-        searcher = Searcher(store, embedder, multilingual, config, sentences=sentences_read)
+        searcher = Searcher(store.search(), embedder, multilingual, config, sentences=sentences_read)
         out: dict = {"chunks": size, "write_s": round(write_s, 1), "index_build_s": round(load_s, 2),
-                     "unit_vectors_s": round(units_s, 1), "dense_index": store.index_stats().get("dense_index")}
+                     "unit_vectors_s": round(units_s, 1), "dense_index": store.search().index_stats().get("dense_index")}
         for mode in ("dense", "keyword", "hybrid"):
             out[mode] = timed(lambda i, mode=mode: searcher.search(queries[i], k=10, mode=mode, query_vector=query_vectors[i]), len(queries))
-        without = Searcher(store, embedder, multilingual, config)
+        without = Searcher(store.search(), embedder, multilingual, config)
         out["hybrid_without_sentences"] = timed(
             lambda i: without.search(queries[i], k=10, mode="hybrid", query_vector=query_vectors[i]), len(queries))
         unit_file.close()

@@ -85,7 +85,7 @@ def timed(fn, runs: list) -> dict:
 
 
 def bench_search(store, queries: list[str], vectors: np.ndarray) -> dict:
-    searcher = Searcher(store, NoEmbedder(), multilingual, RetrieveConfig(max_distance=None))  # type: ignore[arg-type]
+    searcher = Searcher(store.search(), NoEmbedder(), multilingual, RetrieveConfig(max_distance=None))  # type: ignore[arg-type]
     searcher.search(queries[0], k=10, mode="hybrid", query_vector=vectors[0])  # warm (local: builds its index)
     out = {}
     for mode in ("dense", "keyword", "hybrid"):
@@ -164,7 +164,7 @@ def main() -> None:
             else:
                 written, _ = write(store, synthetic_docs(0, args.size, sentences, seed=7))
                 build_started = time.perf_counter()
-                store.dense_search(query_vectors[0], 1)  # the local store builds its BM25 index on first search
+                store.search().dense_search(query_vectors[0], 1)  # the local store builds its BM25 index on first search
             seconds = time.perf_counter() - started
             print(f"{kind}: wrote {written} chunks in {seconds:.1f} s", flush=True)
             entry = {"ingest": {"chunks": written, "seconds": round(seconds, 1), "chunks_per_s": round(written / seconds, 1),
@@ -173,15 +173,15 @@ def main() -> None:
             # steady state: documents added one transaction each to the full collection, until searchable
             added, add_s = write(store, synthetic_docs(args.size // CHUNKS_PER_DOC, args.add_chunks, sentences, seed=8))
             started = time.perf_counter()
-            store.dense_search(query_vectors[0], 1)
+            store.search().dense_search(query_vectors[0], 1)
             first_search = time.perf_counter() - started
             entry["add"] = {"chunks": added, "write_s": round(add_s, 1), "first_search_s": round(first_search, 2),
                             "chunks_per_s": round(added / (add_s + first_search), 1)}
             print(kind, entry, flush=True)
             results["stores"][kind] = entry
             stores[kind] = store
-        exact = [[cid for cid, _ in stores["local"].dense_search(v, 10)] for v in query_vectors]
-        approx = [[cid for cid, _ in stores["postgres"].dense_search(v, 10)] for v in query_vectors]
+        exact = [[cid for cid, _ in stores["local"].search().dense_search(v, 10)] for v in query_vectors]
+        approx = [[cid for cid, _ in stores["postgres"].search().dense_search(v, 10)] for v in query_vectors]
         results["stores"]["postgres"]["dense_recall_at_10"] = round(
             float(np.mean([len(set(a) & set(e)) / 10 for a, e in zip(approx, exact, strict=True)])), 4
         )

@@ -34,7 +34,7 @@ def main() -> None:
     mark("open collection")
     _ = kb.embedder
     mark("load embedder")
-    kb.store.keyword_search(["apt"], 1)
+    kb.store.search().keyword_search(["apt"], 1)
     mark("load in-memory index (rows, vectors, bm25)")
     if sys.argv[2] == "search":
         kb.search("apt proxy", k=10)

@@ -56,7 +56,7 @@ def _gone(kb: Bunko, source: str, word: str, chunk_ids: list[str]) -> None:
     assert kb.store.get_chunks(chunk_ids) == []
     assert all(h.chunk.source != source for h in kb.search(word, mode="keyword", k=20))
     assert all(h.chunk.source != source for h in kb.search(word, mode="dense", k=50))
-    graph = kb.store.entity_graph()
+    graph = kb.store.search().entity_graph()
     assert not set(graph.passages_of(entity_key(word))) & set(chunk_ids)
     assert all(not graph.entities_of(chunk_id) for chunk_id in chunk_ids)
 

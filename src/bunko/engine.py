@@ -87,9 +87,9 @@ class Bunko:
         self._chunker: Chunker | None = None
         self.trees = DocumentTrees(self.store, self.analyzer)
         """The documents' section trees (`bunko tree`, the tree route, auto-merging), rebuilt as documents change."""
-        self.copies = CopyGroups(self.store)
+        self.copies = CopyGroups(self.store, self.store.search())
         """The copy groups search folds (`retrieve/copies.py`), read again when the store's generation changes."""
-        self.tables = CollectionTables(self.store, self.path)
+        self.tables = CollectionTables(self.store, self.path, self.store.search())
         """The documents' tables as typed SQL tables (`tables.db`; the table route), updated as documents change."""
         self.models = ActiveEmbedder(self.store, self.path, self.config, embedder=embedder, factory=embedder_factory,
                                      allow_change=allow_embedder_change)
@@ -157,7 +157,8 @@ class Bunko:
 
     @property
     def searcher(self) -> Searcher:
-        return Searcher(self.store, self.embedder, self.analyzer, self.config.retrieve,
+        search = self.store.search()
+        return Searcher(search, self.embedder, self.analyzer, self.config.retrieve,
                         retrievers=[build(self.store, self.config.retrieve) for build in self.retrievers], trees=self.trees,
                         tables=self.tables, sentences=self.units.sentences(), copies=self.copies)
 
@@ -316,7 +317,7 @@ class Bunko:
             "dimension": int(self.store.get_meta("dimension") or 0) or None,
             "chunk_strategy": self.config.chunk.strategy,
             "last_run": by_status,
-            "index": self.store.index_stats(),
+            "index": self.store.search().index_stats(),
             "reembed": self.reembedder.status(),
             "writer": lock_state(self.path / WRITE_LOCK),
         }

@@ -77,7 +77,7 @@ ROLE_KEY = "role"
 SEARCHABLE_KEY = "searchable"
 """The `Chunk.meta` keys a role is stored under, as collections already on disk hold it: a parent is
 {"role": "parent", "searchable": false}. Stores filter on SEARCHABLE_KEY in SQL (`store.local.SEARCHABLE`,
-`store.postgres_schema.searchable_sql`), so it stays in meta rather than becoming a column of its own."""
+`store.postgres.schema.searchable_sql`), so it stays in meta rather than becoming a column of its own."""
 
 
 LANG_KEY = "lang"

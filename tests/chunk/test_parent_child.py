@@ -85,8 +85,8 @@ def test_search_finds_a_child_and_returns_its_parent(lang: str, make_kb, tmp_pat
     assert len({h.chunk.chunk_id for h in hits}) == len(hits)  # one hit per parent
 
     vector = kb.embedder.embed([question])[0]
-    searched = {cid for cid, _ in kb.store.dense_search(vector, 1000)} | {
-        cid for cid, _ in kb.store.keyword_search(kb.analyzer(question), 1000)
+    searched = {cid for cid, _ in kb.store.search().dense_search(vector, 1000)} | {
+        cid for cid, _ in kb.store.search().keyword_search(kb.analyzer(question), 1000)
     }
     assert searched and not searched & set(parents)  # parents are never in an index
 

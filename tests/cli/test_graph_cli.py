@@ -60,7 +60,7 @@ def runner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
 def _graph(collection: Path):
     kb = Bunko(collection, create=False)
     try:
-        return kb.store.entity_graph()
+        return kb.store.search().entity_graph()
     finally:
         kb.close()
 

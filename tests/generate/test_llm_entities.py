@@ -58,12 +58,12 @@ def write_docs(folder: Path) -> Path:
 def test_the_models_names_become_mentions_where_the_chunk_writes_them(tmp_path: Path, embedder, server: FakeChatServer) -> None:
     kb = Bunko(tmp_path / ".bunko", config=llm_config(server), embedder=embedder)
     assert kb.ingest(write_docs(tmp_path / "docs")).ok
-    graph = kb.store.entity_graph()
+    graph = kb.store.search().entity_graph()
     assert len(graph.passages_of("postfix")) == 3 and len(graph.passages_of("wietse venema")) == 3
     assert graph.passages_of("sendmail") == []  # named by the model, written nowhere: no node without its passage
     assert graph.passages_of("メールサーバ") and graph.passages_of("邮件服务器")
     for chunk in kb.chunks():
-        for mention in kb.store.mentions([chunk.chunk_id]).get(chunk.chunk_id, []):
+        for mention in kb.store.search().mentions([chunk.chunk_id]).get(chunk.chunk_id, []):
             assert chunk.text[mention.start : mention.end] == mention.surface
     kb.close()
 

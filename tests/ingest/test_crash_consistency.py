@@ -63,7 +63,7 @@ def _assert_consistent(kb: Bunko) -> None:
         assert len(expected) == doc.chunk_count
     hits = kb.search("rule", mode="keyword", k=1000)
     assert {h.chunk.source for h in hits} <= {d.source for d in documents}
-    graph = kb.store.entity_graph()  # the graph holds exactly the visible documents' chunks, each with its own entities
+    graph = kb.store.search().entity_graph()  # the graph holds exactly the visible documents' chunks, each with its own entities
     searchable = [c for c in chunks if c.searchable]
     assert sorted(graph.matrices.chunk_ids) == sorted(c.chunk_id for c in searchable)
     for chunk in searchable[:: max(1, len(searchable) // 20)]:

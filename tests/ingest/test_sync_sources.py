@@ -49,7 +49,7 @@ def test_folder_source_syncs_new_changed_and_deleted_files(make_kb, tmp_path: Pa
     assert again.count(JobStatus.SKIPPED) == 3 and again.count(JobStatus.READY) == 0 and again.deleted == []
 
     gamma_chunks = _chunk_ids(kb, "docs/gamma.md")
-    assert set(kb.store.entity_graph().passages_of("leave-portal")) == set(gamma_chunks)  # in the graph until it is deleted
+    assert set(kb.store.search().entity_graph().passages_of("leave-portal")) == set(gamma_chunks)  # in the graph until it is deleted
     (tmp_path / "docs" / "alpha.md").write_text("# Alpha\n\nThe quokkaline protocol uses port 9000.\n", encoding="utf-8")
     (tmp_path / "docs" / "gamma.md").unlink()
     (tmp_path / "docs" / "delta.md").write_text("# Delta\n\nThe marmoset relay restarts nightly.\n", encoding="utf-8")

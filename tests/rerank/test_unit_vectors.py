@@ -214,7 +214,7 @@ def test_a_unit_that_is_a_chunks_whole_embedded_text_takes_the_chunks_vector_and
         assert sorted(c.embed_text for c in chunks) == sorted(f"{title}\n{sentence}" for title, sentence in ONE_SENTENCE.values())
         assert sorted(counting.texts) == sorted(c.embed_text for c in chunks)  # each text once: no unit embedded again
         stored = kb.units.file.get(embedder.name, [c.embed_text for c in chunks], embedder.dimension)
-        live = kb.store.vectors_for([c.chunk_id for c in chunks])
+        live = kb.store.search().vectors_for([c.chunk_id for c in chunks])
         for row, chunk_ in enumerate(chunks):
             np.testing.assert_array_equal(stored[chunk_.embed_text], live[row])
         assert kb.units.documents_with_units() == (3, 3)

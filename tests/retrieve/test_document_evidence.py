@@ -192,8 +192,8 @@ def test_the_store_judges_a_documents_language_over_its_chunks(make_kb: Callable
     kb = make_kb()
     assert kb.ingest(docs).ok
     chunks = [c for c in kb.chunks() if c.searchable]
-    by_chunk = kb.store.chunk_languages([c.chunk_id for c in chunks])
-    by_document = kb.store.document_languages([c.chunk_id for c in chunks])
+    by_chunk = kb.store.search().chunk_languages([c.chunk_id for c in chunks])
+    by_document = kb.store.search().document_languages([c.chunk_id for c in chunks])
     page = [c.chunk_id for c in chunks if c.source.endswith("page.md")]
     assert {by_chunk[cid] for cid in page} == {lang, "en"}  # its chunks are judged one by one
     assert {by_document[cid] for cid in page} == {lang}  # the page as a whole is the translation

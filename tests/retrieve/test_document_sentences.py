@@ -102,7 +102,7 @@ def test_a_document_whose_one_sentence_answers_is_judged_by_that_sentence(
         cosine = hit.signals.dense.score if hit.signals.dense else hit.signals.similarity
         assert cosine is not None
         assert hit.score == pytest.approx(before[name].score + 0.5 * (coverage.document_sentence - cosine), abs=1e-5)
-    explained = HybridRetriever(kb.store, kb.config.retrieve).explain(half["notes.md"].signals)
+    explained = HybridRetriever(kb.store.search(), kb.config.retrieve).explain(half["notes.md"].signals)
     assert any("best sentence" in line for line in explained)
 
 

@@ -84,7 +84,7 @@ def test_a_graph_hit_is_a_stored_passage_whose_path_names_the_bridging_entity(kb
     via = [key for key, _ in storage.signals.path.via]
     assert any("raid" in key for key in via)
     assert any("graph walk" in line for line in kb.explain(storage, "graph", True))
-    mentions = kb.store.mentions([storage.chunk.chunk_id])[storage.chunk.chunk_id]
+    mentions = kb.store.search().mentions([storage.chunk.chunk_id])[storage.chunk.chunk_id]
     assert any(m.key == "/etc/mdadm/mdadm.conf" and storage.chunk.text[m.start : m.end] == m.surface for m in mentions)
 
 
@@ -131,13 +131,13 @@ def test_the_whole_of_the_documents_still_goes_to_global_mode(question: str) -> 
 
 
 def test_global_mode_cites_representative_passages_of_the_collections_topics(kb: Bunko) -> None:
-    communities = kb.store.entity_graph().communities()
+    communities = kb.store.search().entity_graph().communities()
     result = kb.search_detailed("What are the main topics of these manuals?", k=5)
     assert result.mode == "graph-global"
     if not communities:  # too small a collection for topics: hybrid answers
         assert result.hits
         return
-    graph = kb.store.entity_graph()
+    graph = kb.store.search().entity_graph()
     assert result.hits and all(h.signals.path is not None and h.signals.path.community is not None for h in result.hits)
     for hit in result.hits:  # a topic's passage mentions its entities, in the question's language
         assert hit.signals.path is not None and hit.signals.path.community is not None

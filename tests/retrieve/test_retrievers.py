@@ -90,7 +90,7 @@ def test_a_router_rule_can_send_a_query_to_a_route_unless_the_caller_names_one(k
         return Route("by-file", weights(config, config.keyword_weight), "names a file", retriever="source-name") if question.text.startswith("-") else None
 
     store = kb.store
-    searcher = Searcher(store, kb.embedder, kb.analyzer, kb.config.retrieve, rules=[file_names, *DEFAULT_RULES],
+    searcher = Searcher(store.search(), kb.embedder, kb.analyzer, kb.config.retrieve, rules=[file_names, *DEFAULT_RULES],
                         retrievers=[SourceNameRetriever(store, kb.config.retrieve)])
     routed = searcher.search("-zh.", k=3)
     assert routed.mode == "source-name" and [Path(h.chunk.source).name for h in routed.hits] == ["guide-zh.md"]
@@ -101,13 +101,13 @@ def test_a_router_rule_can_send_a_query_to_a_route_unless_the_caller_names_one(k
 @pytest.mark.parametrize("question", ["What is the hotel limit in London?", "ロンドンの宿泊費の上限は？", "伦敦的住宿上限是多少？"])
 def test_one_ask_reads_the_query_term_weights_once(kb: Bunko, question: str, monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[list[str]] = []
-    read = kb.store.term_weights
+    read = kb.store.search().term_weights
 
     def counted(tokens: Sequence[str]) -> dict[str, float]:
         calls.append(list(tokens))
         return read(tokens)
 
-    monkeypatch.setattr(kb.store, "term_weights", counted)
+    monkeypatch.setattr(kb.store.search(), "term_weights", counted)
     kb.ask(question)
     assert len(calls) == 1
 

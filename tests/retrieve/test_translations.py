@@ -71,10 +71,10 @@ def test_the_store_tells_which_candidates_translate_a_page_in_the_questions_lang
     chunks = {h.chunk.chunk_id: Path(h.chunk.source).stem for h in kb.searcher.search("hostnamectl 2", mode="keyword", k=20).hits}
     assert set(chunks.values()) == {"hostname-en", "hostname-ja", "hostname-zh", "sla-zh"}
     tokens = kb.searcher.analyzer("hostnamectl /etc/hostname")
-    translated = {chunks[cid] for cid in kb.store.translated_chunks(list(chunks), lang, tokens)}
+    translated = {chunks[cid] for cid in kb.store.search().translated_chunks(list(chunks), lang, tokens)}
     assert translated == {f"hostname-{other}" for other in HOSTNAME if other != lang}  # never the page only in Chinese
     # a translation that names something of the question its counterpart does not is evidence of its own
-    newer = {chunks[cid] for cid in kb.store.translated_chunks(list(chunks), lang, [*tokens, "reboot"])}
+    newer = {chunks[cid] for cid in kb.store.search().translated_chunks(list(chunks), lang, [*tokens, "reboot"])}
     assert newer == translated - {"hostname-en"}  # only the English page writes "reboot"
 
 

@@ -196,6 +196,6 @@ def test_the_router_sends_questions_that_name_a_section_to_the_tree_route(questi
 
 
 def test_a_searcher_without_trees_ignores_the_tree_route(kb: Bunko) -> None:
-    searcher = Searcher(kb.store, kb.embedder, kb.analyzer, kb.config.retrieve)
+    searcher = Searcher(kb.store.search(), kb.embedder, kb.analyzer, kb.config.retrieve)
     result = searcher.search("What does section 2.1 say about restoring files?", k=3)
     assert result.route is not None and result.route.retriever == "tree" and result.mode == "hybrid"

@@ -23,6 +23,7 @@ from bunko.retrieve.searcher import Searcher
 from bunko.schema import Chunk, DocumentMatch, ParsedDocument, doc_id_for
 from bunko.store.base import StoredChunk
 from bunko.store.local import LocalStore
+from bunko.store.search_fallbacks import BasicReadsOnly
 from bunko.text.analyzers import multilingual
 
 TEXTS = [
@@ -127,11 +128,11 @@ def _old_matching_terms(index: MemoryIndex, chunk_ids: Sequence[str], tokens: Se
 @pytest.mark.parametrize("question", QUESTIONS)
 def test_document_similarities_are_the_sorted_means_they_replaced(store: LocalStore, question: str) -> None:
     index = store._current_index()
-    vector = store.vectors_for([f"docs/doc-{len(question) % 30:02d}.md#0"])[0] + 0.1
+    vector = store.search().vectors_for([f"docs/doc-{len(question) % 30:02d}.md#0"])[0] + 0.1
     vector /= np.linalg.norm(vector)
     chunk_ids = [*index.ids[::3], "no/such#0"]
-    store.document_keyword_search(multilingual(question), 5, None, vector)  # leaves span cosines kept for this query
-    assert store.document_similarities(chunk_ids, vector) == _old_document_similarities(index, chunk_ids, vector)
+    store.search().document_keyword_search(multilingual(question), 5, None, vector)  # leaves span cosines kept for this query
+    assert store.search().document_similarities(chunk_ids, vector) == _old_document_similarities(index, chunk_ids, vector)
 
 
 @pytest.mark.parametrize("question", QUESTIONS)
@@ -142,7 +143,7 @@ def test_a_documents_best_chunk_is_the_one_the_loop_picked(store: LocalStore, qu
     vector = np.random.default_rng(len(question)).standard_normal(DIM).astype(np.float32)
     vector /= np.linalg.norm(vector)
     for near in (vector, None):
-        found = store.document_keyword_search(tokens, 8, where, near)
+        found = store.search().document_keyword_search(tokens, 8, where, near)
         if not found:  # the filter leaves no document holding the words
             assert where is not None, question
             continue
@@ -155,29 +156,24 @@ def test_coverage_from_the_term_matrix_is_the_coverage_of_held_term_sets(store: 
     index = store._current_index()
     tokens = multilingual(question)
     chunk_ids = [*index.ids, "no/such#0"]
-    idf = store.term_weights(tokens)
+    idf = store.search().term_weights(tokens)
     held = _old_matching_terms(index, chunk_ids, tokens)
-    assert store.matching_terms(chunk_ids, tokens) == held
+    assert store.search().matching_terms(chunk_ids, tokens) == held
     expected = term_coverage(held, idf)
-    found = matrix_coverage(*store.term_matrix(chunk_ids, tokens), idf)
+    found = matrix_coverage(*store.search().term_matrix(chunk_ids, tokens), idf)
     assert found.keys() == expected.keys() and any(expected.values())
     assert all(abs(found[cid] - expected[cid]) <= 1e-12 for cid in expected)
 
 
 @pytest.mark.parametrize("language", [None, "ja"])
 def test_hybrid_hits_are_the_same_through_the_term_matrix_and_through_term_sets(store: LocalStore, language: str | None) -> None:
-    class TermSets:  # the same store without term_matrix: coverage goes through matching_terms' sets
-        def __getattr__(self, name: str) -> Any:
-            if name == "term_matrix":
-                raise AttributeError(name)
-            return getattr(store, name)
-
     config = RetrieveConfig(max_distance=None, candidates=20)
     rng = np.random.default_rng(11)
     for question in QUESTIONS:
         vector = rng.standard_normal(DIM).astype(np.float32)
         vector /= np.linalg.norm(vector)
-        a = Searcher(store, None, multilingual, config).search(question, k=8, query_vector=vector, language=language)  # type: ignore[arg-type]
-        b = Searcher(TermSets(), None, multilingual, config).search(question, k=8, query_vector=vector, language=language)  # type: ignore[arg-type]
+        a = Searcher(store.search(), None, multilingual, config).search(question, k=8, query_vector=vector, language=language)  # type: ignore[arg-type]
+        b = Searcher(BasicReadsOnly(store.search()), None, multilingual, config).search(  # type: ignore[arg-type]
+            question, k=8, query_vector=vector, language=language)
         assert [h.chunk.chunk_id for h in a.hits] == [h.chunk.chunk_id for h in b.hits]
         assert all(abs(x.score - y.score) <= 1e-12 for x, y in zip(a.hits, b.hits, strict=True))

@@ -126,7 +126,7 @@ def test_an_index_reload_never_happens_under_a_running_search(
     (tmp_path / "b.md").write_text("# B\n\nbeta delta.\n", encoding="utf-8")
     kb.ingest([tmp_path / "a.md"])
     vector = kb.embedder.embed(["alpha"])[0]
-    store.dense_search(vector, 1)  # the index of generation 1 is loaded
+    store.search().dense_search(vector, 1)  # the index of generation 1 is loaded
     original = MemoryIndex.dense
     swapped: list[bool] = []
     in_search = threading.Event()
@@ -143,14 +143,14 @@ def test_an_index_reload_never_happens_under_a_running_search(
         return original(self, *args)
 
     monkeypatch.setattr(MemoryIndex, "dense", slow_dense)
-    searching = threading.Thread(target=store.dense_search, args=(vector, 1))
+    searching = threading.Thread(target=store.search().dense_search, args=(vector, 1))
     searching.start()
     assert in_search.wait(60)
     lock.owner = searching
     kb.ingest([tmp_path / "b.md"])  # the writer commits; it never touches the index
     assert store.documents() and kb.trace("none") is None  # plain store reads still answer (after the search, on the shared connection)
-    assert store.keyword_search(["beta"], 5)  # a second reader: this is what reloads the index
+    assert store.search().keyword_search(["beta"], 5)  # a second reader: this is what reloads the index
     searching.join(60)
     assert swapped == [False] and lock.made_others_wait
-    assert len(store.keyword_search(["beta"], 5)) == 2
+    assert len(store.search().keyword_search(["beta"], 5)) == 2
     kb.close()

@@ -49,7 +49,7 @@ def test_stats_count_passages_entities_and_list_top_entities_of_each_language(ge
     response = get("reader", "/graph/stats", limit=50)
     assert response.status_code == 200, response.text
     stats = response.json()
-    graph = served[0].kb.store.entity_graph()
+    graph = served[0].kb.store.search().entity_graph()
     assert stats["passages"] == graph.passage_count == 6
     assert stats["entities"] == sum(1 for key in graph.keys if graph.passage_frequency(key) > 0)
     top = {entry["key"]: entry["passages"] for entry in stats["top_entities"]}

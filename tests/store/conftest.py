@@ -20,6 +20,9 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import pytest
 
+from bunko.store.base import Store
+from bunko.store.local import LocalStore
+
 
 @pytest.fixture(scope="session")
 def pg_dsn() -> Iterator[str]:
@@ -66,3 +69,17 @@ def pg_schema(pg_dsn: str) -> Iterator[str]:
 def pg_store_dsn(pg_dsn: str, pg_schema: str) -> str:
     """A `store = "postgresql://…?schema=…"` value for a fresh schema."""
     return with_schema(pg_dsn, pg_schema)
+
+
+@pytest.fixture(params=["local", "postgres"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    """A fresh store of each backend: the storage and search contracts run on both."""
+    if request.param == "local":
+        opened: Store = LocalStore(tmp_path / "store")
+    else:
+        dsn = request.getfixturevalue("pg_dsn")  # skips when the postgres extra is not installed
+        from bunko.store.postgres import PostgresStore
+
+        opened = PostgresStore(dsn, request.getfixturevalue("pg_schema"))
+    yield opened
+    opened.close()

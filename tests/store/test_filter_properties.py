@@ -214,8 +214,8 @@ def stores(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
 
 def selected(store: Store, where: dict[str, Any] | None) -> set[str]:
     """The chunks `where` lets through, asked two ways that must agree: a lookup and an exhaustive dense search."""
-    allowed = store.allowed_chunks(ALL_IDS, where or {})
-    found = {cid for cid, _ in store.dense_search(QUERY, len(ALL_IDS), where)}
+    allowed = store.search().allowed_chunks(ALL_IDS, where or {})
+    found = {cid for cid, _ in store.search().dense_search(QUERY, len(ALL_IDS), where)}
     assert allowed == found, (where, allowed ^ found)
     return allowed
 
@@ -223,7 +223,7 @@ def selected(store: Store, where: dict[str, Any] | None) -> set[str]:
 @SETTINGS
 @given(where=VALID)
 def test_a_valid_filter_never_errors_and_selects_what_the_reference_selects(stores: dict[str, Store], where: dict[str, Any]) -> None:
-    validate_filter(where, stores["local"].filter_fields())
+    validate_filter(where, stores["local"].search().filter_fields())
     expected = {cid for cid, record in RECORDS.items() if holds(where, record)}
     for name, store in stores.items():
         assert selected(store, where) == expected, (name, where)
@@ -239,7 +239,7 @@ def test_no_filter_widens_the_access_filter(stores: dict[str, Store], where: dic
         got = selected(store, guarded)
         assert got <= VISIBLE, (name, where, got - VISIBLE)
         assert got == expected, (name, where)
-        keyword = {cid for cid, _ in store.keyword_search(["vpn", "年", "leave", "budget"], len(ALL_IDS), guarded)}
+        keyword = {cid for cid, _ in store.search().keyword_search(["vpn", "年", "leave", "budget"], len(ALL_IDS), guarded)}
         assert keyword <= expected, (name, where, keyword - expected)
 
 
@@ -251,8 +251,8 @@ def test_a_broken_filter_always_errors_alike_in_both_stores(stores: dict[str, St
     message = str(raised.value)
     assert message.startswith("where") and ": " in message, message
     for name, store in stores.items():
-        for search in (lambda s=store: s.allowed_chunks(ALL_IDS, where), lambda s=store: s.dense_search(QUERY, 3, where),
-                       lambda s=store: s.keyword_search(["vpn"], 3, acl.combine(where, ACCESS))):
+        for search in (lambda s=store: s.search().allowed_chunks(ALL_IDS, where), lambda s=store: s.search().dense_search(QUERY, 3, where),
+                       lambda s=store: s.search().keyword_search(["vpn"], 3, acl.combine(where, ACCESS))):
             with pytest.raises(FilterError) as again:
                 search()
             assert str(again.value).split(": ", 1)[1] == message.split(": ", 1)[1], (name, message, str(again.value))

@@ -98,8 +98,8 @@ ALL_IDS = list(records(stored_documents()))
 @pytest.mark.parametrize(("name", "text", "path", "fragment"), CASES, ids=IDS)
 def test_every_store_search_refuses_a_malformed_filter_with_its_path(filled: Store, name: str, text: str, path: str, fragment: str) -> None:
     where = parsed(text)
-    for search in (lambda: filled.dense_search(QUERY, 3, where), lambda: filled.keyword_search(["vpn"], 3, where),
-                   lambda: filled.document_keyword_search(["vpn"], 3, where), lambda: filled.allowed_chunks(ALL_IDS, where)):
+    for search in (lambda: filled.search().dense_search(QUERY, 3, where), lambda: filled.search().keyword_search(["vpn"], 3, where),
+                   lambda: filled.search().document_keyword_search(["vpn"], 3, where), lambda: filled.search().allowed_chunks(ALL_IDS, where)):
         with pytest.raises(FilterError) as raised:
             search()
         assert_reported(raised, path, fragment)
@@ -110,8 +110,8 @@ def test_edge_cases_select_the_same_chunks_in_both_stores(filled: Store, text: s
     where = parsed(text)
     recs = records(stored_documents())
     expected = {cid for cid, record in recs.items() if holds(where, record)}
-    assert filled.allowed_chunks(ALL_IDS, where) == expected
-    assert {cid for cid, _ in filled.dense_search(QUERY, len(ALL_IDS), where)} == expected
+    assert filled.search().allowed_chunks(ALL_IDS, where) == expected
+    assert {cid for cid, _ in filled.search().dense_search(QUERY, len(ALL_IDS), where)} == expected
 
 
 # -- the Python API ------------------------------------------------------------------------------

@@ -130,6 +130,7 @@ def test_a_configured_ef_search_is_used_instead_of_the_calibration_and_status_sa
 @pytest.mark.parametrize("concurrent_rows", [0, 10**9])  # at once (a helper thread) and one after the other
 def test_hybrid_search_runs_both_retrievers_with_the_same_results(make_kb, samples_dir: Path, concurrent_rows: int) -> None:
     from bunko.retrieve.searcher import Searcher
+    from bunko.store.search_fallbacks import BasicReadsOnly
 
     kb = make_kb()
     kb.ingest(samples_dir)
@@ -138,26 +139,21 @@ def test_hybrid_search_runs_both_retrievers_with_the_same_results(make_kb, sampl
     for query, where in (("宿泊費の上限", None), ("年假有几天", {"source": {"$glob": "*-zh.md"}}), ("API rate limit", None)):
         vector = kb.embedder.embed([query])[0]
         tokens = kb.analyzer(query)
-        dense, keyword = store.hybrid_search(vector, tokens, 20, where)
-        assert dense == store.dense_search(vector, 20, where)
-        assert keyword == store.keyword_search(tokens, 20, where)
-
-    class OneAtATime:  # the same store without hybrid_search: the Searcher asks each retriever in turn
-        def __getattr__(self, name: str):
-            if name == "hybrid_search":
-                raise AttributeError(name)
-            return getattr(store, name)
+        dense, keyword = store.search().hybrid_search(vector, tokens, 20, where)
+        assert dense == store.search().dense_search(vector, 20, where)
+        assert keyword == store.search().keyword_search(tokens, 20, where)
 
     together = kb.searcher
-    apart = Searcher(  # type: ignore[arg-type]
-        OneAtATime(), together.embedder, together.analyzer, together.config, together.rules, sentences=together.sentences,
+    apart = Searcher(  # the shared fallbacks: dense, then keyword, on this thread
+        BasicReadsOnly(store.search()), together.embedder, together.analyzer, together.config, together.rules, sentences=together.sentences,
+        copies=together.copies,
     )
     for query in ("宿泊費の上限", "E-1024 同步冲突", "パスワードの長さ"):
         a, b = together.search(query, k=5), apart.search(query, k=5)
         assert [(h.chunk.chunk_id, h.score) for h in a.hits] == [(h.chunk.chunk_id, h.score) for h in b.hits]
-        assert "retrieve" in a.timings and "dense" in b.timings and "keyword" in b.timings
+        assert "retrieve" in a.timings and "retrieve" in b.timings
         assert {"document_search", "evidence", "fusion", "fuse"} <= a.timings.keys()  # hybrid's stages, each timed
-    assert (store._helper is not None) == (concurrent_rows == 0)
+    assert (store.search()._helper is not None) == (concurrent_rows == 0)
 
 
 def test_index_load_reads_one_snapshot_while_another_process_commits(tmp_path: Path) -> None:
@@ -184,10 +180,10 @@ def test_index_load_reads_one_snapshot_while_another_process_commits(tmp_path: P
             write(writer, "second.md", [f"row {i}" for i in range(50)])
 
     reader._db.set_trace_callback(commit_after_count)
-    hits = reader.keyword_search(multilingual("宿泊費"), 3)
+    hits = reader.search().keyword_search(multilingual("宿泊費"), 3)
     reader._db.set_trace_callback(None)
     assert interleaved and hits and hits[0][0] == "first.md#0"
-    assert len(reader.keyword_search(["row"], 100)) == 50  # the next search sees the new generation
+    assert len(reader.search().keyword_search(["row"], 100)) == 50  # the next search sees the new generation
     reader.close()
     writer.close()
 
@@ -249,12 +245,12 @@ def test_a_store_from_before_the_entity_graph_is_upgraded_and_reindex_builds_its
 
     kb = Bunko(tmp_path / ".bunko", embedder=embedder)
     assert kb.store.get_meta("schema_version") == SCHEMA_VERSION
-    assert kb.store.entity_graph().passages_of("mdadm") == []
+    assert kb.store.search().entity_graph().passages_of("mdadm") == []
     assert [h.chunk.chunk_id for h in kb.search("mdadm RAID", k=3)] == [h.chunk.chunk_id for h in before]
     assert kb.search("mdadm RAID", k=3, mode="graph")  # an empty graph falls back to hybrid
     kb.reindex()
-    assert len(kb.store.entity_graph().passages_of("mdadm")) == 3
-    assert kb.store.entity_graph().passages_of("サーバ")
+    assert len(kb.store.search().entity_graph().passages_of("mdadm")) == 3
+    assert kb.store.search().entity_graph().passages_of("サーバ")
     kb.close()
 
 

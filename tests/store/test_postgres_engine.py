@@ -153,7 +153,7 @@ def test_two_processes_ingesting_one_folder_never_duplicate(tmp_path: Path, pg_s
     assert tuple(actual) == tuple(corpus)
     assert postings[0] == 0, "postings of replaced chunks were left behind"
     assert not [j for j in kb.jobs(all_runs=True) if j.status not in ("READY", "SKIPPED")]
-    hits = store.keyword_search(["宿泊"], 500)
+    hits = store.search().keyword_search(["宿泊"], 500)
     assert len(hits) == len({cid for cid, _ in hits}) == sum("宿泊" in c.embed_text for c in chunks)
     kb.close()
 

@@ -34,8 +34,8 @@ def snapshot(kb: Bunko, query_vector: np.ndarray) -> dict:
         "jobs": [(j.job_id, j.status, j.created_at, j.timings) for j in kb.jobs(all_runs=True)],
         "last_run": store.last_run_id(),
         "meta": (store.get_meta("embedder"), store.get_meta("dimension")),
-        "dense": [(cid, round(s, 5)) for cid, s in store.dense_search(query_vector, 8, {"source": {"$glob": "*-ja.md"}})],
-        "keyword": [(cid, round(s, 4)) for cid, s in store.keyword_search(kb.analyzer("婚假 宿泊費 invoice"), 8)],
+        "dense": [(cid, round(s, 5)) for cid, s in store.search().dense_search(query_vector, 8, {"source": {"$glob": "*-ja.md"}})],
+        "keyword": [(cid, round(s, 4)) for cid, s in store.search().keyword_search(kb.analyzer("婚假 宿泊費 invoice"), 8)],
     }
 
 

@@ -13,9 +13,9 @@ from bunko.errors import CollectionError, ConfigError
 from bunko.schema import Chunk, ChunkRole, IngestJob, JobStatus, ParsedDocument, doc_id_for, role_meta
 from bunko.store.base import StoredChunk
 from bunko.store.postgres import PostgresStore
-from bunko.store.postgres_schema import LATEST_VERSION
+from bunko.store.postgres.schema import LATEST_VERSION
+from bunko.store.postgres.sql_filters import glob_to_regex
 from bunko.store.registry import split_dsn
-from bunko.store.sql_filters import glob_to_regex
 from bunko.text.analyzers import multilingual
 
 
@@ -72,7 +72,7 @@ def test_a_store_written_before_openings_were_flagged_gets_them_when_opened(pg_d
         ])
     ids = [f"docs/{n}.md#{i}" for n, size in ((0, 3), (1, 1), (2, 3)) for i in range(size)]
     tokens = multilingual("宿泊費 rate limit 年假")
-    written = store.document_opening_keyword_scores(ids, tokens)
+    written = store.search().document_opening_keyword_scores(ids, tokens)
     assert written["docs/0.md#0"] > 0 and written["docs/2.md#0"] > 0 and written["docs/1.md#0"] > 0
     store.close()
     with psycopg.connect(pg_dsn, autocommit=True) as conn:
@@ -82,7 +82,7 @@ def test_a_store_written_before_openings_were_flagged_gets_them_when_opened(pg_d
         conn.execute("DELETE FROM schema_version WHERE version >= 7")
     upgraded = PostgresStore(pg_dsn, pg_schema)
     try:
-        assert upgraded.document_opening_keyword_scores(ids, tokens) == pytest.approx(written, rel=1e-6)
+        assert upgraded.search().document_opening_keyword_scores(ids, tokens) == pytest.approx(written, rel=1e-6)
     finally:
         upgraded.close()
 
@@ -115,14 +115,14 @@ def test_hnsw_search_with_and_without_filters(pg_dsn: str, pg_schema: str) -> No
         q = rng.standard_normal(32).astype(np.float32)
         q /= np.linalg.norm(q)
         exact = [ids[i] for i in np.argsort(-(matrix @ q))[:10]]
-        hits = store.dense_search(q, 10)
+        hits = store.search().dense_search(q, 10)
         assert len(hits) == 10
         recall.append(len({h for h, _ in hits} & set(exact)) / 10)
         # a filter matching 2% of rows: the index walk finds too few, the exact fallback fills k
         where = {"source": {"$in": ["bulk/007.md", "bulk/031.md"]}}
         allowed = [i for i, cid in enumerate(ids) if cid.split("#")[0] in ("bulk/007.md", "bulk/031.md")]
         expected = [ids[allowed[i]] for i in np.argsort(-(matrix[allowed] @ q))[:10]]
-        assert [h for h, _ in store.dense_search(q, 10, where)] == expected
+        assert [h for h, _ in store.search().dense_search(q, 10, where)] == expected
     assert np.mean(recall) >= 0.9
     assert store.has_index()
     store.close()
@@ -140,7 +140,7 @@ def test_index_is_built_when_exact_search_is_outgrown_and_once_after_a_bulk_load
         assert not store.has_index()
     assert store.has_index() and store.chunk_count() == 200
     target = next(iter(vectors))
-    assert store.dense_search(vectors[target], 1)[0][0] == target
+    assert store.search().dense_search(vectors[target], 1)[0][0] == target
     store.close()
 
 
@@ -150,12 +150,12 @@ def test_reembedding_with_another_dimension_retypes_the_column(pg: PostgresStore
     new = {cid: (v := rng.standard_normal(12).astype(np.float32)) / np.linalg.norm(v) for cid in vectors}
     with pytest.raises(ValueError, match="another dimension"):
         pg.replace_vectors(dict(list(new.items())[:2]), {cid: "n" for cid in new})
-    assert pg.dense_search(next(iter(vectors.values())), 1)[0][1] == pytest.approx(1.0, abs=1e-5)  # unchanged
+    assert pg.search().dense_search(next(iter(vectors.values())), 1)[0][1] == pytest.approx(1.0, abs=1e-5)  # unchanged
     pg.replace_vectors(new, {cid: "n" + cid for cid in new})
     target = next(iter(new))
-    assert pg.dense_search(new[target], 1)[0][0] == target
+    assert pg.search().dense_search(new[target], 1)[0][0] == target
     with pytest.raises(ValueError, match="dimension"):
-        pg.dense_search(np.ones(8, dtype=np.float32), 1)
+        pg.search().dense_search(np.ones(8, dtype=np.float32), 1)
 
 
 def test_nul_characters_are_stored_not_refused(pg: PostgresStore) -> None:
@@ -165,7 +165,7 @@ def test_nul_characters_are_stored_not_refused(pg: PostgresStore) -> None:
     pg.replace_document(doc, "x", [StoredChunk(chunk, np.ones(4, dtype=np.float32) / 2, ["before", "after"], "h")])
     stored = pg.chunks(source)[0]
     assert stored.text == "before\ufffdafter" and stored.meta == {"k": "v\ufffd", "lang": "en"}
-    assert pg.keyword_search(["after"], 1, {"tag": {"$glob": "a*b"}})[0][0] == chunk.chunk_id
+    assert pg.search().keyword_search(["after"], 1, {"tag": {"$glob": "a*b"}})[0][0] == chunk.chunk_id
 
 
 def test_dsn_schema_parameter_is_bunkos_not_libpqs() -> None:
@@ -216,11 +216,11 @@ def test_keyword_scores_equal_the_local_stores_on_a_ja_zh_en_corpus(pg: Postgres
     try:
         for query in BM25_QUERIES:
             tokens = multilingual(query)
-            expected = dict(local.keyword_search(tokens, 10))
+            expected = dict(local.search().keyword_search(tokens, 10))
             assert expected
-            assert dict(pg.keyword_search(tokens, 10)) == pytest.approx(expected, rel=1e-5)
-            assert pg.term_weights(tokens) == pytest.approx(local.term_weights(tokens), rel=1e-9)
-            local_documents = {m.doc_id: m.score for m in local.document_keyword_search(tokens, 10)}
-            assert {m.doc_id: m.score for m in pg.document_keyword_search(tokens, 10)} == pytest.approx(local_documents, rel=1e-5)
+            assert dict(pg.search().keyword_search(tokens, 10)) == pytest.approx(expected, rel=1e-5)
+            assert pg.search().term_weights(tokens) == pytest.approx(local.search().term_weights(tokens), rel=1e-9)
+            local_documents = {m.doc_id: m.score for m in local.search().document_keyword_search(tokens, 10)}
+            assert {m.doc_id: m.score for m in pg.search().document_keyword_search(tokens, 10)} == pytest.approx(local_documents, rel=1e-5)
     finally:
         local.close()

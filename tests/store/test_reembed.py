@@ -82,7 +82,7 @@ def top_hit_is_exact(kb: Bunko, query: str) -> None:
 def new_vectors_everywhere(kb: Bunko, model: HashEmbedder) -> None:
     """Every searched chunk's stored vector is `model`'s vector of its text."""
     chunks = [c for c in kb.chunks() if c.searchable]
-    stored = kb.store.vectors_for([c.chunk_id for c in chunks])
+    stored = kb.store.search().vectors_for([c.chunk_id for c in chunks])
     expected = HashEmbedder(model.name, model.dimension, seed=model.seed).embed([c.embed_text for c in chunks])
     assert stored.shape == expected.shape
     np.testing.assert_allclose(stored, expected, atol=1e-5)

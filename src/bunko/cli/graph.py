@@ -1,6 +1,6 @@
 """Looking at the entity graph: `graph stats`, `graph entity NAME` (its passages and neighbours), `graph export`.
 
-The graph is the one the graph route walks (`store.entity_graph()`, kept in step
+The graph is the one the graph route walks (`store.search().entity_graph()`, kept in step
 with the store): an entity's passages are the chunks that mention it, and two
 entities are linked by the passages they share. Hubs (entities in too many
 passages) and entities of a single passage link nothing in that walk, so they
@@ -36,7 +36,7 @@ def _load(collection: Path | None) -> tuple[Bunko, GraphLookup]:
     from bunko.retrieve.graph_lookup import GraphLookup
 
     kb = open_kb(collection)
-    return kb, GraphLookup(run(kb.store.entity_graph))
+    return kb, GraphLookup(run(kb.store.search().entity_graph))
 
 
 def _empty_note(kb: Bunko, graph: EntityGraph) -> str:
@@ -113,7 +113,7 @@ def entity(
         close = lookup.suggestions(name)
         hint = f"; close: {', '.join(close)}" if close else ""
         raise fail(f"no entity {name!r} in the graph{hint}", 1)
-    found = run(lambda: lookup.entity(kb.store, key, limit))
+    found = run(lambda: lookup.entity(kb.store.search(), key, limit))
     kb.close()
     passage_count = len(found.passage_ids)
     if as_json:

@@ -179,7 +179,7 @@ class Answerer:
         the question that found them; `terms` are the key terms that stay required."""
         facts = self.read(text)
         tokens = list(facts.tokens)
-        weights, unseen = read_term_weights(self.store, tokens)
+        weights, unseen = read_term_weights(self.store.search(), tokens)
         result = replace(evidence.result, query_tokens=tokens, term_weights=weights, unseen_idf=unseen)
         vector = embed_queries(self.embedder, [text])[0]
         return self.judged(facts, result, vector, weights, hits, evidence.duplicates, evidence.rerank_notes, filters, k,
@@ -202,7 +202,7 @@ class Answerer:
                 result.query_vector = None
         vector = result.query_vector if result.query_vector is not None else embed_queries(self.embedder, [question.text])[0]
         if result.term_weights is None or result.unseen_idf is None:
-            result.term_weights, result.unseen_idf = read_term_weights(self.store, result.query_tokens)
+            result.term_weights, result.unseen_idf = read_term_weights(self.store.search(), result.query_tokens)
         weights = result.term_weights
         timings["search"] = time.perf_counter() - started
         for name, seconds in result.timings.items():
@@ -247,7 +247,7 @@ class Answerer:
         for part in parts:
             keys = list(part.key_terms)
             unnamed = [word for word in unlisted_words(part.text, part.tokens) if word not in keys]
-            missing = [term for term in [*keys, *unnamed] if not self.store.keyword_search([term], 1, filters)]
+            missing = [term for term in [*keys, *unnamed] if not self.store.search().keyword_search([term], 1, filters)]
             found.append(([*keys, *(word for word in unnamed if word in missing)], missing))
         naming = [terms for terms in found if terms[0]] or found
         return min(naming, key=lambda terms: len(terms[1]))

@@ -13,7 +13,7 @@ also matches its joined path ``"A > B"`` with ``$glob``; ``lang`` is the chunk's
 detected language (``"en"``, ``"ja"``, ``"zh"``).
 
 Every filter is checked once, by `validate_filter`, before any store reads it:
-the local store (`compile_filter`), the PostgreSQL store (`store/sql_filters.py`),
+the local store (`compile_filter`), the PostgreSQL store (`store/postgres/sql_filters.py`),
 the engine's search and ask, the CLI's ``--where`` and the HTTP API all call it.
 A malformed part raises `FilterError` whose message starts with the path of that
 part (``where.$and[0]: …``, ``where.source.$ne: …``): a filter that is silently

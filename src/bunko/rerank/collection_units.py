@@ -103,7 +103,7 @@ class CollectionUnits:
         """The stored vectors of a document's searched chunks by their embedded text: a unit that is a chunk's whole
         text takes it, at a build as at ingest."""
         searched = [chunk for chunk in chunks if chunk.searchable]
-        rows = self.store.vectors_for([chunk.chunk_id for chunk in searched])  # a zero row: not indexed (any more)
+        rows = self.store.search().vectors_for([chunk.chunk_id for chunk in searched])  # a zero row: not indexed (any more)
         return {chunk.embed_text: row for chunk, row in zip(searched, rows, strict=True) if row.any()}
 
     def _without_units(self, sources: Collection[str] | None = None) -> tuple[dict[str, tuple[str, float]], int]:

@@ -14,13 +14,13 @@ from __future__ import annotations
 from bunko.index.tree import SectionNode
 from bunko.retrieve.trees import DocumentTrees
 from bunko.schema import Chunk, Hit
-from bunko.store.base import SearchIndex
+from bunko.store.search_backend import SearchBackend
 
 MAX_CHARS = 4000
 JOIN = "\n\n"
 
 
-def merge_sections(hits: list[Hit], trees: DocumentTrees, store: SearchIndex, threshold: float) -> list[Hit]:
+def merge_sections(hits: list[Hit], trees: DocumentTrees, store: SearchBackend, threshold: float) -> list[Hit]:
     by_section: dict[tuple[str, ...], list[int]] = {}
     nodes: dict[tuple[str, ...], SectionNode] = {}
     for index, hit in enumerate(hits):
@@ -51,7 +51,7 @@ def _found_ids(hit: Hit) -> list[str]:
     return list(hit.chunk.meta.get("children_hit") or [hit.chunk.chunk_id])
 
 
-def _section_chunk(node: SectionNode, first: Hit, store: SearchIndex) -> Chunk | None:
+def _section_chunk(node: SectionNode, first: Hit, store: SearchBackend) -> Chunk | None:
     """The section as one chunk: its passages (parents where chunking made them) joined in document order."""
     children = {c.chunk_id: c for c in store.get_chunks(node.chunk_ids)}
     ordered = [children[cid] for cid in node.chunk_ids if cid in children]

@@ -19,7 +19,7 @@ from bunko.retrieve.fusion import Fused
 from bunko.retrieve.question import QuestionFacts
 from bunko.retrieve.router import Route
 from bunko.schema import Signals
-from bunko.store.base import SearchIndex
+from bunko.store.search_backend import SearchBackend
 
 
 @dataclass
@@ -54,7 +54,7 @@ UNSEEN_PROBE = " "
 the idf of a term no passage holds."""
 
 
-def read_term_weights(store: SearchIndex, tokens: Sequence[str]) -> tuple[dict[str, float], float]:
+def read_term_weights(store: SearchBackend, tokens: Sequence[str]) -> tuple[dict[str, float], float]:
     """The tokens' idf and the idf of a term no passage holds, in one read of the store: the grade tells the
     question's words the collection never writes by it (`generate/retrieval_grade.junction_pairs`)."""
     weights = store.term_weights([*tokens, UNSEEN_PROBE])
@@ -85,5 +85,6 @@ def signal_lines(signals: Signals) -> list[str]:
     ]
 
 
-RetrieverFactory = Callable[[SearchIndex, RetrieveConfig], Retriever]
-"""How the engine is given a route: it builds the retriever over its own store and retrieve config."""
+RetrieverFactory = Callable[[Any, RetrieveConfig], Retriever]
+"""How the engine is given a route: it builds the retriever over its own store (the whole `Store`: a route of the
+caller's may read what it likes; the built-in ones read its `SearchBackend`) and retrieve config."""

@@ -22,6 +22,7 @@ from typing import Any
 from bunko.schema import Chunk, Hit
 from bunko.store.base import DocumentCopies
 from bunko.store.copies import CopyRecord, original_of
+from bunko.store.search_backend import SearchBackend
 from bunko.text.near_duplicates import SAME_PASSAGE, passage_similarity
 
 
@@ -31,6 +32,7 @@ class CopySnapshot:
     chunks of the copies shown so far (read on first use)."""
 
     store: DocumentCopies
+    search: SearchBackend
     generation: int
     group_of: dict[str, str]
     members: dict[str, list[CopyRecord]]
@@ -51,16 +53,18 @@ class CopySnapshot:
         caller's access filter hides the others' passages and their names alike)."""
         if not where:
             return list(group)
-        return [r for r in group if self.store.allowed_chunks([c.chunk_id for c in self.chunks(r)], where)]
+        return [r for r in group if self.search.allowed_chunks([c.chunk_id for c in self.chunks(r)], where)]
 
 
 class CopyGroups:
     """The collection's copy groups, read again when the store's generation changes; a search reads one snapshot,
     so threads sharing this never see a half-read one and the generation is asked once per search."""
 
-    def __init__(self, store: DocumentCopies) -> None:
+    def __init__(self, store: DocumentCopies, search: SearchBackend) -> None:
+        """`store`: the copy records and a copy's chunks; `search`: which of them a filter lets through."""
         self.store = store
-        self._snapshot = CopySnapshot(store, -1, {}, {}, {})
+        self.search = search
+        self._snapshot = CopySnapshot(store, search, -1, {}, {}, {})
 
     def current(self) -> CopySnapshot:
         generation = self.store.generation()
@@ -71,7 +75,7 @@ class CopyGroups:
             members.setdefault(record.duplicate_of or record.doc_id, []).append(record)
         members = {key: group for key, group in members.items() if len(group) > 1}
         group_of = {record.doc_id: key for key, group in members.items() for record in group}
-        self._snapshot = CopySnapshot(self.store, generation, group_of, members, {})
+        self._snapshot = CopySnapshot(self.store, self.search, generation, group_of, members, {})
         return self._snapshot
 
 
@@ -129,7 +133,7 @@ def fold_copies(
         chunk = hit.chunk
         if target.doc_id != chunk.doc_id:
             found = passage_in(groups.chunks(target), chunk)
-            if found is not None and where and not groups.store.allowed_chunks([found.chunk_id], where):
+            if found is not None and where and not groups.search.allowed_chunks([found.chunk_id], where):
                 found = None
             if found is not None:
                 grouped = {key: chunk.meta[key] for key in ("group_hits",) if key in chunk.meta}  # `group_hits`' record

@@ -9,7 +9,7 @@ from bunko.config import RetrieveConfig
 from bunko.retrieve.base import Query, signal_lines
 from bunko.retrieve.fusion import Fused, Ranked, one_list_fusion
 from bunko.schema import Signals
-from bunko.store.base import SearchIndex
+from bunko.store.search_backend import SearchBackend
 
 
 def within_distance(ranked: Ranked, max_distance: float | None) -> list[tuple[str, float]]:
@@ -26,7 +26,7 @@ class DenseRetriever:
     name = "dense"
     needs_vector = True
 
-    def __init__(self, store: SearchIndex, config: RetrieveConfig) -> None:
+    def __init__(self, store: SearchBackend, config: RetrieveConfig) -> None:
         self.store = store
         self.config = config
 

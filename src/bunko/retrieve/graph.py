@@ -21,7 +21,6 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Collection, Mapping, Sequence
-from typing import Protocol
 
 import numpy as np
 
@@ -31,7 +30,7 @@ from bunko.retrieve.base import Query
 from bunko.retrieve.fusion import Fused, fuse_onto
 from bunko.retrieve.hybrid import HybridRetriever
 from bunko.schema import GraphPath, Signals
-from bunko.store.base import GraphIndex, SearchIndex
+from bunko.store.search_backend import SearchBackend
 from bunko.text.analyzers import get_analyzer, query_text
 from bunko.text.entities import Mention
 
@@ -48,15 +47,11 @@ On the handbook multi-hop set (bench/results/multihop.md) 10 found all passages 
 for 60, walk mass alone 59."""
 
 
-class GraphSearchIndex(SearchIndex, GraphIndex, Protocol):
-    """What the graph route reads: the search primitives (for its hybrid seeds) and the entity graph."""
-
-
 class GraphRetriever:
     name = "graph"
     needs_vector = True
 
-    def __init__(self, store: GraphSearchIndex, config: RetrieveConfig, hybrid: HybridRetriever | None = None) -> None:
+    def __init__(self, store: SearchBackend, config: RetrieveConfig, hybrid: HybridRetriever | None = None) -> None:
         self.store = store
         self.config = config
         self.hybrid = hybrid or HybridRetriever(store, config)

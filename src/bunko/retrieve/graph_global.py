@@ -22,11 +22,12 @@ from bunko.config import RetrieveConfig
 from bunko.index.communities import Community
 from bunko.retrieve.base import Query
 from bunko.retrieve.fusion import Fused
-from bunko.retrieve.graph import GraphSearchIndex, path_lines
+from bunko.retrieve.graph import path_lines
 from bunko.retrieve.hybrid import HybridRetriever
 from bunko.retrieve.router import COLLECTION_WORDS, without_global_words
 from bunko.retrieve.topics import Topics, collection_topics
 from bunko.schema import GraphPath, Signals
+from bunko.store.search_backend import SearchBackend
 from bunko.text.entities import entity_keys
 
 TOPICS = 3
@@ -43,7 +44,7 @@ class GlobalGraphRetriever:
     name = "graph-global"
     needs_vector = True
 
-    def __init__(self, store: GraphSearchIndex, config: RetrieveConfig, hybrid: HybridRetriever | None = None) -> None:
+    def __init__(self, store: SearchBackend, config: RetrieveConfig, hybrid: HybridRetriever | None = None) -> None:
         self.store = store
         self.hybrid = hybrid or HybridRetriever(store, config)
 

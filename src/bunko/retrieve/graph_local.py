@@ -15,9 +15,10 @@ import numpy as np
 from bunko.config import RetrieveConfig
 from bunko.retrieve.base import Query
 from bunko.retrieve.fusion import Fused
-from bunko.retrieve.graph import GraphSearchIndex, entity_path, path_lines
+from bunko.retrieve.graph import entity_path, path_lines
 from bunko.retrieve.hybrid import HybridRetriever
 from bunko.schema import Signals
+from bunko.store.search_backend import SearchBackend
 from bunko.text.entities import entity_keys
 
 
@@ -26,7 +27,7 @@ class LocalGraphRetriever:
     needs_vector = True
     """Only for the fallback: a question naming no known entity is answered by hybrid search."""
 
-    def __init__(self, store: GraphSearchIndex, config: RetrieveConfig, hybrid: HybridRetriever | None = None) -> None:
+    def __init__(self, store: SearchBackend, config: RetrieveConfig, hybrid: HybridRetriever | None = None) -> None:
         self.store = store
         self.hybrid = hybrid or HybridRetriever(store, config)
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from bunko.index.graph import EntityGraph
 from bunko.schema import Chunk
-from bunko.store.base import Store
+from bunko.store.search_backend import SearchBackend
 from bunko.text.entities import Mention, entity_key
 
 SNIPPET_CHARS = 60
@@ -162,7 +162,7 @@ class GraphLookup:
         """A hub as this caller counts it: in more than one passage and too many to link anything specific."""
         return passages > 1 and self.graph.is_hub(key)
 
-    def entity(self, store: Store, key: str, limit: int) -> EntityInfo:
+    def entity(self, store: SearchBackend, key: str, limit: int) -> EntityInfo:
         """`key`'s passages (the first `limit` with their mention in context) and its `limit` closest neighbours."""
         passage_ids = self.passages_of(key)
         shown = passage_ids[:limit]

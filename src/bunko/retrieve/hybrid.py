@@ -4,36 +4,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from bunko.config import RetrieveConfig
 from bunko.retrieve.base import Query, read_term_weights, signal_lines
-from bunko.retrieve.coverage import matrix_coverage, term_coverage
+from bunko.retrieve.coverage import matrix_coverage
 from bunko.retrieve.dense import DenseRetriever
 from bunko.retrieve.document_sentences import DocumentSentences
 from bunko.retrieve.fusion import BM25_SHARE, Fused, coverage_fusion, rank_fusion
 from bunko.retrieve.keyword import KeywordRetriever
 from bunko.retrieve.router import document_rank_weights
 from bunko.schema import Signals
-from bunko.store.base import SearchIndex
-
-
-@runtime_checkable
-class ConcurrentSearch(Protocol):
-    """A store that runs dense and keyword search of one query at once (the local store: dense on a helper thread)."""
-
-    def hybrid_search(
-        self, vector: np.ndarray, tokens: Sequence[str], k: int, where: Mapping[str, Any] | None = None
-    ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]: ...
-
-
-@runtime_checkable
-class TermMatrixSearch(Protocol):
-    """A store that says which query terms each chunk holds as one boolean matrix, not a set per chunk (the local store)."""
-
-    def term_matrix(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> tuple[list[str], list[str], np.ndarray]: ...
+from bunko.store.search_backend import SearchBackend
 
 
 def scaled_similarity(weights: Mapping[str, float], scale: float) -> dict[str, float]:
@@ -49,42 +32,6 @@ def scaled_similarity(weights: Mapping[str, float], scale: float) -> dict[str, f
     scaled = {**weights, "dense": weights.get("dense", 1.0) * scale}
     scaled.update((key, weights[key] * scale) for key in ("document_similarity", "document_opening") if key in weights)
     return scaled
-
-
-@runtime_checkable
-class DocumentLanguages(Protocol):
-    """A store that judges each chunk's document's language as a whole (the local store)."""
-
-    def document_languages(self, chunk_ids: Sequence[str]) -> dict[str, str]: ...
-
-
-@runtime_checkable
-class DocumentOpenings(Protocol):
-    """A store that reads each document's opening chunks in order (the local and the PostgreSQL store)."""
-
-    def document_opening_similarities(self, chunk_ids: Sequence[str], vector: np.ndarray) -> dict[str, float]: ...
-
-
-@runtime_checkable
-class ChunkDocuments(Protocol):
-    """A store that tells each chunk's document without reading the chunk (the local store from its index, PostgreSQL
-    by its chunk ids alone)."""
-
-    def chunk_documents(self, chunk_ids: Sequence[str]) -> dict[str, str]: ...
-
-
-@runtime_checkable
-class DocumentOpeningKeywords(Protocol):
-    """A store that scores its documents' openings by BM25 (the local store from an index, PostgreSQL per query)."""
-
-    def document_opening_keyword_scores(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> dict[str, float]: ...
-
-
-@runtime_checkable
-class Translations(Protocol):
-    """A store that tells which chunks' documents only translate another candidate's (the local store: `index.translations`)."""
-
-    def translated_chunks(self, chunk_ids: Sequence[str], language: str, tokens: Sequence[str]) -> set[str]: ...
 
 
 def ranks_documents(config: RetrieveConfig, group_by: str) -> bool:
@@ -115,7 +62,7 @@ def document_ranked(weights: Mapping[str, float], config: RetrieveConfig, group_
 
 
 def judged_by_sentences(
-    store: SearchIndex, sentences: DocumentSentences, fused: list[Fused], share: float, cosines: Mapping[str, float],
+    store: SearchBackend, sentences: DocumentSentences, fused: list[Fused], share: float, cosines: Mapping[str, float],
     vector: np.ndarray, documents: int,
 ) -> list[Fused]:
     """The fused chunks with `share` of their cosine taken by their document's best sentence, re-sorted.
@@ -124,7 +71,7 @@ def judged_by_sentences(
     units are read from disk, and a document further down does not reach the first ten by its
     best sentence (page corpora: judging 10 keeps most of the gain, 50 adds none).
     """
-    document_of = chunk_documents(store, [cid for cid, _, _ in fused])
+    document_of = store.chunk_documents([cid for cid, _, _ in fused])
     judged: dict[str, None] = {}
     for cid, _, _ in fused:
         if cid in document_of and len(judged) < documents:
@@ -141,19 +88,11 @@ def judged_by_sentences(
     return sorted(rescored, key=lambda entry: (-entry[1], entry[0]))
 
 
-def chunk_documents(store: SearchIndex, chunk_ids: Sequence[str]) -> dict[str, str]:
-    """Each chunk's document: from the store's map when it keeps one, else from the chunks' records (a store that
-    cannot tell decodes every candidate, about 1 ms a query at 200 candidates)."""
-    if isinstance(store, ChunkDocuments):
-        return store.chunk_documents(chunk_ids)
-    return {chunk.chunk_id: chunk.doc_id for chunk in store.get_chunks(chunk_ids)}
-
-
 class HybridRetriever:
     name = "hybrid"
     needs_vector = True
 
-    def __init__(self, store: SearchIndex, config: RetrieveConfig, sentences: DocumentSentences | None = None) -> None:
+    def __init__(self, store: SearchBackend, config: RetrieveConfig, sentences: DocumentSentences | None = None) -> None:
         """`sentences`: the documents' best sentences, when the collection's units are embedded at ingest."""
         self.store = store
         self.config = config
@@ -168,8 +107,8 @@ class HybridRetriever:
         return rank_fusion(ranked, query.route.weights, self.config.fusion, self.config.normalization, self.config.rrf_k)
 
     def _ranked(self, query: Query, k: int) -> dict[str, list[tuple[str, float]]]:
-        """Both lists; "retrieve" is their joint wall time when the store runs them concurrently."""
-        if isinstance(self.store, ConcurrentSearch) and query.vector is not None:
+        """Both lists; "retrieve" is their joint wall time (a backend may run them at once)."""
+        if query.vector is not None:
             started = time.perf_counter()
             dense, keyword = self.store.hybrid_search(query.vector, query.tokens, k, query.where)
             query.timings["retrieve"] = time.perf_counter() - started
@@ -199,10 +138,7 @@ class HybridRetriever:
         candidates = list(dict.fromkeys(cid for hits in ranked.values() for cid, _ in hits))
         idf, query.unseen_idf = read_term_weights(store, tokens)
         query.term_weights = idf
-        if isinstance(store, TermMatrixSearch):
-            coverage = matrix_coverage(*store.term_matrix(candidates, tokens), idf)
-        else:
-            coverage = term_coverage(store.matching_terms(candidates, tokens), idf)
+        coverage = matrix_coverage(*store.term_matrix(candidates, tokens), idf)
         cosines = self._cosines(ranked.get("dense", []), candidates, vector)
         document_scores = store.document_keyword_scores(candidates, tokens) if document_weight > 0 else {}
         prefer = query.language if weights.get("language", 0.0) > 0 else None
@@ -228,30 +164,27 @@ class HybridRetriever:
 
 
     def _languages(self, candidates: list[str], of_documents: bool) -> dict[str, str]:
-        """Each candidate's language, or its document's when documents are ranked (a store that cannot judge
-        documents as a whole gives the chunks' own)."""
-        if of_documents and isinstance(self.store, DocumentLanguages):
+        """Each candidate's language, or its document's when documents are ranked."""
+        if of_documents:
             return self.store.document_languages(candidates)
         return self.store.chunk_languages(candidates)
 
     def _openings(self, candidates: list[str], vector: np.ndarray | None) -> dict[str, float] | None:
-        """Each candidate's document's opening similarity (none without a query vector or from a store that cannot read
-        documents in order)."""
-        if vector is None or not isinstance(self.store, DocumentOpenings):
+        """Each candidate's document's opening similarity (none without a query vector)."""
+        if vector is None:
             return None
         return self.store.document_opening_similarities(candidates, vector)
 
     def _opening_keywords(self, candidates: list[str], tokens: Sequence[str]) -> dict[str, float] | None:
-        """Each candidate's document's opening BM25 (none without query terms or from a store that cannot score
-        openings)."""
-        if not tokens or not isinstance(self.store, DocumentOpeningKeywords):
+        """Each candidate's document's opening BM25 (none without query terms)."""
+        if not tokens:
             return None
         return self.store.document_opening_keyword_scores(candidates, tokens)
 
     def _translated(self, candidates: list[str], query: Query) -> set[str]:
         """The candidates whose document translates another candidate's in the question's language and adds none of
-        its words (none when the question's language is unknown or the store cannot tell translations)."""
-        if query.language is None or not isinstance(self.store, Translations):
+        its words (none when the question's language is unknown)."""
+        if query.language is None:
             return set()
         return self.store.translated_chunks(candidates, query.language, query.tokens)
 

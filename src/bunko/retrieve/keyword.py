@@ -17,7 +17,7 @@ from bunko.retrieve.base import Query, signal_lines
 from bunko.retrieve.dense import single_list
 from bunko.retrieve.fusion import Fused
 from bunko.schema import Signals
-from bunko.store.base import SearchIndex
+from bunko.store.search_backend import SearchBackend
 
 
 def with_documents(ranked: list[tuple[str, float]], document_scores: dict[str, float], weight: float) -> list[tuple[str, float]]:
@@ -30,7 +30,7 @@ class KeywordRetriever:
     name = "keyword"
     needs_vector = False
 
-    def __init__(self, store: SearchIndex, config: RetrieveConfig) -> None:
+    def __init__(self, store: SearchBackend, config: RetrieveConfig) -> None:
         self.store = store
         self.config = config
 

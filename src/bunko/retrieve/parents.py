@@ -15,7 +15,7 @@ would repeat one passage.
 from __future__ import annotations
 
 from bunko.schema import SEARCHABLE_KEY, Chunk, Hit
-from bunko.store.base import SearchIndex
+from bunko.store.search_backend import SearchBackend
 
 WINDOW = 4
 """Fused candidates fetched per requested hit: children of one parent collapse, so look a little further."""
@@ -30,7 +30,7 @@ def _expanded(child: Chunk, parent: Chunk) -> Chunk:
     return parent.with_meta(meta)
 
 
-def expand_parents(hits: list[Hit], store: SearchIndex, k: int) -> list[Hit]:
+def expand_parents(hits: list[Hit], store: SearchBackend, k: int) -> list[Hit]:
     """The first ``k`` hits after swapping children for their parents (one hit per parent)."""
     wanted = list(dict.fromkeys(h.chunk.parent_id for h in hits if h.chunk.parent_id))
     if not wanted:

@@ -36,7 +36,7 @@ from bunko.retrieve.tables import CollectionTables
 from bunko.retrieve.tree import TreeRetriever
 from bunko.retrieve.trees import DocumentTrees
 from bunko.schema import Chunk, Hit, RankSignal, Signals
-from bunko.store.base import DocumentCopies, GraphIndex, SearchIndex
+from bunko.store.search_backend import SearchBackend
 from bunko.text.analyzers import Analyzer
 from bunko.text.languages import LANGUAGES
 
@@ -61,20 +61,18 @@ class SearchResult:
 
 
 def built_in_retrievers(
-    store: SearchIndex, config: RetrieveConfig, trees: DocumentTrees | None = None, tables: CollectionTables | None = None,
+    store: SearchBackend, config: RetrieveConfig, trees: DocumentTrees | None = None, tables: CollectionTables | None = None,
     sentences: DocumentSentences | None = None,
 ) -> dict[str, Retriever]:
-    """Hybrid, dense and keyword over any store; the graph route over a store that keeps the entity graph; the tree
+    """Hybrid, dense, keyword and the graph routes over any search backend; the tree
     route when the collection's section trees are given, the table route when its tables are. They share one hybrid
     retriever, which judges the best documents by their best sentence when `sentences` (the collection's stored unit
     vectors) are given."""
     hybrid = HybridRetriever(store, config, sentences)
-    routes: list[Retriever] = [hybrid, DenseRetriever(store, config), KeywordRetriever(store, config)]
-    if isinstance(store, GraphIndex):
-        routes += [
-            GraphRetriever(store, config, hybrid), LocalGraphRetriever(store, config, hybrid),
-            GlobalGraphRetriever(store, config, hybrid),
-        ]
+    routes: list[Retriever] = [
+        hybrid, DenseRetriever(store, config), KeywordRetriever(store, config), GraphRetriever(store, config, hybrid),
+        LocalGraphRetriever(store, config, hybrid), GlobalGraphRetriever(store, config, hybrid),
+    ]
     if trees is not None:
         routes.append(TreeRetriever(store, config, trees, hybrid))
     if tables is not None:
@@ -84,7 +82,7 @@ def built_in_retrievers(
 
 class Searcher:
     def __init__(
-        self, store: SearchIndex, embedder: Embedder, analyzer: Analyzer, config: RetrieveConfig, rules: Sequence[RouteRule] = DEFAULT_RULES,
+        self, store: SearchBackend, embedder: Embedder, analyzer: Analyzer, config: RetrieveConfig, rules: Sequence[RouteRule] = DEFAULT_RULES,
         retrievers: Sequence[Retriever] = (), trees: DocumentTrees | None = None, tables: CollectionTables | None = None,
         sentences: DocumentSentences | None = None, copies: CopyGroups | None = None,
     ) -> None:
@@ -92,14 +90,14 @@ class Searcher:
         `retrievers` add search modes beside dense, keyword and hybrid (or replace one of the same name).
         `trees` (the collection's section trees) enable the tree route and auto-merging; `tables` (its table
         store) the table route; `sentences` (its stored unit vectors) let hybrid search judge documents by their best
-        sentence; `copies` (the collection's copy groups, kept by its owner across searchers; else read here) fold a
+        sentence; `copies` (the collection's copy groups, kept by its owner across searchers; none: no folding) fold a
         page stored in several folders into one hit."""
         self.rules = rules
         self.sentences = sentences
         self.trees = trees
         self.tables = tables
         self.store = store
-        self.copies = copies if copies is not None else CopyGroups(store) if isinstance(store, DocumentCopies) else None
+        self.copies = copies
         """The collection's copy groups: a page stored in several folders is one hit (`retrieve/copies.py`)."""
         self.embedder = embedder
         self.analyzer = analyzer

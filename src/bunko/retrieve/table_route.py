@@ -19,7 +19,7 @@ from bunko.retrieve.hybrid import HybridRetriever
 from bunko.retrieve.table_plan import TablePlanner
 from bunko.retrieve.tables import CollectionTables
 from bunko.schema import Signals
-from bunko.store.base import SearchIndex
+from bunko.store.search_backend import SearchBackend
 from bunko.text.analyzers import get_analyzer
 
 TABLE = "table"
@@ -30,7 +30,7 @@ class TableRetriever:
     needs_vector = True
 
     def __init__(
-        self, store: SearchIndex, config: RetrieveConfig, tables: CollectionTables, hybrid: HybridRetriever | None = None,
+        self, store: SearchBackend, config: RetrieveConfig, tables: CollectionTables, hybrid: HybridRetriever | None = None,
     ) -> None:
         self.store = store
         self.config = config

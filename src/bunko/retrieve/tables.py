@@ -11,24 +11,23 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
 from bunko.index.table_data import LogicalTable, document_tables
 from bunko.index.table_db import TABLES_FILE, StoredTable, TableDB
 from bunko.schema import Chunk, DocumentInfo, Element
+from bunko.store.search_backend import SearchBackend
 
 
 class TableSource(Protocol):
-    """What the tables are built from: the documents, their elements and chunks, the write counter, and which
-    chunks a caller's filter lets through."""
+    """What the tables are built from: the documents, their elements and chunks, and the write counter."""
 
     def generation(self) -> int: ...
     def documents(self) -> list[DocumentInfo]: ...
     def elements(self, source: str) -> list[Element]: ...
     def chunks(self, source: str | None = None) -> list[Chunk]: ...
-    def allowed_chunks(self, chunk_ids: Sequence[str], where: Mapping[str, Any]) -> set[str]: ...
 
 
 TABLES_FORMAT = 3
@@ -51,8 +50,10 @@ def tables_of(info: DocumentInfo, store: TableSource) -> list[LogicalTable]:
 
 
 class CollectionTables:
-    def __init__(self, store: TableSource, folder: Path) -> None:
+    def __init__(self, store: TableSource, folder: Path, search: SearchBackend) -> None:
+        """`search` tells which of a table's chunks a caller's filter lets through."""
         self.store = store
+        self.search = search
         self.folder = folder
         self._db: TableDB | None = None
         self._lock = threading.Lock()
@@ -76,7 +77,7 @@ class CollectionTables:
         if not where:
             return tables
         chunk_ids = sorted({cid for t in tables for cid in self._chunks_of(t)})
-        allowed = self.store.allowed_chunks(chunk_ids, where) if chunk_ids else set()
+        allowed = self.search.allowed_chunks(chunk_ids, where) if chunk_ids else set()
         return [t for t in tables if self._chunks_of(t) and self._chunks_of(t) <= allowed]
 
     def _chunks_of(self, table: StoredTable) -> set[str]:

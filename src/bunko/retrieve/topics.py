@@ -18,8 +18,7 @@ import scipy.sparse as sp
 
 from bunko.index.communities import Community
 from bunko.index.graph import EntityGraph
-from bunko.retrieve.hybrid import DocumentLanguages
-from bunko.store.base import SearchIndex
+from bunko.store.search_backend import SearchBackend
 
 
 @dataclass(frozen=True)
@@ -83,7 +82,7 @@ _cache: tuple[object, Topics] | None = None
 _lock = threading.Lock()
 
 
-def collection_topics(store: SearchIndex, graph: EntityGraph) -> Topics:
+def collection_topics(store: SearchBackend, graph: EntityGraph) -> Topics:
     """The topics of the graph's current state (read once per state: the passages' languages are one store read)."""
     global _cache
     matrices = graph.matrices
@@ -91,7 +90,7 @@ def collection_topics(store: SearchIndex, graph: EntityGraph) -> Topics:
         if _cache is not None and _cache[0] is matrices:
             return _cache[1]
     ids = matrices.chunk_ids
-    languages = store.document_languages(ids) if isinstance(store, DocumentLanguages) else store.chunk_languages(ids)
+    languages = store.document_languages(ids)
     topics = Topics.of(graph, languages)
     with _lock:
         _cache = (matrices, topics)

@@ -26,7 +26,7 @@ from bunko.retrieve.hybrid import HybridRetriever
 from bunko.retrieve.router import names_section, section_numbers
 from bunko.retrieve.trees import DocumentTrees
 from bunko.schema import Signals
-from bunko.store.base import SearchIndex
+from bunko.store.search_backend import SearchBackend
 from bunko.text.languages import text_language
 
 TREE = "tree"
@@ -48,7 +48,7 @@ class TreeRetriever:
     needs_vector = True
 
     def __init__(
-        self, store: SearchIndex, config: RetrieveConfig, trees: DocumentTrees, hybrid: HybridRetriever | None = None,
+        self, store: SearchBackend, config: RetrieveConfig, trees: DocumentTrees, hybrid: HybridRetriever | None = None,
     ) -> None:
         self.store = store
         self.config = config

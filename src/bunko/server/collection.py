@@ -151,7 +151,7 @@ class ServedCollection:
     def filter_fields(self, who: Principal) -> set[str]:
         """The filter fields `who` may name and be told about: the built-in ones and those of documents they can see
         (cached per store generation and access groups)."""
-        known = self.kb.store.filter_fields()
+        known = self.kb.store.search().filter_fields()
         if who.unrestricted:
             return known
         generation, groups = self.kb.store.generation(), who.groups or ()
@@ -170,7 +170,7 @@ class ServedCollection:
         """The caller's filter, validated against the fields they can see, ANDed with their access filter."""
         # the caller's own mistakes, reported with the path of the bad part and naming only fields of documents they may see
         validate_filter(filters, self.filter_fields(who))
-        return acl.combine(filters, acl.access_filter(who, self.kb.store.filter_fields()))
+        return acl.combine(filters, acl.access_filter(who, self.kb.store.search().filter_fields()))
 
     def check_filters(self, who: Principal, filters: Mapping[str, Any] | None) -> None:
         """Raise `FilterError` for a filter naming unknown fields or operators, or holding values no field can have."""
@@ -238,12 +238,12 @@ class ServedCollection:
 
     def graph(self, who: Principal) -> GraphLookup:
         """The entity graph as `who` sees it: every passage, or (a restricted key) only those their access filter lets through."""
-        graph = self.kb.store.entity_graph()
-        where = acl.access_filter(who, self.kb.store.filter_fields())
+        graph = self.kb.store.search().entity_graph()
+        where = acl.access_filter(who, self.kb.store.search().filter_fields())
         if where is None:
             return GraphLookup(graph)
         chunk_ids = graph.matrices.chunk_ids
-        return GraphLookup(graph, self.kb.store.allowed_chunks(chunk_ids, where) if chunk_ids else set())
+        return GraphLookup(graph, self.kb.store.search().allowed_chunks(chunk_ids, where) if chunk_ids else set())
 
     def tree(self, who: Principal, doc_id: str) -> DocumentTree | None:
         """A document's section tree, only when `who` may see the document (None as for a document that does not exist)."""

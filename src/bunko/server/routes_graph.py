@@ -50,7 +50,7 @@ def graph_entity(
         close = lookup.suggestions(entity)
         hint = f"; close: {', '.join(close)}" if close else ""
         raise ApiError(404, "ENTITY_NOT_FOUND", f"no entity {entity!r} in the graph{hint}", suggestions=close)
-    found = lookup.entity(c.served.kb.store, key, limit)
+    found = lookup.entity(c.served.kb.store.search(), key, limit)
     visible = c.served.visible_documents(c.who)  # a second wall, as for hits: never a passage of a hidden document
     return GraphEntity(
         query=entity, key=key, passages=len(found.passage_ids), hub=found.hub,

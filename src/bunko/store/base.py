@@ -1,12 +1,10 @@
 """The store protocols: what each layer needs from a backend (local SQLite + memory index, or PostgreSQL).
 
-One protocol per concern, so a component states the little it needs: retrievers read a
-`SearchIndex`, ingestion writes a `DocumentStore`, the job runner a `JobLog`, the answerer a
-`TraceLog`, `bunko migrate` a `Portable` store. `Store` is all of them, what a backend implements
-(tests/store/test_store_contract.py runs every backend through the same contract).
-
-Search lives in the store, not beside it, so each backend can apply filters inside its own
-query (SQL WHERE, or a row mask) before top-k; the structures it searches with are `bunko.index`'s.
+One protocol per concern, so a component states the little it needs: ingestion writes a
+`DocumentStore`, the job runner a `JobLog`, the answerer a `TraceLog`, `bunko migrate` a `Portable` store. `Store` is all of them, what a backend implements
+(tests/store/test_store_contract.py runs every backend through the same contract), and returns its
+`SearchBackend` (`store/search_backend.py`) from `search()`: what retrievers read, kept by the backend
+so it can apply filters inside its own query (SQL WHERE, or a row mask) before top-k.
 """
 
 from __future__ import annotations
@@ -18,9 +16,9 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from bunko.index.graph import EntityGraph
-from bunko.schema import Chunk, DocumentInfo, DocumentMatch, Element, IngestJob, ParsedDocument
+from bunko.schema import Chunk, DocumentInfo, Element, IngestJob, ParsedDocument
 from bunko.store.copies import CopyRecord
+from bunko.store.search_backend import SearchBackend
 from bunko.text.entities import Mention
 
 
@@ -125,57 +123,6 @@ class VectorStaging(Protocol):
         ...
 
 
-class SearchIndex(Protocol):
-    """What retrieval reads: the search primitives, each applying filters before top-k, and the hits' chunks."""
-
-    def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]: ...
-    def filter_fields(self) -> set[str]:
-        """The fields a filter may name here: the built-in ones and every metadata key stored."""
-        ...
-    def dense_search(self, vector: np.ndarray, k: int, where: Mapping[str, Any] | None = None) -> list[tuple[str, float]]: ...
-    def keyword_search(self, tokens: Sequence[str], k: int, where: Mapping[str, Any] | None = None) -> list[tuple[str, float]]: ...
-    def document_keyword_search(
-        self, tokens: Sequence[str], k: int, where: Mapping[str, Any] | None = None, vector: np.ndarray | None = None
-    ) -> list[DocumentMatch]:
-        """Top documents by BM25 over each document's text as a whole; the best chunk is the closest to `vector`."""
-        ...
-    def document_keyword_scores(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> dict[str, float]:
-        """The BM25 of each chunk's document over its whole text: the document evidence fused into chunk scores."""
-        ...
-    def document_similarities(self, chunk_ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
-        """For each chunk, the mean cosine with `vector` of its document's 3 closest chunks: dense document evidence."""
-        ...
-    def chunk_languages(self, chunk_ids: Sequence[str]) -> dict[str, str]:
-        """Each chunk's language ("en", "ja", "zh") as `text.languages` judges its tokens."""
-        ...
-    def term_weights(self, tokens: Sequence[str]) -> dict[str, float]: ...
-    def matching_terms(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> dict[str, set[str]]:
-        """Which of the query's tokens each chunk holds: the keyword side of coverage fusion."""
-        ...
-    def vectors_for(self, chunk_ids: Sequence[str]) -> np.ndarray:
-        """One row per id, in the order asked; a zero row for a chunk no longer stored (a search racing a delete)."""
-        ...
-    def index_stats(self) -> dict[str, Any]:
-        """What the dense index is (exact, HNSW and its calibration): for `bunko status`."""
-        ...
-
-
-@runtime_checkable
-class GraphIndex(Protocol):
-    """The entity graph: its edges are stored with the chunks they came from (so a document's write or delete
-    changes them in the same transaction), and the graph walked in memory is kept in step with the store."""
-
-    def entity_graph(self) -> EntityGraph:
-        """The graph of the documents stored now, updated document by document since the last call."""
-        ...
-    def mentions(self, chunk_ids: Sequence[str]) -> dict[str, list[Mention]]:
-        """Each chunk's entity mentions with their spans in its text: how a graph hit is tied back to its passage."""
-        ...
-    def allowed_chunks(self, chunk_ids: Sequence[str], where: Mapping[str, Any]) -> set[str]:
-        """Which of `chunk_ids` the filter lets through: a walk reaches chunks no filtered search returned."""
-        ...
-
-
 @runtime_checkable
 class DocumentCopies(Protocol):
     """Copy groups (`store/copies.py`): documents holding one page, each naming the original it copies. The store
@@ -190,9 +137,6 @@ class DocumentCopies(Protocol):
         """Set each document's original (None: it is an original) in one transaction."""
         ...
     def chunks(self, source: str | None = None) -> list[Chunk]: ...
-    def allowed_chunks(self, chunk_ids: Sequence[str], where: Mapping[str, Any]) -> set[str]:
-        """Which of `chunk_ids` the filter lets through: a copy shown in place of a hit must pass the search's filter."""
-        ...
 
 
 class JobLog(Protocol):
@@ -229,7 +173,10 @@ class Portable(Protocol):
         ...
 
 
-class Store(
-    CollectionMeta, DocumentStore, VectorStaging, SearchIndex, GraphIndex, DocumentCopies, JobLog, TraceLog, Portable, Protocol,
-):
-    """A whole backend: what `open_store` returns and the engine holds."""
+class Store(CollectionMeta, DocumentStore, VectorStaging, DocumentCopies, JobLog, TraceLog, Portable, Protocol):
+    """A whole backend: what `open_store` returns and the engine holds. Its storage protocols hold no search
+    method: retrieval reads the `SearchBackend` it returns."""
+
+    def search(self) -> SearchBackend:
+        """The collection's search (`store/search_backend.py`): one object for the store's lifetime."""
+        ...

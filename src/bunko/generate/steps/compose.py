@@ -74,7 +74,7 @@ def extractive(answerer: Answerer, question: str, evidence: Retrieved) -> list[C
     """The reader's quoted units, each checked against the chunk it quotes (rows made readable first)."""
     facts = answerer.read(question)
     route = evidence.result.route
-    bridges = answerer.store.entity_graph().specificity if route is not None and route.retriever == "graph" else None
+    bridges = answerer.store.search().entity_graph().specificity if route is not None and route.retriever == "graph" else None
     sentences = answerer.extractive.answer(facts, evidence.hits, evidence.scored, bridges)
     return checked(answerer, sentences, evidence.hits, facts.language)
 

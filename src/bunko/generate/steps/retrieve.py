@@ -85,7 +85,7 @@ def second_search(answerer: Answerer, state: AskState, evidence: Retrieved) -> R
     started = time.perf_counter()
     output = RewriteStep(method)
     if method == "prf":
-        output.terms = feedback_terms(evidence.result.query_tokens, evidence.hits, answerer.analyzer, answerer.store.term_weights,
+        output.terms = feedback_terms(evidence.result.query_tokens, evidence.hits, answerer.analyzer, answerer.store.search().term_weights,
                                       answerer.config.agent.expansion_terms)
         query = expanded(question, output.terms)
     elif method == "hyde" and answerer.chat_model is not None:

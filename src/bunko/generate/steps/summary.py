@@ -120,7 +120,7 @@ def further_passages(
               if cid not in seen}
     ids = list(wanted)
     if filters:
-        allowed = answerer.store.allowed_chunks(ids, filters)
+        allowed = answerer.store.search().allowed_chunks(ids, filters)
         ids = [cid for cid in ids if cid in allowed]
     out: list[Hit] = []
     for chunk in answerer.store.get_chunks(ids):
@@ -136,7 +136,8 @@ def topic_summary(answerer: Answerer, state: AskState, gathered: Gathered) -> Ga
     shown = {h.chunk.chunk_id for h in evidence.hits}
     hits = [*evidence.hits, *(h for h in evidence.candidates if h.chunk.chunk_id not in shown and topic_of(h) is not None)]
     language = answerer.read(state.question).language
-    topics = collection_topics(answerer.store, answerer.store.entity_graph())
+    search = answerer.store.search()
+    topics = collection_topics(search, search.entity_graph())
     by_topic = topic_units(answerer, hits)
     lacking = [h for h in hits if topic_of(h) is not None and topic_of(h) not in by_topic]
     if lacking:  # a topic whose retrieved passages are tables or code: read on into its central passages
@@ -154,7 +155,7 @@ def topic_summary(answerer: Answerer, state: AskState, gathered: Gathered) -> Ga
         vector_of = dict(zip((id(u) for u in every), vectors, strict=True))
         sources: set[str] = set()
         for topic, units in by_topic.items():
-            centroid = answerer.store.vectors_for(topics.passages(topic, language, CANDIDATES)).mean(axis=0)
+            centroid = search.vectors_for(topics.passages(topic, language, CANDIDATES)).mean(axis=0)
             centroid /= max(float(np.linalg.norm(centroid)), 1e-12)
             centrality = np.array([float(vector_of[id(u)] @ centroid) for u in units])
             fresh = [i for i, u in enumerate(units) if hits[u.hit_index].chunk.source not in sources]
