@@ -8,7 +8,8 @@ import pytest
 
 from bunko.index.table_data import TableColumn
 from bunko.index.table_db import StoredTable
-from bunko.retrieve.table_plan import TablePlanner, holds_all, named_things
+from bunko.retrieve.table_plan import TablePlanner
+from bunko.retrieve.table_terms import holds_all, named_things
 from bunko.text.analyzers import get_analyzer
 
 ANALYZER = get_analyzer("multilingual")

@@ -19,7 +19,8 @@ from bunko.generate.table_sql import cells_of, model_query
 from bunko.index.table_db import StoredTable, TableQueryError, text_col
 from bunko.llm.base import ChatModel, LLMError
 from bunko.retrieve.question import QuestionFacts
-from bunko.retrieve.table_plan import LOOKUP, MIN_CERTAINTY, CellRef, TablePlan, TablePlanner, TableResult
+from bunko.retrieve.table_plan import LOOKUP, MIN_CERTAINTY, TablePlanner
+from bunko.retrieve.table_query import CellRef, TablePlan, TableResult
 from bunko.retrieve.tables import CollectionTables
 from bunko.schema import AnswerSentence, Chunk, Citation, CitedCell
 from bunko.store.base import DocumentStore

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from bunko.index.table_db import StoredTable, TableDB, TableQueryError, text_col, value_col
 from bunko.llm.base import ChatModel, Message
-from bunko.retrieve.table_plan import CellRef
+from bunko.retrieve.table_query import CellRef
 from bunko.text.lazy_regex import lazy_compile
 
 ROWS_USED = "rows_used"

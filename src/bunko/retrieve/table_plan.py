@@ -15,16 +15,28 @@ from __future__ import annotations
 
 import re
 import weakref
-from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from bunko.index.table_data import TEXT, TableColumn
 from bunko.index.table_db import StoredTable, TableDB, text_col, value_col
-from bunko.retrieve.key_terms import key_terms
+from bunko.retrieve.table_query import CellRef, Filter, ResultRow, TablePlan, TableResult
+from bunko.retrieve.table_terms import (
+    HIRAGANA_CHAR,
+    clean_name,
+    contains_term,
+    counted_thing,
+    heading_texts,
+    holds_all,
+    named_things,
+    plural_stem,
+    same_data,
+    script_of,
+    synonym_share,
+)
 from bunko.text.analyzers import Analyzer
-from bunko.text.lexicon import en, ja, zh
+from bunko.text.lexicon import ja, zh
 from bunko.text.numbers import CURRENCY, DATE, NUMBER, PERCENT, Quantity, normalize
-from bunko.text.scripts import HAN_CHAR, HIRAGANA, JA_ZH_CHAR, KANA_CHAR
+from bunko.text.scripts import JA_ZH_CHAR
 from bunko.text.table_questions import (
     AVG,
     BOTTOM,
@@ -80,215 +92,6 @@ HEADING_RUN = 3
 holds at least this many characters other than hiragana (ネットワーク): one shared pair (ージ), or a word and its
 particle (関連の), is chance. Hiragana (particles, okurigana) count neither way."""
 
-SYNONYMS: tuple[frozenset[str], ...] = tuple(
-    frozenset((*english, *japanese, *chinese))
-    for english, japanese, chinese in zip(en.COLUMN_SYNONYMS, ja.COLUMN_SYNONYMS, zh.COLUMN_SYNONYMS, strict=True)
-)
-"""Words that name the same column, in any of the three languages."""
-
-
-@dataclass
-class Filter:
-    column: int
-    op: str
-    """> >= < <= = in contains"""
-    values: list[str | float]
-
-
-@dataclass
-class TablePlan:
-    table: StoredTable
-    intent: TableIntent
-    score: float
-    certainty: float = 1.0
-    """How sure the mapping is (0–1): how plainly the question names the column read, times how far the table is
-    ahead of the best table holding other data. A computed answer is no surer than this (`steps/table.table_grade`)."""
-    column_score: float = 1.0
-    """How plainly the question names the column the operation reads (`TablePlanner.name_score`), 1 when none is read."""
-    defer: bool = False
-    """The question names one row of this table by its key ("how many files does 2020-garden hold"): a value to read,
-    not rows to count; the planner answers it as a lookup, or not at all."""
-    measure: int | None = None
-    base: int | None = None
-    """growth: the column the change is measured from (the measure is the one it is measured to)."""
-    label: int | None = None
-    group: int | None = None
-    filters: list[Filter] = field(default_factory=list)
-    named_values: list[tuple[int, str]] = field(default_factory=list)
-    """The rows the question names, by (column, cell text), in the question's order (a difference's two sides)."""
-
-
-@dataclass
-class CellRef:
-    row: int
-    """The row's internal index in its table."""
-    row_number: int
-    page: int | None
-    chunk_id: str
-    column: str
-    text: str
-
-
-@dataclass
-class ResultRow:
-    label: str
-    value: float | None
-    row: int | None = None
-    text: str = ""
-    """The cell as shown, for a lookup."""
-
-
-@dataclass
-class TableResult:
-    plan: TablePlan
-    value: float | None
-    rows: list[ResultRow]
-    cells: list[CellRef]
-    count: int
-    sql: str
-    params: list[str | float]
-
-
-def _boundary(term: str) -> str:
-    """A term as a pattern: ASCII words on word boundaries (with a plural), CJK anywhere."""
-    escaped = re.escape(term)
-    if re.fullmatch(r"[a-z0-9][a-z0-9 ._/-]*", term):
-        return rf"(?<![a-z0-9]){escaped}(?:s|es)?(?![a-z0-9])"
-    return escaped
-
-
-def _contains(text: str, term: str) -> int:
-    """Where `term` is in `text` (both normalised and lowercased), or -1."""
-    if not term:
-        return -1
-    if len(term) == 1 and not re.fullmatch(r"[\u4e00-\u9fff]", term):
-        return -1
-    if term not in text:  # every pattern holds the term itself: most cells of most tables stop here, uncompiled
-        return -1
-    match = re.search(_boundary(term), text)
-    return match.start() if match else -1
-
-
-_NAME_STOPWORDS = frozenset((*en.COLUMN_NAME_STOPWORDS, *ja.COLUMN_NAME_STOPWORDS, *zh.COLUMN_NAME_STOPWORDS))
-_COUNT_COLUMN = re.compile(f"{en.COUNT_COLUMN}|{ja.COUNT_COLUMN}|{zh.COUNT_COLUMN}", re.IGNORECASE)
-_NUMBERING = re.compile(
-    rf"^\s*(?:(?:{en.HEADING_NUMBER_LABEL})\s+|(?:{ja.HEADING_NUMBER_LABEL}|{zh.HEADING_NUMBER_LABEL})\s*)?[\d.\s]+"
-    rf"(?:{ja.HEADING_NUMBER_COUNTER}|{zh.HEADING_NUMBER_COUNTER})?[.:：\s]*", re.IGNORECASE)
-
-
-def counted_thing(name: str) -> str | None:
-    """What a counting column counts ("number of files" → "files", ダウンロード数 → ダウンロード), or None."""
-    match = _COUNT_COLUMN.match(_clean_name(normalize(name).lower()))
-    return next((g.strip() for g in match.groups() if g), None) if match else None
-
-
-HIRAGANA_CHAR = re.compile(f"[{HIRAGANA}]")
-_HEADING_FILLER = frozenset((*en.HEADING_FILLER, *ja.HEADING_FILLER, *zh.HEADING_FILLER))
-
-
-def heading_texts(table: StoredTable) -> list[str]:
-    """The table's own headings, normalised and lowercased: its title's last part (its caption, else its section's
-    title) and its section's title when that differs — each without its numbering, without the words that say it is
-    a table ("List of …", …のリスト) and without its columns' names ("… related packages" of a table with a
-    package column): what is left is what tells it from the tables beside it, which share those."""
-    names = [table.title.split(" > ")[-1], *table.section_path[-1:]]
-    cleaned = [_clean_name(normalize(c.name).lower()) for c in table.columns]
-    column_words = {_stem(n) for n in cleaned if re.fullmatch(r"[a-z0-9]+", n)}
-    column_names = sorted((n for n in cleaned if len(n) >= 2 and not re.fullmatch(r"[a-z0-9]+", n)), key=len, reverse=True)
-    headings = []
-    for name in names:
-        text = _NUMBERING.sub("", normalize(name)).strip().lower()
-        for word in (*column_names, *(f for f in _HEADING_FILLER if not f.isascii())):
-            text = text.replace(word, " ")
-        text = re.sub(r"[a-z0-9][a-z0-9+._-]*", lambda m: " " if _stem(m.group()) in column_words or m.group() in _HEADING_FILLER
-                      else m.group(), text)
-        if text := " ".join(text.split()):
-            headings.append(text)
-    return list(dict.fromkeys(headings))
-
-
-def _stem(word: str) -> str:
-    """An ASCII word without a plural ending ("agents" → "agent", "utilities" → "utility"), for matching a heading."""
-    if word.isascii() and len(word) > 3:
-        if word.endswith("ies"):
-            return word[:-3] + "y"
-        if word.endswith("s") and not word.endswith("ss"):
-            return word[:-1]
-    return word
-
-
-def script_of(text: str) -> str:
-    """"ja" (kana), "zh" (Han without kana) or "en": the script a question or a table's headers are written in."""
-    if KANA_CHAR.search(text):
-        return "ja"
-    return "zh" if HAN_CHAR.search(text) else "en"
-
-
-def same_data(one: StoredTable, other: StoredTable) -> bool:
-    """Two tables holding the same data (a manual's table in two of its translations): the same rows, the same kinds
-    of column and the same keys in their first text column."""
-    if one.n_rows != other.n_rows or [c.kind for c in one.columns] != [c.kind for c in other.columns]:
-        return False
-    first = next((i for i, c in enumerate(one.columns) if c.kind == TEXT), None)
-    return first is None or set(one.values.get(first, [])) == set(other.values.get(first, []))
-
-
-def _synonym_share(part: str, question: str) -> tuple[float, int]:
-    """The share of a name part the question holds word by word, through the header dictionary (ASCII words) or
-    piece by piece (CJK: the dictionary's terms found inside the part), and where the first held piece is named."""
-    def named(term: str) -> int:
-        direct = _contains(question, term)
-        if direct >= 0:
-            return direct
-        for group in SYNONYMS:
-            if term in group:
-                hits = [pos for other in group if (pos := _contains(question, other)) >= 0]
-                if hits:
-                    return min(hits)
-        return -1
-
-    words = [w for w in re.split(r"[\s/_,.:;()\-]+", part) if w and w not in _NAME_STOPWORDS]
-    if words and all(re.fullmatch(r"[a-z0-9²³]+", w) for w in words):
-        found = [named(w) for w in words]
-        held = [f for f in found if f >= 0]
-        return (len(held) / len(words), min(held)) if held else (0.0, -1)
-    covered = [False] * len(part)
-    first = -1
-    for group in SYNONYMS:
-        for term in group:
-            start = part.find(term)
-            if start < 0 or len(term) < 2:
-                continue
-            at = named(term)
-            if at >= 0:
-                covered[start:start + len(term)] = [True] * len(term)
-                first = at if first < 0 else min(first, at)
-    meaningful = [c for c, ch in zip(covered, part, strict=True) if ch not in "のの的 "]
-    return (sum(meaningful) / len(meaningful), first) if meaningful and any(meaningful) else (0.0, -1)
-
-
-def _clean_name(part: str) -> str:
-    return re.sub(r"[(（\[][^()（）\[\]]*[)）\]]", "", part).strip()
-
-
-def named_things(question: str, tokens: Sequence[str]) -> list[str]:
-    """The question's key terms written as names: identifiers ("arm64", "/var/log/journal") or with a capital ("MSS",
-    "Debian"); a lowercase word in a mixed question ("population … 関東") may be a column's translation."""
-    def written_as_name(term: str) -> bool:
-        if any(not c.isalpha() for c in term):
-            return True
-        lowercase = re.search(rf"(?<![A-Za-z]){re.escape(term)}(?![A-Za-z])", question)
-        return lowercase is None
-    return [term for term in key_terms(question, tokens) if written_as_name(term)]
-
-
-def holds_all(table: StoredTable, terms: Sequence[str]) -> bool:
-    """Whether each term is in the table's title, sheet, section, column names or text cells."""
-    if not terms:
-        return True
-    text = normalize(" ".join([table.title, table.sheet or "", *table.section_path, *(c.name for c in table.columns),
-                               *(v for values in table.values.values() for v in values)])).lower()
-    return all(term in text for term in terms)
 
 
 CellTerm = tuple[int, str, str, str]
@@ -338,11 +141,11 @@ class TablePlanner:
 
         A flattened name ("2024年 / Q3") counts its parts; a part is held directly, or word by word (ASCII) or
         piece by piece (CJK) through the header dictionary ("hotel limit" ↔ ホテル上限), or by its analyzer tokens."""
-        parts = [_clean_name(p) for p in normalize(name).lower().split(" / ")]
+        parts = [clean_name(p) for p in normalize(name).lower().split(" / ")]
         parts = [p for p in parts if p]
         if not parts:
             return 0.0, -1
-        positions = [_contains(question, p) for p in parts]
+        positions = [contains_term(question, p) for p in parts]
         if all(p >= 0 for p in positions):
             return 1.0, min(positions)
         best, where = 0.0, -1
@@ -350,7 +153,7 @@ class TablePlanner:
             if position >= 0:
                 best, where = max(best, 1.0 / len(parts) + (0.3 if len(parts) > 1 else 0.0)), position
         for part in parts:
-            share, at = _synonym_share(part, question)
+            share, at = synonym_share(part, question)
             if share > 0:
                 score = 0.9 * share / len(parts) + (0.3 if len(parts) > 1 and best > 0 else 0.0)
                 if score > best:
@@ -384,12 +187,12 @@ class TablePlanner:
         found: list[tuple[int, str, int, int, float]] = []
         for column, value, term, stem in self.cell_terms(table):
             if term not in question and (not stem or stem not in question):
-                continue  # what `_contains` checks first, without a call per cell of every table
-            where = _contains(question, term) if len(term) >= 2 else -1
+                continue  # what `contains_term` checks first, without a call per cell of every table
+            where = contains_term(question, term) if len(term) >= 2 else -1
             length, weight = len(term), float(len(term))
             if where < 0 and stem:
                 # "大阪" names the row "大阪府"; an exact name elsewhere ("東京都" beside "京都府") still wins
-                where, length, weight = _contains(question, stem), len(term) - 1, len(term) - 1.5
+                where, length, weight = contains_term(question, stem), len(term) - 1, len(term) - 1.5
             if where >= 0:
                 found.append((column, value, where, length, weight))
         found.sort(key=lambda f: -f[4])
@@ -427,7 +230,7 @@ class TablePlanner:
         score = sum(s for s, _ in scores if s >= MIN_NAME_SCORE)
         headings = heading_texts(table)
         score += SCRIPT_WEIGHT * (script_of(question) == script_of(" ".join([*headings, *(c.name for c in columns)])))
-        if table.sheet and _contains(question, normalize(table.sheet).lower()) >= 0:
+        if table.sheet and contains_term(question, normalize(table.sheet).lower()) >= 0:
             score += 2.0
         heading_share = max((self.heading_share(h, question, tokens) for h in headings), default=0.0)
         score += HEADING_WEIGHT * heading_share
@@ -540,8 +343,8 @@ class TablePlanner:
         words = self.analyzer(heading)
         if not words:
             return False
-        head = _stem(words[-1])
-        return any(_stem(token) == head for token in tokens)
+        head = plural_stem(words[-1])
+        return any(plural_stem(token) == head for token in tokens)
 
     def heading_share(self, heading: str, question: str, tokens: set[str]) -> float:
         """The share of the table's heading words the question holds (a plural or a header-dictionary word for one
@@ -550,8 +353,8 @@ class TablePlanner:
             return 0.0
         words = [w for w in re.findall(r"[a-z0-9][a-z0-9+._-]*", heading) if not re.fullmatch(r"[\d.]+", w)]
         words = [w for w in words if w in set(self.analyzer(w))]  # the analyzer's stopwords ("the", "and") name nothing
-        stems = {_stem(t) for t in tokens}
-        held = sum(1 for w in words if _stem(w) in stems or _synonym_share(w, question)[0] >= 1.0)
+        stems = {plural_stem(t) for t in tokens}
+        held = sum(1 for w in words if plural_stem(w) in stems or synonym_share(w, question)[0] >= 1.0)
         cjk = [i for i, ch in enumerate(heading) if JA_ZH_CHAR.match(ch) and not HIRAGANA_CHAR.match(ch)]
         covered: set[int] = set()
         for start in cjk:
@@ -598,7 +401,7 @@ class TablePlanner:
             for column in sorted(row_columns):
                 plan.filters.append(Filter(column, "in", [v for c, v, _ in values if c == column]))
                 plan.named_values += [(c, v) for c, v, _ in values if c == column]
-            if table.sheet and _contains(clean, normalize(table.sheet).lower()) >= 0:
+            if table.sheet and contains_term(clean, normalize(table.sheet).lower()) >= 0:
                 plan.score += 2.0
             headings = heading_texts(table)
             plan.score += HEADING_WEIGHT * max((self.heading_share(h, clean, tokens) for h in headings), default=0.0)
