@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from bunko.index.table_data import TEXT
 from bunko.index.table_db import StoredTable
 from bunko.retrieve.key_terms import key_terms
+from bunko.text.lazy_regex import lazy_compile
 from bunko.text.lexicon import en, ja, zh
 from bunko.text.numbers import normalize
 from bunko.text.scripts import HAN_CHAR, HIRAGANA, KANA_CHAR
@@ -44,8 +45,8 @@ def contains_term(text: str, term: str) -> int:
 
 
 _NAME_STOPWORDS = frozenset((*en.COLUMN_NAME_STOPWORDS, *ja.COLUMN_NAME_STOPWORDS, *zh.COLUMN_NAME_STOPWORDS))
-_COUNT_COLUMN = re.compile(f"{en.COUNT_COLUMN}|{ja.COUNT_COLUMN}|{zh.COUNT_COLUMN}", re.IGNORECASE)
-_NUMBERING = re.compile(
+_COUNT_COLUMN = lazy_compile(f"{en.COUNT_COLUMN}|{ja.COUNT_COLUMN}|{zh.COUNT_COLUMN}", re.IGNORECASE)
+_NUMBERING = lazy_compile(
     rf"^\s*(?:(?:{en.HEADING_NUMBER_LABEL})\s+|(?:{ja.HEADING_NUMBER_LABEL}|{zh.HEADING_NUMBER_LABEL})\s*)?[\d.\s]+"
     rf"(?:{ja.HEADING_NUMBER_COUNTER}|{zh.HEADING_NUMBER_COUNTER})?[.:：\s]*", re.IGNORECASE)
 
@@ -56,7 +57,7 @@ def counted_thing(name: str) -> str | None:
     return next((g.strip() for g in match.groups() if g), None) if match else None
 
 
-HIRAGANA_CHAR = re.compile(f"[{HIRAGANA}]")
+HIRAGANA_CHAR = lazy_compile(f"[{HIRAGANA}]")
 _HEADING_FILLER = frozenset((*en.HEADING_FILLER, *ja.HEADING_FILLER, *zh.HEADING_FILLER))
 
 

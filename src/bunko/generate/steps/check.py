@@ -5,7 +5,7 @@ notices the policy, the check and the evidence's language call for; the trace, s
 from __future__ import annotations
 
 import uuid
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import fields, is_dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -13,7 +13,7 @@ from bunko.generate.guardrails import guard_text, masks_personal_data, regulated
 from bunko.generate.language import abstain_message, cited_languages, cross_language_note, unverified_notice
 from bunko.generate.sentence_pipeline import SentencePipeline, checked_confidence
 from bunko.generate.steps.state import AskState, Composed, Gathered, Retrieved
-from bunko.schema import Answer, AnswerSentence, Hit, to_dict
+from bunko.schema import Answer, AnswerSentence, Chunk, Hit, to_dict
 from bunko.trace import AgentStep, Generation, Grade, LLMGrade, Trace
 
 if TYPE_CHECKING:
@@ -83,7 +83,7 @@ def finish(
     needs_review = False
     notices: list[str] = []
     if not abstained:
-        note = language_note(language, sentences, pipeline.hits)
+        note = language_note(language, sentences, pipeline.hits, answerer.store.get_chunks)
         if note:
             notices.append(note)
             text = text + ("\n\n" if "\n" in text else " ") + note
@@ -103,11 +103,18 @@ def finish(
     )
 
 
-def language_note(language: str, sentences: list[AnswerSentence], hits: list[Hit]) -> str | None:
+def language_note(
+    language: str, sentences: list[AnswerSentence], hits: list[Hit], get_chunks: Callable[[list[str]], list[Chunk]] | None = None,
+) -> str | None:
     """Cross-language evidence is used only when nothing in the question's language answered; the answer says so, judged
-    by the languages of the quoted units themselves (`cited_languages`), not of the chunks they sit in."""
+    by the languages of the quoted units themselves (`cited_languages`), not of the chunks they sit in. A cited chunk
+    that is not among the hits (a table answer cites the chunk its row was read from) is read from the store, so a
+    row of names and amounts in Han characters is judged by its own passage's language."""
     cited = {c.chunk_id for s in sentences for c in s.citations}
-    languages = cited_languages(sentences, {h.chunk.chunk_id: h.chunk.text for h in hits if h.chunk.chunk_id in cited})
+    texts = {h.chunk.chunk_id: h.chunk.text for h in hits if h.chunk.chunk_id in cited}
+    if get_chunks is not None and (missing := sorted(cited - texts.keys())):
+        texts.update((chunk.chunk_id, chunk.text) for chunk in get_chunks(missing))
+    languages = cited_languages(sentences, texts)
     return cross_language_note(language, languages) if languages and language not in languages else None
 
 
