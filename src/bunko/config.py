@@ -380,7 +380,8 @@ class LLMConfig(_Section):
     retries: int = Field(2, ge=0, description="Retries on connection errors, time-outs, 429 and 5xx.")
     threads: int | None = Field(
         None, ge=1, description="CPU threads for the llamacpp backend. Unset: the physical cores this process may use (CPU "
-        "affinity and cgroup quota; hyper-threads not counted), at most 4 (llm/llamacpp.py default_threads); `bunko ask` "
+        "affinity and cgroup quota; hyper-threads not counted) less the cores other processes keep busy when the model "
+        "starts (the load average), at most 4 (llm/llamacpp.py default_threads); `bunko ask` "
         "prints the count on stderr.",
     )
     prompt_price_per_1k: float | None = Field(

@@ -328,6 +328,9 @@ class Generation:
     """Seconds: generate (the model or the extractive scorer) and check (the citation check)."""
     fallback: str | None = None
     """The chat model's error when it failed before writing and the extractive generator answered instead."""
+    stopped: str | None = None
+    """Why the model was stopped before it ended (``enough_sentences``: the answer held what it asked for;
+    ``repeating``: it wrote a sentence again), or None when it ended by itself or by its token limit."""
     checked_confidence: dict[str, float] | None = None
     """A model's answer: the grade's confidence, the sentences the check supported of those it judged, and the
     answer's confidence from them (`generate.sentence_pipeline.checked_confidence`); None for other generators."""
@@ -432,6 +435,8 @@ class Trace:
             data["usage"] = generation.usage.to_dict()
         if generation.checked_confidence is not None:
             data["checked_confidence"] = generation.checked_confidence
+        if generation.stopped is not None:
+            data["stopped"] = generation.stopped
         data.update({
             "abstain_reason": self.abstain_reason, "budget": generation.budget, "sentences": generation.sentences,
             "removed": generation.removed, "pii_masked": generation.pii_masked, "fallback": generation.fallback,
@@ -467,12 +472,13 @@ class Trace:
             usage=Usage.from_dict(usage) if isinstance(usage, Mapping) else None, sentences=list(data.get("sentences") or []),
             budget=data.get("budget"), removed=list(data.get("removed") or []), pii_masked=dict(data.get("pii_masked") or {}),
             timings=generation_timings, fallback=data.get("fallback"),
+            stopped=str(stopped) if (stopped := data.get("stopped")) is not None else None,
             checked_confidence=dict(checked) if isinstance(checked := data.get("checked_confidence"), Mapping) else None,
         )
         known = EVIDENCE_KEYS | {
             "question", "language", "filters", "policy", "generator", "reranker", "llm_grade", "rewrite", "prompt", "raw_output",
             "usage", "abstain_reason", "budget", "sentences", "removed", "pii_masked", "fallback", "steps", "answer", "timings",
-            "condensed", "checked_confidence",
+            "condensed", "checked_confidence", "stopped",
         }
         return cls(
             question=str(data.get("question", "")), trace_id=trace_id or str(answer.get("trace_id", "")),

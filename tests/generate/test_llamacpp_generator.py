@@ -72,6 +72,17 @@ def test_the_bundled_model_answers_streams_and_counts_tokens(model: LlamaCppChat
     assert model.count_tokens("hello world") >= 2
 
 
+def test_a_stream_closed_early_stops_the_model_and_the_next_call_reads_its_own_reply(model: LlamaCppChatModel) -> None:
+    counting = [{"role": "user", "content": "Count from 1 to 200, one number per line."}]
+    pieces = model.stream(counting, max_tokens=200)
+    first = [next(pieces) for _ in range(3)]
+    pieces.close()
+    assert all(first) and model.last_usage is not None
+    assert model.last_usage.completion_tokens < 20, "the worker stopped soon after it was told, not at the limit"
+    assert model.count_tokens("hello world") >= 2, "no piece of the stopped stream is left to be read as a reply"
+    assert model.complete(MESSAGES).strip()
+
+
 def test_a_crash_of_the_native_runtime_is_an_error_and_the_next_call_starts_it_again(model: LlamaCppChatModel) -> None:
     model.complete(MESSAGES)
     os.kill(model._process.pid, signal.SIGSEGV)

@@ -40,34 +40,44 @@ def cgroup_v1(root: Path, quota: int, period: int) -> Path:
 def test_hyper_threads_of_one_core_count_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(llamacpp, "allowed_cpus", lambda: {0, 1, 2, 3})
     cpus = cpu_tree(tmp_path / "cpu", [(0, 0), (0, 0), (0, 1), (0, 1)])
-    threads = default_threads(None, cgroup=tmp_path / "none", cpu_root=cpus)
+    threads = default_threads(None, cgroup=tmp_path / "none", cpu_root=cpus, load=0.0)
     assert threads.count == 2 and "physical cores" in threads.reason
 
 
 def test_only_the_cpus_this_process_may_use_count(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(llamacpp, "allowed_cpus", lambda: {2, 3})
     cpus = cpu_tree(tmp_path / "cpu", [(0, c) for c in range(8)])
-    assert default_threads(None, cgroup=tmp_path / "none", cpu_root=cpus).count == 2
+    assert default_threads(None, cgroup=tmp_path / "none", cpu_root=cpus, load=0.0).count == 2
 
 
 def test_a_cgroup_quota_lowers_the_count(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(llamacpp, "allowed_cpus", lambda: set(range(8)))
     cpus = cpu_tree(tmp_path / "cpu", [(0, c) for c in range(8)])
-    v2 = default_threads(None, cgroup=cgroup_v2(tmp_path / "v2", "150000 100000"), cpu_root=cpus)
+    v2 = default_threads(None, cgroup=cgroup_v2(tmp_path / "v2", "150000 100000"), cpu_root=cpus, load=0.0)
     assert v2.count == 2 and "quota of 1.5" in v2.reason
-    v1 = default_threads(None, cgroup=cgroup_v1(tmp_path / "v1", 100000, 100000), cpu_root=cpus)
+    v1 = default_threads(None, cgroup=cgroup_v1(tmp_path / "v1", 100000, 100000), cpu_root=cpus, load=0.0)
     assert v1.count == 1
-    unlimited = default_threads(None, cgroup=cgroup_v2(tmp_path / "max", "max 100000"), cpu_root=cpus)
+    unlimited = default_threads(None, cgroup=cgroup_v2(tmp_path / "max", "max 100000"), cpu_root=cpus, load=0.0)
     assert unlimited.count == MAX_DEFAULT_THREADS
 
 
 def test_many_cores_are_capped_and_the_setting_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(llamacpp, "allowed_cpus", lambda: set(range(32)))
     unreadable = tmp_path / "no-topology"  # no sysfs: logical CPUs are counted
-    threads = default_threads(None, cgroup=tmp_path / "none", cpu_root=unreadable)
+    threads = default_threads(None, cgroup=tmp_path / "none", cpu_root=unreadable, load=0.0)
     assert threads.count == MAX_DEFAULT_THREADS == 4 and "at most 4" in threads.reason
     assert default_threads(12).count == 12
     assert "[llm]" in default_threads(12).notice() and "threads = N" in default_threads(None).notice()
+
+
+def test_cores_other_processes_keep_busy_are_left_to_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(llamacpp, "allowed_cpus", lambda: set(range(4)))
+    cpus = cpu_tree(tmp_path / "cpu", [(0, c) for c in range(4)])
+    assert default_threads(None, cgroup=tmp_path / "none", cpu_root=cpus, load=0.9).count == 4, "its own task is not busy"
+    threads = default_threads(None, cgroup=tmp_path / "none", cpu_root=cpus, load=3.2)
+    assert threads.count == 1 and "2.2 kept busy by other processes" in threads.reason
+    assert default_threads(None, cgroup=tmp_path / "none", cpu_root=cpus, load=12.0).count == 1, "never fewer than one"
+    assert default_threads(3, load=12.0).count == 3, "the setting wins"
 
 
 def test_this_machine_gets_at_least_one_and_at_most_four() -> None:

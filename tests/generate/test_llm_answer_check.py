@@ -41,8 +41,11 @@ def server() -> Iterator[FakeChatServer]:
         yield fake
 
 
-def open_kb(path: Path, embedder: Any, server: FakeChatServer, policy: str = "standard", critique: bool = False) -> Bunko:
+def open_kb(
+    path: Path, embedder: Any, server: FakeChatServer, policy: str = "standard", critique: bool = False, max_sentences: int = 2,
+) -> Bunko:
     config = Config()
+    config.answer.max_sentences = max_sentences
     config.answer.generator = "openai"
     config.answer.policy = policy  # type: ignore[assignment]
     config.answer.llm_grader = False
@@ -87,7 +90,7 @@ def test_standard_marks_an_uncited_sentence_and_shows_a_repeat_once(
 ) -> None:
     question, needle, supported, uncited = CASES[language]
     server.reply = writes(cited(supported, language), uncited, cited(supported, language), needle=needle)
-    with open_kb(samples_kb_path, embedder, server) as kb:
+    with open_kb(samples_kb_path, embedder, server, max_sentences=3) as kb:
         answer = kb.ask(question)
         trace = kb.trace(answer.trace_id)
     assert not answer.abstained, trace["abstain_reason"]
@@ -162,6 +165,9 @@ class _Checker:
         return [CheckedSentence(t, ids, [], 1.0, 0.0, True, SUPPORTED if 1 in ids else (UNSUPPORTED if ids else UNCITED))
                 for t, ids in pairs]
 
+    def attribute(self, sentence: str, hits: list[Any]) -> None:
+        return None  # no source backs an uncited sentence here
+
 
 def test_checked_confidence_counts_what_the_model_wrote_not_its_repeats_or_abstentions() -> None:
     from bunko.schema import Chunk, Hit
@@ -193,6 +199,68 @@ def test_the_model_may_write_only_what_the_sentences_asked_for_need(samples_kb_p
         kb.ask(question)
     asked = [r["body"]["max_tokens"] for r in server.requests if "<source" in r["body"]["messages"][-1]["content"]]
     assert asked == [2 * 96 + 32, 96 + 32], "[answer] max_sentences at 96 tokens each, within [llm] max_tokens (512)"
+
+
+FURTHER = {
+    # sentences a talkative model writes after the answer, each citing the same source
+    "ja": ("なお、宿泊は会社指定のホテルが望ましいです。", "領収書は出張後に提出します。"),
+    "zh": ("婚假期间工资照发。", "请提前一周提交申请。"),
+    "en": ("Keys are issued by the platform team.", "Limits reset at the start of each minute."),
+}
+
+
+def streamed_answer(kb: Bunko, question: str) -> Answer:
+    """The answer `ask_stream` ends with: an endpoint's model is streamed (and so can be stopped) when the caller
+    streams; a local model always is (test_llamacpp_generator.py)."""
+    return [item for item in kb.ask_stream(question) if isinstance(item, Answer)][-1]
+
+
+@pytest.mark.parametrize("language", ["ja", "zh", "en"])
+def test_the_model_is_stopped_once_the_answer_holds_the_sentences_it_asked_for(
+    samples_kb_path: Path, embedder: Any, server: FakeChatServer, language: str,
+) -> None:
+    question, needle, supported, _ = CASES[language]
+    further = [cited(s, language) for s in FURTHER[language]]
+    server.reply = writes(cited(supported, language), *further, needle=needle)
+    with open_kb(samples_kb_path, embedder, server, max_sentences=1) as kb:
+        answer = streamed_answer(kb, question)
+        trace = kb.trace(answer.trace_id)
+    assert [s.text for s in answer.sentences] == [supported]
+    assert trace["stopped"] == "enough_sentences"
+    assert FURTHER[language][1] not in trace["raw_output"], "the model was not read to its end"
+    assert [v["verdict"] for v in trace["sentences"]] == [SUPPORTED]
+
+
+@pytest.mark.parametrize("language", ["ja", "zh", "en"])
+def test_a_sentence_without_a_mark_is_cited_to_the_source_that_backs_it_and_no_other(
+    samples_kb_path: Path, embedder: Any, server: FakeChatServer, language: str,
+) -> None:
+    question, needle, supported, uncited = CASES[language]
+    server.reply = writes(supported, uncited, needle=needle)
+    with open_kb(samples_kb_path, embedder, server, max_sentences=3) as kb:
+        answer = kb.ask(question)
+        trace = kb.trace(answer.trace_id)
+    assert [s.verdict for s in answer.sentences] == [SUPPORTED, UNCITED]
+    assert needle in answer.sentences[0].citations[0].quote, "cited to the passage that holds the fact"
+    assert [v.get("attributed", False) for v in trace["sentences"]] == [True, False]
+    assert unverified_mark(language) in answer.text, "the sentence no source backs keeps its mark"
+    assert answer.confidence == round(grade_of(answer) / 2, 4)
+
+
+@pytest.mark.parametrize("language", ["ja", "zh", "en"])
+def test_a_model_that_repeats_a_sentence_is_stopped(
+    samples_kb_path: Path, embedder: Any, server: FakeChatServer, language: str,
+) -> None:
+    question, needle, supported, _ = CASES[language]
+    again = cited(supported, language)
+    server.reply = writes(again, again, again, *(cited(s, language) for s in FURTHER[language]), needle=needle)
+    with open_kb(samples_kb_path, embedder, server, max_sentences=3) as kb:
+        answer = streamed_answer(kb, question)
+        trace = kb.trace(answer.trace_id)
+    assert [s.text for s in answer.sentences] == [supported]
+    assert trace["stopped"] == "repeating"
+    assert [v["verdict"] for v in trace["sentences"]] == [SUPPORTED, REPEATED, REPEATED]
+    assert FURTHER[language][1] not in trace["raw_output"], "the model was not read to its end"
 
 
 def test_a_streamed_answer_that_ends_unsupported_says_it_abstains_after_what_was_shown(

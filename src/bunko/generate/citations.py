@@ -162,6 +162,19 @@ class CitationChecker:
             self._score(cited, hits)
         return checked
 
+    def attribute(self, sentence: str, hits: Sequence[Hit]) -> CheckedSentence | None:
+        """A sentence that cites nothing, held against each source alone: the source that backs it best, by the same
+        check and thresholds as a cited sentence, or None when none does.
+
+        Small local models write the documents' facts but rarely the ``[n]`` marks; the citation a reader needs is
+        then the source the check finds, never a guess: a sentence no source backs stays uncited."""
+        candidates = [CheckedSentence(sentence, [i]) for i in range(1, len(hits) + 1)]
+        if not candidates:
+            return None
+        self._score(candidates, hits)
+        backed = [c for c in candidates if c.verdict == SUPPORTED]
+        return max(backed, key=lambda c: (c.support, -c.source_ids[0])) if backed else None
+
     def support(self, sentence: str, chunks_text: Sequence[str]) -> CheckedSentence:
         """Check one sentence against explicit texts (for tests and calibration)."""
         hits = [Hit(Chunk(f"t#{i}", "t", "t", i, t, t), 0.0) for i, t in enumerate(chunks_text)]

@@ -40,6 +40,13 @@ from bunko.text.lazy_regex import lazy_compile
 REPEATED = "repeated"
 """The verdict the trace gives a sentence the model had already written."""
 CHECKED = (SUPPORTED, UNSUPPORTED, UNCITED)
+STOPPED_ENOUGH = "enough_sentences"
+"""Why a model's stream was closed early: the answer holds the `max_sentences` it asked for."""
+STOPPED_REPEATING = "repeating"
+"""Why a model's stream was closed early: it is writing sentences it had already written."""
+LOOPING_REPEATS = 2
+"""Sentences written again before the model is taken to be looping: one can be a restatement, a second is the loop a
+greedy small model runs until its token limit."""
 
 
 def supported_count(pipeline: SentencePipeline) -> int:
@@ -117,6 +124,8 @@ class SentencePipeline:
         self.seen: set[str] = set()
         self.marked = 0
         """Sentences shown with the unverified mark (a model's, under the standard policy)."""
+        self.stopped: str | None = None
+        """Why the model's stream was closed before it ended (`STOPPED_ENOUGH`, `STOPPED_REPEATING`), else None."""
 
     def feed_checked(self, checked: list[CheckedSentence], stream: bool) -> Iterator[str]:
         for item in checked:
@@ -140,7 +149,11 @@ class SentencePipeline:
                 yield piece
 
     def feed_text(self, deltas: Iterator[str], stream: bool) -> Iterator[str]:
-        """Sentences are final once the next one has begun (a trailing "[1]" still belongs to its sentence)."""
+        """Sentences are final once the next one has begun (a trailing "[1]" still belongs to its sentence).
+
+        The model is stopped (its stream closed) once what it has written is all the answer will use: the sentences
+        asked for are kept, or it is writing sentences again (`LOOPING_REPEATS`). Every sentence already received is still judged; the one being written when it stopped is not
+        an answer sentence and is left in `raw` only."""
         done = 0
         for delta in deltas:
             self.raw += delta
@@ -148,8 +161,21 @@ class SentencePipeline:
             while done < len(parsed) - 1:
                 yield from self._one(parsed[done], stream)
                 done += 1
+            self.stopped = self._stop_reason()
+            if self.stopped:
+                close = getattr(deltas, "close", None)
+                if close is not None:
+                    close()
+                return
         for pair in parse_sentences(self.raw)[done:]:
             yield from self._one(pair, stream)
+
+    def _stop_reason(self) -> str | None:
+        if len(self.kept) >= self.max_sentences:
+            return STOPPED_ENOUGH
+        if sum(v.get("verdict") == REPEATED for v in self.verdicts) >= LOOPING_REPEATS:
+            return STOPPED_REPEATING
+        return None
 
     def _one(self, pair: tuple[str, list[int]], stream: bool) -> Iterator[str]:
         text, _ = pair
@@ -164,18 +190,23 @@ class SentencePipeline:
         self.seen.add(key)
         timer = time.perf_counter()
         [item] = self.checker.check_sentences([pair], self.hits)
+        attributed = False
+        if not item.source_ids and (found := self.checker.attribute(item.text, self.hits)) is not None:
+            item, attributed = found, True
         self.check_seconds += time.perf_counter() - timer
-        piece = self._accept(item)
+        piece = self._accept(item, attributed=attributed)
         if piece and stream:
             yield piece
 
-    def _accept(self, item: CheckedSentence, written: bool = True) -> str:
+    def _accept(self, item: CheckedSentence, written: bool = True, attributed: bool = False) -> str:
         """Record the verdict; under strict/regulated drop what is not supported and mask personal data (standard shows
-        it, and its rendering carries the unverified mark)."""
+        it, and its rendering carries the unverified mark). `attributed`: the model cited nothing and the check found
+        the source that backs the sentence (`CitationChecker.attribute`)."""
         verdict = item.verdict if item.source_ids else UNCITED
         self.verdicts.append({
             "text": item.text, "sources": item.source_ids, "invalid_sources": item.invalid_ids, "lexical": item.lexical,
             "semantic": item.semantic, "numbers_ok": item.numbers_ok, "verdict": verdict,
+            **({"attributed": True} if attributed else {}),
         })
         guarded = self.policy != STANDARD
         if guarded and verdict != SUPPORTED:

@@ -93,6 +93,9 @@ def render_trace(console: Console, trace: dict[str, Any]) -> None:
     if trace.get("raw_output") is not None:
         console.print("[bold]model output[/bold]")
         console.print("  " + escape(trace["raw_output"]).replace("\n", "\n  "))
+        if trace.get("stopped"):
+            why = {"enough_sentences": "the answer held the sentences it asked for", "repeating": "it repeated a sentence"}
+            console.print(f"  [dim]stopped early: {escape(why.get(trace['stopped'], str(trace['stopped'])))}[/dim]")
     if trace.get("sentences"):
         table = Table("verdict", "sentence", "sources", "lexical", "semantic", title="citation check", title_justify="left")
         for s in trace["sentences"]:

@@ -4,6 +4,8 @@
 
 Requests: ["tokenize", text] → ["count", n]; ["complete", messages, max_tokens, temperature] →
 ["done", text, prompt_tokens, completion_tokens]; ["stream", …] → ["delta", piece]… then ["done", …].
+["stop"] sent while a stream runs ends it after the piece being written, with its ["done", …]; a "stop" that
+arrives after the stream ended is ignored (no reply), so the parent always reads exactly one "done".
 A failure is ["error", message] and the model stays loaded. The protocol owns the process's real
 stdout: file descriptor 1 is pointed at stderr first, so nothing the native runtime prints can
 corrupt a reply.
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import sys
 from typing import Any, TextIO
 
@@ -55,6 +58,14 @@ def _use_threads(count: int) -> None:
     api.LlamaContextParams = params
 
 
+def _stop_asked() -> bool:
+    """Whether the parent sent ["stop"] during a stream: the only line it writes before reading the "done"."""
+    if not select.select([sys.stdin], [], [], 0)[0]:
+        return False
+    line = sys.stdin.readline()
+    return bool(line) and json.loads(line)[0] == "stop"
+
+
 def _reply(out: TextIO, message: list[Any]) -> None:
     out.write(json.dumps(message, ensure_ascii=False) + "\n")
     out.flush()
@@ -66,6 +77,8 @@ def _tokens(llm: Any, text: str) -> int:
 
 def _handle(out: TextIO, llm: Any, config_type: Any, context_tokens: int, request: list[Any]) -> None:
     op = request[0]
+    if op == "stop":  # the stream it was meant for had already ended
+        return
     if op == "tokenize":
         _reply(out, ["count", _tokens(llm, request[1])])
         return
@@ -76,9 +89,13 @@ def _handle(out: TextIO, llm: Any, config_type: Any, context_tokens: int, reques
         _reply(out, ["done", response.text, response.stats.prompt_tokens, response.stats.generated_tokens])
         return
     text = ""
-    for piece in llm.chat(messages, config=config, stream=True):
+    pieces = llm.chat(messages, config=config, stream=True)
+    for piece in pieces:
         text += piece
         _reply(out, ["delta", piece])
+        if _stop_asked():
+            pieces.close()  # the reader has what it needs: every further token is CPU spent for nothing
+            break
     prompt = sum(_tokens(llm, str(m.get("content", ""))) for m in messages)
     _reply(out, ["done", text, prompt, _tokens(llm, text)])
 

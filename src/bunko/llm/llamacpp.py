@@ -94,9 +94,26 @@ def physical_cores(cpus: set[int], root: Path = CPU_ROOT) -> int | None:
     return len(cores) or None
 
 
-def default_threads(configured: int | None = None, cgroup: Path = CGROUP_ROOT, cpu_root: Path = CPU_ROOT) -> Threads:
+def busy_cores(load: float | None = None) -> float:
+    """Cores other processes keep busy: the 1-minute load average, less the one runnable task this process is."""
+    if load is None:
+        try:
+            load = os.getloadavg()[0]
+        except (AttributeError, OSError):  # not a Unix
+            return 0.0
+    return max(0.0, load - 1.0)
+
+
+def default_threads(
+    configured: int | None = None, cgroup: Path = CGROUP_ROOT, cpu_root: Path = CPU_ROOT, load: float | None = None,
+) -> Threads:
     """`configured` (``[llm] threads``) when set; else the physical cores this process may use, under its cgroup's
-    quota, at most `MAX_DEFAULT_THREADS`, at least 1."""
+    quota, less the cores other processes keep busy when it starts (`busy_cores`; `load` is the 1-minute load
+    average, read from the system when None), at most `MAX_DEFAULT_THREADS`, at least 1.
+
+    Busy cores count because llama.cpp's threads wait for each other at every step: one of them descheduled stalls
+    the rest. On a 2-core machine at load 6, SmolLM2 took 48–82 s for an answer with 2 threads and 10–11 s with 1;
+    on an idle machine 2 threads are the faster."""
     if configured:
         return Threads(configured, "[llm] threads")
     cpus = allowed_cpus()
@@ -107,6 +124,10 @@ def default_threads(configured: int | None = None, cgroup: Path = CGROUP_ROOT, c
     if limit is not None and math.ceil(limit) < count:
         count = max(1, math.ceil(limit))
         reason += f", a CPU quota of {limit:g}"
+    busy = busy_cores(load)
+    if busy >= 1.0 and count > 1:
+        count = max(1, math.floor(count - busy))
+        reason += f", less {busy:.1f} kept busy by other processes"
     if count > MAX_DEFAULT_THREADS:
         count = MAX_DEFAULT_THREADS
         reason += f", at most {MAX_DEFAULT_THREADS} by default"
@@ -184,14 +205,32 @@ class LlamaCppChatModel:
         self.last_usage = None
         with self._lock:
             process = self._send(["stream", list(messages), max_tokens or self.max_tokens, self.temperature])
-            while True:
-                reply = self._receive(process)
-                if reply[0] == "delta":
-                    yield str(reply[1])
-                    continue
-                _, _, prompt_tokens, completion_tokens = reply
-                self.last_usage = Usage(int(prompt_tokens), int(completion_tokens))
-                return
+            finished = False
+            try:
+                while True:
+                    reply = self._receive(process)
+                    if reply[0] == "delta":
+                        yield str(reply[1])
+                        continue
+                    finished = True
+                    _, _, prompt_tokens, completion_tokens = reply
+                    self.last_usage = Usage(int(prompt_tokens), int(completion_tokens))
+                    return
+            finally:
+                if not finished and self._process is process:
+                    self._stop_stream(process)
+
+    def _stop_stream(self, process: subprocess.Popen[str]) -> None:
+        """The reader closed the stream early (it holds the sentences it keeps): the worker is told to stop, and its
+        remaining pieces are read up to its "done", so the next request starts on a clean line."""
+        try:
+            self._send(["stop"])
+            while (reply := self._receive(process))[0] == "delta":
+                pass
+        except LLMError:
+            return  # the worker died meanwhile; the next call starts it again
+        _, _, prompt_tokens, completion_tokens = reply
+        self.last_usage = Usage(int(prompt_tokens), int(completion_tokens))
 
     def close(self) -> None:
         with self._lock:

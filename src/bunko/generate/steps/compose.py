@@ -99,10 +99,17 @@ def generate(
     pipeline.hits = hits
     messages = build_messages(state.question, hits, state.language, answerer.config.answer.max_sentences)
     limit = answer_tokens(answerer)
-    deltas = model.stream(messages, max_tokens=limit) if state.stream else iter([model.complete(messages, max_tokens=limit)])
+    # A model on this machine is streamed even when the caller waits for the whole answer: the pipeline stops it once
+    # it holds what the answer keeps, instead of paying this CPU for every token up to the limit. An endpoint is asked
+    # for a whole reply, whose usage the server reports (a stream's usage needs an option not every server knows).
+    if state.stream or getattr(model, "runs_locally", False):
+        deltas = model.stream(messages, max_tokens=limit)
+    else:
+        deltas = iter([model.complete(messages, max_tokens=limit)])
     yield from pipeline.feed_text(deltas, state.stream)
     generation.prompt = messages
     generation.raw_output = pipeline.raw
+    generation.stopped = pipeline.stopped
     generation.usage = answerer.priced(token_usage(model, messages, pipeline.raw))
     generation.budget = [h.chunk.chunk_id for h in hits]
 
