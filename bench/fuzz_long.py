@@ -4,7 +4,7 @@ Hypothesis stops at a count of examples, not at a time, so the run is a loop of 
 (`BUNKO_FUZZ_PROFILE=long`, random inputs, `BUNKO_FUZZ_SAVE=1`), its CPU seconds (user + system of the child, from
 `os.wait4`) summed until the target's budget is spent. A batch that fails stops its target: the shrunk input is under
 tests/fuzz/found/ and the pytest output is kept in the results. Results are merged into bench/results/fuzz-long.json
-(one entry per target and commit, so runs in several sittings add up on the same code) and written out as
+(one entry per target and parser code, `_code`, so runs in several sittings add up while the code is the same) and written out as
 bench/results/fuzz-long.md.
 
     nice -n 19 .venv/bin/python bench/fuzz_long.py --targets pdf docx --cpu-seconds 3600
@@ -56,11 +56,17 @@ class TargetRun:
         return any(not b.passed for b in self.batches)
 
 
-def _commit() -> str:
-    out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True)
-    dirty = subprocess.run(["git", "status", "--porcelain", "src", "tests/fuzz"], cwd=ROOT, capture_output=True,
-                           text=True, check=True).stdout.strip()
-    return out.stdout.strip() + ("+dirty" if dirty else "")
+def _code() -> str:
+    """Which parser code is fuzzed: git's tree hashes of src/bunko/parse and tests/fuzz at HEAD (short), so runs in
+    several sittings add up for as long as neither changes, and a change to either starts the count again."""
+    trees = []
+    for folder in ("src/bunko/parse", "tests/fuzz"):
+        out = subprocess.run(["git", "rev-parse", "--short", f"HEAD:{folder}"], cwd=ROOT, capture_output=True, text=True,
+                             check=True)
+        trees.append(out.stdout.strip())
+    dirty = subprocess.run(["git", "status", "--porcelain", "src/bunko/parse", "tests/fuzz"], cwd=ROOT,
+                           capture_output=True, text=True, check=True).stdout.strip()
+    return "+".join(trees) + ("+dirty" if dirty else "")
 
 
 def run_batch(target: str, examples: int) -> Batch:
@@ -100,7 +106,9 @@ def _save(runs: list[TargetRun]) -> None:
         "budget (the child's user + system seconds). Every input must end as a document or a coded DocumentError within",
         "the harness's limits and its 15 s time guard; a batch that fails stops its target. Machine: 2 shared cores.",
         "",
-        "| target | commit | examples | CPU seconds | wall seconds | batches | result |",
+        "The code column is git's tree hashes of src/bunko/parse and tests/fuzz: runs on the same trees add up.",
+        "",
+        "| target | code (parse + fuzz trees) | examples | CPU seconds | wall seconds | batches | result |",
         "|---|---|---|---|---|---|---|",
     ]
     for run in sorted(runs, key=lambda r: (r.target, r.commit)):
@@ -117,7 +125,7 @@ def main() -> int:
     parser.add_argument("--cpu-seconds", type=float, default=3600.0, help="CPU budget per target (default one hour)")
     parser.add_argument("--batch", type=int, default=4000, help="examples per pytest process")
     args = parser.parse_args()
-    commit = _commit()
+    commit = _code()
     runs = _load()
     failures = 0
     for target in args.targets:
