@@ -186,14 +186,13 @@ def test_the_grade_reads_only_as_many_passages_as_fit_its_token_budget(model: Ll
 def test_a_local_model_is_not_asked_to_grade_or_critique_by_default_and_is_when_configured(model: LlamaCppChatModel) -> None:
     from types import SimpleNamespace
 
-    from bunko.generate.steps.compose import critiques
     from bunko.llm.base import model_step_on
 
     config = Config()
     assert config.agent.critique == "auto" and config.answer.llm_grader == "auto"
-    assert not critiques(SimpleNamespace(config=config, chat_model=model))  # type: ignore[arg-type]
+    assert not model_step_on(config.agent.critique, model)
     assert not model_step_on(config.answer.llm_grader, model)
     assert model_step_on(config.answer.llm_grader, SimpleNamespace(name="an endpoint model"))  # no runs_locally: remote
     config.agent.critique, config.answer.llm_grader = True, True
-    assert critiques(SimpleNamespace(config=config, chat_model=model))  # type: ignore[arg-type]
+    assert model_step_on(config.agent.critique, model)
     assert model_step_on(config.answer.llm_grader, model)

@@ -7,7 +7,7 @@ import pytest
 
 from bunko.config import RetrieveConfig
 from bunko.retrieve.question import read_question
-from bunko.retrieve.router import names_beyond_collection, route
+from bunko.retrieve.router import route
 
 
 @pytest.mark.parametrize("question", [
@@ -16,8 +16,9 @@ from bunko.retrieve.router import names_beyond_collection, route
     "这些文档的主要内容是什么？", "请概括这些资料。",
 ])
 def test_a_question_about_the_whole_collection_takes_the_global_route(question: str) -> None:
-    assert not names_beyond_collection(question)
-    assert route(read_question(question, []), RetrieveConfig()).name == "global"
+    facts = read_question(question, [])
+    assert facts.about_collection and not facts.named_beyond_collection
+    assert route(facts, RetrieveConfig()).name == "global"
 
 
 @pytest.mark.parametrize("question", [
@@ -26,5 +27,6 @@ def test_a_question_about_the_whole_collection_takes_the_global_route(question: 
     "年休假天数的主要内容是什么？", "请概括远程办公的申请流程。",
 ])
 def test_a_question_naming_what_it_asks_about_is_not_routed_as_global(question: str) -> None:
-    assert names_beyond_collection(question)
-    assert route(read_question(question, []), RetrieveConfig()).name != "global"
+    facts = read_question(question, [])
+    assert facts.named_beyond_collection
+    assert route(facts, RetrieveConfig()).name != "global"

@@ -24,7 +24,6 @@ from bunko.retrieve.base import Query
 from bunko.retrieve.fusion import Fused
 from bunko.retrieve.graph import path_lines
 from bunko.retrieve.hybrid import HybridRetriever
-from bunko.retrieve.router import COLLECTION_WORDS, without_global_words
 from bunko.retrieve.topics import Topics, collection_topics
 from bunko.schema import GraphPath, Signals
 from bunko.store.search_backend import SearchBackend
@@ -56,7 +55,7 @@ class GlobalGraphRetriever:
         if not communities or query.vector is None:
             return self.hybrid.retrieve(query, k)
         question = graph.specificity(entity_keys(query.text))
-        named = graph.specificity(key for key in entity_keys(without_global_words(query.text)) if key not in COLLECTION_WORDS)
+        named = graph.specificity(query.facts.named_beyond_collection)
         reach = topics.reach(query.language)
         scores = self._scores(communities, named, query.vector, reach) if named else reach_share(reach)
         chosen = [int(i) for i in np.argsort(-scores, kind="stable")[:TOPICS] if reach[i] > 0]

@@ -20,7 +20,16 @@ from bunko.text.analyzers import Analyzer, query_text
 from bunko.text.answer_types import NAMED_KINDS, AnswerType, question_type, wants_quantity
 from bunko.text.entities import entity_keys
 from bunko.text.languages import language_parts, query_language
-from bunko.text.questions import asked_sentence, asks_for_overview, lookup_values, names_topic, question_parts, quoted_phrases
+from bunko.text.questions import (
+    about_collection,
+    asked_sentence,
+    asks_for_overview,
+    lookup_values,
+    named_beyond_collection,
+    names_topic,
+    question_parts,
+    quoted_phrases,
+)
 from bunko.text.table_questions import TableIntent, table_intent
 
 
@@ -93,6 +102,17 @@ class QuestionFacts:
     def overview(self) -> bool:
         """It asks what a document or section is about, or for a summary (`asks_for_overview`)."""
         return asks_for_overview(self.text)
+
+    @cached_property
+    def about_collection(self) -> str | None:
+        """The words by which it asks about the whole collection ("the main topics"), or None (`about_collection`)."""
+        return about_collection(self.text)
+
+    @cached_property
+    def named_beyond_collection(self) -> tuple[str, ...]:
+        """The entity keys it names beyond the collection once those words are taken out (`named_beyond_collection`):
+        a question naming any asks about what it names, not about the whole collection."""
+        return tuple(named_beyond_collection(self.text))
 
     @cached_property
     def names_topic(self) -> bool:

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field, replace
 from bunko.config import RetrieveConfig
 from bunko.retrieve.question import QuestionFacts
 from bunko.text.analyzers import identifiers
-from bunko.text.entities import entity_keys
 from bunko.text.lazy_regex import lazy_compile
 from bunko.text.lexicon import en, ja, zh
 
@@ -101,33 +100,11 @@ def quoted_rule(question: QuestionFacts, config: RetrieveConfig) -> Route | None
                  "a quoted phrase favours keyword search")
 
 
-_GLOBAL = lazy_compile(f"{en.GLOBAL}|{ja.GLOBAL}|{zh.GLOBAL}", re.IGNORECASE)
-"""Questions about the collection as a whole ("the main topics", 概要, 主要内容): no passage answers them alone. 全体 and
-总体 only of the documents: "システム全体の設定ファイル" is the system-wide file, "まとめて" is "together"."""
-
-
-def without_global_words(text: str) -> str:
-    """The question without the words that make it one about the whole collection ("key themes", 主要内容): what
-    is left names a topic, if anything does."""
-    return _GLOBAL.sub(" ", text)
-
-
-COLLECTION_WORDS = en.COLLECTION_WORDS | ja.COLLECTION_WORDS | zh.COLLECTION_WORDS
-"""Words that name the collection itself (documents, 資料, 文档): a global question may use them and still name nothing."""
-
-
-def names_beyond_collection(text: str) -> bool:
-    """Whether the question names something beyond the collection itself once the words that made it global are
-    taken out ("the main topics of these documents" names nothing; "an overview of the annual leave days" names the
-    leave): a question of the second kind asks about what it names, and is searched for it."""
-    return any(key not in COLLECTION_WORDS for key in entity_keys(without_global_words(text)))
-
-
 def global_rule(question: QuestionFacts, config: RetrieveConfig) -> Route | None:
-    found = _GLOBAL.search(question.text)
-    if found is None or names_beyond_collection(question.text):
+    found = question.about_collection
+    if found is None or question.named_beyond_collection:
         return None
-    return Route("global", weights(config, config.keyword_weight), f"{found.group()!r} asks about the whole collection: its topics",
+    return Route("global", weights(config, config.keyword_weight), f"{found!r} asks about the whole collection: its topics",
                  retriever="graph-global")
 
 

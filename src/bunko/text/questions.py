@@ -12,6 +12,7 @@ import operator
 import re
 from typing import Literal
 
+from bunko.text.entities import entity_keys
 from bunko.text.lazy_regex import lazy_compile
 from bunko.text.lexicon import en, ja, zh
 from bunko.text.scripts import CJK_CHAR
@@ -143,3 +144,23 @@ def asks_for_overview(question: str) -> bool:
     """Whether the question asks what something is about as a whole ("what is chapter 8 about?", 第3章の概要,
     这一节讲了什么) rather than for a fact inside it."""
     return _OVERVIEW.search(question) is not None
+
+
+_ABOUT_COLLECTION = lazy_compile(f"{en.GLOBAL}|{ja.GLOBAL}|{zh.GLOBAL}", re.IGNORECASE)
+"""Words that ask about the collection as a whole ("the main topics", 概要, 主要内容): no passage answers them alone.
+全体 and 总体 only of the documents: "システム全体の設定ファイル" is the system-wide file, "まとめて" is "together"."""
+COLLECTION_WORDS = en.COLLECTION_WORDS | ja.COLLECTION_WORDS | zh.COLLECTION_WORDS
+"""Words that name the collection itself (documents, 資料, 文档): a global question may use them and still name nothing."""
+
+
+def about_collection(text: str) -> str | None:
+    """The words by which `text` asks about the whole collection ("key themes", 主要内容), or None."""
+    found = _ABOUT_COLLECTION.search(text)
+    return found.group() if found is not None else None
+
+
+def named_beyond_collection(text: str) -> list[str]:
+    """The entity keys `text` names once the words asking about the whole collection are taken out, less the words for
+    the collection itself: none for "the main topics of these documents"; the leave for "an overview of the annual
+    leave days", a question about what it names, searched for it."""
+    return [key for key in entity_keys(_ABOUT_COLLECTION.sub(" ", text)) if key not in COLLECTION_WORDS]

@@ -58,7 +58,8 @@ def compose(answerer: Answerer, state: AskState, gathered: Gathered) -> Generato
                     raise
                 generation.generator, generation.fallback, pipeline.hits = "extractive", str(exc), evidence.hits
                 yield from pipeline.feed_checked(extractive(answerer, state.question, evidence), state.stream)
-    if not state.stream and generation.mode == "llm" and generation.prompt and critiques(answerer):
+    critique = model_step_on(answerer.config.agent.critique, answerer.chat_model)  # "auto": an endpoint's model only
+    if not state.stream and generation.mode == "llm" and generation.prompt and critique:
         pipeline = critiqued(answerer, state, pipeline, generation)
     generation.timings = {"generate": time.perf_counter() - timer - pipeline.check_seconds, "check": pipeline.check_seconds}
     generation.sentences, generation.removed, generation.pii_masked = pipeline.verdicts, pipeline.removed, dict(pipeline.masked)
@@ -125,10 +126,6 @@ def budget(answerer: Answerer, question: str, hits: list[Hit], language: str) ->
     room = model.context_tokens - answer_tokens(answerer) - overhead - TOKEN_MARGIN - per_block * len(hits)
     return fit_budget(hits, config.answer.context_chars, max(room, 0), count)
 
-
-def critiques(answerer: Answerer) -> bool:
-    """`[agent] critique`, with "auto" on for a model behind an endpoint and off for one running on this machine."""
-    return model_step_on(answerer.config.agent.critique, answerer.chat_model)
 
 
 def critiqued(answerer: Answerer, state: AskState, pipeline: SentencePipeline, generation: Generation) -> SentencePipeline:

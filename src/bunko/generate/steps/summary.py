@@ -32,7 +32,6 @@ from bunko.generate.extractive import citation_for
 from bunko.generate.steps.state import AskState, Gathered, Retrieved
 from bunko.rerank.evidence import hit_units
 from bunko.retrieve.graph_global import CANDIDATES, TOPICS
-from bunko.retrieve.router import names_beyond_collection
 from bunko.retrieve.topics import Topics, collection_topics
 from bunko.retrieve.tree import NAMED
 from bunko.schema import AnswerSentence, Hit, Signals
@@ -63,7 +62,7 @@ def summarise(answerer: Answerer, state: AskState, gathered: Gathered) -> Gather
     route = evidence.result.route
     if route is None or route.retriever not in OVERVIEW_RETRIEVERS:
         return gathered
-    if route.retriever == "graph-global" and names_beyond_collection(state.question):
+    if route.retriever == "graph-global" and answerer.read(state.question).named_beyond_collection:
         return gathered  # about named things ("an overview of the leave days"): answered from what names them
     if not answerer.read(state.question).overview and route.name != GLOBAL_ROUTE:
         return gathered
