@@ -31,6 +31,7 @@ from bunko.parse.figures import IMAGE_MAX_SIDE, FigureCollector, link_captions
 from bunko.parse.limits import LimitExceeded, over_limit
 from bunko.parse.limits import current as current_limits
 from bunko.parse.ocr import OCR_DPI, Tesseract, add_ocr_lines, render_scale
+from bunko.parse.pdf_fonts import install as bound_font_widths
 from bunko.parse.pdf_footnotes import (
     NOTE_METHOD,
     FootnoteArea,
@@ -48,6 +49,8 @@ from bunko.parse.tables import table_markdown, table_meta
 from bunko.schema import Element, ElementKind, ErrorCode, ParsedDocument
 from bunko.text.lazy_regex import lazy_compile
 from bunko.text.lexicon import en, zh
+
+bound_font_widths()  # a CID font's width ranges read within 0..65535 (parse/pdf_fonts.py)
 
 MARGIN = 0.1
 """Share of the page height at top and bottom where running headers and page numbers live (LaTeX sets its head about
