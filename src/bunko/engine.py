@@ -13,18 +13,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bunko.collection_paths import DEFAULT_COLLECTION
-from bunko.config import CONFIG_FILE, Config, EmbedConfig
+from bunko.config import CONFIG_FILE, Config, EmbedConfig, RetrieveConfig
 from bunko.embed.base import Embedder
 from bunko.errors import BunkoError, CollectionError
 from bunko.index.filters import validate_filter
 from bunko.ingest.active_embedder import ActiveEmbedder
+from bunko.ingest.after_writes import ReadyingLock
 from bunko.ingest.reembed import Reembedder
 from bunko.ingest.source_upkeep import Sources
 from bunko.pages import Pages
 from bunko.rerank.collection_units import CollectionUnits
 from bunko.retrieve.base import RetrieverFactory
 from bunko.retrieve.copies import CopyGroups
+from bunko.retrieve.document_sentences import DocumentSentences
 from bunko.retrieve.explain import explain_hit, thresholds
+from bunko.retrieve.hit_chunks import HitChunks
 from bunko.retrieve.searcher import Searcher, SearchResult
 from bunko.retrieve.table_plan import TablePlanner
 from bunko.retrieve.tables import CollectionTables
@@ -33,6 +36,7 @@ from bunko.schema import Answer, Chunk, DocumentInfo, Element, Hit, IngestJob, J
 from bunko.store.base import Store
 from bunko.store.lock import WRITE_LOCK, lock_state
 from bunko.store.registry import open_store, writer_lock
+from bunko.store.search_backend import SearchBackend
 from bunko.text.analyzers import get_analyzer
 
 if TYPE_CHECKING:
@@ -89,6 +93,10 @@ class Bunko:
         """The documents' section trees (`bunko tree`, the tree route, auto-merging), rebuilt as documents change."""
         self.copies = CopyGroups(self.store, self.store.search())
         """The copy groups search folds (`retrieve/copies.py`), read again when the store's generation changes."""
+        self.hit_chunks = HitChunks(self.store.search(), self.store.generation)
+        """The chunks search hits are made of (`retrieve/hit_chunks.py`), kept until the store's generation changes."""
+        self._searcher: tuple[SearchBackend, Embedder, RetrieveConfig, DocumentSentences | None, Searcher] | None = None
+        """The searcher last built and what it was built over (`searcher`)."""
         self.tables = CollectionTables(self.store, self.path, self.store.search())
         """The documents' tables as typed SQL tables (`tables.db`; the table route), updated as documents change."""
         self.models = ActiveEmbedder(self.store, self.path, self.config, embedder=embedder, factory=embedder_factory,
@@ -99,7 +107,8 @@ class Bunko:
         search read instead of embedding them at each question (`bunko reindex --unit-vectors`)."""
         self.pages = Pages(self.store, self.path, self.config, self.source_path)
         """The figures' thumbnails and PDF page images (`bunko show`, the server's figure and page routes)."""
-        self._lock = writer_lock(self.config, self.path)
+        self._lock = ReadyingLock(writer_lock(self.config, self.path), self.store)
+        """The writer lock; a write that moved the generation readies its search before letting go (`ingest/after_writes.py`)."""
         self.reembedder = Reembedder(self.store, self.path, self.models, self._lock, self.units)
         """Changing the embedding model beside the live vectors (`bunko reembed`)."""
         self.sources = Sources(self.store, self.path, self.root, self.config, self._lock, ingestor=self._ingestor,
@@ -157,10 +166,19 @@ class Bunko:
 
     @property
     def searcher(self) -> Searcher:
-        search = self.store.search()
-        return Searcher(search, self.embedder, self.analyzer, self.config.retrieve,
-                        retrievers=[build(self.store, self.config.retrieve) for build in self.retrievers], trees=self.trees,
-                        tables=self.tables, sentences=self.units.sentences(), copies=self.copies)
+        """The searcher over the store, embedder, retrieve config and sentences in force: built again when one of them
+        is another object, or when a caller gave it another config; otherwise the one built before (building one per
+        search, its retrievers included, was a tenth of a keyword search)."""
+        search, embedder, config, sentences = self.store.search(), self.embedder, self.config.retrieve, self.units.sentences()
+        built = self._searcher
+        if built is not None and (built[0], built[1], built[2], built[3]) == (search, embedder, config, sentences) \
+                and built[4].config is config:
+            return built[4]
+        searcher = Searcher(search, embedder, self.analyzer, config,
+                            retrievers=[build(self.store, config) for build in self.retrievers], trees=self.trees,
+                            tables=self.tables, sentences=sentences, copies=self.copies, hit_chunks=self.hit_chunks)
+        self._searcher = search, embedder, config, sentences, searcher
+        return searcher
 
     def close(self) -> None:
         self.pages.close()
