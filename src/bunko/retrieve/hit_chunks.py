@@ -125,14 +125,14 @@ class HitChunks:
                 by_parent[parent[_ID]].chunk.meta["children_hit"].append(cid)
                 continue
             _, score, signals = fused[position]
-            hit = Hit(own_chunk(row) if parent is None else expanded_chunk(row, parent), score, _distance(signals), signals)
+            hit = Hit(own_chunk(row) if parent is None else expanded_chunk(row, parent), score, hit_distance(signals), signals)
             if parent is not None:
                 by_parent[parent[_ID]] = hit
             out.append(hit)
         return out
 
 
-def _distance(signals: Signals) -> float | None:
+def hit_distance(signals: Signals) -> float | None:
     """Cosine distance from dense search's score, or from the similarity fusion computed for a chunk dense search missed."""
     if signals.dense is not None:
         return 1.0 - signals.dense.score
