@@ -110,7 +110,8 @@ class HitChunks:
         best-ranked child's; ``children_hit`` names them all): what making a `Hit` per candidate and
         `expand_parents` over them make, each hit's chunk its own. A candidate whose chunk is gone (deleted since it
         was ranked) is left out; one whose parent is gone stays itself."""
-        ids = fused.ids[:limit] if isinstance(fused, OneList) else [cid for cid, _, _ in fused[:limit]]
+        one_list = fused if isinstance(fused, OneList) else None
+        ids = one_list.ids[:limit] if one_list is not None else [cid for cid, _, _ in fused[:limit]]
         rows = self.kept(ids, generation)
         wanted = list(dict.fromkeys(parent for cid in ids if (row := rows.get(cid)) is not None and (parent := row[_PARENT])))
         parents = self.kept(wanted, generation) if wanted else {}
@@ -124,7 +125,7 @@ class HitChunks:
             if parent is not None and parent[_ID] in by_parent:
                 by_parent[parent[_ID]].chunk.meta["children_hit"].append(cid)
                 continue
-            _, score, signals = fused[position]
+            _, score, signals = one_list.entry(position) if one_list is not None else fused[position]
             hit = Hit(own_chunk(row) if parent is None else expanded_chunk(row, parent), score, hit_distance(signals), signals)
             if parent is not None:
                 by_parent[parent[_ID]] = hit
