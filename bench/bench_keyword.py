@@ -37,6 +37,7 @@ Writes bench/results/keyword.json and .md (``--out`` another stem).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import platform
@@ -111,10 +112,12 @@ def page_keys(corpus: bp.Corpus) -> dict[str, str]:
     return {doc.source: corpus.page_key(doc.source) for doc in corpus.kb.documents()}
 
 
-def hit_record(hits: list[Hit]) -> list[list[Any]]:
-    """What a keyword search answered, to compare runs: each hit's chunk id, score, the child that matched and the
-    children it stands for."""
-    return [[h.chunk.chunk_id, repr(h.score), h.chunk.meta.get("matched_child"), h.chunk.meta.get("children_hit")] for h in hits]
+def hit_record(hits: list[Hit] | list[list[Any]]) -> str:
+    """What a keyword search answered, to compare runs: a digest of each hit's chunk id, score (every digit), the child
+    that matched and the children it stands for, in order (a record already listed is digested as it is)."""
+    listed = [h if isinstance(h, list) else
+              [h.chunk.chunk_id, repr(h.score), h.chunk.meta.get("matched_child"), h.chunk.meta.get("children_hit")] for h in hits]
+    return hashlib.sha1(json.dumps(listed, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
 def bunko_ranker(corpus: bp.Corpus, mode: str, answered: dict[str, list[Hit]] | None = None) -> Ranker:
@@ -190,7 +193,7 @@ def evaluate(corpus: bp.Corpus, queries: list[dict[str, Any]], hybrid: bool, rep
         run(queries[0]["query"])
     ranks: dict[str, list[int | None]] = {name: [] for name in systems}
     ms: dict[str, list[float]] = {name: [] for name in systems}
-    records: list[list[list[Any]]] = []
+    records: list[str] = []
     for q in queries:
         for name, run in systems.items():
             best = float("inf")
@@ -228,7 +231,8 @@ def same_hits(results: dict[str, Any], other: dict[str, Any]) -> None:
         theirs = other.get("corpora", {}).get(corpus)
         if theirs is None or "keyword_hits" not in theirs:
             continue
-        their_hits = dict(zip(theirs["ids"], theirs["keyword_hits"], strict=True))
+        their_hits = {query_id: hits if isinstance(hits, str) else hit_record(hits)  # a run that kept the records whole
+                      for query_id, hits in zip(theirs["ids"], theirs["keyword_hits"], strict=True)}
         for query_id, hits in zip(data["ids"], data["keyword_hits"], strict=True):
             if query_id in their_hits:
                 compared += 1
