@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bunko.collection_paths import DEFAULT_COLLECTION
-from bunko.config import CONFIG_FILE, Config, EmbedConfig, RetrieveConfig
+from bunko.config import CONFIG_FILE, Config, EmbedConfig
 from bunko.embed.base import Embedder
 from bunko.errors import BunkoError, CollectionError
 from bunko.index.filters import validate_filter
@@ -25,9 +25,9 @@ from bunko.pages import Pages
 from bunko.rerank.collection_units import CollectionUnits
 from bunko.retrieve.base import RetrieverFactory
 from bunko.retrieve.copies import CopyGroups
-from bunko.retrieve.document_sentences import DocumentSentences
 from bunko.retrieve.explain import explain_hit, thresholds
 from bunko.retrieve.hit_chunks import HitChunks
+from bunko.retrieve.router import DEFAULT_RULES
 from bunko.retrieve.searcher import Searcher, SearchResult
 from bunko.retrieve.table_plan import TablePlanner
 from bunko.retrieve.tables import CollectionTables
@@ -36,7 +36,6 @@ from bunko.schema import Answer, Chunk, DocumentInfo, Element, Hit, IngestJob, J
 from bunko.store.base import Store
 from bunko.store.lock import WRITE_LOCK, lock_state
 from bunko.store.registry import open_store, writer_lock
-from bunko.store.search_backend import SearchBackend
 from bunko.text.analyzers import get_analyzer
 
 if TYPE_CHECKING:
@@ -95,8 +94,8 @@ class Bunko:
         """The copy groups search folds (`retrieve/copies.py`), read again when the store's generation changes."""
         self.hit_chunks = HitChunks(self.store.search(), self.store.generation)
         """The chunks search hits are made of (`retrieve/hit_chunks.py`), kept until the store's generation changes."""
-        self._searcher: tuple[SearchBackend, Embedder, RetrieveConfig, DocumentSentences | None, Searcher] | None = None
-        """The searcher last built and what it was built over (`searcher`)."""
+        self._searcher: Searcher | None = None
+        """The searcher last built (`searcher`)."""
         self.tables = CollectionTables(self.store, self.path, self.store.search())
         """The documents' tables as typed SQL tables (`tables.db`; the table route), updated as documents change."""
         self.models = ActiveEmbedder(self.store, self.path, self.config, embedder=embedder, factory=embedder_factory,
@@ -166,19 +165,21 @@ class Bunko:
 
     @property
     def searcher(self) -> Searcher:
-        """The searcher over the store, embedder, retrieve config and sentences in force: built again when one of them
-        is another object, or when a caller gave it another config; otherwise the one built before (building one per
-        search, its retrievers included, was a tenth of a keyword search)."""
+        """The searcher over the store, embedder, retrieve config and sentence reader in force: the one built before
+        while it still searches with exactly those (and this collection's copy groups, trees, tables, analyzer and
+        rules: a caller may have set one of its own on it), else a new one. Building one per search, its retrievers
+        included, was a hundredth of a keyword search."""
         search, embedder, config, sentences = self.store.search(), self.embedder, self.config.retrieve, self.units.sentences()
         built = self._searcher
-        if built is not None and (built[0], built[1], built[2], built[3]) == (search, embedder, config, sentences) \
-                and built[4].config is config:
-            return built[4]
-        searcher = Searcher(search, embedder, self.analyzer, config,
-                            retrievers=[build(self.store, config) for build in self.retrievers], trees=self.trees,
-                            tables=self.tables, sentences=sentences, copies=self.copies, hit_chunks=self.hit_chunks)
-        self._searcher = search, embedder, config, sentences, searcher
-        return searcher
+        if (built is not None and built.store is search and built.embedder is embedder and built.config is config
+                and built.sentences is sentences and built.copies is self.copies and built.trees is self.trees
+                and built.tables is self.tables and built.analyzer is self.analyzer and built.rules is DEFAULT_RULES
+                and built.hit_chunks is self.hit_chunks):
+            return built
+        self._searcher = Searcher(search, embedder, self.analyzer, config,
+                                  retrievers=[build(self.store, config) for build in self.retrievers], trees=self.trees,
+                                  tables=self.tables, sentences=sentences, copies=self.copies, hit_chunks=self.hit_chunks)
+        return self._searcher
 
     def close(self) -> None:
         self.pages.close()

@@ -99,3 +99,14 @@ def test_a_write_drops_the_kept_chunks(tmp_path: Path, make_kb) -> None:
         texts = [h.chunk.text for h in kb.search(question, k=10, mode="keyword") if h.chunk.source == f"docs/{lang}.md"]
         assert any("改訂 修订 Revised" in text for text in texts), lang
     assert kb.hit_chunks.generation != kept_at
+
+
+def test_the_engines_searcher_is_reused_only_while_it_searches_as_built(kb: Bunko) -> None:
+    searcher = kb.searcher
+    assert kb.searcher is searcher
+    searcher.config = searcher.config.model_copy(update={"keyword_document_weight": 0.0})  # what tests and benches do
+    assert kb.searcher is not searcher and kb.searcher.config is kb.config.retrieve
+    mine = kb.searcher
+    mine.copies = None
+    assert kb.searcher is not mine and kb.searcher.copies is kb.copies
+    assert kb.search(QUESTIONS["zh"], k=3, mode="keyword")[0].chunk.source == "docs/zh.md"
