@@ -37,6 +37,7 @@ Writes bench/results/keyword.json and .md (``--out`` another stem).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import platform
@@ -58,6 +59,7 @@ from bunko.retrieve.base import Query
 from bunko.retrieve.fusion import OneList
 from bunko.retrieve.keyword import KeywordRetriever
 from bunko.retrieve.router import Route
+from bunko.schema import Hit
 from bunko.text.analyzers import query_text
 from bunko.text.scripts import CJK
 
@@ -104,12 +106,30 @@ Ranker = Callable[[str], list[str]]
 """question → page keys, best first."""
 
 
-def bunko_ranker(corpus: bp.Corpus, mode: str) -> Ranker:
+def page_keys(corpus: bp.Corpus) -> dict[str, str]:
+    """Each stored source's page key, made before the clock runs: `page_key` parses a path (~4 µs), which timed
+    per hit was a fifth of what the bunko rows measured."""
+    return {doc.source: corpus.page_key(doc.source) for doc in corpus.kb.documents()}
+
+
+def hit_record(hits: list[Hit] | list[list[Any]]) -> str:
+    """What a keyword search answered, to compare runs: a digest of each hit's chunk id, score (every digit), the child
+    that matched and the children it stands for, in order (a record already listed is digested as it is)."""
+    listed = [h if isinstance(h, list) else
+              [h.chunk.chunk_id, repr(h.score), h.chunk.meta.get("matched_child"), h.chunk.meta.get("children_hit")] for h in hits]
+    return hashlib.sha1(json.dumps(listed, ensure_ascii=False).encode("utf-8")).hexdigest()
+
+
+def bunko_ranker(corpus: bp.Corpus, mode: str, answered: dict[str, list[Hit]] | None = None) -> Ranker:
+    """`answered` (question → `hit_record`) collects the hits, outside the clock's run (its last repeat's)."""
     kb = corpus.kb
+    keys = page_keys(corpus)
 
     def run(question: str) -> list[str]:
         hits = kb.search(question, k=CHUNK_HITS, mode=mode)
-        return list(dict.fromkeys(corpus.page_key(h.chunk.source) for h in hits))[:K]
+        if answered is not None:
+            answered[question] = hits  # made into a `hit_record` after the clock (`evaluate`)
+        return list(dict.fromkeys(keys.get(h.chunk.source) or corpus.page_key(h.chunk.source) for h in hits))[:K]
 
     return run
 
@@ -160,8 +180,9 @@ def summary(ranks: list[int | None], ms: list[float]) -> dict[str, Any]:
 
 
 def evaluate(corpus: bp.Corpus, queries: list[dict[str, Any]], hybrid: bool, repeat: int) -> dict[str, Any]:
+    answered: dict[str, list[Hit]] = {}
     systems: dict[str, Ranker] = {
-        "bunko-keyword": bunko_ranker(corpus, "keyword"),
+        "bunko-keyword": bunko_ranker(corpus, "keyword", answered),
         "bunko-keyword-core": bunko_core_ranker(corpus),
         "bm25s-same-tokens": bm25s_ranker(corpus, corpus.kb.analyzer, strip_question=True),
         "bm25s-bigrams": bm25s_ranker(corpus, plain_bigrams, strip_question=False),
@@ -172,6 +193,7 @@ def evaluate(corpus: bp.Corpus, queries: list[dict[str, Any]], hybrid: bool, rep
         run(queries[0]["query"])
     ranks: dict[str, list[int | None]] = {name: [] for name in systems}
     ms: dict[str, list[float]] = {name: [] for name in systems}
+    records: list[str] = []
     for q in queries:
         for name, run in systems.items():
             best = float("inf")
@@ -181,6 +203,7 @@ def evaluate(corpus: bp.Corpus, queries: list[dict[str, Any]], hybrid: bool, rep
                 best = min(best, time.perf_counter() - started)
             ranks[name].append(first_rank(ranked, q["relevant"]))
             ms[name].append(best * 1000)
+        records.append(hit_record(answered.pop(q["query"])))
     table: dict[str, dict[str, Any]] = {}
     for name in systems:
         for lang in pc.LANGS:
@@ -197,7 +220,28 @@ def evaluate(corpus: bp.Corpus, queries: list[dict[str, Any]], hybrid: bool, rep
                                         for name in systems), flush=True)
     return {"queries": len(queries), "table": table,
             "per_query": {name: {"rank": ranks[name], "ms": [round(m, 3) for m in ms[name]]} for name in systems},
-            "ids": [q["id"] for q in queries]}
+            "ids": [q["id"] for q in queries], "keyword_hits": records}
+
+
+def same_hits(results: dict[str, Any], other: dict[str, Any]) -> None:
+    """Stop unless every query both runs asked was answered alike by bunko-keyword (`hit_record`); the count compared
+    goes into the results."""
+    compared, differ = 0, []
+    for corpus, data in results["corpora"].items():
+        theirs = other.get("corpora", {}).get(corpus)
+        if theirs is None or "keyword_hits" not in theirs:
+            continue
+        their_hits = {query_id: hits if isinstance(hits, str) else hit_record(hits)  # a run that kept the records whole
+                      for query_id, hits in zip(theirs["ids"], theirs["keyword_hits"], strict=True)}
+        for query_id, hits in zip(data["ids"], data["keyword_hits"], strict=True):
+            if query_id in their_hits:
+                compared += 1
+                if hits != their_hits[query_id]:
+                    differ.append(f"{corpus} {query_id}")
+    if differ or not compared:
+        raise SystemExit(f"bunko-keyword hits differ from the other run's on {len(differ)} of {compared} queries: {differ[:10]}")
+    results["same_hits_as_other_run"] = compared
+    print(f"bunko-keyword: the same hits as the other run on all {compared} queries", flush=True)
 
 
 def report(results: dict[str, Any]) -> str:
@@ -206,6 +250,9 @@ def report(results: dict[str, Any]) -> str:
              "nDCG@10 and per-query latency (minimum of the repeats; p50/p90 over the queries). bunko's latency is "
              "`Bunko.search` from the question to 50 hits with their text; bm25s's from the question to 10 page ids, "
              "tokenising included.", ""]
+    if "same_hits_as_other_run" in results:
+        lines += [f"bunko-keyword's hits (ids, order, scores, matched children) were checked equal to another run's "
+                  f"(`--same-as`) on all {results['same_hits_as_other_run']} queries both asked.", ""]
     for corpus, data in results["corpora"].items():
         lines += [f"## {corpus} ({data['queries']} queries)", "",
                   "| system | lang | nDCG@10 | − bigrams | p50 ms | p90 ms | p50 / bm25s-same | p50 / bm25s-bigrams |",
@@ -224,6 +271,8 @@ def main() -> None:
     parser.add_argument("--limit", type=int, help="only the first N queries of each language (a smoke test)")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each query per system; its latency is the fastest")
     parser.add_argument("--no-hybrid", action="store_true", help="leave out bunko's hybrid search (no query embedding)")
+    parser.add_argument("--same-as", help="a results .json of another run (another version's): fail unless bunko-keyword "
+                        "answered every query shared by both with the same hits, in the same order, with the same scores")
     parser.add_argument("--out", default="keyword", help="results file stem under bench/results/ (or an absolute path stem)")
     args = parser.parse_args()
     results: dict[str, Any] = {"command": " ".join(["python bench/bench_keyword.py", *sys.argv[1:]]), "date": time.strftime("%Y-%m-%d %H:%M"),
@@ -246,6 +295,8 @@ def main() -> None:
         for corpus in loaded.values():
             corpus.kb.close()
     results["machine"] += f", load {os.getloadavg()[0]:.1f} at end"
+    if args.same_as:
+        same_hits(results, json.loads(Path(args.same_as).read_text(encoding="utf-8")))
     out = RESULTS / args.out  # an absolute --out replaces the folder
     out.parent.mkdir(parents=True, exist_ok=True)
     out.with_suffix(".json").write_text(json.dumps(results, ensure_ascii=False, indent=1), encoding="utf-8")

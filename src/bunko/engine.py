@@ -18,6 +18,7 @@ from bunko.embed.base import Embedder
 from bunko.errors import BunkoError, CollectionError
 from bunko.index.filters import validate_filter
 from bunko.ingest.active_embedder import ActiveEmbedder
+from bunko.ingest.after_writes import ReadyingLock
 from bunko.ingest.reembed import Reembedder
 from bunko.ingest.source_upkeep import Sources
 from bunko.pages import Pages
@@ -25,6 +26,8 @@ from bunko.rerank.collection_units import CollectionUnits
 from bunko.retrieve.base import RetrieverFactory
 from bunko.retrieve.copies import CopyGroups
 from bunko.retrieve.explain import explain_hit, thresholds
+from bunko.retrieve.hit_chunks import HitChunks
+from bunko.retrieve.router import DEFAULT_RULES
 from bunko.retrieve.searcher import Searcher, SearchResult
 from bunko.retrieve.table_plan import TablePlanner
 from bunko.retrieve.tables import CollectionTables
@@ -89,6 +92,10 @@ class Bunko:
         """The documents' section trees (`bunko tree`, the tree route, auto-merging), rebuilt as documents change."""
         self.copies = CopyGroups(self.store, self.store.search())
         """The copy groups search folds (`retrieve/copies.py`), read again when the store's generation changes."""
+        self.hit_chunks = HitChunks(self.store.search(), self.store.generation)
+        """The chunks search hits are made of (`retrieve/hit_chunks.py`), kept until the store's generation changes."""
+        self._searcher: Searcher | None = None
+        """The searcher last built (`searcher`)."""
         self.tables = CollectionTables(self.store, self.path, self.store.search())
         """The documents' tables as typed SQL tables (`tables.db`; the table route), updated as documents change."""
         self.models = ActiveEmbedder(self.store, self.path, self.config, embedder=embedder, factory=embedder_factory,
@@ -99,7 +106,8 @@ class Bunko:
         search read instead of embedding them at each question (`bunko reindex --unit-vectors`)."""
         self.pages = Pages(self.store, self.path, self.config, self.source_path)
         """The figures' thumbnails and PDF page images (`bunko show`, the server's figure and page routes)."""
-        self._lock = writer_lock(self.config, self.path)
+        self._lock = ReadyingLock(writer_lock(self.config, self.path), self.store)
+        """The writer lock; a write that moved the generation readies its search before letting go (`ingest/after_writes.py`)."""
         self.reembedder = Reembedder(self.store, self.path, self.models, self._lock, self.units)
         """Changing the embedding model beside the live vectors (`bunko reembed`)."""
         self.sources = Sources(self.store, self.path, self.root, self.config, self._lock, ingestor=self._ingestor,
@@ -157,10 +165,21 @@ class Bunko:
 
     @property
     def searcher(self) -> Searcher:
-        search = self.store.search()
-        return Searcher(search, self.embedder, self.analyzer, self.config.retrieve,
-                        retrievers=[build(self.store, self.config.retrieve) for build in self.retrievers], trees=self.trees,
-                        tables=self.tables, sentences=self.units.sentences(), copies=self.copies)
+        """The searcher over the store, embedder, retrieve config and sentence reader in force: the one built before
+        while it still searches with exactly those (and this collection's copy groups, trees, tables, analyzer and
+        rules: a caller may have set one of its own on it), else a new one. Building one per search, its retrievers
+        included, was a hundredth of a keyword search."""
+        search, embedder, config, sentences = self.store.search(), self.embedder, self.config.retrieve, self.units.sentences()
+        built = self._searcher
+        if (built is not None and built.store is search and built.embedder is embedder and built.config is config
+                and built.sentences is sentences and built.copies is self.copies and built.trees is self.trees
+                and built.tables is self.tables and built.analyzer is self.analyzer and built.rules is DEFAULT_RULES
+                and built.hit_chunks is self.hit_chunks):
+            return built
+        self._searcher = Searcher(search, embedder, self.analyzer, config,
+                                  retrievers=[build(self.store, config) for build in self.retrievers], trees=self.trees,
+                                  tables=self.tables, sentences=sentences, copies=self.copies, hit_chunks=self.hit_chunks)
+        return self._searcher
 
     def close(self) -> None:
         self.pages.close()

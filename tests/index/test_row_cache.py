@@ -4,13 +4,16 @@ from SQLite finds, and treats any damaged cache file as absent."""
 from __future__ import annotations
 
 import shutil
+import threading
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 from bunko import Bunko
 from bunko.index import row_cache
+from bunko.index.memory import MemoryIndex
 
 QUESTIONS = ["宿泊費の上限", "年假有几天", "API rate limit"]
 FILTERS = [None, {"source": {"$glob": "*.md"}}]
@@ -131,3 +134,62 @@ def test_row_languages_and_document_centroids_are_kept_and_a_damaged_one_recompu
     assert np.array_equal(reopened.store._current_index()._languages_of_rows(), expected)
     reopened.close()
     assert np.array_equal(np.load(languages), expected)  # written again
+
+
+NEW_PAGES = {
+    "ja": ("parking-ja.md", "# 駐車場\n\n駐車場の利用料は一日千五百円まで精算できます。領収書を添えて申請してください。\n", "駐車場の利用料の精算"),
+    "zh": ("parking-zh.md", "# 停车\n\n停车费每天最多报销一百元，须附停车票据。\n", "停车费报销上限"),
+    "en": ("parking-en.md", "# Parking\n\nThe parking fee is refunded up to 1,500 yen a day with a receipt.\n", "parking fee refunded"),
+}
+
+
+def test_a_write_writes_the_cache_and_a_search_after_it_writes_none(ingested, embedder, tmp_path: Path, monkeypatch) -> None:
+    collection, _ = ingested
+    index_dir = next(iter(_row_files(collection))).parent
+    docs = tmp_path / "parking"
+    docs.mkdir()
+    for name, text, _ in NEW_PAGES.values():
+        (docs / name).write_text(text, encoding="utf-8")
+    kb = Bunko(collection, embedder=embedder)
+    kb.ingest(docs)
+    generation = kb.store.generation()
+    assert row_cache.load(index_dir, generation) is not None  # written by the ingest, before any search
+    assert (index_dir / f"bm25-{generation}.npz").exists()
+
+    def no_write(*_: object) -> None:
+        raise AssertionError("a search wrote an index cache file")
+
+    def no_sqlite_read(*_: object) -> None:
+        raise AssertionError("a search read the rows although the write had loaded them")
+
+    monkeypatch.setattr(row_cache, "save", no_write)
+    monkeypatch.setattr(MemoryIndex, "_save_bm25", no_write)
+    monkeypatch.setattr(kb.store, "_read_rows", no_sqlite_read)
+    for lang, (name, _, question) in NEW_PAGES.items():
+        assert kb.search(question, k=3)[0].chunk.source.endswith(name), lang
+        assert kb.search(question, k=3, mode="keyword")[0].chunk.source.endswith(name), lang
+    kb.close()  # waits for any write handed to the index's writer thread: none was a cache of rows or BM25
+
+
+def test_a_search_on_a_generation_without_cache_files_does_not_wait_for_them(ingested, embedder, monkeypatch) -> None:
+    collection, before = ingested
+    index_dir = next(iter(_row_files(collection))).parent
+    generation = reopened_generation(collection)
+    for path in _row_files(collection):
+        path.unlink()
+    started, release = threading.Event(), threading.Event()
+    save = row_cache.save
+
+    def held_save(*args: Any) -> None:
+        started.set()
+        assert release.wait(60)
+        save(*args)
+
+    monkeypatch.setattr(row_cache, "save", held_save)
+    reopened = Bunko(collection, embedder=embedder)
+    assert _results(reopened) == before  # read from SQLite, and answered while the cache write is held
+    assert started.wait(30)
+    assert row_cache.load(index_dir, generation) is None
+    release.set()
+    reopened.close()  # waits for the writer thread
+    assert row_cache.load(index_dir, generation) is not None

@@ -2,14 +2,21 @@
 
 Dense search is exact cosine over a normalised float32 matrix (one matrix-vector
 product); keyword search is a BM25 sparse matrix. The BM25 matrix, the costly
-part to rebuild, is cached on disk under the generation that produced it.
+part to rebuild, is cached on disk under the generation that produced it, with the rows (`row_cache.py`).
+
+A search never writes those files itself: a load that had to build them hands the writing (tens of megabytes,
+fsynced) to the index's one writer thread and searches at once; `flush` waits for it. The writer of a collection
+loads each generation it makes and flushes before it lets go of the collection (`ingest/after_writes.py`), so a
+search, in that process or another, finds the files there.
 """
 
 from __future__ import annotations
 
 import json
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -130,11 +137,31 @@ class MemoryIndex:
         self._row_of: dict[str, int] | None = None
         self._masks: OrderedDict[str, np.ndarray | None] = OrderedDict()
         self.known_fields: set[str] = set(BUILTIN_FIELDS)
+        self._writer: ThreadPoolExecutor | None = None
+        self._writes: list[Future[None]] = []
+        self._writes_lock = threading.Lock()
+
+    def _write_later(self, write: Callable[..., None], *args: Any) -> None:
+        """Run `write(*args)` on the writer thread, after the writes handed over before it (their order is kept: the
+        rows of a generation before the arrays derived from them). Its arguments are never changed once installed."""
+        with self._writes_lock:
+            if self._writer is None:
+                self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bunko-index-cache")
+            self._writes = [future for future in self._writes if not future.done()]
+            self._writes.append(self._writer.submit(write, *args))
+
+    def flush(self) -> None:
+        """Wait for the cache files handed to the writer thread; a write that failed for a reason other than the disk
+        (which the writers take as a cache not kept) is raised here."""
+        with self._writes_lock:
+            writes, self._writes = self._writes, []
+        for future in writes:
+            future.result()
 
     def load(self, generation: int, read_rows: RowReader) -> None:
         """The rows and BM25 matrices of `generation`: from the cache files when both are there and agree, else the
         rows are read once from the store (`read_rows`), the BM25 matrices built from their tokens as they stream
-        by, and both cached for the next process."""
+        by, and both cached for the next process by the writer thread (`flush` waits for it)."""
         prefix = str(self.cache_dir / f"bm25-{generation}")
         cached = _load_cached_bm25(prefix)
         from_cache = row_cache.load(self.cache_dir, generation) if cached is not None else None
@@ -156,10 +183,10 @@ class MemoryIndex:
             documents = DocumentRows.of(records.doc_ids)
         if builder is not None:
             cached = builder.finish_grouped(documents.doc_of_row, len(documents.doc_ids), OPENING_CHUNKS)
-            self._save_bm25(cached, prefix)
+            self._write_later(self._save_bm25, cached, prefix)
         assert cached is not None
         if read_vectors is not None:
-            row_cache.save(self.cache_dir, generation, ids, read_vectors, read_records)
+            self._write_later(row_cache.save, self.cache_dir, generation, ids, read_vectors, read_records)
         self._install(generation, cached, ids, read_vectors, records, documents)
 
     def _install(
@@ -449,7 +476,7 @@ class MemoryIndex:
         if found is not None:
             return found
         computed = compute()
-        row_cache.save_derived(self.cache_dir, self.generation, name, computed)
+        self._write_later(row_cache.save_derived, self.cache_dir, self.generation, name, computed)
         return computed
 
     def document_keyword_scores(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> dict[str, float]:

@@ -11,7 +11,8 @@ does, so they are written once per generation as three files and read back in mi
 
 Plain numbers and JSON, read with ``allow_pickle=False``: a collection folder is shared, and no file in it can carry
 code. Each file is replaced atomically; a file that is missing, cut, of another generation or inconsistent with the
-others loads as absent, and the rows are read from SQLite again (and the cache rewritten), never searched wrong.
+others loads as absent, and the rows are read from SQLite again (and the cache rewritten on the index's writer
+thread, `MemoryIndex._write_later`; a writer writes it at the end of its write), never searched wrong.
 The filter records themselves are built as dictionaries only when a search first filters (`RowRecords`).
 """
 

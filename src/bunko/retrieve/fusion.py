@@ -177,13 +177,14 @@ class OneList(Sequence[Fused]):
 
     def __getitem__(self, index: int | slice) -> Fused | list[Fused]:
         if isinstance(index, slice):
-            return [self._entry(i) for i in range(*index.indices(len(self.ids)))]
-        return self._entry(range(len(self.ids))[index])  # a negative index counts from the end; past it, IndexError
+            return [self.entry(i) for i in range(*index.indices(len(self.ids)))]
+        return self.entry(range(len(self.ids))[index])  # a negative index counts from the end; past it, IndexError
 
     def __iter__(self) -> Iterator[Fused]:
-        return (self._entry(i) for i in range(len(self.ids)))
+        return (self.entry(i) for i in range(len(self.ids)))
 
-    def _entry(self, i: int) -> Fused:
+    def entry(self, i: int) -> Fused:
+        """The entry at `i` (0 to len - 1): `self[i]` without the checks for slices and negative indexes."""
         entry = self._entries[i]
         if entry is None:
             rank = self.ranks[i]

@@ -31,7 +31,9 @@ def _expanded(child: Chunk, parent: Chunk) -> Chunk:
 
 
 def expand_parents(hits: list[Hit], store: SearchBackend, k: int) -> list[Hit]:
-    """The first ``k`` hits after swapping children for their parents (one hit per parent)."""
+    """The first ``k`` hits after swapping children for their parents (one hit per parent). The `Searcher` makes its
+    hits by this rule from the chunks it keeps (`retrieve/hit_chunks.HitChunks.hits`), which
+    tests/retrieve/test_hit_chunks.py holds equal to this."""
     wanted = list(dict.fromkeys(h.chunk.parent_id for h in hits if h.chunk.parent_id))
     if not wanted:
         return hits[:k]

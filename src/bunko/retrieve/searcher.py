@@ -17,25 +17,25 @@ from bunko.config import RetrieveConfig
 from bunko.embed.base import Embedder, embed_queries
 from bunko.retrieve.auto_merge import merge_sections
 from bunko.retrieve.base import Query, Retriever
-from bunko.retrieve.copies import CopyGroups, fold_copies
+from bunko.retrieve.copies import CopyGroups, CopySnapshot, fold_copies
 from bunko.retrieve.dense import DenseRetriever
 from bunko.retrieve.document_sentences import DocumentSentences
 from bunko.retrieve.fusion import Fused
 from bunko.retrieve.graph import GraphRetriever
 from bunko.retrieve.graph_global import GlobalGraphRetriever
 from bunko.retrieve.graph_local import LocalGraphRetriever
+from bunko.retrieve.hit_chunks import HitChunks
 from bunko.retrieve.hybrid import HybridRetriever
 from bunko.retrieve.keyword import KeywordRetriever
 from bunko.retrieve.mmr import mmr_order
 from bunko.retrieve.parents import WINDOW as PARENT_WINDOW
-from bunko.retrieve.parents import expand_parents
 from bunko.retrieve.question import QuestionFacts, analysed_question
 from bunko.retrieve.router import DEFAULT_RULES, Route, RouteRule, route, topic_rule
 from bunko.retrieve.table_route import TableRetriever
 from bunko.retrieve.tables import CollectionTables
 from bunko.retrieve.tree import TreeRetriever
 from bunko.retrieve.trees import DocumentTrees
-from bunko.schema import Chunk, Hit, RankSignal, Signals
+from bunko.schema import Hit, RankSignal
 from bunko.store.search_backend import SearchBackend
 from bunko.text.analyzers import Analyzer
 from bunko.text.languages import LANGUAGES
@@ -84,14 +84,15 @@ class Searcher:
     def __init__(
         self, store: SearchBackend, embedder: Embedder, analyzer: Analyzer, config: RetrieveConfig, rules: Sequence[RouteRule] = DEFAULT_RULES,
         retrievers: Sequence[Retriever] = (), trees: DocumentTrees | None = None, tables: CollectionTables | None = None,
-        sentences: DocumentSentences | None = None, copies: CopyGroups | None = None,
+        sentences: DocumentSentences | None = None, copies: CopyGroups | None = None, hit_chunks: HitChunks | None = None,
     ) -> None:
         """`rules` extend or replace the router's (see retrieve/router.py); the first that claims a query wins.
         `retrievers` add search modes beside dense, keyword and hybrid (or replace one of the same name).
         `trees` (the collection's section trees) enable the tree route and auto-merging; `tables` (its table
         store) the table route; `sentences` (its stored unit vectors) let hybrid search judge documents by their best
         sentence; `copies` (the collection's copy groups, kept by its owner across searchers; none: no folding) fold a
-        page stored in several folders into one hit."""
+        page stored in several folders into one hit; `hit_chunks` (the chunks hits are made of, kept by its owner
+        per store generation; none: kept for one search) what hits read."""
         self.rules = rules
         self.sentences = sentences
         self.trees = trees
@@ -99,6 +100,8 @@ class Searcher:
         self.store = store
         self.copies = copies
         """The collection's copy groups: a page stored in several folders is one hit (`retrieve/copies.py`)."""
+        self._copies_seen: tuple[CopyGroups, CopySnapshot] | None = None
+        self.hit_chunks = hit_chunks or HitChunks(store)
         self.embedder = embedder
         self.analyzer = analyzer
         self._added = {r.name: r for r in retrievers}
@@ -181,21 +184,13 @@ class Searcher:
         `language`, `retrieve/copies.py`), so k hits may need more than k candidates; the window doubles
         only when fewer than k are left (fetching 40 rows instead of 10 cost 4.6 ms at 1M chunks).
         """
-        chunks: dict[str, Chunk] = {}
         limit = min(k, len(fused))
-        snapshot = self.copies.current() if self.copies is not None else None
+        generation = self.hit_chunks.begin()
+        snapshot = self._copy_groups(generation)
         copies = snapshot if snapshot is not None and snapshot.members else None
         widest = len(fused) if group_by != "chunk" or copies is not None else min(len(fused), k * PARENT_WINDOW)
         while True:
-            window = fused[:limit]
-            missing = [cid for cid, _, _ in window if cid not in chunks]
-            chunks.update((c.chunk_id, c) for c in self.store.get_chunks(missing))
-            hits = [
-                Hit(chunk=chunks[cid], score=score, signals=signals, distance=_distance(signals))
-                for cid, score, signals in window
-                if cid in chunks  # a chunk deleted between search and fetch by another writer is skipped
-            ]
-            expanded = expand_parents(hits, self.store, len(hits))
+            expanded = self.hit_chunks.hits(fused, limit, generation)
             if self.config.auto_merge is not None and self.trees is not None:
                 expanded = merge_sections(expanded, self.trees, self.store, self.config.auto_merge)
             expanded = group_hits(expanded, group_by)
@@ -206,6 +201,18 @@ class Searcher:
                 return expanded
             limit = min(limit * 2, widest)
 
+    def _copy_groups(self, generation: int | None) -> CopySnapshot | None:
+        """The copy groups of this search's generation: the snapshot the last search read when the generation is
+        the same (no second read of it), else the copy groups' own."""
+        if self.copies is None:
+            return None
+        seen = self._copies_seen
+        if seen is not None and seen[0] is self.copies and generation is not None and seen[1].generation == generation:
+            return seen[1]
+        snapshot = self.copies.current()
+        self._copies_seen = self.copies, snapshot
+        return snapshot
+
     def _diversify(self, fused: Sequence[Fused], pool: int, lambda_: float) -> list[Fused]:
         """MMR over the best `pool` fused candidates; each keeps its fused score, the order changes."""
         head = fused[:pool]
@@ -214,13 +221,6 @@ class Searcher:
         for position, index in enumerate(order, start=1):
             head[index][2].mmr_rank, head[index][2].mmr_lambda = float(position), lambda_
         return [*(head[i] for i in order), *fused[pool:]]
-
-
-def _distance(signals: Signals) -> float | None:
-    """Cosine distance from dense search's score, or from the similarity fusion computed for a chunk dense search missed."""
-    if signals.dense is not None:
-        return 1.0 - signals.dense.score
-    return None if signals.similarity is None else 1.0 - signals.similarity
 
 
 def group_hits(hits: list[Hit], group_by: str) -> list[Hit]:

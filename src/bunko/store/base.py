@@ -180,3 +180,7 @@ class Store(CollectionMeta, DocumentStore, VectorStaging, DocumentCopies, JobLog
     def search(self) -> SearchBackend:
         """The collection's search (`store/search_backend.py`): one object for the store's lifetime."""
         ...
+    def prepare_search(self) -> None:
+        """Ready the current generation's search structures and write whatever caches them on disk, waiting for it:
+        what the writer does at the end of a write (`ingest/after_writes.py`), so that no search builds or writes them."""
+        ...

@@ -64,6 +64,14 @@ class LocalStore(LocalDocuments, LocalIndexRows, LocalJobs):
         with self._lock:
             self._db.close()
             self._search.close()
+        self._index.flush()
+
+    def prepare_search(self) -> None:
+        """Load the current generation's index and write its cache files, waiting for them (outside the store lock:
+        searches go on meanwhile)."""
+        with self._lock:
+            self._current_index()
+        self._index.flush()
 
     def search(self) -> LocalSearch:
         """What retrieval reads: the in-memory index of the current generation and the entity graph."""

@@ -75,6 +75,9 @@ class PostgresStore(PostgresDocuments, PostgresJobs):
         """What retrieval reads: SQL over this store's pool."""
         return self._search
 
+    def prepare_search(self) -> None:
+        """Nothing to ready: the database keeps the indexes, and a search caches nothing on disk."""
+
     def close(self) -> None:
         self._pool.close()
         with self._owner_lock:
