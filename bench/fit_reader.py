@@ -106,13 +106,13 @@ def _samples_collection(path: Path) -> None:
     (path / ".ready").touch()
 
 
-def collect(corpora: Sequence[str]) -> None:
+def collect(corpora: Sequence[str], data: Path = DATA) -> None:
     from bunko import Bunko
     from bunko.config import AnswerConfig
     from bunko.evaluate.metrics import fact_match
     from bunko.retrieve.question import QuestionFacts
 
-    DATA.mkdir(parents=True, exist_ok=True)
+    data.mkdir(parents=True, exist_ok=True)
     for corpus in corpora:
         collection, questions_file = CORPORA[corpus]
         if corpus == "samples":
@@ -124,7 +124,8 @@ def collect(corpora: Sequence[str]) -> None:
         rows = []
         started = time.perf_counter()
         with Bunko(collection) as kb:
-            kb.config.answer = AnswerConfig()  # as shipped: a collection's bunko.toml pins the defaults of its day
+            # as shipped (a collection's bunko.toml pins the defaults of its day), with every unit feature measured
+            kb.config.answer = AnswerConfig(query_passage=True)
             answerer = kb.answerer
             extractive = answerer.extractive
             original = extractive.score_units
@@ -163,7 +164,7 @@ def collect(corpora: Sequence[str]) -> None:
                         for asked, hits, scored in calls
                     ],
                 })
-        out = DATA / f"{corpus}.jsonl"
+        out = data / f"{corpus}.jsonl"
         out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
         print(f"{corpus}: {len(rows)} questions in {time.perf_counter() - started:.0f} s -> {out}")
 
@@ -171,10 +172,10 @@ def collect(corpora: Sequence[str]) -> None:
 # -- fit ----------------------------------------------------------------------------------------------
 
 
-def load_rows(corpora: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+def load_rows(corpora: Sequence[str], data: Path = DATA) -> dict[str, list[dict[str, Any]]]:
     found = {}
     for corpus in corpora:
-        path = DATA / f"{corpus}.jsonl"
+        path = data / f"{corpus}.jsonl"
         if path.exists():
             found[corpus] = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     return found
@@ -298,14 +299,14 @@ def choose_threshold(p: np.ndarray, right: np.ndarray, answerable: np.ndarray) -
     return best
 
 
-def fit(corpora: Sequence[str], report: Path, without: Sequence[str] = (), write_models: bool = True) -> None:
+def fit(corpora: Sequence[str], report: Path, without: Sequence[str] = (), write_models: bool = True, data: Path = DATA) -> None:
     from bunko.generate.confidence import ConfidenceModel, expected_calibration_error, fit_logistic
     from bunko.rerank.reader import ReaderModel
     from bunko.rerank.unit_features import FEATURE_NAMES
 
     FEATURE_INDEX.update({name: i for i, name in enumerate(FEATURE_NAMES)})
     FITTED = [name for name in FEATURE_NAMES if name not in UNFITTED and name not in without]
-    rows = load_rows(corpora)
+    rows = load_rows(corpora, data)
     names = [n for n in rows]
     per = {c: list(groups(rows[c])) for c in names}
     rules = ReaderModel.load(ROOT / "bench" / "reader_rules.json")
@@ -425,11 +426,12 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=RESULTS / "reader")
     parser.add_argument("--without", nargs="*", default=[], help="features left out of the fit (an ablation)")
     parser.add_argument("--report-only", action="store_true", help="write the report, not the shipped models")
+    parser.add_argument("--data", type=Path, default=DATA, help="where collect writes the features and fit reads them")
     args = parser.parse_args()
     if args.step == "collect":
-        collect(args.corpus)
+        collect(args.corpus, args.data)
     else:
-        fit(args.corpus, args.out, args.without, write_models=not args.report_only)
+        fit(args.corpus, args.out, args.without, write_models=not args.report_only, data=args.data)
 
 
 if __name__ == "__main__":
