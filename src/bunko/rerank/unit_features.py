@@ -87,9 +87,6 @@ class UnitFeatures:
     asymmetric model (`bunko.rerank.query_passage`); 0 unless `[answer] query_passage` is on."""
     query_passage_gap: float = 0.0
     """query_passage minus the best query_passage of any unit for this question (≤ 0)."""
-    query_passage_rank: float = 0.0
-    """log(1 + the unit's place among the question's units ordered by query_passage): 0 for the best. e5's cosines
-    crowd into a narrow band whose level moves with the question and the corpus; the order within it does not."""
 
     def vector(self) -> np.ndarray:
         return np.asarray(astuple(self), dtype=np.float64)
