@@ -173,8 +173,8 @@ def markdown(report: dict[str, Any]) -> str:
 
 
 def main(out: Path, collect: bool, query_passage: bool = False, data: Path = fit_reader.DATA) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)  # the reader's table is written beside it first
     report = run_sets(out, collect, query_passage, data)
-    out.parent.mkdir(parents=True, exist_ok=True)
     out.with_suffix(".json").write_text(json.dumps(report, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     out.with_suffix(".md").write_text(markdown(report), encoding="utf-8")
     print(markdown(report))

@@ -2,8 +2,8 @@
 
     python bench/fit_reader.py collect            # ask every labelled question of every corpus; features to DATA
     python bench/fit_reader.py fit                # leave-one-corpus-out report, then the shipped fit on all corpora
-    python bench/fit_reader.py fit --query-passage --out bench/results/reader-query-passage
-                                                  # the same, the reader reading e5's query/passage features too
+    python bench/fit_reader.py collect --query-passage --data DATA-E5   # the same with [answer] query_passage on
+    python bench/fit_reader.py fit --query-passage --data DATA-E5 --out bench/results/reader-query-passage
 
 Corpora (labelled, hand-written, none of them reserved): the Debian Reference development set, the Debian
 Administrator's Handbook and New Maintainers' Guide sets, LibreOffice Writer/Impress help, the table benchmark's
@@ -24,13 +24,13 @@ retrieval figures of the answer. `fit`:
    the reader's top unit holds the answer and 0 otherwise (absent questions always 0). Judged per held-out
    corpus by ECE and by abstention precision/recall at the threshold chosen on the other corpora.
 
-`collect` measures every feature, `[answer] query_passage` included (e5 reads the question as a query and each unit
-as a passage: about 30 ms a unit the first time, so a collect takes minutes per corpus). The default reader is fitted
-without those features (they are 0 when the setting is off); `--query-passage` fits the reader for the setting and
-writes only it: the confidence reads the collected grades, which the default reader made.
+`[answer] query_passage` (e5 reads the question as a query and each unit as a passage) has its own reader and
+confidence, fitted the same way on questions asked with the setting on (`collect --query-passage`: e5's two features
+recorded, grades made by its reader; about 30 ms a unit the first time, minutes per corpus). The default reader is
+fitted without those features, on a collection made with the setting off, as shipped.
 
-Results: bench/results/reader.md and .json; the models: src/bunko/rerank/reader_model.json (and
-reader_model_query_passage.json) and src/bunko/generate/confidence_model.json.
+Results: bench/results/reader.md and .json (reader-query-passage.* for the setting); the models:
+src/bunko/rerank/reader_model.json and src/bunko/generate/confidence_model.json (each `_query_passage` for the setting).
 """
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ DATA = EVALDATA / "reader-features"
 READER_OUT = ROOT / "src" / "bunko" / "rerank" / "reader_model.json"
 QUERY_PASSAGE_OUT = ROOT / "src" / "bunko" / "rerank" / "reader_model_query_passage.json"
 CONFIDENCE_OUT = ROOT / "src" / "bunko" / "generate" / "confidence_model.json"
+QUERY_PASSAGE_CONFIDENCE_OUT = ROOT / "src" / "bunko" / "generate" / "confidence_model_query_passage.json"
 CALIBRATION_OUT = ROOT / "src" / "bunko" / "generate" / "retrieval_calibration.json"
 
 CORPORA: dict[str, tuple[Path, Path]] = {
@@ -114,7 +115,7 @@ def _samples_collection(path: Path) -> None:
     (path / ".ready").touch()
 
 
-def collect(corpora: Sequence[str], data: Path = DATA) -> None:
+def collect(corpora: Sequence[str], data: Path = DATA, query_passage: bool = False) -> None:
     from bunko import Bunko
     from bunko.config import AnswerConfig
     from bunko.evaluate.metrics import fact_match
@@ -132,8 +133,8 @@ def collect(corpora: Sequence[str], data: Path = DATA) -> None:
         rows = []
         started = time.perf_counter()
         with Bunko(collection) as kb:
-            # as shipped (a collection's bunko.toml pins the defaults of its day), with every unit feature measured
-            kb.config.answer = AnswerConfig(query_passage=True)
+            # as shipped: a collection's bunko.toml pins the defaults of its day
+            kb.config.answer = AnswerConfig(query_passage=query_passage)
             answerer = kb.answerer
             extractive = answerer.extractive
             original = extractive.score_units
@@ -164,7 +165,7 @@ def collect(corpora: Sequence[str], data: Path = DATA) -> None:
                         {
                             "question": asked,
                             "units": [
-                                {"features": asdict(s.features), "holds": bool(q.expected) and fact_match(s.unit.text, q.expected),
+                                {"features": measured(s.features, query_passage), "holds": bool(q.expected) and fact_match(s.unit.text, q.expected),
                                  "source": hits[s.unit.hit_index].chunk.source, "text": s.unit.text[:200]}
                                 for s in scored if s.features is not None
                             ],
@@ -175,6 +176,12 @@ def collect(corpora: Sequence[str], data: Path = DATA) -> None:
         out = data / f"{corpus}.jsonl"
         out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
         print(f"{corpus}: {len(rows)} questions in {time.perf_counter() - started:.0f} s -> {out}")
+
+
+def measured(features: Any, query_passage: bool) -> dict[str, float]:
+    """The unit's features as recorded: e5's only when the setting measured them, so a fit that needs them refuses
+    a collection made without."""
+    return {name: value for name, value in asdict(features).items() if query_passage or name not in QUERY_PASSAGE}
 
 
 # -- fit ----------------------------------------------------------------------------------------------
@@ -375,8 +382,9 @@ def fit(
     threshold = choose_threshold(held_p, held_y, held_answerable)  # on predictions for corpora each model did not see
     cv_ece, reliability = expected_calibration_error(held_p, held_y)
     confidence = ConfidenceModel(list(CONFIDENCE_FEATURES), cw.tolist(), cb, {
-        "fitted_by": "python bench/fit_reader.py fit", "corpora": names,
-        "data": "hand-written questions of the corpora above, asked with the shipped reader; label: right as bunko eval judges "
+        "fitted_by": "python bench/fit_reader.py fit" + (" --query-passage" if query_passage else ""), "corpora": names,
+        "data": "hand-written questions of the corpora above, asked with the shipped reader"
+                + (" of [answer] query_passage" if query_passage else "") + "; label: right as bunko eval judges "
                 "it (the answer's text, or an abstention's quoted unit, holds an expected answer); rows a rule refused left out",
         "cv_ece": round(cv_ece, 4), "threshold": round(threshold, 4), "rows": len(cy),
         "threshold_chosen_on": "leave-one-corpus-out predictions",
@@ -403,6 +411,7 @@ def fit(
     })
     if write_models and query_passage:
         QUERY_PASSAGE_OUT.write_text(final.to_json() + "\n", encoding="utf-8")
+        QUERY_PASSAGE_CONFIDENCE_OUT.write_text(confidence.to_json() + "\n", encoding="utf-8")
     elif write_models:
         CALIBRATION_OUT.write_text(calibration.to_json() + "\n", encoding="utf-8")
         READER_OUT.write_text(final.to_json() + "\n", encoding="utf-8")
@@ -447,10 +456,11 @@ def main() -> None:
     parser.add_argument("--without", nargs="*", default=[], help="features left out of the fit (an ablation)")
     parser.add_argument("--report-only", action="store_true", help="write the report, not the shipped models")
     parser.add_argument("--data", type=Path, default=DATA, help="where collect writes the features and fit reads them")
-    parser.add_argument("--query-passage", action="store_true", help="fit the reader of [answer] query_passage (e5 features too)")
+    parser.add_argument("--query-passage", action="store_true",
+                        help="collect with [answer] query_passage on / fit its reader (e5's features too) and confidence")
     args = parser.parse_args()
     if args.step == "collect":
-        collect(args.corpus, args.data)
+        collect(args.corpus, args.data, args.query_passage)
     else:
         fit(args.corpus, args.out, args.without, write_models=not args.report_only, data=args.data,
             query_passage=args.query_passage)

