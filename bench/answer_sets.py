@@ -139,13 +139,14 @@ def run_sets(out: Path, collect: bool, query_passage: bool = False, data: Path =
     groups = {flag: [f for f in figures if f.designed_on is flag] for flag in (True, False)}
     gap = {metric: (_mean([getattr(f, metric) for f in groups[True]]), _mean([getattr(f, metric) for f in groups[False]]))
            for metric in ("fact", "citation_precision", "abstention_precision", "abstention_recall", "ece")}
-    return {"sets": [asdict(f) for f in figures], "missing": missing, "failures": failures, "leave_one_corpus_out": loco,
+    return {"query_passage": query_passage, "sets": [asdict(f) for f in figures], "missing": missing, "failures": failures, "leave_one_corpus_out": loco,
             "designed_vs_not": {metric: {"designed_on": a, "not_designed_on": b, "gap": None if a is None or b is None else round(a - b, 3)}
                                 for metric, (a, b) in gap.items()}}
 
 
 def markdown(report: dict[str, Any]) -> str:
-    lines = ["# Every labelled set, shipped defaults (`python bench/bench_answers.py --sets`)", "",
+    setting = ", `[answer] query_passage = true` (`--query-passage`)" if report.get("query_passage") else ""
+    lines = [f"# Every labelled set, shipped defaults{setting} (`python bench/bench_answers.py --sets`)", "",
              "`bunko eval run` per set with the shipped [answer] settings. *designed on*: answer rules were written while "
              "reading the set. The reserved corpora are not here (the lead measures them).", "",
              "| set | designed on | questions | fact | fact in evidence | citation precision | abstention P | abstention R | ECE | chars p50 | chars p90 |",
