@@ -1,6 +1,8 @@
 """Every labelled question set, answered with the shipped defaults, and the reader judged by leaving one corpus out.
 
     python bench/bench_answers.py --sets [--collect] [--out bench/results/answer-sets]
+    python bench/bench_answers.py --sets --query-passage --data DATA-E5 --out bench/results/answer-sets-query-passage
+        # with [answer] query_passage on; DATA-E5: features collected with it (`fit_reader.py collect --query-passage`)
 
 For each corpus of `bench/fit_reader.py` (`CORPORA`: the Debian Reference development set, the Debian Administrator's
 Handbook and New Maintainers' Guide sets, LibreOffice Writer/Impress help, the table benchmark's lookups, the bundled

@@ -333,7 +333,8 @@ def fit(
     per = {c: list(groups(rows[c])) for c in names}
     uncollected = sorted({n for c in names for _, x, _, _ in per[c] for n in FITTED if np.isnan(x[:, FEATURE_INDEX[n]]).any()})
     if uncollected:
-        raise SystemExit(f"{data}: features {uncollected} were not collected there; run `fit_reader.py collect` again")
+        raise SystemExit(f"{data}: features {uncollected} were not collected there; run `fit_reader.py collect` again "
+                         "(with --query-passage for e5's)")
     rules = ReaderModel.load(ROOT / "bench" / "reader_rules.json")
     table = []
     held_conf: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
