@@ -1,6 +1,8 @@
 """Every labelled question set, answered with the shipped defaults, and the reader judged by leaving one corpus out.
 
     python bench/bench_answers.py --sets [--collect] [--out bench/results/answer-sets]
+    python bench/bench_answers.py --sets --query-passage --data DATA-E5 --out bench/results/answer-sets-query-passage
+        # with [answer] query_passage on; DATA-E5: features collected with it (`fit_reader.py collect --query-passage`)
 
 For each corpus of `bench/fit_reader.py` (`CORPORA`: the Debian Reference development set, the Debian Administrator's
 Handbook and New Maintainers' Guide sets, LibreOffice Writer/Impress help, the table benchmark's lookups, the bundled
@@ -55,11 +57,12 @@ class SetFigures:
     answer_chars_p90: float | None
 
 
-def _shipped_config(folder: Path) -> Path:
-    """A bunko.toml holding the shipped [answer] defaults, so every collection is answered as a new one would be."""
+def _shipped_config(folder: Path, query_passage: bool = False) -> Path:
+    """A bunko.toml holding the shipped [answer] defaults, so every collection is answered as a new one would be;
+    `query_passage`: with that setting on."""
     from bunko.config import AnswerConfig
 
-    answer = {key: value for key, value in AnswerConfig().model_dump().items() if value is not None}
+    answer = {key: value for key, value in AnswerConfig(query_passage=query_passage).model_dump().items() if value is not None}
     path = folder / "shipped.toml"
     path.write_text(tomli_w.dumps({"answer": answer}), encoding="utf-8")
     return path
@@ -90,12 +93,12 @@ def golden_file(questions: Path, work: Path, corpus: str) -> Path:
     return golden
 
 
-def evaluate_set(corpus: str, collection: Path, questions: Path, work: Path) -> SetFigures | str:
+def evaluate_set(corpus: str, collection: Path, questions: Path, work: Path, query_passage: bool = False) -> SetFigures | str:
     """The set's figures from `bunko eval run`, or why it could not run."""
     out = work / corpus
     questions = golden_file(questions, work, corpus)
     command = [sys.executable, "-m", "bunko", "eval", "run", str(questions), "-c", str(collection), "-o", str(out),
-               "--config", str(_shipped_config(work)), "--no-baseline"]
+               "--config", str(_shipped_config(work, query_passage)), "--no-baseline"]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     results = out / "results.json"
     if not results.exists():
@@ -116,7 +119,7 @@ def _mean(values: list[float | None]) -> float | None:
     return round(statistics.mean(present), 3) if present else None
 
 
-def run_sets(out: Path, collect: bool) -> dict[str, Any]:
+def run_sets(out: Path, collect: bool, query_passage: bool = False, data: Path = fit_reader.DATA) -> dict[str, Any]:
     corpora = [c for c, (collection, questions) in fit_reader.CORPORA.items() if collection.exists() and questions.exists()]
     missing = sorted(set(fit_reader.CORPORA) - set(corpora))
     figures: list[SetFigures] = []
@@ -124,27 +127,28 @@ def run_sets(out: Path, collect: bool) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="bunko-answer-sets-") as tmp:
         for corpus in corpora:
             collection, questions = fit_reader.CORPORA[corpus]
-            result = evaluate_set(corpus, collection, questions, Path(tmp))
+            result = evaluate_set(corpus, collection, questions, Path(tmp), query_passage)
             if isinstance(result, str):
                 failures[corpus] = result
             else:
                 figures.append(result)
             print(f"{corpus}: {result}", file=sys.stderr)
     if collect:
-        fit_reader.collect(corpora)
+        fit_reader.collect(corpora, data)
     loco_path = out.with_name(out.name + "-reader")
-    fit_reader.fit(corpora, loco_path, write_models=False)
+    fit_reader.fit(corpora, loco_path, write_models=False, data=data, query_passage=query_passage)
     loco = json.loads(loco_path.with_suffix(".json").read_text(encoding="utf-8"))["leave_one_corpus_out"]
     groups = {flag: [f for f in figures if f.designed_on is flag] for flag in (True, False)}
     gap = {metric: (_mean([getattr(f, metric) for f in groups[True]]), _mean([getattr(f, metric) for f in groups[False]]))
            for metric in ("fact", "citation_precision", "abstention_precision", "abstention_recall", "ece")}
-    return {"sets": [asdict(f) for f in figures], "missing": missing, "failures": failures, "leave_one_corpus_out": loco,
+    return {"query_passage": query_passage, "sets": [asdict(f) for f in figures], "missing": missing, "failures": failures, "leave_one_corpus_out": loco,
             "designed_vs_not": {metric: {"designed_on": a, "not_designed_on": b, "gap": None if a is None or b is None else round(a - b, 3)}
                                 for metric, (a, b) in gap.items()}}
 
 
 def markdown(report: dict[str, Any]) -> str:
-    lines = ["# Every labelled set, shipped defaults (`python bench/bench_answers.py --sets`)", "",
+    setting = ", `[answer] query_passage = true` (`--query-passage`)" if report.get("query_passage") else ""
+    lines = [f"# Every labelled set, shipped defaults{setting} (`python bench/bench_answers.py --sets`)", "",
              "`bunko eval run` per set with the shipped [answer] settings. *designed on*: answer rules were written while "
              "reading the set. The reserved corpora are not here (the lead measures them).", "",
              "| set | designed on | questions | fact | fact in evidence | citation precision | abstention P | abstention R | ECE | chars p50 | chars p90 |",
@@ -171,9 +175,9 @@ def markdown(report: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(out: Path, collect: bool) -> None:
-    report = run_sets(out, collect)
-    out.parent.mkdir(parents=True, exist_ok=True)
+def main(out: Path, collect: bool, query_passage: bool = False, data: Path = fit_reader.DATA) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)  # the reader's table is written beside it first
+    report = run_sets(out, collect, query_passage, data)
     out.with_suffix(".json").write_text(json.dumps(report, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     out.with_suffix(".md").write_text(markdown(report), encoding="utf-8")
     print(markdown(report))

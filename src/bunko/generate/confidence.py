@@ -35,6 +35,9 @@ FEATURES = ("similarity", "coverage", "chunk_coverage", "typed", "key_terms", "m
 FITTED_MODEL = "confidence_model.json"
 """The answer-feature model of ``[answer] confidence = "fitted"`` (the default)."""
 RETRIEVAL_CALIBRATION = "retrieval_calibration.json"
+QUERY_PASSAGE_CONFIDENCE = "confidence_model_query_passage.json"
+"""The ``fitted`` grade of answers whose reader reads e5's features (`[answer] query_passage`): its ratings, which the
+grade's `reader` features are, spread differently from the default reader's."""
 """The ``calibrated`` grade: a one-feature model, a monotone map of the retrieval grade onto P(right)."""
 REVIEW_BELOW = 0.7
 """The regulated review threshold of a confidence that no fit mapped: the raw retrieval grade's."""
@@ -166,10 +169,10 @@ def features_dict(features: AnswerFeatures) -> Mapping[str, float]:
     return {k: round(v, 4) for k, v in asdict(features).items()}
 
 
-def load_confidence(kind: str) -> ConfidenceModel | None:
-    """The packaged model behind ``[answer] confidence``; None for the raw retrieval grade."""
+def load_confidence(kind: str, query_passage: bool = False) -> ConfidenceModel | None:
+    """The packaged model behind ``[answer] confidence`` (and ``query_passage``); None for the raw retrieval grade."""
     if kind == "fitted":
-        return ConfidenceModel.load()
+        return ConfidenceModel.load(packaged_name=QUERY_PASSAGE_CONFIDENCE if query_passage else FITTED_MODEL)
     if kind == "calibrated":
         return ConfidenceModel.load(packaged_name=RETRIEVAL_CALIBRATION)
     return None

@@ -20,7 +20,8 @@ import numpy as np
 
 from bunko.embed.base import Embedder
 from bunko.rerank.memo import TypedUnit, quotable_units
-from bunko.rerank.reader import ReaderModel, UnitScorer
+from bunko.rerank.query_passage import QueryPassageSimilarity
+from bunko.rerank.reader import QUERY_PASSAGE_MODEL, READER_MODEL, ReaderModel, UnitScorer
 from bunko.rerank.unit_features import UnitFeatures, folded, is_lead_in, is_list_item, length_feature, position_feature
 from bunko.retrieve.coverage import keyword_coverage
 from bunko.retrieve.key_terms import katakana_subject, names_term, rare_key_terms, rarest_term, writes_word
@@ -212,14 +213,19 @@ def score_units(
     analyzer: Analyzer,
     weights: Mapping[str, float] | None = None,
     scorer: UnitScorer | None = None,
+    query_passage: QueryPassageSimilarity | None = None,
 ) -> list[ScoredUnit]:
-    """Each unit's `UnitFeatures` against the question, and its score by `scorer` (the learned reader by default)."""
+    """Each unit's `UnitFeatures` against the question, and its score by `scorer` (the learned reader by default).
+    `query_passage`: the asymmetric model that measures `UnitFeatures.query_passage`; without it that is 0."""
     if not units:
         return []
-    scorer = scorer or default_reader()
+    scorer = scorer or default_reader(query_passage is not None)
     contexts = [section_context(hits[u.hit_index]) for u in units]
-    vectors = embedder.embed([unit_text(c, u.text) for c, u in zip(contexts, units, strict=True)])
+    texts = [unit_text(c, u.text) for c, u in zip(contexts, units, strict=True)]
+    vectors = embedder.embed(texts)
     similarities = [float(v) for v in vectors @ np.asarray(query_vector, dtype=np.float32)]
+    answering = [float(v) for v in query_passage.similarities(question.text, texts)] if query_passage else [0.0] * len(units)
+    best_answering = max(answering)
     kind, quantity, asked_language, query_tokens = question.kind, question.asks_quantity, question.language, list(question.tokens)
     languages = {i: text_language(hits[i].chunk.text) for i in {u.hit_index for u in units}}
     codes = identifiers(query_tokens)
@@ -272,6 +278,8 @@ def score_units(
             after_match=max((coverage_at.get((unit.hit_index, unit.position - back), 0.0) for back in (1, 2)), default=0.0),
             new_identifiers=float(bool(identifiers(own) - asked_terms)),
             novelty=_novelty(own, asked_terms),
+            query_passage=answering[index],
+            query_passage_gap=answering[index] - best_answering,
         )
         scored.append(ScoredUnit(unit, similarity, coverage, scorer.score(features), typed, language, subject, looked_up, features))
     return scored
@@ -290,6 +298,7 @@ def _novelty(tokens: Sequence[str], asked: set[str]) -> float:
 
 
 @cache
-def default_reader() -> ReaderModel:
-    """The packaged reader model, loaded once per process."""
-    return ReaderModel.load()
+def default_reader(query_passage: bool = False) -> ReaderModel:
+    """The packaged reader model, loaded once per process: the one fitted with the `query_passage` features when they
+    are measured."""
+    return ReaderModel.load(packaged=QUERY_PASSAGE_MODEL if query_passage else READER_MODEL)

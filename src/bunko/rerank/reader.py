@@ -25,6 +25,9 @@ import numpy as np
 from bunko.rerank.unit_features import FEATURE_NAMES, UnitFeatures
 
 READER_MODEL = "reader_model.json"
+QUERY_PASSAGE_MODEL = "reader_model_query_passage.json"
+"""The reader fitted with the `query_passage` features as well, for answers that measure them (`[answer] query_passage`):
+the default reader is fitted without them, since they are 0 when not measured."""
 
 
 class UnitScorer(Protocol):
@@ -77,12 +80,11 @@ class ReaderModel:
         return cls(names, arrays[0], arrays[1], arrays[2], float(data["bias"]), dict(data.get("meta", {})))
 
     @classmethod
-    def load(cls, path: str | Path | None = None) -> ReaderModel:
-        """A model file, or the packaged one."""
+    def load(cls, path: str | Path | None = None, packaged: str = READER_MODEL) -> ReaderModel:
+        """A model file, or the packaged one named `packaged`."""
         if path is not None:
             return cls.from_json(Path(path).read_text(encoding="utf-8"), str(path))
-        packaged = resources.files("bunko.rerank").joinpath(READER_MODEL)
-        return cls.from_json(packaged.read_text("utf-8"), READER_MODEL)
+        return cls.from_json(resources.files("bunko.rerank").joinpath(packaged).read_text("utf-8"), packaged)
 
 
 RERANK_WEIGHTS: Mapping[str, float] = {

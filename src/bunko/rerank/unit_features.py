@@ -82,6 +82,11 @@ class UnitFeatures:
     novelty: float
     """Share of the unit's own terms the question does not write: an answer says something the question does not
     (the tool's name, the value), a restatement of the question says little else."""
+    query_passage: float = 0.0
+    """Cosine of the question embedded as a query and the unit (with its heading) as a passage by a retrieval-trained
+    asymmetric model (`bunko.rerank.query_passage`); 0 unless `[answer] query_passage` is on."""
+    query_passage_gap: float = 0.0
+    """query_passage minus the best query_passage of any unit for this question (≤ 0)."""
 
     def vector(self) -> np.ndarray:
         return np.asarray(astuple(self), dtype=np.float64)
