@@ -24,6 +24,7 @@ _EML = ("email.py", "_from_eml", "mail.html = html.get_content() if html is not 
 _OLE = ("registry.py", "_ole_mime", "entries = ole.listdir(streams=True, storages=True)")
 _PDF = ("pdf.py", "parse", "with pdf:")
 _WIDTHS = ("pdffont.py", "get_widths", "for i in range(char1, char2 + 1):")
+_CYCLE = ("pdftypes.py", "resolve1", "while isinstance(x, PDFObjRef):")
 _YAML = ("markdown.py", "_front_matter", 'data = yaml.SafeLoader("").construct_document(node)')
 FINDINGS: dict[str, tuple[str, str, str]] = {
     "docx-rels-deflate-zlib-error.docx": _RELS,
@@ -37,6 +38,7 @@ FINDINGS: dict[str, tuple[str, str, str]] = {
     "pdf-close-PdfminerException.pdf": _PDF,
     "pdf-close-TypeError.pdf": _PDF,
     "pdf-cid-width-range-Hang.pdf": _WIDTHS,
+    "pdf-reference-cycle-Hang.pdf": _CYCLE,
     "front-matter-date-day-0-ValueError.md": _YAML,
     "front-matter-timestamp-IndexError.md": _YAML,
     "front-matter-timestamp-IndexError-2.md": _YAML,

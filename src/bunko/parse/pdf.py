@@ -31,7 +31,6 @@ from bunko.parse.figures import IMAGE_MAX_SIDE, FigureCollector, link_captions
 from bunko.parse.limits import LimitExceeded, over_limit
 from bunko.parse.limits import current as current_limits
 from bunko.parse.ocr import OCR_DPI, Tesseract, add_ocr_lines, render_scale
-from bunko.parse.pdf_fonts import install as bound_font_widths
 from bunko.parse.pdf_footnotes import (
     NOTE_METHOD,
     FootnoteArea,
@@ -44,13 +43,14 @@ from bunko.parse.pdf_footnotes import (
 from bunko.parse.pdf_layout import WORD_GAP, Block, TextRun, monospace_body, reading_order, segments_from_words, text_runs
 from bunko.parse.pdf_outline import Outline, is_contents_page, read_outline
 from bunko.parse.pdf_rulings import missing_sides
+from bunko.parse.pdfminer_bounds import install as bound_pdfminer
 from bunko.parse.progress import report as report_progress
 from bunko.parse.tables import table_markdown, table_meta
 from bunko.schema import Element, ElementKind, ErrorCode, ParsedDocument
 from bunko.text.lazy_regex import lazy_compile
 from bunko.text.lexicon import en, zh
 
-bound_font_widths()  # a CID font's width ranges read within 0..65535 (parse/pdf_fonts.py)
+bound_pdfminer()  # width ranges within 0..65535, reference chains within 32 (parse/pdfminer_bounds.py)
 
 MARGIN = 0.1
 """Share of the page height at top and bottom where running headers and page numbers live (LaTeX sets its head about
