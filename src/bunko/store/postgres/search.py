@@ -16,7 +16,8 @@ from bunko.index.bm25_formula import idf, sql_term_score
 from bunko.index.filters import validate_filter
 from bunko.index.graph import EntityGraph
 from bunko.index.memory import SIMILAR_CHUNKS
-from bunko.schema import Chunk, DocumentMatch
+from bunko.schema import Chunk, DocumentInfo, DocumentMatch, Element
+from bunko.store.copies import CopyRecord
 from bunko.store.graph_sync import DOCUMENT_VERSIONS, sync_graph
 from bunko.store.postgres.base import _SEARCHABLE, _query_vector, _vector
 from bunko.store.postgres.sql_filters import FilterCompiler, field_names, known_fields_from
@@ -149,6 +150,23 @@ class PostgresSearch(SearchFallbacks):
 
     def generation(self) -> int:
         return self._store.generation()
+
+    # -- the collection as written: the store's own reads --------------------------------------------------
+    def documents(self) -> list[DocumentInfo]:
+        return self._store.documents()
+
+    def chunks(self, source: str) -> list[Chunk]:
+        return self._store.chunks(source)
+
+    def elements(self, source: str) -> list[Element]:
+        return self._store.elements(source)
+
+    def copy_records(self, grouped: bool = False) -> list[CopyRecord]:
+        return self._store.copy_records(grouped)
+
+    def document_versions(self, doc_ids: Sequence[str]) -> dict[str, float]:
+        """The store's keyed read of the documents asked (not the whole list the fallback reads)."""
+        return self._store.document_versions(doc_ids)
 
     def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
         return self._store.get_chunks(chunk_ids)
