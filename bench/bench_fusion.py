@@ -179,7 +179,7 @@ def stored_sentences(store: Any, folder: Path, embedder: Any) -> Any:
     started = time.perf_counter()
     built = units.build(embedder, chunks, versions=store.document_versions(list(dict.fromkeys(chunk.doc_id for chunk in chunks))))
     print(f"{folder.name}: {built:,} units embedded in {time.perf_counter() - started:.0f} s", flush=True)
-    return DocumentSentences(store, units, embedder.name, embedder.dimension)
+    return DocumentSentences(store.search(), units, embedder.name, embedder.dimension)
 
 
 def corpus_runners(

@@ -194,7 +194,7 @@ def bench_size(size: int, sentences: list[str], embedder: UseM3Embedder, n_queri
         started = time.perf_counter()
         unit_file = build_unit_vectors(Path(tmp) / FILE_NAME, store, embedder)
         units_s = time.perf_counter() - started
-        sentences_read = DocumentSentences(store, unit_file, embedder.name, embedder.dimension)
+        sentences_read = DocumentSentences(store.search(), unit_file, embedder.name, embedder.dimension)
         searcher = Searcher(store.search(), embedder, multilingual, config, sentences=sentences_read)
         out: dict = {"chunks": size, "write_s": round(write_s, 1), "index_build_s": round(load_s, 2),
                      "unit_vectors_s": round(units_s, 1), "dense_index": store.search().index_stats().get("dense_index")}

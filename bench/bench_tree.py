@@ -122,7 +122,7 @@ def measure(kb: Bunko, mode: str | None, merge: float | None, sections: list[dic
 
 
 def tree_cost(kb: Bunko) -> tuple[float, int, int]:
-    trees = DocumentTrees(kb.store, kb.analyzer)
+    trees = DocumentTrees(kb.store.search(), kb.analyzer)
     started = time.perf_counter()
     built = [trees.tree(doc.doc_id) for doc in kb.documents()]
     seconds = time.perf_counter() - started

@@ -1,4 +1,4 @@
-"""Every word list and phrase pattern of a natural language lives in `bunko/text/lexicon/` (issue 45): one module per
+"""Every word list and phrase pattern of a natural language lives in `bunko/text/lexicon/` (issue 45): one package per
 language, so a rule's Japanese, Chinese and English words are found, reviewed and extended in one place.
 
 The check reads every module under src/bunko outside text/lexicon/ (its AST, nothing is imported) and reports a
@@ -295,7 +295,7 @@ def test_a_message_planted_in_a_package_is_found_and_the_lexicon_is_not(tmp_path
 
 def test_no_word_list_outside_the_lexicon() -> None:
     found = outside_the_lexicon()
-    assert found == {}, "word lists belong in bunko/text/lexicon/{en,ja,zh}.py:\n" + "\n".join(f"{k}: {v}" for k, v in found.items())
+    assert found == {}, "word lists belong in bunko/text/lexicon/{en,ja,zh}/:\n" + "\n".join(f"{k}: {v}" for k, v in found.items())
 
 
 def test_every_allowance_is_still_needed() -> None:

@@ -88,15 +88,15 @@ class Bunko:
         self._registry = registry
         self.analyzer = get_analyzer(self.config.retrieve.analyzer)
         self._chunker: Chunker | None = None
-        self.trees = DocumentTrees(self.store, self.analyzer)
+        self.trees = DocumentTrees(self.store.search(), self.analyzer)
         """The documents' section trees (`bunko tree`, the tree route, auto-merging), rebuilt as documents change."""
-        self.copies = CopyGroups(self.store, self.store.search())
+        self.copies = CopyGroups(self.store.search())
         """The copy groups search folds (`retrieve/copies.py`), read again when the store's generation changes."""
-        self.hit_chunks = HitChunks(self.store.search(), self.store.generation)
+        self.hit_chunks = HitChunks(self.store.search(), self.store.search().generation)
         """The chunks search hits are made of (`retrieve/hit_chunks.py`), kept until the store's generation changes."""
         self._searcher: Searcher | None = None
         """The searcher last built (`searcher`)."""
-        self.tables = CollectionTables(self.store, self.path, self.store.search())
+        self.tables = CollectionTables(self.store.search(), self.path)
         """The documents' tables as typed SQL tables (`tables.db`; the table route), updated as documents change."""
         self.models = ActiveEmbedder(self.store, self.path, self.config, embedder=embedder, factory=embedder_factory,
                                      allow_change=allow_embedder_change)

@@ -224,3 +224,62 @@ def test_keyword_scores_equal_the_local_stores_on_a_ja_zh_en_corpus(pg: Postgres
             assert {m.doc_id: m.score for m in pg.search().document_keyword_search(tokens, 10)} == pytest.approx(local_documents, rel=1e-5)
     finally:
         local.close()
+
+
+def test_document_facts_are_what_the_fallbacks_compute_after_writes_re_embeds_deletes_and_an_upgrade(pg_dsn: str, pg_schema: str) -> None:
+    """Each document's centroid and language are stored by the write (`document_facts`), not computed at query time;
+    they must stay what the shared fallbacks compute from the chunks: after a rewrite, a re-embed (new vectors for
+    some chunks), a delete, and in a store written before them (schema 7), which the upgrade fills."""
+    import psycopg
+
+    from bunko.store.search_fallbacks import BasicReadsOnly
+
+    rng = np.random.default_rng(11)
+    pages = {"ja": ["出張の宿泊費の上限は一泊一万円です。", "領収書を添えて申請します。"],
+             "zh": ["婚假为三天，需提前申请。", "产假按国家规定执行。"],
+             "en": ["The rate limit is sixty requests per minute.", "Keys are rotated every ninety days."]}
+    store = PostgresStore(pg_dsn, pg_schema)
+
+    def write_page(language: str, texts: list[str]) -> str:
+        source = f"docs/{language}.md"
+        doc = ParsedDocument(doc_id_for(source), source, source, "text/markdown", "test", [], {})
+        parent = Chunk(f"{source}#p", doc.doc_id, source, 0, " ".join(texts), " ".join(texts), meta=role_meta(ChunkRole.PARENT))
+        children = [Chunk(f"{source}#{i}", doc.doc_id, source, i + 1, t, t) for i, t in enumerate(texts)]
+        store.replace_document(doc, "x", [
+            StoredChunk(c, (v := rng.standard_normal(8).astype(np.float32)) / np.linalg.norm(v), multilingual(c.text), f"h{c.chunk_id}")
+            for c in [parent, *children]
+        ])
+        return doc.doc_id
+
+    docs = [write_page(language, texts) for language, texts in pages.items()]
+
+    def assert_facts_are_the_fallbacks(search, present: list[str]) -> None:
+        plain = BasicReadsOnly(search)
+        stored, centroids = search.document_centroids(docs)
+        computed, expected = plain.document_centroids(docs)
+        assert stored == computed == present
+        assert centroids == pytest.approx(expected, abs=1e-6)
+        assert search.document_language_indexes(docs) == plain.document_language_indexes(docs)
+
+    search = store.search()
+    assert_facts_are_the_fallbacks(search, docs)
+    assert search.document_language_indexes(docs) == {docs[0]: 1, docs[1]: 2, docs[2]: 0}
+    write_page("ja", ["宿泊費の上限が変わりました。", "新しい上限は一泊一万二千円です。"])  # rewritten: other vectors
+    assert_facts_are_the_fallbacks(search, docs)
+    store.replace_vectors({"docs/zh.md#1": np.ones(8, dtype=np.float32) / np.sqrt(8)}, {"docs/zh.md#1": "new"})  # a re-embed
+    assert_facts_are_the_fallbacks(search, docs)
+    store.delete_document("docs/en.md")
+    assert_facts_are_the_fallbacks(search, docs[:2])
+    centroids = search.document_centroids(docs)[1]
+    store.close()
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
+        conn.execute(f"SET search_path TO {pg_schema}, public")
+        assert conn.execute("SELECT count(*) FROM document_facts").fetchone()[0] == 2  # type: ignore[index]
+        conn.execute("DROP TABLE document_facts")
+        conn.execute("DELETE FROM schema_version WHERE version >= 8")
+    upgraded = PostgresStore(pg_dsn, pg_schema)
+    try:
+        assert_facts_are_the_fallbacks(upgraded.search(), docs[:2])
+        assert upgraded.search().document_centroids(docs)[1] == pytest.approx(centroids, abs=1e-6)
+    finally:
+        upgraded.close()

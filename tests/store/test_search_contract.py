@@ -528,3 +528,27 @@ def test_what_a_backend_keeps_of_documents_follows_every_write(store: Store) -> 
 def unit_of(rng: np.random.Generator) -> np.ndarray:
     vector = rng.standard_normal(PARITY_DIM).astype(np.float32)
     return vector / np.linalg.norm(vector)
+
+
+def test_the_collection_retrieval_derives_from_is_read_through_search_alike(store: Store) -> None:
+    """Section trees, tables, copy groups and best sentences are built from the search backend's view of the collection
+    (never from storage): it is the store's documents, chunks, elements, copy records and versions, and its write
+    counter moves with every write; the versions' fallback (from the document list) gives the same as the keyed read."""
+    written = fill(store, docs=4)
+    first, second = written[0][0].doc_id, written[1][0].doc_id
+    store.link_copies({second: first})
+    search = store.search()
+    for reads in (search, BasicReadsOnly(search)):
+        assert reads.documents() == store.documents()
+        for doc, _ in written:
+            assert reads.chunks(doc.source) == store.chunks(doc.source) and reads.chunks(doc.source)
+            assert reads.elements(doc.source) == store.elements(doc.source) and reads.elements(doc.source)
+        assert reads.copy_records(grouped=True) == store.copy_records(grouped=True)
+        assert {r.doc_id: r.duplicate_of for r in reads.copy_records(grouped=True)} == {first: None, second: first}
+        asked = [first, written[3][0].doc_id, "no-such-doc"]
+        assert reads.document_versions(asked) == store.document_versions(asked) and len(reads.document_versions(asked)) == 2
+        assert reads.generation() == store.generation()
+    before = search.generation()
+    store.delete_document(written[2][0].source)
+    assert search.generation() != before and written[2][0].doc_id not in {d.doc_id for d in search.documents()}
+    assert search.chunks(written[2][0].source) == []

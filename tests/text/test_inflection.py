@@ -1,7 +1,7 @@
 """English plural folding for entity keys (issue 50, item 4): "alias" stays "alias", "aliases" is "alias" too.
 
 The word list `english_plurals.tsv` holds singular words ending in s, regular plurals of each ending and irregular
-ones; most of its words are not in the package's own list (`english_singulars.txt`), so the rules are what it tests.
+ones; most of its words are not in the package's own list (`lexicon/en/singulars.txt`), so the rules are what it tests.
 """
 
 from __future__ import annotations

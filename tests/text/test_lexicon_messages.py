@@ -13,7 +13,7 @@ SENTENCES = ("ABSTAIN_MESSAGE", "UNVERIFIED_NOTICE", "GREETING_REPLY", "NO_CONVE
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_each_message_is_written_in_its_own_language(language: str) -> None:
-    """A Chinese notice in ja.py would be said to a Japanese user: each sentence reads as its module's language."""
+    """A Chinese notice in ja/messages.py would be said to a Japanese user: each sentence reads as its module's language."""
     lexicon = for_language(language)
     assert {name: text_language(getattr(lexicon, name)) for name in SENTENCES} == dict.fromkeys(SENTENCES, language)
 
@@ -30,3 +30,21 @@ def test_a_language_bunko_does_not_speak_is_answered_in_english() -> None:
     assert speaking("ko") is en and speaking("") is en
     with pytest.raises(KeyError):
         for_language("ko")
+
+
+def test_each_language_is_a_package_of_the_same_parts_and_its_messages_are_in_one() -> None:
+    """en, ja and zh are split alike (a part named for what it holds), and what bunko says is all in `messages.py`."""
+    from importlib import import_module
+    from pathlib import Path
+
+    from bunko.text.lexicon import Lexicon
+
+    parts = {language: sorted(p.stem for p in Path(for_language(language).__file__ or "").parent.glob("*.py") if p.stem != "__init__")
+             for language in LANGUAGES}
+    assert parts == {language: ["documents", "messages", "questions"] for language in LANGUAGES}
+    said = {name for name in Lexicon.__annotations__ if name not in ("ADDRESS_MARKERS", "ADDITIVE")}
+    for language in LANGUAGES:
+        messages = vars(import_module(f"bunko.text.lexicon.{language}.messages"))
+        assert said <= set(messages), (language, said - set(messages))
+        for part in ("documents", "questions"):
+            assert not said & set(vars(import_module(f"bunko.text.lexicon.{language}.{part}"))), (language, part)

@@ -53,7 +53,7 @@ class CollectionUnits:
             return None
         embedder = self.models.embedder
         if self._sentences is None or self._sentences.model != embedder.name:
-            self._sentences = DocumentSentences(self.store, self.file, embedder.name, embedder.dimension)
+            self._sentences = DocumentSentences(self.store.search(), self.file, embedder.name, embedder.dimension)
         return self._sentences
 
     def after_run(self, ingestor: Ingestor, jobs: Sequence[IngestJob]) -> str | None:

@@ -20,8 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from bunko.schema import Chunk, Hit
-from bunko.store.base import DocumentCopies
-from bunko.store.copies import CopyRecord, original_of
+from bunko.store.copies import CopyRecord
 from bunko.store.search_backend import SearchBackend
 from bunko.text.near_duplicates import SAME_PASSAGE, passage_similarity
 
@@ -31,7 +30,6 @@ class CopySnapshot:
     """The copy groups of one store generation: each grouped document's group key, each group's records, and the
     chunks of the copies shown so far (read on first use)."""
 
-    store: DocumentCopies
     search: SearchBackend
     generation: int
     group_of: dict[str, str]
@@ -45,7 +43,7 @@ class CopySnapshot:
 
     def chunks(self, record: CopyRecord) -> list[Chunk]:
         if record.doc_id not in self.shown_chunks:
-            self.shown_chunks[record.doc_id] = self.store.chunks(record.source)
+            self.shown_chunks[record.doc_id] = self.search.chunks(record.source)
         return self.shown_chunks[record.doc_id]
 
     def visible(self, group: Sequence[CopyRecord], where: Mapping[str, Any] | None) -> list[CopyRecord]:
@@ -60,29 +58,28 @@ class CopyGroups:
     """The collection's copy groups, read again when the store's generation changes; a search reads one snapshot,
     so threads sharing this never see a half-read one and the generation is asked once per search."""
 
-    def __init__(self, store: DocumentCopies, search: SearchBackend) -> None:
-        """`store`: the copy records and a copy's chunks; `search`: which of them a filter lets through."""
-        self.store = store
+    def __init__(self, search: SearchBackend) -> None:
+        """`search`: the copy records, a copy's chunks, and which of them a filter lets through."""
         self.search = search
-        self._snapshot = CopySnapshot(store, search, -1, {}, {}, {})
+        self._snapshot = CopySnapshot(search, -1, {}, {}, {})
 
     def current(self) -> CopySnapshot:
-        generation = self.store.generation()
+        generation = self.search.generation()
         if generation == self._snapshot.generation:
             return self._snapshot
         members: dict[str, list[CopyRecord]] = {}
-        for record in self.store.copy_records(grouped=True):
+        for record in self.search.copy_records(grouped=True):
             members.setdefault(record.duplicate_of or record.doc_id, []).append(record)
         members = {key: group for key, group in members.items() if len(group) > 1}
         group_of = {record.doc_id: key for key, group in members.items() for record in group}
-        self._snapshot = CopySnapshot(self.store, self.search, generation, group_of, members, {})
+        self._snapshot = CopySnapshot(self.search, generation, group_of, members, {})
         return self._snapshot
 
 
 def shown_copy(group: Sequence[CopyRecord], language: str | None) -> CopyRecord:
     """The copy shown and cited for a question in `language` (None: no preference): one in that language's
     folder (the one whose text is in it first, then the original, then the first ingested), else the original."""
-    original = original_of(group)
+    original = CopyRecord.original_of(group)
     if language is not None:
         local = [r for r in group if r.folder_lang == language]
         if local:

@@ -23,16 +23,12 @@ from typing import Protocol
 
 import numpy as np
 
+from bunko.store.search_backend import SearchBackend
+
 KEPT_ROWS = 50_000
 """Unit vectors kept in memory between queries, as float32 (100 MB at 512 dimensions: converting float16 rows at each
 query cost more than the product): a document's matrix is read from the file once, not at every query that ranks it,
 and only a document written since is read again."""
-
-
-class DocumentVersions(Protocol):
-    """What the best sentence needs of a store: when each document's rows were last written."""
-
-    def document_versions(self, doc_ids: Sequence[str]) -> dict[str, float]: ...
 
 
 class StoredDocumentUnits(Protocol):
@@ -45,7 +41,7 @@ class StoredDocumentUnits(Protocol):
 class DocumentSentences:
     """Best unit cosine per document, from the collection's unit-vector file."""
 
-    def __init__(self, store: DocumentVersions, vectors: StoredDocumentUnits, model: str, dimension: int) -> None:
+    def __init__(self, store: SearchBackend, vectors: StoredDocumentUnits, model: str, dimension: int) -> None:
         self.store = store
         self.vectors = vectors
         self.model = model

@@ -13,22 +13,12 @@ import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from bunko.index.table_data import LogicalTable, document_tables
 from bunko.index.table_db import TABLES_FILE, StoredTable, TableDB
-from bunko.schema import Chunk, DocumentInfo, Element
+from bunko.schema import DocumentInfo
 from bunko.store.search_backend import SearchBackend
-
-
-class TableSource(Protocol):
-    """What the tables are built from: the documents, their elements and chunks, and the write counter."""
-
-    def generation(self) -> int: ...
-    def documents(self) -> list[DocumentInfo]: ...
-    def elements(self, source: str) -> list[Element]: ...
-    def chunks(self, source: str | None = None) -> list[Chunk]: ...
-
 
 TABLES_FORMAT = 3
 """Raised when the way tables are read from elements changes, so stored tables are rebuilt on the next look (3: two
@@ -39,7 +29,7 @@ def _version(info: DocumentInfo) -> str:
     return f"{TABLES_FORMAT}:{info.content_hash}:{info.ingested_at!r}"
 
 
-def tables_of(info: DocumentInfo, store: TableSource) -> list[LogicalTable]:
+def tables_of(info: DocumentInfo, store: SearchBackend) -> list[LogicalTable]:
     """One document's logical tables, each row knowing the chunk that carries it."""
     holders: dict[str, list[tuple[str, str]]] = {}
     chunks = sorted(store.chunks(info.source), key=lambda c: (not c.searchable, c.ordinal))
@@ -50,10 +40,10 @@ def tables_of(info: DocumentInfo, store: TableSource) -> list[LogicalTable]:
 
 
 class CollectionTables:
-    def __init__(self, store: TableSource, folder: Path, search: SearchBackend) -> None:
-        """`search` tells which of a table's chunks a caller's filter lets through."""
+    def __init__(self, store: SearchBackend, folder: Path) -> None:
+        """`store`: the documents, their elements and chunks and the write counter the tables are built from, and
+        which of a table's chunks a caller's filter lets through."""
         self.store = store
-        self.search = search
         self.folder = folder
         self._db: TableDB | None = None
         self._lock = threading.Lock()
@@ -77,7 +67,7 @@ class CollectionTables:
         if not where:
             return tables
         chunk_ids = sorted({cid for t in tables for cid in self._chunks_of(t)})
-        allowed = self.search.allowed_chunks(chunk_ids, where) if chunk_ids else set()
+        allowed = self.store.allowed_chunks(chunk_ids, where) if chunk_ids else set()
         return [t for t in tables if self._chunks_of(t) and self._chunks_of(t) <= allowed]
 
     def _chunks_of(self, table: StoredTable) -> set[str]:

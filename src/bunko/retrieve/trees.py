@@ -9,23 +9,16 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Protocol
 
 from bunko.index.tree import DocumentTree, build_tree
-from bunko.schema import Chunk, DocumentInfo
+from bunko.schema import DocumentInfo
+from bunko.store.search_backend import SearchBackend
 from bunko.text.analyzers import Analyzer
 
 
-class SectionSource(Protocol):
-    """What trees are built from: the document list, a document's chunks, and the write counter."""
-
-    def generation(self) -> int: ...
-    def documents(self) -> list[DocumentInfo]: ...
-    def chunks(self, source: str | None = None) -> list[Chunk]: ...
-
-
 class DocumentTrees:
-    def __init__(self, store: SectionSource, analyzer: Analyzer) -> None:
+    def __init__(self, store: SearchBackend, analyzer: Analyzer) -> None:
+        """`store`: the document list, a document's chunks and the write counter trees are built from."""
         self.store = store
         self.analyzer = analyzer
         self._lock = threading.Lock()

@@ -52,11 +52,15 @@ class CopyRecord:
             similarity(self.fingerprint, other.fingerprint) >= NEAR_DUPLICATE
         )
 
+    @staticmethod
+    def original_of(records: Iterable[CopyRecord]) -> CopyRecord:
+        """Which copy of a page is the original: one whose folder's language is its text's (the English page in en/,
+        not its untranslated copy in ja/), then the first ingested, then the first by name."""
+        return min(records, key=lambda r: (not r.at_home, r.ingested_at, r.source))
 
-def original_of(records: Iterable[CopyRecord]) -> CopyRecord:
-    """Which copy of a page is the original: one whose folder's language is its text's (the English page in en/,
-    not its untranslated copy in ja/), then the first ingested, then the first by name."""
-    return min(records, key=lambda r: (not r.at_home, r.ingested_at, r.source))
+
+original_of = CopyRecord.original_of
+"""The rule on the record, so whatever reads copy records (search folding them, ingest linking them) applies one rule."""
 
 
 def regroup(changed: CopyRecord | None, members: Sequence[CopyRecord]) -> dict[str, str | None]:

@@ -1,7 +1,9 @@
 """What retrieval reads from a collection: one `SearchBackend`, which a store returns from `store.search()`.
 
 Storage (documents, jobs, traces, staging: `store/base.py`) and search are two protocols. Every
-read a retriever makes is required here, so no retriever tests at query time whether a backend
+read a retriever makes is required here — the search primitives and the read-only view of the
+collection that section trees, tables, copy groups and best sentences are derived from — so
+`retrieve/` is handed this and never a storage protocol, so no retriever tests at query time whether a backend
 can do something and skips it when not: a backend without a fast path for a read inherits the
 one `SearchFallbacks` (`store/search_fallbacks.py`) builds from the basic reads, and ranks as
 any other backend does (tests/store/test_search_contract.py runs every backend over one corpus).
@@ -18,12 +20,27 @@ from typing import Any, Protocol
 import numpy as np
 
 from bunko.index.graph import EntityGraph
-from bunko.schema import Chunk, DocumentMatch
+from bunko.schema import Chunk, DocumentInfo, DocumentMatch, Element
+from bunko.store.copies import CopyRecord
 from bunko.text.entities import Mention
 
 
 class SearchBackend(Protocol):
     """The search primitives, each applying filters before top-k, the evidence fusion reads, and the entity graph."""
+
+    # -- the collection as written: what section trees, tables, copy groups and best sentences are derived from --
+    def generation(self) -> int:
+        """The write counter: it moves whenever a document is written or deleted, so a derived structure rebuilt
+        at one value is current until it moves."""
+        ...
+    def documents(self) -> list[DocumentInfo]: ...
+    def chunks(self, source: str) -> list[Chunk]:
+        """Every chunk of one document, searchable or not, in document order."""
+        ...
+    def elements(self, source: str) -> list[Element]: ...
+    def copy_records(self, grouped: bool = False) -> list[CopyRecord]:
+        """Every document's copy record (`store/copies.py`); `grouped`: only those of documents in a copy group."""
+        ...
 
     # -- basic reads: every backend implements these ---------------------------
     def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
@@ -76,6 +93,9 @@ class SearchBackend(Protocol):
         ...
 
     # -- reads with a shared fallback (`SearchFallbacks`), overridden where a backend has a faster way ----------
+    def document_versions(self, doc_ids: Sequence[str]) -> dict[str, float]:
+        """When each stored document of `doc_ids` was last written: the version its derived rows are keyed by."""
+        ...
     def hybrid_search(
         self, vector: np.ndarray, tokens: Sequence[str], k: int, where: Mapping[str, Any] | None = None
     ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:

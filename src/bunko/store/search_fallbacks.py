@@ -19,7 +19,8 @@ from bunko.index.graph import EntityGraph
 from bunko.index.memory import OPENING_CHUNKS
 from bunko.index.translations import document_centroids as centroids_of
 from bunko.index.translations import translation_pairs
-from bunko.schema import Chunk, DocumentMatch
+from bunko.schema import Chunk, DocumentInfo, DocumentMatch, Element
+from bunko.store.copies import CopyRecord
 from bunko.store.search_backend import SearchBackend
 from bunko.text.entities import Mention
 from bunko.text.languages import LANGUAGES
@@ -30,6 +31,16 @@ class SearchFallbacks:
     """The shared fallbacks; the basic reads are left to the backend (each raises here until it is overridden)."""
 
     # -- basic reads -----------------------------------------------------------------------------------------
+    def generation(self) -> int:
+        raise NotImplementedError
+    def documents(self) -> list[DocumentInfo]:
+        raise NotImplementedError
+    def chunks(self, source: str) -> list[Chunk]:
+        raise NotImplementedError
+    def elements(self, source: str) -> list[Element]:
+        raise NotImplementedError
+    def copy_records(self, grouped: bool = False) -> list[CopyRecord]:
+        raise NotImplementedError
     def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
         raise NotImplementedError
     def document_chunk_ids(self, doc_ids: Sequence[str]) -> dict[str, list[str]]:
@@ -68,6 +79,11 @@ class SearchFallbacks:
         raise NotImplementedError
 
     # -- fallbacks -------------------------------------------------------------------------------------------
+    def document_versions(self, doc_ids: Sequence[str]) -> dict[str, float]:
+        """From the document list (every document read: a backend with a keyed read overrides this)."""
+        wanted = set(doc_ids)
+        return {info.doc_id: info.ingested_at for info in self.documents() if info.doc_id in wanted}
+
     def hybrid_search(
         self, vector: np.ndarray, tokens: Sequence[str], k: int, where: Mapping[str, Any] | None = None
     ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
@@ -161,6 +177,16 @@ class BasicReadsOnly(SearchFallbacks):
     def __init__(self, backend: SearchBackend) -> None:
         self.backend = backend
 
+    def generation(self) -> int:
+        return self.backend.generation()
+    def documents(self) -> list[DocumentInfo]:
+        return self.backend.documents()
+    def chunks(self, source: str) -> list[Chunk]:
+        return self.backend.chunks(source)
+    def elements(self, source: str) -> list[Element]:
+        return self.backend.elements(source)
+    def copy_records(self, grouped: bool = False) -> list[CopyRecord]:
+        return self.backend.copy_records(grouped)
     def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
         return self.backend.get_chunks(chunk_ids)
     def document_chunk_ids(self, doc_ids: Sequence[str]) -> dict[str, list[str]]:

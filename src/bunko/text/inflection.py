@@ -3,7 +3,7 @@
 A suffix rule alone eats the s of singular words ("alias" → "alia", "lens" → "len", "news" → "new") and picks the
 wrong ending of many plurals ("caches" → "cach", "sizes" → "siz", "cookies" → "cooky"). The rules here, in order:
 
-1. the list `lexicon/english_singulars.txt` (a package file of the lexicon, where word lists live): singular words ending in s, kept as they are, and irregular
+1. the list `lexicon/en/singulars.txt` (a package file of the English lexicon, where word lists live): singular words ending in s, kept as they are, and irregular
    plurals with their singular (indices → index, analyses → analysis);
 2. a word ending in -ss, -us, -is or -ous is singular (class, status, analysis, previous); -yses is -ysis;
 3. a word ending in -es or -ies has several possible singulars (caches: cache or cach; sizes: size or siz; cookies:
@@ -19,7 +19,7 @@ from __future__ import annotations
 from functools import cache
 from importlib import resources
 
-LIST_FILE = "english_singulars.txt"
+LIST_FILE = "singulars.txt"
 MIN_LENGTH = 4
 """Shorter words are left alone: "gas", "bus", "yes", "its"."""
 WORD_ZIPF = 1.0
@@ -31,7 +31,7 @@ MIN_STEM = 3
 @cache
 def _lists() -> tuple[frozenset[str], dict[str, str]]:
     """(singular words ending in s, irregular plural → singular), from the package's list file."""
-    text = resources.files("bunko.text.lexicon").joinpath(LIST_FILE).read_text("utf-8")
+    text = resources.files("bunko.text.lexicon.en").joinpath(LIST_FILE).read_text("utf-8")
     invariant: set[str] = set()
     irregular: dict[str, str] = {}
     for number, raw in enumerate(text.splitlines(), start=1):

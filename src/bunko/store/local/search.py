@@ -14,7 +14,8 @@ import numpy as np
 
 from bunko.index.graph import EntityGraph
 from bunko.index.memory import MemoryIndex
-from bunko.schema import LANG_KEY, Chunk, DocumentMatch
+from bunko.schema import LANG_KEY, Chunk, DocumentInfo, DocumentMatch, Element
+from bunko.store.copies import CopyRecord
 from bunko.store.graph_sync import DOCUMENT_VERSIONS, sync_graph
 from bunko.store.local.schema import SEARCHABLE, LocalBase, _keys
 from bunko.store.rows import mentions_from_columns
@@ -124,6 +125,23 @@ class LocalSearch(SearchFallbacks):
 
     def generation(self) -> int:
         return self._store.generation()
+
+    # -- the collection as written: the store's own reads --------------------------------------------------
+    def documents(self) -> list[DocumentInfo]:
+        return self._store.documents()
+
+    def chunks(self, source: str) -> list[Chunk]:
+        return self._store.chunks(source)
+
+    def elements(self, source: str) -> list[Element]:
+        return self._store.elements(source)
+
+    def copy_records(self, grouped: bool = False) -> list[CopyRecord]:
+        return self._store.copy_records(grouped)
+
+    def document_versions(self, doc_ids: Sequence[str]) -> dict[str, float]:
+        """The store's keyed read of the documents asked (not the whole list the fallback reads)."""
+        return self._store.document_versions(doc_ids)
 
     def close(self) -> None:
         if self._helper is not None:

@@ -37,7 +37,7 @@ from bunko.store.postgres.base import (
     _vector,
     filter_record,
 )
-from bunko.store.postgres.schema import searchable_sql
+from bunko.store.postgres.schema import refresh_centroids, searchable_sql, write_document_facts
 from bunko.store.rows import (
     CHUNK_COLUMNS,
     DOCUMENT_COLUMNS,
@@ -97,6 +97,7 @@ class PostgresDocuments(PostgresBase):
                         _dumps(e.bbox) if e.bbox else None, _text(e.parent_id), _dumps(e.meta),
                     ))
             tokens = self._write_chunks(conn, doc, ingested_at, chunks)
+            write_document_facts(conn, doc.doc_id, [stored.tokens for stored in chunks if stored.chunk.searchable])
             searchable = sum(1 for stored in chunks if stored.chunk.searchable)
             conn.execute(
                 "UPDATE corpus SET chunks = chunks + %s, tokens = tokens + %s, generation = generation + 1",
@@ -301,6 +302,7 @@ class PostgresDocuments(PostgresBase):
                         f"{stale[0]} chunks would keep vectors of another dimension than {dimension}; re-embed all chunks at once"
                     )
                 self._type_column(conn, dimension)
+            refresh_centroids(conn, "new_vectors")  # after the check: no document averages vectors of two dimensions
         self._dimension = dimension
         self._maybe_build_index()
 
@@ -370,6 +372,7 @@ class PostgresDocuments(PostgresBase):
             )
             if dimension is not None and self._column_dimension(conn) != dimension:
                 self._type_column(conn, dimension)
+            refresh_centroids(conn)
             with conn.cursor() as cursor:
                 cursor.executemany(
                     "INSERT INTO meta (key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",

@@ -13,8 +13,9 @@ dimension, which is known only when the first vectors arrive (see
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
+import numpy as np
 import psycopg
 from psycopg import sql
 
@@ -22,6 +23,7 @@ from bunko.errors import CollectionError
 from bunko.index.memory import OPENING_CHUNKS
 from bunko.schema import LANG_KEY, SEARCHABLE_KEY
 from bunko.store.languages import set_document_languages, stored_languages
+from bunko.text.languages import LANGUAGES, document_languages, tokens_language
 
 LOCK_NAMESPACE = 0x62756E6B  # "bunk": the first key of every advisory lock this store takes
 MIGRATION_LOCK = 1
@@ -68,6 +70,49 @@ def _mark_openings(conn: psycopg.Connection) -> None:
     )
     conn.execute("CREATE INDEX IF NOT EXISTS chunks_openings ON chunks (doc_id) INCLUDE (dl) WHERE opening")
     conn.execute("UPDATE corpus SET generation = generation + 1")
+
+
+def write_document_facts(conn: psycopg.Connection, doc_id: str, searchable_tokens: Sequence[Sequence[str]]) -> None:
+    """Store a document's centroid (pgvector's `avg` of its searchable chunks' vectors, normalised when read) and its
+    language index, judged from those chunks' tokens as the search fallbacks judge it (`tokens_language` per chunk,
+    `text.languages.document_languages` over them), in the transaction that writes its chunks. A document with no
+    searchable chunk has neither, as the fallbacks give it neither."""
+    if not searchable_tokens:
+        return
+    rows = np.asarray([LANGUAGES.index(tokens_language(tokens)) for tokens in searchable_tokens], dtype=np.int64)
+    language = int(document_languages(rows, np.zeros(len(rows), dtype=np.int64), 1)[0])
+    conn.execute(
+        "INSERT INTO document_facts (doc_id, centroid, language) SELECT doc_id, avg(embedding), %s FROM chunks c "
+        f"WHERE doc_id = %s AND {searchable_sql()} GROUP BY doc_id",
+        (language, doc_id),
+    )
+
+
+def refresh_centroids(conn: psycopg.Connection, chunks_table: str | None = None) -> None:
+    """Average the stored documents' centroids again after their chunks' vectors changed (a re-embed): those of the
+    documents holding a chunk of `chunks_table` (a table with a chunk_id column), or every document's."""
+    only = "" if chunks_table is None else (
+        f" AND doc_id IN (SELECT r.doc_id FROM chunks r JOIN {chunks_table} n ON n.chunk_id = r.chunk_id)"
+    )
+    conn.execute(
+        "UPDATE document_facts f SET centroid = a.centroid FROM ("
+        f" SELECT doc_id, avg(embedding) AS centroid FROM chunks c WHERE {searchable_sql()}{only} GROUP BY doc_id"
+        ") a WHERE a.doc_id = f.doc_id"
+    )
+
+
+def _store_document_facts(conn: psycopg.Connection) -> None:
+    """Every stored document's centroid and language, as every write now stores them (`write_document_facts`)."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS document_facts ("
+        " doc_id text COLLATE \"C\" PRIMARY KEY REFERENCES documents (doc_id) ON DELETE CASCADE,"
+        " centroid vector NOT NULL, language smallint NOT NULL)"
+    )
+    for (doc_id,) in conn.execute("SELECT doc_id FROM documents WHERE doc_id NOT IN (SELECT doc_id FROM document_facts)").fetchall():
+        tokens = [row[0] for row in conn.execute(
+            f"SELECT tokens FROM chunks c WHERE doc_id = %s AND {searchable_sql()} ORDER BY ordinal", (doc_id,)
+        ).fetchall()]
+        write_document_facts(conn, doc_id, tokens)
 
 
 def _json(value: object) -> str:
@@ -181,6 +226,8 @@ CREATE TABLE IF NOT EXISTS staged_vectors (
 ALTER TABLE jobs ADD COLUMN IF NOT EXISTS progress text;
 """),
     (7, "chunks: whether a chunk is one of its document's opening chunks, for the openings' BM25", _mark_openings),
+    (8, "document_facts: each document's centroid and language, kept by every write for the translation evidence",
+     _store_document_facts),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -16,7 +16,8 @@ from bunko.index.bm25_formula import idf, sql_term_score
 from bunko.index.filters import validate_filter
 from bunko.index.graph import EntityGraph
 from bunko.index.memory import SIMILAR_CHUNKS
-from bunko.schema import Chunk, DocumentMatch
+from bunko.schema import Chunk, DocumentInfo, DocumentMatch, Element
+from bunko.store.copies import CopyRecord
 from bunko.store.graph_sync import DOCUMENT_VERSIONS, sync_graph
 from bunko.store.postgres.base import _SEARCHABLE, _query_vector, _vector
 from bunko.store.postgres.sql_filters import FilterCompiler, field_names, known_fields_from
@@ -114,8 +115,8 @@ DOCUMENTS_KEPT = 20_000
 
 class PostgresSearch(SearchFallbacks):
     """`SearchBackend` in SQL: every search one query or transaction over the store's pool. Translations, document
-    languages, the term matrix and hybrid search are the shared fallbacks', over documents' centroids averaged in SQL
-    and their languages kept per generation."""
+    languages, the term matrix and hybrid search are the shared fallbacks', over each document's centroid and language
+    stored when it was written (`document_facts`) and kept per generation."""
 
     def __init__(self, store: PostgresStore) -> None:
         self._store = store
@@ -150,21 +151,36 @@ class PostgresSearch(SearchFallbacks):
     def generation(self) -> int:
         return self._store.generation()
 
+    # -- the collection as written: the store's own reads --------------------------------------------------
+    def documents(self) -> list[DocumentInfo]:
+        return self._store.documents()
+
+    def chunks(self, source: str) -> list[Chunk]:
+        return self._store.chunks(source)
+
+    def elements(self, source: str) -> list[Element]:
+        return self._store.elements(source)
+
+    def copy_records(self, grouped: bool = False) -> list[CopyRecord]:
+        return self._store.copy_records(grouped)
+
+    def document_versions(self, doc_ids: Sequence[str]) -> dict[str, float]:
+        """The store's keyed read of the documents asked (not the whole list the fallback reads)."""
+        return self._store.document_versions(doc_ids)
+
     def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
         return self._store.get_chunks(chunk_ids)
 
     def document_centroids(self, docs: Sequence[str]) -> tuple[list[str], np.ndarray]:
-        """Averaged in SQL (pgvector's `avg`: one row per document crosses the wire, not its every chunk) and kept for
-        the generation, as the local index keeps its own: a candidate's document is averaged once, not per query."""
+        """Read as every write stored them (`document_facts`: pgvector's `avg` of the searchable chunks' vectors, kept
+        by each write, delete and re-embed) and kept for the generation, as the local index keeps its own: no
+        document's chunks are read or averaged at query time."""
         wanted = list(dict.fromkeys(docs))
         known = self._kept("centroids")
         missing = [doc for doc in wanted if doc not in known]
         if missing:
             with self._pool.connection() as conn:
-                rows = conn.execute(
-                    "SELECT doc_id, avg(embedding) FROM chunks c WHERE doc_id = ANY(%s::text[]) AND " + _SEARCHABLE + " GROUP BY doc_id",
-                    (missing,),
-                ).fetchall()
+                rows = conn.execute("SELECT doc_id, centroid FROM document_facts WHERE doc_id = ANY(%s::text[])", (missing,)).fetchall()
             for doc_id, mean in rows:
                 vector = _vector(mean)
                 norm = float(np.linalg.norm(vector))
@@ -185,12 +201,14 @@ class PostgresSearch(SearchFallbacks):
         return kept
 
     def document_language_indexes(self, docs: Sequence[str]) -> dict[str, int]:
-        """The shared judgement, kept for the generation: a document's language is read from all its chunks' tokens
-        once, not at every query that meets it."""
+        """The shared judgement, made when the document was written (`document_facts`) and kept for the generation:
+        no document's chunk tokens are read at query time."""
         known = self._kept("languages")
         missing = [doc for doc in dict.fromkeys(docs) if doc not in known]
         if missing:
-            known.update(super().document_language_indexes(missing))
+            with self._pool.connection() as conn:
+                rows = conn.execute("SELECT doc_id, language FROM document_facts WHERE doc_id = ANY(%s::text[])", (missing,)).fetchall()
+            known.update((doc_id, int(language)) for doc_id, language in rows)
         return {doc: known[doc] for doc in docs if doc in known}
 
     def document_chunk_ids(self, doc_ids: Sequence[str]) -> dict[str, list[str]]:

@@ -140,6 +140,6 @@ class PostgresStore(PostgresDocuments, PostgresJobs):
     def clear(self) -> None:
         """Empty the collection (documents, jobs, traces, meta) in one transaction; the schema stays."""
         with self._pool.connection() as conn, conn.transaction():
-            conn.execute("TRUNCATE postings, chunks, elements, documents, jobs, traces, meta, staged_vectors")
+            conn.execute("TRUNCATE postings, chunks, elements, document_facts, documents, jobs, traces, meta, staged_vectors")
             conn.execute("UPDATE corpus SET chunks = 0, tokens = 0, generation = generation + 1")
 

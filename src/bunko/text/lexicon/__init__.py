@@ -1,6 +1,6 @@
-"""Language knowledge: every word list and phrase pattern bunko recognises, one module per language.
+"""Language knowledge: every word list and phrase pattern bunko recognises, one package per language.
 
-``en.py``, ``ja.py`` and ``zh.py`` (the file name is the rule) hold the words, and what bunko says in that
+``en/``, ``ja/`` and ``zh/`` (the package name is the rule) hold the words, and what bunko says in that
 language (abstentions, notices, table-answer wording, masks); ``common.py`` the symbols no language owns (currency
 signs, ISO codes). A module reads them by module (``from bunko.text.lexicon import en, ja, zh``:
 ``f"{en.GREETING}|{ja.GREETING}|{zh.GREETING}"``) or, when it holds one rule per language, by language key

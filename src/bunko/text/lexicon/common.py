@@ -1,6 +1,6 @@
 """Symbols no language owns: currency signs and ISO currency codes, read alike in Japanese, Chinese and English text.
 
-Words go in ``en.py``, ``ja.py`` or ``zh.py``; only what is written the same in every language lives here.
+Words go in ``en/``, ``ja/`` or ``zh/``; only what is written the same in every language lives here.
 """
 
 from __future__ import annotations
