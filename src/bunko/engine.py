@@ -266,7 +266,7 @@ class Bunko:
             return RayIngestor(*args, parser=self._parser, address=address or self.config.ingest.ray_address,
                                workers=workers or self.config.ingest.ray_workers, figures=self.pages.figures)
         return Ingestor(*args, parser=self._parser, figures=self.pages.figures, describer=self.pages.describer(),
-                        units=self.units.file if self.units.at_ingest else None)
+                        units=self.units.file if self.units.at_ingest else None, passages=self.units.passages)
 
     def fail_unfinished_jobs(self) -> int:
         """Mark the ingest jobs a killed process left mid-flight (PARSING, EMBEDDING, …) FAILED with INTERRUPTED;
@@ -387,7 +387,7 @@ class Bunko:
             self._answerer = embedder, Answerer(
                 self.store, self.searcher, embedder, self.analyzer, self.config, chat_model=chat_model,
                 tables=TableAnswerer(self.tables, TablePlanner(self.analyzer), self.store, chat_model, self.config.answer.table_sql),
-                unit_vectors=self.units.file,
+                unit_vectors=self.units.file, passages=self.units.passages(),
             )
         return self._answerer[1]
 

@@ -150,7 +150,8 @@ def migrate(
 def reindex(
     collection: CollectionOption = None, as_json: JsonOption = False,
     unit_vectors: Annotated[bool, typer.Option("--unit-vectors", help="Only embed the chunks' sentences and rows ahead of "
-                                               "the questions (unit-vectors.db), so an ask does not embed them.")] = False,
+                                               "the questions (unit-vectors.db), so an ask does not embed them; with "
+                                               "[answer] query_passage, with e5 as well.")] = False,
 ) -> None:
     """Re-tokenize the keyword index with the configured [retrieve] analyzer and find each chunk's entities for the
     graph route again (no re-parsing, no re-embedding); with --unit-vectors, store the vectors of the units the
@@ -164,13 +165,16 @@ def reindex(
             embedded = run(lambda: built.units.build())
             stored = built.units.file.count()
             with_units, documents = built.units.documents_with_units()
+            passages = built.units.passages()
+            e5 = built.units.documents_with_units(passages)[0] if passages is not None else None
         seconds = round(time.perf_counter() - started, 1)
         if as_json:
             print_json({"unit_vectors": stored, "embedded": embedded, "documents_with_units": with_units,
-                        "documents": documents, "seconds": seconds})
+                        "documents": documents, "seconds": seconds, **({"documents_with_e5_units": e5} if e5 is not None else {})})
         else:
             console.print(f"embedded {embedded} units in {seconds} s; {stored} unit vectors stored; "
-                          f"{with_units} of {documents} documents have their units' matrix")
+                          f"{with_units} of {documents} documents have their units' matrix"
+                          + (f", {e5} their e5 units' ([answer] query_passage)" if e5 is not None else ""))
         return
     kb = run(lambda: Bunko(path, create=False, allow_analyzer_change=True))
     with document_progress("re-indexing", as_json) as progress:

