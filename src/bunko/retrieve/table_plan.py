@@ -218,8 +218,9 @@ class TablePlanner:
         named = named_things(question, self.analyzer(question))
         found = [p for t in tables if holds_all(t, named) and (p := self._plan_one(clean, tokens, intent, t)) is not None]
         plans = [p for p in found if not p.unranked]
-        if not plans:
-            return None, max((p for p in found if p.unranked), key=lambda p: p.score, default=None)
+        unranked = max((p for p in found if p.unranked), key=lambda p: p.score, default=None)
+        if not plans or (unranked is not None and unranked.score > max(p.score for p in plans)):
+            return None, unranked  # the table the question names best cannot rank its rows: another's ranking is not asked
         best = max(plans, key=lambda p: p.score)
         if best.defer:
             return None, None  # the table the question names best holds one value to read: the lookup answers, or nothing
@@ -302,11 +303,14 @@ class TablePlanner:
         elif intent.by_time:
             # a ranking by time reads a column that holds when; a table without one cannot rank its rows so
             timed = sorted(time_columns(columns), key=lambda i: (-scores[i][0], i))
+            rows_named = heading_names_rows or _label_named(scores, columns) or bool(by_column)
             if not timed:
-                return self._unranked(plan, score, heading_names_rows or _label_named(scores, columns))
+                return self._unranked(plan, score, rows_named)
+            if not rows_named and scores[timed[0]][0] < MIN_NAME_SCORE:
+                return None  # neither the rows nor the column: "the oldest" alone names no table
             plan.measure = timed[0]
+            score += 1.0 if scores[plan.measure][0] >= MIN_NAME_SCORE else 0.0
             scores[plan.measure] = (1.0, scores[plan.measure][1]) if len(timed) == 1 else scores[plan.measure]
-            score += 1.0
         elif operation in (SUM, AVG, MAX, MIN, TOP, BOTTOM, DIFFERENCE) or (operation == COUNT and plan.group is None and not plan.filters):
             if measures:
                 plan.measure = measures[0]

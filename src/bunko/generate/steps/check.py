@@ -46,7 +46,8 @@ def check(answerer: Answerer, state: AskState, gathered: Gathered, composed: Com
         guard_trace_texts(generation, gathered.llm_grade, state.steps, policy, state.language, grades)
     cite_cells(answerer, pipeline)
     declined = gathered.declined.message if gathered.declined is not None else None
-    if abstain_reason is None and gathered.declined is not None and gathered.declined.covers(pipeline.kept):
+    if gathered.declined is not None and (abstain_reason is not None or gathered.declined.covers(pipeline.kept)):
+        # the table the question ranks cannot rank its rows: that is why nothing answers, whatever else fell short
         abstain_reason = gathered.abstain_reason = TABLE_CANNOT_RANK
     answer = finish(answerer, state, gathered.evidence, pipeline, abstain_reason, confidence,
                     declined if abstain_reason == TABLE_CANNOT_RANK else None)
