@@ -184,6 +184,8 @@ class TableAnswerer:
         unit = table.columns[plan.measure].unit if plan.measure is not None else ""
         if plan.measure is not None and table.columns[plan.measure].kind == "date":
             unit = DATE_UNIT
+        elif intent.by_time:
+            unit = WHEN_UNIT  # a year or a version is not an amount: 1991, not 1,991
         value_text = self._value_text(result, operation, unit, lang)
         text = f"{words}{says.COLON}{value_text}"
         if operation in (SUM, AVG, COUNT):
@@ -251,6 +253,8 @@ def _squash(text: str) -> str:
 
 DATE_UNIT = "date"
 """The unit `_amount` shows a date column's value in: the day it stands for, not its ordinal number."""
+WHEN_UNIT = "when"
+"""The unit `_amount` shows a number that says when in (a year, a version): as written, without grouping."""
 
 
 def _amount(value: float | None, unit: str, lang: str) -> str:
@@ -258,6 +262,8 @@ def _amount(value: float | None, unit: str, lang: str) -> str:
         return "—"
     if unit == DATE_UNIT:
         return dt.date.fromordinal(int(value)).isoformat()
+    if unit == WHEN_UNIT:
+        return f"{value:g}"
     number = format_number(value)
     if (amount := speaking(lang).CURRENCY_AMOUNTS.get(unit)) is not None:
         return amount.format(number)
