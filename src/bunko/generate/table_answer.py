@@ -42,6 +42,8 @@ from bunko.text.table_questions import (
 QUOTED_ROWS = 12
 """Rows written out in a citation's quote; every cell used is in `Citation.cells` whatever the count."""
 LISTED_ROWS = 20
+CANNOT_RANK = "no column of the table holds what the question ranks its rows by"
+"""The table step's outcome for a ranking question on a table that cannot rank its rows (`TablePlan.unranked`)."""
 
 
 
@@ -73,8 +75,10 @@ class TableAnswerer:
         if intent is None:
             return None, {"outcome": "not an aggregate question"}
         catalog = self.tables.catalog(where)
-        plan = self.planner.plan(question.text, intent, catalog)
+        plan, unranked = self.planner.choose(question.text, intent, catalog)
         step: dict[str, Any] = {"operation": intent.operation, "cue": intent.cue, "tables": len(catalog)}
+        if plan is None and unranked is not None:
+            return None, {**step, **describe_plan(unranked), "operation": intent.operation, "outcome": CANNOT_RANK}
         if plan is None:
             return None, {**step, "outcome": "no table fits the question"}
         step.update(describe_plan(plan))
@@ -96,6 +100,16 @@ class TableAnswerer:
         sentence = self._sentence(result, plan.intent, language)
         step["outcome"] = "answered"
         return TableOutcome([sentence], step), step
+
+    def table_chunks(self, table_id: str) -> set[str]:
+        """The chunks that hold a table's rows (what a passage answer would quote of it)."""
+        table = next((t for t in self.tables.catalog() if t.table_id == table_id), None)
+        if table is None:
+            return set()
+        try:
+            return {str(c) for (c,) in self.tables.db.select(f"SELECT DISTINCT _chunk FROM {table.sql_name}") if c}
+        except TableQueryError:
+            return set()
 
     def _model_answer(self, question: str, plan: TablePlan, language: str, step: dict[str, Any]) -> TableOutcome | None:
         """The answer from the query the model wrote for the chosen table, or None (the reason in `step`)."""
@@ -155,7 +169,9 @@ class TableAnswerer:
         operation = intent.operation
         names = {"m": column(plan.measure), "b": column(plan.base), "n": intent.n or 3,
                  "a": plan.named_values[0][1] if plan.named_values else "", "c": plan.named_values[1][1] if len(plan.named_values) > 1 else ""}
-        if operation == GROWTH and intent.decline != intent.low:
+        if intent.by_time and operation in (MAX, MIN):
+            words = (says.TABLE_LATEST if operation == MAX else says.TABLE_EARLIEST).format(**names)
+        elif operation == GROWTH and intent.decline != intent.low:
             words = (says.TABLE_DECLINE if intent.decline else says.TABLE_LOWEST_CHANGE).format(**names)
         else:
             words = says.TABLE_OPERATIONS[operation].format(**names)
@@ -166,6 +182,10 @@ class TableAnswerer:
         if conditions:
             words += says.TABLE_WHERE.format(c=says.TABLE_AND.join(conditions))
         unit = table.columns[plan.measure].unit if plan.measure is not None else ""
+        if plan.measure is not None and table.columns[plan.measure].kind == "date":
+            unit = DATE_UNIT
+        elif intent.by_time:
+            unit = WHEN_UNIT  # a year or a version is not an amount: 1991, not 1,991
         value_text = self._value_text(result, operation, unit, lang)
         text = f"{words}{says.COLON}{value_text}"
         if operation in (SUM, AVG, COUNT):
@@ -231,9 +251,19 @@ def _squash(text: str) -> str:
     return "".join(normalize(text).split()).replace("\\|", "|")
 
 
+DATE_UNIT = "date"
+"""The unit `_amount` shows a date column's value in: the day it stands for, not its ordinal number."""
+WHEN_UNIT = "when"
+"""The unit `_amount` shows a number that says when in (a year, a version): as written, without grouping."""
+
+
 def _amount(value: float | None, unit: str, lang: str) -> str:
     if value is None:
         return "—"
+    if unit == DATE_UNIT:
+        return dt.date.fromordinal(int(value)).isoformat()
+    if unit == WHEN_UNIT:
+        return f"{value:g}"
     number = format_number(value)
     if (amount := speaking(lang).CURRENCY_AMOUNTS.get(unit)) is not None:
         return amount.format(number)

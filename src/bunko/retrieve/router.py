@@ -19,6 +19,7 @@ from bunko.retrieve.question import QuestionFacts
 from bunko.text.analyzers import identifiers
 from bunko.text.lazy_regex import lazy_compile
 from bunko.text.lexicon import en, ja, zh
+from bunko.text.table_questions import TableIntent
 
 _RELATIONAL = lazy_compile(f"{en.RELATIONAL}|{ja.RELATIONAL}|{zh.RELATIONAL}", re.IGNORECASE)
 """Words that point from one fact to another ("the tool *that* …", "*its* configuration", その, 该): a question
@@ -138,8 +139,22 @@ def table_rule(question: QuestionFacts, config: RetrieveConfig) -> Route | None:
     """A question that asks for a count, a sum, an average, a ranking or the rows over a threshold goes to the
     table route, whose answer is computed from the table it maps onto (`generate/table_answer.py`)."""
     intent = question.table
-    if intent is None:
+    if intent is None or intent.by_time:
         return None
+    return _table_route(intent, config)
+
+
+def time_ranking_rule(question: QuestionFacts, config: RetrieveConfig) -> Route | None:
+    """A question ranking rows by time ("the newest …", 最古, 最早) goes to the table route too, but after the rules
+    for relations, identifiers and quotes: "newest" and 最新 are common words in questions about something else
+    ("try the latest X server: which package provides it?"), where a ranking of table rows is the lesser reading."""
+    intent = question.table
+    if intent is None or not intent.by_time:
+        return None
+    return _table_route(intent, config)
+
+
+def _table_route(intent: TableIntent, config: RetrieveConfig) -> Route:
     cue = f"{intent.cue!r} asks" if intent.cue else "conditions on values ask"
     return Route("table", weights(config, config.keyword_weight), f"{cue} for a {intent.operation} over table rows: the table route",
                  retriever="table")
@@ -187,7 +202,7 @@ def document_rank_weights(route_weights: dict[str, float], config: RetrieveConfi
 
 
 DEFAULT_RULES: tuple[RouteRule, ...] = (
-    section_rule, global_rule, table_rule, relational_rule, identifier_rule, quoted_rule, topic_rule,
+    section_rule, global_rule, table_rule, relational_rule, identifier_rule, quoted_rule, time_ranking_rule, topic_rule,
 )
 
 

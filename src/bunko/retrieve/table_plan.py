@@ -34,7 +34,7 @@ from bunko.retrieve.table_terms import (
     synonym_share,
 )
 from bunko.text.analyzers import Analyzer
-from bunko.text.lexicon import ja, zh
+from bunko.text.lexicon import en, ja, zh
 from bunko.text.numbers import CURRENCY, DATE, NUMBER, PERCENT, Quantity, normalize
 from bunko.text.scripts import JA_ZH_CHAR
 from bunko.text.table_questions import (
@@ -63,6 +63,7 @@ FOLLOW_UP_NAME_SCORE = 0.5
 """A follow-up made standalone ("and for meals?") names its column with the words it shares with the earlier turn
 ("limit"), so a column the follow-up itself names needs only this much of the whole."""
 """A column is named by the question when at least this much of its name is in it."""
+TIME_COLUMNS = tuple(normalize(w).lower() for w in (*en.TIME_COLUMNS, *ja.TIME_COLUMNS, *zh.TIME_COLUMNS))
 ADMINISTRATIVE_SUFFIXES = ja.ADMINISTRATIVE_SUFFIXES + zh.ADMINISTRATIVE_SUFFIXES
 """Place names are asked without the suffix a table writes them with (大阪 for 大阪府, 广东 for 广东省)."""
 MAX_LISTED = 20
@@ -207,17 +208,24 @@ class TablePlanner:
         """The best table for the question with the columns and filters the operation needs; None when none fits.
         A table fits only if it holds every thing the question names (`key_terms`: "arm64", "MSS", "journald"):
         counting a table's rows does not answer a question about something the table never mentions."""
+        return self.choose(question, intent, tables)[0]
+
+    def choose(self, question: str, intent: TableIntent, tables: list[StoredTable]) -> tuple[TablePlan | None, TablePlan | None]:
+        """`plan`'s plan, and when there is none, the table a ranking question names whose columns cannot rank its
+        rows (`TablePlan.unranked`: "the oldest browser" of a browser table without a date), or None."""
         clean = normalize(question).lower()
         tokens = set(self.analyzer(clean))
         named = named_things(question, self.analyzer(question))
-        plans = [p for t in tables if holds_all(t, named) and (p := self._plan_one(clean, tokens, intent, t)) is not None]
-        if not plans:
-            return None
+        found = [p for t in tables if holds_all(t, named) and (p := self._plan_one(clean, tokens, intent, t)) is not None]
+        plans = [p for p in found if not p.unranked]
+        unranked = max((p for p in found if p.unranked), key=lambda p: p.score, default=None)
+        if not plans or (unranked is not None and unranked.score > max(p.score for p in plans)):
+            return None, unranked  # the table the question names best cannot rank its rows: another's ranking is not asked
         best = max(plans, key=lambda p: p.score)
         if best.defer:
-            return None  # the table the question names best holds one value to read: the lookup answers, or nothing
+            return None, None  # the table the question names best holds one value to read: the lookup answers, or nothing
         best.certainty = _certainty(best, plans)
-        return best
+        return best, None
 
     def _plan_one(self, question: str, tokens: set[str], intent: TableIntent, table: StoredTable) -> TablePlan | None:
         columns = table.columns
@@ -292,6 +300,17 @@ class TablePlanner:
                 plan.base, plan.measure = same_kind[0], same_kind[-1]
             else:
                 return None
+        elif intent.by_time:
+            # a ranking by time reads a column that holds when; a table without one cannot rank its rows so
+            timed = sorted(time_columns(columns), key=lambda i: (-scores[i][0], i))
+            rows_named = heading_names_rows or _label_named(scores, columns) or bool(by_column)
+            if not timed:
+                return self._unranked(plan, score, rows_named)
+            if not rows_named and scores[timed[0]][0] < MIN_NAME_SCORE:
+                return None  # neither the rows nor the column: "the oldest" alone names no table
+            plan.measure = timed[0]
+            score += 1.0 if scores[plan.measure][0] >= MIN_NAME_SCORE else 0.0
+            scores[plan.measure] = (1.0, scores[plan.measure][1]) if len(timed) == 1 else scores[plan.measure]
         elif operation in (SUM, AVG, MAX, MIN, TOP, BOTTOM, DIFFERENCE) or (operation == COUNT and plan.group is None and not plan.filters):
             if measures:
                 plan.measure = measures[0]
@@ -301,6 +320,8 @@ class TablePlanner:
             elif operation == COUNT:
                 if not _label_named(scores, columns) and not values and not heading_names_rows:
                     return None
+            elif operation in (MAX, MIN, TOP, BOTTOM):
+                return self._unranked(plan, score, heading_names_rows or _label_named(scores, columns))
             else:
                 return None
         if operation == DIFFERENCE and (len(plan.named_values) != 2 or plan.named_values[0][0] != plan.named_values[1][0]):
@@ -334,6 +355,16 @@ class TablePlanner:
         plan.score = score
         read = [c for c in (plan.measure, plan.base) if c is not None] + [f.column for f in plan.filters if f.op not in ("in", "contains")]
         plan.column_score = min([1.0, *(scores[c][0] for c in read)])
+        return plan
+
+    @staticmethod
+    def _unranked(plan: TablePlan, score: float, rows_named: bool) -> TablePlan | None:
+        """A ranking question's plan on a table whose rows the question names (its heading, or its key column: "which
+        browser") but none of whose columns holds what the ranking is by: the table that cannot answer, marked so
+        (`TablePlan.unranked`); None when the question does not name the table's rows."""
+        if not rows_named:
+            return None
+        plan.unranked, plan.score = True, score
         return plan
 
     def names_head(self, heading: str, tokens: set[str]) -> bool:
@@ -551,6 +582,17 @@ def _certainty(best: TablePlan, plans: list[TablePlan]) -> float:
     rivals = [p.score for p in plans if p is not best and not same_data(p.table, best.table)]
     margin = best.score - max(rivals) if rivals else MARGIN_SURE
     return round(best.column_score * min(1.0, 0.5 + 0.5 * max(margin, 0.0) / MARGIN_SURE), 3)
+
+
+def time_columns(columns: list[TableColumn]) -> list[int]:
+    """The columns that hold when a row happened: typed as dates, or numbers under a name that says when (a year, a
+    release, a version: `TIME_COLUMNS`)."""
+    found = []
+    for i, column in enumerate(columns):
+        name = normalize(column.name).lower()
+        if column.kind == DATE or (column.kind == NUMBER and any(contains_term(name, word) >= 0 for word in TIME_COLUMNS)):
+            found.append(i)
+    return found
 
 
 def _label_named(scores: list[tuple[float, int]], columns: list[TableColumn]) -> bool:

@@ -30,6 +30,10 @@ class TablePlan:
     defer: bool = False
     """The question names one row of this table by its key ("how many files does 2020-garden hold"): a value to read,
     not rows to count; the planner answers it as a lookup, or not at all."""
+    unranked: bool = False
+    """The question asks for the row ranked first or last by something ("the newest", "the largest") of this table,
+    which it names, and no column of the table holds that: the table cannot answer it, and its rows quoted would not
+    either (`TablePlanner.choose`; the answer declines, `generate/steps/table.py`)."""
     measure: int | None = None
     base: int | None = None
     """growth: the column the change is measured from (the measure is the one it is measured to)."""

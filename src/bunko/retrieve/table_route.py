@@ -1,7 +1,9 @@
 """The table route: an aggregate question's passages are the chunks of the table it is computed from.
 
 The router sends a question that asks for a count, a sum, a ranking or a filter over rows here
-(`router.table_rule`). The answer itself is computed by the answerer (`generate/table_answer.py`); as a search
+(`router.table_rule`). A ranking question whose table has no column to rank by ("the oldest browser", no dates)
+puts that table in front all the same: it is what the question is about, and the answer declines to rank its rows
+(`generate/steps/table.declined_ranking`). The answer itself is computed by the answerer (`generate/table_answer.py`); as a search
 mode this route returns hybrid's list with the chunks of the table the question maps onto in front, so that
 `bunko search --mode table` shows the evidence the computation reads, and an answer that falls back to the
 passages (no table fits) starts from hybrid's own ranking, unchanged.
@@ -42,7 +44,8 @@ class TableRetriever:
         hybrid = self.hybrid.retrieve(query, k)
         started = time.perf_counter()
         intent = query.facts.table
-        plan = self.planner.plan(query.text, intent, self.tables.catalog(query.where)) if intent is not None else None
+        plan, unranked = self.planner.choose(query.text, intent, self.tables.catalog(query.where)) if intent is not None else (None, None)
+        plan = plan or unranked  # a ranking of a table that cannot rank its rows: its rows are still what is asked about
         if plan is None:
             query.timings[TABLE] = time.perf_counter() - started
             return hybrid

@@ -38,6 +38,12 @@ _AVG = lazy_compile(f"{en.AVERAGE}|{ja.AVERAGE}", re.IGNORECASE)
 """Averages; "what do these lines mean?" asks for a meaning."""
 _HIGH = lazy_compile(f"{en.HIGHEST}|{ja.HIGHEST}|{zh.HIGHER}|{en.HIGHER}", re.IGNORECASE)
 _LOW = lazy_compile(f"{en.LOWEST}|{ja.LOWEST}|{zh.LOWER}|{en.LOWER}", re.IGNORECASE)
+_LATEST = lazy_compile(f"{en.LATEST}|{ja.LATEST}|{zh.LATEST}", re.IGNORECASE)
+_EARLIEST = lazy_compile(f"{en.EARLIEST}|{ja.EARLIEST}|{zh.EARLIEST}", re.IGNORECASE)
+_FIRST = lazy_compile(f"{en.FIRST}|{ja.FIRST}|{zh.FIRST}", re.IGNORECASE)
+_LAST = lazy_compile(f"{en.LAST}|{ja.LAST}|{zh.LAST}", re.IGNORECASE)
+"""A ranking by time ("the newest", 最古, 最早; "which … first" when a row is asked for): the row whose date is the
+latest or the earliest, read from a column that holds when (`by_time`)."""
 _GROUP = lazy_compile(f"{en.GROUPED_BY}|{ja.GROUPED_BY}|{zh.GROUPED_BY}", re.IGNORECASE)
 _WHICH = lazy_compile(f"{en.WHICH_ROWS}|{ja.WHICH_ROWS}|{zh.WHICH_ROWS}", re.IGNORECASE)
 """A question that asks for the rows themselves: with conditions and no other operation, it lists them."""
@@ -94,6 +100,9 @@ class TableIntent:
     """A quoted text the rows must contain."""
     low: bool = False
     """The question wants the lowest (of a group, of a growth) rather than the highest."""
+    by_time: bool = False
+    """A ranking by time (max: the latest, min: the earliest): the column read is one that holds when (a date, a year,
+    a release), never another number; a table without one cannot rank its rows so."""
     total: bool = False
     """A count that also asks for a total ("how many … together", 全部足すと何件): when the table holds the number
     asked (a "number of packages" column, a size in kilobytes), that column is summed instead of the rows counted."""
@@ -136,6 +145,19 @@ def _conditions(clean: str, skip: list[tuple[int, int]]) -> tuple[list[Condition
     return conditions, spans
 
 
+def _by_time(text: str) -> tuple[str, str] | None:
+    """(max or min, the cue) for a question that ranks rows by time: a temporal superlative anywhere, an ordinal
+    ("first", 最初に, 最先) only beside a word asking for a row."""
+    latest, earliest = _LATEST.search(text), _EARLIEST.search(text)
+    if latest is None and earliest is None and _WHICH.search(text):
+        latest, earliest = _LAST.search(text), _FIRST.search(text)
+    found = [(m.start(), op, m.group()) for m, op in ((latest, MAX), (earliest, MIN)) if m is not None]
+    if not found:
+        return None
+    _, op, cue = min(found)
+    return op, cue
+
+
 def table_intent(question: str) -> TableIntent | None:
     """The aggregate a question asks for, or None when it asks none (a lookup: "what is the hotel limit for London")."""
     clean = normalize(question)
@@ -167,6 +189,8 @@ def table_intent(question: str) -> TableIntent | None:
         intent = TableIntent(AVG, avg.group())
     elif total := _SUM.search(rest):
         intent = TableIntent(SUM, total.group())
+    elif timed := _by_time(rest):
+        intent = TableIntent(timed[0], timed[1], by_time=True)
     elif low and wants_low:
         intent = TableIntent(MIN, low.group())
     elif high:

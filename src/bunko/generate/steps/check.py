@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from bunko.generate.guardrails import guard_text, masks_personal_data, regulated_notices, source_date
 from bunko.generate.language import abstain_message, cited_languages, cross_language_note, unverified_notice
 from bunko.generate.sentence_pipeline import SentencePipeline, checked_confidence
-from bunko.generate.steps.state import AskState, Composed, Gathered, Retrieved
+from bunko.generate.steps.state import TABLE_CANNOT_RANK, AskState, Composed, Gathered, Retrieved
 from bunko.schema import Answer, AnswerSentence, Chunk, Hit, to_dict
 from bunko.trace import AgentStep, Generation, Grade, LLMGrade, Trace
 
@@ -45,7 +45,12 @@ def check(answerer: Answerer, state: AskState, gathered: Gathered, composed: Com
         grades = [gathered.first.grade, gathered.evidence.grade]
         guard_trace_texts(generation, gathered.llm_grade, state.steps, policy, state.language, grades)
     cite_cells(answerer, pipeline)
-    answer = finish(answerer, state, gathered.evidence, pipeline, abstain_reason, confidence)
+    declined = gathered.declined.message if gathered.declined is not None else None
+    if gathered.declined is not None and (abstain_reason is not None or gathered.declined.covers(pipeline.kept)):
+        # the table the question ranks cannot rank its rows: that is why nothing answers, whatever else fell short
+        abstain_reason = gathered.abstain_reason = TABLE_CANNOT_RANK
+    answer = finish(answerer, state, gathered.evidence, pipeline, abstain_reason, confidence,
+                    declined if abstain_reason == TABLE_CANNOT_RANK else None)
     if state.stream:  # what the streamed sentences did not say; an abstention after them is said after them
         tail = answer.text[len(pipeline.text):] if answer.text.startswith(pipeline.text) else "\n\n" + answer.text
         if tail:
@@ -70,16 +75,18 @@ def traced(answerer: Answerer, state: AskState, answer: Answer, gathered: Gather
 
 def finish(
     answerer: Answerer, state: AskState, evidence: Retrieved, pipeline: SentencePipeline, abstain_reason: str | None,
-    confidence: float | None = None,
+    confidence: float | None = None, declined: str | None = None,
 ) -> Answer:
     """The kept sentences (or the abstention) as the answer, with the notices the policy, the check and the language
-    call for; `confidence` defaults to the grade's."""
+    call for; `confidence` defaults to the grade's. An abstention says `declined` after it (why a table declined)."""
     config = answerer.config.answer
     language, policy = state.language, config.policy
     confidence = evidence.grade.confidence if confidence is None else confidence
     sentences = pipeline.kept if abstain_reason is None else []
     abstained = not sentences
     text = abstain_message(language) if abstained else pipeline.text
+    if abstained and declined:
+        text = f"{text} {declined}" if language == "en" else text + declined
     needs_review = False
     notices: list[str] = []
     if not abstained:

@@ -22,6 +22,7 @@ from bunko.rerank.evidence import ScoredUnit
 from bunko.retrieve.searcher import SearchResult
 from bunko.schema import AnswerSentence, Hit
 from bunko.text.injection import looks_like_instruction
+from bunko.text.numbers import normalize
 from bunko.trace import AgentStep, Condensed, Evidence, Generation, Grade, LLMGrade, TracedHit
 
 
@@ -93,6 +94,35 @@ def traced_hit(hit: Hit, instructs: Callable[[str], bool] = looks_like_instructi
     )
 
 
+TABLE_CANNOT_RANK = "table_cannot_rank"
+"""The abstain reason of a question the table step declined (`Gathered.declined`)."""
+
+
+@dataclass(frozen=True)
+class Declined:
+    """A table the question asks to rank the rows of, which has no column to rank them by."""
+
+    message: str
+    """Why, in the answer's language: said after the abstention."""
+    chunks: frozenset[str]
+    """The chunks that hold the table (its rows' chunks and the chunks they sit in)."""
+    title: str
+    """The table's caption or sheet: a quote of it is of the table too."""
+
+    def covers(self, sentences: list[AnswerSentence]) -> bool:
+        """Whether the sentences quote nothing but this table: its rows (cited with their cells) or its caption."""
+        caption = _squashed(self.title)
+        return bool(sentences) and all(
+            sentence.citations and all(
+                citation.chunk_id in self.chunks and (bool(citation.cells) or _squashed(citation.quote).rstrip(".。") in caption)
+                for citation in sentence.citations)
+            for sentence in sentences)
+
+
+def _squashed(text: str) -> str:
+    return "".join(normalize(text).split()).lower()
+
+
 @dataclass
 class Gathered:
     """The evidence the answer is drawn from, and why not to answer (None: answer)."""
@@ -102,6 +132,9 @@ class Gathered:
     evidence: Retrieved
     """The evidence that decided: `first`, or a rewritten query's when its grade was kept."""
     abstain_reason: str | None = None
+    declined: Declined | None = None
+    """A ranking asked of a table that cannot rank its rows (`steps/table.declined_ranking`): the answer abstains
+    if it would quote nothing but that table."""
     llm_grade: LLMGrade | None = None
     summary: list[AnswerSentence] | None = None
     """For an overview question, the central sentences that answer it (`steps/summary.py`); None otherwise."""

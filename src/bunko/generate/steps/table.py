@@ -11,10 +11,12 @@ from bunko.generate.grade import unnamed_key_terms
 from bunko.generate.guardrails import masks_personal_data
 from bunko.generate.sentence_pipeline import SentencePipeline
 from bunko.generate.steps.check import finish, guard_trace_texts, traced
-from bunko.generate.steps.state import AskState, Gathered, Retrieved
+from bunko.generate.steps.state import AskState, Declined, Gathered, Retrieved
+from bunko.generate.table_answer import CANNOT_RANK
 from bunko.retrieve.table_plan import LOOKUP
 from bunko.retrieve.table_route import TABLE
 from bunko.schema import Answer, AnswerSentence, Hit
+from bunko.text.lexicon import speaking
 from bunko.trace import AgentStep, Generation, Grade
 from bunko.trace_steps import TableStep
 
@@ -33,11 +35,12 @@ score; row and column alone score about 1.8–2.6, the sheet adds 2)."""
 
 def tabulate(answerer: Answerer, state: AskState, gathered: Gathered) -> list[AnswerSentence] | None:
     """The sentences computed from a table, or None to answer from the passages: an aggregate when the router chose
-    the table route, else (for the extractive generator; a model reads the row from the passages itself) a lookup."""
+    the table route, else (for the extractive generator; a model reads the row from the passages itself) a lookup.
+    None with `gathered.declined` set: the question is declined (`declined_ranking`)."""
     if gathered.summary is not None:
         return None
     computed = aggregate(answerer, state, gathered)
-    if computed is None and answerer.generator_name == "extractive":
+    if computed is None and gathered.declined is None and answerer.generator_name == "extractive":
         computed = lookup(answerer, state, gathered)
     return computed
 
@@ -50,8 +53,25 @@ def aggregate(answerer: Answerer, state: AskState, gathered: Gathered) -> list[A
     started = time.perf_counter()
     outcome, detail = answerer.tables.answer(answerer.read(state.question), state.language, state.filters)
     outcome, detail = named_by_table(answerer, state.question, gathered, outcome, detail)
+    if outcome is None and detail.get("outcome") == CANNOT_RANK:
+        detail = declined_ranking(answerer, state, gathered, detail)
     state.steps.append(AgentStep("table", state.question, TableStep.from_dict(detail), time.perf_counter() - started))
     return outcome.sentences if outcome is not None else None
+
+
+def declined_ranking(answerer: Answerer, state: AskState, gathered: Gathered, detail: dict[str, Any]) -> dict[str, Any]:
+    """A question asking for the row ranked first or last ("the oldest", 最新, "the largest") of a table that has no
+    column to rank by: the passages still answer, but an answer that would quote nothing but that table's rows (and
+    its caption) is declined (`Declined.covers`): rows cannot rank themselves. Prose can ("Foo was the first browser")."""
+    assert answerer.tables is not None
+    table = detail.get("table") or {}
+    chunks = answerer.tables.table_chunks(str(table.get("id", "")))
+    parents = {c.parent_id for c in answerer.store.get_chunks(sorted(chunks)) if c.parent_id}
+    title = str(table.get("sheet") or table.get("title") or "")
+    message = speaking(state.language).TABLE_CANNOT_RANK.format(t=title, a=str(detail.get("cue") or ""))
+    gathered.declined = Declined(message, frozenset(chunks | parents), title)
+    return {**detail, "outcome": f"not used: {CANNOT_RANK}; an answer quoting only its rows is declined"}
+
 
 
 def lookup(answerer: Answerer, state: AskState, gathered: Gathered) -> list[AnswerSentence] | None:

@@ -52,6 +52,9 @@ class Lexicon(Protocol):
     TABLE_OPERATIONS: dict[str, str]
     TABLE_DECLINE: str
     TABLE_LOWEST_CHANGE: str
+    TABLE_LATEST: str
+    TABLE_EARLIEST: str
+    TABLE_CANNOT_RANK: str
     TABLE_GROUPED: str
     TABLE_IN: str
     TABLE_FROM: str

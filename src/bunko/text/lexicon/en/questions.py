@@ -72,6 +72,20 @@ LOWEST = r"\b(?:lowest|smallest|least|fewest|minimum|cheapest|shortest|min)\b"
 """The row with the lowest value."""
 LOWER = r"\b(?:lower|less|fewer|smaller|cheaper)\b"
 """A comparative that asks for the lower value."""
+LATEST = r"\b(?:newest|latest|most recent(?:ly)?)\b"
+"""A ranking by time, the last row first: the row whose date (year, release, version) is the latest."""
+EARLIEST = r"\b(?:earliest|oldest)\b"
+"""A ranking by time, the first row first."""
+_CAME = r"(?:released|published|introduced|appeared|added|created|written|launched|updated|came out|arrived)"
+FIRST = rf"\bfirst\s+{_CAME}\b|\b{_CAME}\s+first\b"
+"""An ordinal that ranks rows by time, earliest first: beside a verb of coming about ("released first", "first
+appeared"), and only in a question asking for a row (`WHICH_ROWS`). "Which package should I install first", "the
+first prerequisite", "Portuguese first" rank nothing."""
+LAST = rf"\blast\s+{_CAME}\b|\b{_CAME}\s+last\b"
+"""The ordinal for the latest, read as `FIRST` is ("last updated")."""
+TIME_COLUMNS = ("date", "year", "released", "release", "release date", "version", "updated", "last updated", "published",
+                "introduced")
+"""Column names that hold when a row happened: the column a ranking by time reads (beside any date-typed column)."""
 GROUPED_BY = r"\b(?:by|per|for each|each)\s+([a-z][\w ]{1,30}?)\b(?=[\s?.,]|$)"
 """An aggregate per group; the group's words are captured."""
 WHICH_ROWS = r"\b(?:which|list|what are|name the|show)\b"

@@ -67,6 +67,18 @@ HIGHEST = r"(?:最も|一番)[^。？?]{0,10}?(?:高|多|大き|長)|最(?:大|�
 """The row with the highest value (最大, 最高, 最多 are Chinese too; 最长 is its Chinese spelling)."""
 LOWEST = r"(?:最も|一番)[^。？?]{0,10}?(?:低|少な|小さ|安|短)|最(?:小|低|少|短|便宜)|(?:低|少な|小さ|安)い(?:のは|方)"
 """The row with the lowest value (最小, 最低, 最少 are Chinese too; 最便宜 is Chinese)."""
+LATEST = r"最新|(?:最も|一番|いちばん)新し"
+"""A ranking by time, the latest row first (最新 is Chinese too)."""
+EARLIEST = r"最古|(?:最も|一番|いちばん)(?:古く?|早く|初めに)"
+"""A ranking by time, the earliest row first."""
+_CAME = r"(?:リリース|公開|登場|発売|発表|出|作られ|書かれ|更新)"
+FIRST = rf"(?:最初|一番先)に{_CAME}"
+"""An ordinal that ranks rows by time, earliest first: beside a verb of coming about (最初に出た, 最初にリリース), only
+in a question asking for a row. 最初に挙げられて, 最初のスライド rank nothing."""
+LAST = rf"最後に{_CAME}"
+"""The ordinal for the latest, read as `FIRST` is."""
+TIME_COLUMNS = ("日付", "年度", "西暦", "リリース", "リリース日", "公開日", "発売日", "更新日", "バージョン", "登場")
+"""Column names that hold when a row happened, as en.TIME_COLUMNS (not 年 alone: 年収, 年齢 are not when)."""
 GROUPED_BY = r"([^\s、。？?]{1,8}?)(?:ごと|別)(?:の|に)?"
 """An aggregate per group (地域別, 支店ごとの); the group's words are captured."""
 WHICH_ROWS = r"どの|どれ|どこ|一覧|挙げ"
