@@ -27,7 +27,7 @@ from bunko.retrieve.base import RetrieverFactory
 from bunko.retrieve.copies import CopyGroups
 from bunko.retrieve.explain import explain_hit, thresholds
 from bunko.retrieve.hit_chunks import HitChunks
-from bunko.retrieve.router import DEFAULT_RULES
+from bunko.retrieve.kept_searcher import KeptSearcher, SearcherParts
 from bunko.retrieve.searcher import Searcher, SearchResult
 from bunko.retrieve.table_plan import TablePlanner
 from bunko.retrieve.tables import CollectionTables
@@ -88,16 +88,12 @@ class Bunko:
         self._registry = registry
         self.analyzer = get_analyzer(self.config.retrieve.analyzer)
         self._chunker: Chunker | None = None
-        self.trees = DocumentTrees(self.store.search(), self.analyzer)
-        """The documents' section trees (`bunko tree`, the tree route, auto-merging), rebuilt as documents change."""
-        self.copies = CopyGroups(self.store.search())
-        """The copy groups search folds (`retrieve/copies.py`), read again when the store's generation changes."""
-        self.hit_chunks = HitChunks(self.store.search(), self.store.search().generation)
-        """The chunks search hits are made of (`retrieve/hit_chunks.py`), kept until the store's generation changes."""
-        self._searcher: Searcher | None = None
-        """The searcher last built (`searcher`)."""
-        self.tables = CollectionTables(self.store.search(), self.path)
-        """The documents' tables as typed SQL tables (`tables.db`; the table route), updated as documents change."""
+        search = self.store.search()
+        # What search reads of the documents, each kept until the store's generation changes: section trees (`bunko
+        # tree`, the tree route, auto-merging), copy groups to fold, hits' chunks, and tables as SQL tables (`tables.db`).
+        self.trees, self.copies = DocumentTrees(search, self.analyzer), CopyGroups(search)
+        self.hit_chunks, self.tables = HitChunks(search, search.generation), CollectionTables(search, self.path)
+        self._searchers = KeptSearcher()
         self.models = ActiveEmbedder(self.store, self.path, self.config, embedder=embedder, factory=embedder_factory,
                                      allow_change=allow_embedder_change)
         """The embedder in force, followed when a re-embed switches the collection to another."""
@@ -165,21 +161,10 @@ class Bunko:
 
     @property
     def searcher(self) -> Searcher:
-        """The searcher over the store, embedder, retrieve config and sentence reader in force: the one built before
-        while it still searches with exactly those (and this collection's copy groups, trees, tables, analyzer and
-        rules: a caller may have set one of its own on it), else a new one. Building one per search, its retrievers
-        included, was a hundredth of a keyword search."""
-        search, embedder, config, sentences = self.store.search(), self.embedder, self.config.retrieve, self.units.sentences()
-        built = self._searcher
-        if (built is not None and built.store is search and built.embedder is embedder and built.config is config
-                and built.sentences is sentences and built.copies is self.copies and built.trees is self.trees
-                and built.tables is self.tables and built.analyzer is self.analyzer and built.rules is DEFAULT_RULES
-                and built.hit_chunks is self.hit_chunks):
-            return built
-        self._searcher = Searcher(search, embedder, self.analyzer, config,
-                                  retrievers=[build(self.store, config) for build in self.retrievers], trees=self.trees,
-                                  tables=self.tables, sentences=sentences, copies=self.copies, hit_chunks=self.hit_chunks)
-        return self._searcher
+        """The searcher over the parts in force, kept while they are the same (`retrieve/kept_searcher.py`)."""
+        parts = SearcherParts(self.store.search(), self.embedder, self.analyzer, self.config.retrieve, self.trees, self.tables,
+                              self.units.sentences(), self.copies, self.hit_chunks)
+        return self._searchers.current(parts, lambda config: [build(self.store, config) for build in self.retrievers])
 
     def close(self) -> None:
         self.pages.close()

@@ -1,9 +1,8 @@
 """The ingest workflow: every file is a job that walks PARSING → … → READY or FAILED.
 
-A job's status is saved before each stage, so `bunko jobs` tells the truth
-while a run is going and after it was killed. The document itself becomes
-visible only in the final INDEXING transaction. A failure is confined to its
-file: it is recorded with a code and a one-line reason, and the run goes on.
+A job's status is saved before each stage, so `bunko jobs` tells the truth while a run is going and after it was
+killed. The document itself becomes visible only in the final INDEXING transaction. A failure is confined to its file:
+it is recorded with a code and a one-line reason, and the run goes on.
 """
 
 from __future__ import annotations
@@ -16,6 +15,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -229,12 +229,10 @@ class Ingestor:
         units: UnitVectors | None = None, passages: Callable[[], Embedder | None] | None = None,
     ) -> None:
         """`extractor` finds each chunk's entities for the graph route (`entity_extractor(config)`); None finds none.
-        `units` embeds and keeps each document's unit vectors after its chunks (`[rerank] unit_vectors = "ingest"`);
-        with `passages` (`[answer] query_passage`: e5, loaded at the first document that has units to embed), the same
-        units are embedded and kept for that model too, shown as "embedding n/m e5 units".
+        `units` embeds and keeps each document's unit vectors after its chunks (`[rerank] unit_vectors = "ingest"`),
+        and with `passages` (`[answer] query_passage`: e5, loaded at the first document with units) for e5 too.
         `parser` parses under the `[ingest]` limits (the engine keeps one across runs); None: one for this run only.
-        `figures` keeps the documents' figure thumbnails (none kept without it); `describer` (`[figures] describe`)
-        writes a description of each figure into its text."""
+        `figures` keeps figure thumbnails; `describer` (`[figures] describe`) writes a description into each's text."""
         self.extractor = extractor
         self.figures = figures
         self.describer = describer
@@ -544,22 +542,18 @@ class Ingestor:
         self, job: IngestJob, run_id: str, embedder: Embedder, chunks: Sequence[Chunk], hashes: Sequence[str],
         vectors: Mapping[str, np.ndarray],
     ) -> dict[str, np.ndarray]:
-        """The document's unit matrix by model name: the collection's, its units embedded (those not stored yet) batch
-        by batch with the progress told as "embedding n/m units", then `passages`' (e5's, "n/m e5 units"); none without
-        `units`, or once they failed in this run (the document is indexed without: a unit cache never fails a document)."""
+        """The document's unit matrix by model name: the collection's (units not stored yet, told as "embedding n/m
+        units"), then `passages`' ("n/m e5 units"); none without `units` or once they failed in this run."""
         if self.units is None or self.units_failure is not None:
             return {}
         known = {c.embed_text: vectors[h] for c, h in zip(chunks, hashes, strict=True) if c.searchable}
         matrices: dict[str, np.ndarray] = {}
         try:
-            matrices[embedder.name] = self.units.embed_units(
-                embedder, chunks, known, lambda done, total: self._advance(job, run_id, done, total, "units"), batch=EMBED_BATCH)
-            passages = self.passages() if self.passages is not None else None
-            if passages is not None:
-                matrices[passages.name] = self.units.embed_units(
-                    passages, chunks, None, lambda done, total: self._advance(job, run_id, done, total, "e5 units"),
-                    batch=EMBED_BATCH)
-        except Exception as exc:  # whatever the embedder raises, as the chunks' own embedding takes any error
+            for model, stored, told in ((embedder, known, "units"), (self.passages and self.passages(), None, "e5 units")):
+                if model:  # e5 only with `passages`, loaded here so that a failure to load it is a unit failure
+                    matrices[model.name] = self.units.embed_units(
+                        model, chunks, stored, partial(self._advance, job, run_id, unit=told), batch=EMBED_BATCH)
+        except Exception as exc:  # whatever the embedder raises: the document is indexed without (a cache never fails it)
             self.units_failure = f"unit vectors not embedded: {type(exc).__name__}: {exc}".splitlines()[0]
             return {}
         return matrices
