@@ -69,8 +69,11 @@ def bunko_argv(args: list[str]) -> list[str]:
 
 
 def environment(src: Path) -> dict[str, str]:
+    """The command's environment as a user's shell has it: Python writes the modules' bytecode (the warm-up run writes
+    it; an installed package has it from its install), so a timed run does not compile bunko's sources again."""
     env = {**os.environ, "PYTHONPATH": str(src), "COLUMNS": "120"}
     env.pop("BUNKO_COLLECTION", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
 
 

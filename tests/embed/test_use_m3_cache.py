@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from bunko import Bunko, Config
+from bunko import Bunko, Config, user_cache
 from bunko.embed import use_m3_cache
 from bunko.embed.use_m3 import UseM3Embedder
 
@@ -97,7 +97,7 @@ def test_a_damaged_cache_is_rebuilt(damage: Any, fresh_cache: Path, package_mode
 
 def test_a_search_over_a_damaged_cache_works(fresh_cache: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     _truncate_table(use_m3_cache.cache_dir(fresh_cache))
-    monkeypatch.setenv(use_m3_cache.CACHE_ENV, str(fresh_cache))
+    monkeypatch.setenv(user_cache.CACHE_ENV, str(fresh_cache))
     embedder = UseM3Embedder(threads=1)
     assert embedder.loaded_from == "built"
     docs = tmp_path / "docs"
@@ -134,8 +134,8 @@ def test_a_changed_model_file_gets_another_folder(monkeypatch: pytest.MonkeyPatc
 
 
 def test_cache_root_follows_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.delenv(use_m3_cache.CACHE_ENV, raising=False)
+    monkeypatch.delenv(user_cache.CACHE_ENV, raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert use_m3_cache.cache_root() == tmp_path / "xdg" / "bunko"
-    monkeypatch.setenv(use_m3_cache.CACHE_ENV, str(tmp_path / "own"))
-    assert use_m3_cache.cache_root() == tmp_path / "own"
+    assert user_cache.cache_root() == tmp_path / "xdg" / "bunko"
+    monkeypatch.setenv(user_cache.CACHE_ENV, str(tmp_path / "own"))
+    assert user_cache.cache_root() == tmp_path / "own"

@@ -94,6 +94,43 @@ def test_the_store_keeps_typed_columns_and_replaces_or_drops_a_document_in_one_s
         assert [n for (n,) in conn.execute("SELECT name FROM sqlite_master WHERE name GLOB 't_[0-9a-f]*'")] == []
 
 
+@pytest.mark.parametrize("header, rows, expected", [
+    (["City", "Limit"], [["Tokyo", "1"], ["", "2"], ["Tokyo", "3"], ["Osaka", "4"]], ["Tokyo", "Osaka"]),
+    (["都市", "上限"], [["東京都", "1"], ["大阪府", "2"], ["東京都", "3"]], ["東京都", "大阪府"]),
+    (["城市", "上限"], [["北京", "1"], ["上海", "2"], ["", "3"], ["北京", "4"]], ["北京", "上海"]),
+])
+def test_the_catalog_holds_each_text_columns_distinct_cells_in_row_order(
+    tmp_path: Path, header: list[str], rows: list[list[str]], expected: list[str],
+) -> None:
+    [logical] = document_tables("d1", "a.pdf", [table("e0", header, rows)], HOLDERS)
+    store = TableDB(tmp_path / "tables.db")
+    store.update({"d1": ("a.pdf", "v1", [logical])}, [])
+    [stored] = store.catalog()
+    assert stored.values == {0: expected}
+
+
+def test_a_file_of_the_older_layout_is_emptied_so_its_documents_are_stored_again(tmp_path: Path) -> None:
+    path = tmp_path / "tables.db"
+    with sqlite3.connect(path) as conn:  # layout 1: no distinct values in the catalog, user_version 0
+        conn.executescript(
+            "CREATE TABLE documents (doc_id TEXT PRIMARY KEY, source TEXT NOT NULL, version TEXT NOT NULL);"
+            "CREATE TABLE tables (table_id TEXT PRIMARY KEY, doc_id TEXT NOT NULL, source TEXT NOT NULL,"
+            " title TEXT NOT NULL, sheet TEXT, section TEXT NOT NULL, columns TEXT NOT NULL, n_rows INTEGER NOT NULL,"
+            " ordinal INTEGER NOT NULL);"
+            "CREATE TABLE t_00112233aabbccdd (_row INTEGER PRIMARY KEY, c0 TEXT);"
+            "INSERT INTO documents VALUES ('d1', 'a.pdf', 'v1');"
+            "INSERT INTO tables VALUES ('00112233aabbccdd', 'd1', 'a.pdf', 'T', NULL, '[]', '[[\"City\", \"text\", \"\"]]', 0, 0);"
+        )
+    store = TableDB(path)
+    assert store.versions() == {} and store.catalog() == []  # every document's version now differs: stored again
+    with sqlite3.connect(path) as conn:
+        assert [n for (n,) in conn.execute("SELECT name FROM sqlite_master WHERE name GLOB 't_[0-9a-f]*'")] == []
+    [logical] = document_tables("d1", "a.pdf", [table("e0", ["City", "Limit"], [["Tokyo", "1"]])], HOLDERS)
+    store.update({"d1": ("a.pdf", "v2", [logical])}, [])
+    assert [t.values for t in store.catalog()] == [{0: ["Tokyo"]}]
+    assert TableDB(path).versions() == {"d1": "v2"}  # the current layout is kept as it is
+
+
 def test_a_failed_update_leaves_the_tables_as_they_were(db: TableDB) -> None:
     element = table("e0", ["City", "Limit"], [["Paris", "30,000"]])
     [logical] = document_tables("d2", "b.pdf", [element], HOLDERS)

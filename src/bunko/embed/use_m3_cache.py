@@ -21,7 +21,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import shutil
 import tempfile
 from array import array
@@ -31,6 +30,8 @@ from typing import Any
 
 import numpy as np
 
+from bunko.user_cache import cache_root
+
 log = logging.getLogger(__name__)
 
 SUPPORTED_VERSIONS = frozenset({"0.2.1"})
@@ -38,9 +39,6 @@ SUPPORTED_VERSIONS = frozenset({"0.2.1"})
 
 FORMAT = 1
 """Bumped when the cache's files change; part of the folder key."""
-
-CACHE_ENV = "BUNKO_CACHE_DIR"
-"""Overrides the cache root (default: $XDG_CACHE_HOME/bunko, else ~/.cache/bunko)."""
 
 _SEPARATOR = b"\n"
 _VOCAB = "vocab.npz"
@@ -51,14 +49,6 @@ _MANIFEST = "manifest.json"
 
 class CacheError(Exception):
     """The cache folder is missing, incomplete or inconsistent (the message says which file and why)."""
-
-
-def cache_root() -> Path:
-    given = os.environ.get(CACHE_ENV)
-    if given:
-        return Path(given)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "bunko"
 
 
 def _resources() -> Path:

@@ -16,6 +16,7 @@ from bunko.text.analyzers import identifiers
 from bunko.text.lazy_regex import lazy_compile
 from bunko.text.lexicon import en, ja, zh
 from bunko.text.scripts import has_ja_zh
+from bunko.text.word_frequency import zipf_en
 
 _LATIN_WORD = lazy_compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_.+:/][A-Za-z0-9]+)*")
 _DOTTED_NAME = lazy_compile(r"[a-z][a-z0-9-]*(?:[._][a-z0-9]{2,})+")
@@ -105,14 +106,12 @@ def unlisted_words(question: str, tokens: Sequence[str]) -> list[str]:
     subject than the question's other words. None for a Japanese or Chinese question, whose Latin words are key terms."""
     if has_ja_zh(question):
         return []
-    from wordfreq import zipf_frequency
-
     present = set(tokens)
     words = dict.fromkeys(word.casefold() for word in _LATIN_WORD.findall(question) if "/" not in word)
     return [
         word for word in words
         if word in present and len(word) >= 4 and word not in en.STOPWORDS and not any(c.isdigit() for c in word)
-        and zipf_frequency(word, "en") < UNLISTED_ZIPF
+        and zipf_en(word) < UNLISTED_ZIPF
     ]
 
 

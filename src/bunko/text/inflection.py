@@ -19,6 +19,8 @@ from __future__ import annotations
 from functools import cache
 from importlib import resources
 
+from bunko.text.word_frequency import zipf_en
+
 LIST_FILE = "singulars.txt"
 MIN_LENGTH = 4
 """Shorter words are left alone: "gas", "bus", "yes", "its"."""
@@ -49,9 +51,7 @@ def _lists() -> tuple[frozenset[str], dict[str, str]]:
 
 
 def _zipf(word: str) -> float:
-    from wordfreq import zipf_frequency
-
-    return float(zipf_frequency(word, "en"))
+    return zipf_en(word)
 
 
 def _suffix_rule(word: str) -> str:
