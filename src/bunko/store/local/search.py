@@ -14,12 +14,12 @@ import numpy as np
 
 from bunko.index.graph import EntityGraph
 from bunko.index.memory import MemoryIndex
-from bunko.schema import LANG_KEY, Chunk, DocumentInfo, DocumentMatch, Element
-from bunko.store.copies import CopyRecord
+from bunko.schema import LANG_KEY, DocumentMatch
 from bunko.store.graph_sync import DOCUMENT_VERSIONS, sync_graph
 from bunko.store.local.schema import SEARCHABLE, LocalBase, _keys
 from bunko.store.rows import mentions_from_columns
 from bunko.store.search_fallbacks import SearchFallbacks
+from bunko.store.store_reads import StoreReads
 from bunko.text.entities import Mention
 
 if TYPE_CHECKING:
@@ -94,12 +94,12 @@ class LocalIndexRows(LocalBase):
         return ids, vectors[: len(ids)], records
 
 
-class LocalSearch(SearchFallbacks):
+class LocalSearch(StoreReads["LocalStore"], SearchFallbacks):
     """`SearchBackend` over the store's in-memory index: every fallback overridden by one index pass, hybrid search's
     two halves on two threads past `concurrent_rows` chunks, the entity graph kept in step with SQLite."""
 
     def __init__(self, store: LocalStore) -> None:
-        self._store = store
+        super().__init__(store)
         self._helper: ThreadPoolExecutor | None = None
         self._graph = EntityGraph()
         self._graph_generation = -1
@@ -123,33 +123,10 @@ class LocalSearch(SearchFallbacks):
     def _current_index(self) -> MemoryIndex:
         return self._store._current_index()
 
-    def generation(self) -> int:
-        return self._store.generation()
-
-    # -- the collection as written: the store's own reads --------------------------------------------------
-    def documents(self) -> list[DocumentInfo]:
-        return self._store.documents()
-
-    def chunks(self, source: str) -> list[Chunk]:
-        return self._store.chunks(source)
-
-    def elements(self, source: str) -> list[Element]:
-        return self._store.elements(source)
-
-    def copy_records(self, grouped: bool = False) -> list[CopyRecord]:
-        return self._store.copy_records(grouped)
-
-    def document_versions(self, doc_ids: Sequence[str]) -> dict[str, float]:
-        """The store's keyed read of the documents asked (not the whole list the fallback reads)."""
-        return self._store.document_versions(doc_ids)
-
     def close(self) -> None:
         if self._helper is not None:
             self._helper.shutdown(wait=True)
             self._helper = None
-
-    def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
-        return self._store.get_chunks(chunk_ids)
 
     def document_chunk_ids(self, doc_ids: Sequence[str]) -> dict[str, list[str]]:
         """From the index's document spans (its rows are the searchable chunks, grouped by document in order)."""

@@ -16,13 +16,13 @@ from bunko.index.bm25_formula import idf, sql_term_score
 from bunko.index.filters import validate_filter
 from bunko.index.graph import EntityGraph
 from bunko.index.memory import SIMILAR_CHUNKS
-from bunko.schema import Chunk, DocumentInfo, DocumentMatch, Element
-from bunko.store.copies import CopyRecord
+from bunko.schema import DocumentMatch
 from bunko.store.graph_sync import DOCUMENT_VERSIONS, sync_graph
 from bunko.store.postgres.base import _SEARCHABLE, _query_vector, _vector
 from bunko.store.postgres.sql_filters import FilterCompiler, field_names, known_fields_from
 from bunko.store.rows import mentions_from_columns
 from bunko.store.search_fallbacks import SearchFallbacks
+from bunko.store.store_reads import StoreReads
 from bunko.text.entities import Mention
 from bunko.text.languages import tokens_language
 
@@ -113,13 +113,13 @@ DOCUMENTS_KEPT = 20_000
 """Documents whose centroid and language are kept between queries (40 MB of 512-d centroids); past it they are read again."""
 
 
-class PostgresSearch(SearchFallbacks):
+class PostgresSearch(StoreReads["PostgresStore"], SearchFallbacks):
     """`SearchBackend` in SQL: every search one query or transaction over the store's pool. Translations, document
     languages, the term matrix and hybrid search are the shared fallbacks', over each document's centroid and language
     stored when it was written (`document_facts`) and kept per generation."""
 
     def __init__(self, store: PostgresStore) -> None:
-        self._store = store
+        super().__init__(store)
         self._compiler = FilterCompiler("c")
         self._graph = EntityGraph()
         self._graph_generation = -1
@@ -147,29 +147,6 @@ class PostgresSearch(SearchFallbacks):
 
     def has_index(self) -> bool:
         return self._store.has_index()
-
-    def generation(self) -> int:
-        return self._store.generation()
-
-    # -- the collection as written: the store's own reads --------------------------------------------------
-    def documents(self) -> list[DocumentInfo]:
-        return self._store.documents()
-
-    def chunks(self, source: str) -> list[Chunk]:
-        return self._store.chunks(source)
-
-    def elements(self, source: str) -> list[Element]:
-        return self._store.elements(source)
-
-    def copy_records(self, grouped: bool = False) -> list[CopyRecord]:
-        return self._store.copy_records(grouped)
-
-    def document_versions(self, doc_ids: Sequence[str]) -> dict[str, float]:
-        """The store's keyed read of the documents asked (not the whole list the fallback reads)."""
-        return self._store.document_versions(doc_ids)
-
-    def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
-        return self._store.get_chunks(chunk_ids)
 
     def document_centroids(self, docs: Sequence[str]) -> tuple[list[str], np.ndarray]:
         """Read as every write stored them (`document_facts`: pgvector's `avg` of the searchable chunks' vectors, kept
