@@ -114,13 +114,22 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"]
 
 
+BROWSER_WAIT_MS = 45_000
+"""How long a browser test waits for what the page should come to show."""
+
+
 @contextmanager
 def chromium_page(locale: str = "ja-JP") -> Iterator[Any]:
-    """A Playwright page in Debian's chromium; a JavaScript error on the page fails the test that used it."""
+    """A Playwright page in Debian's chromium; a JavaScript error on the page fails the test that used it.
+
+    Waits are long (Playwright's `expect` waits 5 s by default): on a loaded 2-core CI machine a page image rendered by
+    the server, or an answer, can take longer than that while nothing is wrong. A check that is wrong still fails."""
     sync_api = pytest.importorskip("playwright.sync_api")
+    sync_api.expect.set_options(timeout=BROWSER_WAIT_MS)
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
         page = browser.new_page(locale=locale)
+        page.set_default_timeout(BROWSER_WAIT_MS)
         errors: list[str] = []
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         yield page
