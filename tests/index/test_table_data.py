@@ -170,3 +170,18 @@ def test_a_reused_connection_still_limits_each_query_to_its_tables(db: TableDB) 
     with pytest.raises(TableQueryError, match="longer than"):
         db.select("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n", seconds=0.2)
     assert db.select(sql) == [("d1",)]  # the stopped query's deadline does not stop the next
+
+
+@pytest.mark.parametrize("header, rows", [
+    (["Step", "What to do"], [["1", "Open the settings page."], ["2", "Scroll down to the section on network proxies and enter the address of the proxy server with its port."], ["3", "Save."]]),
+    (["手順", "内容"], [["1", "設定画面を開く。"], ["2", "ネットワークのプロキシの項目までスクロールし、プロキシサーバーのアドレスとポート番号を入力する。"], ["3", "保存する。"]]),
+    (["步骤", "内容"], [["1", "打开设置页面。"], ["2", "向下滚动到网络代理一节，输入代理服务器的地址和端口号，然后确认设置已经生效。"], ["3", "保存。"]]),
+])
+def test_a_row_cut_between_two_chunks_is_cited_to_the_chunk_holding_most_of_it(header: list[str], rows: list[list[str]]) -> None:
+    from bunko.index.table_data import _row_line
+
+    text = "\n".join([_row_line(header), _row_line(["---", "---"]), *(_row_line(r) for r in rows)])
+    cut = text.index(rows[1][1]) + 8  # the long row's first few characters end the first chunk
+    holders = {"e0": [("doc#0", text[:cut]), ("doc#1", text[cut:])]}
+    [logical] = document_tables("d1", "a.pdf", [table("e0", header, rows)], holders)
+    assert [r.chunk_id for r in logical.rows] == ["doc#0", "doc#1", "doc#1"]

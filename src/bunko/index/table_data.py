@@ -18,6 +18,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 
 from bunko.schema import Element, ElementKind
 from bunko.text.lazy_regex import lazy_compile
@@ -105,10 +106,28 @@ def _row_line(row: list[str]) -> str:
 
 
 def _row_chunks(rows: list[list[str]], holders: Sequence[tuple[str, str]]) -> list[str]:
-    """The chunk of each row: the first holder (searchable chunks first) whose text has the row's line, else the
-    first holder of the element (a table kept whole in one chunk)."""
+    """The chunk of each row: the first holder (searchable chunks first) whose text has the row's line; for a row cut
+    between two chunks (a row longer than a chunk), the holder with most of its cells' text; else the first holder of
+    the element (a table kept whole in one chunk)."""
     fallback = holders[0][0] if holders else ""
-    return [next((cid for cid, text in holders if _row_line(row) in text), fallback) for row in rows]
+    return [next((cid for cid, text in holders if _row_line(row) in text), None) or _most_of_row(row, holders, fallback)
+            for row in rows]
+
+
+MIN_ROW_PIECE = 12
+"""Characters of a row's line a chunk must hold to be taken for the row's chunk: more than a separator and a short
+cell ("| 12 | 3 |"), which any chunk of the table may hold by chance."""
+
+
+def _most_of_row(row: list[str], holders: Sequence[tuple[str, str]], fallback: str) -> str:
+    """The holder that holds the longest piece of the row's line (the first of equals), or `fallback` when none holds
+    a piece of a cell's length: where a reader finds the row when it is cited. Rare (a row cut between chunks), so
+    the quadratic longest common substring is affordable."""
+    line = _row_line(row)
+    pieces = [(SequenceMatcher(None, text, line, autojunk=False).find_longest_match(0, len(text), 0, len(line)).size, cid)
+              for cid, text in holders]
+    best = max(pieces, key=lambda piece: piece[0], default=(0, fallback))
+    return best[1] if best[0] >= MIN_ROW_PIECE else fallback
 
 
 def _part(element: Element, holders: Sequence[tuple[str, str]]) -> _Part | None:
