@@ -14,8 +14,8 @@ the shipped models are not rewritten), from the features `fit_reader collect` re
 first, with the code under test).
 
 Each set is marked by whether answer rules were designed on it: the development sets (Debian Reference, samples,
-tables, LibreOffice Writer help) were read while rules were written; the Handbook, Maintainers' Guide and Python
-documentation sets were written blind to bunko and kept for measuring. The gap between the two groups is reported, as the issue asks; the
+tables, LibreOffice Writer help) were read while rules were written; the Handbook and Maintainers' Guide sets were
+written blind to bunko and kept for measuring. The gap between the two groups is reported, as the issue asks; the
 reserved corpora (Debian FAQ, GIMP help, Calc help, manual pages) are not among them and are measured by the lead.
 """
 
