@@ -5,7 +5,8 @@ of its cited pages (BeautifulSoup get_text, NFKC, whitespace removed, casefolded
 answers verbatim can score it; the cited pages must be among the pages prepare.sh copies, and the answer must
 not be given away in the question. The pages are English only; Japanese and Chinese questions cite the same
 English pages. Absent questions carry the terms that were grepped for in their notes (`grep: "a", "b" -> ...`):
-none of them may occur in any of the pages, so the question is not trivially answered by them. They are also
+none of them may occur in any of the pages, so the question is not trivially answered by them. An expected
+string must hold a letter or digit: bunko's grader turns punctuation into spaces, so `(',', ':')` could never match. They are also
 listed for a human to confirm.
 
 Usage: check.py [DEST]   (DEST as given to prepare.sh; default: the installed python3.11-doc pages read in place)
@@ -100,6 +101,9 @@ def check(rows: list[dict], root: Path) -> list[str]:
             continue
         if not holding:
             problems.append(f"{qid}: none of {answers} found in {sources}")
+        if any(not any(c.isalnum() for c in a) for a in answers):
+            problems.append(f"{qid}: an expected answer of punctuation only, which a grader dropping punctuation "
+                            "(bunko's normalise) can never match")
         if any(squash(a) in squash(q["question"]) for a in answers):
             problems.append(f"{qid}: the answer is given away in the question")
         if not q.get("notes", "").startswith("evidence:"):
