@@ -32,7 +32,7 @@ from bunko.text.answer_types import CHECKABLE, AnswerType, holds_type, states_nu
 from bunko.text.dimensions import states_quantity
 from bunko.text.languages import text_language
 from bunko.text.scripts import has_ja_zh
-from bunko.text.units import CODE, PROSE, ROW, Unit, row_cells
+from bunko.text.units import CODE, PROSE, ROW, Unit, definition_terms, row_cells
 
 UNLOOKED = frozenset({AnswerType.REASON, AnswerType.YES_NO, AnswerType.WHICH_DOCUMENT})
 """Kinds of question a table row does not answer: "why is umask 0002 safe here?" names the value it asks about."""
@@ -77,8 +77,9 @@ def best_unit(scored: Sequence[ScoredUnit], language: str | None = None) -> Scor
     return closest if closest.score >= SAME_LANGUAGE_SUFFICES * best.score else best
 
 
-def section_context(hit: Hit) -> str:
-    return " > ".join(hit.chunk.section_path[-1:])
+def unit_context(hit: Hit, unit: Unit) -> str:
+    """What a unit is read with: its section's heading, and the definition-list term it describes (`Unit.term`)."""
+    return " > ".join([*hit.chunk.section_path[-1:], *([unit.term] if unit.term else [])])
 
 
 def unit_text(context: str, unit: str) -> str:
@@ -93,7 +94,9 @@ def hit_units(hits: Sequence[Hit], max_units: int, split: Callable[[str], list[T
     units: list[Unit] = []
     for hit_index, hit in enumerate(hits):
         typed = split(hit.chunk.text)
-        units.extend(Unit(text, hit_index, position, kind) for position, (text, kind) in enumerate(typed))
+        terms = definition_terms(hit.chunk.text, typed)
+        units.extend(Unit(text, hit_index, position, kind, term)
+                     for position, ((text, kind), term) in enumerate(zip(typed, terms, strict=True)))
     return units[:max_units]
 
 
@@ -112,7 +115,7 @@ def most_covering(
     query_tokens = question.tokens
     by_hit: dict[int, list[tuple[float, Unit]]] = {}
     for unit in units:
-        tokens = set(analyzer(f"{section_context(hits[unit.hit_index])} {unit.text}"))
+        tokens = set(analyzer(f"{unit_context(hits[unit.hit_index], unit)} {unit.text}"))
         by_hit.setdefault(unit.hit_index, []).append((keyword_coverage(query_tokens, tokens, weights), unit))
     kept = {id(u): u for pairs in by_hit.values() for _, u in sorted(pairs, key=lambda p: -p[0])[:per_hit]}
     for index in looked_up_rows(units, question, analyzer):
@@ -220,7 +223,7 @@ def score_units(
     if not units:
         return []
     scorer = scorer or default_reader(query_passage is not None)
-    contexts = [section_context(hits[u.hit_index]) for u in units]
+    contexts = [unit_context(hits[u.hit_index], u) for u in units]
     texts = [unit_text(c, u.text) for c, u in zip(contexts, units, strict=True)]
     vectors = embedder.embed(texts)
     similarities = [float(v) for v in vectors @ np.asarray(query_vector, dtype=np.float32)]

@@ -34,9 +34,10 @@ from pathlib import Path
 import numpy as np
 
 from bunko.embed.base import Embedder
-from bunko.rerank.evidence import section_context, unit_text
+from bunko.rerank.evidence import unit_context, unit_text
 from bunko.rerank.memo import quotable_units
 from bunko.schema import Chunk, Hit
+from bunko.text.units import Unit, definition_terms
 
 FILE_NAME = "unit-vectors.db"
 PAGE_SIZE = 16384
@@ -47,8 +48,11 @@ BUILD_BATCH = 256
 
 def chunk_unit_texts(chunk: Chunk) -> list[str]:
     """The texts the reranker and the extractive answer embed for this chunk's quotable units."""
-    context = section_context(Hit(chunk, 0.0))
-    return [unit_text(context, unit) for unit, _ in quotable_units(chunk.text)]
+    hit = Hit(chunk, 0.0)
+    typed = quotable_units(chunk.text)
+    terms = definition_terms(chunk.text, typed)
+    return [unit_text(unit_context(hit, Unit(unit, 0, position, kind, term)), unit)
+            for position, ((unit, kind), term) in enumerate(zip(typed, terms, strict=True))]
 
 
 def _matrix_row(key: bytes, vectors: Sequence[np.ndarray], dimension: int) -> tuple[bytes, int, bytes]:

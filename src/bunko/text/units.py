@@ -7,6 +7,7 @@ faithful quote of the cited table.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bunko.text.lazy_regex import lazy_compile
@@ -35,6 +36,8 @@ class Unit:
     hit_index: int
     position: int
     kind: str = PROSE
+    term: str = ""
+    """The definition-list term the unit describes (`definition_terms`), or ""."""
 
 
 def _cells(line: str) -> list[str]:
@@ -126,6 +129,59 @@ def split_typed_units(text: str) -> list[tuple[str, str]]:
     flush_table()
     flush_prose()
     return [(u.strip(), kind) for u, kind in units if u.strip()]
+
+
+TERM_CHARS = 200
+"""A line longer than this above an indented block is a paragraph, not a term (signatures and option names are shorter)."""
+LABEL_CHARS = 80
+"""A line's "label: " prefix longer than this is a sentence with a colon, not the name of what the line describes."""
+_LABEL_SEPARATORS = (": ", "：")
+
+
+def definition_terms(text: str, units: Sequence[tuple[str, str]]) -> list[str]:
+    """For each unit of `text` (`split_typed_units`), the term of the definition-list item it describes, or "".
+
+    A sentence of a description is about its term as a section's sentence is about its heading: "If not set, the
+    current directory is used." says what happens when WIDGET_HOME is unset only beside "WIDGET_HOME". Two layouts
+    carry a term: description lines indented under a term line (an HTML <dl>, a list item's nested lines), and a
+    line "term: description" (a manual page's tagged paragraph) for a unit that starts after the term. A unit that
+    holds its term already, a table row and a code group get "" (a row has its header, code its lead-in)."""
+    terms: list[str] = []
+    cursor = 0
+    for unit, kind in units:
+        start = text.find(unit, cursor) if kind == PROSE else -1
+        if start < 0:
+            terms.append("")
+            continue
+        cursor = start + len(unit)
+        line_start = text.rfind("\n", 0, start) + 1
+        line_end = text.find("\n", start)
+        line = text[line_start:line_end if line_end >= 0 else len(text)]
+        term = _term_above(text, line_start) if line[:1].isspace() else _line_label(line[:start - line_start])
+        terms.append(term if term and term not in unit else "")
+    return terms
+
+
+def _term_above(text: str, line_start: int) -> str:
+    """The first unindented line above an indented one, within its block (a blank line ends the block)."""
+    lines = text[:line_start].splitlines()
+    for line in reversed(lines):
+        if not line.strip():
+            return ""
+        if not line[:1].isspace():
+            term = line.strip()
+            return term if len(term) <= TERM_CHARS and not term.startswith(("|", "```")) else ""
+    return ""
+
+
+def _line_label(before: str) -> str:
+    """The "term" of a "term: description" line, from the text of the line before the unit."""
+    for separator in _LABEL_SEPARATORS:
+        at = before.find(separator)
+        if 0 < at <= LABEL_CHARS:
+            label = before[:at].strip()
+            return "" if any(end in label for end in (". ", "。", "！", "？", "? ", "! ")) else label
+    return ""
 
 
 def split_units(text: str) -> list[str]:
