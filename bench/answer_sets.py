@@ -7,7 +7,9 @@
 For each corpus of `bench/fit_reader.py` (`CORPORA`: the Debian Reference development set, the Debian Administrator's
 Handbook and New Maintainers' Guide sets, LibreOffice Writer/Impress help, the table benchmark's lookups, the bundled
 samples) whose collection is laid out under $BUNKO_EVALDATA: `bunko eval run` with the shipped answer settings (a
-collection's own bunko.toml pins the defaults of the day it was made), and from its report the figures issue 45 names:
+collection's own bunko.toml pins the defaults of the day it was made) and the reader and confidence fitted on the other
+corpora (`[answer] models`, written by `fit_reader.fit(loco_dir=…)`: no figure of a set comes from a model that saw
+it), and from its report the figures issue 45 names:
 fact in the answer, fact in the evidence, citation precision, abstention precision and recall, expected calibration
 error, answer length (characters p50/p90). Then the reader's leave-one-corpus-out table (`fit_reader.fit`, report only:
 the shipped models are not rewritten), from the features `fit_reader collect` recorded (`--collect` records them
@@ -57,13 +59,15 @@ class SetFigures:
     answer_chars_p90: float | None
 
 
-def _shipped_config(folder: Path, query_passage: bool = False) -> Path:
+def _shipped_config(folder: Path, query_passage: bool = False, models: Path | None = None, name: str = "shipped") -> Path:
     """A bunko.toml holding the shipped [answer] defaults, so every collection is answered as a new one would be;
-    `query_passage`: with that setting on."""
+    `query_passage`: with that setting on; `models`: the reader and confidence of that folder (`[answer] models`)."""
     from bunko.config import AnswerConfig
 
     answer = {key: value for key, value in AnswerConfig(query_passage=query_passage).model_dump().items() if value is not None}
-    path = folder / "shipped.toml"
+    if models is not None:
+        answer["models"] = str(models)
+    path = folder / f"{name}.toml"
     path.write_text(tomli_w.dumps({"answer": answer}), encoding="utf-8")
     return path
 
@@ -93,12 +97,16 @@ def golden_file(questions: Path, work: Path, corpus: str) -> Path:
     return golden
 
 
-def evaluate_set(corpus: str, collection: Path, questions: Path, work: Path, query_passage: bool = False) -> SetFigures | str:
-    """The set's figures from `bunko eval run`, or why it could not run."""
+def evaluate_set(
+    corpus: str, collection: Path, questions: Path, work: Path, query_passage: bool = False, models: Path | None = None,
+) -> SetFigures | str:
+    """The set's figures from `bunko eval run`, or why it could not run; `models`: the folder of the reader and
+    confidence fitted without this set."""
     out = work / corpus
     questions = golden_file(questions, work, corpus)
+    config = _shipped_config(work, query_passage, models, f"shipped-{corpus}")
     command = [sys.executable, "-m", "bunko", "eval", "run", str(questions), "-c", str(collection), "-o", str(out),
-               "--config", str(_shipped_config(work, query_passage)), "--no-baseline"]
+               "--config", str(config), "--no-baseline"]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     results = out / "results.json"
     if not results.exists():
@@ -124,19 +132,21 @@ def run_sets(out: Path, collect: bool, query_passage: bool = False, data: Path =
     missing = sorted(set(fit_reader.CORPORA) - set(corpora))
     figures: list[SetFigures] = []
     failures: dict[str, str] = {}
+    if collect:
+        fit_reader.collect(corpora, data)
+    loco_path = out.with_name(out.name + "-reader")
     with tempfile.TemporaryDirectory(prefix="bunko-answer-sets-") as tmp:
+        # each set is answered by the reader and confidence fitted without it, as the lead's held-out sets are
+        fit_reader.fit(corpora, loco_path, write_models=False, data=data, query_passage=query_passage, loco_dir=Path(tmp) / "loco")
         for corpus in corpora:
             collection, questions = fit_reader.CORPORA[corpus]
-            result = evaluate_set(corpus, collection, questions, Path(tmp), query_passage)
+            models = Path(tmp) / "loco" / corpus
+            result = evaluate_set(corpus, collection, questions, Path(tmp), query_passage, models if models.is_dir() else None)
             if isinstance(result, str):
                 failures[corpus] = result
             else:
                 figures.append(result)
             print(f"{corpus}: {result}", file=sys.stderr)
-    if collect:
-        fit_reader.collect(corpora, data)
-    loco_path = out.with_name(out.name + "-reader")
-    fit_reader.fit(corpora, loco_path, write_models=False, data=data, query_passage=query_passage)
     loco = json.loads(loco_path.with_suffix(".json").read_text(encoding="utf-8"))["leave_one_corpus_out"]
     groups = {flag: [f for f in figures if f.designed_on is flag] for flag in (True, False)}
     gap = {metric: (_mean([getattr(f, metric) for f in groups[True]]), _mean([getattr(f, metric) for f in groups[False]]))
@@ -149,7 +159,8 @@ def run_sets(out: Path, collect: bool, query_passage: bool = False, data: Path =
 def markdown(report: dict[str, Any]) -> str:
     setting = ", `[answer] query_passage = true` (`--query-passage`)" if report.get("query_passage") else ""
     lines = [f"# Every labelled set, shipped defaults{setting} (`python bench/bench_answers.py --sets`)", "",
-             "`bunko eval run` per set with the shipped [answer] settings. *designed on*: answer rules were written while "
+             "`bunko eval run` per set with the shipped [answer] settings, the reader and confidence fitted without the set "
+             "(`[answer] models`: `fit_reader.fit` left it out). *designed on*: answer rules were written while "
              "reading the set. The reserved corpora are not here (the lead measures them).", "",
              "| set | designed on | questions | fact | fact in evidence | citation precision | abstention P | abstention R | ECE | chars p50 | chars p90 |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]

@@ -319,8 +319,10 @@ def choose_threshold(p: np.ndarray, right: np.ndarray, answerable: np.ndarray) -
 
 def fit(
     corpora: Sequence[str], report: Path, without: Sequence[str] = (), write_models: bool = True, data: Path = DATA,
-    query_passage: bool = False,
+    query_passage: bool = False, loco_dir: Path | None = None,
 ) -> None:
+    """`loco_dir`: also write each held-out corpus's models (the reader and confidence fitted without it) to
+    `loco_dir/<corpus>/`, for `[answer] models` (bench/answer_sets.py answers each set with them)."""
     from bunko.generate.confidence import ConfidenceModel, expected_calibration_error, fit_logistic
     from bunko.rerank.reader import ReaderModel
     from bunko.rerank.unit_features import FEATURE_NAMES
@@ -358,6 +360,9 @@ def fit(
         answerable = np.array([bool(r["expected"]) for r, _, _, _ in per[out] if graded(r)])
         ece, _ = expected_calibration_error(tp, ty)
         held_conf[out] = (tp, ty, answerable)
+        if loco_dir is not None:
+            write_loco(loco_dir / out, model, ConfidenceModel(list(CONFIDENCE_FEATURES), cw.tolist(), cb, {
+                "fitted_by": "python bench/fit_reader.py fit", "held_out": out, "threshold": round(threshold, 4)}), query_passage)
         table.append({
             "held_out": out, "questions": len(per[out]), "with_answer_in_units": int(sum(y.any() for _, y in test)),
             "top1_rules": round(top1(rules, test), 3), "top1_learned": round(top1(model, test), 3),
@@ -424,6 +429,16 @@ def fit(
     report.with_suffix(".json").write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     report.with_suffix(".md").write_text(markdown(result), encoding="utf-8")
     print(markdown(result))
+
+
+def write_loco(folder: Path, reader: Any, confidence: Any, query_passage: bool) -> None:
+    """One held-out corpus's models, named as `[answer] models` reads them."""
+    from bunko.generate.confidence import FITTED_MODEL, QUERY_PASSAGE_CONFIDENCE
+    from bunko.rerank.reader import READER_MODEL
+
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / READER_MODEL).write_text(reader.to_json() + "\n", encoding="utf-8")
+    (folder / (QUERY_PASSAGE_CONFIDENCE if query_passage else FITTED_MODEL)).write_text(confidence.to_json() + "\n", encoding="utf-8")
 
 
 def markdown(result: dict[str, Any]) -> str:

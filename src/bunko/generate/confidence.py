@@ -27,6 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
+from bunko.errors import ConfigError
+from bunko.rerank.reader import READER_MODEL, ReaderModel
 from bunko.text.answer_types import CHECKABLE, AnswerType
 
 FEATURES = ("similarity", "coverage", "chunk_coverage", "typed", "key_terms", "margin", "same_language", "retrieval", "japanese",
@@ -169,11 +171,36 @@ def features_dict(features: AnswerFeatures) -> Mapping[str, float]:
     return {k: round(v, 4) for k, v in asdict(features).items()}
 
 
-def load_confidence(kind: str, query_passage: bool = False) -> ConfidenceModel | None:
-    """The packaged model behind ``[answer] confidence`` (and ``query_passage``); None for the raw retrieval grade."""
+def load_confidence(kind: str, query_passage: bool = False, folder: str | None = None) -> ConfidenceModel | None:
+    """The packaged model behind ``[answer] confidence`` (and ``query_passage``), or the fitted one in `folder`
+    (``[answer] models``); None for the raw retrieval grade."""
+    if kind == "fitted" and folder:
+        path = _model_file(folder, QUERY_PASSAGE_CONFIDENCE if query_passage else FITTED_MODEL)
+        try:
+            return ConfidenceModel.load(str(path))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ConfigError(f"[answer] models: {path} is not a confidence model ({exc.__class__.__name__}: {exc})") from exc
     if kind == "fitted":
         return ConfidenceModel.load(packaged_name=QUERY_PASSAGE_CONFIDENCE if query_passage else FITTED_MODEL)
     if kind == "calibrated":
         return ConfidenceModel.load(packaged_name=RETRIEVAL_CALIBRATION)
     return None
 
+
+
+def folder_reader(folder: str) -> ReaderModel:
+    """The reader in ``[answer] models``' folder (`READER_MODEL`); a missing or malformed file is a `ConfigError`
+    naming it."""
+    path = _model_file(folder, READER_MODEL)
+    try:
+        return ReaderModel.load(path)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ConfigError(f"[answer] models: {path} is not a reader model ({exc.__class__.__name__}: {exc})") from exc
+
+
+def _model_file(folder: str, name: str) -> Path:
+    path = Path(folder).expanduser() / name
+    if not path.is_file():
+        raise ConfigError(f"[answer] models: {path} does not exist (the folder must hold {READER_MODEL} and {FITTED_MODEL}, "
+                          "as bench/fit_reader.py writes them)")
+    return path
