@@ -28,10 +28,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import tomli_w
 
 HERE = Path(__file__).resolve().parent
@@ -57,6 +58,11 @@ class SetFigures:
     ece: float | None
     answer_chars_p50: float | None
     answer_chars_p90: float | None
+    claims: list[list[float] | None] = field(default_factory=list)
+    """Per question (as `bunko eval` keeps them): (confidence, right), None where rightness cannot be judged."""
+    per_question: dict[str, list[list[float]]] = field(default_factory=dict)
+    """Per question, the (numerator, denominator) of fact and abstention precision and recall: what a paired
+    comparison of two runs resamples (`compare`)."""
 
 
 def _shipped_config(folder: Path, query_passage: bool = False, models: Path | None = None, name: str = "shipped") -> Path:
@@ -118,8 +124,52 @@ def evaluate_set(
         _rounded(summary.get("fact_in_evidence")), _rounded(summary.get("citation_precision")),
         _rounded(summary.get("abstention_precision")), _rounded(summary.get("abstention_recall")),
         _rounded((run.get("reliability") or {}).get("ece")), _rounded(summary.get("answer_chars_p50")),
-        _rounded(summary.get("answer_chars_p90")),
+        _rounded(summary.get("answer_chars_p90")), list(run.get("claims") or []),
+        {metric: [list(score.get(metric) or [0.0, 0.0]) for score in run["scores"]] for metric in PAIRED},
     )
+
+
+PAIRED = ("fact_match", "abstention_precision", "abstention_recall")
+
+
+def compare(before: dict[str, Any], after: dict[str, Any], confidence: float = 0.95) -> list[dict[str, Any]]:
+    """Each set in both reports: after − before of ECE, fact and abstention precision/recall, with the paired
+    bootstrap interval over its questions (`bunko.evaluate.bootstrap`, `calibration.ece_difference`): whether a
+    change is more than which questions happened to be asked. Sets whose questions differ are left out."""
+    from bunko.evaluate.bootstrap import ratio_difference, resample_indices
+    from bunko.evaluate.calibration import ece_difference
+
+    earlier = {f["corpus"]: f for f in before["sets"]}
+    out = []
+    for f in after["sets"]:
+        b = earlier.get(f["corpus"])
+        if b is None or not f.get("claims") or len(b.get("claims") or []) != len(f["claims"]):
+            continue
+        indices = resample_indices(len(f["claims"]))
+        row: dict[str, Any] = {"corpus": f["corpus"], "designed_on": f["designed_on"]}
+        claims = [[tuple(c) if c is not None else None for c in run["claims"]] for run in (b, f)]
+        row["ece"] = ece_difference(claims[0], claims[1], indices, confidence)
+        for metric in PAIRED:
+            pairs = [np.array(run["per_question"][metric], dtype=float).reshape(-1, 2) for run in (b, f)]
+            row[metric] = ratio_difference(pairs[0][:, 0], pairs[0][:, 1], pairs[1][:, 0], pairs[1][:, 1], indices, confidence)
+        out.append(row)
+    return out
+
+
+def comparison_markdown(rows: list[dict[str, Any]], before: str) -> list[str]:
+    def cell(interval: Any) -> str:
+        if interval is None:
+            return "—"
+        mark = " *" if interval.significant else ""
+        return f"{interval.diff:+.3f} [{interval.low:+.3f}, {interval.high:+.3f}]{mark}"
+
+    lines = ["", f"## After − before ({before}), paired bootstrap 95 % intervals over each set's questions", "",
+             "`*`: the interval excludes 0. ECE: lower is better; the others: higher is better.", "",
+             "| set | designed on | ECE | fact | abstention P | abstention R |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['corpus']} | {'yes' if r['designed_on'] else 'no'} | {cell(r['ece'])} | {cell(r['fact_match'])} | "
+                     f"{cell(r['abstention_precision'])} | {cell(r['abstention_recall'])} |")
+    return lines
 
 
 def _mean(values: list[float | None]) -> float | None:
@@ -146,7 +196,7 @@ def run_sets(out: Path, collect: bool, query_passage: bool = False, data: Path =
                 failures[corpus] = result
             else:
                 figures.append(result)
-            print(f"{corpus}: {result}", file=sys.stderr)
+            print(f"{corpus}: {result if isinstance(result, str) else markdown_row(result)}", file=sys.stderr)
     loco = json.loads(loco_path.with_suffix(".json").read_text(encoding="utf-8"))["leave_one_corpus_out"]
     groups = {flag: [f for f in figures if f.designed_on is flag] for flag in (True, False)}
     gap = {metric: (_mean([getattr(f, metric) for f in groups[True]]), _mean([getattr(f, metric) for f in groups[False]]))
@@ -154,6 +204,12 @@ def run_sets(out: Path, collect: bool, query_passage: bool = False, data: Path =
     return {"query_passage": query_passage, "sets": [asdict(f) for f in figures], "missing": missing, "failures": failures, "leave_one_corpus_out": loco,
             "designed_vs_not": {metric: {"designed_on": a, "not_designed_on": b, "gap": None if a is None or b is None else round(a - b, 3)}
                                 for metric, (a, b) in gap.items()}}
+
+
+def markdown_row(f: SetFigures) -> str:
+    return (f"| {f.corpus} | {'yes' if f.designed_on else 'no'} | {f.questions} | {f.fact} | {f.fact_in_evidence} | "
+            f"{f.citation_precision} | {f.abstention_precision} | {f.abstention_recall} | {f.ece} | "
+            f"{f.answer_chars_p50} | {f.answer_chars_p90} |")
 
 
 def markdown(report: dict[str, Any]) -> str:
@@ -164,10 +220,7 @@ def markdown(report: dict[str, Any]) -> str:
              "reading the set. The reserved corpora are not here (the lead measures them).", "",
              "| set | designed on | questions | fact | fact in evidence | citation precision | abstention P | abstention R | ECE | chars p50 | chars p90 |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for f in report["sets"]:
-        lines.append(f"| {f['corpus']} | {'yes' if f['designed_on'] else 'no'} | {f['questions']} | {f['fact']} | {f['fact_in_evidence']} | "
-                     f"{f['citation_precision']} | {f['abstention_precision']} | {f['abstention_recall']} | {f['ece']} | "
-                     f"{f['answer_chars_p50']} | {f['answer_chars_p90']} |")
+    lines += [markdown_row(SetFigures(**f)) for f in report["sets"]]
     lines += ["", "## Sets designed on against sets not designed on (means)", "", "| metric | designed on | not designed on | gap |",
               "|---|---|---|---|"]
     for metric, values in report["designed_vs_not"].items():
@@ -186,9 +239,14 @@ def markdown(report: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(out: Path, collect: bool, query_passage: bool = False, data: Path = fit_reader.DATA) -> None:
+def main(out: Path, collect: bool, query_passage: bool = False, data: Path = fit_reader.DATA, before: Path | None = None) -> None:
+    """`before`: an earlier report (its .json) to compare each set with (`compare`)."""
     out.parent.mkdir(parents=True, exist_ok=True)  # the reader's table is written beside it first
     report = run_sets(out, collect, query_passage, data)
+    text = markdown(report)
+    if before is not None:
+        rows = compare(json.loads(before.read_text(encoding="utf-8")), report)
+        text += "\n".join(comparison_markdown(rows, before.name)) + "\n"
     out.with_suffix(".json").write_text(json.dumps(report, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    out.with_suffix(".md").write_text(markdown(report), encoding="utf-8")
-    print(markdown(report))
+    out.with_suffix(".md").write_text(text, encoding="utf-8")
+    print(text)

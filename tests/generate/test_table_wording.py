@@ -5,8 +5,8 @@ workbook with two sheets of the same columns, a Chinese HTML page with two secti
 Chinese CSV. The questions name neither the column nor the table by its own words: "takes up the most space",
 容量, 占用空间 name a size column; "the video archives", インストーラー, 图形工具 name the table by its heading; "how
 many files … altogether" is the sum of a "number of files" column. Two tables the question cannot tell apart
-give no computed answer; an aggregate is never shown at 1.00, and its confidence is the mapping's certainty borne
-out by the rows.
+give no computed answer; an aggregate is never shown at 1.00: its confidence is the confidence model's, from the
+rows it read and the mapping's certainty, as for any answer.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from openpyxl import Workbook
 
 from bunko import Bunko
 from bunko.embed.use_m3 import UseM3Embedder
-from bunko.generate.steps.table import AGGREGATE_CEILING, table_confidence
+from bunko.generate.confidence import FEATURES, AnswerFeatures, ConfidenceModel
 from bunko.schema import Answer
 from bunko.text.numbers import find_quantities
 from bunko.trace_steps import TableStep
@@ -115,8 +115,11 @@ def test_the_heading_chooses_between_tables_and_the_answer_names_it(kb: Bunko, q
     step = table_step(answer)
     assert step.certainty is not None and 0.52 <= step.certainty <= 1.0
     features = answer.trace.evidence.grade.features if answer.trace else {}
-    passages = max(features["rows_confidence"], features["retrieval_confidence"])
-    assert answer.confidence == table_confidence(step.certainty, passages, aggregate=True) <= AGGREGATE_CEILING
+    assert features["table"] == 1.0 and features["certainty"] == pytest.approx(step.certainty, abs=1e-4)
+    model = ConfidenceModel.load()
+    recorded = AnswerFeatures(**{name: features[name] for name in FEATURES if name in features})
+    assert answer.confidence == pytest.approx(model.probability(recorded), abs=2e-3)
+    assert model.threshold <= answer.confidence < 1.0
 
 
 @pytest.mark.parametrize(("question", "expected"), [
