@@ -345,12 +345,12 @@ def choose_threshold(p: np.ndarray, right: np.ndarray, answerable: np.ndarray) -
 
 def fit(
     corpora: Sequence[str], report: Path, without: Sequence[str] = (), write_models: bool = True, data: Path = DATA,
-    query_passage: bool = False, loco_dir: Path | None = None, confidence_only: bool = False,
+    query_passage: bool = False, loco_dir: Path | None = None, confidence_only: bool = False, no_map: bool = False,
 ) -> None:
     """`loco_dir`: also write each held-out corpus's models (the reader and confidence fitted without it) to
     `loco_dir/<corpus>/`, for `[answer] models` (bench/answer_sets.py answers each set with them);
     `confidence_only`: of the shipped models, rewrite the answer confidence alone (the reader and the retrieval
-    grade's map stay as they are)."""
+    grade's map stay as they are); `no_map`: the confidence without its calibration map (an ablation)."""
     import confidence_fit
 
     from bunko.generate.confidence import ConfidenceModel, expected_calibration_error, fit_logistic
@@ -378,7 +378,7 @@ def fit(
         model = readers.without({out})
         test = [(x, y) for _, x, y, _ in per[out]]
         conf = confidence_fit.fit_confidence(graded_by, names, readers, probabilities, choose_threshold, frozenset({out}),
-                                             {"fitted_by": stamp, "held_out": out})
+                                             {"fitted_by": stamp, "held_out": out}, mapped=not no_map)
         scored = [q for q in graded_by[out] if not q.computed]  # the questions bench_answers --sets scores
         held[out] = confidence_fit.held_out(scored, model, conf, probabilities)
         if loco_dir is not None:
@@ -397,7 +397,7 @@ def fit(
         "leave_one_corpus_out_top1": {r["held_out"]: r["top1_learned"] for r in table},
         "rules_top1": {r["held_out"]: r["top1_rules"] for r in table},
     })
-    confidence = confidence_fit.fit_confidence(graded_by, names, readers, probabilities, choose_threshold, frozenset(), {
+    confidence = confidence_fit.fit_confidence(graded_by, names, readers, probabilities, choose_threshold, frozenset(), mapped=not no_map, meta={
         "fitted_by": stamp,
         "data": "hand-written questions of the corpora above, asked with the shipped reader"
                 + (" of [answer] query_passage" if query_passage else "") + "; each rated again by the reader fitted without "
@@ -490,6 +490,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=RESULTS / "reader")
     parser.add_argument("--without", nargs="*", default=[], help="features left out of the fit (an ablation)")
     parser.add_argument("--report-only", action="store_true", help="write the report, not the shipped models")
+    parser.add_argument("--no-map", action="store_true", help="the confidence without its calibration map (an ablation; "
+                        "use with --report-only)")
     parser.add_argument("--confidence-only", action="store_true",
                         help="of the shipped models, rewrite confidence_model.json alone (the reader is kept)")
     parser.add_argument("--data", type=Path, default=DATA, help="where collect writes the features and fit reads them")
@@ -500,7 +502,7 @@ def main() -> None:
         collect(args.corpus, args.data, args.query_passage)
     else:
         fit(args.corpus, args.out, args.without, write_models=not args.report_only, data=args.data,
-            query_passage=args.query_passage, confidence_only=args.confidence_only)
+            query_passage=args.query_passage, confidence_only=args.confidence_only, no_map=args.no_map)
 
 
 if __name__ == "__main__":

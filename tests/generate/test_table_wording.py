@@ -123,6 +123,27 @@ def test_the_heading_chooses_between_tables_and_the_answer_names_it(kb: Bunko, q
 
 
 @pytest.mark.parametrize(("question", "expected"), [
+    ("Which video archive takes up the most space?", "2021-wedding-film"),
+    ("インストーラーで一番容量が大きいのはどれ？", "setup-mac.dmg"),
+    ("哪个图形工具占用空间最大？", "pixedit"),
+])
+def test_a_table_answer_abstains_below_the_threshold_every_answer_is_decided_by(kb: Bunko, question: str, expected: str) -> None:
+    """One probability decides every route: a computed answer is no exception. Asked again with `min_confidence` just
+    above the confidence it got, it abstains, and its grade keeps the sentence it would have said."""
+    answered = kb.ask(question)
+    assert not answered.abstained and expected in answered.text
+    configured = kb.config.answer.min_confidence
+    kb.config.answer.min_confidence = min(answered.confidence + 0.01, 1.0)
+    try:
+        refused = kb.ask(question)
+    finally:
+        kb.config.answer.min_confidence = configured
+    assert refused.abstained and refused.confidence == answered.confidence
+    assert refused.trace is not None and refused.trace.abstain_reason == "low_confidence"
+    assert refused.trace.generation.generator == "table" and expected in refused.trace.evidence.grade.quoted
+
+
+@pytest.mark.parametrize(("question", "expected"), [
     ("How many files are in the photo archives altogether?", sum(r[1] for r in PHOTOS)),
     ("ソースコードのダウンロード数を合わせるといくつ？", sum(r[1] for r in SOURCES)),
     ("所有地区的镜像加起来一共多少个？", sum(r[1] for r in MIRRORS)),

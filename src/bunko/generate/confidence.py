@@ -90,9 +90,9 @@ class AnswerFeatures:
 
 def table_answer_features(rows: AnswerFeatures, certainty: float) -> AnswerFeatures:
     """The features of an answer computed from a table, from `rows` (the rows it read, graded as a quoted answer's
-    evidence) and the mapping's certainty: the table route's own, every quoted answer's at zero (see `table`)."""
-    return AnswerFeatures(key_terms=0.0, same_language=0.0, table=1.0, certainty=certainty, table_reader=rows.reader,
-                          table_retrieval=rows.retrieval)
+    evidence) and the mapping's certainty: the table route's own, every quoted answer's at its value when nothing
+    was measured (see `table`)."""
+    return AnswerFeatures(table=1.0, certainty=certainty, table_reader=rows.reader, table_retrieval=rows.retrieval)
 
 
 def typed_feature(kind: AnswerType, typed: bool) -> float:
