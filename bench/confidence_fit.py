@@ -85,7 +85,8 @@ def graded_questions(rows: Sequence[Mapping[str, Any]], corpus: str, collected_r
     for row in rows:
         grade = {k: float(v) for k, v in (row.get("grade") or {}).items() if isinstance(v, int | float)}
         measured = None
-        if "reader" in grade:
+        table = "mapping_certainty" in grade
+        if "reader" in grade and not table:  # a table answer's rows are rated as they were (see `featured`)
             for call in row["calls"]:
                 units = call["units"]
                 if not units:
@@ -98,12 +99,14 @@ def graded_questions(rows: Sequence[Mapping[str, Any]], corpus: str, collected_r
                                         np.array([float(u["holds"]) for u in units]), quoted)
                     break
         out.append(GradedQuestion(corpus, grade, float(bool(row.get("judged_right"))), bool(row["expected"]), bool(row.get("reason")),
-                                  "mapping_certainty" in grade, row.get("kind") == "aggregate", measured))
+                                  table, row.get("kind") == "aggregate", measured))
     return out
 
 
 def featured(question: GradedQuestion, reader: Any, probabilities: Probabilities) -> tuple[list[float], float]:
-    """The question's confidence features and label as `reader` would leave them (see the module doc, 1)."""
+    """The question's confidence features and label as `reader` would leave them (see the module doc, 1). A table
+    answer's rows keep the rating they were collected with: they were read by a computation, not chosen by the
+    reader, and its label is the computation's."""
     values = dict(question.grade)
     right = question.right
     measured = question.measured
@@ -122,6 +125,8 @@ def featured(question: GradedQuestion, reader: Any, probabilities: Probabilities
             right = float(measured.holds[best])
     features = AnswerFeatures(**{name: float(values.get(name, DEFAULTS.get(name, 0.0))) for name in FEATURES if name not in ROUTE})
     if question.table:  # the rows' grade as the table route reads it, one rule with the answerer's
+        if "table_reader" in values:  # recorded as the route's own features (runs since the route had them)
+            features.reader, features.retrieval = values["table_reader"], values.get("table_retrieval", 0.0)
         features = table_answer_features(features, float(values.get("mapping_certainty", 0.0)))
     return [float(getattr(features, name)) for name in CONFIDENCE_FEATURES], right
 

@@ -173,6 +173,8 @@ def collect(corpora: Sequence[str], data: Path = DATA, query_passage: bool = Fal
                         fact_match(grade.quoted, q.expected) if answer.abstained and grade else fact_match(answer.text, q.expected)
                     ),
                     "abstained": answer.abstained, "confidence": answer.confidence, "answer_chars": len(answer.text),
+                    "route": str((answer.trace.evidence.route or {}).get("mode") or "") if answer.trace and answer.trace.evidence else "",
+                    "generator": answer.trace.generation.generator if answer.trace and answer.trace.generation else "",
                     "grade": dict(grade.features) if grade else {}, "reason": grade.reason if grade else None,
                     "calls": [
                         {
@@ -307,7 +309,9 @@ def answer_features(model: Any, row: dict[str, Any], x: np.ndarray, y: np.ndarra
     """The confidence features of the collected run's answer (its grade, as the shipped reader left it) and whether
     `bunko eval` judges it right. Rows the grade refused by a rule (a key term absent…) get confidence 0 at run time
     whatever the model says; they are returned with the label 0 and left out by the caller."""
-    grade = row.get("grade") or {}
+    grade = dict(row.get("grade") or {})
+    if "table_reader" in grade:  # a table answer records its rows' figures as the route's own
+        grade["reader"], grade["retrieval"] = grade["table_reader"], grade.get("table_retrieval", 0.0)
     values = {name: float(grade.get(name, 0.0)) for name in CONFIDENCE_FEATURES}
     return [values[name] for name in CONFIDENCE_FEATURES], float(bool(row.get("judged_right")))
 
@@ -464,8 +468,11 @@ def markdown(result: dict[str, Any]) -> str:
     lines = ["# The learned reader, left one corpus out (`python bench/fit_reader.py fit`)", "",
              "top-1: share of questions whose best-rated unit holds the expected answer, among those where a measured unit "
              "does. `rules`: the hand-set weights the reader replaced (bench/reader_rules.json); `learned`: fitted on the "
-             "other corpora only. Confidence: fitted on the other corpora, threshold chosen on them; ECE and abstention "
-             "on the held-out corpus. `answered_right_now`: fact in the answer of the collected run.", "",
+             "other corpora only. Confidence (bench/confidence_fit.py): every step fitted without the held-out corpus "
+             "(the readers rating its training questions, the logistic, the map, the threshold); ECE over every question "
+             "of the held-out corpus as `bunko eval` judges it (a refused one at confidence 0; computed table values "
+             "left out, as `bench_answers --sets` scores), abstention at its threshold, the reader fitted without the "
+             "corpus choosing the unit. `answered_right_now`: fact in the answer of the collected run.", "",
              "| held out | questions | answer in units | top-1 rules | top-1 learned | (on its training corpora) | ECE | threshold | answered right | abstain P | abstain R | answered right now |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in result["leave_one_corpus_out"]:
@@ -477,9 +484,10 @@ def markdown(result: dict[str, Any]) -> str:
               f"largest {max(gaps):+.3f}.", "", "## Reader weights (standardised features)", ""]
     lines += [f"- `{name}`: {weight:+.3f}" for name, weight in sorted(result["weights"].items(), key=lambda kv: -abs(kv[1]))]
     c = result["confidence"]
-    lines += ["", "## Confidence", "", f"Features {c['features']}, weights {c['weights']}, bias {c['bias']}; ECE over held-out "
-              f"predictions {c['cv_ece']}, threshold {c['threshold']}. The retrieval grade alone, mapped the same way "
-              f"(`[answer] confidence = \"calibrated\"`): ECE {result['retrieval_only_cv_ece']}.", ""]
+    lines += ["", "## Confidence", "", f"Features {c['features']}, weights {c['weights']} (the map folded in), bias {c['bias']}; "
+              f"map {c.get('map')}; ECE over held-out predictions {c['cv_ece']}, threshold {c['threshold']}. The retrieval "
+              f"grade alone, mapped the same way (`[answer] confidence = \"calibrated\"`, not refitted by --confidence-only): "
+              f"ECE {result['retrieval_only_cv_ece']}.", ""]
     return "\n".join(lines) + "\n"
 
 
