@@ -3,6 +3,8 @@
     python bench/bench_answers.py                    # extractive generator, light and no rerank
     python bench/bench_answers.py --sets --collect   # every labelled set, the reader left one corpus out (answer_sets.py)
     python bench/bench_answers.py --sets --query-passage --data DATA-E5   # the same with [answer] query_passage on
+    python bench/bench_answers.py --sets --compare bench/results/answer-sets-loco-before.json   # each set's change, with
+                                                     # its paired bootstrap interval against an earlier report
     python bench/bench_answers.py --debian ~/.cache/bunko-evalsets/debian-reference/runs/REV-*-html [HANDBOOK_RUN]
     (HANDBOOK_RUN: a folder named …handbook… holding questions.jsonl of bench/evalsets/debian-handbook-qa and the .bunko
     collection of its pages)

@@ -19,7 +19,8 @@ from openpyxl import Workbook
 
 from bunko import Bunko
 from bunko.embed.use_m3 import UseM3Embedder
-from bunko.generate.confidence import FEATURES, AnswerFeatures, ConfidenceModel
+from bunko.generate.confidence import FEATURES, AnswerFeatures, ConfidenceModel, load_confidence
+from bunko.generate.steps.table import table_confidence
 from bunko.schema import Answer
 from bunko.text.numbers import find_quantities
 from bunko.trace_steps import TableStep
@@ -141,6 +142,21 @@ def test_a_table_answer_abstains_below_the_threshold_every_answer_is_decided_by(
     assert refused.abstained and refused.confidence == answered.confidence
     assert refused.trace is not None and refused.trace.abstain_reason == "low_confidence"
     assert refused.trace.generation.generator == "table" and expected in refused.trace.evidence.grade.quoted
+
+
+def test_a_model_without_the_table_routes_features_keeps_the_mapping_formula(kb: Bunko) -> None:
+    """The retrieval grade's map (``calibrated``) and the ``query_passage`` model were fitted without the table route's
+    features: a table answer under them is rated by `table_confidence`, not by a model that cannot read it."""
+    shipped = kb.answerer.confidence
+    kb.answerer.confidence = load_confidence("calibrated")
+    try:
+        answer = kb.ask("Which video archive takes up the most space?")
+    finally:
+        kb.answerer.confidence = shipped
+    features = answer.trace.evidence.grade.features if answer.trace else {}
+    passages = max(features["rows_confidence"], features["retrieval_confidence"])
+    assert not answer.abstained and "2021-wedding-film" in answer.text
+    assert answer.confidence == table_confidence(features["mapping_certainty"], passages, aggregate=True) < 1.0
 
 
 @pytest.mark.parametrize(("question", "expected"), [

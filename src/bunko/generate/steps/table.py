@@ -158,8 +158,8 @@ def table_grade(answerer: Answerer, state: AskState, evidence: Retrieved, senten
     from the table route's features (`table_answer_features`: the mapping's certainty, the rows it read graded as
     evidence for the question, or the passages' grade when it cites none), against the same `min_confidence`. A
     table answer is neither certain by construction nor exempt from abstaining; abstaining, it keeps what it would
-    have said (`Grade.quoted`), so that calibration judges the claim. Without a fitted model (``[answer] confidence
-    = "retrieval"``): `table_confidence`."""
+    have said (`Grade.quoted`), so that calibration judges the claim. With a model fitted without the route's
+    features (``calibrated``, the ``query_passage`` model) or none (``retrieval``): `table_confidence`."""
     retrieval = evidence.grade
     certainty, aggregate = mapping_certainty(state)
     cited = list(dict.fromkeys(c.chunk_id for s in sentences for c in s.citations))
@@ -171,7 +171,8 @@ def table_grade(answerer: Answerer, state: AskState, evidence: Retrieved, senten
         AnswerFeatures(**{name: float(graded.features[name]) for name in FEATURES if name in graded.features}), certainty,
     )
     model = answerer.confidence
-    confidence = round(model.probability(features), 4) if model is not None else table_confidence(certainty, passages, aggregate)
+    fitted = model is not None and "table" in model.features
+    confidence = round(model.probability(features), 4) if fitted and model else table_confidence(certainty, passages, aggregate)
     recorded = {**features_dict(features), "retrieval_confidence": retrieval.confidence, "rows_confidence": graded.confidence,
                 "mapping_certainty": certainty}
     return Grade(confidence >= answerer.min_confidence(state.language), confidence, "table", recorded, retrieval.key_terms,
