@@ -41,7 +41,7 @@ sys.path.insert(0, str(HERE))
 import fit_reader  # noqa: E402  (a sibling script)
 
 DESIGNED_ON = {"debian-reference": True, "samples": True, "tables": True, "libreoffice-writer": True,
-               "debian-handbook": False, "debian-maint-guide": False}
+               "debian-handbook": False, "debian-maint-guide": False, "python-docs": False}
 """Whether answer rules were written while reading the set's questions (see the module doc)."""
 
 

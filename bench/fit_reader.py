@@ -67,6 +67,7 @@ CORPORA: dict[str, tuple[Path, Path]] = {
     "debian-reference": (EVALDATA / "reference" / ".bunko", SHARED / "debian-reference-qa" / "questions.jsonl"),
     "debian-handbook": (EVALDATA / "handbook" / ".bunko", ROOT / "bench" / "evalsets" / "debian-handbook-qa" / "questions.jsonl"),
     "debian-maint-guide": (EVALDATA / "maintguide" / ".bunko", ROOT / "bench" / "evalsets" / "debian-maint-guide-qa" / "questions.jsonl"),
+    "python-docs": (EVALDATA / "python" / ".bunko", ROOT / "bench" / "evalsets" / "python-docs-qa" / "questions.jsonl"),
     "libreoffice-writer": (EVALDATA / "writer" / ".bunko", SHARED / "libreoffice-writer-impress-qa" / "questions.jsonl"),
     "tables": (EVALDATA / "tables" / ".bunko", ROOT / "bench" / "tables" / "questions.jsonl"),
     "samples": (EVALDATA / "samples" / ".bunko", ROOT / "src" / "bunko" / "samples" / "golden.jsonl"),
