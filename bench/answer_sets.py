@@ -7,7 +7,9 @@
 For each corpus of `bench/fit_reader.py` (`CORPORA`: the Debian Reference development set, the Debian Administrator's
 Handbook and New Maintainers' Guide sets, LibreOffice Writer/Impress help, the table benchmark's lookups, the bundled
 samples) whose collection is laid out under $BUNKO_EVALDATA: `bunko eval run` with the shipped answer settings (a
-collection's own bunko.toml pins the defaults of the day it was made), and from its report the figures issue 45 names:
+collection's own bunko.toml pins the defaults of the day it was made) and the reader and confidence fitted on the other
+corpora (`[answer] models`, written by `fit_reader.fit(loco_dir=…)`: no figure of a set comes from a model that saw
+it), and from its report the figures issue 45 names:
 fact in the answer, fact in the evidence, citation precision, abstention precision and recall, expected calibration
 error, answer length (characters p50/p90). Then the reader's leave-one-corpus-out table (`fit_reader.fit`, report only:
 the shipped models are not rewritten), from the features `fit_reader collect` recorded (`--collect` records them
@@ -26,10 +28,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import tomli_w
 
 HERE = Path(__file__).resolve().parent
@@ -55,15 +58,22 @@ class SetFigures:
     ece: float | None
     answer_chars_p50: float | None
     answer_chars_p90: float | None
+    claims: list[list[float] | None] = field(default_factory=list)
+    """Per question (as `bunko eval` keeps them): (confidence, right), None where rightness cannot be judged."""
+    per_question: dict[str, list[list[float]]] = field(default_factory=dict)
+    """Per question, the (numerator, denominator) of fact and abstention precision and recall: what a paired
+    comparison of two runs resamples (`compare`)."""
 
 
-def _shipped_config(folder: Path, query_passage: bool = False) -> Path:
+def _shipped_config(folder: Path, query_passage: bool = False, models: Path | None = None, name: str = "shipped") -> Path:
     """A bunko.toml holding the shipped [answer] defaults, so every collection is answered as a new one would be;
-    `query_passage`: with that setting on."""
+    `query_passage`: with that setting on; `models`: the reader and confidence of that folder (`[answer] models`)."""
     from bunko.config import AnswerConfig
 
     answer = {key: value for key, value in AnswerConfig(query_passage=query_passage).model_dump().items() if value is not None}
-    path = folder / "shipped.toml"
+    if models is not None:
+        answer["models"] = str(models)
+    path = folder / f"{name}.toml"
     path.write_text(tomli_w.dumps({"answer": answer}), encoding="utf-8")
     return path
 
@@ -93,12 +103,16 @@ def golden_file(questions: Path, work: Path, corpus: str) -> Path:
     return golden
 
 
-def evaluate_set(corpus: str, collection: Path, questions: Path, work: Path, query_passage: bool = False) -> SetFigures | str:
-    """The set's figures from `bunko eval run`, or why it could not run."""
+def evaluate_set(
+    corpus: str, collection: Path, questions: Path, work: Path, query_passage: bool = False, models: Path | None = None,
+) -> SetFigures | str:
+    """The set's figures from `bunko eval run`, or why it could not run; `models`: the folder of the reader and
+    confidence fitted without this set."""
     out = work / corpus
     questions = golden_file(questions, work, corpus)
+    config = _shipped_config(work, query_passage, models, f"shipped-{corpus}")
     command = [sys.executable, "-m", "bunko", "eval", "run", str(questions), "-c", str(collection), "-o", str(out),
-               "--config", str(_shipped_config(work, query_passage)), "--no-baseline"]
+               "--config", str(config), "--no-baseline"]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     results = out / "results.json"
     if not results.exists():
@@ -110,8 +124,52 @@ def evaluate_set(corpus: str, collection: Path, questions: Path, work: Path, que
         _rounded(summary.get("fact_in_evidence")), _rounded(summary.get("citation_precision")),
         _rounded(summary.get("abstention_precision")), _rounded(summary.get("abstention_recall")),
         _rounded((run.get("reliability") or {}).get("ece")), _rounded(summary.get("answer_chars_p50")),
-        _rounded(summary.get("answer_chars_p90")),
+        _rounded(summary.get("answer_chars_p90")), list(run.get("claims") or []),
+        {metric: [list(score.get(metric) or [0.0, 0.0]) for score in run["scores"]] for metric in PAIRED},
     )
+
+
+PAIRED = ("fact_match", "abstention_precision", "abstention_recall")
+
+
+def compare(before: dict[str, Any], after: dict[str, Any], confidence: float = 0.95) -> list[dict[str, Any]]:
+    """Each set in both reports: after − before of ECE, fact and abstention precision/recall, with the paired
+    bootstrap interval over its questions (`bunko.evaluate.bootstrap`, `calibration.ece_difference`): whether a
+    change is more than which questions happened to be asked. Sets whose questions differ are left out."""
+    from bunko.evaluate.bootstrap import ratio_difference, resample_indices
+    from bunko.evaluate.calibration import ece_difference
+
+    earlier = {f["corpus"]: f for f in before["sets"]}
+    out = []
+    for f in after["sets"]:
+        b = earlier.get(f["corpus"])
+        if b is None or not f.get("claims") or len(b.get("claims") or []) != len(f["claims"]):
+            continue
+        indices = resample_indices(len(f["claims"]))
+        row: dict[str, Any] = {"corpus": f["corpus"], "designed_on": f["designed_on"]}
+        claims = [[tuple(c) if c is not None else None for c in run["claims"]] for run in (b, f)]
+        row["ece"] = ece_difference(claims[0], claims[1], indices, confidence)
+        for metric in PAIRED:
+            pairs = [np.array(run["per_question"][metric], dtype=float).reshape(-1, 2) for run in (b, f)]
+            row[metric] = ratio_difference(pairs[0][:, 0], pairs[0][:, 1], pairs[1][:, 0], pairs[1][:, 1], indices, confidence)
+        out.append(row)
+    return out
+
+
+def comparison_markdown(rows: list[dict[str, Any]], before: str) -> list[str]:
+    def cell(interval: Any) -> str:
+        if interval is None:
+            return "—"
+        mark = " *" if interval.significant else ""
+        return f"{interval.diff:+.3f} [{interval.low:+.3f}, {interval.high:+.3f}]{mark}"
+
+    lines = ["", f"## After − before ({before}), paired bootstrap 95 % intervals over each set's questions", "",
+             "`*`: the interval excludes 0. ECE: lower is better; the others: higher is better.", "",
+             "| set | designed on | ECE | fact | abstention P | abstention R |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['corpus']} | {'yes' if r['designed_on'] else 'no'} | {cell(r['ece'])} | {cell(r['fact_match'])} | "
+                     f"{cell(r['abstention_precision'])} | {cell(r['abstention_recall'])} |")
+    return lines
 
 
 def _mean(values: list[float | None]) -> float | None:
@@ -124,19 +182,21 @@ def run_sets(out: Path, collect: bool, query_passage: bool = False, data: Path =
     missing = sorted(set(fit_reader.CORPORA) - set(corpora))
     figures: list[SetFigures] = []
     failures: dict[str, str] = {}
+    if collect:
+        fit_reader.collect(corpora, data)
+    loco_path = out.with_name(out.name + "-reader")
     with tempfile.TemporaryDirectory(prefix="bunko-answer-sets-") as tmp:
+        # each set is answered by the reader and confidence fitted without it, as the lead's held-out sets are
+        fit_reader.fit(corpora, loco_path, write_models=False, data=data, query_passage=query_passage, loco_dir=Path(tmp) / "loco")
         for corpus in corpora:
             collection, questions = fit_reader.CORPORA[corpus]
-            result = evaluate_set(corpus, collection, questions, Path(tmp), query_passage)
+            models = Path(tmp) / "loco" / corpus
+            result = evaluate_set(corpus, collection, questions, Path(tmp), query_passage, models if models.is_dir() else None)
             if isinstance(result, str):
                 failures[corpus] = result
             else:
                 figures.append(result)
-            print(f"{corpus}: {result}", file=sys.stderr)
-    if collect:
-        fit_reader.collect(corpora, data)
-    loco_path = out.with_name(out.name + "-reader")
-    fit_reader.fit(corpora, loco_path, write_models=False, data=data, query_passage=query_passage)
+            print(f"{corpus}: {result if isinstance(result, str) else markdown_row(result)}", file=sys.stderr)
     loco = json.loads(loco_path.with_suffix(".json").read_text(encoding="utf-8"))["leave_one_corpus_out"]
     groups = {flag: [f for f in figures if f.designed_on is flag] for flag in (True, False)}
     gap = {metric: (_mean([getattr(f, metric) for f in groups[True]]), _mean([getattr(f, metric) for f in groups[False]]))
@@ -146,17 +206,21 @@ def run_sets(out: Path, collect: bool, query_passage: bool = False, data: Path =
                                 for metric, (a, b) in gap.items()}}
 
 
+def markdown_row(f: SetFigures) -> str:
+    return (f"| {f.corpus} | {'yes' if f.designed_on else 'no'} | {f.questions} | {f.fact} | {f.fact_in_evidence} | "
+            f"{f.citation_precision} | {f.abstention_precision} | {f.abstention_recall} | {f.ece} | "
+            f"{f.answer_chars_p50} | {f.answer_chars_p90} |")
+
+
 def markdown(report: dict[str, Any]) -> str:
     setting = ", `[answer] query_passage = true` (`--query-passage`)" if report.get("query_passage") else ""
     lines = [f"# Every labelled set, shipped defaults{setting} (`python bench/bench_answers.py --sets`)", "",
-             "`bunko eval run` per set with the shipped [answer] settings. *designed on*: answer rules were written while "
+             "`bunko eval run` per set with the shipped [answer] settings, the reader and confidence fitted without the set "
+             "(`[answer] models`: `fit_reader.fit` left it out). *designed on*: answer rules were written while "
              "reading the set. The reserved corpora are not here (the lead measures them).", "",
              "| set | designed on | questions | fact | fact in evidence | citation precision | abstention P | abstention R | ECE | chars p50 | chars p90 |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for f in report["sets"]:
-        lines.append(f"| {f['corpus']} | {'yes' if f['designed_on'] else 'no'} | {f['questions']} | {f['fact']} | {f['fact_in_evidence']} | "
-                     f"{f['citation_precision']} | {f['abstention_precision']} | {f['abstention_recall']} | {f['ece']} | "
-                     f"{f['answer_chars_p50']} | {f['answer_chars_p90']} |")
+    lines += [markdown_row(SetFigures(**f)) for f in report["sets"]]
     lines += ["", "## Sets designed on against sets not designed on (means)", "", "| metric | designed on | not designed on | gap |",
               "|---|---|---|---|"]
     for metric, values in report["designed_vs_not"].items():
@@ -175,9 +239,14 @@ def markdown(report: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(out: Path, collect: bool, query_passage: bool = False, data: Path = fit_reader.DATA) -> None:
+def main(out: Path, collect: bool, query_passage: bool = False, data: Path = fit_reader.DATA, before: Path | None = None) -> None:
+    """`before`: an earlier report (its .json) to compare each set with (`compare`)."""
     out.parent.mkdir(parents=True, exist_ok=True)  # the reader's table is written beside it first
     report = run_sets(out, collect, query_passage, data)
+    text = markdown(report)
+    if before is not None:
+        rows = compare(json.loads(before.read_text(encoding="utf-8")), report)
+        text += "\n".join(comparison_markdown(rows, before.name)) + "\n"
     out.with_suffix(".json").write_text(json.dumps(report, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    out.with_suffix(".md").write_text(markdown(report), encoding="utf-8")
-    print(markdown(report))
+    out.with_suffix(".md").write_text(text, encoding="utf-8")
+    print(text)

@@ -3,6 +3,8 @@
     python bench/bench_answers.py                    # extractive generator, light and no rerank
     python bench/bench_answers.py --sets --collect   # every labelled set, the reader left one corpus out (answer_sets.py)
     python bench/bench_answers.py --sets --query-passage --data DATA-E5   # the same with [answer] query_passage on
+    python bench/bench_answers.py --sets --compare bench/results/answer-sets-loco-before.json   # each set's change, with
+                                                     # its paired bootstrap interval against an earlier report
     python bench/bench_answers.py --debian ~/.cache/bunko-evalsets/debian-reference/runs/REV-*-html [HANDBOOK_RUN]
     (HANDBOOK_RUN: a folder named …handbook… holding questions.jsonl of bench/evalsets/debian-handbook-qa and the .bunko
     collection of its pages)
@@ -239,6 +241,12 @@ def real_document_runs(run_dirs: list[Path]) -> list[dict[str, Any]]:
     return runs
 
 
+def fit_reader_data() -> Path:
+    from fit_reader import DATA
+
+    return DATA
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", default=str(RESULTS / "answers"))
@@ -252,12 +260,14 @@ def main() -> None:
     parser.add_argument("--collect", action="store_true", help="with --sets: record the reader's features first (fit_reader collect)")
     parser.add_argument("--query-passage", action="store_true", help="with --sets: answer with [answer] query_passage on")
     parser.add_argument("--data", type=Path, default=None, help="with --sets: the reader's collected features (fit_reader --data)")
+    parser.add_argument("--compare", type=Path, default=None, help="with --sets: an earlier report's .json; each set's change "
+                        "with its paired bootstrap interval")
     args = parser.parse_args()
     if args.sets:
         from answer_sets import main as answer_sets
 
         out = Path(args.out) if args.out != str(RESULTS / "answers") else RESULTS / "answer-sets"
-        answer_sets(out, args.collect, args.query_passage, *([args.data] if args.data else []))
+        answer_sets(out, args.collect, args.query_passage, args.data or fit_reader_data(), args.compare)
         return
     golden = [json.loads(line) for line in (SAMPLES / "golden.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
     configs: list[tuple[str, Config]] = []

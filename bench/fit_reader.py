@@ -19,10 +19,14 @@ retrieval figures of the answer. `fit`:
    positive units one half, its negatives one half), L2-penalised, fitted by Newton's method: deterministic.
    Judged per held-out corpus by top-1: the share of questions whose best unit holds the answer, among those
    where some measured unit does.
-2. The confidence: a logistic over the answer's features as the reader leaves them (its top probability, its lead
-   over the best unit of another document, the retrieval grade, the key-term share, the language), labelled 1 when
-   the reader's top unit holds the answer and 0 otherwise (absent questions always 0). Judged per held-out
-   corpus by ECE and by abstention precision/recall at the threshold chosen on the other corpora.
+2. The confidence (`confidence_fit.py`): a logistic over the answer's features (the reader's rating of the quoted
+   unit and its lead over the best unit of another document, the retrieval grade, the key-term share, the language;
+   for an answer computed from a table, the table route's own), labelled as `bunko eval` judges the answer (absent
+   questions always 0), the reader's ratings those of the reader fitted without the question's corpus, then a
+   slope-and-shift map of its logit fitted on out-of-fold predictions and the threshold chosen on them. Judged per
+   held-out corpus (every step fitted without it) by ECE over every question (a refused one at 0) and by
+   abstention precision/recall at its threshold. `collect` asks the table benchmark's computed values too: the
+   table route's answers to learn from (the reader's fit and the scored sets leave them out).
 
 `[answer] query_passage` (e5 reads the question as a query and each unit as a passage) has its own reader and
 confidence, fitted the same way on questions asked with the setting on (`collect --query-passage`: e5's two features
@@ -69,8 +73,13 @@ CORPORA: dict[str, tuple[Path, Path]] = {
     "samples": (EVALDATA / "samples" / ".bunko", ROOT / "src" / "bunko" / "samples" / "golden.jsonl"),
 }
 RESERVED = ("debian-faq", "gimp-help", "scalc", "manpages")
+COLLECTED_READER = "reader_model.json"
+AGGREGATE = "aggregate"
+"""`collect` keeps the reader it asked with beside the features: `fit` finds each answer's quoted unit by its rating."""
 
 CONFIDENCE_FEATURES = ("reader", "reader_margin", "retrieval", "key_terms", "same_language")
+"""The collected grade's features `answer_features` reads (for the retrieval grade's one-feature map); the answer
+confidence's own are `confidence_fit.CONFIDENCE_FEATURES`."""
 L2 = 1.0
 
 
@@ -85,7 +94,10 @@ class Question:
     """fact / table / multi-hop / absent / lookup …; "absent" expects an abstention."""
 
 
-def load_questions(corpus: str, path: Path) -> list[Question]:
+def load_questions(corpus: str, path: Path, aggregates: bool = False) -> list[Question]:
+    """The corpus's labelled questions; `aggregates`: with the table benchmark's computed values too (asked by
+    `collect` for the confidence of the table route, which computes them; no unit holds one, so the reader's fit
+    and the sets `bench_answers --sets` scores leave them out)."""
     out = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
         if not line.strip():
@@ -94,7 +106,7 @@ def load_questions(corpus: str, path: Path) -> list[Question]:
         if any(word in json.dumps(item.get("relevant_sources", [])) for word in RESERVED):
             continue
         kind = str(item.get("tags", {}).get("type") or item.get("type") or "fact")
-        if kind == "aggregate":  # a computed value: no unit holds it
+        if kind == AGGREGATE and not aggregates:  # a computed value: no unit holds it
             continue
         expected = item.get("expected_answer", item.get("expected"))
         answers = [] if kind == "absent" or expected is None else [str(e) for e in (expected if isinstance(expected, list) else [expected])]
@@ -120,6 +132,7 @@ def collect(corpora: Sequence[str], data: Path = DATA, query_passage: bool = Fal
     from bunko import Bunko
     from bunko.config import AnswerConfig
     from bunko.evaluate.metrics import fact_match
+    from bunko.rerank.reader import QUERY_PASSAGE_MODEL, READER_MODEL, ReaderModel
     from bunko.retrieve.question import QuestionFacts
 
     data.mkdir(parents=True, exist_ok=True)
@@ -130,7 +143,7 @@ def collect(corpora: Sequence[str], data: Path = DATA, query_passage: bool = Fal
         if not collection.exists():
             print(f"{corpus}: no collection at {collection}; skipped", file=sys.stderr)
             continue
-        questions = load_questions(corpus, questions_file)
+        questions = load_questions(corpus, questions_file, aggregates=True)
         rows = []
         started = time.perf_counter()
         with Bunko(collection) as kb:
@@ -161,6 +174,8 @@ def collect(corpora: Sequence[str], data: Path = DATA, query_passage: bool = Fal
                         fact_match(grade.quoted, q.expected) if answer.abstained and grade else fact_match(answer.text, q.expected)
                     ),
                     "abstained": answer.abstained, "confidence": answer.confidence, "answer_chars": len(answer.text),
+                    "route": str((answer.trace.evidence.route or {}).get("mode") or "") if answer.trace and answer.trace.evidence else "",
+                    "generator": answer.trace.generation.generator if answer.trace and answer.trace.generation else "",
                     "grade": dict(grade.features) if grade else {}, "reason": grade.reason if grade else None,
                     "calls": [
                         {
@@ -174,9 +189,22 @@ def collect(corpora: Sequence[str], data: Path = DATA, query_passage: bool = Fal
                         for asked, hits, scored in calls
                     ],
                 })
+        (data / f"{corpus}.{COLLECTED_READER}").write_text(ReaderModel.load(packaged=QUERY_PASSAGE_MODEL if query_passage else READER_MODEL).to_json() + "\n",
+                                             encoding="utf-8")
         out = data / f"{corpus}.jsonl"
         out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
         print(f"{corpus}: {len(rows)} questions in {time.perf_counter() - started:.0f} s -> {out}")
+
+
+def collected_reader(data: Path, corpus: str, query_passage: bool) -> Any:
+    """The reader `corpus` was collected with (collect keeps a copy beside its features; `reader_model.json` there
+    for collections made before it did), else the packaged one: its ratings find the unit each answer quoted."""
+    from bunko.rerank.reader import QUERY_PASSAGE_MODEL, READER_MODEL, ReaderModel
+
+    for kept in (data / f"{corpus}.{COLLECTED_READER}", data / COLLECTED_READER):
+        if kept.exists():
+            return ReaderModel.load(kept)
+    return ReaderModel.load(packaged=QUERY_PASSAGE_MODEL if query_passage else READER_MODEL)
 
 
 def measured(features: Any, query_passage: bool) -> dict[str, float]:
@@ -203,7 +231,7 @@ def groups(rows: Sequence[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], np.
 
     for row in rows:
         calls = [c for c in row["calls"] if c["units"]]
-        if not calls:
+        if not calls or row["kind"] == AGGREGATE:
             continue
         units = calls[0]["units"]
         x = np.array([[u["features"].get(name, np.nan) for name in FEATURE_NAMES] for u in units], dtype=np.float64)
@@ -282,7 +310,9 @@ def answer_features(model: Any, row: dict[str, Any], x: np.ndarray, y: np.ndarra
     """The confidence features of the collected run's answer (its grade, as the shipped reader left it) and whether
     `bunko eval` judges it right. Rows the grade refused by a rule (a key term absent…) get confidence 0 at run time
     whatever the model says; they are returned with the label 0 and left out by the caller."""
-    grade = row.get("grade") or {}
+    grade = dict(row.get("grade") or {})
+    if "table_reader" in grade:  # a table answer records its rows' figures as the route's own
+        grade["reader"], grade["retrieval"] = grade["table_reader"], grade.get("table_retrieval", 0.0)
     values = {name: float(grade.get(name, 0.0)) for name in CONFIDENCE_FEATURES}
     return [values[name] for name in CONFIDENCE_FEATURES], float(bool(row.get("judged_right")))
 
@@ -320,8 +350,14 @@ def choose_threshold(p: np.ndarray, right: np.ndarray, answerable: np.ndarray) -
 
 def fit(
     corpora: Sequence[str], report: Path, without: Sequence[str] = (), write_models: bool = True, data: Path = DATA,
-    query_passage: bool = False,
+    query_passage: bool = False, loco_dir: Path | None = None, confidence_only: bool = False, no_map: bool = False,
 ) -> None:
+    """`loco_dir`: also write each held-out corpus's models (the reader and confidence fitted without it) to
+    `loco_dir/<corpus>/`, for `[answer] models` (bench/answer_sets.py answers each set with them);
+    `confidence_only`: of the shipped models, rewrite the answer confidence alone (the reader and the retrieval
+    grade's map stay as they are); `no_map`: the confidence without its calibration map (an ablation)."""
+    import confidence_fit
+
     from bunko.generate.confidence import ConfidenceModel, expected_calibration_error, fit_logistic
     from bunko.rerank.reader import ReaderModel
     from bunko.rerank.unit_features import FEATURE_NAMES
@@ -337,60 +373,49 @@ def fit(
         raise SystemExit(f"{data}: features {uncollected} were not collected there; run `fit_reader.py collect` again "
                          "(with --query-passage for e5's)")
     rules = ReaderModel.load(ROOT / "bench" / "reader_rules.json")
+    readers = confidence_fit.Readers(lambda excluded: FIT([(x, y) for c in names if c not in excluded for _, x, y, _ in per[c]], FITTED))
+    graded_by = {c: confidence_fit.graded_questions(rows[c], c, collected_reader(data, c, query_passage), probabilities) for c in names}
+    stamp = "python bench/fit_reader.py fit" + (" --query-passage" if query_passage else "")
     table = []
-    held_conf: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    held: dict[str, confidence_fit.HeldOut] = {}
     for out in names:
         train = [(x, y) for c in names if c != out for _, x, y, _ in per[c]]
-        model = FIT(train, FITTED)
+        model = readers.without({out})
         test = [(x, y) for _, x, y, _ in per[out]]
-        conf_train = [answer_features(model, r, x, y, s) for c in names if c != out for r, x, y, s in per[c] if graded(r)]
-        cx = np.array([f for f, _ in conf_train])
-        cy = np.array([r for _, r in conf_train])
-        cw, cb = fit_logistic(cx, cy, l2=L2)
-        conf = ConfidenceModel(list(CONFIDENCE_FEATURES), cw.tolist(), cb, {})
-        train_p = 1.0 / (1.0 + np.exp(-(cx @ cw + cb)))
-        threshold = choose_threshold(
-            train_p, cy, np.array([bool(r["expected"]) for c in names if c != out for r, _, _, _ in per[c] if graded(r)]),
-        )
-        test_conf = [answer_features(model, r, x, y, s) for r, x, y, s in per[out] if graded(r)]
-        tx = np.array([f for f, _ in test_conf])
-        ty = np.array([r for _, r in test_conf])
-        tp = 1.0 / (1.0 + np.exp(-(tx @ cw + cb)))
-        answerable = np.array([bool(r["expected"]) for r, _, _, _ in per[out] if graded(r)])
-        ece, _ = expected_calibration_error(tp, ty)
-        held_conf[out] = (tp, ty, answerable)
+        conf = confidence_fit.fit_confidence(graded_by, names, readers, probabilities, choose_threshold, frozenset({out}),
+                                             {"fitted_by": stamp, "held_out": out}, mapped=not no_map)
+        scored = [q for q in graded_by[out] if not q.computed]  # the questions bench_answers --sets scores
+        held[out] = confidence_fit.held_out(scored, model, conf, probabilities)
+        if loco_dir is not None:
+            write_loco(loco_dir / out, model, conf, query_passage)
         table.append({
-            "held_out": out, "questions": len(per[out]), "with_answer_in_units": int(sum(y.any() for _, y in test)),
+            "held_out": out, "questions": len(scored), "with_answer_in_units": int(sum(y.any() for _, y in test)),
             "top1_rules": round(top1(rules, test), 3), "top1_learned": round(top1(model, test), 3),
-            "top1_learned_on_training": round(top1(model, train), 3),
-            "ece": round(ece, 3), "threshold": round(threshold, 3), **{k: round(v, 3) for k, v in decisions(tp, ty, answerable, threshold).items()},
+            "top1_learned_on_training": round(top1(model, train), 3), "threshold": round(conf.threshold, 3),
+            **confidence_fit.scores(held[out]),
             "answered_right_now": round(float(np.mean([r["answered_right"] for r, _, _, _ in per[out] if r["expected"]] or [0])), 3),
         })
-        del conf
     all_data = [(x, y) for c in names for _, x, y, _ in per[c]]
     final = FIT(all_data, FITTED)
     final = ReaderModel(final.features, final.mean, final.scale, final.weights, final.bias, {
-        "fitted_by": "python bench/fit_reader.py fit" + (" --query-passage" if query_passage else ""), "corpora": names, "l2": L2,
+        "fitted_by": stamp, "corpora": names, "l2": L2,
         "leave_one_corpus_out_top1": {r["held_out"]: r["top1_learned"] for r in table},
         "rules_top1": {r["held_out"]: r["top1_rules"] for r in table},
     })
+    confidence = confidence_fit.fit_confidence(graded_by, names, readers, probabilities, choose_threshold, frozenset(), mapped=not no_map, meta={
+        "fitted_by": stamp,
+        "data": "hand-written questions of the corpora above, asked with the shipped reader"
+                + (" of [answer] query_passage" if query_passage else "") + "; each rated again by the reader fitted without "
+                "its corpus (bench/confidence_fit.py); label: right as bunko eval judges it (the answer's text, or an "
+                "abstention's quoted unit, holds an expected answer); rows a rule refused left out",
+    })
+    held_p = np.concatenate([held[c].confidence for c in names])
+    held_y = np.concatenate([held[c].right for c in names])
+    graded_answerable = np.array([bool(r["expected"]) for c in names for r, _, _, _ in per[c] if graded(r)])
+    cv_ece, reliability = expected_calibration_error(held_p, held_y)
     conf_all = [answer_features(final, r, x, y, s) for c in names for r, x, y, s in per[c] if graded(r)]
     cx = np.array([f for f, _ in conf_all])
     cy = np.array([r for _, r in conf_all])
-    cw, cb = fit_logistic(cx, cy, l2=L2)
-    held_p = np.concatenate([held_conf[c][0] for c in names])
-    held_y = np.concatenate([held_conf[c][1] for c in names])
-    held_answerable = np.concatenate([held_conf[c][2] for c in names])
-    threshold = choose_threshold(held_p, held_y, held_answerable)  # on predictions for corpora each model did not see
-    cv_ece, reliability = expected_calibration_error(held_p, held_y)
-    confidence = ConfidenceModel(list(CONFIDENCE_FEATURES), cw.tolist(), cb, {
-        "fitted_by": "python bench/fit_reader.py fit" + (" --query-passage" if query_passage else ""), "corpora": names,
-        "data": "hand-written questions of the corpora above, asked with the shipped reader"
-                + (" of [answer] query_passage" if query_passage else "") + "; label: right as bunko eval judges "
-                "it (the answer's text, or an abstention's quoted unit, holds an expected answer); rows a rule refused left out",
-        "cv_ece": round(cv_ece, 4), "threshold": round(threshold, 4), "rows": len(cy),
-        "threshold_chosen_on": "leave-one-corpus-out predictions",
-    })
     retrieval_index = CONFIDENCE_FEATURES.index("retrieval")
     rw, rb = fit_logistic(cx[:, [retrieval_index]], cy, l2=L2)
     held_retrieval = []
@@ -408,31 +433,47 @@ def fit(
     calibration = ConfidenceModel(["retrieval"], rw.tolist(), rb, {
         "fitted_by": "python bench/fit_reader.py fit", "corpora": names,
         "maps": "retrieval (bunko.generate.retrieval_grade) onto P(the reader's answer is right)",
-        "cv_ece": round(retrieval_ece, 4), "threshold": round(choose_threshold(retrieval_p, retrieval_y, held_answerable), 4),
+        "cv_ece": round(retrieval_ece, 4), "threshold": round(choose_threshold(retrieval_p, retrieval_y, graded_answerable), 4),
         "threshold_chosen_on": "leave-one-corpus-out predictions",
     })
     if write_models and query_passage:
         QUERY_PASSAGE_OUT.write_text(final.to_json() + "\n", encoding="utf-8")
         QUERY_PASSAGE_CONFIDENCE_OUT.write_text(confidence.to_json() + "\n", encoding="utf-8")
     elif write_models:
-        CALIBRATION_OUT.write_text(calibration.to_json() + "\n", encoding="utf-8")
-        READER_OUT.write_text(final.to_json() + "\n", encoding="utf-8")
+        if not confidence_only:
+            CALIBRATION_OUT.write_text(calibration.to_json() + "\n", encoding="utf-8")
+            READER_OUT.write_text(final.to_json() + "\n", encoding="utf-8")
         CONFIDENCE_OUT.write_text(confidence.to_json() + "\n", encoding="utf-8")
     result = {"leave_one_corpus_out": table, "weights": dict(zip(final.features, final.weights.round(4).tolist(), strict=True)),
               "retrieval_only_cv_ece": round(retrieval_ece, 4),
-              "confidence": {"features": list(CONFIDENCE_FEATURES), "weights": cw.round(4).tolist(), "bias": round(cb, 4),
-                             "cv_ece": round(cv_ece, 4), "threshold": threshold, "reliability": reliability}}
+              "confidence": {"features": confidence.features, "weights": confidence.weights, "bias": confidence.bias,
+                             "map": confidence.meta["map"],
+                             "cv_ece": round(cv_ece, 4), "threshold": confidence.threshold, "reliability": reliability,
+                             "fold_ece_raw": confidence.meta["fold_ece_raw"], "fold_ece_mapped": confidence.meta["fold_ece_mapped"]}}
     report.with_suffix(".json").write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     report.with_suffix(".md").write_text(markdown(result), encoding="utf-8")
     print(markdown(result))
+
+
+def write_loco(folder: Path, reader: Any, confidence: Any, query_passage: bool) -> None:
+    """One held-out corpus's models, named as `[answer] models` reads them."""
+    from bunko.generate.confidence import FITTED_MODEL, QUERY_PASSAGE_CONFIDENCE
+    from bunko.rerank.reader import READER_MODEL
+
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / READER_MODEL).write_text(reader.to_json() + "\n", encoding="utf-8")
+    (folder / (QUERY_PASSAGE_CONFIDENCE if query_passage else FITTED_MODEL)).write_text(confidence.to_json() + "\n", encoding="utf-8")
 
 
 def markdown(result: dict[str, Any]) -> str:
     lines = ["# The learned reader, left one corpus out (`python bench/fit_reader.py fit`)", "",
              "top-1: share of questions whose best-rated unit holds the expected answer, among those where a measured unit "
              "does. `rules`: the hand-set weights the reader replaced (bench/reader_rules.json); `learned`: fitted on the "
-             "other corpora only. Confidence: fitted on the other corpora, threshold chosen on them; ECE and abstention "
-             "on the held-out corpus. `answered_right_now`: fact in the answer of the collected run.", "",
+             "other corpora only. Confidence (bench/confidence_fit.py): every step fitted without the held-out corpus "
+             "(the readers rating its training questions, the logistic, the map, the threshold); ECE over every question "
+             "of the held-out corpus as `bunko eval` judges it (a refused one at confidence 0; computed table values "
+             "left out, as `bench_answers --sets` scores), abstention at its threshold, the reader fitted without the "
+             "corpus choosing the unit. `answered_right_now`: fact in the answer of the collected run.", "",
              "| held out | questions | answer in units | top-1 rules | top-1 learned | (on its training corpora) | ECE | threshold | answered right | abstain P | abstain R | answered right now |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in result["leave_one_corpus_out"]:
@@ -444,9 +485,10 @@ def markdown(result: dict[str, Any]) -> str:
               f"largest {max(gaps):+.3f}.", "", "## Reader weights (standardised features)", ""]
     lines += [f"- `{name}`: {weight:+.3f}" for name, weight in sorted(result["weights"].items(), key=lambda kv: -abs(kv[1]))]
     c = result["confidence"]
-    lines += ["", "## Confidence", "", f"Features {c['features']}, weights {c['weights']}, bias {c['bias']}; ECE over held-out "
-              f"predictions {c['cv_ece']}, threshold {c['threshold']}. The retrieval grade alone, mapped the same way "
-              f"(`[answer] confidence = \"calibrated\"`): ECE {result['retrieval_only_cv_ece']}.", ""]
+    lines += ["", "## Confidence", "", f"Features {c['features']}, weights {c['weights']} (the map folded in), bias {c['bias']}; "
+              f"map {c.get('map')}; ECE over held-out predictions {c['cv_ece']}, threshold {c['threshold']}. The retrieval "
+              f"grade alone, mapped the same way (`[answer] confidence = \"calibrated\"`, not refitted by --confidence-only): "
+              f"ECE {result['retrieval_only_cv_ece']}.", ""]
     return "\n".join(lines) + "\n"
 
 
@@ -457,6 +499,10 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=RESULTS / "reader")
     parser.add_argument("--without", nargs="*", default=[], help="features left out of the fit (an ablation)")
     parser.add_argument("--report-only", action="store_true", help="write the report, not the shipped models")
+    parser.add_argument("--no-map", action="store_true", help="the confidence without its calibration map (an ablation; "
+                        "use with --report-only)")
+    parser.add_argument("--confidence-only", action="store_true",
+                        help="of the shipped models, rewrite confidence_model.json alone (the reader is kept)")
     parser.add_argument("--data", type=Path, default=DATA, help="where collect writes the features and fit reads them")
     parser.add_argument("--query-passage", action="store_true",
                         help="collect with [answer] query_passage on / fit its reader (e5's features too) and confidence")
@@ -465,7 +511,7 @@ def main() -> None:
         collect(args.corpus, args.data, args.query_passage)
     else:
         fit(args.corpus, args.out, args.without, write_models=not args.report_only, data=args.data,
-            query_passage=args.query_passage)
+            query_passage=args.query_passage, confidence_only=args.confidence_only, no_map=args.no_map)
 
 
 if __name__ == "__main__":

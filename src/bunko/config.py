@@ -425,6 +425,12 @@ class AnswerConfig(_Section):
         "before on one core (bench/results/reader.notes.md). On, ingest (with [rerank] unit_vectors = \"ingest\") and "
         "`bunko reindex --unit-vectors` embed each unit with e5 as well, so asks do not (bench/results/query-passage-units.md).",
     )
+    models: str | None = Field(
+        None,
+        description="A folder holding reader_model.json and confidence_model.json (as bench/fit_reader.py writes them) "
+        "used in place of the packaged models: a reader and confidence fitted on other corpora, such as the models "
+        "fitted without the corpus being measured (bench/answer_sets.py). Unset: the packaged models.",
+    )
     review_below: float | None = Field(
         None, ge=0, le=1,
         description="regulated: answers below this confidence ask for human review. Unset: 0.7 of the raw retrieval "

@@ -21,7 +21,7 @@ from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, Tabl
 
 from bunko import Bunko, Config
 from bunko.embed.use_m3 import UseM3Embedder
-from bunko.generate.steps.table import AGGREGATE_CEILING, table_confidence
+from bunko.generate.confidence import FEATURES, AnswerFeatures, ConfidenceModel
 from bunko.index.table_db import TABLES_FILE
 from bunko.schema import Answer, CitedCell
 
@@ -137,11 +137,13 @@ def test_sum_of_a_column_on_a_named_sheet_cites_every_cell_it_added(kb: Bunko) -
     assert sorted(int(c.text.replace(",", "")) for c in added) == sorted(v[2] * 1000 for v in ORDERS["北陸"].values())
     assert {c.sheet for c in added} == {"北陸"} and sorted(c.row for c in added) == [3, 4, 5]  # the sheet's own row numbers
     assert answer.trace is not None and answer.trace.evidence.route["mode"] == "table"
-    features = answer.trace.evidence.grade.features  # the mapping's certainty, borne out by the rows: never certain
-    passages = max(features["rows_confidence"], features["retrieval_confidence"])
-    assert 0 < features["mapping_certainty"] <= 1.0
-    assert 0 < answer.confidence <= AGGREGATE_CEILING
-    assert answer.confidence == table_confidence(features["mapping_certainty"], passages, aggregate=True)
+    features = answer.trace.evidence.grade.features  # decided as every answer: the model's probability, never certain
+    assert 0 < features["mapping_certainty"] <= 1.0 and features["certainty"] == features["mapping_certainty"]
+    assert features["table"] == 1.0
+    model = ConfidenceModel.load()
+    recorded = AnswerFeatures(**{name: features[name] for name in FEATURES if name in features})
+    assert answer.confidence == pytest.approx(model.probability(recorded), abs=2e-3)
+    assert model.threshold <= answer.confidence < 1.0
 
 
 @pytest.mark.parametrize(("question", "expected", "words"), [

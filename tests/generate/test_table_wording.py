@@ -5,8 +5,8 @@ workbook with two sheets of the same columns, a Chinese HTML page with two secti
 Chinese CSV. The questions name neither the column nor the table by its own words: "takes up the most space",
 容量, 占用空间 name a size column; "the video archives", インストーラー, 图形工具 name the table by its heading; "how
 many files … altogether" is the sum of a "number of files" column. Two tables the question cannot tell apart
-give no computed answer; an aggregate is never shown at 1.00, and its confidence is the mapping's certainty borne
-out by the rows.
+give no computed answer; an aggregate is never shown at 1.00: its confidence is the confidence model's, from the
+rows it read and the mapping's certainty, as for any answer.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from openpyxl import Workbook
 
 from bunko import Bunko
 from bunko.embed.use_m3 import UseM3Embedder
-from bunko.generate.steps.table import AGGREGATE_CEILING, table_confidence
+from bunko.generate.confidence import FEATURES, AnswerFeatures, ConfidenceModel, load_confidence
+from bunko.generate.steps.table import table_confidence
 from bunko.schema import Answer
 from bunko.text.numbers import find_quantities
 from bunko.trace_steps import TableStep
@@ -115,8 +116,47 @@ def test_the_heading_chooses_between_tables_and_the_answer_names_it(kb: Bunko, q
     step = table_step(answer)
     assert step.certainty is not None and 0.52 <= step.certainty <= 1.0
     features = answer.trace.evidence.grade.features if answer.trace else {}
+    assert features["table"] == 1.0 and features["certainty"] == pytest.approx(step.certainty, abs=1e-4)
+    model = ConfidenceModel.load()
+    recorded = AnswerFeatures(**{name: features[name] for name in FEATURES if name in features})
+    assert answer.confidence == pytest.approx(model.probability(recorded), abs=2e-3)
+    assert model.threshold <= answer.confidence < 1.0
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("Which video archive takes up the most space?", "2021-wedding-film"),
+    ("インストーラーで一番容量が大きいのはどれ？", "setup-mac.dmg"),
+    ("哪个图形工具占用空间最大？", "pixedit"),
+])
+def test_a_table_answer_abstains_below_the_threshold_every_answer_is_decided_by(kb: Bunko, question: str, expected: str) -> None:
+    """One probability decides every route: a computed answer is no exception. Asked again with `min_confidence` just
+    above the confidence it got, it abstains, and its grade keeps the sentence it would have said."""
+    answered = kb.ask(question)
+    assert not answered.abstained and expected in answered.text
+    configured = kb.config.answer.min_confidence
+    kb.config.answer.min_confidence = min(answered.confidence + 0.01, 1.0)
+    try:
+        refused = kb.ask(question)
+    finally:
+        kb.config.answer.min_confidence = configured
+    assert refused.abstained and refused.confidence == answered.confidence
+    assert refused.trace is not None and refused.trace.abstain_reason == "low_confidence"
+    assert refused.trace.generation.generator == "table" and expected in refused.trace.evidence.grade.quoted
+
+
+def test_a_model_without_the_table_routes_features_keeps_the_mapping_formula(kb: Bunko) -> None:
+    """The retrieval grade's map (``calibrated``) and the ``query_passage`` model were fitted without the table route's
+    features: a table answer under them is rated by `table_confidence`, not by a model that cannot read it."""
+    shipped = kb.answerer.confidence
+    kb.answerer.confidence = load_confidence("calibrated")
+    try:
+        answer = kb.ask("Which video archive takes up the most space?")
+    finally:
+        kb.answerer.confidence = shipped
+    features = answer.trace.evidence.grade.features if answer.trace else {}
     passages = max(features["rows_confidence"], features["retrieval_confidence"])
-    assert answer.confidence == table_confidence(step.certainty, passages, aggregate=True) <= AGGREGATE_CEILING
+    assert not answer.abstained and "2021-wedding-film" in answer.text
+    assert answer.confidence == table_confidence(features["mapping_certainty"], passages, aggregate=True) < 1.0
 
 
 @pytest.mark.parametrize(("question", "expected"), [

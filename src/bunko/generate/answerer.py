@@ -26,7 +26,7 @@ from bunko.config import Config
 from bunko.embed.base import Embedder, embed_queries
 from bunko.embed.registry import build_embedder
 from bunko.generate.citations import CitationChecker
-from bunko.generate.confidence import REVIEW_BELOW, ConfidenceModel, load_confidence
+from bunko.generate.confidence import REVIEW_BELOW, ConfidenceModel, folder_reader, load_confidence
 from bunko.generate.conversation import Turn
 from bunko.generate.extractive import ExtractiveGenerator
 from bunko.generate.grade import grade_answer
@@ -101,11 +101,13 @@ class Answerer:
         self.chat_model = chat_model
         self.reranker = reranker or build_reranker(config, self.embedder, self.analyzer, chat_model, self.split)
         self.checker = CitationChecker(self.embedder, self.analyzer)
+        folder = config.answer.models
         self.extractive = ExtractiveGenerator(
             self.embedder, self.analyzer, config.answer.max_sentences, self.split,
             query_passage_reader(embedder, config, unit_vectors, passages) if config.answer.query_passage else None,
+            folder_reader(folder) if folder else None,
         )
-        self.confidence = confidence or load_confidence(config.answer.confidence, config.answer.query_passage)
+        self.confidence = confidence or load_confidence(config.answer.confidence, config.answer.query_passage, folder)
         self._kind_classifier: KindClassifier | None = None
         self._read: dict[str, QuestionFacts] = {}
 

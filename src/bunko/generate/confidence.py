@@ -9,9 +9,16 @@ always recorded. A model uses the subset it was fitted on (`ConfidenceModel.feat
 A question whose key term occurs nowhere in the collection gets confidence 0: no passage can answer about a tool the
 documents never name.
 
-The models are logistic regressions fitted by ``bench/fit_reader.py`` on hand-written questions of six corpora (none
-of them reserved for held-out measurement), each judged on the corpora it was not fitted on; the abstention threshold
-is chosen on those held-out predictions. ``confidence_model.json`` is the answer model (``[answer] confidence =
+One probability decides every route: an answer computed from a table (`table_answer_features`: the route's own
+features, the mapping's certainty and the rows it read) is rated by the same model as a quoted one and abstains
+below the same threshold; a model's answer keeps the grade's probability only in the share of its sentences the
+citation check supported (`sentence_pipeline.checked_confidence`).
+
+The models are logistic regressions fitted by ``bench/fit_reader.py`` (``bench/confidence_fit.py``) on hand-written
+questions of six corpora (none of them reserved for held-out measurement), each judged on the corpora it was not
+fitted on: the reader's ratings they learn from are those of the reader fitted without the question's corpus, as on
+a corpus bunko never saw; a calibration map (a slope and a shift of the logit, fitted on predictions for corpora each
+logistic did not see) is folded into the weights; the abstention threshold is chosen on those mapped predictions. ``confidence_model.json`` is the answer model (``[answer] confidence =
 "fitted"``, the default), ``retrieval_calibration.json`` the retrieval grade alone (``calibrated``). Report:
 bench/results/reader.md.
 """
@@ -27,10 +34,12 @@ from pathlib import Path
 
 import numpy as np
 
+from bunko.errors import ConfigError
+from bunko.rerank.reader import READER_MODEL, ReaderModel
 from bunko.text.answer_types import CHECKABLE, AnswerType
 
 FEATURES = ("similarity", "coverage", "chunk_coverage", "typed", "key_terms", "margin", "same_language", "retrieval", "japanese",
-            "chinese", "reader", "reader_margin")
+            "chinese", "reader", "reader_margin", "table", "certainty", "table_reader", "table_retrieval")
 """Everything the grade computes and traces; a model uses the subset it was fitted on (`ConfidenceModel.features`)."""
 FITTED_MODEL = "confidence_model.json"
 """The answer-feature model of ``[answer] confidence = "fitted"`` (the default)."""
@@ -62,9 +71,28 @@ class AnswerFeatures:
     reader_margin: float = 0.0
     """That probability minus the best of another document's units (the probability itself when no other document
     competes): an answer two documents contest is less sure."""
+    table: float = 0.0
+    """1 for an answer computed from a table (the table route: a lookup or an aggregate); 0 for a quoted answer.
+    Each route has its own features (`table_answer_features`): a row read by a computation is not rated as a
+    sentence quoted for its words is, and a model fitted on both weighs each route's by its own answers."""
+    certainty: float = 0.0
+    """The table route's mapping certainty (`TablePlan.certainty`: how plainly the question named the table's column
+    and how far that table led the others); 0 for a quoted answer."""
+    table_reader: float = 0.0
+    """The reader's rating of the best row the table answer read, graded as evidence for the question; 0 for a quoted
+    answer."""
+    table_retrieval: float = 0.0
+    """The retrieval grade of those rows; 0 for a quoted answer."""
 
     def vector(self, names: Sequence[str] = FEATURES) -> np.ndarray:
         return np.array([getattr(self, name) for name in names], dtype=np.float64)
+
+
+def table_answer_features(rows: AnswerFeatures, certainty: float) -> AnswerFeatures:
+    """The features of an answer computed from a table, from `rows` (the rows it read, graded as a quoted answer's
+    evidence) and the mapping's certainty: the table route's own, every quoted answer's at its value when nothing
+    was measured (see `table`)."""
+    return AnswerFeatures(table=1.0, certainty=certainty, table_reader=rows.reader, table_retrieval=rows.retrieval)
 
 
 def typed_feature(kind: AnswerType, typed: bool) -> float:
@@ -73,7 +101,8 @@ def typed_feature(kind: AnswerType, typed: bool) -> float:
 
 @dataclass
 class ConfidenceModel:
-    """Logistic regression over some of `FEATURES`: P(answer right) = σ(bias + weights · features)."""
+    """Logistic regression over some of `FEATURES`: P(answer right) = σ(bias + weights · features). The fit folds its
+    calibration map into the weights (`meta["map"]`: the slope and shift fitted on out-of-fold predictions)."""
 
     features: list[str]
     weights: list[float]
@@ -169,11 +198,36 @@ def features_dict(features: AnswerFeatures) -> Mapping[str, float]:
     return {k: round(v, 4) for k, v in asdict(features).items()}
 
 
-def load_confidence(kind: str, query_passage: bool = False) -> ConfidenceModel | None:
-    """The packaged model behind ``[answer] confidence`` (and ``query_passage``); None for the raw retrieval grade."""
+def load_confidence(kind: str, query_passage: bool = False, folder: str | None = None) -> ConfidenceModel | None:
+    """The packaged model behind ``[answer] confidence`` (and ``query_passage``), or the fitted one in `folder`
+    (``[answer] models``); None for the raw retrieval grade."""
+    if kind == "fitted" and folder:
+        path = _model_file(folder, QUERY_PASSAGE_CONFIDENCE if query_passage else FITTED_MODEL)
+        try:
+            return ConfidenceModel.load(str(path))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ConfigError(f"[answer] models: {path} is not a confidence model ({exc.__class__.__name__}: {exc})") from exc
     if kind == "fitted":
         return ConfidenceModel.load(packaged_name=QUERY_PASSAGE_CONFIDENCE if query_passage else FITTED_MODEL)
     if kind == "calibrated":
         return ConfidenceModel.load(packaged_name=RETRIEVAL_CALIBRATION)
     return None
 
+
+
+def folder_reader(folder: str) -> ReaderModel:
+    """The reader in ``[answer] models``' folder (`READER_MODEL`); a missing or malformed file is a `ConfigError`
+    naming it."""
+    path = _model_file(folder, READER_MODEL)
+    try:
+        return ReaderModel.load(path)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ConfigError(f"[answer] models: {path} is not a reader model ({exc.__class__.__name__}: {exc})") from exc
+
+
+def _model_file(folder: str, name: str) -> Path:
+    path = Path(folder).expanduser() / name
+    if not path.is_file():
+        raise ConfigError(f"[answer] models: {path} does not exist (the folder must hold {READER_MODEL} and {FITTED_MODEL}, "
+                          "as bench/fit_reader.py writes them)")
+    return path

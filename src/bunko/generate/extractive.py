@@ -20,6 +20,7 @@ from bunko.generate.language import is_abstention
 from bunko.rerank.evidence import ScoredUnit, best_unit, hit_units, most_covering, score_units
 from bunko.rerank.memo import TypedUnit, quotable_units
 from bunko.rerank.query_passage import QueryPassageSimilarity
+from bunko.rerank.reader import UnitScorer
 from bunko.retrieve.question import QuestionFacts
 from bunko.schema import AnswerSentence, Citation, Hit
 from bunko.text.analyzers import Analyzer
@@ -59,15 +60,17 @@ class ExtractiveGenerator:
 
     def __init__(
         self, embedder: Embedder, analyzer: Analyzer, max_sentences: int = 3, split: Callable[[str], list[TypedUnit]] = quotable_units,
-        query_passage: QueryPassageSimilarity | None = None,
+        query_passage: QueryPassageSimilarity | None = None, scorer: UnitScorer | None = None,
     ) -> None:
         """`split`: how a chunk becomes units, `quotable_units` or the answerer's memo of it; `query_passage`: the
-        asymmetric model the reader's `query_passage` features need (`[answer] query_passage`)."""
+        asymmetric model the reader's `query_passage` features need (`[answer] query_passage`); `scorer`: the reader
+        (the packaged one when None, `[answer] models` otherwise)."""
         self.embedder = embedder
         self.analyzer = analyzer
         self.max_sentences = max_sentences
         self.split = split
         self.query_passage = query_passage
+        self.scorer = scorer
 
     def score_units(
         self, question: QuestionFacts, hits: list[Hit], query_vector: np.ndarray, weights: Mapping[str, float] | None = None
@@ -75,7 +78,9 @@ class ExtractiveGenerator:
         evidence = hits[:MAX_EVIDENCE_HITS]
         quotable = [u for u in hit_units(evidence, MAX_UNITS, self.split) if not is_abstention(u.text)]
         units = most_covering(question, evidence, quotable, weights, self.analyzer, UNITS_PER_HIT)
-        scored = score_units(question, evidence, units, query_vector, self.embedder, self.analyzer, weights, query_passage=self.query_passage)
+        scored = score_units(
+            question, evidence, units, query_vector, self.embedder, self.analyzer, weights, self.scorer, self.query_passage,
+        )
         return once_per_text(scored, evidence, question.language)
 
     def answer(

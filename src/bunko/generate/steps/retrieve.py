@@ -18,6 +18,9 @@ from bunko.schema import Hit
 from bunko.trace import AgentStep
 from bunko.trace_steps import DecomposeStep, RewriteStep
 
+LOW_CONFIDENCE = "low_confidence"
+"""The abstain reason of an answer, quoted or computed from a table, whose confidence is below `min_confidence`."""
+
 if TYPE_CHECKING:
     from bunko.generate.answerer import Answerer
 
@@ -68,8 +71,8 @@ def judge(answerer: Answerer, state: AskState, gathered: Gathered) -> Gathered:
     if abstain_reason is None and evidence.grade.reason:
         abstain_reason = evidence.grade.reason
     if abstain_reason is None and not evidence.grade.sufficient:
-        abstain_reason = "low_confidence"
-    if abstain_reason == "low_confidence" and evidence is gathered.first and gathered.summary is None:
+        abstain_reason = LOW_CONFIDENCE
+    if abstain_reason == LOW_CONFIDENCE and evidence is gathered.first and gathered.summary is None:
         retried = second_search(answerer, state, evidence)
         if retried is not None:
             gathered.evidence, abstain_reason = retried, None

@@ -7,10 +7,12 @@ import time
 from collections.abc import Generator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from bunko.generate.confidence import FEATURES, AnswerFeatures, features_dict, table_answer_features
 from bunko.generate.grade import unnamed_key_terms
 from bunko.generate.guardrails import masks_personal_data
 from bunko.generate.sentence_pipeline import SentencePipeline
 from bunko.generate.steps.check import finish, guard_trace_texts, traced
+from bunko.generate.steps.retrieve import LOW_CONFIDENCE
 from bunko.generate.steps.state import AskState, Declined, Gathered, Retrieved
 from bunko.generate.table_answer import CANNOT_RANK
 from bunko.retrieve.table_plan import LOOKUP
@@ -152,41 +154,52 @@ def table_confidence(certainty: float, passages: float, aggregate: bool) -> floa
 
 
 def table_grade(answerer: Answerer, state: AskState, evidence: Retrieved, sentences: list[AnswerSentence]) -> Grade:
-    """The computed answer's grade: `table_confidence` of the mapping's certainty and of the confidence model's
-    probability that the rows it read hold the asked fact, as for a quoted answer (the rows' chunks graded as
-    evidence for the question), or the passages' own confidence when that is higher."""
+    """The computed answer's grade, decided as every answer is: the confidence model's probability that it is right,
+    from the table route's features (`table_answer_features`: the mapping's certainty, the rows it read graded as
+    evidence for the question, or the passages' grade when it cites none), against the same `min_confidence`. A
+    table answer is neither certain by construction nor exempt from abstaining; abstaining, it keeps what it would
+    have said (`Grade.quoted`), so that calibration judges the claim. With a model fitted without the route's
+    features (``calibrated``, the ``query_passage`` model) or none (``retrieval``): `table_confidence`."""
     retrieval = evidence.grade
     certainty, aggregate = mapping_certainty(state)
     cited = list(dict.fromkeys(c.chunk_id for s in sentences for c in s.citations))
     rows = [Hit(chunk, 1.0) for chunk in answerer.store.get_chunks(cited)]
-    if not rows:
-        features = {**retrieval.features, "mapping_certainty": certainty}
-        return Grade(True, table_confidence(certainty, retrieval.confidence, aggregate), "table", features,
-                     retrieval.key_terms, retrieval.missing_key_terms)
     graded = answerer.judged_against(state.question, evidence, rows, state.filters, state.k,
-                                     (retrieval.key_terms, retrieval.missing_key_terms)).grade
-    confidence = table_confidence(certainty, max(graded.confidence, retrieval.confidence), aggregate)
-    features = {**graded.features, "retrieval_confidence": retrieval.confidence, "rows_confidence": graded.confidence,
+                                     (retrieval.key_terms, retrieval.missing_key_terms)).grade if rows else retrieval
+    passages = max(graded.confidence, retrieval.confidence)
+    features = table_answer_features(
+        AnswerFeatures(**{name: float(graded.features[name]) for name in FEATURES if name in graded.features}), certainty,
+    )
+    model = answerer.confidence
+    fitted = model is not None and "table" in model.features
+    confidence = round(model.probability(features), 4) if fitted and model else table_confidence(certainty, passages, aggregate)
+    recorded = {**features_dict(features), "retrieval_confidence": retrieval.confidence, "rows_confidence": graded.confidence,
                 "mapping_certainty": certainty}
-    return Grade(True, confidence, "table", features, retrieval.key_terms, retrieval.missing_key_terms, quoted=graded.quoted)
+    return Grade(confidence >= answerer.min_confidence(state.language), confidence, "table", recorded, retrieval.key_terms,
+                 retrieval.missing_key_terms, quoted="\n".join(s.text for s in sentences))
 
 
 def computed(
     answerer: Answerer, state: AskState, gathered: Gathered, sentences: list[AnswerSentence],
 ) -> Generator[str, None, Answer]:
     """An answer computed from a table: its sentences are the evidence itself (the cells they cite), so they are
-    not checked against passages, and the grade the trace keeps is the table's (confidence 1, the passages'
-    own confidence kept beside it)."""
+    not checked against passages; the grade the trace keeps is the table's (`table_grade`, the passages' own
+    confidence kept beside it), and below `min_confidence` the answer abstains as any other would."""
     timer = time.perf_counter()
     evidence = gathered.evidence
     policy = answerer.config.answer.policy
     pipeline = SentencePipeline(answerer.checker, evidence.hits, state.language, policy, answerer.config.answer.max_sentences)
-    yield from pipeline.feed_computed(sentences, state.stream)
     evidence.grade = table_grade(answerer, state, evidence, sentences)
+    abstain_reason = None if evidence.grade.sufficient else LOW_CONFIDENCE
+    if abstain_reason is None:
+        yield from pipeline.feed_computed(sentences, state.stream)
+    gathered.abstain_reason = abstain_reason
     generation = Generation("table")
     generation.sentences = pipeline.verdicts
     generation.timings = {"generate": time.perf_counter() - timer, "check": 0.0}
     if masks_personal_data(policy):
         guard_trace_texts(generation, None, state.steps, policy, state.language)
-    answer = finish(answerer, state, evidence, pipeline, None)
-    return traced(answerer, state, answer, Gathered(evidence, evidence), generation)
+    answer = finish(answerer, state, evidence, pipeline, abstain_reason)
+    if state.stream and answer.abstained:
+        yield answer.text
+    return traced(answerer, state, answer, Gathered(evidence, evidence, abstain_reason=abstain_reason), generation)
