@@ -95,7 +95,7 @@ def _hit(text: str, ordinal: int, distance: float | None) -> Hit:
 )
 def test_a_keyword_only_hit_is_judged_on_its_real_similarity(embedder, question: str, answer: str) -> None:
     """A hit that only keyword search found has no dense distance; the quoted unit's cosine is computed anyway,
-    and a unit holding the asked kind (a path) is more likely right than one on topic without it."""
+    and the reader rates a unit holding the asked kind (a path) above one on topic without it."""
     tokens = multilingual(question)
     vector = embedder.embed([question])[0]
     model = ConfidenceModel.load()
@@ -103,12 +103,13 @@ def test_a_keyword_only_hit_is_judged_on_its_real_similarity(embedder, question:
     def graded(text: str):
         hits = [_hit(text, 1, None)]
         scored = score_units(read_question(question, tokens), hits, hit_units(hits, 10), vector, embedder, multilingual)
-        return grade_answer(read_question(question, tokens), hits, scored, [], [], multilingual, None, model, 0.1)
+        return grade_answer(read_question(question, tokens), hits, scored, [], [], multilingual, None, model, 0.1), max(s.score for s in scored)
 
-    typed, untyped = graded(answer), graded(answer.replace("/etc/kiln/schedule", "a file").replace("“", "").replace("”", ""))
+    (typed, typed_rating), (untyped, untyped_rating) = graded(answer), graded(
+        answer.replace("/etc/kiln/schedule", "a safe place").replace("“", "").replace("”", ""))
     assert typed.features["similarity"] > 0.3
     assert typed.features["typed"] == 1.0 and untyped.features["typed"] == -1.0
-    assert typed.confidence > untyped.confidence and typed.sufficient
+    assert typed_rating > untyped_rating and typed.confidence > untyped.confidence and typed.sufficient
 
 
 def test_a_missing_key_term_means_confidence_zero(embedder) -> None:
