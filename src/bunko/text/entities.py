@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -112,21 +113,27 @@ def _technical(text: str) -> Iterator[Mention]:
 
 def _english(text: str, taken: list[tuple[int, int]]) -> Iterator[Mention]:
     """Content words, adjacent pairs of them, and capitalised runs, outside the spans identifiers already took."""
-    words = [m for m in _LATIN_WORD.finditer(text) if not _inside(m.start(), taken)]
+    words = list(_LATIN_WORD.finditer(text))
+    if taken:
+        words = [m for m in words if not _inside(m.start(), taken)]
     run: list[re.Match[str]] = []
     capitalised: list[re.Match[str]] = []
-    for index, word in enumerate(words):
-        gap = text[words[index - 1].end() : word.start()] if index else ""
-        broken = bool(_PHRASE_BREAK.search(gap)) or "\n" in gap
-        lower = word.group().lower()
+    previous_end = -1
+    for word in words:
+        surface, start = word.group(), word.start()
+        gap = text[previous_end:start] if previous_end >= 0 else ""
+        previous_end = word.end()
+        broken = bool(gap) and ("\n" in gap or bool(_PHRASE_BREAK.search(gap)))
+        lower = surface.lower()
         content = _is_content(lower)
         if broken or not content:
-            yield from _pairs(text, run)
+            if len(run) > 1:
+                yield from _pairs(text, run)
             run = []
         if content:
             run.append(word)
-            yield Mention(entity_key(word.group()), word.group(), word.start(), word.end())
-        is_capital = word.group()[0].isupper() and lower not in STOPWORDS
+            yield Mention(entity_key(surface), surface, start, previous_end)
+        is_capital = surface[0].isupper() and lower not in STOPWORDS
         if capitalised and (broken or not is_capital):
             yield from _proper(text, capitalised)
             capitalised = []
@@ -158,7 +165,9 @@ def _proper(text: str, run: list[re.Match[str]]) -> Iterator[Mention]:
 
 
 def _inside(position: int, spans: list[tuple[int, int]]) -> bool:
-    return any(start <= position < end for start, end in spans)
+    """Whether `position` falls in one of `spans`, which are in text order and do not overlap (matches of one pattern)."""
+    at = bisect_right(spans, (position, float("inf"))) - 1
+    return at >= 0 and position < spans[at][1]
 
 
 @cache
