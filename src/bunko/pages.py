@@ -42,7 +42,10 @@ class Pages:
         return self.figures.path(doc_id, figure_id)
 
     def describer(self) -> OpenAIFigureDescriber | None:
-        """The vision model that describes figures at ingest (`[figures] describe`), built once, or None."""
+        """The vision model that describes figures at ingest (`[figures] describe`), built once, or None (the default:
+        its HTTP client is then never imported)."""
+        if self.config.figures.describe == "none":
+            return None
         from bunko.llm.vision import figure_describer
 
         if self._describer is None:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -32,7 +32,6 @@ from bunko.ingest.isolation import ParseWorker
 from bunko.ingest.sources import SourceFile, SourceNames, Unreadable, classify, discover
 from bunko.llm.base import LLMError, build_chat_model
 from bunko.llm.entities import LLMEntityExtractor
-from bunko.llm.vision import FigureDescriber
 from bunko.parse.figures import FIGURE_ID_KEY, compose_text
 from bunko.parse.limits import ParseLimits
 from bunko.parse.registry import ParserRegistry
@@ -53,6 +52,9 @@ from bunko.text.analyzers import Analyzer
 from bunko.text.entities import EntityExtractor, Mention, extract_entities
 from bunko.text.languages import text_language
 
+if TYPE_CHECKING:
+    from bunko.llm.vision import FigureDescriber
+
 Progress = Callable[[int, int, IngestJob], None]
 """(files done, files in the run, a job): called when a job enters a stage and as its stage advances (the job's
 `progress` says which stage and how far: pages parsed, chunks embedded), with the files finished before it; and
@@ -63,7 +65,6 @@ PROGRESS_SAVE_EVERY_S = 0.5
 and the server read it, and one write per page of a long PDF would cost more than the parse."""
 EMBED_BATCH = 128
 """Chunks embedded per call, so that embedding a long document reports how far it is."""
-
 
 
 class UnitVectors(Protocol):
@@ -508,8 +509,7 @@ class Ingestor:
         fill_vectors(vectors, chunks, hashes, missing, fresh, embedder.dimension)
         job.timings["embed"] = round(time.perf_counter() - timer, 4)
         timer = time.perf_counter()
-        units = self._embed_units(job, run_id, embedder, chunks, hashes, vectors)
-        if units:
+        if units := self._embed_units(job, run_id, embedder, chunks, hashes, vectors):
             job.timings["embed_units"] = round(time.perf_counter() - timer, 4)
 
         timer = time.perf_counter()

@@ -35,7 +35,7 @@ import numpy as np
 
 from bunko.embed.base import Embedder
 from bunko.rerank.evidence import unit_context, unit_text
-from bunko.rerank.memo import quotable_units
+from bunko.rerank.memo import judged_once, quotable_units
 from bunko.schema import Chunk, Hit
 from bunko.text.units import Unit, definition_terms
 
@@ -46,10 +46,11 @@ BUILD_BATCH = 256
 """Units embedded and written per step of `build` (a few hundred kB of vectors per transaction)."""
 
 
-def chunk_unit_texts(chunk: Chunk) -> list[str]:
-    """The texts the reranker and the extractive answer embed for this chunk's quotable units."""
+def chunk_unit_texts(chunk: Chunk, judge: Callable[[str], bool] | None = None) -> list[str]:
+    """The texts the reranker and the extractive answer embed for this chunk's quotable units; `judge`: a memo of the
+    injection check shared by the chunks split together (`memo.judged_once`)."""
     hit = Hit(chunk, 0.0)
-    typed = quotable_units(chunk.text)
+    typed = quotable_units(chunk.text, judge or judged_once())
     terms = definition_terms(chunk.text, typed)
     return [unit_text(unit_context(hit, Unit(unit, 0, position, kind, term)), unit)
             for position, ((unit, kind), term) in enumerate(zip(typed, terms, strict=True))]
@@ -186,7 +187,8 @@ class UnitVectorFile:
         embedded `batch` at a time and stored; `progress(done, to embed)` after each batch. What ingest and a re-embed
         call while the chunks' own vectors are in hand, so no unit waits for a second pass, and none is embedded twice."""
         model, dimension = embedder.name, embedder.dimension
-        split = {chunk.chunk_id: chunk_unit_texts(chunk) for chunk in chunks}
+        judge = judged_once()  # a parent's units are its children's: each judged once
+        split = {chunk.chunk_id: chunk_unit_texts(chunk, judge) for chunk in chunks}
         texts = list(dict.fromkeys(text for chunk in chunks if chunk.searchable for text in split[chunk.chunk_id]))
         every = list(dict.fromkeys([*texts, *(text for units in split.values() for text in units)]))  # parents' too, as `build`
         vectors = self.get(model, every, dimension)
@@ -248,7 +250,8 @@ class UnitVectorFile:
                 if progress is not None:
                     progress(done, len(unbuilt))
             return self.embedded - embedded
-        texts = list(dict.fromkeys(t for grouped in documents.values() for chunk in grouped for t in chunk_unit_texts(chunk)))
+        judge = judged_once()
+        texts = list(dict.fromkeys(t for grouped in documents.values() for chunk in grouped for t in chunk_unit_texts(chunk, judge)))
         missing: list[str] = []
         for start in range(0, len(texts), 5000):
             part = texts[start : start + 5000]

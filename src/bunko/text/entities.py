@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -112,21 +113,27 @@ def _technical(text: str) -> Iterator[Mention]:
 
 def _english(text: str, taken: list[tuple[int, int]]) -> Iterator[Mention]:
     """Content words, adjacent pairs of them, and capitalised runs, outside the spans identifiers already took."""
-    words = [m for m in _LATIN_WORD.finditer(text) if not _inside(m.start(), taken)]
+    words = list(_LATIN_WORD.finditer(text))
+    if taken:
+        words = [m for m in words if not _inside(m.start(), taken)]
     run: list[re.Match[str]] = []
     capitalised: list[re.Match[str]] = []
-    for index, word in enumerate(words):
-        gap = text[words[index - 1].end() : word.start()] if index else ""
-        broken = bool(_PHRASE_BREAK.search(gap)) or "\n" in gap
-        lower = word.group().lower()
+    previous_end = -1
+    for word in words:
+        surface, start = word.group(), word.start()
+        gap = text[previous_end:start] if previous_end >= 0 else ""
+        previous_end = word.end()
+        broken = bool(gap) and ("\n" in gap or bool(_PHRASE_BREAK.search(gap)))
+        lower = surface.lower()
         content = _is_content(lower)
         if broken or not content:
-            yield from _pairs(text, run)
+            if len(run) > 1:
+                yield from _pairs(text, run)
             run = []
         if content:
             run.append(word)
-            yield Mention(entity_key(word.group()), word.group(), word.start(), word.end())
-        is_capital = word.group()[0].isupper() and lower not in STOPWORDS
+            yield Mention(entity_key(surface), surface, start, previous_end)
+        is_capital = surface[0].isupper() and lower not in STOPWORDS
         if capitalised and (broken or not is_capital):
             yield from _proper(text, capitalised)
             capitalised = []
@@ -158,7 +165,9 @@ def _proper(text: str, run: list[re.Match[str]]) -> Iterator[Mention]:
 
 
 def _inside(position: int, spans: list[tuple[int, int]]) -> bool:
-    return any(start <= position < end for start, end in spans)
+    """Whether `position` falls in one of `spans`, which are in text order and do not overlap (matches of one pattern)."""
+    at = bisect_right(spans, (position, float("inf"))) - 1
+    return at >= 0 and position < spans[at][1]
 
 
 @cache
@@ -200,29 +209,34 @@ def _jieba_posseg() -> Any | None:
 
 def _japanese(text: str) -> Iterator[Mention]:
     """Compound nouns: SudachiPy's longest nouns (mode C) joined while they follow each other; else kanji/katakana runs."""
-    analysed = _sudachi()
-    if analysed is None:
+    if _sudachi() is None:
         for match in _KANJI_KATAKANA_RUN.finditer(text):
             yield Mention(entity_key(match.group()), match.group(), match.start(), match.end())
         return
-    segmenter, mode = analysed
     for match in _KANJI_KATAKANA_RUN.finditer(text):
-        yield from _japanese_run(segmenter, mode, match.group(), match.start())
+        offset = match.start()
+        for start, end in _japanese_nouns(match.group()):
+            surface = text[offset + start : offset + end]
+            yield Mention(entity_key(surface), surface, offset + start, offset + end)
 
 
-def _japanese_run(segmenter: Any, mode: Any, run: str, offset: int) -> Iterator[Mention]:
+@lru_cache(maxsize=1 << 14)
+def _japanese_nouns(run: str) -> tuple[tuple[int, int], ...]:
+    """The spans of a kanji/katakana run's mentions by SudachiPy, in the order they are yielded: the compounds, then
+    (when a compound has several nouns) each noun. A pure function of the run, memoised (bounded): a collection's
+    terms recur (a quarter of the runs of the Debian Reference's Japanese pages are distinct)."""
+    analysed = _sudachi()
+    assert analysed is not None
+    segmenter, mode = analysed
     nouns: list[tuple[int, int]] = []
     for morpheme in segmenter.tokenize(run, mode):
         pos = morpheme.part_of_speech()
         if pos[0] in ja.SUDACHI_NOUNS and pos[1] not in ja.SUDACHI_SKIP_SUBTYPES:
             nouns.append((morpheme.begin(), morpheme.end()))
-    for start, end in _joined(nouns):
-        if end - start >= 2:
-            yield Mention(entity_key(run[start:end]), run[start:end], offset + start, offset + end)
+    spans = [(start, end) for start, end in _joined(nouns) if end - start >= 2]
     if len(nouns) > 1:
-        for start, end in nouns:
-            if end - start >= 2:
-                yield Mention(entity_key(run[start:end]), run[start:end], offset + start, offset + end)
+        spans += [(start, end) for start, end in nouns if end - start >= 2]
+    return tuple(spans)
 
 
 def _joined(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -242,14 +256,25 @@ def _chinese(text: str) -> Iterator[Mention]:
         if posseg is None:
             yield from _chinese_fallback(run.group(), run.start())
             continue
-        position, nouns = run.start(), []
-        for word, flag in posseg.cut(run.group()):
-            if flag in _CHINESE_NOUN_TAGS and len(word) >= 2:
-                nouns.append((position, position + len(word)))
-            position += len(word)
-        spans = _joined(nouns)
-        for start, end in [*spans, *(n for n in nouns if n not in spans)]:
-            yield Mention(entity_key(text[start:end]), text[start:end], start, end)
+        offset = run.start()
+        for start, end in _chinese_nouns(run.group()):
+            surface = text[offset + start : offset + end]
+            yield Mention(entity_key(surface), surface, offset + start, offset + end)
+
+
+@lru_cache(maxsize=1 << 14)
+def _chinese_nouns(run: str) -> tuple[tuple[int, int], ...]:
+    """The spans of a Han run's mentions by jieba's noun tags, in the order they are yielded: the joined nouns, then
+    each noun not already one. A pure function of the run, memoised (bounded) as `_japanese_nouns` is."""
+    posseg = _jieba_posseg()
+    assert posseg is not None
+    position, nouns = 0, []
+    for word, flag in posseg.cut(run):
+        if flag in _CHINESE_NOUN_TAGS and len(word) >= 2:
+            nouns.append((position, position + len(word)))
+        position += len(word)
+    spans = _joined(nouns)
+    return (*spans, *(n for n in nouns if n not in spans))
 
 
 def _chinese_fallback(run: str, offset: int) -> Iterator[Mention]:

@@ -70,13 +70,21 @@ def _shingle_hashes(text: str) -> np.ndarray:
 
 
 def minhash(text: str) -> np.ndarray:
-    """128 MinHash values (uint32) of normalised text's shingles: multiply-shift hashing, block by block."""
+    """128 MinHash values (uint32) of normalised text's shingles: multiply-shift hashing, block by block, in one
+    work array reused in place (a fresh 8 MB array per operation cost as much as the arithmetic)."""
     hashes = _shingle_hashes(text)
     lowest = np.full(PERMUTATIONS, np.iinfo(np.uint64).max, dtype=np.uint64)
+    if hashes.size == 0:
+        return lowest.astype(np.uint32)
+    work = np.empty((PERMUTATIONS, min(_BLOCK, hashes.size)), dtype=np.uint64)
     with np.errstate(over="ignore"):
         for start in range(0, hashes.size, _BLOCK):
-            block = hashes[start:start + _BLOCK].reshape(1, -1)
-            lowest = np.minimum(lowest, ((_A * block + _B) >> np.uint64(32)).min(axis=1))
+            block = hashes[start:start + _BLOCK]
+            out = work[:, :block.size]
+            np.multiply(_A, block, out=out)
+            out += _B
+            out >>= np.uint64(32)
+            np.minimum(lowest, out.min(axis=1), out=lowest)
     return lowest.astype(np.uint32)
 
 
