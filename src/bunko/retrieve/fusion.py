@@ -187,11 +187,14 @@ class OneList(Sequence[Fused]):
         """The entry at `i` (0 to len - 1): `self[i]` without the checks for slices and negative indexes."""
         entry = self._entries[i]
         if entry is None:
-            rank = self.ranks[i]
             signals = Signals()
-            signals.found_in(self.retriever, float(rank), float(self.scores[i]))
-            entry = self._entries[i] = (self.ids[i], self.weight / (self.k + rank), signals)
+            signals.found_in(self.retriever, float(self.ranks[i]), float(self.scores[i]))
+            entry = self._entries[i] = (self.ids[i], self.fused_score(i), signals)
         return entry
+
+    def fused_score(self, i: int) -> float:
+        """The fused score of the entry at `i`, without making the entry."""
+        return self.weight / (self.k + self.ranks[i])
 
 
 def fuse_onto(base: Sequence[Fused], lists: Mapping[str, Ranked], weight: float, k: int) -> list[Fused]:

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any
+from dataclasses import fields
+from typing import Any, Generic, TypeVar, overload
 
 from bunko.retrieve.fusion import Fused, OneList
-from bunko.schema import SEARCHABLE_KEY, Chunk, Hit, Signals
+from bunko.schema import SEARCHABLE_KEY, Chunk, Hit, RankSignal, Signals
 from bunko.store.search_backend import SearchBackend
 
 KEPT_CHUNKS = 20_000
@@ -47,22 +48,127 @@ def _own(value: Any) -> Any:
     return value
 
 
-def own_chunk(kept: Kept, meta: dict[str, Any] | None = None) -> Chunk:
-    """A chunk that shares nothing editable with `kept` (its lists new, its meta `meta` or a copy of its own)."""
-    if meta is None:
-        meta = _own(kept[_META]) if kept[_NESTS] else dict(kept[_META])
-    return Chunk(kept[_ID], kept[_DOC], kept[_SOURCE], kept[_ORDINAL], kept[_TEXT], kept[_EMBED], list(kept[_ELEMENTS]),
-                 list(kept[_PAGES]), list(kept[_SECTION]), list(kept[_KINDS]), kept[_PARENT], meta)
+T = TypeVar("T")
 
 
-def expanded_chunk(child: Kept, parent: Kept) -> Chunk:
-    """The parent's chunk labelled with the child that matched: `retrieve/parents._expanded`, made once from the kept
-    rows instead of from two copies."""
-    meta = _own(parent[_META]) if parent[_NESTS] else dict(parent[_META])
-    meta.pop(SEARCHABLE_KEY, None)
-    meta.update(matched_child=child[_ID], child_text=child[_TEXT], child_element_ids=list(child[_ELEMENTS]),
-                child_pages=list(child[_PAGES]), children_hit=[child[_ID]])
-    return own_chunk(parent, meta)
+class MadeOnRead(Generic[T]):
+    """A field made by `make` the first time it is read, then kept in the instance's dict. A non-data descriptor: a
+    value kept or set there (by the dataclass's own `__init__`, by a caller) is read directly, at a plain attribute's
+    cost, and the descriptor is never asked again."""
+
+    def __init__(self, make: Callable[[Any], T]) -> None:
+        self.make = make
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, instance: None, owner: type | None = None) -> MadeOnRead[T]: ...
+
+    @overload
+    def __get__(self, instance: object, owner: type | None = None) -> T: ...
+
+    def __get__(self, instance: object | None, owner: type | None = None) -> T | MadeOnRead[T]:
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.make(instance)
+        return value
+
+
+def _hit_meta(chunk: KeptChunk) -> dict[str, Any]:
+    """The chunk's meta, its own (a copy that shares no list or object with the kept row), or, for a parent standing in
+    for the child that matched, the parent's without ``searchable`` and labelled with that child as
+    `retrieve/parents._expanded` labels it."""
+    row, child = chunk._row, chunk._child
+    meta = _own(row[_META]) if row[_NESTS] else dict(row[_META])
+    if child is not None:
+        meta.pop(SEARCHABLE_KEY, None)
+        meta.update(matched_child=child[_ID], child_text=child[_TEXT], child_element_ids=list(child[_ELEMENTS]),
+                    child_pages=list(child[_PAGES]), children_hit=chunk._children)
+    return meta
+
+
+_CHUNK_FIELDS = tuple(f.name for f in fields(Chunk))
+_HIT_FIELDS = tuple(f.name for f in fields(Hit))
+
+
+class KeptChunk(Chunk):
+    """A hit's chunk made from a kept row (a parent's labelled with the child that matched, or the row's own), its id,
+    source and text set at once and its four lists and meta made, its own, the first time each is read. A keyword search's caller reads the
+    hits' sources and texts; copying every hit's lists and meta up front was half of making its 30-odd hits. Equal to a
+    `Chunk` with the same fields; `dataclasses.replace` and the dataclass's `__init__` make one with every field set."""
+
+    _row: Kept
+    _child: Kept | None
+    _children: list[str] | None
+    element_ids = MadeOnRead(lambda chunk: list(chunk._row[_ELEMENTS]))
+    pages = MadeOnRead(lambda chunk: list(chunk._row[_PAGES]))
+    section_path = MadeOnRead(lambda chunk: list(chunk._row[_SECTION]))
+    kinds = MadeOnRead(lambda chunk: list(chunk._row[_KINDS]))
+    meta = MadeOnRead(_hit_meta)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Chunk):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in _CHUNK_FIELDS)
+
+
+_new = object.__new__
+
+
+def kept_chunk(row: Kept, child: Kept | None = None, children: list[str] | None = None) -> KeptChunk:
+    """`row`'s chunk, or with `child` the parent `row` labelled with the child that matched, its ``children_hit``
+    `children` (the list itself: children found later are appended to it)."""
+    chunk: KeptChunk = _new(KeptChunk)
+    chunk.chunk_id, chunk.doc_id, chunk.source, chunk.ordinal = row[_ID], row[_DOC], row[_SOURCE], row[_ORDINAL]
+    chunk.text, chunk.embed_text, chunk.parent_id = row[_TEXT], row[_EMBED], row[_PARENT]
+    chunk._row, chunk._child, chunk._children = row, child, children
+    return chunk
+
+
+def _listed_signals(hit: KeptHit) -> Signals:
+    signals = hit._listed.entry(hit._position)[2]
+    if hit._fusion_rank is not None:
+        signals.fusion = RankSignal(float(hit._fusion_rank), hit._fusion_score)
+    return signals
+
+
+class KeptHit(Hit):
+    """A hit of one ranked list (`fusion.OneList`) whose signals are the list's entry, made the first time they are
+    read (with the fused rank `rank_hits` gave it), and whose distance and ``also_at`` are made when read: a
+    caller of keyword search reads a hit's chunk and score. Equal to a `Hit` with the same fields."""
+
+    _listed: OneList
+    _position: int
+    _fusion_rank: int | None
+    _fusion_score: float
+    signals = MadeOnRead(_listed_signals)
+    distance = MadeOnRead(lambda hit: hit_distance(hit.signals))
+    also_at: MadeOnRead[list[str]] = MadeOnRead(lambda hit: [])
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Hit):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in _HIT_FIELDS)
+
+
+def listed_hit(chunk: Chunk, listed: OneList, position: int) -> KeptHit:
+    """The hit of `listed`'s entry at `position`, its signals made when first read."""
+    hit: KeptHit = _new(KeptHit)
+    hit.chunk, hit.score = chunk, listed.fused_score(position)
+    hit._listed, hit._position, hit._fusion_rank = listed, position, None
+    return hit
+
+
+def rank_hits(hits: Sequence[Hit]) -> None:
+    """Each hit's fused rank (1 = first) and score in its signals; a `KeptHit` whose signals are not made yet keeps
+    them to be written when they are."""
+    for rank, hit in enumerate(hits, start=1):
+        if type(hit) is KeptHit and "signals" not in hit.__dict__:
+            hit._fusion_rank, hit._fusion_score = rank, hit.score
+        else:
+            hit.signals.fusion = RankSignal(float(rank), hit.score)
 
 
 class HitChunks:
@@ -94,8 +200,9 @@ class HitChunks:
         `generation` (the one `begin` read), unless a newer search has moved it since."""
         store = self._kept
         found = {cid: row for cid in chunk_ids if (row := store.get(cid)) is not None}
-        missing = [cid for cid in dict.fromkeys(chunk_ids) if cid not in found]
+        missing = [cid for cid in chunk_ids if cid not in found]
         if missing:
+            missing = list(dict.fromkeys(missing))
             read = {chunk.chunk_id: keep(chunk) for chunk in self.store.get_chunks(missing)}
             found.update(read)
             with self._lock:
@@ -108,28 +215,35 @@ class HitChunks:
     def hits(self, fused: Sequence[Fused], limit: int, generation: int | None) -> list[Hit]:
         """The hits of the first `limit` candidates with children swapped for their parents, one hit per parent (the
         best-ranked child's; ``children_hit`` names them all): what making a `Hit` per candidate and
-        `expand_parents` over them make, each hit's chunk its own. A candidate whose chunk is gone (deleted since it
-        was ranked) is left out; one whose parent is gone stays itself."""
-        one_list = fused if isinstance(fused, OneList) else None
-        ids = one_list.ids[:limit] if one_list is not None else [cid for cid, _, _ in fused[:limit]]
+        `expand_parents` over them make, each hit's chunk its own (`KeptChunk`) and, from one ranked list, each hit's
+        signals made when read (`KeptHit`). A candidate whose chunk is gone (deleted since it was ranked) is left out;
+        one whose parent is gone stays itself."""
+        listed = fused if isinstance(fused, OneList) else None
+        ids = listed.ids[:limit] if listed is not None else [cid for cid, _, _ in fused[:limit]]
         rows = self.kept(ids, generation)
-        wanted = list(dict.fromkeys(parent for cid in ids if (row := rows.get(cid)) is not None and (parent := row[_PARENT])))
+        wanted = [parent for cid in ids if (row := rows.get(cid)) is not None and (parent := row[_PARENT])]
         parents = self.kept(wanted, generation) if wanted else {}
         out: list[Hit] = []
-        by_parent: dict[str, Hit] = {}
+        children_of: dict[str, list[str]] = {}
         for position, cid in enumerate(ids):
             row = rows.get(cid)
             if row is None:
                 continue
-            parent = parents.get(row[_PARENT] or "")
-            if parent is not None and parent[_ID] in by_parent:
-                by_parent[parent[_ID]].chunk.meta["children_hit"].append(cid)
+            parent_id = row[_PARENT]
+            parent = parents.get(parent_id) if parent_id else None
+            if parent is None:
+                chunk = kept_chunk(row)
+            elif parent_id in children_of:
+                children_of[parent_id].append(cid)
                 continue
-            _, score, signals = one_list.entry(position) if one_list is not None else fused[position]
-            hit = Hit(own_chunk(row) if parent is None else expanded_chunk(row, parent), score, hit_distance(signals), signals)
-            if parent is not None:
-                by_parent[parent[_ID]] = hit
-            out.append(hit)
+            else:
+                children_of[parent_id] = children = [cid]
+                chunk = kept_chunk(parent, row, children)
+            if listed is not None:
+                out.append(listed_hit(chunk, listed, position))
+            else:
+                _, score, signals = fused[position]
+                out.append(Hit(chunk, score, hit_distance(signals), signals))
         return out
 
 
