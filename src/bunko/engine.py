@@ -349,9 +349,13 @@ class Bunko:
         from bunko.generate.guardrails import guard_hits
 
         validate_filter(filters)  # the form and values here, whatever route runs; the store checks the field names
-        result = self.models.on_current_model(
-            lambda: self.searcher.search(query, k=k, where=filters, mode=mode, group_by=group_by, language=language)
-        )
+        searcher = self.searcher
+        if mode is not None and not searcher.retriever(mode).needs_vector:  # no query vector: no model to be current
+            result = searcher.search(query, k=k, where=filters, mode=mode, group_by=group_by, language=language)
+        else:
+            result = self.models.on_current_model(
+                lambda: self.searcher.search(query, k=k, where=filters, mode=mode, group_by=group_by, language=language)
+            )
         result.hits = guard_hits(result.hits, self.config.answer.policy)
         return result
 

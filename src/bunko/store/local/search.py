@@ -19,6 +19,7 @@ from bunko.store.copies import CopyRecord
 from bunko.store.graph_sync import DOCUMENT_VERSIONS, sync_graph
 from bunko.store.local.schema import SEARCHABLE, LocalBase, _keys
 from bunko.store.rows import mentions_from_columns
+from bunko.store.search_backend import KeywordCandidates
 from bunko.store.search_fallbacks import SearchFallbacks
 from bunko.text.entities import Mention
 
@@ -172,6 +173,10 @@ class LocalSearch(SearchFallbacks):
     def keyword_search(self, tokens: Sequence[str], k: int, where: Mapping[str, Any] | None = None) -> list[tuple[str, float]]:
         with self._lock:
             return self._current_index().keyword(tokens, k, where)
+
+    def keyword_candidates(self, tokens: Sequence[str], k: int, where: Mapping[str, Any] | None = None) -> KeywordCandidates:
+        with self._lock:
+            return KeywordCandidates(*self._current_index().keyword_candidates(tokens, k, where))
 
     def hybrid_search(
         self, vector: np.ndarray, tokens: Sequence[str], k: int, where: Mapping[str, Any] | None = None
