@@ -14,7 +14,7 @@ Chunks read while a write commits are kept under the generation read before it, 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
 from typing import Any, Generic, TypeVar, overload
 
@@ -113,6 +113,21 @@ class KeptChunk(Chunk):
             return NotImplemented
         return all(getattr(self, name) == getattr(other, name) for name in _CHUNK_FIELDS)
 
+    def _from(self, row: Kept, child: Kept | None, children: list[str] | None) -> KeptChunk:
+        """Set on a new instance (`kept_chunk`): attributes set in a method are set at half the cost of the same
+        settings in a function."""
+        self.chunk_id = row[_ID]
+        self.doc_id = row[_DOC]
+        self.source = row[_SOURCE]
+        self.ordinal = row[_ORDINAL]
+        self.text = row[_TEXT]
+        self.embed_text = row[_EMBED]
+        self.parent_id = row[_PARENT]
+        self._row = row
+        self._child = child
+        self._children = children
+        return self
+
 
 _new = object.__new__
 
@@ -120,11 +135,7 @@ _new = object.__new__
 def kept_chunk(row: Kept, child: Kept | None = None, children: list[str] | None = None) -> KeptChunk:
     """`row`'s chunk, or with `child` the parent `row` labelled with the child that matched, its ``children_hit``
     `children` (the list itself: children found later are appended to it)."""
-    chunk: KeptChunk = _new(KeptChunk)
-    chunk.chunk_id, chunk.doc_id, chunk.source, chunk.ordinal = row[_ID], row[_DOC], row[_SOURCE], row[_ORDINAL]
-    chunk.text, chunk.embed_text, chunk.parent_id = row[_TEXT], row[_EMBED], row[_PARENT]
-    chunk._row, chunk._child, chunk._children = row, child, children
-    return chunk
+    return _new(KeptChunk)._from(row, child, children)
 
 
 def _listed_signals(hit: KeptHit) -> Signals:
@@ -152,13 +163,18 @@ class KeptHit(Hit):
             return NotImplemented
         return all(getattr(self, name) == getattr(other, name) for name in _HIT_FIELDS)
 
+    def _from(self, chunk: Chunk, listed: OneList, position: int) -> KeptHit:
+        self.chunk = chunk
+        self.score = listed.fused_score(position)
+        self._listed = listed
+        self._position = position
+        self._fusion_rank = None
+        return self
+
 
 def listed_hit(chunk: Chunk, listed: OneList, position: int) -> KeptHit:
     """The hit of `listed`'s entry at `position`, its signals made when first read."""
-    hit: KeptHit = _new(KeptHit)
-    hit.chunk, hit.score = chunk, listed.fused_score(position)
-    hit._listed, hit._position, hit._fusion_rank = listed, position, None
-    return hit
+    return _new(KeptHit)._from(chunk, listed, position)
 
 
 def rank_hits(hits: Sequence[Hit]) -> None:
@@ -217,34 +233,50 @@ class HitChunks:
         best-ranked child's; ``children_hit`` names them all): what making a `Hit` per candidate and
         `expand_parents` over them make, each hit's chunk its own (`KeptChunk`) and, from one ranked list, each hit's
         signals made when read (`KeptHit`). A candidate whose chunk is gone (deleted since it was ranked) is left out;
-        one whose parent is gone stays itself."""
+        one whose parent is gone stays itself. When every chunk and parent is kept (a search after the first of a
+        generation), the hits are made in one pass over the kept rows, without gathering them first."""
         listed = fused if isinstance(fused, OneList) else None
         ids = listed.ids[:limit] if listed is not None else [cid for cid, _, _ in fused[:limit]]
-        rows = self.kept(ids, generation)
-        wanted = [parent for cid in ids if (row := rows.get(cid)) is not None and (parent := row[_PARENT])]
-        parents = self.kept(wanted, generation) if wanted else {}
-        out: list[Hit] = []
-        children_of: dict[str, list[str]] = {}
-        for position, cid in enumerate(ids):
-            row = rows.get(cid)
-            if row is None:
-                continue
-            parent_id = row[_PARENT]
-            parent = parents.get(parent_id) if parent_id else None
-            if parent is None:
-                chunk = kept_chunk(row)
-            elif parent_id in children_of:
-                children_of[parent_id].append(cid)
-                continue
-            else:
-                children_of[parent_id] = children = [cid]
-                chunk = kept_chunk(parent, row, children)
-            if listed is not None:
-                out.append(listed_hit(chunk, listed, position))
-            else:
-                _, score, signals = fused[position]
-                out.append(Hit(chunk, score, hit_distance(signals), signals))
-        return out
+        kept = self._kept
+        made = _made(fused, listed, ids, kept, kept, every_row=True)
+        if made is None:  # a chunk or a parent not kept (or let go meanwhile): read them, then make the hits
+            rows = self.kept(ids, generation)
+            wanted = [parent for cid in ids if (row := rows.get(cid)) is not None and (parent := row[_PARENT])]
+            made = _made(fused, listed, ids, rows, self.kept(wanted, generation) if wanted else {}, every_row=False)
+        assert made is not None
+        return made
+
+
+def _made(fused: Sequence[Fused], listed: OneList | None, ids: list[str], rows: Mapping[str, Kept],
+          parents: Mapping[str, Kept], every_row: bool) -> list[Hit] | None:
+    """`HitChunks.hits` from the rows and parents at hand; None, with `every_row`, as soon as one is not at hand."""
+    out: list[Hit] = []
+    children_of: dict[str, list[str]] = {}
+    for position, cid in enumerate(ids):
+        row = rows.get(cid)
+        if row is None:
+            if every_row:
+                return None
+            continue
+        parent_id = row[_PARENT]
+        if not parent_id:
+            chunk = _new(KeptChunk)._from(row, None, None)  # kept_chunk, one call fewer
+        elif parent_id in children_of:
+            children_of[parent_id].append(cid)
+            continue
+        elif (parent := parents.get(parent_id)) is not None:
+            children_of[parent_id] = children = [cid]
+            chunk = _new(KeptChunk)._from(parent, row, children)
+        elif every_row:
+            return None
+        else:
+            chunk = _new(KeptChunk)._from(row, None, None)
+        if listed is not None:
+            out.append(_new(KeptHit)._from(chunk, listed, position))  # listed_hit
+        else:
+            _, score, signals = fused[position]
+            out.append(Hit(chunk, score, hit_distance(signals), signals))
+    return out
 
 
 def hit_distance(signals: Signals) -> float | None:

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field, replace
 from bunko.config import RetrieveConfig
 from bunko.retrieve.question import QuestionFacts
 from bunko.text.analyzers import identifiers
-from bunko.text.lazy_regex import lazy_compile
+from bunko.text.lazy_regex import lazy_compile, lazy_union
 from bunko.text.lexicon import en, ja, zh
 from bunko.text.table_questions import TableIntent
 
-_RELATIONAL = lazy_compile(f"{en.RELATIONAL}|{ja.RELATIONAL}|{zh.RELATIONAL}", re.IGNORECASE)
+_RELATIONAL = lazy_union((en.RELATIONAL, ja.RELATIONAL, zh.RELATIONAL), re.IGNORECASE)
 """Words that point from one fact to another ("the tool *that* …", "*its* configuration", その, 该): a question
 that needs two facts names the first and refers back to it for the second."""
 
