@@ -138,13 +138,6 @@ def kept_chunk(row: Kept, child: Kept | None = None, children: list[str] | None 
     return _new(KeptChunk)._from(row, child, children)
 
 
-def _listed_signals(hit: KeptHit) -> Signals:
-    signals = hit._listed.entry(hit._position)[2]
-    if hit._fusion_rank is not None:
-        signals.fusion = RankSignal(float(hit._fusion_rank), hit._fusion_score)
-    return signals
-
-
 class KeptHit(Hit):
     """A hit of one ranked list (`fusion.OneList`) whose signals are the list's entry, made the first time they are
     read (with the fused rank `rank_hits` gave it), and whose distance and ``also_at`` are made when read: a
@@ -152,11 +145,24 @@ class KeptHit(Hit):
 
     _listed: OneList
     _position: int
-    _fusion_rank: int | None
-    _fusion_score: float
-    signals = MadeOnRead(_listed_signals)
+    _signals: Signals | None = None
+    _fusion_rank: int | None = None
+    _fusion_score: float = 0.0
     distance = MadeOnRead(lambda hit: hit_distance(hit.signals))
     also_at: MadeOnRead[list[str]] = MadeOnRead(lambda hit: [])
+
+    @property
+    def signals(self) -> Signals:
+        signals = self._signals
+        if signals is None:
+            signals = self._signals = self._listed.entry(self._position)[2]
+            if self._fusion_rank is not None:
+                signals.fusion = RankSignal(float(self._fusion_rank), self._fusion_score)
+        return signals
+
+    @signals.setter
+    def signals(self, signals: Signals) -> None:
+        self._signals = signals
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Hit):
@@ -168,7 +174,6 @@ class KeptHit(Hit):
         self.score = listed.fused_score(position)
         self._listed = listed
         self._position = position
-        self._fusion_rank = None
         return self
 
 
@@ -181,7 +186,7 @@ def rank_hits(hits: Sequence[Hit]) -> None:
     """Each hit's fused rank (1 = first) and score in its signals; a `KeptHit` whose signals are not made yet keeps
     them to be written when they are."""
     for rank, hit in enumerate(hits, start=1):
-        if type(hit) is KeptHit and "signals" not in hit.__dict__:
+        if type(hit) is KeptHit and hit._signals is None:
             hit._fusion_rank, hit._fusion_score = rank, hit.score
         else:
             hit.signals.fusion = RankSignal(float(rank), hit.score)
