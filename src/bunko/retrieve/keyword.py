@@ -17,17 +17,18 @@ import numpy as np
 from bunko.config import RetrieveConfig
 from bunko.retrieve.base import Query, signal_lines
 from bunko.retrieve.dense import single_list
-from bunko.retrieve.fusion import Fused
+from bunko.retrieve.fusion import Fused, one_list_columns
 from bunko.schema import Signals
 from bunko.store.search_backend import KeywordCandidates, SearchBackend
 
 
-def with_documents(found: KeywordCandidates, weight: float) -> list[tuple[str, float]]:
-    """Each chunk's BM25 plus `weight` times its document's, best first (ties keep the chunks' own order)."""
+def with_documents(found: KeywordCandidates, weight: float) -> tuple[list[str], list[float]]:
+    """Each chunk's BM25 plus `weight` times its document's, best first (ties keep the chunks' own order): the chunk
+    ids and their scores."""
     scores = found.scores + weight * found.document_scores
     order = np.argsort(-scores, kind="stable")
     ids = found.chunk_ids
-    return list(zip([ids[i] for i in order.tolist()], scores[order].tolist(), strict=True))
+    return [ids[i] for i in order.tolist()], scores[order].tolist()
 
 
 class KeywordRetriever:
@@ -52,7 +53,9 @@ class KeywordRetriever:
         started = time.perf_counter()
         found = self.store.keyword_candidates(query.tokens, k, query.where)  # the chunks and their documents in one read
         query.timings[self.name] = time.perf_counter() - started
-        return single_list(self.name, with_documents(found, weight), query, self.config)
+        ids, scores = with_documents(found, weight)
+        config = self.config
+        return one_list_columns(self.name, ids, scores, query.route.weights, config.fusion, config.normalization, config.rrf_k)
 
     def explain(self, signals: Signals) -> list[str]:
         return signal_lines(signals)
