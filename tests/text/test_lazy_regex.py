@@ -15,15 +15,8 @@ from typing import Any
 import pytest
 
 import bunko
-from bunko.text.lazy_regex import (
-    ASCII_FOLD_FREE,
-    LazyPattern,
-    LazyUnion,
-    _needs_non_ascii_char,
-    lazy_compile,
-    lazy_union,
-    needs_non_ascii,
-)
+from bunko.text.ascii_patterns import ASCII_FOLD_FREE, _needs_non_ascii_char, case_blind, needs_non_ascii
+from bunko.text.lazy_regex import LazyPattern, LazyUnion, lazy_compile, lazy_union
 
 SRC = Path(bunko.__file__).resolve().parents[1]
 
@@ -98,6 +91,7 @@ def test_a_union_matches_as_its_whole_pattern_in_every_text(name: str) -> None:
         assert _found(union, text) == _found(whole, text), (name, text)
     if any(ord(c) > 127 for c in union.pattern):  # the Japanese and Chinese parts are left out for an ASCII text
         assert len(union.on_ascii.pattern) < len(union.pattern), name
+    assert not union.on_lower_ascii.flags & re.IGNORECASE, name  # a lower-case ASCII text is searched without it
 
 
 def _found(pattern: Any, text: str) -> tuple[Any, ...]:
@@ -116,6 +110,9 @@ def test_a_part_is_left_out_only_when_every_match_of_it_needs_a_character_outsid
     assert not any(needs(p) for p in ("最?", "[^。]", ".", r"\d最?", "(?:最|a)", "最*", "(?=最)", r"\w+", "[a-z最]"))
     assert not needs("ſ") and not needs("\u212a") and not needs("\u0130") and not needs("\u0131")  # they match s, k, i
     assert needs("ſ", 0) and needs("\u212a", 0)
+    blind = [p for p in (r"\bmost\b", "[a-z]+", r"\W", "[^。x]", "最", r"(?:a|b)c{2}", "(?=x)y") if case_blind(parse(p, re.IGNORECASE).data)]
+    assert len(blind) == 7
+    assert not any(case_blind(parse(p, re.IGNORECASE).data) for p in ("Most", "[A-Z]", "[@-^]", "ſ", "\u212a", r"(a)\1", "[\u0100-\u0200]"))
     grouped = lazy_union((r"\bmost\b", r"(\d+)个"), re.IGNORECASE)
     assert grouped.on_ascii.pattern == grouped.pattern  # leaving the group out would renumber the groups after it
 
