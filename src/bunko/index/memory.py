@@ -348,7 +348,7 @@ class MemoryIndex:
         rows, scores = top_k_arrays(*self.bm25.matches(tokens), k, allowed, min_score=0.0)
         if not rows.size:
             return [], empty, empty
-        documents = self.document_bm25.scores(tokens)[self.documents.doc_of_row[rows]]
+        documents = self.document_bm25.every_score(tokens)[self.documents.doc_of_row[rows]]
         ids = self.ids
         return [ids[row] for row in rows.tolist()], scores.astype(np.float64), documents.astype(np.float64)
 
