@@ -16,9 +16,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
-from typing import Any, Generic, TypeVar, overload
+from typing import Any
 
 from bunko.retrieve.fusion import Fused, OneList
+from bunko.retrieve.made_on_read import MadeOnRead
 from bunko.schema import SEARCHABLE_KEY, Chunk, Hit, RankSignal, Signals
 from bunko.store.search_backend import SearchBackend
 
@@ -46,34 +47,6 @@ def _own(value: Any) -> Any:
     if isinstance(value, list):
         return [_own(item) for item in value]
     return value
-
-
-T = TypeVar("T")
-
-
-class MadeOnRead(Generic[T]):
-    """A field made by `make` the first time it is read, then kept in the instance's dict. A non-data descriptor: a
-    value kept or set there (by the dataclass's own `__init__`, by a caller) is read directly, at a plain attribute's
-    cost, and the descriptor is never asked again."""
-
-    def __init__(self, make: Callable[[Any], T]) -> None:
-        self.make = make
-        self.name = ""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    @overload
-    def __get__(self, instance: None, owner: type | None = None) -> MadeOnRead[T]: ...
-
-    @overload
-    def __get__(self, instance: object, owner: type | None = None) -> T: ...
-
-    def __get__(self, instance: object | None, owner: type | None = None) -> T | MadeOnRead[T]:
-        if instance is None:
-            return self
-        value = instance.__dict__[self.name] = self.make(instance)
-        return value
 
 
 def _hit_meta(chunk: KeptChunk) -> dict[str, Any]:
