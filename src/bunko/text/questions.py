@@ -69,6 +69,8 @@ def names_topic(query: str) -> bool:
     or request (`_ASKS`), at most TOPIC_MAX_WORDS Latin words and TOPIC_MAX_CJK CJK characters."""
     if _SENTENCE_MARK.search(query) or _ASKS.search(query):
         return False
+    if query.isascii():  # no CJK character to count or to take out
+        return len(_LATIN_WORD.findall(query)) <= TOPIC_MAX_WORDS
     return len(_LATIN_WORD.findall(CJK_CHAR.sub(" ", query))) <= TOPIC_MAX_WORDS and len(CJK_CHAR.findall(query)) <= TOPIC_MAX_CJK
 
 
