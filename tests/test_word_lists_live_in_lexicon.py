@@ -67,6 +67,7 @@ ALLOWED = {
     ("evaluate/golden_format.py", "GOLDEN_FORMAT"): "the golden-set format as `--help` shows it (what bunko writes; its examples are in ja/zh/en)",
     ("cli/sources.py", "SOURCE_TYPES"): "configuration values (source kinds, the names of SPECS)",
     ("text/lazy_regex.py", "_METHODS"): "names of re.Pattern's methods",
+    ("text/lazy_regex.py", "_DISPATCHED"): "names of re.Pattern's methods",
     ("parse/email.py", "HEADER_FIELDS"): "e-mail header names",
     ("parse/pdf_layout.py", "_MONOSPACE"): "font family names",
     ("parse/pdf_layout.py", "_BOLD"): "font weight names",

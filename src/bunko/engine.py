@@ -8,6 +8,7 @@ the sources and watched folders it is kept in line with (`ingest/source_upkeep.p
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -346,13 +347,15 @@ class Bunko:
 
         The hits are what `[answer] policy` lets out: under strict and regulated, personal data in their text is
         masked (`generate/guardrails.py`), as it is in answers. A malformed filter is a `FilterError` naming its bad part."""
-        from bunko.generate.guardrails import guard_hits
-
         validate_filter(filters)  # the form and values here, whatever route runs; the store checks the field names
-        result = self.models.on_current_model(
-            lambda: self.searcher.search(query, k=k, where=filters, mode=mode, group_by=group_by, language=language)
-        )
-        result.hits = guard_hits(result.hits, self.config.answer.policy)
+        searcher = self.searcher
+        if mode is not None and not searcher.retriever(mode).needs_vector:  # no query vector: no model to be current
+            result = searcher.search(query, k=k, where=filters, mode=mode, group_by=group_by, language=language)
+        else:
+            result = self.models.on_current_model(
+                lambda: self.searcher.search(query, k=k, where=filters, mode=mode, group_by=group_by, language=language)
+            )
+        result.hits = _hit_guard()(result.hits, self.config.answer.policy)
         return result
 
     def trace(self, trace_id: str) -> dict[str, Any] | None:
@@ -398,3 +401,12 @@ class Bunko:
         validate_filter(filters)  # before the stream starts
         self.models.sync()
         return self.answerer.ask_stream(question, filters=filters, k=k, mode=mode, history=history)
+
+
+@functools.cache
+def _hit_guard() -> Callable[[Sequence[Hit], str], list[Hit]]:
+    """The guardrails' filter of hits, imported on the first search (opening a collection imports no answer code); an
+    import statement in `search_detailed` cost a hundredth of a keyword search."""
+    from bunko.generate.guardrails import guard_hits
+
+    return guard_hits

@@ -193,3 +193,14 @@ def test_grouped_indexes_score_whole_documents_and_their_first_rows_as_if_each_w
         np.testing.assert_allclose(grouped.openings.scores(tokens), openings.scores(tokens), rtol=1e-6)
     assert not grouped.openings.scores(multilingual("requests per minute"))[2]  # the API chunk is the fourth document's fourth
     assert grouped.documents.scores(multilingual("requests per minute"))[2] > 0
+
+
+def test_every_score_is_scores_bit_for_bit_without_the_matches_kept() -> None:
+    """Keyword search reads its candidates' document BM25 with `every_score`: the same float32 scores as `scores`."""
+    index = BM25Index().build([multilingual(t) for t in CORPUS])
+    for query in ["宿泊費の上限", "年假 病假 医生证明", "E-1024 sync conflict", "requests", "病假", "never-seen", ""]:
+        tokens = multilingual(query)
+        expected = index.scores(tokens)
+        found = index.every_score(tokens)
+        assert found.dtype == expected.dtype == np.float32 and found.tobytes() == expected.tobytes(), query
+    assert BM25Index().every_score(["宿泊"]).size == 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import pytest
@@ -110,3 +111,27 @@ def test_the_engines_searcher_is_reused_only_while_it_searches_as_built(kb: Bunk
     mine.copies = None
     assert kb.searcher is not mine and kb.searcher.copies is kb.copies
     assert kb.search(QUESTIONS["zh"], k=3, mode="keyword")[0].chunk.source == "docs/zh.md"
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh", "en"])
+def test_a_keyword_hits_lazy_fields_are_what_an_eager_hit_holds(kb: Bunko, lang: str) -> None:
+    """A keyword hit's lists, meta and signals are made when read (`KeptChunk`, `KeptHit`): the same values as the
+    store's chunk and the ranked list's entry, with the fused rank; copies, replacements and equality as a dataclass's."""
+    result = kb.search_detailed(QUESTIONS[lang], k=8, mode="keyword")
+    fused = kb.searcher.retriever("keyword").retrieve(
+        Query(analysed_question(QUESTIONS[lang], kb.analyzer), list(result.query_tokens), None, None, result.route), 50)
+    entries = {cid: (score, signals) for cid, score, signals in fused}
+    stored = {c.chunk_id: c for c in kb.store.get_chunks([h.chunk.chunk_id for h in result.hits])}
+    for rank, hit in enumerate(result.hits, start=1):
+        child = hit.chunk.meta.get("matched_child", hit.chunk.chunk_id)
+        assert hit.score == entries[child][0] and hit.distance is None and hit.also_at == []
+        assert hit.signals.keyword == entries[child][1].keyword and hit.signals.keyword is not None
+        assert (hit.signals.fusion.rank, hit.signals.fusion.score) == (rank, hit.score)  # type: ignore[union-attr]
+        own = stored[hit.chunk.chunk_id]
+        assert (hit.chunk.element_ids, hit.chunk.pages, hit.chunk.section_path, hit.chunk.kinds) == (
+            own.element_ids, own.pages, own.section_path, own.kinds)
+        plain = Hit(replace(hit.chunk, text=hit.chunk.text), hit.score, hit.distance, hit.signals)
+        assert plain == hit and hit == plain and type(plain.chunk) is type(hit.chunk)
+        assert asdict(hit)["chunk"]["meta"] == hit.chunk.meta and copy.deepcopy(hit) == hit
+        relabelled = replace(hit, score=0.5)
+        assert relabelled.signals is hit.signals and relabelled.chunk is hit.chunk and relabelled.score == 0.5

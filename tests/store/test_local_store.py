@@ -273,3 +273,36 @@ def test_a_version_3_store_gets_the_job_progress_column_and_keeps_its_jobs(tmp_p
                              progress=JobProgress("embedding", 640, 2421, "chunks")), "run-2")
     assert store.get_job("new").progress.describe() == "embedding 640/2,421 chunks"
     store.close()
+
+
+def test_the_generation_read_moves_with_every_commit_of_this_connection_or_another(tmp_path: Path) -> None:
+    """`generation` reads the meta row again only when `PRAGMA data_version` or this connection's changes moved."""
+    from bunko.schema import Chunk, ParsedDocument, doc_id_for
+    from bunko.store.base import StoredChunk
+    from bunko.store.local import LocalStore
+    from bunko.text.analyzers import multilingual
+
+    def write(store: LocalStore, source: str, text: str) -> None:
+        doc = ParsedDocument(doc_id_for(source), source, source, "text/markdown", "test", [], {})
+        chunk = StoredChunk(Chunk(f"{source}#0", doc.doc_id, source, 0, text, text), np.ones(8, dtype=np.float32),
+                            multilingual(text), f"h-{source}")
+        store.replace_document(doc, f"hash-{source}", [chunk])
+
+    reader, writer = LocalStore(tmp_path / "kb"), LocalStore(tmp_path / "kb")
+    first = reader.generation()
+    assert reader.generation() == first
+    write(writer, "ja.md", "出張の宿泊費の上限")  # another connection's commit
+    second = reader.generation()
+    assert second > first and reader.generation() == second == writer.generation()
+    write(reader, "zh.md", "差旅住宿费的上限")  # this connection's own
+    third = reader.generation()
+    assert third > second and writer.generation() == third
+    with reader._lock:  # a write that bumps the counter and is rolled back leaves it where it was
+        reader._db.execute("BEGIN")
+        reader._bump_generation()
+        assert reader.generation() == third + 1
+        reader._db.execute("ROLLBACK")
+    assert reader.generation() == third == writer.generation()
+    assert reader.search().keyword_search(multilingual("宿泊費"), 3)[0][0] == "ja.md#0"
+    reader.close()
+    writer.close()

@@ -502,6 +502,29 @@ def test_every_derived_read_is_the_same_on_every_backend(backends: dict[str, Sea
         f"handbook/{language}/{topic}.md#{i}" for topic in ("lodging", "passwords", "leave") for language in ("zh", "en") for i in range(3)}
 
 
+@pytest.mark.parametrize("where", [None, {"lang": "ja"}, {"tags": {"$ne": "security"}}], ids=str)
+def test_keyword_candidates_are_keyword_search_with_its_documents_scores(backends: dict[str, SearchBackend], where: dict[str, Any] | None) -> None:
+    """Keyword search's one read is its two reads' answers, exactly, on every backend; and ranks alike across them."""
+    for question, _ in QUESTIONS:
+        tokens = multilingual(question)
+        for name, search in backends.items():
+            found = search.keyword_candidates(tokens, 8, where)
+            ranked = search.keyword_search(tokens, 8, where)
+            documents = search.document_keyword_scores(found.chunk_ids, tokens)
+            assert (found.chunk_ids, found.scores.tolist()) == ([cid for cid, _ in ranked], [score for _, score in ranked]), (name, question)
+            assert found.document_scores.tolist() == [documents[cid] for cid in found.chunk_ids], (name, question)
+            assert found.scores.dtype == found.document_scores.dtype == np.float64
+        local = backends["local"].keyword_candidates(tokens, 8, where)
+        assert local.chunk_ids or where is not None, question
+        for name, search in backends.items():
+            found = search.keyword_candidates(tokens, 8, where)
+            assert_same_ranking(list(zip(local.chunk_ids, local.scores.tolist(), strict=True)),
+                                list(zip(found.chunk_ids, found.scores.tolist(), strict=True)), (name, question))
+            theirs = dict(zip(found.chunk_ids, found.document_scores.tolist(), strict=True))
+            for cid, score in zip(local.chunk_ids, local.document_scores.tolist(), strict=True):
+                assert theirs.get(cid, score) == pytest.approx(score, abs=1e-4), (name, question, cid)
+
+
 def test_what_a_backend_keeps_of_documents_follows_every_write(store: Store) -> None:
     """Documents' centroids and languages kept between queries are the store's as it is now: after a page is
     rewritten (another language, other vectors) the backend answers as the uncached fallbacks do."""

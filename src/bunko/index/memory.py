@@ -30,7 +30,7 @@ from bunko.index.exact import ExactIndex
 from bunko.index.filters import BUILTIN_FIELDS, filter_key, mask_for
 from bunko.index.hnsw import EXACT_SUBSET_ROWS, HnswIndex
 from bunko.index.row_cache import RowRecords
-from bunko.index.topk import segment_argmax, segment_top_means, top_k_of
+from bunko.index.topk import segment_argmax, segment_top_means, top_k_arrays, top_k_of
 from bunko.index.translations import document_centroids, translation_pairs
 from bunko.schema import DocumentMatch
 from bunko.text.languages import LANGUAGES, document_languages, row_languages, token_classes
@@ -337,6 +337,20 @@ class MemoryIndex:
             return []
         rows, scores = self.bm25.matches(tokens)
         return [(self.ids[i], s) for i, s in top_k_of(rows, scores, k, allowed, min_score=0.0)]
+
+    def keyword_candidates(self, tokens: Sequence[str], k: int, where: Mapping[str, Any] | None) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """`keyword`'s top k (ids, BM25 as float64) with each one's `document_keyword_scores` (float64), from the rows
+        found: no id is looked up again."""
+        allowed = self.mask(where)
+        empty = np.zeros(0, dtype=np.float64)
+        if not self.ids:
+            return [], empty, empty
+        rows, scores = top_k_arrays(*self.bm25.matches(tokens), k, allowed, min_score=0.0)
+        if not rows.size:
+            return [], empty, empty
+        documents = self.document_bm25.every_score(tokens)[self.documents.doc_of_row[rows]]
+        ids = self.ids
+        return [ids[row] for row in rows.tolist()], scores.astype(np.float64), documents.astype(np.float64)
 
     def document_keyword(
         self, tokens: Sequence[str], k: int, where: Mapping[str, Any] | None, vector: np.ndarray | None = None

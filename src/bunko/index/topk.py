@@ -24,8 +24,16 @@ def top_k_of(
     Rows outside `allowed` (a mask over all rows) and values not above `min_score` are dropped
     before selection; ties go to the lower row, as in `top_k`.
     """
+    rows, values = top_k_arrays(rows, values, k, allowed, min_score)
+    return list(zip(rows.tolist(), values.tolist(), strict=True))  # Python ints and floats, as int() and float() give
+
+
+def top_k_arrays(
+    rows: np.ndarray, values: np.ndarray, k: int, allowed: np.ndarray | None = None, min_score: float | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """`top_k_of` as two arrays, best first: the rows and their values."""
     if k <= 0 or rows.size == 0:
-        return []
+        return rows[:0], values[:0]
     if allowed is not None:
         keep = allowed[rows]
         rows, values = rows[keep], values[keep]
@@ -33,13 +41,11 @@ def top_k_of(
         keep = values > min_score
         if not keep.all():  # BM25 matches are all above 0: no copies of every match for nothing
             rows, values = rows[keep], values[keep]
-    if rows.size == 0:
-        return []
     if rows.size > k:
         part = np.argpartition(-values, k - 1)[:k]
         rows, values = rows[part], values[part]
     order = np.lexsort((rows, -values))
-    return list(zip(rows[order].tolist(), values[order].tolist(), strict=True))  # Python ints and floats, as int() and float() give
+    return rows[order], values[order]
 
 
 def _segment_starts(lengths: np.ndarray, size: int) -> np.ndarray:

@@ -153,9 +153,18 @@ class OneList(Sequence[Fused]):
     same tuple, so signals written to it (MMR's rank) stay; every entry is what `_one_list_by_rank` lists."""
 
     def __init__(self, retriever: str, hits: Ranked, weight: float, k: int) -> None:
+        self._listing(retriever, [chunk_id for chunk_id, _ in hits], [score for _, score in hits], weight, k)
+
+    @classmethod
+    def of_columns(cls, retriever: str, ids: list[str], scores: list[float], weight: float, k: int) -> OneList:
+        """The list of `ids` (best first) and their `scores`, without pairing them into a `Ranked` first."""
+        listed = cls.__new__(cls)
+        listed._listing(retriever, ids, scores, weight, k)
+        return listed
+
+    def _listing(self, retriever: str, ids: list[str], scores: list[float], weight: float, k: int) -> None:
         self.retriever, self.weight, self.k = retriever, weight, k
-        self.ids = [chunk_id for chunk_id, _ in hits]
-        self.scores = [score for _, score in hits]
+        self.ids, self.scores = ids, scores
         self.ranks: Sequence[int] = range(1, len(self.ids) + 1)
         if len(set(self.ids)) < len(self.ids):  # a chunk listed twice keeps its first rank; the ranks skip its others
             first: dict[str, int] = {}
@@ -187,11 +196,14 @@ class OneList(Sequence[Fused]):
         """The entry at `i` (0 to len - 1): `self[i]` without the checks for slices and negative indexes."""
         entry = self._entries[i]
         if entry is None:
-            rank = self.ranks[i]
             signals = Signals()
-            signals.found_in(self.retriever, float(rank), float(self.scores[i]))
-            entry = self._entries[i] = (self.ids[i], self.weight / (self.k + rank), signals)
+            signals.found_in(self.retriever, float(self.ranks[i]), float(self.scores[i]))
+            entry = self._entries[i] = (self.ids[i], self.fused_score(i), signals)
         return entry
+
+    def fused_score(self, i: int) -> float:
+        """The fused score of the entry at `i`, without making the entry."""
+        return self.weight / (self.k + self.ranks[i])
 
 
 def fuse_onto(base: Sequence[Fused], lists: Mapping[str, Ranked], weight: float, k: int) -> list[Fused]:
@@ -253,6 +265,15 @@ def one_list_fusion(retriever: str, hits: Ranked, weights: Mapping[str, float], 
     if method == "weighted":
         return weighted_score_fusion({retriever: hits}, weights, normalization)
     return OneList(retriever, hits, weights.get(retriever, 1.0), rrf_k)
+
+
+def one_list_columns(
+    retriever: str, ids: list[str], scores: list[float], weights: Mapping[str, float], method: str, normalization: str, rrf_k: int,
+) -> Sequence[Fused]:
+    """`one_list_fusion` of a list given as its ids and their scores."""
+    if method == "weighted":
+        return weighted_score_fusion({retriever: list(zip(ids, scores, strict=True))}, weights, normalization)
+    return OneList.of_columns(retriever, ids, scores, weights.get(retriever, 1.0), rrf_k)
 
 
 def rank_fusion(ranked: Mapping[str, Ranked], weights: Mapping[str, float], method: str, normalization: str, rrf_k: int) -> list[Fused]:

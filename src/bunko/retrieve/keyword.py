@@ -12,18 +12,23 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
+import numpy as np
+
 from bunko.config import RetrieveConfig
 from bunko.retrieve.base import Query, signal_lines
 from bunko.retrieve.dense import single_list
-from bunko.retrieve.fusion import Fused
+from bunko.retrieve.fusion import Fused, one_list_columns
 from bunko.schema import Signals
-from bunko.store.search_backend import SearchBackend
+from bunko.store.search_backend import KeywordCandidates, SearchBackend
 
 
-def with_documents(ranked: list[tuple[str, float]], document_scores: dict[str, float], weight: float) -> list[tuple[str, float]]:
-    """Each chunk's BM25 plus `weight` times its document's, best first (ties keep the chunks' own order)."""
-    scored = [(cid, score + weight * document_scores.get(cid, 0.0)) for cid, score in ranked]
-    return sorted(scored, key=lambda pair: -pair[1])
+def with_documents(found: KeywordCandidates, weight: float) -> tuple[list[str], list[float]]:
+    """Each chunk's BM25 plus `weight` times its document's, best first (ties keep the chunks' own order): the chunk
+    ids and their scores."""
+    scores = found.scores + weight * found.document_scores
+    order = np.argsort(-scores, kind="stable")
+    ids = found.chunk_ids
+    return [ids[i] for i in order.tolist()], scores[order].tolist()
 
 
 class KeywordRetriever:
@@ -42,14 +47,15 @@ class KeywordRetriever:
         return ranked
 
     def retrieve(self, query: Query, k: int) -> Sequence[Fused]:
-        ranked = self.ranked(query, k)
         weight = self.config.keyword_document_weight
-        if weight > 0 and ranked:
-            started = time.perf_counter()
-            documents = self.store.document_keyword_scores([cid for cid, _ in ranked], query.tokens)
-            ranked = with_documents(ranked, documents, weight)
-            query.timings["document_keyword"] = time.perf_counter() - started
-        return single_list(self.name, ranked, query, self.config)
+        if weight <= 0:
+            return single_list(self.name, self.ranked(query, k), query, self.config)
+        started = time.perf_counter()
+        found = self.store.keyword_candidates(query.tokens, k, query.where)  # the chunks and their documents in one read
+        query.timings[self.name] = time.perf_counter() - started
+        ids, scores = with_documents(found, weight)
+        config = self.config
+        return one_list_columns(self.name, ids, scores, query.route.weights, config.fusion, config.normalization, config.rrf_k)
 
     def explain(self, signals: Signals) -> list[str]:
         return signal_lines(signals)

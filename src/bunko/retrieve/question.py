@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property
 
 from bunko.retrieve.key_terms import key_terms
+from bunko.retrieve.made_on_read import MadeOnRead
 from bunko.text.analyzers import Analyzer, query_text
 from bunko.text.answer_types import NAMED_KINDS, AnswerType, question_type, wants_quantity
 from bunko.text.entities import entity_keys
@@ -43,83 +43,83 @@ class QuestionFacts:
     tokens: tuple[str, ...]
     """Its keyword tokens (the collection's analyzer over `query_text`)."""
 
-    @cached_property
+    @MadeOnRead
     def language(self) -> str:
         """"en", "ja" or "zh" (`query_language`: one kana is decisive in a question)."""
         return query_language(self.text)
 
-    @cached_property
+    @MadeOnRead
     def kind(self) -> AnswerType:
         """The kind of answer it wants (`question_type`); NONE when no pattern speaks for one."""
         return question_type(self.text)
 
-    @cached_property
+    @MadeOnRead
     def asks_quantity(self) -> bool:
         """It asks how many, how long, how much, and the answer is a number rather than a named thing."""
         return wants_quantity(self.text) and self.kind not in NAMED_KINDS
 
-    @cached_property
+    @MadeOnRead
     def asking(self) -> str | None:
         """The sentence that asks, when a scene is set before it (`asked_sentence`); None when all of it asks."""
         return asked_sentence(self.text)
 
-    @cached_property
+    @MadeOnRead
     def quoted(self) -> tuple[str, ...]:
         """The phrases it quotes ("Manager DN", 「管理者 DN」)."""
         return tuple(quoted_phrases(self.text))
 
-    @cached_property
+    @MadeOnRead
     def looked_up(self) -> tuple[str, ...]:
         """The values a table row may be keyed by: quoted phrases and numbers standing alone."""
         return tuple(lookup_values(self.text))
 
-    @cached_property
+    @MadeOnRead
     def key_terms(self) -> tuple[str, ...]:
         """The named things a passage must mention (`key_terms`), as tokens."""
         return tuple(key_terms(self.text, self.tokens))
 
-    @cached_property
+    @MadeOnRead
     def named_outside_examples(self) -> tuple[str, ...]:
         """The key terms outside an example the question gives ("e.g. Spanish"): what the answer's passage must name."""
         return tuple(key_terms(self.text, self.tokens, examples=False))
 
-    @cached_property
+    @MadeOnRead
     def parts(self) -> tuple[str, ...]:
         """Its requests when it asks several things at once (`question_parts`); one part otherwise."""
         return tuple(question_parts(self.text))
 
-    @cached_property
+    @MadeOnRead
     def language_parts(self) -> tuple[str, ...]:
         """One part per language when it asks in several (`language_parts`); the whole question otherwise."""
         return tuple(language_parts(self.text))
 
-    @cached_property
+    @MadeOnRead
     def table(self) -> TableIntent | None:
         """A count, sum, average, ranking or filter over table rows that it asks for (`table_intent`)."""
         return table_intent(self.text)
 
-    @cached_property
+    @MadeOnRead
     def overview(self) -> bool:
         """It asks what a document or section is about, or for a summary (`asks_for_overview`)."""
         return asks_for_overview(self.text)
 
-    @cached_property
+    @MadeOnRead
     def about_collection(self) -> str | None:
         """The words by which it asks about the whole collection ("the main topics"), or None (`about_collection`)."""
         return about_collection(self.text)
 
-    @cached_property
+    @MadeOnRead
     def named_beyond_collection(self) -> tuple[str, ...]:
         """The entity keys it names beyond the collection once those words are taken out (`named_beyond_collection`):
         a question naming any asks about what it names, not about the whole collection."""
         return tuple(named_beyond_collection(self.text))
 
-    @cached_property
+    @MadeOnRead
     def names_topic(self) -> bool:
         """It is a short phrase naming a topic rather than a question (`names_topic`)."""
         return names_topic(self.text)
 
-    @cached_property
+    @MadeOnRead
     def entities(self) -> tuple[str, ...]:
         """The entity keys it names (`entity_keys`, as the entity graph keys its nodes): the graph route's seeds."""
         return tuple(entity_keys(self.text))

@@ -17,21 +17,20 @@ from dataclasses import dataclass, field, replace
 from bunko.config import RetrieveConfig
 from bunko.retrieve.question import QuestionFacts
 from bunko.text.analyzers import identifiers
-from bunko.text.lazy_regex import lazy_compile
+from bunko.text.lazy_regex import lazy_compile, lazy_union
 from bunko.text.lexicon import en, ja, zh
 from bunko.text.table_questions import TableIntent
 
-_RELATIONAL = lazy_compile(f"{en.RELATIONAL}|{ja.RELATIONAL}|{zh.RELATIONAL}", re.IGNORECASE)
+_RELATIONAL = lazy_union((en.RELATIONAL, ja.RELATIONAL, zh.RELATIONAL), re.IGNORECASE)
 """Words that point from one fact to another ("the tool *that* …", "*its* configuration", その, 该): a question
 that needs two facts names the first and refers back to it for the second."""
 
 _SECTION_NUMBER = lazy_compile(rf"{en.SECTION_NUMBER}|§\s*(\d+(?:[.．]\d+)*)|{zh.SECTION_NUMBER}", re.IGNORECASE)
-_SECTION_TITLE = lazy_compile(
+_SECTION_TITLE = lazy_union((
     rf"[\"'“「『][^\"'”」』]{{1,80}}[\"'”」』]\s*[，,]?\s*[{ja.TITLE_PARTICLE}{zh.TITLE_PARTICLE}]?\s*"
-    rf"(?:{en.SECTION_WORDS}|{ja.SECTION_WORDS}|{zh.SECTION_WORDS})"
-    f"|{en.SECTION_TITLE_REFERENCES}",
-    re.IGNORECASE,
-)
+    rf"(?:{en.SECTION_WORDS}|{ja.SECTION_WORDS}|{zh.SECTION_WORDS})",
+    en.SECTION_TITLE_REFERENCES,
+), re.IGNORECASE)
 """A section named by its quoted title (searched for, so the order of the section words is free)."""
 
 

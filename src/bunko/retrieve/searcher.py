@@ -24,7 +24,7 @@ from bunko.retrieve.fusion import Fused
 from bunko.retrieve.graph import GraphRetriever
 from bunko.retrieve.graph_global import GlobalGraphRetriever
 from bunko.retrieve.graph_local import LocalGraphRetriever
-from bunko.retrieve.hit_chunks import HitChunks
+from bunko.retrieve.hit_chunks import HitChunks, rank_hits
 from bunko.retrieve.hybrid import HybridRetriever
 from bunko.retrieve.keyword import KeywordRetriever
 from bunko.retrieve.mmr import mmr_order
@@ -35,7 +35,7 @@ from bunko.retrieve.table_route import TableRetriever
 from bunko.retrieve.tables import CollectionTables
 from bunko.retrieve.tree import TreeRetriever
 from bunko.retrieve.trees import DocumentTrees
-from bunko.schema import Hit, RankSignal
+from bunko.schema import Hit
 from bunko.store.search_backend import SearchBackend
 from bunko.text.analyzers import Analyzer
 from bunko.text.languages import LANGUAGES
@@ -169,8 +169,7 @@ class Searcher:
         if config.mmr_lambda is not None and len(fused) > 1:
             fused = self._diversify(fused, candidates, config.mmr_lambda)
         hits = self._hits(fused, k, group_by, preferred, where)
-        for rank, hit in enumerate(hits, start=1):
-            hit.signals.fusion = RankSignal(float(rank), hit.score)
+        rank_hits(hits)
         timings["fuse"] = time.perf_counter() - started - steps
         return SearchResult(hits, vector, tokens, mode, chosen, timings, asked.term_weights, asked.unseen_idf)
 

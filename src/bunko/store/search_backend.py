@@ -15,6 +15,7 @@ or a row mask) before top-k; the structures searched are `bunko.index`'s.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
@@ -23,6 +24,19 @@ from bunko.index.graph import EntityGraph
 from bunko.schema import Chunk, DocumentInfo, DocumentMatch, Element
 from bunko.store.copies import CopyRecord
 from bunko.text.entities import Mention
+
+
+@dataclass(frozen=True)
+class KeywordCandidates:
+    """`keyword_search`'s top chunks, best first, with their BM25 (`scores`) and their documents' BM25 over each whole
+    document (`document_scores`, as `document_keyword_scores` gives it; 0 for a chunk no longer indexed): what keyword
+    search ranks by, read at one generation of the collection."""
+
+    chunk_ids: list[str]
+    scores: np.ndarray
+    """float64, one per chunk id."""
+    document_scores: np.ndarray
+    """float64, one per chunk id."""
 
 
 class SearchBackend(Protocol):
@@ -100,6 +114,9 @@ class SearchBackend(Protocol):
         self, vector: np.ndarray, tokens: Sequence[str], k: int, where: Mapping[str, Any] | None = None
     ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
         """`dense_search` and `keyword_search` of one query; a backend may run them at once."""
+        ...
+    def keyword_candidates(self, tokens: Sequence[str], k: int, where: Mapping[str, Any] | None = None) -> KeywordCandidates:
+        """`keyword_search` and `document_keyword_scores` of its chunks in one read (one generation, one lock hold)."""
         ...
     def term_matrix(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> tuple[list[str], list[str], np.ndarray]:
         """`matching_terms` as one boolean matrix: (the chunks asked that are searchable, the query terms any holds,

@@ -21,7 +21,7 @@ from bunko.index.translations import document_centroids as centroids_of
 from bunko.index.translations import translation_pairs
 from bunko.schema import Chunk, DocumentInfo, DocumentMatch, Element
 from bunko.store.copies import CopyRecord
-from bunko.store.search_backend import SearchBackend
+from bunko.store.search_backend import KeywordCandidates, SearchBackend
 from bunko.text.entities import Mention
 from bunko.text.languages import LANGUAGES
 from bunko.text.languages import document_languages as judge_documents
@@ -89,6 +89,14 @@ class SearchFallbacks:
     ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
         """One after the other."""
         return self.dense_search(vector, k, where), self.keyword_search(tokens, k, where)
+
+    def keyword_candidates(self, tokens: Sequence[str], k: int, where: Mapping[str, Any] | None = None) -> KeywordCandidates:
+        """`keyword_search`, then `document_keyword_scores` of what it found."""
+        ranked = self.keyword_search(tokens, k, where)
+        ids = [cid for cid, _ in ranked]
+        documents = self.document_keyword_scores(ids, tokens) if ids else {}
+        return KeywordCandidates(ids, np.array([score for _, score in ranked], dtype=np.float64),
+                                 np.array([documents.get(cid, 0.0) for cid in ids], dtype=np.float64))
 
     def term_matrix(self, chunk_ids: Sequence[str], tokens: Sequence[str]) -> tuple[list[str], list[str], np.ndarray]:
         """From `matching_terms`: the chunks it answers for and the distinct query terms any of them holds."""

@@ -72,8 +72,14 @@ def multilingual(text: str) -> list[str]:
 _IDENTIFIER = lazy_compile(r"^(?=.*\d)(?=.*[a-z])[a-z0-9]+(?:[-_./:][a-z0-9]+)*$|^[a-z0-9]+(?:_[a-z0-9]+)+$")
 
 
+_DIGIT_OR_UNDERSCORE = lazy_compile(r"[\d_]")
+"""Every identifier holds a digit or an underscore (`_IDENTIFIER`'s two branches): tokens with neither are none."""
+
+
 def identifiers(tokens: list[str]) -> set[str]:
     """Tokens that name one thing exactly — error codes, IDs, versions: E-1024, err_conn_reset, v2.3."""
+    if _DIGIT_OR_UNDERSCORE.search(" ".join(tokens)) is None:  # one search instead of one match per token
+        return set()
     return {t for t in tokens if _IDENTIFIER.match(t)}
 
 

@@ -13,7 +13,7 @@ import re
 from typing import Literal
 
 from bunko.text.entities import entity_keys
-from bunko.text.lazy_regex import lazy_compile
+from bunko.text.lazy_regex import lazy_compile, lazy_union
 from bunko.text.lexicon import en, ja, zh
 from bunko.text.scripts import CJK_CHAR
 
@@ -57,7 +57,7 @@ TOPIC_MAX_WORDS = 10
 TOPIC_MAX_CJK = 24
 
 
-_ASKS = lazy_compile(f"{en.ASKING}|{ja.ASKING}|{zh.ASKING}", re.IGNORECASE)
+_ASKS = lazy_union((en.ASKING, ja.ASKING, zh.ASKING), re.IGNORECASE)
 """What makes a query a question or a request, even without its question mark: an interrogative or a request word
 ("how", 何, 什么, 几点, 请问), a Japanese ending that asks or wants (〜たい, 〜ですか), a Chinese pronoun or question
 particle (我想了解…, …吗); not the same characters inside a word of a topic (申请流程, 几乎, パスワードなどの設定)."""
@@ -69,6 +69,8 @@ def names_topic(query: str) -> bool:
     or request (`_ASKS`), at most TOPIC_MAX_WORDS Latin words and TOPIC_MAX_CJK CJK characters."""
     if _SENTENCE_MARK.search(query) or _ASKS.search(query):
         return False
+    if query.isascii():  # no CJK character to count or to take out
+        return len(_LATIN_WORD.findall(query)) <= TOPIC_MAX_WORDS
     return len(_LATIN_WORD.findall(CJK_CHAR.sub(" ", query))) <= TOPIC_MAX_WORDS and len(CJK_CHAR.findall(query)) <= TOPIC_MAX_CJK
 
 
@@ -146,7 +148,7 @@ def asks_for_overview(question: str) -> bool:
     return _OVERVIEW.search(question) is not None
 
 
-_ABOUT_COLLECTION = lazy_compile(f"{en.GLOBAL}|{ja.GLOBAL}|{zh.GLOBAL}", re.IGNORECASE)
+_ABOUT_COLLECTION = lazy_union((en.GLOBAL, ja.GLOBAL, zh.GLOBAL), re.IGNORECASE)
 """Words that ask about the collection as a whole ("the main topics", 概要, 主要内容): no passage answers them alone.
 全体 and 总体 only of the documents: "システム全体の設定ファイル" is the system-wide file, "まとめて" is "together"."""
 COLLECTION_WORDS = en.COLLECTION_WORDS | ja.COLLECTION_WORDS | zh.COLLECTION_WORDS

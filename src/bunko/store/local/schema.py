@@ -155,8 +155,22 @@ class LocalBase:
         with self._lock:
             return dict(self._db.execute("SELECT key, value FROM meta ORDER BY key").fetchall())
 
+    _generation_read: tuple[tuple[int, int], int] | None = None
+
     def generation(self) -> int:
-        return int(self.get_meta("generation") or 0)
+        """The write counter, read again only when a commit may have moved it: `PRAGMA data_version` moves when another
+        connection commits, `total_changes` when this one writes (a write's own transaction reads it afresh). The
+        pragma is about half the cost of the row read, which every search made twice."""
+        with self._lock:
+            if self._db.in_transaction:
+                return int(self.get_meta("generation") or 0)
+            seen = (self._db.execute("PRAGMA data_version").fetchone()[0], self._db.total_changes)
+            read = self._generation_read
+            if read is not None and read[0] == seen:
+                return read[1]
+            generation = int(self.get_meta("generation") or 0)
+            self._generation_read = seen, generation
+            return generation
 
     def _bump_generation(self) -> None:
         self._db.execute(

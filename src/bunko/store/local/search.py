@@ -18,6 +18,7 @@ from bunko.schema import LANG_KEY, DocumentMatch
 from bunko.store.graph_sync import DOCUMENT_VERSIONS, sync_graph
 from bunko.store.local.schema import SEARCHABLE, LocalBase, _keys
 from bunko.store.rows import mentions_from_columns
+from bunko.store.search_backend import KeywordCandidates
 from bunko.store.search_fallbacks import SearchFallbacks
 from bunko.store.store_reads import StoreReads
 from bunko.text.entities import Mention
@@ -149,6 +150,10 @@ class LocalSearch(StoreReads["LocalStore"], SearchFallbacks):
     def keyword_search(self, tokens: Sequence[str], k: int, where: Mapping[str, Any] | None = None) -> list[tuple[str, float]]:
         with self._lock:
             return self._current_index().keyword(tokens, k, where)
+
+    def keyword_candidates(self, tokens: Sequence[str], k: int, where: Mapping[str, Any] | None = None) -> KeywordCandidates:
+        with self._lock:
+            return KeywordCandidates(*self._current_index().keyword_candidates(tokens, k, where))
 
     def hybrid_search(
         self, vector: np.ndarray, tokens: Sequence[str], k: int, where: Mapping[str, Any] | None = None
