@@ -10,15 +10,17 @@ from bunko.text.questions import quoted_phrases
 
 QUOTED_GAP = (
     "the learned reader weighs `quoted` near zero (bench/results/reader.md): few questions of the six fitted corpora quote "
-    "a label, so it does not outweigh the restating sentence's similarity in zh; a fit with such questions should"
+    "a label, so it does not outweigh the restating sentence's similarity in ja/zh; a fit with such questions should"
 )
 CASES = [
     ("When register_gauge.sh asks for the \"Station code\", what do I answer?",
      "register_gauge.sh asks a few questions about the tide gauge to register the readings with.",
      "Question: Station code / Answer: hb-north-07", "Gauge registration"),
-    ("register_gauge.sh で「観測所コード」を聞かれたら何と答えますか？",
-     "register_gauge.sh から潮位計に登録する観測値の種類に関する数個の質問を尋ねられます。",
-     "質問: 観測所コード / 回答: hb-north-07", "潮位計の登録"),
+    pytest.param(
+        "register_gauge.sh で「観測所コード」を聞かれたら何と答えますか？",
+        "register_gauge.sh から潮位計に登録する観測値の種類に関する数個の質問を尋ねられます。",
+        "質問: 観測所コード / 回答: hb-north-07", "潮位計の登録", marks=pytest.mark.xfail(strict=True, reason=QUOTED_GAP),
+    ),
     pytest.param(
         "用 register_gauge.sh 注册时，脚本问到“观测站代码”应该填什么？",
         "register_gauge.sh 询问一些关于把观测值注册到潮位计的问题。",
