@@ -36,26 +36,20 @@ def test_an_admonition_title_alone_is_no_quotable_unit(lang: str) -> None:
 
 
 @pytest.mark.parametrize("text, term, sentence", [
+    # description lines indented under the term line (an HTML <dl>)
     ("CACHE_DIR\n  Where downloads are kept. If unset, the home folder is used.", "CACHE_DIR", "If unset, the home folder is used."),
     ("CACHE_DIR\n  ダウンロードを置く場所。設定されていなければホームフォルダを使う。", "CACHE_DIR", "設定されていなければホームフォルダを使う。"),
     ("CACHE_DIR\n  保存下载文件的位置。未设置时使用主目录。", "CACHE_DIR", "未设置时使用主目录。"),
-])
-def test_a_later_sentence_of_an_indented_description_describes_its_term(text: str, term: str, sentence: str) -> None:
-    units = split_typed_units(text)
-    terms = dict(zip([u for u, _ in units], definition_terms(text, units), strict=True))
-    assert terms[sentence] == term
-    assert terms[units[0][0]] == ""  # the first unit holds the term line itself
-
-
-@pytest.mark.parametrize("text, term, sentence", [
+    # a tagged line, "term: description" (a manual page's .TP item)
     ("-n, --lines=N: Print the first N lines. The default is 10.", "-n, --lines=N", "The default is 10."),
     ("-n, --lines=N：先頭の N 行を表示する。既定値は 10 です。", "-n, --lines=N", "既定値は 10 です。"),
     ("-n, --lines=N：显示前 N 行。默认值为 10。", "-n, --lines=N", "默认值为 10。"),
 ])
-def test_a_later_sentence_of_a_tagged_line_describes_the_tag(text: str, term: str, sentence: str) -> None:
+def test_a_later_sentence_of_a_description_describes_its_term(text: str, term: str, sentence: str) -> None:
     units = split_typed_units(text)
     terms = dict(zip([u for u, _ in units], definition_terms(text, units), strict=True))
     assert terms[sentence] == term
+    assert terms[units[0][0]] == ""  # the first unit holds the term itself
 
 
 def test_a_blank_line_a_table_row_or_a_long_line_above_is_no_term() -> None:
